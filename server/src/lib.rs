@@ -1,0 +1,8 @@
+//! chatmd: a language server that treats `.chat.md` Markdown files as conversations
+//! between one human and a team of coding agents.
+#![deny(clippy::print_stdout)]
+
+pub mod cli;
+pub mod document;
+pub mod lsp;
+pub mod team;

@@ -1,0 +1,1 @@
+//! The language server glue: the only module that knows LSP types.

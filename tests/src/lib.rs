@@ -1,0 +1,1 @@
+//! Test support for chatmd's end-to-end tests.
