@@ -1,0 +1,117 @@
+//! The chatmd benchmark: prints a table of measurements next to their baselines,
+//! measured in the same run so machine noise cancels out of the ratios.
+//!
+//! Run: `cargo bench -p chatmd --bench chatmd_bench`
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use chatmd::document::chat::Chat;
+use chatmd::document::text::{LineCol, PositionEncoding, Text};
+
+/// A chat of about `target` bytes, with the mix real chats have: status comments,
+/// mentions, markers, code fences, lists, quotes.
+fn generate_chat(target: usize) -> (String, usize) {
+    let mut s = String::with_capacity(target + 4096);
+    s.push_str("---\ntitle: Benchmark chat\nmembers: [reviewer, tester, writer]\nmax_chain: 3\n---\n\nWe are hardening the payment module before the release.\n\n");
+    let handles = ["me", "reviewer", "tester", "writer"];
+    let mut n = 0;
+    while s.len() < target {
+        let h = handles[n % handles.len()];
+        s.push_str("## @");
+        s.push_str(h);
+        s.push('\n');
+        if h != "me" {
+            s.push_str(&format!("<!-- chatmd id=t{n} agent=claude status=done session=6f1c0e2a-{n:08} took=12.4s tokens=1200/340 -->\n"));
+        }
+        match n % 5 {
+            0 => s.push_str("@reviewer please look at `src/pay.rs` again, and @tester add a property test for `refund()`.\nThe rounding in refunds is off by one cent when the amount has three decimals.\n\n"),
+            1 => s.push_str("Three problems stand out:\n\n1. `refund()` rounds before it converts the currency.\n2. The retry loop never gives up.\n   ```rust\n   loop { retry(); }\n   ```\n3. Errors are swallowed.\n\n[NEXT: tester]\n\n"),
+            2 => s.push_str("Here is the test:\n\n```rust\n#[test]\nfn refund_rounds_after_conversion() {\n    // ## @not-a-message\n    assert_eq!(refund(10.005, Eur), 10.01);\n}\n```\n\nIt fails on main, as expected. [DONE]\n\n"),
+            3 => s.push_str("> **Permission** `p1` — tester wants to run `cargo test` (Execute)\n> - [ ] allow once · - [ ] allow always · - [ ] reject\n\nI will wait for the answer before going on. Mail ops@example.com if needed.\n\n"),
+            _ => s.push_str("Summary so far, for the release notes:\n\n- the rounding bug is fixed\n- retries stop after five attempts\n- errors are reported to the caller\n\n    indented code line\n\n"),
+        }
+        n += 1;
+    }
+    (s, n)
+}
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v[v.len() / 2]
+}
+
+fn percentile(v: &mut [Duration], p: f64) -> Duration {
+    v.sort();
+    v[((v.len() as f64 - 1.0) * p).round() as usize]
+}
+
+fn time<T>(runs: usize, mut f: impl FnMut() -> T) -> Duration {
+    let mut samples = Vec::with_capacity(runs);
+    for _ in 0..runs {
+        let start = Instant::now();
+        black_box(f());
+        samples.push(start.elapsed());
+    }
+    median(samples)
+}
+
+fn gbps(bytes: usize, d: Duration) -> f64 {
+    bytes as f64 / d.as_secs_f64() / 1e9
+}
+
+fn row(what: &str, measured: String, baseline: String, target: &str, ok: bool) {
+    println!("| {what:<44} | {measured:>22} | {baseline:>26} | {target:<30} | {} |", if ok { "ok  " } else { "MISS" });
+}
+
+fn main() {
+    let (text, messages) = generate_chat(10 << 20);
+    let bytes = text.len();
+    println!("chatmd benchmark — {:.1} MB chat, {messages} messages, median of repeated runs\n", bytes as f64 / 1e6);
+    println!("| {:<44} | {:>22} | {:>26} | {:<30} | ok?  |", "what", "chatmd", "baseline (same run)", "target");
+    println!("|{}|{}|{}|{}|------|", "-".repeat(46), "-".repeat(24), "-".repeat(28), "-".repeat(32));
+
+    // Full parse against pulldown-cmark's bare event pass over the same bytes.
+    let parsed = Chat::parse(&text);
+    assert_eq!(parsed.messages.len(), messages, "the generated chat parses into every message");
+    let ours = time(15, || Chat::parse(&text));
+    let oracle = time(5, || pulldown_cmark::Parser::new(&text).count());
+    row(
+        "full parse of the chat",
+        format!("{:.2} GB/s ({:.1} ms)", gbps(bytes, ours), ours.as_secs_f64() * 1e3),
+        format!("pulldown-cmark {:.2} GB/s", gbps(bytes, oracle)),
+        ">= 1 GB/s and >= pulldown-cmark",
+        gbps(bytes, ours) >= 1.0 && ours <= oracle,
+    );
+
+    // Keystrokes: an incremental change and the re-parse it causes, as `didChange` does.
+    let mut doc = Text::new(&text);
+    let mut chat = Chat::parse(&text);
+    let lines = doc.len_lines() as u32;
+    let mut samples = Vec::new();
+    let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+    for i in 0..3000 {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        let line = 20 + (seed % (lines as u64 - 40)) as u32;
+        let at = LineCol { line, col: 0 };
+        // Type a character, then delete it again: the document stays the same size.
+        let (range, insert) = if i % 2 == 0 { ((at, at), "x") } else { ((at, LineCol { line, col: 1 }), "") };
+        let start = Instant::now();
+        let edit = doc.apply_change(Some(range), insert, PositionEncoding::Utf16);
+        chat.reparse(&edit, doc.len_bytes(), |r| doc.slice(r));
+        samples.push(start.elapsed());
+    }
+    let p50 = percentile(&mut samples, 0.5);
+    let p99 = percentile(&mut samples, 0.99);
+    let ratio = ours.as_secs_f64() / p99.as_secs_f64();
+    row(
+        "keystroke: didChange + incremental re-parse",
+        format!("p50 {:.0} µs, p99 {:.0} µs", p50.as_secs_f64() * 1e6, p99.as_secs_f64() * 1e6),
+        format!("full re-parse {:.1} ms ({ratio:.0}x)", ours.as_secs_f64() * 1e3),
+        "p99 <= 1 ms and >= 50x faster",
+        p99 <= Duration::from_millis(1) && ratio >= 50.0,
+    );
+    assert_eq!(chat, Chat::parse(&doc.to_string()), "incremental parsing stayed exact");
+}

@@ -1,0 +1,279 @@
+//! What is wrong with a chat, as domain diagnostics with byte ranges and quick fixes:
+//! unknown members, members left out of `members:`, malformed front matter and status
+//! comments, unclosed fences, missing agent CLIs and chats in a foreign format.
+
+use std::path::Path;
+
+use super::roster::Roster;
+use crate::document::ByteRange;
+use crate::document::chat::Chat;
+use crate::document::foreign;
+use crate::document::front_matter::FrontMatter;
+use crate::team::{self, Severity};
+
+/// A problem in the chat text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Problem {
+    pub range: ByteRange,
+    pub severity: Severity,
+    /// A stable code, shown by editors and used to find the problem's quick fixes.
+    pub code: &'static str,
+    pub message: String,
+    pub fixes: Vec<Fix>,
+}
+
+/// A quick fix: edits to the same document.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fix {
+    pub title: String,
+    pub edits: Vec<(ByteRange, String)>,
+    /// The fix that editors may apply on their own ("fix all" / preferred).
+    pub preferred: bool,
+}
+
+/// Finds whether a CLI is installed; a seam so tests need not depend on `PATH`.
+pub trait CliLookup {
+    fn is_installed(&self, binary: &str) -> bool;
+}
+
+/// Looks CLIs up on the real `PATH`.
+pub struct PathLookup;
+
+impl CliLookup for PathLookup {
+    fn is_installed(&self, binary: &str) -> bool {
+        team::find_on_path(binary).is_some()
+    }
+}
+
+/// Every problem of `chat` read with `roster`.
+pub fn check(text: &str, chat: &Chat, roster: &Roster, clis: &dyn CliLookup) -> Vec<Problem> {
+    let mut out = Vec::new();
+    if let Some(fm) = &chat.front_matter {
+        front_matter_problems(fm, roster, &mut out);
+    }
+    if chat.messages.is_empty()
+        && let Some(found) = foreign::detect(text)
+    {
+        out.push(Problem {
+            range: found.marker.clone(),
+            severity: Severity::Info,
+            code: "foreign-format",
+            message: format!(
+                "This file is a {} chat, not a chatmd chat. Use the code action \"Convert to chatmd format\" (or `chatmd import`) to convert it; every message is kept.",
+                found.format.name()
+            ),
+            fixes: Vec::new(),
+        });
+    }
+    let mut missing_cli_reported = Vec::new();
+    for m in &chat.messages {
+        let handle = m.handle(text);
+        let is_human = roster.is_human(handle);
+        match roster.member(handle) {
+            Some(member) if !is_human => {
+                if !roster.takes_part(handle) && chat.front_matter.as_ref().is_some_and(|f| f.members.is_some()) {
+                    out.push(not_listed(handle, m.handle.clone(), chat.front_matter.as_ref(), text));
+                }
+                missing_cli(member, m.handle.clone(), clis, &mut missing_cli_reported, &mut out);
+            }
+            Some(_) => {}
+            None if is_human => {}
+            None => out.push(unknown_member(
+                handle,
+                m.handle.clone(),
+                roster,
+                "unknown-member",
+                format!(
+                    "@{handle} is not a member of this team, so this message counts as the human's (@{}).",
+                    roster.human
+                ),
+            )),
+        }
+        if let Some(status) = &m.status
+            && let Err(e) = &status.comment
+        {
+            let within = e.range();
+            out.push(Problem {
+                range: status.range.start + within.start..status.range.start + within.end,
+                severity: Severity::Warning,
+                code: "bad-status-comment",
+                message: format!("Malformed status comment: {e}. Delete the line, or fix it; the message then counts as done."),
+                fixes: Vec::new(),
+            });
+        }
+        // Mentions matter in what the human writes; in an agent's answer an unknown
+        // `@word` is ordinary text (decorators, npm scopes, ...).
+        if roster.is_ai(handle) {
+            continue;
+        }
+        for mention in &m.mentions {
+            let name = &text[mention.handle.clone()];
+            if roster.is_human(name) {
+                continue;
+            }
+            match roster.member(name) {
+                Some(member) => missing_cli(member, mention.handle.clone(), clis, &mut missing_cli_reported, &mut out),
+                None => out.push(unknown_member(
+                    name,
+                    mention.handle.clone(),
+                    roster,
+                    "unknown-mention",
+                    format!("@{name} is not a member of this team; nobody will answer this mention."),
+                )),
+            }
+        }
+    }
+    for block in chat.code_blocks().filter(|b| !b.closed) {
+        let fence = &text[block.opening.clone()];
+        let marker: String = fence.trim_start().chars().take_while(|&c| c == '`' || c == '~').collect();
+        out.push(Problem {
+            range: block.opening.clone(),
+            severity: Severity::Warning,
+            code: "unclosed-fence",
+            message: format!(
+                "This code fence is never closed, so everything after it is code, later messages included. Close it with a line `{marker}`."
+            ),
+            fixes: Vec::new(),
+        });
+    }
+    out
+}
+
+fn front_matter_problems(fm: &FrontMatter, roster: &Roster, out: &mut Vec<Problem>) {
+    for p in &fm.problems {
+        out.push(Problem {
+            range: p.range.clone(),
+            severity: Severity::Error,
+            code: "front-matter",
+            message: p.message.clone(),
+            fixes: Vec::new(),
+        });
+    }
+    for key in &fm.unknown_keys {
+        out.push(Problem {
+            range: key.range.clone(),
+            severity: Severity::Hint,
+            code: "unknown-front-matter-key",
+            message: format!("`{}` is not a chatmd key; it is kept as it is.", key.value),
+            fixes: Vec::new(),
+        });
+    }
+    for listed in fm.members.iter().flatten() {
+        if roster.member(&listed.value).is_none() {
+            out.push(unknown_member(
+                &listed.value,
+                listed.range.clone(),
+                roster,
+                "unknown-member",
+                format!("`{}` in `members:` is not a member of this team.", listed.value),
+            ));
+        }
+    }
+}
+
+fn unknown_member(name: &str, range: ByteRange, roster: &Roster, code: &'static str, lead: String) -> Problem {
+    let nearest = roster.team.nearest_handles(name, 3);
+    let mut message = lead;
+    if roster.team.members.is_empty() {
+        message.push_str(&format!(
+            " The team folder {} has no members yet: a member is a subfolder holding CLAUDE.md, AGENTS.md or GEMINI.md.",
+            roster.team.folder.display()
+        ));
+    } else if !nearest.is_empty() {
+        let list: Vec<String> = nearest.iter().map(|h| format!("@{h}")).collect();
+        message.push_str(&format!(" Did you mean {}?", list.join(", ")));
+    }
+    let fixes = nearest
+        .iter()
+        .enumerate()
+        .map(|(i, h)| Fix {
+            title: format!("Change to @{h}"),
+            edits: vec![(range.clone(), h.to_string())],
+            preferred: i == 0,
+        })
+        .collect();
+    Problem {
+        range,
+        severity: Severity::Warning,
+        code,
+        message,
+        fixes,
+    }
+}
+
+fn not_listed(handle: &str, range: ByteRange, fm: Option<&FrontMatter>, text: &str) -> Problem {
+    let mut fixes = Vec::new();
+    if let Some(fm) = fm
+        && let Some(listed) = &fm.members
+    {
+        let mut names: Vec<String> = listed.iter().map(|h| h.value.clone()).collect();
+        names.push(handle.to_string());
+        let (range, replacement) =
+            crate::document::front_matter::set_key_edit(text, Some(fm), "members", &format!("[{}]", names.join(", ")));
+        fixes.push(Fix {
+            title: format!("Add @{handle} to members"),
+            edits: vec![(range, replacement)],
+            preferred: true,
+        });
+    }
+    Problem {
+        range,
+        severity: Severity::Warning,
+        code: "not-in-members",
+        message: format!("@{handle} is on the team but not in this chat's `members:` list, so it is not asked to speak."),
+        fixes,
+    }
+}
+
+fn missing_cli(
+    member: &team::Member,
+    range: ByteRange,
+    clis: &dyn CliLookup,
+    reported: &mut Vec<String>,
+    out: &mut Vec<Problem>,
+) {
+    let Some(kind) = member.kind() else {
+        return;
+    };
+    if clis.is_installed(kind.binary()) {
+        return;
+    }
+    // One warning per member per document keeps the file readable.
+    if reported.iter().any(|h| h.eq_ignore_ascii_case(&member.handle)) {
+        return;
+    }
+    reported.push(member.handle.clone());
+    out.push(Problem {
+        range,
+        severity: Severity::Warning,
+        code: "cli-missing",
+        message: format!(
+            "@{} runs {}, whose CLI `{}` is not installed (not found on PATH). Install it with `{}`, then log in once in a terminal.",
+            member.handle,
+            kind,
+            kind.binary(),
+            kind.install_command()
+        ),
+        fixes: Vec::new(),
+    });
+}
+
+/// The conversion of a foreign-format chat into chatmd, as one whole-document edit.
+pub fn convert_fix(text: &str, human: &str) -> Option<Fix> {
+    let found = foreign::detect(text)?;
+    Some(Fix {
+        title: "Convert to chatmd format".to_string(),
+        edits: vec![(0..text.len(), foreign::convert(text, found.format, human, "assistant"))],
+        preferred: false,
+    })
+}
+
+/// Whether `path` is a chat file by name.
+pub fn is_chat_path(path: &Path) -> bool {
+    path.file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n.ends_with(".chat.md"))
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,196 @@
+//! `Backend`: the `LanguageServer` implementation. Every method the server answers is
+//! listed here and delegates to its feature module.
+//!
+//! Document sync handlers never `.await`: tower-lsp-server runs handlers
+//! concurrently, and an await before the state changes could reorder edits.
+
+use std::sync::{Arc, Mutex};
+
+use tower_lsp_server::jsonrpc::Result;
+use tower_lsp_server::ls_types::*;
+use tower_lsp_server::{Client, LanguageServer};
+
+use super::state::{Document, State, lock};
+use super::{capabilities, code_actions, completion, convert, definition, diagnostics, folding, hover, symbols, watch};
+
+pub struct Backend {
+    client: Client,
+    state: Arc<Mutex<State>>,
+}
+
+impl Backend {
+    pub fn new(client: Client) -> Backend {
+        Backend {
+            client,
+            state: Arc::new(Mutex::new(State::default())),
+        }
+    }
+
+    /// A consistent copy of an open document, taken under the lock and used without it
+    /// (cloning the rope and the parsed chat is cheap).
+    fn snapshot(&self, uri: &Uri) -> Option<(Document, crate::document::text::PositionEncoding)> {
+        let state = lock(&self.state);
+        state.documents.get(uri).map(|d| (d.clone(), state.encoding))
+    }
+
+    fn publish_later(&self, uri: Uri, version: i32, debounce: bool) {
+        tokio::spawn(diagnostics::publish(
+            self.client.clone(),
+            self.state.clone(),
+            uri,
+            version,
+            debounce,
+        ));
+    }
+}
+
+impl LanguageServer for Backend {
+    async fn initialize(&self, params: InitializeParams) -> Result<InitializeResult> {
+        let encoding = capabilities::negotiate_encoding(&params);
+        let root = params
+            .workspace_folders
+            .as_ref()
+            .and_then(|f| f.first())
+            .map(|f| f.uri.clone())
+            .or_else(|| {
+                #[allow(deprecated)]
+                params.root_uri.clone()
+            })
+            .and_then(|uri| uri.to_file_path().map(|p| p.into_owned()));
+        {
+            let mut state = lock(&self.state);
+            state.encoding = encoding;
+            state.root = root;
+            state.client = watch::client_flags(&params.capabilities);
+        }
+        Ok(InitializeResult {
+            capabilities: capabilities::server_capabilities(encoding),
+            server_info: Some(capabilities::server_info()),
+        })
+    }
+
+    async fn initialized(&self, _: InitializedParams) {
+        watch::register(&self.client, &self.state).await;
+        let state = self.state.clone();
+        tokio::task::spawn_blocking(move || watch::scan_workspace(&state));
+    }
+
+    async fn shutdown(&self) -> Result<()> {
+        lock(&self.state).shutting_down = true;
+        Ok(())
+    }
+
+    async fn did_open(&self, params: DidOpenTextDocumentParams) {
+        let doc = params.text_document;
+        let version = doc.version;
+        lock(&self.state)
+            .documents
+            .insert(doc.uri.clone(), Document::new(doc.uri.clone(), version, &doc.text));
+        self.publish_later(doc.uri, version, false);
+    }
+
+    async fn did_change(&self, params: DidChangeTextDocumentParams) {
+        let uri = params.text_document.uri;
+        let version = params.text_document.version;
+        {
+            let mut state = lock(&self.state);
+            let encoding = state.encoding;
+            let Some(doc) = state.documents.get_mut(&uri) else {
+                tracing::warn!(uri = uri.as_str(), "change for a document that is not open");
+                return;
+            };
+            if version < doc.version {
+                tracing::error!(uri = uri.as_str(), version, previous = doc.version, "document version went backwards");
+            }
+            for change in params.content_changes {
+                let range = change.range.map(|r| (convert::line_col(r.start), convert::line_col(r.end)));
+                doc.apply_change(range, &change.text, encoding);
+            }
+            doc.version = version;
+        }
+        self.publish_later(uri, version, true);
+    }
+
+    async fn did_close(&self, params: DidCloseTextDocumentParams) {
+        lock(&self.state).documents.remove(&params.text_document.uri);
+        // Diagnostics of a closed file would go stale; clear them.
+        let client = self.client.clone();
+        tokio::spawn(async move {
+            client.publish_diagnostics(params.text_document.uri, Vec::new(), None).await;
+        });
+    }
+
+    async fn did_change_watched_files(&self, params: DidChangeWatchedFilesParams) {
+        let reopen = watch::files_changed(&self.state, params.changes);
+        for (uri, version) in reopen {
+            self.publish_later(uri, version, false);
+        }
+    }
+
+    async fn document_symbol(&self, params: DocumentSymbolParams) -> Result<Option<DocumentSymbolResponse>> {
+        let Some((doc, enc)) = self.snapshot(&params.text_document.uri) else {
+            return Ok(None);
+        };
+        Ok(Some(DocumentSymbolResponse::Nested(symbols::document_symbols(&doc, enc))))
+    }
+
+    async fn symbol(&self, params: WorkspaceSymbolParams) -> Result<Option<WorkspaceSymbolResponse>> {
+        let state = self.state.clone();
+        let found = tokio::task::spawn_blocking(move || symbols::workspace_symbols(&state, &params.query))
+            .await
+            .unwrap_or_default();
+        Ok(Some(WorkspaceSymbolResponse::Flat(found)))
+    }
+
+    async fn folding_range(&self, params: FoldingRangeParams) -> Result<Option<Vec<FoldingRange>>> {
+        let Some((doc, enc)) = self.snapshot(&params.text_document.uri) else {
+            return Ok(None);
+        };
+        Ok(Some(folding::folding_ranges(&doc, enc)))
+    }
+
+    async fn completion(&self, params: CompletionParams) -> Result<Option<CompletionResponse>> {
+        let pos = params.text_document_position;
+        let Some((doc, enc)) = self.snapshot(&pos.text_document.uri) else {
+            return Ok(None);
+        };
+        let state = self.state.clone();
+        let items = tokio::task::spawn_blocking(move || completion::complete(&state, &doc, enc, pos.position))
+            .await
+            .unwrap_or_default();
+        Ok(items.map(CompletionResponse::Array))
+    }
+
+    async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {
+        let pos = params.text_document_position_params;
+        let Some((doc, enc)) = self.snapshot(&pos.text_document.uri) else {
+            return Ok(None);
+        };
+        let state = self.state.clone();
+        Ok(tokio::task::spawn_blocking(move || hover::hover(&state, &doc, enc, pos.position))
+            .await
+            .unwrap_or_default())
+    }
+
+    async fn goto_definition(&self, params: GotoDefinitionParams) -> Result<Option<GotoDefinitionResponse>> {
+        let pos = params.text_document_position_params;
+        let Some((doc, enc)) = self.snapshot(&pos.text_document.uri) else {
+            return Ok(None);
+        };
+        let state = self.state.clone();
+        Ok(tokio::task::spawn_blocking(move || definition::definition(&state, &doc, enc, pos.position))
+            .await
+            .unwrap_or_default())
+    }
+
+    async fn code_action(&self, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {
+        let Some((doc, enc)) = self.snapshot(&params.text_document.uri) else {
+            return Ok(None);
+        };
+        let state = self.state.clone();
+        Ok(tokio::task::spawn_blocking(move || code_actions::code_actions(&state, &doc, enc, params.range))
+            .await
+            .ok()
+            .map(|actions| actions.into_iter().map(CodeActionOrCommand::CodeAction).collect()))
+    }
+}

@@ -1,0 +1,133 @@
+//! Diagnostics: the chat's problems published for the editor, plus the team's own
+//! problems (malformed `chatmd.toml`, unreadable role files) on the files they are in.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tower_lsp_server::Client;
+use tower_lsp_server::ls_types::*;
+
+use super::convert;
+use super::state::{Document, State, lock, team_for};
+use crate::conversation::problems::{self, PathLookup, Problem};
+use crate::conversation::roster::Roster;
+use crate::document::text::{PositionEncoding, Text};
+use crate::team::Team;
+
+/// How long a burst of keystrokes may go on before diagnostics are computed.
+const DEBOUNCE: Duration = Duration::from_millis(40);
+
+/// The team of an open document and a message when its team folder was refused.
+pub fn team_of(state: &Mutex<State>, doc: &Document) -> (Arc<Team>, Option<String>) {
+    let fm_team = doc.chat.front_matter.as_ref().and_then(|fm| fm.team.as_ref()).map(|t| t.value.as_str());
+    match &doc.path {
+        Some(path) => team_for(state, path, fm_team),
+        None => (Arc::new(Team::empty(std::path::PathBuf::new())), None),
+    }
+}
+
+/// The problems of an open document.
+pub fn problems_of(state: &Mutex<State>, doc: &Document) -> (Vec<Problem>, Arc<Team>) {
+    let (team, team_error) = team_of(state, doc);
+    let text = doc.flat();
+    let roster = Roster::new(&team, doc.chat.front_matter.as_ref());
+    let mut found = problems::check(&text, &doc.chat, &roster, &PathLookup);
+    if let (Some(error), Some(fm)) = (team_error, doc.chat.front_matter.as_ref())
+        && let Some(t) = &fm.team
+    {
+        found.push(Problem {
+            range: t.range.clone(),
+            severity: crate::team::Severity::Error,
+            code: "team-folder",
+            message: error,
+            fixes: Vec::new(),
+        });
+    }
+    (found, team)
+}
+
+pub fn to_diagnostic(text: &Text, p: &Problem, enc: PositionEncoding) -> Diagnostic {
+    Diagnostic {
+        range: convert::range(text, &p.range, enc),
+        severity: Some(convert::severity(p.severity)),
+        code: Some(NumberOrString::String(p.code.to_string())),
+        source: Some("chatmd".to_string()),
+        message: p.message.clone(),
+        ..Default::default()
+    }
+}
+
+/// Computes and publishes the diagnostics of `uri` at `version`, unless the document
+/// changed again meanwhile (a newer task publishes then).
+pub async fn publish(client: Client, state: Arc<Mutex<State>>, uri: Uri, version: i32, debounce: bool) {
+    if debounce {
+        tokio::time::sleep(DEBOUNCE).await;
+    }
+    let current = |state: &Mutex<State>| {
+        let s = lock(state);
+        s.documents.get(&uri).filter(|d| d.version == version).cloned().map(|d| (d, s.encoding))
+    };
+    let Some((doc, enc)) = current(&state) else {
+        return;
+    };
+    let task_state = state.clone();
+    let computed = tokio::task::spawn_blocking(move || {
+        let (found, team) = problems_of(&task_state, &doc);
+        let diagnostics: Vec<Diagnostic> = found.iter().map(|p| to_diagnostic(&doc.text, p, enc)).collect();
+        (diagnostics, team)
+    })
+    .await;
+    let Ok((diagnostics, team)) = computed else {
+        tracing::error!(uri = uri.as_str(), "computing diagnostics failed");
+        return;
+    };
+    if current(&state).is_none() {
+        return;
+    }
+    client.publish_diagnostics(uri, diagnostics, Some(version)).await;
+    publish_team_problems(&client, &state, &team, enc).await;
+}
+
+/// Publishes the team's problems on the files they name (`chatmd.toml`, role files),
+/// and clears files that no longer have any.
+async fn publish_team_problems(client: &Client, state: &Mutex<State>, team: &Team, enc: PositionEncoding) {
+    let mut by_file: std::collections::BTreeMap<std::path::PathBuf, Vec<Diagnostic>> = Default::default();
+    for p in &team.problems {
+        if p.file.is_dir() {
+            continue;
+        }
+        let content = std::fs::read_to_string(&p.file).unwrap_or_default();
+        let text = Text::new(&content);
+        let range = p.range.clone().unwrap_or(0..0);
+        by_file.entry(p.file.clone()).or_default().push(Diagnostic {
+            range: convert::range(&text, &range, enc),
+            severity: Some(convert::severity(p.severity)),
+            source: Some("chatmd".to_string()),
+            message: p.message.clone(),
+            ..Default::default()
+        });
+    }
+    let uris: Vec<(Uri, Vec<Diagnostic>)> = by_file
+        .into_iter()
+        .filter_map(|(path, d)| Uri::from_file_path(&path).map(|u| (u, d)))
+        .collect();
+    let stale: Vec<Uri> = {
+        let mut s = lock(state);
+        let now: Vec<Uri> = uris.iter().map(|(u, _)| u.clone()).collect();
+        let folder_files: Vec<Uri> = s
+            .team_problem_files
+            .iter()
+            .filter(|(folder, _)| **folder == team.folder)
+            .flat_map(|(_, files)| files.clone())
+            .filter(|u| !now.contains(u))
+            .collect();
+        s.team_problem_files.insert(team.folder.clone(), now);
+        folder_files
+    };
+    for uri in stale {
+        client.publish_diagnostics(uri, Vec::new(), None).await;
+    }
+    for (uri, diagnostics) in uris {
+        client.publish_diagnostics(uri, diagnostics, None).await;
+    }
+}

@@ -1,0 +1,115 @@
+//! The server's state: open documents (text, parsed chat, version), the negotiated
+//! position encoding, the workspace root, cached teams and the chat index.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
+
+use tower_lsp_server::ls_types::Uri;
+
+use crate::document::chat::Chat;
+use crate::document::text::{PositionEncoding, Text};
+use crate::team::{self, Team};
+
+/// An open document.
+#[derive(Clone)]
+pub struct Document {
+    pub uri: Uri,
+    pub path: Option<PathBuf>,
+    pub version: i32,
+    pub text: Text,
+    pub chat: Arc<Chat>,
+    /// The text as one string, made on first use after each change: requests read
+    /// `&str` slices without walking the rope.
+    flat: OnceLock<Arc<str>>,
+}
+
+impl Document {
+    pub fn new(uri: Uri, version: i32, text: &str) -> Document {
+        let path = uri.to_file_path().map(|p| p.into_owned());
+        Document {
+            uri,
+            path,
+            version,
+            chat: Arc::new(Chat::parse(text)),
+            text: Text::new(text),
+            flat: OnceLock::from(Arc::from(text)),
+        }
+    }
+
+    /// The whole text as a string (cheap after the first call per version).
+    pub fn flat(&self) -> Arc<str> {
+        self.flat.get_or_init(|| Arc::from(self.text.to_string())).clone()
+    }
+
+    /// Applies one LSP content change and re-parses incrementally.
+    pub fn apply_change(
+        &mut self,
+        range: Option<(crate::document::text::LineCol, crate::document::text::LineCol)>,
+        new_text: &str,
+        encoding: PositionEncoding,
+    ) {
+        let edit = self.text.apply_change(range, new_text, encoding);
+        let text = &self.text;
+        Arc::make_mut(&mut self.chat).reparse(&edit, text.len_bytes(), |r| text.slice(r));
+        self.flat = OnceLock::new();
+    }
+}
+
+/// What the client said it can do, as far as the server cares.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ClientFlags {
+    pub dynamic_watchers: bool,
+    pub related_information: bool,
+}
+
+#[derive(Default)]
+pub struct State {
+    pub encoding: PositionEncoding,
+    pub root: Option<PathBuf>,
+    pub client: ClientFlags,
+    pub documents: HashMap<Uri, Document>,
+    /// Teams by team folder, loaded on first use and dropped when their files change.
+    pub teams: HashMap<PathBuf, Arc<Team>>,
+    /// Every `.chat.md` in the workspace, for workspace symbols.
+    pub chats: Vec<PathBuf>,
+    /// Files that got team problems published, per team folder, so they can be cleared.
+    pub team_problem_files: HashMap<PathBuf, Vec<Uri>>,
+    pub shutting_down: bool,
+}
+
+impl State {
+    /// The workspace root used for a file: the LSP root when the file is inside it,
+    /// else the file's own folder.
+    pub fn root_for(&self, path: &Path) -> PathBuf {
+        match &self.root {
+            Some(root) if path.starts_with(root) => root.clone(),
+            _ => path.parent().map(Path::to_path_buf).unwrap_or_default(),
+        }
+    }
+}
+
+/// Loads the team for a chat, through the cache in `state`. Reading role files and
+/// config happens outside the lock.
+pub fn team_for(
+    state: &std::sync::Mutex<State>,
+    path: &Path,
+    front_matter_team: Option<&str>,
+) -> (Arc<Team>, Option<String>) {
+    let root = lock(state).root_for(path);
+    let (folder, error) = match team::resolve_team_folder(&root, path, front_matter_team) {
+        Ok(folder) => (folder, None),
+        Err(e) => (path.parent().map(Path::to_path_buf).unwrap_or_default(), Some(e.to_string())),
+    };
+    if let Some(team) = lock(state).teams.get(&folder) {
+        return (team.clone(), error);
+    }
+    let team = Arc::new(team::load_team(&root, &folder));
+    lock(state).teams.insert(folder, team.clone());
+    (team, error)
+}
+
+/// Locks the state; a panic elsewhere must not take the whole server down with it.
+pub fn lock(state: &std::sync::Mutex<State>) -> std::sync::MutexGuard<'_, State> {
+    state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}

@@ -1,0 +1,157 @@
+//! Document symbols (the preamble and one symbol per message) and workspace symbols
+//! across every `.chat.md` in the workspace.
+
+use std::path::Path;
+use std::sync::Mutex;
+
+use tower_lsp_server::ls_types::*;
+
+use super::convert;
+use super::state::{Document, State, lock};
+use crate::document::chat::Chat;
+use crate::document::text::{PositionEncoding, Text};
+
+const SUMMARY_CHARS: usize = 60;
+
+/// One outline entry of a chat, independent of LSP.
+struct Entry {
+    name: String,
+    detail: Option<String>,
+    range: crate::document::ByteRange,
+    selection: crate::document::ByteRange,
+    is_preamble: bool,
+}
+
+fn entries(text: &str, chat: &Chat) -> Vec<Entry> {
+    let mut out = Vec::new();
+    let preamble = &text[chat.preamble.clone()];
+    if !preamble.trim().is_empty() {
+        let title = chat
+            .front_matter
+            .as_ref()
+            .and_then(|fm| fm.title.as_ref())
+            .map(|t| t.value.clone());
+        let first = preamble.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
+        out.push(Entry {
+            name: title.unwrap_or_else(|| "Preamble".to_string()),
+            detail: Some(first.chars().take(SUMMARY_CHARS).collect()),
+            range: chat.preamble.clone(),
+            selection: chat.preamble.start..chat.preamble.start,
+            is_preamble: true,
+        });
+    }
+    for m in &chat.messages {
+        let summary = m.summary(text, SUMMARY_CHARS);
+        let name = if summary.is_empty() {
+            format!("@{}", m.handle(text))
+        } else {
+            format!("@{}: {}", m.handle(text), summary)
+        };
+        let detail = m.status_comment().map(|c| {
+            [c.status().map(|s| s.as_str().to_string()), c.agent().map(str::to_string)]
+                .into_iter()
+                .flatten()
+                .collect::<Vec<_>>()
+                .join(" · ")
+        });
+        out.push(Entry {
+            name,
+            detail: detail.filter(|d| !d.is_empty()),
+            range: m.range.clone(),
+            selection: m.header.clone(),
+            is_preamble: false,
+        });
+    }
+    out
+}
+
+#[allow(deprecated)] // `DocumentSymbol::deprecated` must still be filled in.
+pub fn document_symbols(doc: &Document, enc: PositionEncoding) -> Vec<DocumentSymbol> {
+    let text = doc.flat();
+    entries(&text, &doc.chat)
+        .into_iter()
+        .map(|e| DocumentSymbol {
+            name: e.name,
+            detail: e.detail,
+            kind: if e.is_preamble { SymbolKind::NAMESPACE } else { SymbolKind::EVENT },
+            tags: None,
+            deprecated: None,
+            range: convert::range(&doc.text, &e.range, enc),
+            selection_range: convert::range(&doc.text, &e.selection, enc),
+            children: None,
+        })
+        .collect()
+}
+
+/// Whether every char of `query` appears in `name` in order, ignoring case.
+fn matches(name: &str, query: &str) -> bool {
+    let mut chars = name.chars().flat_map(char::to_lowercase);
+    query
+        .chars()
+        .flat_map(char::to_lowercase)
+        .filter(|c| !c.is_whitespace())
+        .all(|q| chars.any(|c| c == q))
+}
+
+#[allow(deprecated)] // `SymbolInformation::deprecated` must still be filled in.
+fn file_symbols(path: &Path, text: &str, chat: &Chat, query: &str, enc: PositionEncoding, out: &mut Vec<SymbolInformation>) {
+    let Some(uri) = Uri::from_file_path(path) else {
+        return;
+    };
+    let file = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    let rope = Text::new(text);
+    for e in entries(text, chat) {
+        if !matches(&e.name, query) {
+            continue;
+        }
+        out.push(SymbolInformation {
+            name: e.name,
+            kind: if e.is_preamble { SymbolKind::NAMESPACE } else { SymbolKind::EVENT },
+            tags: None,
+            deprecated: None,
+            location: Location::new(uri.clone(), convert::range(&rope, &e.selection, enc)),
+            container_name: Some(file.to_string()),
+        });
+    }
+}
+
+/// Symbols matching `query` in every chat of the workspace: open documents as the
+/// editor has them, the others as they are on disk.
+pub fn workspace_symbols(state: &Mutex<State>, query: &str) -> Vec<SymbolInformation> {
+    let (open, files, enc) = {
+        let s = lock(state);
+        let open: Vec<Document> = s.documents.values().cloned().collect();
+        (open, s.chats.clone(), s.encoding)
+    };
+    let mut out = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for doc in &open {
+        if let Some(path) = &doc.path {
+            seen.insert(path.clone());
+            file_symbols(path, &doc.flat(), &doc.chat, query, enc, &mut out);
+        }
+    }
+    for path in files.iter().filter(|p| !seen.contains(*p)) {
+        // A file that cannot be read (deleted meanwhile, not UTF-8) has no symbols.
+        if let Ok(text) = std::fs::read_to_string(path) {
+            file_symbols(path, &text, &Chat::parse(&text), query, enc, &mut out);
+        }
+        if out.len() >= 1000 {
+            break;
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::matches;
+
+    #[test]
+    fn fuzzy_matching_is_an_ordered_subsequence() {
+        assert!(matches("@reviewer: Three problems", "rev three"));
+        assert!(matches("@reviewer", ""));
+        assert!(!matches("@reviewer", "tester"));
+        assert!(matches("Ünïcode", "üni"));
+    }
+}

@@ -1,0 +1,104 @@
+//! Keeping current with the workspace: the initial scan for chats, file watchers
+//! registered with the client, and what a changed role file or config invalidates.
+
+use std::sync::Mutex;
+
+use tower_lsp_server::Client;
+use tower_lsp_server::ls_types::*;
+
+use super::state::{ClientFlags, State, lock};
+use crate::conversation::problems::is_chat_path;
+use crate::team;
+
+/// The files whose changes matter: chats, role files, team instructions, config.
+const WATCHED: [&str; 4] = [
+    "**/*.chat.md",
+    "**/{CLAUDE,AGENTS,GEMINI,AGENTS.override}.md",
+    "**/team_instruction.md",
+    "**/chatmd.toml",
+];
+
+pub fn client_flags(caps: &ClientCapabilities) -> ClientFlags {
+    let workspace = caps.workspace.as_ref();
+    ClientFlags {
+        dynamic_watchers: workspace
+            .and_then(|w| w.did_change_watched_files.as_ref())
+            .and_then(|d| d.dynamic_registration)
+            .unwrap_or(false),
+        related_information: caps
+            .text_document
+            .as_ref()
+            .and_then(|t| t.publish_diagnostics.as_ref())
+            .and_then(|p| p.related_information)
+            .unwrap_or(false),
+    }
+}
+
+/// Asks the client to watch the files that matter, when it can register watchers.
+pub async fn register(client: &Client, state: &Mutex<State>) {
+    if !lock(state).client.dynamic_watchers {
+        return;
+    }
+    let options = DidChangeWatchedFilesRegistrationOptions {
+        watchers: WATCHED
+            .iter()
+            .map(|glob| FileSystemWatcher {
+                glob_pattern: GlobPattern::String(glob.to_string()),
+                kind: None,
+            })
+            .collect(),
+    };
+    let registration = Registration {
+        id: "chatmd-watched-files".to_string(),
+        method: "workspace/didChangeWatchedFiles".to_string(),
+        register_options: serde_json::to_value(options).ok(),
+    };
+    let request = client.register_capability(vec![registration]);
+    match tokio::time::timeout(std::time::Duration::from_secs(10), request).await {
+        Ok(Ok(())) => {}
+        Ok(Err(e)) => tracing::warn!("the client refused file watchers: {e}"),
+        Err(_) => tracing::warn!("the client did not answer the file watcher registration"),
+    }
+}
+
+/// Finds every chat in the workspace (run off the async threads).
+pub fn scan_workspace(state: &Mutex<State>) {
+    let Some(root) = lock(state).root.clone() else {
+        return;
+    };
+    let chats = team::scan_chats(&root);
+    tracing::info!(count = chats.len(), "workspace scanned");
+    lock(state).chats = chats;
+}
+
+/// Applies file changes; returns the open documents whose diagnostics must be redone.
+pub fn files_changed(state: &Mutex<State>, changes: Vec<FileEvent>) -> Vec<(Uri, i32)> {
+    let mut s = lock(state);
+    let mut team_changed = false;
+    for change in changes {
+        let Some(path) = change.uri.to_file_path().map(|p| p.into_owned()) else {
+            continue;
+        };
+        if is_chat_path(&path) {
+            s.chats.retain(|p| *p != path);
+            if change.typ != FileChangeType::DELETED {
+                s.chats.push(path.clone());
+                s.chats.sort();
+            }
+        }
+        if team::is_team_relevant(&path) && !is_chat_path(&path) {
+            team_changed = true;
+        }
+        // A new or deleted folder can add or remove a member, too.
+        if path.is_dir() || change.typ == FileChangeType::DELETED {
+            team_changed = true;
+        }
+    }
+    if team_changed {
+        s.teams.clear();
+    }
+    if !team_changed {
+        return Vec::new();
+    }
+    s.documents.values().map(|d| (d.uri.clone(), d.version)).collect()
+}
