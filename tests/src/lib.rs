@@ -1,1 +1,6 @@
-//! Test support for chatmd's end-to-end tests.
+//! Test support for chatmd's end-to-end tests: an in-process LSP client that drives the real
+//! server over in-memory pipes with real `Content-Length` framing.
+
+pub mod lsp_client;
+
+pub use lsp_client::{DEFAULT_TIMEOUT, TestClient, file_path, file_uri};
