@@ -17,11 +17,14 @@ pub const PROBE_TIMEOUT: Duration = Duration::from_secs(3);
 /// The first executable file named `binary` in the folders of `PATH`. Empty entries
 /// (which would mean the current folder) are ignored.
 pub fn find_on_path(binary: &str) -> Option<PathBuf> {
+    find_in(binary, &std::env::var_os("PATH")?)
+}
+
+fn find_in(binary: &str, path_list: &std::ffi::OsStr) -> Option<PathBuf> {
     if binary.is_empty() || binary.contains(std::path::is_separator) {
         return None;
     }
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
+    std::env::split_paths(path_list)
         .filter(|dir| dir.is_absolute())
         .map(|dir| dir.join(binary))
         .find(|candidate| is_executable(candidate))
@@ -126,5 +129,57 @@ fn wait_until(
                 return None;
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs;
+    use std::os::unix::fs::PermissionsExt;
+
+    fn script(dir: &Path, name: &str, body: &str, mode: u32) -> PathBuf {
+        let path = dir.join(name);
+        fs::write(&path, format!("#!/bin/sh\n{body}\n")).expect("write");
+        fs::set_permissions(&path, fs::Permissions::from_mode(mode)).expect("chmod");
+        path
+    }
+
+    #[test]
+    fn find_in_wants_an_executable_file_in_an_absolute_folder() -> std::io::Result<()> {
+        let first = tempfile::tempdir()?;
+        let second = tempfile::tempdir()?;
+        script(first.path(), "codex", "", 0o644);
+        fs::create_dir(first.path().join("gemini"))?;
+        let codex = script(second.path(), "codex", "", 0o755);
+        script(second.path(), "gemini", "", 0o755);
+        let list = std::env::join_paths([
+            "relative",
+            "",
+            &*first.path().to_string_lossy(),
+            &*second.path().to_string_lossy(),
+        ])
+        .expect("join");
+        assert_eq!(find_in("codex", &list), Some(codex));
+        assert_eq!(find_in("gemini", &list), Some(second.path().join("gemini")));
+        assert_eq!(find_in("claude", &list), None);
+        Ok(())
+    }
+
+    #[test]
+    fn a_hanging_program_is_stopped_at_the_timeout() -> std::io::Result<()> {
+        let tools = tempfile::tempdir()?;
+        // `exec` so that killing the child kills the sleeper itself.
+        let hang = script(tools.path(), "hang", "exec sleep 30", 0o755);
+        let started = Instant::now();
+        assert_eq!(
+            probe_version_within(&hang, None, Duration::from_millis(200)),
+            None
+        );
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "waited for the program"
+        );
+        Ok(())
     }
 }
