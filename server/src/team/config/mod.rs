@@ -89,6 +89,7 @@ pub(crate) fn parse_config(
             return FileConfig::default();
         }
     };
+    let first_new = problems.len();
     let mut check = Checker {
         root: workspace_root,
         file,
@@ -121,6 +122,8 @@ pub(crate) fn parse_config(
         .into_iter()
         .filter_map(|(name, member)| check.member(name, member))
         .collect();
+    // Report in file order, as a reader meets them.
+    problems[first_new..].sort_by_key(|p| p.range.as_ref().map(|r| r.start));
     FileConfig { human, members }
 }
 

@@ -73,11 +73,11 @@ fn bad_values_are_reported_at_their_range_and_dropped() {
         ranges(text, &problems),
         vec![
             ("\"no way\"".to_owned(), Severity::Error),
+            ("0".to_owned(), Severity::Error),
+            ("-1.5".to_owned(), Severity::Error),
             ("\" \"".to_owned(), Severity::Error),
             ("\"../../etc\"".to_owned(), Severity::Error),
             ("\"/tmp\"".to_owned(), Severity::Error),
-            ("0".to_owned(), Severity::Error),
-            ("-1.5".to_owned(), Severity::Error),
             ("\"b b\"".to_owned(), Severity::Error),
         ]
     );
@@ -95,7 +95,7 @@ fn bad_values_are_reported_at_their_range_and_dropped() {
         (None, None, None, None, Some(false))
     );
     assert_eq!(
-        problems[2].message,
+        problems[4].message,
         "`workdir`: `/etc` is outside the workspace /ws; use a path inside the workspace"
     );
 }
