@@ -42,10 +42,11 @@ fn is_executable(file: &Path) -> bool {
     file.is_file()
 }
 
-/// Runs `<path> --version` (at most [`PROBE_TIMEOUT`]) and returns the first line of its
-/// output, trimmed; results are cached per path for the life of the process. Returns
-/// `None` without running anything when the program lies inside `workspace_root`:
-/// opening a workspace must never run a program it ships.
+/// Runs `<path> --version` (at most [`PROBE_TIMEOUT`]) and returns the first non-empty
+/// line of its output, trimmed (`None` when it fails or prints nothing). Results are
+/// cached per program for the life of the process. Returns `None` without running
+/// anything when the program lies inside `workspace_root`: opening a workspace must
+/// never run a program it ships.
 pub fn probe_version(path: &Path, workspace_root: Option<&Path>) -> Option<String> {
     probe_version_within(path, workspace_root, PROBE_TIMEOUT)
 }
@@ -57,7 +58,7 @@ pub(crate) fn probe_version_within(
 ) -> Option<String> {
     if let Some(root) = workspace_root {
         if path.starts_with(root) || resolve_existing(path).starts_with(resolve_existing(root)) {
-            tracing::warn!(program = %path.display(), "not probing a program inside the workspace");
+            tracing::info!(program = %path.display(), "not probing a program inside the workspace");
             return None;
         }
     }
@@ -78,14 +79,7 @@ pub(crate) fn probe_version_within(
 
 fn run_version(path: &Path, timeout: Duration) -> Option<String> {
     let deadline = Instant::now() + timeout;
-    let mut child = Command::new(path)
-        .arg("--version")
-        // Away from the workspace, so no project config is picked up.
-        .current_dir(std::env::temp_dir())
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
+    let mut child = spawn_version(path, deadline)
         .map_err(|error| tracing::debug!(program = %path.display(), %error, "probe failed"))
         .ok()?;
     let mut stdout = child.stdout.take()?;
@@ -109,6 +103,31 @@ fn run_version(path: &Path, timeout: Duration) -> Option<String> {
     let output = String::from_utf8_lossy(&output?).into_owned();
     let first = output.lines().map(str::trim).find(|l| !l.is_empty())?;
     Some(first.to_owned())
+}
+
+/// Starts `<path> --version`. A program that was just written (an update in progress,
+/// or a test's fake) can fail with "text file busy" while another process briefly holds
+/// it open for writing; that is retried until the deadline.
+fn spawn_version(path: &Path, deadline: Instant) -> std::io::Result<std::process::Child> {
+    const TEXT_FILE_BUSY: i32 = 26; // ETXTBSY
+    loop {
+        let spawned = Command::new(path)
+            .arg("--version")
+            // Away from the workspace, so no project config is picked up.
+            .current_dir(std::env::temp_dir())
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn();
+        match spawned {
+            Err(error)
+                if error.raw_os_error() == Some(TEXT_FILE_BUSY) && Instant::now() < deadline =>
+            {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            other => return other,
+        }
+    }
 }
 
 /// The child's exit status if it ends before `deadline`; otherwise it is killed.
