@@ -1,6 +1,79 @@
 //! The command line: `chatmd lsp`, `chatmd members`, `--version`, `--help`.
+//! Logs go to stderr only: in `lsp` mode stdout carries the protocol.
 
-/// Runs the command line and returns the process exit code.
-pub fn main() -> std::process::ExitCode {
-    std::process::ExitCode::SUCCESS
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use tracing_subscriber::EnvFilter;
+
+mod members;
+mod report;
+mod table;
+
+/// chatmd: conversations with a team of coding agents, in Markdown files.
+#[derive(Debug, Parser)]
+#[command(name = "chatmd", version, arg_required_else_help = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Serve the Language Server Protocol on stdin/stdout (what an editor starts).
+    Lsp,
+    /// Show a team as chatmd sees it: members, agents, role files, workdirs, CLIs and
+    /// problems.
+    Members(members::MembersArgs),
+}
+
+/// Runs the command line and returns the process exit code: 0 on success, 2 on bad
+/// usage or an unreadable path, 1 when the language server fails.
+pub fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) => {
+            // clap prints help and version to stdout, usage errors to stderr.
+            let _ = error.print();
+            return ExitCode::from(u8::try_from(error.exit_code()).unwrap_or(2));
+        }
+    };
+    match cli.command {
+        Command::Lsp => {
+            init_logging("info");
+            match crate::lsp::run_stdio() {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(error) => {
+                    tracing::error!("{error:#}");
+                    eprintln!("chatmd lsp: {error:#}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
+        Command::Members(args) => {
+            init_logging("warn");
+            members::run(&args)
+        }
+    }
+}
+
+/// `tracing` to stderr, without colours (editors show stderr as plain text). The filter
+/// comes from `CHATMD_LOG`, else `RUST_LOG`, else `default`.
+fn init_logging(default: &str) {
+    let wanted = std::env::var("CHATMD_LOG")
+        .or_else(|_| std::env::var("RUST_LOG"))
+        .ok();
+    let (filter, invalid) = match wanted.as_deref().map(EnvFilter::try_new) {
+        Some(Ok(filter)) => (filter, None),
+        Some(Err(error)) => (EnvFilter::new(default), Some(error)),
+        None => (EnvFilter::new(default), None),
+    };
+    let _ = tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .with_env_filter(filter)
+        .try_init();
+    if let Some(error) = invalid {
+        tracing::warn!("ignoring the log filter in CHATMD_LOG/RUST_LOG: {error}");
+    }
 }

@@ -1,2 +1,23 @@
 //! Teams: member discovery from folders, role files, `chatmd.toml`, path containment and
-//! the workspace scan.
+//! the workspace scan. Library code: no async, no LSP types, problems instead of panics.
+
+mod autoload;
+mod config;
+mod discover;
+mod error;
+mod folders;
+mod kind;
+mod model;
+mod paths;
+mod probe;
+mod scan;
+
+pub use autoload::role_files_loaded;
+pub use config::CONFIG_FILE_NAME;
+pub use discover::{DEFAULT_HUMAN, TEAM_INSTRUCTION_FILE, load_team};
+pub use error::TeamError;
+pub use kind::{AgentKind, UnknownAgentKind};
+pub use model::{Member, Severity, Team, TeamProblem, is_valid_handle};
+pub use paths::resolve_team_folder;
+pub use probe::{PROBE_TIMEOUT, find_on_path, probe_version};
+pub use scan::{is_team_relevant, scan_chats};

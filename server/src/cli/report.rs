@@ -1,0 +1,163 @@
+//! What `chatmd members` shows, as plain data: the team, each member's CLI status and
+//! auto-loaded files, and the problems with line and column. Serialized as the JSON.
+
+use std::path::Path;
+
+use serde::Serialize;
+
+use super::members::Target;
+use crate::team::{
+    Member, TEAM_INSTRUCTION_FILE, Team, TeamProblem, find_on_path, probe_version,
+    role_files_loaded,
+};
+
+/// The JSON document of `chatmd members --json`; field names are a stable interface.
+#[derive(Debug, Serialize)]
+pub(super) struct Report {
+    pub workspace_root: String,
+    pub team_folder: String,
+    pub chat: Option<String>,
+    pub human: String,
+    /// The path of `team_instruction.md` when it was read.
+    pub team_instruction: Option<String>,
+    pub members: Vec<MemberReport>,
+    pub problems: Vec<ProblemReport>,
+    #[serde(skip)]
+    pub root: std::path::PathBuf,
+}
+
+#[derive(Debug, Serialize)]
+pub(super) struct MemberReport {
+    pub handle: String,
+    pub agent: String,
+    pub folder: String,
+    pub role_file: Option<String>,
+    pub role_summary: Option<String>,
+    pub role_error: Option<String>,
+    pub workdir: String,
+    pub home: Option<String>,
+    /// Variable names only: values may be secrets.
+    pub env_keys: Vec<String>,
+    pub args: Vec<String>,
+    pub timeout_secs: Option<f64>,
+    pub idle_timeout_secs: Option<f64>,
+    pub resume: bool,
+    pub cli: CliReport,
+    /// Role files the member's CLI loads by itself (parent folders included).
+    pub auto_loaded: Vec<String>,
+}
+
+#[derive(Debug, Serialize)]
+pub(super) struct CliReport {
+    /// The program looked up on PATH; `None` for agents that are not built in.
+    pub binary: Option<String>,
+    pub path: Option<String>,
+    pub version: Option<String>,
+    pub install_command: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+pub(super) struct ProblemReport {
+    pub severity: String,
+    pub file: String,
+    /// 1-based line and column (in characters) of the range start, when there is one.
+    pub line: Option<usize>,
+    pub column: Option<usize>,
+    pub range: Option<ByteRange>,
+    pub message: String,
+}
+
+#[derive(Debug, Serialize)]
+pub(super) struct ByteRange {
+    pub start: usize,
+    pub end: usize,
+}
+
+fn text(path: &Path) -> String {
+    path.display().to_string()
+}
+
+impl Report {
+    pub fn new(target: &Target, team: &Team) -> Report {
+        let root = &target.root;
+        Report {
+            workspace_root: text(root),
+            team_folder: text(&team.folder),
+            chat: target.chat.as_deref().map(text),
+            human: team.human.clone(),
+            team_instruction: team
+                .instruction
+                .as_ref()
+                .map(|_| text(&team.folder.join(TEAM_INSTRUCTION_FILE))),
+            members: team.members.iter().map(|m| member(m, root)).collect(),
+            problems: team.problems.iter().map(problem).collect(),
+            root: root.clone(),
+        }
+    }
+}
+
+fn member(m: &Member, root: &Path) -> MemberReport {
+    MemberReport {
+        handle: m.handle.clone(),
+        agent: m.agent.clone(),
+        folder: text(&m.folder),
+        role_file: m.role_file.as_deref().map(text),
+        role_summary: m.role_summary().map(str::to_owned),
+        role_error: m.role_error.clone(),
+        workdir: text(&m.workdir),
+        home: m.home.as_deref().map(text),
+        env_keys: m.env.keys().cloned().collect(),
+        args: m.args.clone(),
+        timeout_secs: m.timeout.map(|d| d.as_secs_f64()),
+        idle_timeout_secs: m.idle_timeout.map(|d| d.as_secs_f64()),
+        resume: m.resume,
+        cli: cli(m, root),
+        auto_loaded: role_files_loaded(m, root).iter().map(|f| text(f)).collect(),
+    }
+}
+
+fn cli(m: &Member, root: &Path) -> CliReport {
+    let Some(kind) = m.kind() else {
+        return CliReport {
+            binary: None,
+            path: None,
+            version: None,
+            install_command: None,
+        };
+    };
+    let path = find_on_path(kind.binary());
+    CliReport {
+        binary: Some(kind.binary().to_owned()),
+        version: path.as_deref().and_then(|p| probe_version(p, Some(root))),
+        path: path.as_deref().map(text),
+        install_command: Some(kind.install_command().to_owned()),
+    }
+}
+
+fn problem(p: &TeamProblem) -> ProblemReport {
+    let position = p.range.as_ref().and_then(|range| {
+        let bytes = std::fs::read(&p.file).ok()?;
+        let before = bytes.get(..range.start)?;
+        let line_start = before
+            .iter()
+            .rposition(|b| *b == b'\n')
+            .map_or(0, |i| i + 1);
+        let line = before.iter().filter(|b| **b == b'\n').count() + 1;
+        let column = String::from_utf8_lossy(&before[line_start..])
+            .chars()
+            .count()
+            + 1;
+        Some((line, column))
+    });
+    ProblemReport {
+        severity: p.severity.name().to_owned(),
+        file: text(&p.file),
+        line: position.map(|(line, _)| line),
+        column: position.map(|(_, column)| column),
+        range: p.range.as_ref().map(|r| ByteRange {
+            start: r.start,
+            end: r.end,
+        }),
+        message: p.message.clone(),
+    }
+}

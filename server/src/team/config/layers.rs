@@ -1,0 +1,84 @@
+//! Layering `chatmd.toml` files: every file from the workspace root down to the team
+//! folder applies, and the nearer file wins key by key.
+
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+use super::{CONFIG_FILE_NAME, MemberSettings, parse_config};
+use crate::team::folders::read_text;
+use crate::team::model::{Severity, TeamProblem};
+
+/// The merged configuration of a team folder.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct Layered {
+    /// `human`, with the file and range that set it.
+    pub human: Option<(String, PathBuf, Range<usize>)>,
+    /// Merged `[members.*]`: the nearest file's tables in its order, then tables only
+    /// farther files define, in theirs.
+    pub members: Vec<MemberSettings>,
+}
+
+/// The `chatmd.toml` files that apply to `team_folder`, nearest first: the team folder
+/// and each parent up to and including the workspace root.
+pub(crate) fn config_files(workspace_root: &Path, team_folder: &Path) -> Vec<PathBuf> {
+    team_folder
+        .ancestors()
+        .take_while(|dir| dir.starts_with(workspace_root))
+        .map(|dir| dir.join(CONFIG_FILE_NAME))
+        .filter(|file| file.symlink_metadata().is_ok())
+        .collect()
+}
+
+/// Reads, validates and merges every `chatmd.toml` that applies to `team_folder`.
+pub(crate) fn load_layers(
+    workspace_root: &Path,
+    team_folder: &Path,
+    problems: &mut Vec<TeamProblem>,
+) -> Layered {
+    let files = config_files(workspace_root, team_folder);
+    let mut parsed = Vec::new();
+    for file in &files {
+        match read_text(workspace_root, file) {
+            Ok(text) => parsed.push((file, parse_config(workspace_root, file, &text, problems))),
+            Err(error) => problems.push(TeamProblem::new(
+                file,
+                error.range,
+                Severity::Error,
+                format!("cannot read {CONFIG_FILE_NAME}: {}", error.message),
+            )),
+        }
+    }
+
+    let mut layered = Layered::default();
+    // Team order: nearest file first.
+    for (_, config) in &parsed {
+        for member in &config.members {
+            if !layered
+                .members
+                .iter()
+                .any(|m| m.name.eq_ignore_ascii_case(&member.name))
+            {
+                layered.members.push(MemberSettings {
+                    name: member.name.clone(),
+                    ..MemberSettings::default()
+                });
+            }
+        }
+    }
+    // Values: farthest file first, so nearer files overwrite.
+    for (file, config) in parsed.into_iter().rev() {
+        if let Some((human, range)) = config.human {
+            layered.human = Some((human, file.clone(), range));
+        }
+        for member in config.members {
+            if let Some(slot) = layered
+                .members
+                .iter_mut()
+                .find(|m| m.name.eq_ignore_ascii_case(&member.name))
+            {
+                slot.overlay(member);
+            }
+        }
+    }
+    layered
+}

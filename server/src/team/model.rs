@@ -1,0 +1,266 @@
+//! The team as the server sees it: members, the human's handle, and the problems found
+//! while reading folders and config (each one tied to a file and, when known, a range).
+
+use std::collections::BTreeMap;
+use std::ops::Range;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use super::kind::AgentKind;
+
+/// How bad a [`TeamProblem`] is; maps one to one onto diagnostic severities.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Severity {
+    Error,
+    Warning,
+    Info,
+    Hint,
+}
+
+impl Severity {
+    /// Lowercase name, as printed by `chatmd members`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Info => "info",
+            Severity::Hint => "hint",
+        }
+    }
+}
+
+/// Something wrong (or worth knowing) about a team's folders or configuration.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TeamProblem {
+    /// The file (or folder) the problem is about.
+    pub file: PathBuf,
+    /// Byte range in `file`, when the problem is about a precise spot in it.
+    pub range: Option<Range<usize>>,
+    pub severity: Severity,
+    /// One sentence for the user, saying what is wrong and what to do.
+    pub message: String,
+}
+
+impl TeamProblem {
+    pub(crate) fn new(
+        file: impl Into<PathBuf>,
+        range: Option<Range<usize>>,
+        severity: Severity,
+        message: impl Into<String>,
+    ) -> TeamProblem {
+        TeamProblem {
+            file: file.into(),
+            range,
+            severity,
+            message: message.into(),
+        }
+    }
+}
+
+/// One member of a team: who the agent is (role, folder) and how it runs (config).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Member {
+    /// The name used in `## @handle`: the member folder's name or the `[members.NAME]` key.
+    pub handle: String,
+    /// The agent registry entry that runs this member: `claude`, `codex`, `gemini`, or
+    /// any other name the user's agent registry defines.
+    pub agent: String,
+    /// The member folder, or the team folder for a member defined only in `chatmd.toml`.
+    pub folder: PathBuf,
+    /// The role file that made the folder a member (`CLAUDE.md`, `AGENTS.md`, `GEMINI.md`).
+    pub role_file: Option<PathBuf>,
+    /// The role file's text, when it could be read.
+    pub role_text: Option<String>,
+    /// Why the role file could not be read (with the OS error), when it could not.
+    pub role_error: Option<String>,
+    /// Extra instructions from `chatmd.toml`.
+    pub instructions: Option<String>,
+    /// The agent's working directory: `workdir` from config, else `work/`, else `folder`.
+    pub workdir: PathBuf,
+    /// A state folder of the member's own (`CODEX_HOME` and friends), when configured.
+    pub home: Option<PathBuf>,
+    pub env: BTreeMap<String, String>,
+    /// Extra command-line arguments for the agent's CLI.
+    pub args: Vec<String>,
+    /// Total time a turn may take; `None` means the agent's default.
+    pub timeout: Option<Duration>,
+    /// How long the agent may stay silent; `None` means the agent's default.
+    pub idle_timeout: Option<Duration>,
+    /// Keep the CLI's own session between turns.
+    pub resume: bool,
+}
+
+impl Member {
+    /// The built-in kind this member runs on, if `agent` names one.
+    pub fn kind(&self) -> Option<AgentKind> {
+        self.agent.parse().ok()
+    }
+
+    /// A one-line description: the role text's first non-empty line, without leading `#`s.
+    pub fn role_summary(&self) -> Option<&str> {
+        self.role_text.as_deref()?.lines().find_map(|line| {
+            let line = line.trim().trim_start_matches('#').trim();
+            (!line.is_empty()).then_some(line)
+        })
+    }
+}
+
+/// A team folder with its members, in team order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Team {
+    pub folder: PathBuf,
+    /// The human's handle (`human` in `chatmd.toml`), `me` by default.
+    pub human: String,
+    /// The text of `team_instruction.md`, shared by every member.
+    pub instruction: Option<String>,
+    pub members: Vec<Member>,
+    pub problems: Vec<TeamProblem>,
+}
+
+impl Team {
+    /// The member with this handle; handles compare case-insensitively.
+    pub fn member(&self, handle: &str) -> Option<&Member> {
+        self.members
+            .iter()
+            .find(|m| m.handle.eq_ignore_ascii_case(handle))
+    }
+
+    /// Up to `max` known handles (members, then the human) closest to `unknown` by edit
+    /// distance, closest first. Kept: handles within a typo's reach (a third of the
+    /// length, at least 1 edit) and handles that start with `unknown`.
+    pub fn nearest_handles(&self, unknown: &str, max: usize) -> Vec<&str> {
+        let unknown = unknown.to_lowercase();
+        let limit = (unknown.chars().count() / 3).max(1);
+        let candidates = self
+            .members
+            .iter()
+            .map(|m| m.handle.as_str())
+            .chain(std::iter::once(self.human.as_str()));
+        let mut scored: Vec<(usize, usize, &str)> = candidates
+            .enumerate()
+            .filter_map(|(order, handle)| {
+                let lower = handle.to_lowercase();
+                let distance = edit_distance(&unknown, &lower);
+                let near =
+                    distance <= limit || (!unknown.is_empty() && lower.starts_with(&unknown));
+                near.then_some((distance, order, handle))
+            })
+            .collect();
+        scored.sort();
+        scored.dedup_by(|a, b| a.2.eq_ignore_ascii_case(b.2));
+        scored.into_iter().take(max).map(|(_, _, h)| h).collect()
+    }
+}
+
+/// Whether `text` is a valid handle: `[A-Za-z0-9][A-Za-z0-9_.-]*`.
+pub fn is_valid_handle(text: &str) -> bool {
+    let mut chars = text.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphanumeric())
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'))
+}
+
+/// Levenshtein distance over chars.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut previous: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut current = Vec::with_capacity(b.len() + 1);
+        current.push(i + 1);
+        for (j, cb) in b.iter().enumerate() {
+            let substitution = previous[j] + usize::from(ca != *cb);
+            current.push(substitution.min(previous[j + 1] + 1).min(current[j] + 1));
+        }
+        previous = current;
+    }
+    previous[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    fn member(handle: &str, agent: &str, role: Option<&str>) -> Member {
+        Member {
+            handle: handle.to_owned(),
+            agent: agent.to_owned(),
+            folder: PathBuf::from(handle),
+            role_file: None,
+            role_text: role.map(str::to_owned),
+            role_error: None,
+            instructions: None,
+            workdir: PathBuf::from(handle),
+            home: None,
+            env: BTreeMap::new(),
+            args: Vec::new(),
+            timeout: None,
+            idle_timeout: None,
+            resume: false,
+        }
+    }
+
+    fn team(handles: &[&str]) -> Team {
+        Team {
+            folder: PathBuf::from("team"),
+            human: "me".to_owned(),
+            instruction: None,
+            members: handles.iter().map(|h| member(h, "claude", None)).collect(),
+            problems: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn role_summary_is_the_first_non_empty_line_without_hashes() {
+        let m = member(
+            "bob",
+            "codex",
+            Some("\n  \n## Reviewer: strict about tests\nmore"),
+        );
+        assert_eq!(m.role_summary(), Some("Reviewer: strict about tests"));
+        assert_eq!(member("bob", "codex", Some("#\n\n")).role_summary(), None);
+        assert_eq!(member("bob", "codex", None).role_summary(), None);
+    }
+
+    #[test]
+    fn kind_comes_from_the_agent_name() {
+        assert_eq!(member("a", "gemini", None).kind(), Some(AgentKind::Gemini));
+        assert_eq!(member("a", "acp", None).kind(), None);
+    }
+
+    #[test]
+    fn member_lookup_ignores_case() {
+        let t = team(&["Alice", "bob"]);
+        assert_eq!(t.member("alice").map(|m| m.handle.as_str()), Some("Alice"));
+        assert_eq!(t.member("BOB").map(|m| m.handle.as_str()), Some("bob"));
+        assert_eq!(t.member("carol"), None);
+    }
+
+    #[test]
+    fn nearest_handles_rank_by_distance_and_drop_unrelated_names() {
+        let t = team(&["reviewer", "tester", "writer", "bob"]);
+        assert_eq!(t.nearest_handles("reviewr", 3), vec!["reviewer"]);
+        assert_eq!(t.nearest_handles("Tester", 3), vec!["tester"]);
+        assert_eq!(t.nearest_handles("bo", 3), vec!["bob"]);
+        assert_eq!(t.nearest_handles("rev", 3), vec!["reviewer"]);
+        assert_eq!(t.nearest_handles("ester", 3), vec!["tester"]);
+        assert_eq!(t.nearest_handles("mee", 1), vec!["me"]);
+        assert_eq!(t.nearest_handles("zzzzzzzz", 3), Vec::<&str>::new());
+    }
+
+    #[test]
+    fn handles_follow_the_chat_format_rule() {
+        for ok in ["a", "bob", "B0b_2.x-y", "9lives"] {
+            assert!(is_valid_handle(ok), "{ok}");
+        }
+        for bad in ["", "_bob", "-x", ".hidden", "my folder", "bób", "a/b"] {
+            assert!(!is_valid_handle(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn edit_distance_counts_single_char_edits() {
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(edit_distance("", "abc"), 3);
+        assert_eq!(edit_distance("same", "same"), 0);
+    }
+}

@@ -1,0 +1,204 @@
+//! Is the agent's CLI installed, and which version? `PATH` lookup plus a guarded
+//! `--version` run that never executes a program shipped inside the workspace.
+
+use std::collections::HashMap;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+use super::paths::resolve_existing;
+
+/// How long `--version` may take before the probe gives up.
+pub const PROBE_TIMEOUT: Duration = Duration::from_secs(3);
+
+/// The first executable file named `binary` in the folders of `PATH`. Empty entries
+/// (which would mean the current folder) are ignored.
+pub fn find_on_path(binary: &str) -> Option<PathBuf> {
+    find_in(binary, &std::env::var_os("PATH")?)
+}
+
+fn find_in(binary: &str, path_list: &std::ffi::OsStr) -> Option<PathBuf> {
+    if binary.is_empty() || binary.contains(std::path::is_separator) {
+        return None;
+    }
+    std::env::split_paths(path_list)
+        .filter(|dir| dir.is_absolute())
+        .map(|dir| dir.join(binary))
+        .find(|candidate| is_executable(candidate))
+}
+
+#[cfg(unix)]
+fn is_executable(file: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    file.metadata()
+        .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+#[cfg(not(unix))]
+fn is_executable(file: &Path) -> bool {
+    file.is_file()
+}
+
+/// Runs `<path> --version` (at most [`PROBE_TIMEOUT`]) and returns the first non-empty
+/// line of its output, trimmed (`None` when it fails or prints nothing). Results are
+/// cached per program for the life of the process. Returns `None` without running
+/// anything when the program lies inside `workspace_root`: opening a workspace must
+/// never run a program it ships.
+pub fn probe_version(path: &Path, workspace_root: Option<&Path>) -> Option<String> {
+    probe_version_within(path, workspace_root, PROBE_TIMEOUT)
+}
+
+pub(crate) fn probe_version_within(
+    path: &Path,
+    workspace_root: Option<&Path>,
+    timeout: Duration,
+) -> Option<String> {
+    if let Some(root) = workspace_root {
+        if path.starts_with(root) || resolve_existing(path).starts_with(resolve_existing(root)) {
+            tracing::info!(program = %path.display(), "not probing a program inside the workspace");
+            return None;
+        }
+    }
+    static CACHE: OnceLock<Mutex<HashMap<PathBuf, Option<String>>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(Mutex::default);
+    let key = resolve_existing(path);
+    if let Some(known) = cache.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+        return known.clone();
+    }
+    // Not holding the lock while the program runs: probes of other CLIs go on meanwhile.
+    let version = run_version(path, timeout);
+    cache
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(key, version.clone());
+    version
+}
+
+fn run_version(path: &Path, timeout: Duration) -> Option<String> {
+    let deadline = Instant::now() + timeout;
+    let mut child = spawn_version(path, deadline)
+        .map_err(|error| tracing::debug!(program = %path.display(), %error, "probe failed"))
+        .ok()?;
+    let mut stdout = child.stdout.take()?;
+    let (sender, receiver) = mpsc::channel();
+    // The reader thread ends at EOF, which killing the child guarantees.
+    std::thread::spawn(move || {
+        let mut output = Vec::new();
+        let _ = (&mut stdout).take(64 * 1024).read_to_end(&mut output);
+        let _ = sender.send(output);
+    });
+    let output = receiver
+        .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+        .ok();
+    let status = wait_until(&mut child, deadline);
+    if status.is_none() {
+        tracing::warn!(program = %path.display(), "`--version` took too long; stopped it");
+    }
+    if !status?.success() {
+        return None;
+    }
+    let output = String::from_utf8_lossy(&output?).into_owned();
+    let first = output.lines().map(str::trim).find(|l| !l.is_empty())?;
+    Some(first.to_owned())
+}
+
+/// Starts `<path> --version`. A program that was just written (an update in progress,
+/// or a test's fake) can fail with "text file busy" while another process briefly holds
+/// it open for writing; that is retried until the deadline.
+fn spawn_version(path: &Path, deadline: Instant) -> std::io::Result<std::process::Child> {
+    const TEXT_FILE_BUSY: i32 = 26; // ETXTBSY
+    loop {
+        let spawned = Command::new(path)
+            .arg("--version")
+            // Away from the workspace, so no project config is picked up.
+            .current_dir(std::env::temp_dir())
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn();
+        match spawned {
+            Err(error)
+                if error.raw_os_error() == Some(TEXT_FILE_BUSY) && Instant::now() < deadline =>
+            {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            other => return other,
+        }
+    }
+}
+
+/// The child's exit status if it ends before `deadline`; otherwise it is killed.
+fn wait_until(
+    child: &mut std::process::Child,
+    deadline: Instant,
+) -> Option<std::process::ExitStatus> {
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) => return Some(status),
+            Ok(None) if Instant::now() < deadline => {
+                // Output is complete (EOF) at this point; the exit is a matter of moments.
+                std::thread::sleep(Duration::from_millis(2));
+            }
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return None;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs;
+    use std::os::unix::fs::PermissionsExt;
+
+    fn script(dir: &Path, name: &str, body: &str, mode: u32) -> PathBuf {
+        let path = dir.join(name);
+        fs::write(&path, format!("#!/bin/sh\n{body}\n")).expect("write");
+        fs::set_permissions(&path, fs::Permissions::from_mode(mode)).expect("chmod");
+        path
+    }
+
+    #[test]
+    fn find_in_wants_an_executable_file_in_an_absolute_folder() -> std::io::Result<()> {
+        let first = tempfile::tempdir()?;
+        let second = tempfile::tempdir()?;
+        script(first.path(), "codex", "", 0o644);
+        fs::create_dir(first.path().join("gemini"))?;
+        let codex = script(second.path(), "codex", "", 0o755);
+        script(second.path(), "gemini", "", 0o755);
+        let list = std::env::join_paths([
+            "relative",
+            "",
+            &*first.path().to_string_lossy(),
+            &*second.path().to_string_lossy(),
+        ])
+        .expect("join");
+        assert_eq!(find_in("codex", &list), Some(codex));
+        assert_eq!(find_in("gemini", &list), Some(second.path().join("gemini")));
+        assert_eq!(find_in("claude", &list), None);
+        Ok(())
+    }
+
+    #[test]
+    fn a_hanging_program_is_stopped_at_the_timeout() -> std::io::Result<()> {
+        let tools = tempfile::tempdir()?;
+        // `exec` so that killing the child kills the sleeper itself.
+        let hang = script(tools.path(), "hang", "exec sleep 30", 0o755);
+        let started = Instant::now();
+        assert_eq!(
+            probe_version_within(&hang, None, Duration::from_millis(200)),
+            None
+        );
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "waited for the program"
+        );
+        Ok(())
+    }
+}

@@ -1,0 +1,119 @@
+//! Integration tests of the team layer on real folder trees in temp directories:
+//! discovery, chatmd.toml, containment, auto-loaded files, the CLI probe and the scan.
+
+mod autoload;
+mod config;
+mod discovery;
+mod paths;
+mod probe;
+mod scan;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use chatmd::team::{Member, Team, TeamProblem};
+
+/// A workspace in a temp folder (with `.git`, like a real repository).
+pub struct Workspace {
+    dir: tempfile::TempDir,
+}
+
+impl Workspace {
+    pub fn create() -> Workspace {
+        let workspace = Workspace {
+            dir: tempfile::tempdir().expect("temp dir"),
+        };
+        workspace.mkdir(".git");
+        workspace
+    }
+
+    pub fn root(&self) -> &Path {
+        self.dir.path()
+    }
+
+    pub fn path(&self, relative: &str) -> PathBuf {
+        self.root().join(relative)
+    }
+
+    /// Writes a file, creating its folders.
+    pub fn write(&self, relative: &str, contents: impl AsRef<[u8]>) -> PathBuf {
+        let path = self.path(relative);
+        fs::create_dir_all(path.parent().expect("parent")).expect("create dirs");
+        fs::write(&path, contents).expect("write");
+        path
+    }
+
+    pub fn mkdir(&self, relative: &str) -> PathBuf {
+        let path = self.path(relative);
+        fs::create_dir_all(&path).expect("mkdir");
+        path
+    }
+
+    pub fn symlink(&self, target: impl AsRef<Path>, relative: &str) -> PathBuf {
+        let link = self.path(relative);
+        fs::create_dir_all(link.parent().expect("parent")).expect("create dirs");
+        std::os::unix::fs::symlink(target, &link).expect("symlink");
+        link
+    }
+
+    pub fn load(&self, team: &str) -> Team {
+        chatmd::team::load_team(self.root(), &self.path(team))
+    }
+
+    /// A path as the tests show it: relative to the workspace, `<ws>` for its root.
+    pub fn show(&self, path: &Path) -> String {
+        match path.strip_prefix(self.root()) {
+            Ok(rel) if rel.as_os_str().is_empty() => "<ws>".to_owned(),
+            Ok(rel) => rel.display().to_string(),
+            Err(_) => path.display().to_string(),
+        }
+    }
+
+    /// Problems as a user reads them: severity, file, the text at the range, message.
+    pub fn problems(&self, team: &Team) -> Vec<String> {
+        team.problems.iter().map(|p| self.problem(p)).collect()
+    }
+
+    fn problem(&self, problem: &TeamProblem) -> String {
+        let at = match &problem.range {
+            Some(range) => {
+                let text = fs::read(&problem.file).unwrap_or_default();
+                let slice = text.get(range.clone()).unwrap_or_default();
+                format!("[{}]", String::from_utf8_lossy(slice))
+            }
+            None => String::new(),
+        };
+        let root = self.root().display().to_string();
+        format!(
+            "{} {}{at}: {}",
+            problem.severity.name(),
+            self.show(&problem.file),
+            problem.message.replace(&root, "<ws>")
+        )
+    }
+
+    /// One line per member: handle, agent, role file, workdir.
+    pub fn members(&self, team: &Team) -> Vec<String> {
+        team.members.iter().map(|m| self.member(m)).collect()
+    }
+
+    fn member(&self, m: &Member) -> String {
+        let role = m
+            .role_file
+            .as_deref()
+            .map_or("-".to_owned(), |f| self.show(f));
+        format!(
+            "{} {} role={} folder={} workdir={}",
+            m.handle,
+            m.agent,
+            role,
+            self.show(&m.folder),
+            self.show(&m.workdir)
+        )
+    }
+}
+
+/// A folder outside every workspace of these tests.
+pub fn outside() -> tempfile::TempDir {
+    tempfile::tempdir().expect("temp dir")
+}
