@@ -3,6 +3,7 @@
 #![deny(clippy::print_stdout)]
 
 pub mod cli;
+pub mod conversation;
 pub mod document;
 pub mod lsp;
 pub mod team;

@@ -36,12 +36,21 @@ pub trait CliLookup {
     fn is_installed(&self, binary: &str) -> bool;
 }
 
-/// Looks CLIs up on the real `PATH`.
-pub struct PathLookup;
+/// Looks CLIs up on `PATH`, or on a search path the editor configured instead.
+pub struct PathLookup<'a>(pub Option<&'a std::ffi::OsStr>);
 
-impl CliLookup for PathLookup {
+impl PathLookup<'_> {
+    pub fn find(&self, binary: &str) -> Option<std::path::PathBuf> {
+        match self.0 {
+            Some(list) => team::find_in(binary, list),
+            None => team::find_on_path(binary),
+        }
+    }
+}
+
+impl CliLookup for PathLookup<'_> {
     fn is_installed(&self, binary: &str) -> bool {
-        team::find_on_path(binary).is_some()
+        self.find(binary).is_some()
     }
 }
 

@@ -62,6 +62,12 @@ impl LanguageServer for Backend {
             state.encoding = encoding;
             state.root = root;
             state.client = watch::client_flags(&params.capabilities);
+            state.agent_path = params
+                .initialization_options
+                .as_ref()
+                .and_then(|o| o.get("agentPath"))
+                .and_then(|p| p.as_str())
+                .map(std::ffi::OsString::from);
         }
         Ok(InitializeResult {
             capabilities: capabilities::server_capabilities(encoding),

@@ -31,7 +31,8 @@ pub fn problems_of(state: &Mutex<State>, doc: &Document) -> (Vec<Problem>, Arc<T
     let (team, team_error) = team_of(state, doc);
     let text = doc.flat();
     let roster = Roster::new(&team, doc.chat.front_matter.as_ref());
-    let mut found = problems::check(&text, &doc.chat, &roster, &PathLookup);
+    let agent_path = lock(state).agent_path.clone();
+    let mut found = problems::check(&text, &doc.chat, &roster, &PathLookup(agent_path.as_deref()));
     if let (Some(error), Some(fm)) = (team_error, doc.chat.front_matter.as_ref())
         && let Some(t) = &fm.team
     {

@@ -9,6 +9,7 @@ use tower_lsp_server::ls_types::*;
 use super::convert;
 use super::diagnostics::team_of;
 use super::state::{Document, State, lock};
+use crate::conversation::problems::PathLookup;
 use crate::conversation::roster::Roster;
 use crate::document::text::PositionEncoding;
 use crate::team;
@@ -45,7 +46,8 @@ pub fn hover(state: &Mutex<State>, doc: &Document, enc: PositionEncoding, positi
             let _ = writeln!(md, "- the CLI also loads: {}", list.join(", "));
         }
         if let Some(kind) = member.kind() {
-            match team::find_on_path(kind.binary()) {
+            let agent_path = lock(state).agent_path.clone();
+            match PathLookup(agent_path.as_deref()).find(kind.binary()) {
                 Some(path) => {
                     let version = team::probe_version(&path, Some(&root)).unwrap_or_else(|| "version unknown".to_string());
                     let _ = writeln!(md, "- CLI: `{}` ({version})", path.display());

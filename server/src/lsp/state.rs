@@ -68,6 +68,9 @@ pub struct State {
     pub encoding: PositionEncoding,
     pub root: Option<PathBuf>,
     pub client: ClientFlags,
+    /// Where to look for agent CLIs instead of `PATH` (initialization option
+    /// `agentPath`): editors started from a desktop often lack the shell's `PATH`.
+    pub agent_path: Option<std::ffi::OsString>,
     pub documents: HashMap<Uri, Document>,
     /// Teams by team folder, loaded on first use and dropped when their files change.
     pub teams: HashMap<PathBuf, Arc<Team>>,

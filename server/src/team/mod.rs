@@ -19,5 +19,5 @@ pub use error::TeamError;
 pub use kind::{AgentKind, UnknownAgentKind};
 pub use model::{Member, Severity, Team, TeamProblem, is_valid_handle};
 pub use paths::resolve_team_folder;
-pub use probe::{PROBE_TIMEOUT, find_on_path, probe_version};
+pub use probe::{PROBE_TIMEOUT, find_in, find_on_path, probe_version};
 pub use scan::{is_team_relevant, scan_chats};

@@ -118,6 +118,17 @@ pub struct Team {
 }
 
 impl Team {
+    /// A team with no members, for chats that have no folder (unsaved buffers).
+    pub fn empty(folder: PathBuf) -> Team {
+        Team {
+            folder,
+            human: super::DEFAULT_HUMAN.to_string(),
+            instruction: None,
+            members: Vec::new(),
+            problems: Vec::new(),
+        }
+    }
+
     /// The member with this handle; handles compare case-insensitively.
     pub fn member(&self, handle: &str) -> Option<&Member> {
         self.members

@@ -20,7 +20,8 @@ pub fn find_on_path(binary: &str) -> Option<PathBuf> {
     find_in(binary, &std::env::var_os("PATH")?)
 }
 
-fn find_in(binary: &str, path_list: &std::ffi::OsStr) -> Option<PathBuf> {
+/// Finds an executable `binary` in a `PATH`-style list of folders.
+pub fn find_in(binary: &str, path_list: &std::ffi::OsStr) -> Option<PathBuf> {
     if binary.is_empty() || binary.contains(std::path::is_separator) {
         return None;
     }
