@@ -61,24 +61,47 @@ fn gbps(bytes: usize, d: Duration) -> f64 {
 }
 
 fn row(what: &str, measured: String, baseline: String, target: &str, ok: bool) {
-    println!("| {what:<44} | {measured:>22} | {baseline:>26} | {target:<30} | {} |", if ok { "ok  " } else { "MISS" });
+    println!(
+        "| {what:<44} | {measured:>22} | {baseline:>26} | {target:<30} | {} |",
+        if ok { "ok  " } else { "MISS" }
+    );
 }
 
 fn main() {
     let (text, messages) = generate_chat(10 << 20);
     let bytes = text.len();
-    println!("chatmd benchmark — {:.1} MB chat, {messages} messages, median of repeated runs\n", bytes as f64 / 1e6);
-    println!("| {:<44} | {:>22} | {:>26} | {:<30} | ok?  |", "what", "chatmd", "baseline (same run)", "target");
-    println!("|{}|{}|{}|{}|------|", "-".repeat(46), "-".repeat(24), "-".repeat(28), "-".repeat(32));
+    println!(
+        "chatmd benchmark — {:.1} MB chat, {messages} messages, median of repeated runs\n",
+        bytes as f64 / 1e6
+    );
+    println!(
+        "| {:<44} | {:>22} | {:>26} | {:<30} | ok?  |",
+        "what", "chatmd", "baseline (same run)", "target"
+    );
+    println!(
+        "|{}|{}|{}|{}|------|",
+        "-".repeat(46),
+        "-".repeat(24),
+        "-".repeat(28),
+        "-".repeat(32)
+    );
 
     // Full parse against pulldown-cmark's bare event pass over the same bytes.
     let parsed = Chat::parse(&text);
-    assert_eq!(parsed.messages.len(), messages, "the generated chat parses into every message");
+    assert_eq!(
+        parsed.messages.len(),
+        messages,
+        "the generated chat parses into every message"
+    );
     let ours = time(15, || Chat::parse(&text));
     let oracle = time(5, || pulldown_cmark::Parser::new(&text).count());
     row(
         "full parse of the chat",
-        format!("{:.2} GB/s ({:.1} ms)", gbps(bytes, ours), ours.as_secs_f64() * 1e3),
+        format!(
+            "{:.2} GB/s ({:.1} ms)",
+            gbps(bytes, ours),
+            ours.as_secs_f64() * 1e3
+        ),
         format!("pulldown-cmark {:.2} GB/s", gbps(bytes, oracle)),
         ">= 1 GB/s and >= pulldown-cmark",
         gbps(bytes, ours) >= 1.0 && ours <= oracle,
@@ -97,7 +120,11 @@ fn main() {
         let line = 20 + (seed % (lines as u64 - 40)) as u32;
         let at = LineCol { line, col: 0 };
         // Type a character, then delete it again: the document stays the same size.
-        let (range, insert) = if i % 2 == 0 { ((at, at), "x") } else { ((at, LineCol { line, col: 1 }), "") };
+        let (range, insert) = if i % 2 == 0 {
+            ((at, at), "x")
+        } else {
+            ((at, LineCol { line, col: 1 }), "")
+        };
         let start = Instant::now();
         let edit = doc.apply_change(Some(range), insert, PositionEncoding::Utf16);
         chat.reparse(&edit, doc.len_bytes(), |r| doc.slice(r));
@@ -108,10 +135,21 @@ fn main() {
     let ratio = ours.as_secs_f64() / p99.as_secs_f64();
     row(
         "keystroke: didChange + incremental re-parse",
-        format!("p50 {:.0} µs, p99 {:.0} µs", p50.as_secs_f64() * 1e6, p99.as_secs_f64() * 1e6),
-        format!("full re-parse {:.1} ms ({ratio:.0}x)", ours.as_secs_f64() * 1e3),
+        format!(
+            "p50 {:.0} µs, p99 {:.0} µs",
+            p50.as_secs_f64() * 1e6,
+            p99.as_secs_f64() * 1e6
+        ),
+        format!(
+            "full re-parse {:.1} ms ({ratio:.0}x)",
+            ours.as_secs_f64() * 1e3
+        ),
         "p99 <= 1 ms and >= 50x faster",
         p99 <= Duration::from_millis(1) && ratio >= 50.0,
     );
-    assert_eq!(chat, Chat::parse(&doc.to_string()), "incremental parsing stayed exact");
+    assert_eq!(
+        chat,
+        Chat::parse(&doc.to_string()),
+        "incremental parsing stayed exact"
+    );
 }

@@ -147,6 +147,15 @@ impl TestClient {
     }
 
     /// Waits for the response to request `id`: `Ok(result)` or `Err(error object)`.
+    /// Waits for a response with `"id": null`: the server's answer to a message it could
+    /// not read (JSON-RPC "Parse error" and friends). Returns the whole response.
+    pub async fn expect_response_null_id(&mut self) -> Value {
+        self.wait_for("a response with id null", |client| {
+            client.responses.remove("null")
+        })
+        .await
+    }
+
     pub async fn expect_response(&mut self, id: i64) -> Result<Value, Value> {
         let key = id.to_string();
         let method = self.sent.get(&id).cloned().unwrap_or_default();

@@ -1,7 +1,7 @@
 //! The built `chatmd` binary serves LSP over stdio: initialize, a diagnostic, shutdown,
 //! exit — and nothing but protocol on stdout.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 
 use serde_json::{Value, json};
@@ -15,7 +15,10 @@ fn read_frame(reader: &mut impl BufRead) -> Value {
     let mut length = None;
     loop {
         let mut line = String::new();
-        assert!(reader.read_line(&mut line).expect("read header") > 0, "stdout closed");
+        assert!(
+            reader.read_line(&mut line).expect("read header") > 0,
+            "stdout closed"
+        );
         let line = line.trim_end();
         if line.is_empty() {
             break;
@@ -47,7 +50,11 @@ fn the_binary_serves_lsp_on_stdio() {
     let init = read_frame(&mut stdout);
     assert_eq!(init["id"], 1);
     assert_eq!(init["result"]["serverInfo"]["name"], "chatmd");
-    stdin.write_all(&frame(&json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}))).unwrap();
+    stdin
+        .write_all(&frame(
+            &json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}),
+        ))
+        .unwrap();
     let open = json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {"uri": uri, "languageId": "chatmd", "version": 1, "text": "## @me\nhello @nobody\n"}}});
     stdin.write_all(&frame(&open)).unwrap();
     let published = loop {
@@ -56,8 +63,15 @@ fn the_binary_serves_lsp_on_stdio() {
             break message;
         }
     };
-    assert_eq!(published["params"]["diagnostics"][0]["code"], "unknown-mention");
-    stdin.write_all(&frame(&json!({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}))).unwrap();
+    assert_eq!(
+        published["params"]["diagnostics"][0]["code"],
+        "unknown-mention"
+    );
+    stdin
+        .write_all(&frame(
+            &json!({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}),
+        ))
+        .unwrap();
     loop {
         let message = read_frame(&mut stdout);
         if message["id"] == 2 {
@@ -65,7 +79,9 @@ fn the_binary_serves_lsp_on_stdio() {
             break;
         }
     }
-    stdin.write_all(&frame(&json!({"jsonrpc": "2.0", "method": "exit"}))).unwrap();
+    stdin
+        .write_all(&frame(&json!({"jsonrpc": "2.0", "method": "exit"})))
+        .unwrap();
     drop(stdin);
     let status = child.wait().expect("exit");
     assert!(status.success(), "exit status {status}");

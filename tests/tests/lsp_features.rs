@@ -36,10 +36,15 @@ async fn initialize_announces_every_feature() {
         .expect("initialize");
     insta::assert_json_snapshot!("initialize_utf16", utf16, {".serverInfo.version" => "[version]"});
     drop(ws);
+    client.notify("initialized", json!({})).await;
+    client.shutdown().await;
 
     let mut client = chatmd_tests::TestClient::spawn(chatmd::lsp::serve);
     let utf8 = client
-        .request("initialize", json!({"processId": null, "capabilities": neovim_like()}))
+        .request(
+            "initialize",
+            json!({"processId": null, "capabilities": neovim_like()}),
+        )
         .await
         .expect("initialize");
     assert_eq!(utf8["capabilities"]["positionEncoding"], "utf-8");
@@ -62,10 +67,10 @@ async fn diagnostics_show_every_problem_of_a_chat() {
         [
             "3:0-3:6 4 unknown-front-matter-key `colour` is not a chatmd key; it is kept as it is.",
             "9:26-9:32 2 cli-missing @tester runs codex, whose CLI `codex` is not installed (not found on PATH). Install it with `npm install -g @openai/codex`, then log in once in a terminal.",
-            "9:47-9:54 2 unknown-mention @revewer is not a member of this team; nobody will answer this mention. Did you mean @reviewer?",
+            "9:48-9:55 2 unknown-mention @revewer is not a member of this team; nobody will answer this mention. Did you mean @reviewer?",
             "11:4-11:10 2 not-in-members @writer is on the team but not in this chat's `members:` list, so it is not asked to speak.",
             "11:4-11:10 2 cli-missing @writer runs gemini, whose CLI `gemini` is not installed (not found on PATH). Install it with `npm install -g @google/gemini-cli`, then log in once in a terminal.",
-            "15:0-15:7 2 unclosed-fence This code fence is never closed, so everything after it is code, later messages included. Close it with a line ```.",
+            "15:0-15:7 2 unclosed-fence This code fence is never closed, so everything after it is code, later messages included. Close it with a line holding only ```",
         ]
     );
     client.shutdown().await;
@@ -92,7 +97,7 @@ async fn quick_fixes_repair_unknown_members_and_members_lists() {
     assert_eq!(actions[0]["isPreferred"], true);
     assert_eq!(
         actions[0]["edit"]["changes"][&uri],
-        json!([{"range": {"start": {"line": 9, "character": 47}, "end": {"line": 9, "character": 54}}, "newText": "reviewer"}])
+        json!([{"range": {"start": {"line": 9, "character": 48}, "end": {"line": 9, "character": 55}}, "newText": "reviewer"}])
     );
 
     let actions = client
@@ -102,11 +107,16 @@ async fn quick_fixes_repair_unknown_members_and_members_lists() {
         )
         .await
         .expect("code actions");
-    let titles: Vec<&str> = actions.as_array().unwrap().iter().map(|a| a["title"].as_str().unwrap()).collect();
+    let titles: Vec<&str> = actions
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["title"].as_str().unwrap())
+        .collect();
     assert_eq!(titles, ["Add @writer to members"]);
     assert_eq!(
         actions[0]["edit"]["changes"][&uri],
-        json!([{"range": {"start": {"line": 2, "character": 9}, "end": {"line": 2, "character": 27}}, "newText": "[reviewer, tester, writer]"}])
+        json!([{"range": {"start": {"line": 2, "character": 26}, "end": {"line": 2, "character": 26}}, "newText": ", writer"}])
     );
     client.shutdown().await;
 }
@@ -119,34 +129,61 @@ async fn completion_offers_members_after_at() {
     let uri = ws.uri("team/c.chat.md");
     client.open(&uri, text).await;
     let items = client
-        .request("textDocument/completion", json!({"textDocument": {"uri": uri}, "position": {"line": 4, "character": 8}}))
+        .request(
+            "textDocument/completion",
+            json!({"textDocument": {"uri": uri}, "position": {"line": 4, "character": 8}}),
+        )
         .await
         .expect("completion");
     let shown: Vec<(String, String, String)> = items
         .as_array()
         .unwrap()
         .iter()
-        .map(|i| (i["label"].as_str().unwrap().into(), i["detail"].as_str().unwrap().into(), i["sortText"].as_str().unwrap().into()))
+        .map(|i| {
+            (
+                i["label"].as_str().unwrap().into(),
+                i["detail"].as_str().unwrap().into(),
+                i["sortText"].as_str().unwrap().into(),
+            )
+        })
         .collect();
     assert_eq!(
         shown,
         [
-            ("reviewer".into(), "claude — Reviews Rust code for correctness".into(), "a0000".into()),
-            ("tester".into(), "codex — Writes property tests".into(), "a0001".into()),
-            ("writer".into(), "gemini (not in this chat's members) — Writes the docs".into(), "b0002".into()),
+            (
+                "reviewer".into(),
+                "claude — Reviews Rust code for correctness".into(),
+                "a0000".into()
+            ),
+            (
+                "tester".into(),
+                "codex — Writes property tests".into(),
+                "a0001".into()
+            ),
+            (
+                "writer".into(),
+                "gemini (not in this chat's members) — Writes the docs".into(),
+                "b0002".into()
+            ),
         ]
     );
     assert_eq!(
         items[0]["documentation"]["value"],
         "**@reviewer** — claude\n\n# Reviews Rust code for correctness\n\nBe precise and brief.\n"
     );
-    assert_eq!(items[0]["textEdit"]["range"], json!({"start": {"line": 4, "character": 8}, "end": {"line": 4, "character": 8}}));
+    assert_eq!(
+        items[0]["textEdit"]["range"],
+        json!({"start": {"line": 4, "character": 8}, "end": {"line": 4, "character": 8}})
+    );
 
     // Inside code, `@` is not a mention.
     let code = "## @me\n```\n@\n```\n";
     client.change(&uri, 2, json!({"text": code})).await;
     let items = client
-        .request("textDocument/completion", json!({"textDocument": {"uri": uri}, "position": {"line": 2, "character": 1}}))
+        .request(
+            "textDocument/completion",
+            json!({"textDocument": {"uri": uri}, "position": {"line": 2, "character": 1}}),
+        )
         .await
         .expect("completion");
     assert_eq!(items, Value::Null);
@@ -162,7 +199,10 @@ async fn hover_and_definition_describe_members() {
     client.open(&uri, text).await;
 
     let hover = client
-        .request("textDocument/hover", json!({"textDocument": {"uri": uri}, "position": {"line": 1, "character": 3}}))
+        .request(
+            "textDocument/hover",
+            json!({"textDocument": {"uri": uri}, "position": {"line": 1, "character": 3}}),
+        )
         .await
         .expect("hover");
     let reviewer = ws.path("team/reviewer");
@@ -177,24 +217,43 @@ async fn hover_and_definition_describe_members() {
             claude.display()
         )
     );
-    assert_eq!(hover["range"], json!({"start": {"line": 1, "character": 1}, "end": {"line": 1, "character": 9}}));
+    assert_eq!(
+        hover["range"],
+        json!({"start": {"line": 1, "character": 1}, "end": {"line": 1, "character": 9}})
+    );
 
     let hover = client
-        .request("textDocument/hover", json!({"textDocument": {"uri": uri}, "position": {"line": 1, "character": 16}}))
+        .request(
+            "textDocument/hover",
+            json!({"textDocument": {"uri": uri}, "position": {"line": 1, "character": 16}}),
+        )
         .await
         .expect("hover");
     assert!(
-        hover["contents"]["value"].as_str().unwrap().ends_with("- CLI: **`codex` is not installed** — `npm install -g @openai/codex`\n"),
+        hover["contents"]["value"]
+            .as_str()
+            .unwrap()
+            .ends_with("- CLI: **`codex` is not installed** — `npm install -g @openai/codex`\n"),
         "{hover}"
     );
 
     let definition = client
-        .request("textDocument/definition", json!({"textDocument": {"uri": uri}, "position": {"line": 0, "character": 4}}))
+        .request(
+            "textDocument/definition",
+            json!({"textDocument": {"uri": uri}, "position": {"line": 0, "character": 4}}),
+        )
         .await
         .expect("definition");
-    assert_eq!(definition, Value::Null, "@me is the human and has no role file");
+    assert_eq!(
+        definition,
+        Value::Null,
+        "@me is the human and has no role file"
+    );
     let definition = client
-        .request("textDocument/definition", json!({"textDocument": {"uri": uri}, "position": {"line": 1, "character": 18}}))
+        .request(
+            "textDocument/definition",
+            json!({"textDocument": {"uri": uri}, "position": {"line": 1, "character": 18}}),
+        )
         .await
         .expect("definition");
     assert_eq!(
@@ -207,41 +266,63 @@ async fn hover_and_definition_describe_members() {
 #[tokio::test]
 async fn outline_folding_and_workspace_symbols() {
     let ws = Workspace::new();
-    ws.write("team/other.chat.md", "## @me\nRelease checklist for Friday\n");
+    ws.write(
+        "team/other.chat.md",
+        "## @me\nRelease checklist for Friday\n",
+    );
     ws.write("node_modules/x/ignored.chat.md", "## @me\nRelease notes\n");
     let mut client = ws.start(vscode_like()).await;
     let uri = ws.uri("team/review.chat.md");
     client.open(&uri, CHAT).await;
 
     let symbols = client
-        .request("textDocument/documentSymbol", json!({"textDocument": {"uri": uri}}))
+        .request(
+            "textDocument/documentSymbol",
+            json!({"textDocument": {"uri": uri}}),
+        )
         .await
         .expect("symbols");
     let names: Vec<(&str, Value)> = symbols
         .as_array()
         .unwrap()
         .iter()
-        .map(|s| (s["name"].as_str().unwrap(), s["selectionRange"]["start"]["line"].clone()))
+        .map(|s| {
+            (
+                s["name"].as_str().unwrap(),
+                s["selectionRange"]["start"]["line"].clone(),
+            )
+        })
         .collect();
     assert_eq!(
         names,
         [
             ("Payment review", json!(5)),
-            ("@me: @reviewer please review. @tester, write tests. @revewer too?", json!(8)),
+            (
+                "@me: @reviewer please review. @tester, write tests. @revewer too?",
+                json!(8)
+            ),
             ("@writer: Docs are done.", json!(11)),
         ]
     );
     assert_eq!(symbols[2]["detail"], "done · gemini");
 
     let folds = client
-        .request("textDocument/foldingRange", json!({"textDocument": {"uri": uri}}))
+        .request(
+            "textDocument/foldingRange",
+            json!({"textDocument": {"uri": uri}}),
+        )
         .await
         .expect("folding");
     let folds: Vec<(u64, u64)> = folds
         .as_array()
         .unwrap()
         .iter()
-        .map(|f| (f["startLine"].as_u64().unwrap(), f["endLine"].as_u64().unwrap()))
+        .map(|f| {
+            (
+                f["startLine"].as_u64().unwrap(),
+                f["endLine"].as_u64().unwrap(),
+            )
+        })
         .collect();
     assert_eq!(folds, [(8, 9), (11, 16), (15, 16)]);
 
@@ -249,7 +330,10 @@ async fn outline_folding_and_workspace_symbols() {
     // shows up once it is done, so ask until it does (bounded by the harness timeout).
     let mut found = Value::Null;
     for _ in 0..200 {
-        found = client.request("workspace/symbol", json!({"query": "release"})).await.expect("symbols");
+        found = client
+            .request("workspace/symbol", json!({"query": "release"}))
+            .await
+            .expect("symbols");
         if !found.as_array().unwrap().is_empty() {
             break;
         }
@@ -259,9 +343,20 @@ async fn outline_folding_and_workspace_symbols() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|s| (s["name"].as_str().unwrap(), s["location"]["uri"].as_str().unwrap()))
+        .map(|s| {
+            (
+                s["name"].as_str().unwrap(),
+                s["location"]["uri"].as_str().unwrap(),
+            )
+        })
         .collect();
-    assert_eq!(hits, [("@me: Release checklist for Friday", ws.uri("team/other.chat.md").as_str())]);
+    assert_eq!(
+        hits,
+        [(
+            "@me: Release checklist for Friday",
+            ws.uri("team/other.chat.md").as_str()
+        )]
+    );
     client.shutdown().await;
 }
 
@@ -269,12 +364,15 @@ async fn outline_folding_and_workspace_symbols() {
 async fn positions_follow_the_negotiated_encoding() {
     let ws = Workspace::new();
     let text = "## @me\n😀 日本 @nobody\n";
-    for (caps, start, end) in [(vscode_like(), 6, 13), (neovim_like(), 12, 19)] {
+    for (caps, start, end) in [(vscode_like(), 7, 13), (neovim_like(), 13, 19)] {
         let mut client = ws.start(caps).await;
         let uri = ws.uri("team/e.chat.md");
         client.open(&uri, text).await;
         let diagnostics = client.expect_diagnostics(&uri).await;
-        assert_eq!(diagnostics[0]["range"], json!({"start": {"line": 1, "character": start}, "end": {"line": 1, "character": end}}));
+        assert_eq!(
+            diagnostics[0]["range"],
+            json!({"start": {"line": 1, "character": start}, "end": {"line": 1, "character": end}})
+        );
         client.shutdown().await;
     }
 }
@@ -314,7 +412,9 @@ async fn foreign_formats_are_recognised_and_converted() {
         .await
         .expect("actions");
     assert_eq!(actions[0]["title"], "Convert to chatmd format");
-    let converted = actions[0]["edit"]["changes"][&uri][0]["newText"].as_str().unwrap();
+    let converted = actions[0]["edit"]["changes"][&uri][0]["newText"]
+        .as_str()
+        .unwrap();
     let chat = chatmd::document::chat::Chat::parse(converted);
     let handles: Vec<&str> = chat.messages.iter().map(|m| m.handle(converted)).collect();
     assert_eq!(handles, ["me", "assistant"]);
@@ -325,26 +425,44 @@ async fn foreign_formats_are_recognised_and_converted() {
 #[tokio::test]
 async fn bad_config_and_role_files_become_diagnostics_and_the_server_keeps_serving() {
     let ws = Workspace::new();
-    ws.write("team/chatmd.toml", "[members.reviewer]\ntimeout = \"soon\"\n");
+    ws.write(
+        "team/chatmd.toml",
+        "[members.reviewer]\ntimeout = \"soon\"\n",
+    );
     ws.write("team/broken/CLAUDE.md", "");
     std::fs::write(ws.path("team/broken/CLAUDE.md"), b"\xff\xfe not utf-8").unwrap();
     let mut client = ws.start(vscode_like()).await;
     let uri = ws.uri("team/b.chat.md");
     client.open(&uri, "## @me\n@broken hi\n").await;
     let chat_diagnostics = client.expect_diagnostics(&uri).await;
-    assert_eq!(summarize(&chat_diagnostics), Vec::<String>::new(), "@broken is still a member");
+    assert_eq!(
+        summarize(&chat_diagnostics),
+        Vec::<String>::new(),
+        "@broken is still a member"
+    );
     let config = client.expect_diagnostics(&ws.uri("team/chatmd.toml")).await;
     assert_eq!(config.len(), 1);
     assert_eq!(config[0]["range"]["start"]["line"], 1);
     assert_eq!(config[0]["severity"], 1);
-    let role = client.expect_diagnostics(&ws.uri("team/broken/CLAUDE.md")).await;
+    let role = client
+        .expect_diagnostics(&ws.uri("team/broken/CLAUDE.md"))
+        .await;
     assert_eq!(role.len(), 1);
     // Still serving.
     let hover = client
-        .request("textDocument/hover", json!({"textDocument": {"uri": uri}, "position": {"line": 1, "character": 2}}))
+        .request(
+            "textDocument/hover",
+            json!({"textDocument": {"uri": uri}, "position": {"line": 1, "character": 2}}),
+        )
         .await
         .expect("hover");
-    assert!(hover["contents"]["value"].as_str().unwrap().contains("role file problem"), "{hover}");
+    assert!(
+        hover["contents"]["value"]
+            .as_str()
+            .unwrap()
+            .contains("role file problem"),
+        "{hover}"
+    );
     client.shutdown().await;
 }
 
@@ -352,18 +470,31 @@ async fn bad_config_and_role_files_become_diagnostics_and_the_server_keeps_servi
 async fn watched_file_changes_update_the_team() {
     let ws = Workspace::new();
     let mut client = ws.start(vscode_like()).await;
-    let registration = client.expect_auto_answered("client/registerCapability").await;
-    assert_eq!(registration["registrations"][0]["method"], "workspace/didChangeWatchedFiles");
+    let registration = client
+        .expect_auto_answered("client/registerCapability")
+        .await;
+    assert_eq!(
+        registration["registrations"][0]["method"],
+        "workspace/didChangeWatchedFiles"
+    );
     let uri = ws.uri("team/w.chat.md");
     client.open(&uri, "## @me\n@ops deploy it\n").await;
     assert_eq!(client.expect_diagnostics(&uri).await.len(), 1);
 
     ws.write("team/ops/AGENTS.md", "# Deploys\n");
     client
-        .notify("workspace/didChangeWatchedFiles", json!({"changes": [{"uri": ws.uri("team/ops/AGENTS.md"), "type": 1}]}))
+        .notify(
+            "workspace/didChangeWatchedFiles",
+            json!({"changes": [{"uri": ws.uri("team/ops/AGENTS.md"), "type": 1}]}),
+        )
         .await;
     let diagnostics = client.expect_diagnostics(&uri).await;
-    assert_eq!(summarize(&diagnostics), ["1:1-1:4 2 cli-missing @ops runs codex, whose CLI `codex` is not installed (not found on PATH). Install it with `npm install -g @openai/codex`, then log in once in a terminal."]);
+    assert_eq!(
+        summarize(&diagnostics),
+        [
+            "1:1-1:4 2 cli-missing @ops runs codex, whose CLI `codex` is not installed (not found on PATH). Install it with `npm install -g @openai/codex`, then log in once in a terminal."
+        ]
+    );
     client.shutdown().await;
 }
 
@@ -371,14 +502,30 @@ async fn watched_file_changes_update_the_team() {
 async fn hostile_input_gets_errors_not_a_crash() {
     let ws = Workspace::new();
     let mut client = ws.start(vscode_like()).await;
-    client.send_raw(b"Content-Length: 12\r\n\r\n{not json!!}").await;
-    let error = client.request("no/such/method", json!({})).await.expect_err("unknown method");
+    client
+        .send_raw(b"Content-Length: 12\r\n\r\n{not json!!}")
+        .await;
+    let parse_error = client.expect_response_null_id().await;
+    assert_eq!(parse_error["error"]["code"], -32700);
+    client.send_raw(b"X-Garbage: 1\r\n\r\n").await;
+    let parse_error = client.expect_response_null_id().await;
+    assert_eq!(parse_error["error"]["code"], -32700);
+    let error = client
+        .request("no/such/method", json!({}))
+        .await
+        .expect_err("unknown method");
     assert_eq!(error["code"], -32601);
-    let error = client.request("textDocument/hover", json!({"bogus": true})).await.expect_err("bad params");
+    let error = client
+        .request("textDocument/hover", json!({"bogus": true}))
+        .await
+        .expect_err("bad params");
     assert_eq!(error["code"], -32602);
     // Requests about documents that are not open are answered, not crashed on.
     let none = client
-        .request("textDocument/documentSymbol", json!({"textDocument": {"uri": "file:///nowhere.chat.md"}}))
+        .request(
+            "textDocument/documentSymbol",
+            json!({"textDocument": {"uri": "file:///nowhere.chat.md"}}),
+        )
         .await
         .expect("answer");
     assert_eq!(none, Value::Null);

@@ -101,12 +101,12 @@ pub fn check(text: &str, chat: &Chat, roster: &Roster, clis: &dyn CliLookup) -> 
         if let Some(status) = &m.status
             && let Err(e) = &status.comment
         {
-            let within = e.range();
+            let within = e.range().unwrap_or(0..status.range.len());
             out.push(Problem {
                 range: status.range.start + within.start..status.range.start + within.end,
                 severity: Severity::Warning,
                 code: "bad-status-comment",
-                message: format!("Malformed status comment: {e}. Delete the line, or fix it; the message then counts as done."),
+                message: format!("Malformed status comment: {e}. Or delete the line: the message then counts as done."),
                 fixes: Vec::new(),
             });
         }
@@ -121,26 +121,38 @@ pub fn check(text: &str, chat: &Chat, roster: &Roster, clis: &dyn CliLookup) -> 
                 continue;
             }
             match roster.member(name) {
-                Some(member) => missing_cli(member, mention.handle.clone(), clis, &mut missing_cli_reported, &mut out),
+                Some(member) => missing_cli(
+                    member,
+                    mention.handle.clone(),
+                    clis,
+                    &mut missing_cli_reported,
+                    &mut out,
+                ),
                 None => out.push(unknown_member(
                     name,
                     mention.handle.clone(),
                     roster,
                     "unknown-mention",
-                    format!("@{name} is not a member of this team; nobody will answer this mention."),
+                    format!(
+                        "@{name} is not a member of this team; nobody will answer this mention."
+                    ),
                 )),
             }
         }
     }
     for block in chat.code_blocks().filter(|b| !b.closed) {
         let fence = &text[block.opening.clone()];
-        let marker: String = fence.trim_start().chars().take_while(|&c| c == '`' || c == '~').collect();
+        let marker: String = fence
+            .trim_start()
+            .chars()
+            .take_while(|&c| c == '`' || c == '~')
+            .collect();
         out.push(Problem {
             range: block.opening.clone(),
             severity: Severity::Warning,
             code: "unclosed-fence",
             message: format!(
-                "This code fence is never closed, so everything after it is code, later messages included. Close it with a line `{marker}`."
+                "This code fence is never closed, so everything after it is code, later messages included. Close it with a line holding only {marker}"
             ),
             fixes: Vec::new(),
         });
@@ -174,13 +186,22 @@ fn front_matter_problems(fm: &FrontMatter, roster: &Roster, out: &mut Vec<Proble
                 listed.range.clone(),
                 roster,
                 "unknown-member",
-                format!("`{}` in `members:` is not a member of this team.", listed.value),
+                format!(
+                    "`{}` in `members:` is not a member of this team.",
+                    listed.value
+                ),
             ));
         }
     }
 }
 
-fn unknown_member(name: &str, range: ByteRange, roster: &Roster, code: &'static str, lead: String) -> Problem {
+fn unknown_member(
+    name: &str,
+    range: ByteRange,
+    roster: &Roster,
+    code: &'static str,
+    lead: String,
+) -> Problem {
     let nearest = roster.team.nearest_handles(name, 3);
     let mut message = lead;
     if roster.team.members.is_empty() {
@@ -211,26 +232,43 @@ fn unknown_member(name: &str, range: ByteRange, roster: &Roster, code: &'static 
 }
 
 fn not_listed(handle: &str, range: ByteRange, fm: Option<&FrontMatter>, text: &str) -> Problem {
-    let mut fixes = Vec::new();
-    if let Some(fm) = fm
-        && let Some(listed) = &fm.members
-    {
-        let mut names: Vec<String> = listed.iter().map(|h| h.value.clone()).collect();
-        names.push(handle.to_string());
-        let (range, replacement) =
-            crate::document::front_matter::set_key_edit(text, Some(fm), "members", &format!("[{}]", names.join(", ")));
-        fixes.push(Fix {
+    let fixes = fm
+        .and_then(|fm| fm.members.as_ref())
+        .and_then(|listed| listed.last())
+        .map(|last| Fix {
             title: format!("Add @{handle} to members"),
-            edits: vec![(range, replacement)],
+            edits: vec![append_to_list(text, &last.range, handle)],
             preferred: true,
-        });
-    }
+        })
+        .into_iter()
+        .collect();
     Problem {
         range,
         severity: Severity::Warning,
         code: "not-in-members",
-        message: format!("@{handle} is on the team but not in this chat's `members:` list, so it is not asked to speak."),
+        message: format!(
+            "@{handle} is on the team but not in this chat's `members:` list, so it is not asked to speak."
+        ),
         fixes,
+    }
+}
+
+/// The edit that adds `handle` after `last`, the last entry of a YAML list written in
+/// flow style (`[a, b]`) or block style (`- a` lines).
+fn append_to_list(text: &str, last: &ByteRange, handle: &str) -> (ByteRange, String) {
+    let line_start = text[..last.start].rfind(['\n', '\r']).map_or(0, |i| i + 1);
+    let prefix = &text[line_start..last.start];
+    match prefix.trim_start().strip_prefix('-') {
+        Some(after) if after.trim().is_empty() || after.trim() == "@" => {
+            let eol = if text[last.end..].starts_with("\r\n") {
+                "\r\n"
+            } else {
+                "\n"
+            };
+            let indent = &prefix[..prefix.len() - prefix.trim_start().len()];
+            (last.end..last.end, format!("{eol}{indent}- {handle}"))
+        }
+        _ => (last.end..last.end, format!(", {handle}")),
     }
 }
 
@@ -248,7 +286,10 @@ fn missing_cli(
         return;
     }
     // One warning per member per document keeps the file readable.
-    if reported.iter().any(|h| h.eq_ignore_ascii_case(&member.handle)) {
+    if reported
+        .iter()
+        .any(|h| h.eq_ignore_ascii_case(&member.handle))
+    {
         return;
     }
     reported.push(member.handle.clone());
@@ -272,7 +313,10 @@ pub fn convert_fix(text: &str, human: &str) -> Option<Fix> {
     let found = foreign::detect(text)?;
     Some(Fix {
         title: "Convert to chatmd format".to_string(),
-        edits: vec![(0..text.len(), foreign::convert(text, found.format, human, "assistant"))],
+        edits: vec![(
+            0..text.len(),
+            foreign::convert(text, found.format, human, "assistant"),
+        )],
         preferred: false,
     })
 }

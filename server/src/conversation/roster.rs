@@ -19,10 +19,17 @@ impl<'t> Roster<'t> {
             .and_then(|fm| fm.human.as_ref().map(|h| h.value.clone()))
             .unwrap_or_else(|| team.human.clone());
         let members = match front_matter.and_then(|fm| fm.members.as_ref()) {
-            Some(listed) => listed.iter().filter_map(|h| team.member(&h.value)).collect(),
+            Some(listed) => listed
+                .iter()
+                .filter_map(|h| team.member(&h.value))
+                .collect(),
             None => team.members.iter().collect(),
         };
-        Roster { team, members, human }
+        Roster {
+            team,
+            members,
+            human,
+        }
     }
 
     /// Whether `handle` is the human.
@@ -42,6 +49,8 @@ impl<'t> Roster<'t> {
 
     /// Whether the member takes part in this chat.
     pub fn takes_part(&self, handle: &str) -> bool {
-        self.members.iter().any(|m| m.handle.eq_ignore_ascii_case(handle))
+        self.members
+            .iter()
+            .any(|m| m.handle.eq_ignore_ascii_case(handle))
     }
 }

@@ -2,12 +2,12 @@
 //! with status comments, mentions, markers, permission blocks and code blocks, all as
 //! byte ranges into the text. Parsing is one pass of the line scanner.
 
+use super::ByteRange;
 use super::front_matter::{self, FrontMatter};
 use super::inline::{self, Marker, MarkerKind, Mention};
 use super::permission::{self, PermissionBlock};
 use super::scanner::{LineKind, Scanner};
 use super::status::{StatusComment, StatusError};
-use super::ByteRange;
 
 /// A fenced code block.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -157,7 +157,8 @@ pub struct Chat {
 impl Chat {
     /// Parses a whole document.
     pub fn parse(text: &str) -> Chat {
-        let front_matter = front_matter::locate(text).map(|block| front_matter::parse(text, &block));
+        let front_matter =
+            front_matter::locate(text).map(|block| front_matter::parse(text, &block));
         let body_start = front_matter.as_ref().map_or(0, |f| f.block.range.end);
         let scan = scan(text, 0, body_start, |_| false);
         let full_reparse_before = match &front_matter {
@@ -211,7 +212,8 @@ impl Chat {
 
     /// Whether `offset` lies inside a fenced code block.
     pub fn in_code(&self, offset: usize) -> bool {
-        self.code_blocks().any(|b| b.range.start < offset && offset <= b.range.end)
+        self.code_blocks()
+            .any(|b| b.range.start < offset && offset <= b.range.end)
     }
 
     /// Every fenced code block, in document order.
@@ -272,8 +274,13 @@ impl Chat {
         let keep_before = keep.saturating_sub(1);
         // The first old message that starts after the edit is where the new scan can
         // rejoin the old one.
-        let resume = self.messages.partition_point(|m| m.range.start < edit.old_end);
-        let old_starts: Vec<usize> = self.messages[resume..].iter().map(|m| m.range.start).collect();
+        let resume = self
+            .messages
+            .partition_point(|m| m.range.start < edit.old_end);
+        let old_starts: Vec<usize> = self.messages[resume..]
+            .iter()
+            .map(|m| m.range.start)
+            .collect();
         let mut window = (edit.new_end - restart).max(1 << 16) * 2;
         loop {
             let end = (restart + window).min(new_len);
@@ -366,8 +373,8 @@ fn scan(text: &str, base: usize, from: usize, mut stop: impl FnMut(usize) -> boo
     let mut expect_status = false;
     let mut permission: Option<PermissionBlock> = None;
     let mut end_of_scan = text.len();
-    let mut scanner = Scanner::new(text, from);
-    while let Some(line) = scanner.next() {
+    let scanner = Scanner::new(text, from);
+    for line in scanner {
         if let LineKind::Heading { level: 2, content } = line.kind {
             let at = line.start + content;
             let handle_len = if bytes.get(at) == Some(&b'@') {
@@ -430,7 +437,10 @@ fn scan(text: &str, base: usize, from: usize, mut stop: impl FnMut(usize) -> boo
             LineKind::FencedCode | LineKind::IndentedCode | LineKind::Html | LineKind::Blank => {
                 finish_permission(&mut out, &mut permission);
             }
-            LineKind::Text | LineKind::Quote | LineKind::Heading { .. } | LineKind::NestedHeading => {
+            LineKind::Text
+            | LineKind::Quote
+            | LineKind::Heading { .. }
+            | LineKind::NestedHeading => {
                 if !in_message {
                     continue;
                 }
@@ -448,12 +458,22 @@ fn scan(text: &str, base: usize, from: usize, mut stop: impl FnMut(usize) -> boo
                 }
                 if memchr::memchr3(b'@', b'[', b'`', line_text.as_bytes()).is_some() {
                     let msg = out.messages.last_mut().expect("in a message");
-                    inline::scan_line(line_text, base + line.start, &mut msg.mentions, &mut msg.markers);
+                    inline::scan_line(
+                        line_text,
+                        base + line.start,
+                        &mut msg.mentions,
+                        &mut msg.markers,
+                    );
                 }
             }
         }
     }
-    finish_message(&mut out, &mut open_code, &mut permission, base + end_of_scan);
+    finish_message(
+        &mut out,
+        &mut open_code,
+        &mut permission,
+        base + end_of_scan,
+    );
     if let Some(last) = out.messages.last_mut() {
         last.range.end = base + end_of_scan;
         last.body.end = last.range.end.max(last.body.start);

@@ -79,7 +79,7 @@ pub fn scan_line(line: &str, base: usize, mentions: &mut Vec<Mention>, markers: 
                         handle: base + at + 1..base + at + 1 + len,
                     });
                 }
-                i = at + 1 + len.max(0);
+                i = at + 1 + len;
             }
             _ => {
                 if let Some((end, kind)) = marker_at(b, at) {
@@ -175,15 +175,21 @@ mod tests {
         assert_eq!(mentions("mail bob@example.com"), Vec::<&str>::new());
         assert_eq!(mentions("x@y @ @-z @@w"), Vec::<&str>::new());
         assert_eq!(mentions("use `@tester` or ``@a ` @b`` but @c"), ["c"]);
-        assert_eq!(mentions("unclosed `@a"), ["a"]);
+        assert_eq!(mentions("unclosed ` @a"), ["a"]);
         assert_eq!(mentions("@dev.ops-2 and @x.y."), ["dev.ops-2", "x.y"]);
     }
 
     #[test]
     fn markers_are_found_outside_code() {
-        assert_eq!(markers("ok [NEXT: tester] then [DONE]"), ["NEXT tester", "DONE"]);
+        assert_eq!(
+            markers("ok [NEXT: tester] then [DONE]"),
+            ["NEXT tester", "DONE"]
+        );
         assert_eq!(markers("[NEXT:@a]"), ["NEXT a"]);
-        assert_eq!(markers("`[DONE]` [NEXT: ] [NEXT: a b] [done]"), Vec::<String>::new());
+        assert_eq!(
+            markers("`[DONE]` [NEXT: ] [NEXT: a b] [done]"),
+            Vec::<String>::new()
+        );
     }
 
     #[test]

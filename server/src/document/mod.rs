@@ -19,7 +19,11 @@ pub enum DecodeError {
     #[error(
         "the file is not valid UTF-8: byte {offset} (line {line}, column {column}) is not part of a UTF-8 character; chatmd reads chats as UTF-8 — convert the file first (for example with `iconv -t UTF-8`)"
     )]
-    InvalidUtf8 { offset: usize, line: usize, column: usize },
+    InvalidUtf8 {
+        offset: usize,
+        line: usize,
+        column: usize,
+    },
 }
 
 /// Checks that `bytes` are UTF-8 before anything parses them; the error names the
@@ -29,7 +33,10 @@ pub fn decode(bytes: &[u8]) -> Result<&str, DecodeError> {
         let offset = e.valid_up_to();
         let before = &bytes[..offset];
         let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
-        let line_start = before.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        let line_start = before
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1);
         DecodeError::InvalidUtf8 {
             offset,
             line,
@@ -46,7 +53,14 @@ mod tests {
     fn invalid_utf8_is_refused_with_its_place() {
         assert_eq!(decode(b"## @me\nhi"), Ok("## @me\nhi"));
         let err = decode(b"## @me\nab\xffc").unwrap_err();
-        assert_eq!(err, DecodeError::InvalidUtf8 { offset: 9, line: 2, column: 3 });
+        assert_eq!(
+            err,
+            DecodeError::InvalidUtf8 {
+                offset: 9,
+                line: 2,
+                column: 3
+            }
+        );
         assert!(err.to_string().contains("line 2, column 3"));
     }
 }

@@ -115,7 +115,10 @@ pub fn extend(block: &mut PermissionBlock, line: &str, base: usize) -> bool {
 pub fn render_request(id: &str, description: &str, options: &[&str], eol: &str) -> String {
     let description = description.replace(['\r', '\n'], " ");
     let list: Vec<String> = options.iter().map(|o| format!("- [ ] {o}")).collect();
-    format!("{PREFIX}`{id}`{DASH}{description}{eol}> {}", list.join(SEPARATOR))
+    format!(
+        "{PREFIX}`{id}`{DASH}{description}{eol}> {}",
+        list.join(SEPARATOR)
+    )
 }
 
 /// The Markdown of an answered request (the block's new text).
@@ -130,7 +133,12 @@ mod tests {
 
     #[test]
     fn parses_a_pending_request() {
-        let text = render_request("p1", "reviewer wants to run `cargo test` (Execute)", &["allow once", "allow always", "reject"], "\n");
+        let text = render_request(
+            "p1",
+            "reviewer wants to run `cargo test` (Execute)",
+            &["allow once", "allow always", "reject"],
+            "\n",
+        );
         assert_eq!(
             text,
             "> **Permission** `p1` — reviewer wants to run `cargo test` (Execute)\n> - [ ] allow once · - [ ] allow always · - [ ] reject"
@@ -139,8 +147,15 @@ mod tests {
         let mut block = parse_first_line(first, 10).unwrap();
         assert!(extend(&mut block, second, 10 + first.len() + 1));
         assert_eq!(&text[block.id.start - 10..block.id.end - 10], "p1");
-        assert_eq!(&text[block.text.start - 10..block.text.end - 10], "reviewer wants to run `cargo test` (Execute)");
-        let labels: Vec<&str> = block.options.iter().map(|o| &text[o.label.start - 10..o.label.end - 10]).collect();
+        assert_eq!(
+            &text[block.text.start - 10..block.text.end - 10],
+            "reviewer wants to run `cargo test` (Execute)"
+        );
+        let labels: Vec<&str> = block
+            .options
+            .iter()
+            .map(|o| &text[o.label.start - 10..o.label.end - 10])
+            .collect();
         assert_eq!(labels, ["allow once", "allow always", "reject"]);
         assert!(block.is_pending());
         assert_eq!(block.range, 10..10 + text.len());
@@ -157,7 +172,12 @@ mod tests {
         let mut block = parse_first_line("> **Permission** `p2` — run ls", 0).unwrap();
         let opts = "> - [ ] allow once · - [x] reject";
         assert!(extend(&mut block, opts, 100));
-        assert_eq!(block.checked_option().map(|o| &opts[o.label.start - 100..o.label.end - 100]), Some("reject"));
+        assert_eq!(
+            block
+                .checked_option()
+                .map(|o| &opts[o.label.start - 100..o.label.end - 100]),
+            Some("reject")
+        );
         assert!(!extend(&mut block, "> just a quote", 200));
         assert!(!extend(&mut block, "plain", 200));
     }

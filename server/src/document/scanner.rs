@@ -40,7 +40,10 @@ impl LineKind {
     pub fn is_code(self) -> bool {
         matches!(
             self,
-            LineKind::FenceOpen | LineKind::FencedCode | LineKind::FenceClose | LineKind::IndentedCode
+            LineKind::FenceOpen
+                | LineKind::FencedCode
+                | LineKind::FenceClose
+                | LineKind::IndentedCode
         )
     }
 }
@@ -217,7 +220,8 @@ impl<'a> Scanner<'a> {
                         return LineKind::NestedHeading;
                     }
                     let mut content = first + level as usize;
-                    while content < line.len() && (line[content] == b' ' || line[content] == b'\t') {
+                    while content < line.len() && (line[content] == b' ' || line[content] == b'\t')
+                    {
                         content += 1;
                     }
                     return LineKind::Heading { level, content };
@@ -229,7 +233,9 @@ impl<'a> Scanner<'a> {
                     let done = match end {
                         HtmlEnd::Blank => false,
                         HtmlEnd::Contains(pat) => contains(&rest[1..], pat),
-                        HtmlEnd::RawTag => RAW_CLOSERS.iter().any(|p| contains_ignore_case(rest, p)),
+                        HtmlEnd::RawTag => {
+                            RAW_CLOSERS.iter().any(|p| contains_ignore_case(rest, p))
+                        }
                     };
                     if !done {
                         st.html = Some(end);
@@ -403,7 +409,9 @@ fn starts_block(rest: &[u8]) -> bool {
         b'#' => atx_level(rest).is_some(),
         b'>' => true,
         b'<' => html_start(rest, true).is_some(),
-        b'-' | b'+' | b'*' | b'0'..=b'9' | b'_' => is_thematic_break(rest) || list_marker(rest).is_some(),
+        b'-' | b'+' | b'*' | b'0'..=b'9' | b'_' => {
+            is_thematic_break(rest) || list_marker(rest).is_some()
+        }
         _ => false,
     }
 }
@@ -460,14 +468,68 @@ fn list_marker(rest: &[u8]) -> Option<usize> {
 const RAW_TAGS: [&[u8]; 4] = [b"script", b"pre", b"style", b"textarea"];
 const RAW_CLOSERS: [&[u8]; 4] = [b"</script>", b"</pre>", b"</style>", b"</textarea>"];
 const BLOCK_TAGS: &[&[u8]] = &[
-    b"address", b"article", b"aside", b"base", b"basefont", b"blockquote", b"body",
-    b"caption", b"center", b"col", b"colgroup", b"dd", b"details", b"dialog", b"dir",
-    b"div", b"dl", b"dt", b"fieldset", b"figcaption", b"figure", b"footer", b"form",
-    b"frame", b"frameset", b"h1", b"h2", b"h3", b"h4", b"h5", b"h6", b"head", b"header",
-    b"hr", b"html", b"iframe", b"legend", b"li", b"link", b"main", b"menu", b"menuitem",
-    b"nav", b"noframes", b"ol", b"optgroup", b"option", b"p", b"param", b"search",
-    b"section", b"summary", b"table", b"tbody", b"td", b"tfoot", b"th", b"thead",
-    b"title", b"tr", b"track", b"ul",
+    b"address",
+    b"article",
+    b"aside",
+    b"base",
+    b"basefont",
+    b"blockquote",
+    b"body",
+    b"caption",
+    b"center",
+    b"col",
+    b"colgroup",
+    b"dd",
+    b"details",
+    b"dialog",
+    b"dir",
+    b"div",
+    b"dl",
+    b"dt",
+    b"fieldset",
+    b"figcaption",
+    b"figure",
+    b"footer",
+    b"form",
+    b"frame",
+    b"frameset",
+    b"h1",
+    b"h2",
+    b"h3",
+    b"h4",
+    b"h5",
+    b"h6",
+    b"head",
+    b"header",
+    b"hr",
+    b"html",
+    b"iframe",
+    b"legend",
+    b"li",
+    b"link",
+    b"main",
+    b"menu",
+    b"menuitem",
+    b"nav",
+    b"noframes",
+    b"ol",
+    b"optgroup",
+    b"option",
+    b"p",
+    b"param",
+    b"search",
+    b"section",
+    b"summary",
+    b"table",
+    b"tbody",
+    b"td",
+    b"tfoot",
+    b"th",
+    b"thead",
+    b"title",
+    b"tr",
+    b"track",
+    b"ul",
 ];
 
 /// The CommonMark HTML block start conditions; `rest` starts with `<`.
@@ -496,7 +558,8 @@ fn html_start(rest: &[u8], in_paragraph: bool) -> Option<HtmlEnd> {
     }
     let name = &name_start[..name_len];
     let tail = &name_start[name_len..];
-    let ends_name = |t: &[u8]| matches!(t.first(), None | Some(b' ' | b'\t' | b'>')) || t.starts_with(b"/>");
+    let ends_name =
+        |t: &[u8]| matches!(t.first(), None | Some(b' ' | b'\t' | b'>')) || t.starts_with(b"/>");
     if !closing && RAW_TAGS.iter().any(|t| t.eq_ignore_ascii_case(name)) && ends_name(tail) {
         return Some(HtmlEnd::RawTag);
     }
@@ -544,7 +607,12 @@ fn is_complete_tag(tail: &[u8], closing: bool) -> bool {
             }
         }
         match end {
-            Some(e) if !tail.is_empty() && (tail[0].is_ascii_whitespace() || tail[0] == b'>' || tail[0] == b'/') => e,
+            Some(e)
+                if !tail.is_empty()
+                    && (tail[0].is_ascii_whitespace() || tail[0] == b'>' || tail[0] == b'/') =>
+            {
+                e
+            }
             _ => return false,
         }
     };

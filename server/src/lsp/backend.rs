@@ -11,7 +11,10 @@ use tower_lsp_server::ls_types::*;
 use tower_lsp_server::{Client, LanguageServer};
 
 use super::state::{Document, State, lock};
-use super::{capabilities, code_actions, completion, convert, definition, diagnostics, folding, hover, symbols, watch};
+use super::{
+    capabilities, code_actions, completion, convert, definition, diagnostics, folding, hover,
+    symbols, watch,
+};
 
 pub struct Backend {
     client: Client,
@@ -30,7 +33,15 @@ impl Backend {
     /// (cloning the rope and the parsed chat is cheap).
     fn snapshot(&self, uri: &Uri) -> Option<(Document, crate::document::text::PositionEncoding)> {
         let state = lock(&self.state);
-        state.documents.get(uri).map(|d| (d.clone(), state.encoding))
+        state
+            .documents
+            .get(uri)
+            .map(|d| (d.clone(), state.encoding))
+    }
+
+    /// Answers the stand-in for a malformed client message (see `framing`).
+    pub async fn invalid_message(&self) -> Result<()> {
+        Err(tower_lsp_server::jsonrpc::Error::parse_error())
     }
 
     fn publish_later(&self, uri: Uri, version: i32, debounce: bool) {
@@ -72,6 +83,7 @@ impl LanguageServer for Backend {
         Ok(InitializeResult {
             capabilities: capabilities::server_capabilities(encoding),
             server_info: Some(capabilities::server_info()),
+            offset_encoding: None,
         })
     }
 
@@ -89,9 +101,10 @@ impl LanguageServer for Backend {
     async fn did_open(&self, params: DidOpenTextDocumentParams) {
         let doc = params.text_document;
         let version = doc.version;
-        lock(&self.state)
-            .documents
-            .insert(doc.uri.clone(), Document::new(doc.uri.clone(), version, &doc.text));
+        lock(&self.state).documents.insert(
+            doc.uri.clone(),
+            Document::new(doc.uri.clone(), version, &doc.text),
+        );
         self.publish_later(doc.uri, version, false);
     }
 
@@ -106,10 +119,17 @@ impl LanguageServer for Backend {
                 return;
             };
             if version < doc.version {
-                tracing::error!(uri = uri.as_str(), version, previous = doc.version, "document version went backwards");
+                tracing::error!(
+                    uri = uri.as_str(),
+                    version,
+                    previous = doc.version,
+                    "document version went backwards"
+                );
             }
             for change in params.content_changes {
-                let range = change.range.map(|r| (convert::line_col(r.start), convert::line_col(r.end)));
+                let range = change
+                    .range
+                    .map(|r| (convert::line_col(r.start), convert::line_col(r.end)));
                 doc.apply_change(range, &change.text, encoding);
             }
             doc.version = version;
@@ -118,11 +138,15 @@ impl LanguageServer for Backend {
     }
 
     async fn did_close(&self, params: DidCloseTextDocumentParams) {
-        lock(&self.state).documents.remove(&params.text_document.uri);
+        lock(&self.state)
+            .documents
+            .remove(&params.text_document.uri);
         // Diagnostics of a closed file would go stale; clear them.
         let client = self.client.clone();
         tokio::spawn(async move {
-            client.publish_diagnostics(params.text_document.uri, Vec::new(), None).await;
+            client
+                .publish_diagnostics(params.text_document.uri, Vec::new(), None)
+                .await;
         });
     }
 
@@ -133,18 +157,27 @@ impl LanguageServer for Backend {
         }
     }
 
-    async fn document_symbol(&self, params: DocumentSymbolParams) -> Result<Option<DocumentSymbolResponse>> {
+    async fn document_symbol(
+        &self,
+        params: DocumentSymbolParams,
+    ) -> Result<Option<DocumentSymbolResponse>> {
         let Some((doc, enc)) = self.snapshot(&params.text_document.uri) else {
             return Ok(None);
         };
-        Ok(Some(DocumentSymbolResponse::Nested(symbols::document_symbols(&doc, enc))))
+        Ok(Some(DocumentSymbolResponse::Nested(
+            symbols::document_symbols(&doc, enc),
+        )))
     }
 
-    async fn symbol(&self, params: WorkspaceSymbolParams) -> Result<Option<WorkspaceSymbolResponse>> {
+    async fn symbol(
+        &self,
+        params: WorkspaceSymbolParams,
+    ) -> Result<Option<WorkspaceSymbolResponse>> {
         let state = self.state.clone();
-        let found = tokio::task::spawn_blocking(move || symbols::workspace_symbols(&state, &params.query))
-            .await
-            .unwrap_or_default();
+        let found =
+            tokio::task::spawn_blocking(move || symbols::workspace_symbols(&state, &params.query))
+                .await
+                .unwrap_or_default();
         Ok(Some(WorkspaceSymbolResponse::Flat(found)))
     }
 
@@ -161,9 +194,11 @@ impl LanguageServer for Backend {
             return Ok(None);
         };
         let state = self.state.clone();
-        let items = tokio::task::spawn_blocking(move || completion::complete(&state, &doc, enc, pos.position))
-            .await
-            .unwrap_or_default();
+        let items = tokio::task::spawn_blocking(move || {
+            completion::complete(&state, &doc, enc, pos.position)
+        })
+        .await
+        .unwrap_or_default();
         Ok(items.map(CompletionResponse::Array))
     }
 
@@ -173,20 +208,27 @@ impl LanguageServer for Backend {
             return Ok(None);
         };
         let state = self.state.clone();
-        Ok(tokio::task::spawn_blocking(move || hover::hover(&state, &doc, enc, pos.position))
-            .await
-            .unwrap_or_default())
+        Ok(
+            tokio::task::spawn_blocking(move || hover::hover(&state, &doc, enc, pos.position))
+                .await
+                .unwrap_or_default(),
+        )
     }
 
-    async fn goto_definition(&self, params: GotoDefinitionParams) -> Result<Option<GotoDefinitionResponse>> {
+    async fn goto_definition(
+        &self,
+        params: GotoDefinitionParams,
+    ) -> Result<Option<GotoDefinitionResponse>> {
         let pos = params.text_document_position_params;
         let Some((doc, enc)) = self.snapshot(&pos.text_document.uri) else {
             return Ok(None);
         };
         let state = self.state.clone();
-        Ok(tokio::task::spawn_blocking(move || definition::definition(&state, &doc, enc, pos.position))
-            .await
-            .unwrap_or_default())
+        Ok(tokio::task::spawn_blocking(move || {
+            definition::definition(&state, &doc, enc, pos.position)
+        })
+        .await
+        .unwrap_or_default())
     }
 
     async fn code_action(&self, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {
@@ -194,9 +236,16 @@ impl LanguageServer for Backend {
             return Ok(None);
         };
         let state = self.state.clone();
-        Ok(tokio::task::spawn_blocking(move || code_actions::code_actions(&state, &doc, enc, params.range))
-            .await
-            .ok()
-            .map(|actions| actions.into_iter().map(CodeActionOrCommand::CodeAction).collect()))
+        Ok(tokio::task::spawn_blocking(move || {
+            code_actions::code_actions(&state, &doc, enc, params.range)
+        })
+        .await
+        .ok()
+        .map(|actions| {
+            actions
+                .into_iter()
+                .map(CodeActionOrCommand::CodeAction)
+                .collect()
+        }))
     }
 }

@@ -18,7 +18,9 @@ fn workspace_edit(doc: &Document, fix: &Fix, enc: PositionEncoding) -> Workspace
     let edits = fix
         .edits
         .iter()
-        .map(|(range, new_text)| TextEdit::new(convert::range(&doc.text, range, enc), new_text.clone()))
+        .map(|(range, new_text)| {
+            TextEdit::new(convert::range(&doc.text, range, enc), new_text.clone())
+        })
         .collect();
     WorkspaceEdit {
         changes: Some(HashMap::from([(doc.uri.clone(), edits)])),
@@ -30,7 +32,12 @@ fn overlaps(a: &crate::document::ByteRange, b: &crate::document::ByteRange) -> b
     a.start <= b.end && b.start <= a.end
 }
 
-pub fn code_actions(state: &Mutex<State>, doc: &Document, enc: PositionEncoding, range: Range) -> Vec<CodeAction> {
+pub fn code_actions(
+    state: &Mutex<State>,
+    doc: &Document,
+    enc: PositionEncoding,
+    range: Range,
+) -> Vec<CodeAction> {
     let wanted = convert::byte_range(&doc.text, range, enc);
     let (found, team) = problems_of(state, doc);
     let mut actions = Vec::new();

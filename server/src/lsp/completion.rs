@@ -30,11 +30,20 @@ fn handle_start(text: &str, offset: usize) -> Option<usize> {
     ok.then_some(i)
 }
 
-pub fn member_item(member: &Member, taking_part: bool, order: usize, range: Range) -> CompletionItem {
+pub fn member_item(
+    member: &Member,
+    taking_part: bool,
+    order: usize,
+    range: Range,
+) -> CompletionItem {
     let summary = member.role_summary().unwrap_or("no role file");
     let mut doc = format!("**@{}** — {}\n\n", member.handle, member.agent);
     if let Some(role) = &member.role_text {
-        let cut = role.char_indices().take_while(|(i, _)| *i < ROLE_PREVIEW).last().map_or(0, |(i, c)| i + c.len_utf8());
+        let cut = role
+            .char_indices()
+            .take_while(|(i, _)| *i < ROLE_PREVIEW)
+            .last()
+            .map_or(0, |(i, c)| i + c.len_utf8());
         doc.push_str(&role[..cut]);
         if cut < role.len() {
             doc.push_str("\n\n…");
@@ -46,7 +55,11 @@ pub fn member_item(member: &Member, taking_part: bool, order: usize, range: Rang
         detail: Some(format!(
             "{}{} — {}",
             member.agent,
-            if taking_part { "" } else { " (not in this chat's members)" },
+            if taking_part {
+                ""
+            } else {
+                " (not in this chat's members)"
+            },
             summary
         )),
         documentation: Some(Documentation::MarkupContent(MarkupContent {
@@ -54,12 +67,20 @@ pub fn member_item(member: &Member, taking_part: bool, order: usize, range: Rang
             value: doc,
         })),
         sort_text: Some(format!("{}{order:04}", if taking_part { 'a' } else { 'b' })),
-        text_edit: Some(CompletionTextEdit::Edit(TextEdit::new(range, member.handle.clone()))),
+        text_edit: Some(CompletionTextEdit::Edit(TextEdit::new(
+            range,
+            member.handle.clone(),
+        ))),
         ..Default::default()
     }
 }
 
-pub fn complete(state: &Mutex<State>, doc: &Document, enc: PositionEncoding, position: Position) -> Option<Vec<CompletionItem>> {
+pub fn complete(
+    state: &Mutex<State>,
+    doc: &Document,
+    enc: PositionEncoding,
+    position: Position,
+) -> Option<Vec<CompletionItem>> {
     let text = doc.flat();
     let offset = convert::offset(&doc.text, position, enc);
     let start = handle_start(&text, offset)?;

@@ -17,7 +17,10 @@ pub fn range(text: &Text, r: &ByteRange, enc: PositionEncoding) -> Range {
 }
 
 pub fn line_col(p: Position) -> LineCol {
-    LineCol { line: p.line, col: p.character }
+    LineCol {
+        line: p.line,
+        col: p.character,
+    }
 }
 
 pub fn offset(text: &Text, p: Position, enc: PositionEncoding) -> usize {

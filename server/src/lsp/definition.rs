@@ -9,7 +9,12 @@ use super::diagnostics::team_of;
 use super::state::{Document, State};
 use crate::document::text::PositionEncoding;
 
-pub fn definition(state: &Mutex<State>, doc: &Document, enc: PositionEncoding, position: Position) -> Option<GotoDefinitionResponse> {
+pub fn definition(
+    state: &Mutex<State>,
+    doc: &Document,
+    enc: PositionEncoding,
+    position: Position,
+) -> Option<GotoDefinitionResponse> {
     let text = doc.flat();
     let offset = convert::offset(&doc.text, position, enc);
     let range = doc.chat.handle_at(offset)?;
@@ -17,5 +22,8 @@ pub fn definition(state: &Mutex<State>, doc: &Document, enc: PositionEncoding, p
     let (team, _) = team_of(state, doc);
     let role = team.member(&handle)?.role_file.clone()?;
     let uri = Uri::from_file_path(role)?;
-    Some(GotoDefinitionResponse::Scalar(Location::new(uri, Range::default())))
+    Some(GotoDefinitionResponse::Scalar(Location::new(
+        uri,
+        Range::default(),
+    )))
 }

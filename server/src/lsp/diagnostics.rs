@@ -19,7 +19,12 @@ const DEBOUNCE: Duration = Duration::from_millis(40);
 
 /// The team of an open document and a message when its team folder was refused.
 pub fn team_of(state: &Mutex<State>, doc: &Document) -> (Arc<Team>, Option<String>) {
-    let fm_team = doc.chat.front_matter.as_ref().and_then(|fm| fm.team.as_ref()).map(|t| t.value.as_str());
+    let fm_team = doc
+        .chat
+        .front_matter
+        .as_ref()
+        .and_then(|fm| fm.team.as_ref())
+        .map(|t| t.value.as_str());
     match &doc.path {
         Some(path) => team_for(state, path, fm_team),
         None => (Arc::new(Team::empty(std::path::PathBuf::new())), None),
@@ -32,7 +37,12 @@ pub fn problems_of(state: &Mutex<State>, doc: &Document) -> (Vec<Problem>, Arc<T
     let text = doc.flat();
     let roster = Roster::new(&team, doc.chat.front_matter.as_ref());
     let agent_path = lock(state).agent_path.clone();
-    let mut found = problems::check(&text, &doc.chat, &roster, &PathLookup(agent_path.as_deref()));
+    let mut found = problems::check(
+        &text,
+        &doc.chat,
+        &roster,
+        &PathLookup(agent_path.as_deref()),
+    );
     if let (Some(error), Some(fm)) = (team_error, doc.chat.front_matter.as_ref())
         && let Some(t) = &fm.team
     {
@@ -60,13 +70,23 @@ pub fn to_diagnostic(text: &Text, p: &Problem, enc: PositionEncoding) -> Diagnos
 
 /// Computes and publishes the diagnostics of `uri` at `version`, unless the document
 /// changed again meanwhile (a newer task publishes then).
-pub async fn publish(client: Client, state: Arc<Mutex<State>>, uri: Uri, version: i32, debounce: bool) {
+pub async fn publish(
+    client: Client,
+    state: Arc<Mutex<State>>,
+    uri: Uri,
+    version: i32,
+    debounce: bool,
+) {
     if debounce {
         tokio::time::sleep(DEBOUNCE).await;
     }
     let current = |state: &Mutex<State>| {
         let s = lock(state);
-        s.documents.get(&uri).filter(|d| d.version == version).cloned().map(|d| (d, s.encoding))
+        s.documents
+            .get(&uri)
+            .filter(|d| d.version == version)
+            .cloned()
+            .map(|d| (d, s.encoding))
     };
     let Some((doc, enc)) = current(&state) else {
         return;
@@ -74,7 +94,10 @@ pub async fn publish(client: Client, state: Arc<Mutex<State>>, uri: Uri, version
     let task_state = state.clone();
     let computed = tokio::task::spawn_blocking(move || {
         let (found, team) = problems_of(&task_state, &doc);
-        let diagnostics: Vec<Diagnostic> = found.iter().map(|p| to_diagnostic(&doc.text, p, enc)).collect();
+        let diagnostics: Vec<Diagnostic> = found
+            .iter()
+            .map(|p| to_diagnostic(&doc.text, p, enc))
+            .collect();
         (diagnostics, team)
     })
     .await;
@@ -85,14 +108,22 @@ pub async fn publish(client: Client, state: Arc<Mutex<State>>, uri: Uri, version
     if current(&state).is_none() {
         return;
     }
-    client.publish_diagnostics(uri, diagnostics, Some(version)).await;
+    client
+        .publish_diagnostics(uri, diagnostics, Some(version))
+        .await;
     publish_team_problems(&client, &state, &team, enc).await;
 }
 
 /// Publishes the team's problems on the files they name (`chatmd.toml`, role files),
 /// and clears files that no longer have any.
-async fn publish_team_problems(client: &Client, state: &Mutex<State>, team: &Team, enc: PositionEncoding) {
-    let mut by_file: std::collections::BTreeMap<std::path::PathBuf, Vec<Diagnostic>> = Default::default();
+async fn publish_team_problems(
+    client: &Client,
+    state: &Mutex<State>,
+    team: &Team,
+    enc: PositionEncoding,
+) {
+    let mut by_file: std::collections::BTreeMap<std::path::PathBuf, Vec<Diagnostic>> =
+        Default::default();
     for p in &team.problems {
         if p.file.is_dir() {
             continue;

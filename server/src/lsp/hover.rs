@@ -14,7 +14,12 @@ use crate::conversation::roster::Roster;
 use crate::document::text::PositionEncoding;
 use crate::team;
 
-pub fn hover(state: &Mutex<State>, doc: &Document, enc: PositionEncoding, position: Position) -> Option<Hover> {
+pub fn hover(
+    state: &Mutex<State>,
+    doc: &Document,
+    enc: PositionEncoding,
+    position: Position,
+) -> Option<Hover> {
     let text = doc.flat();
     let offset = convert::offset(&doc.text, position, enc);
     let range = doc.chat.handle_at(offset)?;
@@ -25,7 +30,11 @@ pub fn hover(state: &Mutex<State>, doc: &Document, enc: PositionEncoding, positi
     if roster.is_human(handle) {
         let _ = write!(md, "**@{handle}** — the human in this chat");
     } else if let Some(member) = roster.member(handle) {
-        let root = doc.path.as_deref().map(|p| lock(state).root_for(p)).unwrap_or_default();
+        let root = doc
+            .path
+            .as_deref()
+            .map(|p| lock(state).root_for(p))
+            .unwrap_or_default();
         let _ = writeln!(md, "**@{}** — {}", member.handle, member.agent);
         if let Some(summary) = member.role_summary() {
             let _ = writeln!(md, "\n{summary}");
@@ -42,23 +51,36 @@ pub fn hover(state: &Mutex<State>, doc: &Document, enc: PositionEncoding, positi
         }
         let loaded = team::role_files_loaded(member, &root);
         if !loaded.is_empty() {
-            let list: Vec<String> = loaded.iter().map(|p| format!("`{}`", p.display())).collect();
+            let list: Vec<String> = loaded
+                .iter()
+                .map(|p| format!("`{}`", p.display()))
+                .collect();
             let _ = writeln!(md, "- the CLI also loads: {}", list.join(", "));
         }
         if let Some(kind) = member.kind() {
             let agent_path = lock(state).agent_path.clone();
             match PathLookup(agent_path.as_deref()).find(kind.binary()) {
                 Some(path) => {
-                    let version = team::probe_version(&path, Some(&root)).unwrap_or_else(|| "version unknown".to_string());
+                    let version = team::probe_version(&path, Some(&root))
+                        .unwrap_or_else(|| "version unknown".to_string());
                     let _ = writeln!(md, "- CLI: `{}` ({version})", path.display());
                 }
                 None => {
-                    let _ = writeln!(md, "- CLI: **`{}` is not installed** — `{}`", kind.binary(), kind.install_command());
+                    let _ = writeln!(
+                        md,
+                        "- CLI: **`{}` is not installed** — `{}`",
+                        kind.binary(),
+                        kind.install_command()
+                    );
                 }
             }
         }
     } else {
-        let _ = write!(md, "**@{handle}** is not a member of this team (folder `{}`).", team.folder.display());
+        let _ = write!(
+            md,
+            "**@{handle}** is not a member of this team (folder `{}`).",
+            team.folder.display()
+        );
     }
     Some(Hover {
         contents: HoverContents::Markup(MarkupContent {

@@ -9,6 +9,7 @@ mod convert;
 mod definition;
 mod diagnostics;
 mod folding;
+mod framing;
 mod hover;
 mod state;
 mod symbols;
@@ -26,8 +27,12 @@ where
     I: AsyncRead + Unpin + Send + 'static,
     O: AsyncWrite + Unpin + Send + 'static,
 {
-    let (service, socket) = LspService::build(Backend::new).finish();
-    Server::new(input, output, socket).serve(service).await;
+    let (service, socket) = LspService::build(Backend::new)
+        .custom_method(framing::INVALID_MESSAGE_METHOD, Backend::invalid_message)
+        .finish();
+    Server::new(framing::guard(input), output, socket)
+        .serve(service)
+        .await;
 }
 
 /// Serves LSP on stdin/stdout until the client exits.

@@ -39,13 +39,18 @@ impl Document {
 
     /// The whole text as a string (cheap after the first call per version).
     pub fn flat(&self) -> Arc<str> {
-        self.flat.get_or_init(|| Arc::from(self.text.to_string())).clone()
+        self.flat
+            .get_or_init(|| Arc::from(self.text.to_string()))
+            .clone()
     }
 
     /// Applies one LSP content change and re-parses incrementally.
     pub fn apply_change(
         &mut self,
-        range: Option<(crate::document::text::LineCol, crate::document::text::LineCol)>,
+        range: Option<(
+            crate::document::text::LineCol,
+            crate::document::text::LineCol,
+        )>,
         new_text: &str,
         encoding: PositionEncoding,
     ) {
@@ -60,7 +65,6 @@ impl Document {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct ClientFlags {
     pub dynamic_watchers: bool,
-    pub related_information: bool,
 }
 
 #[derive(Default)]
@@ -102,7 +106,10 @@ pub fn team_for(
     let root = lock(state).root_for(path);
     let (folder, error) = match team::resolve_team_folder(&root, path, front_matter_team) {
         Ok(folder) => (folder, None),
-        Err(e) => (path.parent().map(Path::to_path_buf).unwrap_or_default(), Some(e.to_string())),
+        Err(e) => (
+            path.parent().map(Path::to_path_buf).unwrap_or_default(),
+            Some(e.to_string()),
+        ),
     };
     if let Some(team) = lock(state).teams.get(&folder) {
         return (team.clone(), error);
@@ -114,5 +121,7 @@ pub fn team_for(
 
 /// Locks the state; a panic elsewhere must not take the whole server down with it.
 pub fn lock(state: &std::sync::Mutex<State>) -> std::sync::MutexGuard<'_, State> {
-    state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    state
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }

@@ -31,7 +31,11 @@ fn entries(text: &str, chat: &Chat) -> Vec<Entry> {
             .as_ref()
             .and_then(|fm| fm.title.as_ref())
             .map(|t| t.value.clone());
-        let first = preamble.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
+        let first = preamble
+            .lines()
+            .map(str::trim)
+            .find(|l| !l.is_empty())
+            .unwrap_or("");
         out.push(Entry {
             name: title.unwrap_or_else(|| "Preamble".to_string()),
             detail: Some(first.chars().take(SUMMARY_CHARS).collect()),
@@ -48,11 +52,14 @@ fn entries(text: &str, chat: &Chat) -> Vec<Entry> {
             format!("@{}: {}", m.handle(text), summary)
         };
         let detail = m.status_comment().map(|c| {
-            [c.status().map(|s| s.as_str().to_string()), c.agent().map(str::to_string)]
-                .into_iter()
-                .flatten()
-                .collect::<Vec<_>>()
-                .join(" · ")
+            [
+                c.status().map(|s| s.as_str().to_string()),
+                c.agent().map(str::to_string),
+            ]
+            .into_iter()
+            .flatten()
+            .collect::<Vec<_>>()
+            .join(" · ")
         });
         out.push(Entry {
             name,
@@ -73,7 +80,11 @@ pub fn document_symbols(doc: &Document, enc: PositionEncoding) -> Vec<DocumentSy
         .map(|e| DocumentSymbol {
             name: e.name,
             detail: e.detail,
-            kind: if e.is_preamble { SymbolKind::NAMESPACE } else { SymbolKind::EVENT },
+            kind: if e.is_preamble {
+                SymbolKind::NAMESPACE
+            } else {
+                SymbolKind::EVENT
+            },
             tags: None,
             deprecated: None,
             range: convert::range(&doc.text, &e.range, enc),
@@ -83,18 +94,24 @@ pub fn document_symbols(doc: &Document, enc: PositionEncoding) -> Vec<DocumentSy
         .collect()
 }
 
-/// Whether every char of `query` appears in `name` in order, ignoring case.
+/// Whether every word of `query` appears in `name`, ignoring case.
 fn matches(name: &str, query: &str) -> bool {
-    let mut chars = name.chars().flat_map(char::to_lowercase);
+    let name = name.to_lowercase();
     query
-        .chars()
-        .flat_map(char::to_lowercase)
-        .filter(|c| !c.is_whitespace())
-        .all(|q| chars.any(|c| c == q))
+        .to_lowercase()
+        .split_whitespace()
+        .all(|word| name.contains(word))
 }
 
 #[allow(deprecated)] // `SymbolInformation::deprecated` must still be filled in.
-fn file_symbols(path: &Path, text: &str, chat: &Chat, query: &str, enc: PositionEncoding, out: &mut Vec<SymbolInformation>) {
+fn file_symbols(
+    path: &Path,
+    text: &str,
+    chat: &Chat,
+    query: &str,
+    enc: PositionEncoding,
+    out: &mut Vec<SymbolInformation>,
+) {
     let Some(uri) = Uri::from_file_path(path) else {
         return;
     };
@@ -106,7 +123,11 @@ fn file_symbols(path: &Path, text: &str, chat: &Chat, query: &str, enc: Position
         }
         out.push(SymbolInformation {
             name: e.name,
-            kind: if e.is_preamble { SymbolKind::NAMESPACE } else { SymbolKind::EVENT },
+            kind: if e.is_preamble {
+                SymbolKind::NAMESPACE
+            } else {
+                SymbolKind::EVENT
+            },
             tags: None,
             deprecated: None,
             location: Location::new(uri.clone(), convert::range(&rope, &e.selection, enc)),
@@ -148,10 +169,11 @@ mod tests {
     use super::matches;
 
     #[test]
-    fn fuzzy_matching_is_an_ordered_subsequence() {
-        assert!(matches("@reviewer: Three problems", "rev three"));
+    fn every_query_word_must_appear() {
+        assert!(matches("@reviewer: Three problems", "rev THREE"));
         assert!(matches("@reviewer", ""));
         assert!(!matches("@reviewer", "tester"));
-        assert!(matches("Ünïcode", "üni"));
+        assert!(!matches("@reviewer: please review", "release"));
+        assert!(matches("Ünïcode", "ünï"));
     }
 }

@@ -25,12 +25,6 @@ pub fn client_flags(caps: &ClientCapabilities) -> ClientFlags {
             .and_then(|w| w.did_change_watched_files.as_ref())
             .and_then(|d| d.dynamic_registration)
             .unwrap_or(false),
-        related_information: caps
-            .text_document
-            .as_ref()
-            .and_then(|t| t.publish_diagnostics.as_ref())
-            .and_then(|p| p.related_information)
-            .unwrap_or(false),
     }
 }
 
@@ -100,5 +94,8 @@ pub fn files_changed(state: &Mutex<State>, changes: Vec<FileEvent>) -> Vec<(Uri,
     if !team_changed {
         return Vec::new();
     }
-    s.documents.values().map(|d| (d.uri.clone(), d.version)).collect()
+    s.documents
+        .values()
+        .map(|d| (d.uri.clone(), d.version))
+        .collect()
 }

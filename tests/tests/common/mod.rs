@@ -20,7 +20,10 @@ impl Workspace {
         let dir = tempfile::tempdir().expect("temp dir");
         let bin = tempfile::tempdir().expect("temp dir");
         let ws = Workspace { dir, bin };
-        ws.write("team/reviewer/CLAUDE.md", "# Reviews Rust code for correctness\n\nBe precise and brief.\n");
+        ws.write(
+            "team/reviewer/CLAUDE.md",
+            "# Reviews Rust code for correctness\n\nBe precise and brief.\n",
+        );
         ws.write("team/tester/AGENTS.md", "# Writes property tests\n");
         ws.write("team/writer/GEMINI.md", "# Writes the docs\n");
         ws.install("claude", "2.1.197 (Claude Code)");
@@ -63,7 +66,10 @@ impl Workspace {
             "workspaceFolders": [{"uri": file_uri(self.root()), "name": "ws"}],
             "initializationOptions": {"agentPath": self.bin.path()},
         });
-        client.request("initialize", params).await.expect("initialize");
+        client
+            .request("initialize", params)
+            .await
+            .expect("initialize");
         client.notify("initialized", json!({})).await;
         client
     }

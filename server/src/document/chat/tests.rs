@@ -10,7 +10,13 @@ fn outline(text: &str) -> String {
     let line = |offset: usize| text[..offset].matches('\n').count() + 1;
     let mut out = String::new();
     if let Some(fm) = &chat.front_matter {
-        writeln!(out, "front matter: lines {}-{}", line(fm.block.range.start), line(fm.block.range.end.saturating_sub(1))).unwrap();
+        writeln!(
+            out,
+            "front matter: lines {}-{}",
+            line(fm.block.range.start),
+            line(fm.block.range.end.saturating_sub(1))
+        )
+        .unwrap();
         writeln!(
             out,
             "  title={:?} members={:?} routing={:?} max_chain={} ended={} reply_stub={} unknown={:?} problems={}",
@@ -27,10 +33,23 @@ fn outline(text: &str) -> String {
     }
     writeln!(out, "preamble: {:?}", &text[chat.preamble.clone()]).unwrap();
     for block in &chat.preamble_code_blocks {
-        writeln!(out, "  code: lines {}-{} closed={}", line(block.range.start), line(block.range.end), block.closed).unwrap();
+        writeln!(
+            out,
+            "  code: lines {}-{} closed={}",
+            line(block.range.start),
+            line(block.range.end),
+            block.closed
+        )
+        .unwrap();
     }
     for m in &chat.messages {
-        writeln!(out, "message @{} (line {})", m.handle(text), line(m.header.start)).unwrap();
+        writeln!(
+            out,
+            "message @{} (line {})",
+            m.handle(text),
+            line(m.header.start)
+        )
+        .unwrap();
         if let Some(status) = &m.status {
             match &status.comment {
                 Ok(c) => writeln!(out, "  status: {}", c.render()).unwrap(),
@@ -39,17 +58,37 @@ fn outline(text: &str) -> String {
         }
         writeln!(out, "  body: {:?}", m.body(text)).unwrap();
         for mention in &m.mentions {
-            writeln!(out, "  mention: {} at line {}", &text[mention.range.clone()], line(mention.range.start)).unwrap();
+            writeln!(
+                out,
+                "  mention: {} at line {}",
+                &text[mention.range.clone()],
+                line(mention.range.start)
+            )
+            .unwrap();
         }
         for marker in &m.markers {
             writeln!(out, "  marker: {}", &text[marker.range.clone()]).unwrap();
         }
         for p in &m.permissions {
             let options: Vec<&str> = p.options.iter().map(|o| &text[o.label.clone()]).collect();
-            writeln!(out, "  permission {}: {:?} options={:?}", &text[p.id.clone()], &text[p.text.clone()], options).unwrap();
+            writeln!(
+                out,
+                "  permission {}: {:?} options={:?}",
+                &text[p.id.clone()],
+                &text[p.text.clone()],
+                options
+            )
+            .unwrap();
         }
         for block in &m.code_blocks {
-            writeln!(out, "  code: lines {}-{} closed={}", line(block.range.start), line(block.range.end), block.closed).unwrap();
+            writeln!(
+                out,
+                "  code: lines {}-{} closed={}",
+                line(block.range.start),
+                line(block.range.end),
+                block.closed
+            )
+            .unwrap();
         }
         let flags = [
             (m.is_empty(text), "empty"),
@@ -57,7 +96,11 @@ fn outline(text: &str) -> String {
             (m.is_skip(text), "SKIP"),
             (m.has_done_marker(), "[DONE]"),
         ];
-        let flags: Vec<&str> = flags.iter().filter(|(on, _)| *on).map(|(_, n)| *n).collect();
+        let flags: Vec<&str> = flags
+            .iter()
+            .filter(|(on, _)| *on)
+            .map(|(_, n)| *n)
+            .collect();
         if !flags.is_empty() {
             writeln!(out, "  flags: {}", flags.join(" ")).unwrap();
         }
@@ -83,7 +126,11 @@ fn message_ranges_tile_the_document() {
     let text = "---\ntitle: x\n---\npre\n## @a\nA\n## @b\n<!-- chatmd id=1 -->\nB";
     let chat = Chat::parse(text);
     assert_eq!(&text[chat.preamble.clone()], "pre\n");
-    let ranges: Vec<&str> = chat.messages.iter().map(|m| &text[m.range.clone()]).collect();
+    let ranges: Vec<&str> = chat
+        .messages
+        .iter()
+        .map(|m| &text[m.range.clone()])
+        .collect();
     assert_eq!(ranges, ["## @a\nA\n", "## @b\n<!-- chatmd id=1 -->\nB"]);
     assert_eq!(chat.messages[1].body(text), "B");
     assert_eq!(chat.message_at(text.len()), Some(1));
@@ -106,7 +153,11 @@ fn apply(text: &str, start: usize, old_end: usize, insert: &str) -> (String, Edi
     new.push_str(&text[..start]);
     new.push_str(insert);
     new.push_str(&text[old_end..]);
-    let edit = Edit { start, old_end, new_end: start + insert.len() };
+    let edit = Edit {
+        start,
+        old_end,
+        new_end: start + insert.len(),
+    };
     (new, edit)
 }
 
@@ -114,7 +165,11 @@ fn assert_incremental(text: &str, start: usize, old_end: usize, insert: &str) {
     let mut chat = Chat::parse(text);
     let (new, edit) = apply(text, start, old_end, insert);
     chat.reparse(&edit, new.len(), |r| new[r].to_string());
-    assert_eq!(chat, Chat::parse(&new), "edit {start}..{old_end} -> {insert:?} of {text:?}");
+    assert_eq!(
+        chat,
+        Chat::parse(&new),
+        "edit {start}..{old_end} -> {insert:?} of {text:?}"
+    );
 }
 
 #[test]
@@ -128,18 +183,46 @@ fn incremental_reparse_matches_a_full_parse() {
     assert_incremental(text, at("pre"), at("pre"), "## @z\n");
     assert_incremental(text, 1, 2, "");
     assert_incremental(text, text.len(), text.len(), "\n## @me\n");
-    assert_incremental(text, at("status=done"), at("status=done") + 11, "status=error");
+    assert_incremental(
+        text,
+        at("status=done"),
+        at("status=done") + 11,
+        "status=error",
+    );
 }
 
 const PIECES: &[&str] = &[
-    "\n", "text ", "@a ", "@b.", "[NEXT: b]", "[DONE]", "## @a\n", "## @b (x)\n", "## @me\n",
-    "```\n", "~~~\n", "    code\n", "> **Permission** `p1` — run\n> - [ ] allow · - [ ] reject\n",
-    "<!-- chatmd id=t1 status=done -->\n", "<!-- chatmd id=\"x\n", "- item\n", "> quote\n",
-    "<div>\n", "\r\n", "\r", "---\n", "title: x\n", "SKIP", "/end", "é😀", "`@a`",
+    "\n",
+    "text ",
+    "@a ",
+    "@b.",
+    "[NEXT: b]",
+    "[DONE]",
+    "## @a\n",
+    "## @b (x)\n",
+    "## @me\n",
+    "```\n",
+    "~~~\n",
+    "    code\n",
+    "> **Permission** `p1` — run\n> - [ ] allow · - [ ] reject\n",
+    "<!-- chatmd id=t1 status=done -->\n",
+    "<!-- chatmd id=\"x\n",
+    "- item\n",
+    "> quote\n",
+    "<div>\n",
+    "\r\n",
+    "\r",
+    "---\n",
+    "title: x\n",
+    "SKIP",
+    "/end",
+    "é😀",
+    "`@a`",
 ];
 
 fn document() -> impl Strategy<Value = String> {
-    proptest::collection::vec(0..PIECES.len(), 0..30).prop_map(|v| v.iter().map(|&i| PIECES[i]).collect())
+    proptest::collection::vec(0..PIECES.len(), 0..30)
+        .prop_map(|v| v.iter().map(|&i| PIECES[i]).collect())
 }
 
 proptest! {

@@ -1,0 +1,183 @@
+use super::*;
+use crate::team::{Member, Team};
+use pretty_assertions::assert_eq;
+use std::path::PathBuf;
+
+fn member(handle: &str, agent: &str) -> Member {
+    Member {
+        handle: handle.to_string(),
+        agent: agent.to_string(),
+        folder: PathBuf::from("/team").join(handle),
+        role_file: None,
+        role_text: None,
+        role_error: None,
+        instructions: None,
+        workdir: PathBuf::from("/team").join(handle),
+        home: None,
+        env: Default::default(),
+        args: Vec::new(),
+        timeout: None,
+        idle_timeout: None,
+        resume: false,
+    }
+}
+
+fn team() -> Team {
+    let mut t = Team::empty(PathBuf::from("/team"));
+    t.members = vec![
+        member("reviewer", "claude"),
+        member("tester", "codex"),
+        member("bot", "my-script"),
+    ];
+    t
+}
+
+struct Installed(&'static [&'static str]);
+
+impl CliLookup for Installed {
+    fn is_installed(&self, binary: &str) -> bool {
+        self.0.contains(&binary)
+    }
+}
+
+fn problems(text: &str, installed: &'static [&'static str]) -> Vec<String> {
+    let team = team();
+    let chat = Chat::parse(text);
+    let roster = Roster::new(&team, chat.front_matter.as_ref());
+    check(text, &chat, &roster, &Installed(installed))
+        .into_iter()
+        .map(|p| {
+            let fixes: Vec<String> = p.fixes.iter().map(|f| f.title.clone()).collect();
+            format!(
+                "{} {:?} {:?} {}{}",
+                p.code,
+                &text[p.range.clone()],
+                p.severity,
+                p.message,
+                if fixes.is_empty() {
+                    String::new()
+                } else {
+                    format!(" | fixes: {}", fixes.join(", "))
+                }
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_clean_chat_has_no_problems() {
+    assert_eq!(
+        problems(
+            "## @me\n@reviewer hi\n\n## @reviewer\nok [NEXT: tester]\n",
+            &["claude", "codex"]
+        ),
+        Vec::<String>::new()
+    );
+}
+
+#[test]
+fn unknown_members_get_the_nearest_names() {
+    assert_eq!(
+        problems(
+            "## @me\n@reviwer and @zzz hi\n\n## @testr\nhello\n",
+            &["claude", "codex"]
+        ),
+        [
+            "unknown-mention \"reviwer\" Warning @reviwer is not a member of this team; nobody will answer this mention. Did you mean @reviewer? | fixes: Change to @reviewer",
+            "unknown-mention \"zzz\" Warning @zzz is not a member of this team; nobody will answer this mention.",
+            "unknown-member \"testr\" Warning @testr is not a member of this team, so this message counts as the human's (@me). Did you mean @tester? | fixes: Change to @tester",
+        ]
+    );
+}
+
+#[test]
+fn unknown_mentions_in_agent_answers_are_plain_text() {
+    assert_eq!(
+        problems(
+            "## @reviewer\nUse @Override and @types/node.\n",
+            &["claude"]
+        ),
+        Vec::<String>::new()
+    );
+}
+
+#[test]
+fn a_missing_cli_is_reported_once_per_member() {
+    assert_eq!(
+        problems(
+            "## @me\n@tester one\n\n## @me\n@tester two, @bot three\n",
+            &["claude"]
+        ),
+        [
+            "cli-missing \"tester\" Warning @tester runs codex, whose CLI `codex` is not installed (not found on PATH). Install it with `npm install -g @openai/codex`, then log in once in a terminal."
+        ]
+    );
+}
+
+#[test]
+fn members_outside_the_members_list_can_be_added() {
+    let text = "---\nmembers: [reviewer]\n---\n## @tester\nhi\n";
+    let team = team();
+    let chat = Chat::parse(text);
+    let roster = Roster::new(&team, chat.front_matter.as_ref());
+    let found = check(text, &chat, &roster, &Installed(&["claude", "codex"]));
+    assert_eq!(found.len(), 1);
+    assert_eq!(found[0].code, "not-in-members");
+    let (range, new) = &found[0].fixes[0].edits[0];
+    let mut fixed = text.to_string();
+    fixed.replace_range(range.clone(), new);
+    assert_eq!(
+        fixed,
+        "---\nmembers: [reviewer, tester]\n---\n## @tester\nhi\n"
+    );
+
+    let text = "---\nmembers:\n  - reviewer\n---\n## @tester\nhi\n";
+    let chat = Chat::parse(text);
+    let roster = Roster::new(&team, chat.front_matter.as_ref());
+    let found = check(text, &chat, &roster, &Installed(&["claude", "codex"]));
+    let (range, new) = &found[0].fixes[0].edits[0];
+    let mut fixed = text.to_string();
+    fixed.replace_range(range.clone(), new);
+    assert_eq!(
+        fixed,
+        "---\nmembers:\n  - reviewer\n  - tester\n---\n## @tester\nhi\n"
+    );
+}
+
+#[test]
+fn front_matter_and_status_problems_have_exact_ranges() {
+    assert_eq!(
+        problems(
+            "---\nmax_chain: lots\nflavour: x\nmembers: [reviewer, ghost]\n---\n## @reviewer\n<!-- chatmd id=t1 status=\"open -->\nhi\n",
+            &["claude"]
+        ),
+        [
+            "front-matter \"lots\" Error `max_chain` must be a whole number (default 3)",
+            "unknown-front-matter-key \"flavour\" Hint `flavour` is not a chatmd key; it is kept as it is.",
+            "unknown-member \"ghost\" Warning `ghost` in `members:` is not a member of this team.",
+            "bad-status-comment \"\\\"open -->\" Warning Malformed status comment: unterminated quoted value: add a closing `\"`. Or delete the line: the message then counts as done.",
+        ]
+    );
+}
+
+#[test]
+fn unclosed_fences_and_foreign_formats() {
+    assert_eq!(
+        problems("## @me\n~~~~ text\n## @x\n", &[]),
+        [
+            "unclosed-fence \"~~~~ text\" Warning This code fence is never closed, so everything after it is code, later messages included. Close it with a line holding only ~~~~"
+        ]
+    );
+    assert_eq!(
+        problems(">>> user\nhello\n<<< assistant\nhi\n", &[]),
+        [
+            "foreign-format \">>> user\" Info This file is a vim-ai chat, not a chatmd chat. Use the code action \"Convert to chatmd format\" (or `chatmd import`) to convert it; every message is kept."
+        ]
+    );
+    let fix = convert_fix(">>> user\nhello\n", "me").expect("a conversion");
+    assert!(
+        fix.edits[0].1.contains("## @me\nhello"),
+        "{}",
+        fix.edits[0].1
+    );
+}
