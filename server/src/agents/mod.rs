@@ -1,0 +1,96 @@
+//! Agent adapters: how each kind of CLI (claude, codex, gemini, any command) is started
+//! for one turn, and how its output lines become normalized [`AgentEvent`]s. Pure: no
+//! tokio, no LSP types; the runner executes what an adapter describes.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Everything needed to start one turn of an agent CLI.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Invocation {
+    /// The program to run (a bare name is looked up on `PATH` by the runner).
+    pub program: String,
+    pub args: Vec<String>,
+    /// Variables added to (or overriding) the inherited environment.
+    pub env: Vec<(String, String)>,
+    /// Folders to create before the start (e.g. `CODEX_HOME`, which must exist).
+    pub create_dirs: Vec<PathBuf>,
+    pub cwd: PathBuf,
+    pub stdin: Stdin,
+    pub limits: Limits,
+    /// How to install the CLI, for the "not installed" message.
+    pub install_hint: Option<String>,
+}
+
+/// What the child's standard input is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Stdin {
+    /// `/dev/null`: the prompt is in the arguments.
+    Null,
+    /// The prompt, written to a pipe that is then closed.
+    Prompt(String),
+}
+
+/// When a turn ends, besides the adapter's own completion event.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Ends the turn when the CLI prints nothing for this long. It starts when the
+    /// prompt is sent, so a CLI that never says anything does not wait for `total`.
+    pub idle: Option<Duration>,
+    /// Ends the turn after this long, whatever happens.
+    pub total: Duration,
+    /// Whether the output has a completion event (claude/gemini `result`, codex
+    /// `turn.completed`); without one the turn ends when the process exits.
+    pub has_completion_event: bool,
+}
+
+/// Token counts, when the agent reports them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Usage {
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ToolStatus {
+    Started,
+    Completed,
+    Failed,
+}
+
+/// One normalized thing an agent did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AgentEvent {
+    /// The session is known (first line of every CLI's JSON output).
+    Started { session: Option<String>, model: Option<String> },
+    /// Answer text to append, already clean Markdown.
+    Text(String),
+    /// Tool activity, summarized in one line (`Bash: cargo test`).
+    Tool { summary: String, status: ToolStatus },
+    /// A usage report in the middle of a turn.
+    Usage(Usage),
+    /// The turn completed successfully.
+    Done { stop_reason: Option<String>, usage: Option<Usage> },
+    /// The turn failed; `message` is the agent's own words where it gave any.
+    Failed { message: String },
+    /// Something worth a line in the log (a retry notice, a skipped line).
+    Notice(String),
+}
+
+/// How the process ended, given to the parser when output is over.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExitInfo {
+    /// The exit code, or None when killed by a signal.
+    pub code: Option<i32>,
+    /// The last lines of stderr, for error messages.
+    pub stderr_tail: String,
+}
+
+/// Turns a CLI's stdout lines into events. One parser per turn.
+pub trait OutputParser: Send {
+    /// One line of stdout, without its line break (it may be invalid JSON or text).
+    fn line(&mut self, line: &str) -> Vec<AgentEvent>;
+    /// The process has exited and stdout is closed: returns the final `Done` or
+    /// `Failed` if the output did not already end the turn.
+    fn finish(&mut self, exit: &ExitInfo) -> Vec<AgentEvent>;
+}
