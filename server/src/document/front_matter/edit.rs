@@ -1,0 +1,121 @@
+//! Edits to the front matter: the smallest text replacement that sets one top-level
+//! key, for the server to write `status: ended` or `forked_from:`.
+
+use super::{BOM, FrontMatter, locate, parse};
+use crate::document::ByteRange;
+
+/// The replacement (range of `text`, new text) that sets the top-level `key` to `value`:
+/// - `key` present: its value is replaced (the first one, if it is set twice);
+/// - no `key`: a `key: value` line is inserted just before the closing fence;
+/// - no front matter: a whole block is inserted at the start of the file (after a BOM).
+///
+/// `value` is the value's text. It is written as a plain YAML scalar when that reads
+/// back as the same text (`ended`, `3`, `review.chat.md`), else double-quoted with
+/// escapes, so any text round-trips and the line never breaks. Inserted lines use the
+/// block's line ending (CRLF if its opening fence line ends with CRLF; for a new block,
+/// the file's first line ending).
+///
+/// `fm` is the parse of `text`'s front matter; when it is `None` or does not match
+/// `text`, the front matter is located and parsed here. Keys after a YAML syntax error
+/// are not seen, so such a key gets a second line (reported as set twice once the
+/// error is fixed).
+///
+/// The new line goes at column 0: front matter written as one flow mapping (`{a: 1}`)
+/// is not supported here.
+pub fn set_key_edit(
+    text: &str,
+    fm: Option<&FrontMatter>,
+    key: &str,
+    value: &str,
+) -> (ByteRange, String) {
+    let fresh;
+    let fm = match locate(text) {
+        None => None,
+        Some(block) => match fm {
+            Some(fm) if fm.block == block && fits(text, fm) => Some(fm),
+            _ => {
+                fresh = parse(text, &block);
+                Some(&fresh)
+            }
+        },
+    };
+    let value = yaml_scalar(value);
+    let Some(fm) = fm else {
+        let start = if text.starts_with(BOM) { BOM.len() } else { 0 };
+        let eol = line_ending(text, start);
+        let key = yaml_scalar(key);
+        return (start..start, format!("---{eol}{key}: {value}{eol}---{eol}"));
+    };
+    match fm.entry(key) {
+        Some(entry) if entry.value.is_empty() => (entry.value.clone(), format!(" {value}")),
+        Some(entry) => (entry.value.clone(), value),
+        None => {
+            let eol = line_ending(text, fm.block.range.start);
+            let at = fm.block.yaml.end;
+            (at..at, format!("{}: {value}{eol}", yaml_scalar(key)))
+        }
+    }
+}
+
+/// Whether `fm`'s entry ranges can be used on `text` without slicing out of bounds.
+fn fits(text: &str, fm: &FrontMatter) -> bool {
+    fm.entries
+        .iter()
+        .all(|e| text.get(e.value.clone()).is_some() && text.get(e.key.range.clone()).is_some())
+}
+
+/// `\r\n` if the line starting at `pos` ends with one, else `\n`.
+fn line_ending(text: &str, pos: usize) -> &'static str {
+    let rest = text.get(pos..).unwrap_or("");
+    match rest.find('\n') {
+        Some(i) if rest[..i].ends_with('\r') => "\r\n",
+        _ => "\n",
+    }
+}
+
+/// `text` as a YAML scalar in block context that reads back as exactly `text`.
+pub(crate) fn yaml_scalar(text: &str) -> String {
+    if is_plain_safe(text) {
+        text.to_owned()
+    } else {
+        double_quoted(text)
+    }
+}
+
+fn is_plain_safe(text: &str) -> bool {
+    let Some(first) = text.chars().next() else {
+        return false;
+    };
+    !"-?:,[]{}#&*!|>'\"%@`".contains(first)
+        && !matches!(text, "~" | "null" | "Null" | "NULL")
+        && !text.starts_with(char::is_whitespace)
+        && !text.ends_with(char::is_whitespace)
+        && !text.ends_with(':')
+        && !text.contains(": ")
+        && !text.contains(" #")
+        && text
+            .chars()
+            .all(|c| !c.is_control() && !matches!(c, '\u{2028}' | '\u{2029}' | '\u{feff}'))
+}
+
+fn double_quoted(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{85}' => out.push_str("\\N"),
+            '\u{2028}' => out.push_str("\\L"),
+            '\u{2029}' => out.push_str("\\P"),
+            '\u{feff}' => out.push_str("\\uFEFF"),
+            c if c.is_control() => out.push_str(&format!("\\x{:02X}", u32::from(c))),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
