@@ -16,7 +16,12 @@ use crate::document::ByteRange;
 /// the file's first line ending).
 ///
 /// `fm` is the parse of `text`'s front matter; when it is `None` or does not match
-/// `text`, the front matter is located and parsed here.
+/// `text`, the front matter is located and parsed here. Keys after a YAML syntax error
+/// are not seen, so such a key gets a second line (reported as set twice once the
+/// error is fixed).
+///
+/// The new line goes at column 0: front matter written as one flow mapping (`{a: 1}`)
+/// is not supported here.
 pub fn set_key_edit(
     text: &str,
     fm: Option<&FrontMatter>,

@@ -118,7 +118,7 @@ enum Int {
     Value(u32),
     Negative,
     TooLarge,
-    NotAnInt,
+    Invalid,
 }
 
 /// A YAML 1.2 core-schema integer: decimal with an optional sign, `0o` octal, `0x` hex.
@@ -142,7 +142,7 @@ fn int(text: &str) -> Int {
         ),
     };
     if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
-        return Int::NotAnInt;
+        return Int::Invalid;
     }
     if negative && digits.chars().any(|c| c != '0') {
         return Int::Negative;
@@ -281,7 +281,7 @@ impl Reader<'_> {
                     format!("`{key}` is too large (at most {})", u32::MAX),
                     ProblemKind::BadValue,
                 ),
-                Int::NotAnInt => {
+                Int::Invalid => {
                     self.wrong_type(key, node);
                     return None;
                 }
@@ -310,6 +310,7 @@ impl Reader<'_> {
             }
         };
         let mut members: Vec<Spanned<String>> = Vec::new();
+        let mut seen = HashSet::new();
         for item in items {
             let Value::Text { text, .. } = value(item) else {
                 let message = "each member must be a handle, such as `reviewer`".to_owned();
@@ -326,7 +327,8 @@ impl Reader<'_> {
                 self.problem(item.range.clone(), bad_handle(text), ProblemKind::BadValue);
                 continue;
             };
-            if members.iter().any(|m| m.value.eq_ignore_ascii_case(handle)) {
+            // Handles are compared case-insensitively.
+            if !seen.insert(handle.to_ascii_lowercase()) {
                 let message = format!("`{handle}` is listed twice");
                 self.problem(item.range.clone(), message, ProblemKind::BadValue);
                 continue;

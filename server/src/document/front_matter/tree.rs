@@ -52,8 +52,8 @@ pub(super) struct Outline {
 }
 
 pub(super) fn outline(src: &str) -> Outline {
-    let positions = Positions::new(src);
-    let (events, mut error) = events(src, &positions);
+    let mut positions = Positions::new(src);
+    let (events, mut error) = events(src, &mut positions);
     let mut builder = Builder {
         src,
         frames: Vec::new(),
@@ -105,7 +105,7 @@ pub(super) fn outline(src: &str) -> Outline {
 }
 
 /// All events with their byte offsets, and the syntax error that ended them, if any.
-fn events(src: &str, positions: &Positions) -> (Vec<(Event, usize)>, Option<SyntaxError>) {
+fn events(src: &str, positions: &mut Positions) -> (Vec<(Event, usize)>, Option<SyntaxError>) {
     let mut parser = Parser::new_from_str(src);
     let mut events = Vec::new();
     loop {

@@ -145,9 +145,10 @@ fn quoted(line: &str, start: usize) -> Result<(String, usize), StatusError> {
 /// `{HEX}` at the start of `rest`: the char and the escape's length in bytes.
 fn unicode_escape(rest: &str) -> Option<(char, usize)> {
     let inner = rest.strip_prefix('{')?;
-    let close = inner.find('}')?;
+    // At most 6 hex digits: look no further, so a long line stays linear.
+    let close = inner.bytes().take(7).position(|b| b == b'}')?;
     let hex = &inner[..close];
-    if hex.is_empty() || hex.len() > 6 || !hex.chars().all(|c| c.is_ascii_hexdigit()) {
+    if hex.is_empty() || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
         return None;
     }
     let c = char::from_u32(u32::from_str_radix(hex, 16).ok()?)?;
