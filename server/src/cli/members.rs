@@ -101,32 +101,11 @@ fn workspace_root(folder: &Path) -> PathBuf {
         .to_path_buf()
 }
 
-/// `team:` from a chat's YAML front matter (`---` at the very top).
-// The document module owns the full front matter model; this reads the one key the
-// command needs without depending on it.
+/// `team:` from a chat's front matter, read with the document model.
 fn front_matter_team(text: &str) -> Option<String> {
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let mut lines = text.split_inclusive('\n');
-    if lines.next()?.trim_end() != "---" {
-        return None;
-    }
-    let mut yaml = String::new();
-    for line in lines {
-        if matches!(line.trim_end(), "---" | "...") {
-            let docs = match yaml_rust2::YamlLoader::load_from_str(&yaml) {
-                Ok(docs) => docs,
-                Err(error) => {
-                    tracing::warn!(
-                        "the front matter is not valid YAML ({error}); using the chat's folder as its team"
-                    );
-                    return None;
-                }
-            };
-            return docs.first()?["team"].as_str().map(str::to_owned);
-        }
-        yaml.push_str(line);
-    }
-    None
+    let block = crate::document::front_matter::locate(text)?;
+    let fm = crate::document::front_matter::parse(text, &block);
+    fm.team.map(|t| t.value)
 }
 
 #[cfg(test)]
