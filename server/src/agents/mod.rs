@@ -62,7 +62,10 @@ pub enum ToolStatus {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum AgentEvent {
     /// The session is known (first line of every CLI's JSON output).
-    Started { session: Option<String>, model: Option<String> },
+    Started {
+        session: Option<String>,
+        model: Option<String>,
+    },
     /// Answer text to append, already clean Markdown.
     Text(String),
     /// Tool activity, summarized in one line (`Bash: cargo test`).
@@ -70,7 +73,10 @@ pub enum AgentEvent {
     /// A usage report in the middle of a turn.
     Usage(Usage),
     /// The turn completed successfully.
-    Done { stop_reason: Option<String>, usage: Option<Usage> },
+    Done {
+        stop_reason: Option<String>,
+        usage: Option<Usage>,
+    },
     /// The turn failed; `message` is the agent's own words where it gave any.
     Failed { message: String },
     /// Something worth a line in the log (a retry notice, a skipped line).

@@ -4,10 +4,14 @@
 
 use super::ByteRange;
 use super::front_matter::{self, FrontMatter};
-use super::inline::{self, Marker, MarkerKind, Mention};
-use super::permission::{self, PermissionBlock};
-use super::scanner::{LineKind, Scanner};
+use super::inline::{Marker, MarkerKind, Mention};
+use super::permission::PermissionBlock;
 use super::status::{StatusComment, StatusError};
+
+mod incremental;
+mod scan;
+
+use scan::scan;
 
 /// A fenced code block.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -101,42 +105,6 @@ impl Message {
         }
         out
     }
-
-    fn shift(&mut self, delta: isize) {
-        let s = |r: &mut ByteRange| {
-            r.start = r.start.wrapping_add_signed(delta);
-            r.end = r.end.wrapping_add_signed(delta);
-        };
-        s(&mut self.range);
-        s(&mut self.header);
-        s(&mut self.handle);
-        s(&mut self.body);
-        if let Some(st) = &mut self.status {
-            s(&mut st.range);
-        }
-        for m in &mut self.mentions {
-            s(&mut m.range);
-            s(&mut m.handle);
-        }
-        for m in &mut self.markers {
-            s(&mut m.range);
-            if let MarkerKind::Next(h) = &mut m.kind {
-                s(h);
-            }
-        }
-        for p in &mut self.permissions {
-            s(&mut p.range);
-            s(&mut p.id);
-            s(&mut p.text);
-            for o in &mut p.options {
-                s(&mut o.label);
-            }
-        }
-        for c in &mut self.code_blocks {
-            s(&mut c.range);
-            s(&mut c.opening);
-        }
-    }
 }
 
 /// A parsed `.chat.md` document.
@@ -151,7 +119,7 @@ pub struct Chat {
     pub len: usize,
     /// An edit that starts before this offset may create, change or remove the front
     /// matter, so it re-parses the whole document.
-    full_reparse_before: usize,
+    pub(super) full_reparse_before: usize,
 }
 
 impl Chat {
@@ -245,99 +213,6 @@ impl Chat {
         }
         out
     }
-
-    /// Re-parses after `edit` changed the text, re-scanning only from the message
-    /// before the edit to the first unchanged message heading after it. `fetch`
-    /// returns a slice of the NEW text; `new_len` is its length. The result equals
-    /// `Chat::parse` of the new text.
-    pub fn reparse(
-        &mut self,
-        edit: &super::text::Edit,
-        new_len: usize,
-        fetch: impl Fn(ByteRange) -> String,
-    ) {
-        let delta = edit.delta();
-        // Edits that can change the front matter (or create one) re-parse everything.
-        if edit.start <= self.full_reparse_before {
-            *self = Chat::parse(&fetch(0..new_len));
-            return;
-        }
-        // Restart at the last message whose heading line lies wholly before the edit:
-        // it is still a heading, and the scanner's state after it is known to be clean.
-        let keep = self
-            .messages
-            .partition_point(|m| header_line_end(m) < edit.start);
-        let (restart, in_preamble) = match keep.checked_sub(1) {
-            Some(i) => (self.messages[i].range.start, false),
-            None => (self.body_start(), true),
-        };
-        let keep_before = keep.saturating_sub(1);
-        // The first old message that starts after the edit is where the new scan can
-        // rejoin the old one.
-        let resume = self
-            .messages
-            .partition_point(|m| m.range.start < edit.old_end);
-        let old_starts: Vec<usize> = self.messages[resume..]
-            .iter()
-            .map(|m| m.range.start)
-            .collect();
-        let mut window = (edit.new_end - restart).max(1 << 16) * 2;
-        loop {
-            let end = (restart + window).min(new_len);
-            let text = fetch(restart..end);
-            // A window that does not reach the end may cut the last line; scan whole lines.
-            let usable = if end == new_len {
-                text.len()
-            } else {
-                text.rfind('\n').map_or(0, |i| i + 1)
-            };
-            let slice = &text[..usable];
-            let mut rejoin = None;
-            let result = scan(slice, restart, 0, |pos| {
-                if pos < edit.new_end {
-                    return false;
-                }
-                let old = pos as isize - delta;
-                if old >= 0 && old_starts.binary_search(&(old as usize)).is_ok() {
-                    rejoin = Some(old as usize);
-                    return true;
-                }
-                false
-            });
-            if rejoin.is_none() && end < new_len {
-                window *= 2;
-                continue;
-            }
-            let mut tail: Vec<Message> = match rejoin {
-                Some(old) => {
-                    let from = self.messages.partition_point(|m| m.range.start < old);
-                    self.messages.drain(from..).collect()
-                }
-                None => Vec::new(),
-            };
-            for m in &mut tail {
-                m.shift(delta);
-            }
-            self.messages.truncate(keep_before);
-            if in_preamble {
-                self.messages.clear();
-                self.preamble.end = result.first_header.unwrap_or(restart + usable);
-                self.preamble_code_blocks = result.preamble_code_blocks;
-            }
-            let mut new = result.messages;
-            // The last re-scanned message runs up to the rejoin point or the end.
-            if let Some(last) = new.last_mut() {
-                last.range.end = tail.first().map_or(new_len, |m| m.range.start);
-                last.body.end = last.range.end.max(last.body.start);
-            } else if in_preamble {
-                self.preamble.end = tail.first().map_or(new_len, |m| m.range.start);
-            }
-            self.messages.extend(new);
-            self.messages.extend(tail);
-            self.len = new_len;
-            return;
-        }
-    }
 }
 
 /// Whether the first line is a front matter opener (`---`), closed or not: while it is
@@ -346,173 +221,6 @@ fn opens_front_matter(text: &str) -> bool {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let first = text.split(['\n', '\r']).next().unwrap_or("");
     first.trim_end_matches([' ', '\t']) == "---"
-}
-
-fn header_line_end(m: &Message) -> usize {
-    // The heading's line break is part of the heading line for this purpose.
-    m.header.end + 2
-}
-
-struct Scan {
-    first_header: Option<usize>,
-    preamble_code_blocks: Vec<CodeBlock>,
-    messages: Vec<Message>,
-}
-
-/// Scans `text` (which starts at absolute offset `base`) from the relative offset
-/// `from`. `stop` is asked at every message heading (absolute offset) and ends the
-/// scan before that heading when it returns true.
-fn scan(text: &str, base: usize, from: usize, mut stop: impl FnMut(usize) -> bool) -> Scan {
-    let bytes = text.as_bytes();
-    let mut out = Scan {
-        first_header: None,
-        preamble_code_blocks: Vec::new(),
-        messages: Vec::new(),
-    };
-    let mut open_code: Option<CodeBlock> = None;
-    let mut expect_status = false;
-    let mut permission: Option<PermissionBlock> = None;
-    let mut end_of_scan = text.len();
-    let scanner = Scanner::new(text, from);
-    for line in scanner {
-        if let LineKind::Heading { level: 2, content } = line.kind {
-            let at = line.start + content;
-            let handle_len = if bytes.get(at) == Some(&b'@') {
-                inline::handle_len(&bytes[at + 1..line.end])
-            } else {
-                0
-            };
-            if handle_len > 0 {
-                if stop(base + line.start) {
-                    end_of_scan = line.start;
-                    break;
-                }
-                finish_message(&mut out, &mut open_code, &mut permission, base + line.start);
-                out.first_header.get_or_insert(base + line.start);
-                out.messages.push(Message {
-                    range: base + line.start..base + text.len(),
-                    header: base + line.start..base + line.end,
-                    handle: base + at + 1..base + at + 1 + handle_len,
-                    status: None,
-                    body: base + line.next..base + text.len(),
-                    mentions: Vec::new(),
-                    markers: Vec::new(),
-                    permissions: Vec::new(),
-                    code_blocks: Vec::new(),
-                });
-                expect_status = true;
-                continue;
-            }
-        }
-        let in_message = !out.messages.is_empty();
-        let line_text = &text[line.start..line.end];
-        if expect_status {
-            expect_status = false;
-            if line_text.starts_with("<!-- chatmd") {
-                let msg = out.messages.last_mut().expect("in a message");
-                msg.status = Some(StatusLine {
-                    range: base + line.start..base + line.end,
-                    comment: StatusComment::parse(line_text),
-                });
-                msg.body.start = base + line.next;
-                continue;
-            }
-        }
-        match line.kind {
-            LineKind::FenceOpen => {
-                finish_permission(&mut out, &mut permission);
-                open_code = Some(CodeBlock {
-                    range: base + line.start..base + text.len(),
-                    opening: base + line.start..base + line.end,
-                    closed: false,
-                });
-            }
-            LineKind::FenceClose => {
-                if let Some(mut block) = open_code.take() {
-                    block.range.end = base + line.end;
-                    block.closed = true;
-                    push_code_block(&mut out, block);
-                }
-            }
-            LineKind::FencedCode | LineKind::IndentedCode | LineKind::Html | LineKind::Blank => {
-                finish_permission(&mut out, &mut permission);
-            }
-            LineKind::Text
-            | LineKind::Quote
-            | LineKind::Heading { .. }
-            | LineKind::NestedHeading => {
-                if !in_message {
-                    continue;
-                }
-                if let Some(block) = &mut permission {
-                    if permission::extend(block, line_text, base + line.start) {
-                        continue;
-                    }
-                    finish_permission(&mut out, &mut permission);
-                }
-                if line_text.starts_with(permission::PREFIX) {
-                    permission = permission::parse_first_line(line_text, base + line.start);
-                    if permission.is_some() {
-                        continue;
-                    }
-                }
-                if memchr::memchr3(b'@', b'[', b'`', line_text.as_bytes()).is_some() {
-                    let msg = out.messages.last_mut().expect("in a message");
-                    inline::scan_line(
-                        line_text,
-                        base + line.start,
-                        &mut msg.mentions,
-                        &mut msg.markers,
-                    );
-                }
-            }
-        }
-    }
-    finish_message(
-        &mut out,
-        &mut open_code,
-        &mut permission,
-        base + end_of_scan,
-    );
-    if let Some(last) = out.messages.last_mut() {
-        last.range.end = base + end_of_scan;
-        last.body.end = last.range.end.max(last.body.start);
-    }
-    out
-}
-
-fn finish_permission(out: &mut Scan, permission: &mut Option<PermissionBlock>) {
-    if let Some(block) = permission.take()
-        && let Some(msg) = out.messages.last_mut()
-    {
-        msg.permissions.push(block);
-    }
-}
-
-fn push_code_block(out: &mut Scan, block: CodeBlock) {
-    match out.messages.last_mut() {
-        Some(msg) => msg.code_blocks.push(block),
-        None => out.preamble_code_blocks.push(block),
-    }
-}
-
-/// Closes the current message at `end` (absolute): its range, body and any block
-/// still open in it.
-fn finish_message(
-    out: &mut Scan,
-    open_code: &mut Option<CodeBlock>,
-    permission: &mut Option<PermissionBlock>,
-    end: usize,
-) {
-    finish_permission(out, permission);
-    if let Some(mut block) = open_code.take() {
-        block.range.end = end;
-        push_code_block(out, block);
-    }
-    if let Some(last) = out.messages.last_mut() {
-        last.range.end = end;
-        last.body.end = end.max(last.body.start);
-    }
 }
 
 #[cfg(test)]
