@@ -81,15 +81,15 @@ pub fn check(text: &str, chat: &Chat, roster: &Roster, clis: &dyn CliLookup) -> 
         match roster.member(handle) {
             Some(member) if !is_human => {
                 if !roster.takes_part(handle) && chat.front_matter.as_ref().is_some_and(|f| f.members.is_some()) {
-                    out.push(not_listed(handle, m.handle.clone(), chat.front_matter.as_ref(), text));
+                    out.push(not_listed(handle, m.handle_range(), chat.front_matter.as_ref(), text));
                 }
-                missing_cli(member, m.handle.clone(), clis, &mut missing_cli_reported, &mut out);
+                missing_cli(member, m.handle_range(), clis, &mut missing_cli_reported, &mut out);
             }
             Some(_) => {}
             None if is_human => {}
             None => out.push(unknown_member(
                 handle,
-                m.handle.clone(),
+                m.handle_range(),
                 roster,
                 "unknown-member",
                 format!(
@@ -98,12 +98,10 @@ pub fn check(text: &str, chat: &Chat, roster: &Roster, clis: &dyn CliLookup) -> 
                 ),
             )),
         }
-        if let Some(status) = &m.status
-            && let Err(e) = &status.comment
-        {
-            let within = e.range().unwrap_or(0..status.range.len());
+        if let (Some(status), Some(Err(e))) = (m.status_range(), m.status()) {
+            let within = e.range().unwrap_or(0..status.len());
             out.push(Problem {
-                range: status.range.start + within.start..status.range.start + within.end,
+                range: status.start + within.start..status.start + within.end,
                 severity: Severity::Warning,
                 code: "bad-status-comment",
                 message: format!("Malformed status comment: {e}. Or delete the line: the message then counts as done."),
@@ -115,7 +113,7 @@ pub fn check(text: &str, chat: &Chat, roster: &Roster, clis: &dyn CliLookup) -> 
         if roster.is_ai(handle) {
             continue;
         }
-        for mention in &m.mentions {
+        for mention in m.mentions() {
             let name = &text[mention.handle.clone()];
             if roster.is_human(name) {
                 continue;

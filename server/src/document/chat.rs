@@ -32,31 +32,157 @@ pub struct StatusLine {
     pub comment: Result<StatusComment, StatusError>,
 }
 
-/// One message: a `## @handle` heading and everything up to the next one.
+/// What the scan found in one message, with byte ranges as they were when it was
+/// scanned. Shared between copies of a chat; never changed once built.
 #[derive(Clone, Debug, PartialEq)]
+pub(super) struct Parts {
+    pub(super) range: ByteRange,
+    pub(super) header: ByteRange,
+    pub(super) handle: ByteRange,
+    pub(super) status: Option<StatusLine>,
+    pub(super) body: ByteRange,
+    pub(super) mentions: Vec<Mention>,
+    pub(super) markers: Vec<Marker>,
+    pub(super) permissions: Vec<PermissionBlock>,
+    pub(super) code_blocks: Vec<CodeBlock>,
+}
+
+/// One message: a `## @handle` heading and everything up to the next one.
+///
+/// The parts are shared (`Arc`) and a message only records how far it moved since it
+/// was scanned, so an edit early in a long chat shifts every later message in O(1)
+/// and copying a chat for a request costs one reference count per message.
+#[derive(Clone, Debug)]
 pub struct Message {
-    /// From the heading's first byte to the next message's heading (or the end).
-    pub range: ByteRange,
-    /// The heading line, without its line break.
-    pub header: ByteRange,
-    /// The handle on the heading, without the `@`.
-    pub handle: ByteRange,
-    pub status: Option<StatusLine>,
-    /// Everything after the heading line and the status line.
-    pub body: ByteRange,
-    pub mentions: Vec<Mention>,
-    pub markers: Vec<Marker>,
-    pub permissions: Vec<PermissionBlock>,
-    pub code_blocks: Vec<CodeBlock>,
+    delta: isize,
+    parts: std::sync::Arc<Parts>,
+}
+
+fn shifted(r: &ByteRange, delta: isize) -> ByteRange {
+    r.start.wrapping_add_signed(delta)..r.end.wrapping_add_signed(delta)
+}
+
+impl PartialEq for Message {
+    /// Messages are equal when they are equal where they are now.
+    fn eq(&self, other: &Message) -> bool {
+        if self.delta == other.delta {
+            return self.parts == other.parts;
+        }
+        self.range() == other.range()
+            && self.header() == other.header()
+            && self.handle_range() == other.handle_range()
+            && self.body_range() == other.body_range()
+            && self.status_range() == other.status_range()
+            && self.parts.status.as_ref().map(|s| &s.comment)
+                == other.parts.status.as_ref().map(|s| &s.comment)
+            && self.mentions().eq(other.mentions())
+            && self.markers().eq(other.markers())
+            && self.permissions().eq(other.permissions())
+            && self.code_blocks().eq(other.code_blocks())
+    }
 }
 
 impl Message {
+    pub(super) fn new(parts: Parts) -> Message {
+        Message {
+            delta: 0,
+            parts: std::sync::Arc::new(parts),
+        }
+    }
+
+    /// Moves the message by `delta` bytes (text was inserted or removed before it).
+    pub(super) fn shift(&mut self, delta: isize) {
+        self.delta += delta;
+    }
+
+    /// Sets where the message ends (its last message grew or shrank).
+    pub(super) fn set_end(&mut self, end: usize) {
+        let local = end.wrapping_add_signed(-self.delta);
+        let parts = std::sync::Arc::make_mut(&mut self.parts);
+        parts.range.end = local;
+        parts.body.end = local.max(parts.body.start);
+    }
+
+    /// From the heading's first byte to the next message's heading (or the end).
+    pub fn range(&self) -> ByteRange {
+        shifted(&self.parts.range, self.delta)
+    }
+
+    /// The heading line, without its line break.
+    pub fn header(&self) -> ByteRange {
+        shifted(&self.parts.header, self.delta)
+    }
+
+    /// The handle on the heading, without the `@`.
+    pub fn handle_range(&self) -> ByteRange {
+        shifted(&self.parts.handle, self.delta)
+    }
+
+    /// Everything after the heading line and the status line.
+    pub fn body_range(&self) -> ByteRange {
+        shifted(&self.parts.body, self.delta)
+    }
+
+    /// The status comment line (without its line break), if the message has one.
+    pub fn status_range(&self) -> Option<ByteRange> {
+        self.parts
+            .status
+            .as_ref()
+            .map(|s| shifted(&s.range, self.delta))
+    }
+
+    /// The status comment as parsed: `Err` when the line is malformed.
+    pub fn status(&self) -> Option<&Result<StatusComment, StatusError>> {
+        self.parts.status.as_ref().map(|s| &s.comment)
+    }
+
+    pub fn mentions(&self) -> impl Iterator<Item = Mention> + '_ {
+        self.parts.mentions.iter().map(|m| Mention {
+            range: shifted(&m.range, self.delta),
+            handle: shifted(&m.handle, self.delta),
+        })
+    }
+
+    pub fn markers(&self) -> impl Iterator<Item = Marker> + '_ {
+        self.parts.markers.iter().map(|m| Marker {
+            range: shifted(&m.range, self.delta),
+            kind: match &m.kind {
+                MarkerKind::Next(h) => MarkerKind::Next(shifted(h, self.delta)),
+                MarkerKind::Done => MarkerKind::Done,
+            },
+        })
+    }
+
+    pub fn permissions(&self) -> impl Iterator<Item = PermissionBlock> + '_ {
+        self.parts.permissions.iter().map(|p| PermissionBlock {
+            range: shifted(&p.range, self.delta),
+            id: shifted(&p.id, self.delta),
+            text: shifted(&p.text, self.delta),
+            options: p
+                .options
+                .iter()
+                .map(|o| super::permission::PermissionOption {
+                    label: shifted(&o.label, self.delta),
+                    checked: o.checked,
+                })
+                .collect(),
+        })
+    }
+
+    pub fn code_blocks(&self) -> impl Iterator<Item = CodeBlock> + '_ {
+        self.parts.code_blocks.iter().map(|c| CodeBlock {
+            range: shifted(&c.range, self.delta),
+            opening: shifted(&c.opening, self.delta),
+            closed: c.closed,
+        })
+    }
+
     pub fn handle<'t>(&self, text: &'t str) -> &'t str {
-        &text[self.handle.clone()]
+        &text[self.handle_range()]
     }
 
     pub fn body<'t>(&self, text: &'t str) -> &'t str {
-        &text[self.body.clone()]
+        &text[self.body_range()]
     }
 
     /// Whether the body holds nothing but white space (a reply stub).
@@ -75,20 +201,27 @@ impl Message {
     }
 
     pub fn has_done_marker(&self) -> bool {
-        self.markers.iter().any(|m| m.kind == MarkerKind::Done)
+        self.parts
+            .markers
+            .iter()
+            .any(|m| m.kind == MarkerKind::Done)
     }
 
     /// The handle named by the message's last `[NEXT: x]` marker.
     pub fn next_marker<'t>(&self, text: &'t str) -> Option<&'t str> {
-        self.markers.iter().rev().find_map(|m| match &m.kind {
-            MarkerKind::Next(h) => Some(&text[h.clone()]),
-            MarkerKind::Done => None,
-        })
+        self.markers()
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .find_map(|m| match m.kind {
+                MarkerKind::Next(h) => Some(&text[h]),
+                MarkerKind::Done => None,
+            })
     }
 
     /// The status comment, when it parsed.
     pub fn status_comment(&self) -> Option<&StatusComment> {
-        self.status.as_ref().and_then(|s| s.comment.as_ref().ok())
+        self.status().and_then(|s| s.as_ref().ok())
     }
 
     /// The first words of the message (for outlines), at most `max` chars.
@@ -151,8 +284,8 @@ impl Chat {
 
     /// The index of the message that contains `offset`.
     pub fn message_at(&self, offset: usize) -> Option<usize> {
-        let i = self.messages.partition_point(|m| m.range.start <= offset);
-        (i > 0 && offset <= self.messages[i - 1].range.end).then(|| i - 1)
+        let i = self.messages.partition_point(|m| m.range().start <= offset);
+        (i > 0 && offset <= self.messages[i - 1].range().end).then(|| i - 1)
     }
 
     /// The `@handle` (header, mention, `[NEXT: x]` or `members:` entry) whose handle
@@ -166,14 +299,14 @@ impl Chat {
             return Some(m.range.clone());
         }
         let m = &self.messages[self.message_at(offset)?];
-        if hit(&m.handle) {
-            return Some(m.handle.clone());
+        if hit(&m.handle_range()) {
+            return Some(m.handle_range());
         }
-        if let Some(mention) = m.mentions.iter().find(|x| hit(&x.handle)) {
-            return Some(mention.handle.clone());
+        if let Some(mention) = m.mentions().find(|x| hit(&x.handle)) {
+            return Some(mention.handle);
         }
-        m.markers.iter().find_map(|x| match &x.kind {
-            MarkerKind::Next(h) if hit(h) => Some(h.clone()),
+        m.markers().find_map(|x| match x.kind {
+            MarkerKind::Next(h) if hit(&h) => Some(h),
             _ => None,
         })
     }
@@ -185,10 +318,11 @@ impl Chat {
     }
 
     /// Every fenced code block, in document order.
-    pub fn code_blocks(&self) -> impl Iterator<Item = &CodeBlock> {
+    pub fn code_blocks(&self) -> impl Iterator<Item = CodeBlock> + '_ {
         self.preamble_code_blocks
             .iter()
-            .chain(self.messages.iter().flat_map(|m| m.code_blocks.iter()))
+            .cloned()
+            .chain(self.messages.iter().flat_map(|m| m.code_blocks()))
     }
 
     /// Renders the document back from its parts. Parsing and rendering reproduce the
@@ -198,18 +332,19 @@ impl Chat {
         let mut out = String::with_capacity(text.len());
         out.push_str(&text[..self.preamble.end]);
         for m in &self.messages {
-            out.push_str(&text[m.range.start..m.header.end]);
-            let mut rest = m.header.end;
-            if let Some(status) = &m.status {
-                out.push_str(&text[rest..status.range.start]);
-                let raw = &text[status.range.clone()];
-                match &status.comment {
+            let (range, header) = (m.range(), m.header());
+            out.push_str(&text[range.start..header.end]);
+            let mut rest = header.end;
+            if let (Some(status), Some(comment)) = (m.status_range(), m.status()) {
+                out.push_str(&text[rest..status.start]);
+                let raw = &text[status.clone()];
+                match comment {
                     Ok(c) if c.render() == raw => out.push_str(&c.render()),
                     _ => out.push_str(raw),
                 }
-                rest = status.range.end;
+                rest = status.end;
             }
-            out.push_str(&text[rest..m.range.end]);
+            out.push_str(&text[rest..range.end]);
         }
         out
     }

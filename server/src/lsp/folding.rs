@@ -23,9 +23,9 @@ pub fn folding_ranges(doc: &Document, enc: PositionEncoding) -> Vec<FoldingRange
     for m in &doc.chat.messages {
         // Fold up to the last non-blank line, so the blank line before the next
         // heading stays visible.
-        let body = &text[m.range.clone()];
-        let end = m.range.start + body.trim_end().len();
-        push(m.range.start, end, Some(FoldingRangeKind::Region));
+        let range = m.range();
+        let end = range.start + text[range.clone()].trim_end().len();
+        push(range.start, end, Some(FoldingRangeKind::Region));
     }
     for block in doc.chat.code_blocks() {
         let end = block.range.start + text[block.range.clone()].trim_end().len();

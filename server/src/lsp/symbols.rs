@@ -64,8 +64,8 @@ fn entries(text: &str, chat: &Chat) -> Vec<Entry> {
         out.push(Entry {
             name,
             detail: detail.filter(|d| !d.is_empty()),
-            range: m.range.clone(),
-            selection: m.header.clone(),
+            range: m.range(),
+            selection: m.header(),
             is_preamble: false,
         });
     }

@@ -4,7 +4,6 @@
 use super::scan::scan;
 use super::{Chat, Message};
 use crate::document::ByteRange;
-use crate::document::inline::MarkerKind;
 use crate::document::text::Edit;
 
 impl Chat {
@@ -25,7 +24,7 @@ impl Chat {
             .messages
             .partition_point(|m| header_line_end(m) < edit.start);
         let (restart, in_preamble) = match keep.checked_sub(1) {
-            Some(i) => (self.messages[i].range.start, false),
+            Some(i) => (self.messages[i].range().start, false),
             None => (self.body_start(), true),
         };
         let keep_before = keep.saturating_sub(1);
@@ -33,12 +32,10 @@ impl Chat {
         // rejoin the old one.
         let resume = self
             .messages
-            .partition_point(|m| m.range.start < edit.old_end);
-        let old_starts: Vec<usize> = self.messages[resume..]
-            .iter()
-            .map(|m| m.range.start)
-            .collect();
-        let mut window = (edit.new_end - restart).max(1 << 16) * 2;
+            .partition_point(|m| m.range().start < edit.old_end);
+        let later = &self.messages[resume..];
+        // Most edits rejoin at the next heading; start small and double when not.
+        let mut window = (edit.new_end - restart).max(1 << 13) * 2;
         loop {
             let end = (restart + window).min(new_len);
             let text = fetch(restart..end);
@@ -55,7 +52,11 @@ impl Chat {
                     return false;
                 }
                 let old = pos as isize - delta;
-                if old >= 0 && old_starts.binary_search(&(old as usize)).is_ok() {
+                if old >= 0
+                    && later
+                        .binary_search_by_key(&(old as usize), |m| m.range().start)
+                        .is_ok()
+                {
                     rejoin = Some(old as usize);
                     return true;
                 }
@@ -65,77 +66,39 @@ impl Chat {
                 window *= 2;
                 continue;
             }
-            let mut tail: Vec<Message> = match rejoin {
-                Some(old) => {
-                    let from = self.messages.partition_point(|m| m.range.start < old);
-                    self.messages.drain(from..).collect()
-                }
-                None => Vec::new(),
+            // Old messages from the rejoin point on are kept; they only move.
+            let from = match rejoin {
+                Some(old) => self.messages.partition_point(|m| m.range().start < old),
+                None => self.messages.len(),
             };
-            for m in &mut tail {
-                m.shift(delta);
-            }
-            self.messages.truncate(keep_before);
+            let replaced_from = if in_preamble { 0 } else { keep_before };
             if in_preamble {
-                self.messages.clear();
                 self.preamble.end = result.first_header.unwrap_or(restart + usable);
                 self.preamble_code_blocks = result.preamble_code_blocks;
             }
             let mut new = result.messages;
+            let next_start = self
+                .messages
+                .get(from)
+                .map(|m| m.range().start.wrapping_add_signed(delta));
             // The last re-scanned message runs up to the rejoin point or the end.
             if let Some(last) = new.last_mut() {
-                last.range.end = tail.first().map_or(new_len, |m| m.range.start);
-                last.body.end = last.range.end.max(last.body.start);
+                last.set_end(next_start.unwrap_or(new_len));
             } else if in_preamble {
-                self.preamble.end = tail.first().map_or(new_len, |m| m.range.start);
+                self.preamble.end = next_start.unwrap_or(new_len);
             }
-            self.messages.extend(new);
-            self.messages.extend(tail);
+            let inserted = new.len();
+            self.messages.splice(replaced_from..from, new);
+            for m in &mut self.messages[replaced_from + inserted..] {
+                m.shift(delta);
+            }
             self.len = new_len;
             return;
         }
     }
 }
 
-impl Message {
-    fn shift(&mut self, delta: isize) {
-        let s = |r: &mut ByteRange| {
-            r.start = r.start.wrapping_add_signed(delta);
-            r.end = r.end.wrapping_add_signed(delta);
-        };
-        s(&mut self.range);
-        s(&mut self.header);
-        s(&mut self.handle);
-        s(&mut self.body);
-        if let Some(st) = &mut self.status {
-            s(&mut st.range);
-        }
-        for m in &mut self.mentions {
-            s(&mut m.range);
-            s(&mut m.handle);
-        }
-        for m in &mut self.markers {
-            s(&mut m.range);
-            if let MarkerKind::Next(h) = &mut m.kind {
-                s(h);
-            }
-        }
-        for p in &mut self.permissions {
-            s(&mut p.range);
-            s(&mut p.id);
-            s(&mut p.text);
-            for o in &mut p.options {
-                s(&mut o.label);
-            }
-        }
-        for c in &mut self.code_blocks {
-            s(&mut c.range);
-            s(&mut c.opening);
-        }
-    }
-}
-
 fn header_line_end(m: &Message) -> usize {
     // The heading's line break is part of the heading line for this purpose.
-    m.header.end + 2
+    m.header().end + 2
 }

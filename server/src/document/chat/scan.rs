@@ -1,7 +1,7 @@
 //! The one-pass scan that turns lines into messages: headings, status comments,
 //! permission blocks, code blocks, mentions and markers, all as absolute byte ranges.
 
-use super::{CodeBlock, Message, StatusLine};
+use super::{CodeBlock, Message, Parts, StatusLine};
 use crate::document::inline;
 use crate::document::permission::{self, PermissionBlock};
 use crate::document::scanner::{LineKind, Scanner};
@@ -11,6 +11,13 @@ pub(super) struct Scan {
     pub first_header: Option<usize>,
     pub preamble_code_blocks: Vec<CodeBlock>,
     pub messages: Vec<Message>,
+}
+
+/// The scan's working state: messages are built as mutable parts first.
+struct Building {
+    first_header: Option<usize>,
+    preamble_code_blocks: Vec<CodeBlock>,
+    messages: Vec<Parts>,
 }
 
 /// Scans `text` (which starts at absolute offset `base`) from the relative offset
@@ -23,7 +30,7 @@ pub(super) fn scan(
     mut stop: impl FnMut(usize) -> bool,
 ) -> Scan {
     let bytes = text.as_bytes();
-    let mut out = Scan {
+    let mut out = Building {
         first_header: None,
         preamble_code_blocks: Vec::new(),
         messages: Vec::new(),
@@ -48,7 +55,7 @@ pub(super) fn scan(
                 }
                 finish_message(&mut out, &mut open_code, &mut permission, base + line.start);
                 out.first_header.get_or_insert(base + line.start);
-                out.messages.push(Message {
+                out.messages.push(Parts {
                     range: base + line.start..base + text.len(),
                     header: base + line.start..base + line.end,
                     handle: base + at + 1..base + at + 1 + handle_len,
@@ -137,10 +144,14 @@ pub(super) fn scan(
         last.range.end = base + end_of_scan;
         last.body.end = last.range.end.max(last.body.start);
     }
-    out
+    Scan {
+        first_header: out.first_header,
+        preamble_code_blocks: out.preamble_code_blocks,
+        messages: out.messages.into_iter().map(Message::new).collect(),
+    }
 }
 
-fn finish_permission(out: &mut Scan, permission: &mut Option<PermissionBlock>) {
+fn finish_permission(out: &mut Building, permission: &mut Option<PermissionBlock>) {
     if let Some(block) = permission.take()
         && let Some(msg) = out.messages.last_mut()
     {
@@ -148,7 +159,7 @@ fn finish_permission(out: &mut Scan, permission: &mut Option<PermissionBlock>) {
     }
 }
 
-fn push_code_block(out: &mut Scan, block: CodeBlock) {
+fn push_code_block(out: &mut Building, block: CodeBlock) {
     match out.messages.last_mut() {
         Some(msg) => msg.code_blocks.push(block),
         None => out.preamble_code_blocks.push(block),
@@ -158,7 +169,7 @@ fn push_code_block(out: &mut Scan, block: CodeBlock) {
 /// Closes the current message at `end` (absolute): its range, body and any block
 /// still open in it.
 fn finish_message(
-    out: &mut Scan,
+    out: &mut Building,
     open_code: &mut Option<CodeBlock>,
     permission: &mut Option<PermissionBlock>,
     end: usize,

@@ -47,17 +47,17 @@ fn outline(text: &str) -> String {
             out,
             "message @{} (line {})",
             m.handle(text),
-            line(m.header.start)
+            line(m.header().start)
         )
         .unwrap();
-        if let Some(status) = &m.status {
-            match &status.comment {
+        if let Some(status) = m.status() {
+            match status {
                 Ok(c) => writeln!(out, "  status: {}", c.render()).unwrap(),
                 Err(e) => writeln!(out, "  status error: {e}").unwrap(),
             }
         }
         writeln!(out, "  body: {:?}", m.body(text)).unwrap();
-        for mention in &m.mentions {
+        for mention in m.mentions() {
             writeln!(
                 out,
                 "  mention: {} at line {}",
@@ -66,10 +66,10 @@ fn outline(text: &str) -> String {
             )
             .unwrap();
         }
-        for marker in &m.markers {
+        for marker in m.markers() {
             writeln!(out, "  marker: {}", &text[marker.range.clone()]).unwrap();
         }
-        for p in &m.permissions {
+        for p in m.permissions() {
             let options: Vec<&str> = p.options.iter().map(|o| &text[o.label.clone()]).collect();
             writeln!(
                 out,
@@ -80,7 +80,7 @@ fn outline(text: &str) -> String {
             )
             .unwrap();
         }
-        for block in &m.code_blocks {
+        for block in m.code_blocks() {
             writeln!(
                 out,
                 "  code: lines {}-{} closed={}",
@@ -126,11 +126,7 @@ fn message_ranges_tile_the_document() {
     let text = "---\ntitle: x\n---\npre\n## @a\nA\n## @b\n<!-- chatmd id=1 -->\nB";
     let chat = Chat::parse(text);
     assert_eq!(&text[chat.preamble.clone()], "pre\n");
-    let ranges: Vec<&str> = chat
-        .messages
-        .iter()
-        .map(|m| &text[m.range.clone()])
-        .collect();
+    let ranges: Vec<&str> = chat.messages.iter().map(|m| &text[m.range()]).collect();
     assert_eq!(ranges, ["## @a\nA\n", "## @b\n<!-- chatmd id=1 -->\nB"]);
     assert_eq!(chat.messages[1].body(text), "B");
     assert_eq!(chat.message_at(text.len()), Some(1));
