@@ -98,7 +98,7 @@ pub fn check(text: &str, chat: &Chat, roster: &Roster, clis: &dyn CliLookup) -> 
                 ),
             )),
         }
-        if let (Some(status), Some(Err(e))) = (m.status_range(), m.status()) {
+        if let (Some(status), Some(Err(e))) = (m.status_range(), m.status(text)) {
             let within = e.range().unwrap_or(0..status.len());
             out.push(Problem {
                 range: status.start + within.start..status.start + within.end,

@@ -24,12 +24,20 @@ pub struct CodeBlock {
     pub closed: bool,
 }
 
-/// The status comment line of a message, parsed.
-#[derive(Clone, Debug, PartialEq)]
-pub struct StatusLine {
-    /// The line, without its line break.
-    pub range: ByteRange,
-    pub comment: Result<StatusComment, StatusError>,
+/// The status comment line of a message, parsed on first use: most requests never
+/// look at most status comments, and parsing them all would dominate a full parse.
+#[derive(Clone, Debug)]
+pub(super) struct StatusLine {
+    /// The line, without its line break (as scanned).
+    pub(super) range: ByteRange,
+    pub(super) parsed: std::sync::OnceLock<Result<StatusComment, StatusError>>,
+}
+
+impl PartialEq for StatusLine {
+    /// The parse follows from the text, so the line's place decides.
+    fn eq(&self, other: &StatusLine) -> bool {
+        self.range == other.range
+    }
 }
 
 /// What the scan found in one message, with byte ranges as they were when it was
@@ -73,8 +81,6 @@ impl PartialEq for Message {
             && self.handle_range() == other.handle_range()
             && self.body_range() == other.body_range()
             && self.status_range() == other.status_range()
-            && self.parts.status.as_ref().map(|s| &s.comment)
-                == other.parts.status.as_ref().map(|s| &s.comment)
             && self.mentions().eq(other.mentions())
             && self.markers().eq(other.markers())
             && self.permissions().eq(other.permissions())
@@ -131,9 +137,15 @@ impl Message {
             .map(|s| shifted(&s.range, self.delta))
     }
 
-    /// The status comment as parsed: `Err` when the line is malformed.
-    pub fn status(&self) -> Option<&Result<StatusComment, StatusError>> {
-        self.parts.status.as_ref().map(|s| &s.comment)
+    /// The status comment as parsed (`Err` when the line is malformed). `text` is the
+    /// document the message belongs to.
+    pub fn status(&self, text: &str) -> Option<&Result<StatusComment, StatusError>> {
+        let line = self.parts.status.as_ref()?;
+        let range = shifted(&line.range, self.delta);
+        Some(
+            line.parsed
+                .get_or_init(|| StatusComment::parse(&text[range])),
+        )
     }
 
     pub fn mentions(&self) -> impl Iterator<Item = Mention> + '_ {
@@ -220,8 +232,8 @@ impl Message {
     }
 
     /// The status comment, when it parsed.
-    pub fn status_comment(&self) -> Option<&StatusComment> {
-        self.status().and_then(|s| s.as_ref().ok())
+    pub fn status_comment(&self, text: &str) -> Option<&StatusComment> {
+        self.status(text).and_then(|s| s.as_ref().ok())
     }
 
     /// The first words of the message (for outlines), at most `max` chars.
@@ -335,7 +347,7 @@ impl Chat {
             let (range, header) = (m.range(), m.header());
             out.push_str(&text[range.start..header.end]);
             let mut rest = header.end;
-            if let (Some(status), Some(comment)) = (m.status_range(), m.status()) {
+            if let (Some(status), Some(comment)) = (m.status_range(), m.status(text)) {
                 out.push_str(&text[rest..status.start]);
                 let raw = &text[status.clone()];
                 match comment {

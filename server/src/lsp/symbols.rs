@@ -51,7 +51,7 @@ fn entries(text: &str, chat: &Chat) -> Vec<Entry> {
         } else {
             format!("@{}: {}", m.handle(text), summary)
         };
-        let detail = m.status_comment().map(|c| {
+        let detail = m.status_comment(text).map(|c| {
             [
                 c.status().map(|s| s.as_str().to_string()),
                 c.agent().map(str::to_string),

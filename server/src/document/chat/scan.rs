@@ -5,7 +5,6 @@ use super::{CodeBlock, Message, Parts, StatusLine};
 use crate::document::inline;
 use crate::document::permission::{self, PermissionBlock};
 use crate::document::scanner::{LineKind, Scanner};
-use crate::document::status::StatusComment;
 
 pub(super) struct Scan {
     pub first_header: Option<usize>,
@@ -78,7 +77,7 @@ pub(super) fn scan(
                 let msg = out.messages.last_mut().expect("in a message");
                 msg.status = Some(StatusLine {
                     range: base + line.start..base + line.end,
-                    comment: StatusComment::parse(line_text),
+                    parsed: std::sync::OnceLock::new(),
                 });
                 msg.body.start = base + line.next;
                 continue;

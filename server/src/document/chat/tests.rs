@@ -50,7 +50,7 @@ fn outline(text: &str) -> String {
             line(m.header().start)
         )
         .unwrap();
-        if let Some(status) = m.status() {
+        if let Some(status) = m.status(text) {
             match status {
                 Ok(c) => writeln!(out, "  status: {}", c.render()).unwrap(),
                 Err(e) => writeln!(out, "  status error: {e}").unwrap(),

@@ -270,8 +270,9 @@ pub(super) fn is_complete_tag(tail: &[u8], closing: bool) -> bool {
     tail[close..].iter().all(|b| *b == b' ' || *b == b'\t')
 }
 
+/// Short needles in short lines: a plain scan beats building a memmem searcher.
 pub(super) fn contains(hay: &[u8], pat: &[u8]) -> bool {
-    memchr::memmem::find(hay, pat).is_some()
+    hay.windows(pat.len()).any(|w| w == pat)
 }
 
 pub(super) fn contains_ignore_case(hay: &[u8], pat: &[u8]) -> bool {
