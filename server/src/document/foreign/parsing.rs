@@ -1,0 +1,140 @@
+//! Splits a foreign file into the text before its first marker and its messages,
+//! recovering from fences that a truncated answer left open.
+
+use super::ForeignFormat;
+use super::fence::{Fence, FenceStep, reopens};
+use super::lines::Lines;
+use super::markers::{Kind, Marker, classify};
+
+/// One message of the foreign file.
+pub(super) struct Block<'a> {
+    pub(super) kind: Kind,
+    pub(super) label: &'a str,
+    /// Message text lines, blank lines at both ends removed.
+    pub(super) lines: Vec<&'a str>,
+}
+
+/// A foreign file split into the text before the first marker and its messages.
+pub(super) struct Parsed<'a> {
+    /// Lines before the first marker, blank lines at both ends removed.
+    pub(super) pre: Vec<&'a str>,
+    pub(super) blocks: Vec<Block<'a>>,
+}
+
+/// Marker lines (by line index), outside fenced code, with one recovery rule for fences
+/// that cannot be closed properly, which in a chat file mean a truncated answer: a fence
+/// still open at the end of the text, or one followed (before its closing fence) by a line
+/// that could only open a new fence of its kind (```` ```rust ```` inside ```` ``` ````),
+/// is taken to end at the first marker line inside it. Restarts are budgeted so that the
+/// work stays linear in the number of lines.
+pub(super) fn scan<'a>(lines: &[&'a str], format: ForeignFormat) -> Vec<(usize, Marker<'a>)> {
+    let mut markers = Vec::new();
+    let budget = lines.len().saturating_mul(4).saturating_add(64);
+    let mut spent = 0usize;
+    let mut from = 0;
+    'scan: loop {
+        let mut fence = Fence::default();
+        let mut first_inside: Option<usize> = None;
+        for (i, &line) in lines.iter().enumerate().skip(from) {
+            spent += 1;
+            let open = fence.open;
+            match fence.step(line) {
+                FenceStep::Outside => {
+                    if let Some(marker) = classify(line, format) {
+                        markers.push((i, marker));
+                    }
+                }
+                FenceStep::Inside => match (first_inside, open) {
+                    (Some(m), Some((c, n))) => {
+                        if reopens(line, c, n) && spent + (lines.len() - m) <= budget {
+                            from = m;
+                            continue 'scan;
+                        }
+                    }
+                    _ => {
+                        if classify(line, format).is_some() {
+                            first_inside = Some(i);
+                        }
+                    }
+                },
+                FenceStep::Close => first_inside = None,
+                FenceStep::Open => {}
+            }
+        }
+        match first_inside {
+            Some(m) if fence.open.is_some() && spent + (lines.len() - m) <= budget => from = m,
+            _ => return markers,
+        }
+    }
+}
+
+impl<'a> Parsed<'a> {
+    pub(super) fn new(text: &'a str, format: ForeignFormat) -> Self {
+        let lines: Vec<&str> = Lines::new(text).map(|(_, line)| line).collect();
+        let markers = scan(&lines, format);
+        let first = markers.first().map_or(lines.len(), |&(i, _)| i);
+        let mut pre = trim_blank(&lines[..first]).to_vec();
+        let mut blocks = Vec::with_capacity(markers.len() + 1);
+        if format == ForeignFormat::LspAi && !pre.is_empty() {
+            blocks.push(Block {
+                kind: Kind::User,
+                label: "",
+                lines: std::mem::take(&mut pre),
+            });
+        }
+        for (n, &(i, marker)) in markers.iter().enumerate() {
+            let end = markers.get(n + 1).map_or(lines.len(), |&(j, _)| j);
+            let mut body = Vec::with_capacity(end - i);
+            if !marker.content.is_empty() {
+                body.push(marker.content);
+            }
+            body.extend_from_slice(&lines[i + 1..end]);
+            blocks.push(Block {
+                kind: marker.kind,
+                label: marker.label,
+                lines: trim_blank(&body).to_vec(),
+            });
+        }
+        Parsed { pre, blocks }
+    }
+}
+
+fn is_blank(line: &str) -> bool {
+    line.trim().is_empty()
+}
+
+pub(super) fn trim_blank<'s, 'a>(lines: &'s [&'a str]) -> &'s [&'a str] {
+    let start = lines
+        .iter()
+        .position(|l| !is_blank(l))
+        .unwrap_or(lines.len());
+    let end = lines
+        .iter()
+        .rposition(|l| !is_blank(l))
+        .map_or(start, |i| i + 1);
+    &lines[start..end]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scan_recovery_is_budgeted() {
+        // Fences that are never closed (each shorter than the one before), each with a
+        // marker inside: unbounded recovery would rescan to the end once per fence.
+        let n = 300;
+        let mut text = String::from("<|user|>\n");
+        for k in 0..n {
+            text.push_str(&"`".repeat(n + 3 - k));
+            text.push_str("\n<|assistant|>\n");
+        }
+        let lines: Vec<&str> = Lines::new(&text).map(|(_, l)| l).collect();
+        let markers = scan(&lines, ForeignFormat::LspAi);
+        // The first few fences are recovered, then the budget (about four passes) is spent
+        // and the rest is read strictly, as one fenced block.
+        assert!(markers.len() > 2, "{}", markers.len());
+        assert!(markers.len() < 20, "{}", markers.len());
+        assert_eq!(markers[0].0, 0);
+    }
+}

@@ -1,0 +1,125 @@
+//! Writes chatmd text: message bodies with `## @x` escaped and open fences closed,
+//! verbatim fenced blocks, one-line labels and YAML scalars.
+
+use super::fence::{Fence, FenceStep, heading_at};
+
+/// Marker-line text for a heading or summary: control characters (a lone `\r` would end
+/// the line) become spaces.
+pub(super) fn one_line(label: &str) -> String {
+    label.replace(|c: char| c.is_control(), " ")
+}
+
+/// The output, with `\n` line endings.
+#[derive(Default)]
+pub(super) struct Out {
+    pub(super) buf: String,
+}
+
+impl Out {
+    pub(super) fn line(&mut self, line: &str) {
+        self.buf.push_str(line);
+        self.buf.push('\n');
+    }
+
+    pub(super) fn blank(&mut self) {
+        self.buf.push('\n');
+    }
+
+    /// Message or preamble text: `## @x` lines outside fenced code are escaped as
+    /// `## \@x`, and a fence still open at the end is closed.
+    pub(super) fn body(&mut self, lines: &[&str]) {
+        let mut fence = Fence::default();
+        for &line in lines {
+            // A heading line is never a fence line, so it can be stepped like any other.
+            let step = fence.step(line);
+            match heading_at(line) {
+                Some(at) if step == FenceStep::Outside => {
+                    self.buf.push_str(&line[..at]);
+                    self.buf.push('\\');
+                    self.line(&line[at..]);
+                }
+                _ => self.line(line),
+            }
+        }
+        if let Some((c, n)) = fence.open {
+            self.line(&char::from(c).to_string().repeat(n));
+        }
+    }
+
+    /// Lines kept verbatim in a fenced block that none of them can close.
+    pub(super) fn fenced(&mut self, info: &str, lines: &[&str]) {
+        let longest = lines
+            .iter()
+            .map(|l| longest_run(l, b'`'))
+            .max()
+            .unwrap_or(0);
+        let fence = "`".repeat(longest.max(2) + 1);
+        self.line(&format!("{fence}{info}"));
+        for line in lines {
+            self.line(line);
+        }
+        self.line(&fence);
+    }
+}
+
+fn longest_run(line: &str, c: u8) -> usize {
+    let mut best = 0;
+    let mut run = 0;
+    for &b in line.as_bytes() {
+        if b == c {
+            run += 1;
+            best = best.max(run);
+        } else {
+            run = 0;
+        }
+    }
+    best
+}
+
+/// A YAML scalar: plain when that is unambiguous, double-quoted otherwise.
+pub(super) fn yaml_scalar(s: &str) -> String {
+    let plain = s.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+        && !s.ends_with(' ')
+        && s.chars().all(|c| {
+            c.is_alphanumeric() || matches!(c, ' ' | '_' | '.' | ',' | '(' | ')' | '/' | '+' | '-')
+        })
+        && !matches!(
+            s.to_ascii_lowercase().as_str(),
+            "true" | "false" | "null" | "yes" | "no" | "on" | "off" | "y" | "n"
+        );
+    if plain {
+        return s.to_owned();
+    }
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\t' => out.push_str("\\t"),
+            c if c.is_control() => out.push_str(&format!("\\u{:04X}", u32::from(c))),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn yaml_scalars() {
+        assert_eq!(yaml_scalar("gp.nvim"), "gp.nvim");
+        assert_eq!(
+            yaml_scalar("Fix the parser (again)"),
+            "Fix the parser (again)"
+        );
+        assert_eq!(yaml_scalar("yes"), "\"yes\"");
+        assert_eq!(yaml_scalar("2024"), "\"2024\"");
+        assert_eq!(yaml_scalar("a: b # c"), "\"a: b # c\"");
+        assert_eq!(yaml_scalar("tab\there \u{7}"), "\"tab\\there \\u0007\"");
+        assert_eq!(yaml_scalar(""), "\"\"");
+    }
+}
