@@ -531,3 +531,28 @@ async fn hostile_input_gets_errors_not_a_crash() {
     assert_eq!(none, Value::Null);
     client.shutdown().await;
 }
+
+#[tokio::test]
+async fn a_member_folder_linked_out_of_the_workspace_is_refused_and_shown() {
+    let ws = Workspace::new();
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("CLAUDE.md"), "# Secret role\n").unwrap();
+    std::os::unix::fs::symlink(outside.path(), ws.path("team/intruder")).unwrap();
+    let mut client = ws.start(vscode_like()).await;
+    let uri = ws.uri("team/s.chat.md");
+    client.open(&uri, "## @me\n@intruder hi\n").await;
+    let diagnostics = client.expect_diagnostics(&uri).await;
+    let shown = summarize(&diagnostics);
+    assert_eq!(shown.len(), 2, "{shown:#?}");
+    assert_eq!(
+        shown[0],
+        "1:1-1:9 2 unknown-mention @intruder is not a member of this team; nobody will answer this mention."
+    );
+    let expected = format!(
+        "0:0-0:0 2 team {}: member folder `intruder` is skipped: it is a symlink to {}, outside the workspace.",
+        ws.path("team/intruder").display(),
+        outside.path().display()
+    );
+    assert!(shown[1].starts_with(&expected), "{}", shown[1]);
+    client.shutdown().await;
+}

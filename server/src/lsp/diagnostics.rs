@@ -43,6 +43,26 @@ pub fn problems_of(state: &Mutex<State>, doc: &Document) -> (Vec<Problem>, Arc<T
         &roster,
         &PathLookup(agent_path.as_deref()),
     );
+    // Problems about folders (a member folder linked out of the workspace, a name that
+    // is not a valid handle) have no file to show them in: the chat shows them.
+    let top = doc
+        .chat
+        .front_matter
+        .as_ref()
+        .map_or(0..0, |fm| fm.block.range.start..fm.block.range.start + 3);
+    for p in team
+        .problems
+        .iter()
+        .filter(|p| p.file.is_dir() && p.severity <= crate::team::Severity::Warning)
+    {
+        found.push(Problem {
+            range: top.clone(),
+            severity: p.severity,
+            code: "team",
+            message: format!("{}: {}", p.file.display(), p.message),
+            fixes: Vec::new(),
+        });
+    }
     if let (Some(error), Some(fm)) = (team_error, doc.chat.front_matter.as_ref())
         && let Some(t) = &fm.team
     {
