@@ -2,4 +2,5 @@
 //! who is human, and what is wrong with it. Pure apart from what the team already read.
 
 pub mod problems;
+pub mod prompt;
 pub mod roster;

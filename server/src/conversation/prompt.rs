@@ -1,0 +1,349 @@
+//! The prompt one member gets for one turn: `[SYSTEM]`, `[CONTEXT]` and `[MESSAGE]`
+//! (agents.md §The prompt), capped at [`PROMPT_CAP`]. Pure: everything comes in through
+//! the request; only [`role_loaded_by_cli`] looks at the file system.
+//!
+//! ```text
+//! [SYSTEM]
+//! <team_instruction.md>
+//!
+//! <role file, when the member's CLI will not load it itself>
+//!
+//! <the member's instructions from chatmd.toml>
+//! [CONTEXT]
+//! You are @reviewer in a team chat with @me (human), @tester (codex). Mention a member (@tester) or end with [NEXT: tester] to hand over.
+//! <the topic: the preamble, trimmed>
+//! me: <an earlier message>
+//! tester: <a later one; multi-line text kept as is>
+//! [MESSAGE]
+//! me: <the message this member must answer>
+//! ```
+//!
+//! - The roster line that opens `[CONTEXT]` tells the member who it is, who else takes
+//!   part (with their agents) and how to hand over. It sits in the context, not the
+//!   system part, so `system` stays exactly what the user configured (and empty when
+//!   nothing is).
+//! - Earlier messages: at most the front matter's `context` (default 20), the newest
+//!   ones, oldest first. Messages with nothing left after cleaning (reply stubs, a bare
+//!   `[DONE]`) and `SKIP` answers carry nothing and are left out.
+//! - Cleaning: routing markers and `<!-- chatmd ... -->` status comments are removed
+//!   from every message (a line left blank by the removal goes too); permission blocks
+//!   stay. Line breaks are normalized to `\n` throughout, so the prompt's own framing
+//!   and the text agree.
+//! - Resume (`since`): only messages after that index go into the context, and the
+//!   topic is left out — the agent's own session already holds both.
+
+mod clean;
+
+use std::path::{Path, PathBuf};
+
+use super::roster::Roster;
+use crate::document::chat::{Chat, Message};
+use crate::document::front_matter::DEFAULT_CONTEXT;
+use crate::team::{self, Member};
+
+/// The most a prompt may weigh, in bytes of UTF-8 (see [`Prompt::len`]).
+pub const PROMPT_CAP: usize = 768 * 1024;
+
+/// Ends a role that was cut to fit the cap, so the agent knows it saw only part of it.
+pub const ROLE_SHORTENED_NOTE: &str = "[... role text shortened to fit the prompt limit]";
+
+const SYSTEM_HEADER: &str = "[SYSTEM]\n";
+
+/// A built prompt: the adapter puts `system` in a flag (claude's
+/// `--append-system-prompt`) or inline before `body` (see [`Prompt::inline`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Prompt {
+    /// The `[SYSTEM]` part's content, without its header; empty when there is none.
+    pub system: String,
+    /// `[CONTEXT]\n...\n[MESSAGE]\n...\n`.
+    pub body: String,
+}
+
+impl Prompt {
+    /// The whole prompt as one text, for agents without a system-prompt flag:
+    /// `[SYSTEM]\n<system>\n` (left out when `system` is empty), then the body.
+    pub fn inline(&self) -> String {
+        let mut out = String::with_capacity(self.len());
+        if !self.system.is_empty() {
+            out.push_str(SYSTEM_HEADER);
+            out.push_str(&self.system);
+            out.push('\n');
+        }
+        out.push_str(&self.body);
+        out
+    }
+
+    /// The size of [`Prompt::inline`] in bytes: the larger of the two deliveries, and
+    /// what the cap applies to.
+    pub fn len(&self) -> usize {
+        let system = if self.system.is_empty() {
+            0
+        } else {
+            SYSTEM_HEADER.len() + self.system.len() + 1
+        };
+        system + self.body.len()
+    }
+
+    /// Never true for a built prompt (the body always has its sections).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// What [`build_prompt`] needs for one turn.
+pub struct PromptRequest<'a> {
+    /// The chat text `chat` was parsed from.
+    pub text: &'a str,
+    pub chat: &'a Chat,
+    pub roster: &'a Roster<'a>,
+    /// The member whose turn it is.
+    pub member: &'a Member,
+    /// The index in `chat.messages` of the message the member must answer: the human
+    /// message that addressed it, or in a chain the AI message that mentioned it.
+    pub message: usize,
+    /// Whether the member's CLI loads its role file by itself ([`role_loaded_by_cli`]);
+    /// then the role is not sent again.
+    pub role_loaded_by_cli: bool,
+    /// With resume: the index of the member's last message; only messages after it go
+    /// into the context (and the topic is left out).
+    pub since: Option<usize>,
+}
+
+/// Why no prompt could be built.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PromptError {
+    #[error(
+        "the prompt is {size} bytes even without the role and the earlier messages, over the limit of {limit} bytes; shorten the message (or the topic, team_instruction.md or the member's instructions) and send it again"
+    )]
+    TooLarge { size: usize, limit: usize },
+    #[error("there is no message {index} to answer: the chat has {count} messages")]
+    NoSuchMessage { index: usize, count: usize },
+}
+
+/// Builds the prompt for `req.member` to answer message `req.message`, within
+/// [`PROMPT_CAP`]. Over the cap, the role is shortened first (cut at a character
+/// boundary, ending with [`ROLE_SHORTENED_NOTE`]), then the oldest earlier messages
+/// are dropped whole (the role gets back the room they leave); a prompt still too
+/// large without either is [`PromptError::TooLarge`].
+pub fn build_prompt(req: &PromptRequest) -> Result<Prompt, PromptError> {
+    build_prompt_with_cap(req, PROMPT_CAP)
+}
+
+/// [`build_prompt`] with another cap, so tests can show the cutting on small inputs.
+pub(crate) fn build_prompt_with_cap(
+    req: &PromptRequest,
+    cap: usize,
+) -> Result<Prompt, PromptError> {
+    Parts::gather(req)?.fit(cap)
+}
+
+/// Whether `member`'s role file is one its own CLI loads by itself: its name is the
+/// one of the member's kind (claude does not read `AGENTS.md`) and it lies in the
+/// workdir or a folder above it (a `work` link elsewhere moves the CLI away from it).
+/// Then the prompt does not carry the role again; otherwise it goes into `[SYSTEM]`.
+pub fn role_loaded_by_cli(member: &Member, workspace_root: &Path) -> bool {
+    let (Some(kind), Some(role_file)) = (member.kind(), &member.role_file) else {
+        return false;
+    };
+    if role_file.file_name().and_then(|n| n.to_str()) != Some(kind.role_file_name()) {
+        return false;
+    }
+    let role_file = canonical(role_file);
+    team::role_files_loaded(member, workspace_root)
+        .iter()
+        .any(|loaded| canonical(loaded) == role_file)
+}
+
+fn canonical(path: &Path) -> PathBuf {
+    path.canonicalize().unwrap_or_else(|_| path.to_path_buf())
+}
+
+/// The pieces of a prompt before the cap is applied.
+struct Parts {
+    instruction: Option<String>,
+    role: Option<String>,
+    instructions: Option<String>,
+    roster_line: String,
+    topic: Option<String>,
+    /// `handle: text` entries, oldest first.
+    context: Vec<String>,
+    message: String,
+}
+
+impl Parts {
+    fn gather(req: &PromptRequest) -> Result<Parts, PromptError> {
+        let (text, chat) = (req.text, req.chat);
+        debug_assert_eq!(chat.len, text.len(), "the chat was parsed from this text");
+        let answered = chat
+            .messages
+            .get(req.message)
+            .ok_or(PromptError::NoSuchMessage {
+                index: req.message,
+                count: chat.messages.len(),
+            })?;
+        let limit = chat
+            .front_matter
+            .as_ref()
+            .map_or(DEFAULT_CONTEXT, |fm| fm.context()) as usize;
+        let first = req.since.map_or(0, |since| since.saturating_add(1));
+        let earlier = &chat.messages[first.min(req.message)..req.message];
+        let mut context: Vec<String> = earlier
+            .iter()
+            .rev()
+            .filter(|m| !m.is_skip(text))
+            .filter_map(|m| entry(text, m))
+            .take(limit)
+            .collect();
+        context.reverse();
+        let topic = match req.since {
+            Some(_) => None,
+            None => non_empty(&text[chat.preamble.clone()]),
+        };
+        let role = if req.role_loaded_by_cli {
+            None
+        } else {
+            req.member.role_text.as_deref().and_then(non_empty)
+        };
+        Ok(Parts {
+            instruction: req.roster.team.instruction.as_deref().and_then(non_empty),
+            role,
+            instructions: req.member.instructions.as_deref().and_then(non_empty),
+            roster_line: roster_line(req.roster, req.member),
+            topic,
+            context,
+            message: entry(text, answered).unwrap_or_else(|| format!("{}:", answered.handle(text))),
+        })
+    }
+
+    /// The prompt with `role` as the role part and the context from `skip` on.
+    fn assemble(&self, role: Option<&str>, skip: usize) -> Prompt {
+        let system: Vec<&str> = [
+            self.instruction.as_deref(),
+            role,
+            self.instructions.as_deref(),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        let mut body = String::from("[CONTEXT]\n");
+        for line in [Some(&self.roster_line), self.topic.as_ref()]
+            .into_iter()
+            .flatten()
+            .chain(&self.context[skip..])
+        {
+            body.push_str(line);
+            body.push('\n');
+        }
+        body.push_str("[MESSAGE]\n");
+        body.push_str(&self.message);
+        body.push('\n');
+        Prompt {
+            system: system.join("\n\n"),
+            body,
+        }
+    }
+
+    /// The fullest prompt within `cap`. For each number of dropped context messages
+    /// (none first), the role is tried whole, cut, as the note alone, then left out.
+    /// Sizes are worked out from frames without context, so a long chat is not
+    /// assembled once per dropped message.
+    fn fit(&self, cap: usize) -> Result<Prompt, PromptError> {
+        let frame = |role: Option<&str>| self.assemble(role, self.context.len()).len();
+        let without_role = frame(None);
+        // Each context entry adds itself and its line break.
+        let mut context_len: usize = self.context.iter().map(|e| e.len() + 1).sum();
+        let role = self.role.as_deref();
+        let (with_role, with_cut) = match role {
+            Some(role) => (
+                frame(Some(role)),
+                frame(Some(&format!("\n{ROLE_SHORTENED_NOTE}"))),
+            ),
+            None => (without_role, without_role),
+        };
+        for skip in 0..=self.context.len() {
+            if skip > 0 {
+                context_len -= self.context[skip - 1].len() + 1;
+            }
+            // Every frame is at least a few bytes, so no room means nothing fits.
+            let room = cap.saturating_sub(context_len);
+            if with_role <= room {
+                return Ok(self.assemble(role, skip));
+            }
+            if let Some(role) = role {
+                if with_cut <= room {
+                    let cut = shorten(role, room - with_cut);
+                    return Ok(self.assemble(Some(&cut), skip));
+                }
+                // The note alone is one byte shorter than the frame's "\n" + note.
+                if with_cut - 1 <= room {
+                    return Ok(self.assemble(Some(ROLE_SHORTENED_NOTE), skip));
+                }
+                if without_role <= room {
+                    return Ok(self.assemble(None, skip));
+                }
+            }
+        }
+        Err(PromptError::TooLarge {
+            size: without_role,
+            limit: cap,
+        })
+    }
+}
+
+/// The first `budget` bytes of `role` (never splitting a character, trailing white
+/// space dropped), then the note on its own line.
+fn shorten(role: &str, budget: usize) -> String {
+    let mut end = budget.min(role.len());
+    while !role.is_char_boundary(end) {
+        end -= 1;
+    }
+    let kept = role[..end].trim_end();
+    if kept.is_empty() {
+        ROLE_SHORTENED_NOTE.to_owned()
+    } else {
+        format!("{kept}\n{ROLE_SHORTENED_NOTE}")
+    }
+}
+
+/// `handle: text` for one message, or `None` when its text is empty once cleaned.
+fn entry(text: &str, message: &Message) -> Option<String> {
+    let body = clean::message_text(text, message);
+    (!body.is_empty()).then(|| format!("{}: {body}", message.handle(text)))
+}
+
+/// `text` trimmed with `\n` line breaks, or `None` when nothing is left.
+fn non_empty(text: &str) -> Option<String> {
+    let text = text.trim();
+    (!text.is_empty()).then(|| clean::unix_newlines(text))
+}
+
+/// One line telling the member who it is, who else takes part and how to hand over.
+fn roster_line(roster: &Roster, member: &Member) -> String {
+    let others: Vec<&Member> = roster
+        .members
+        .iter()
+        .copied()
+        .filter(|m| !m.handle.eq_ignore_ascii_case(&member.handle))
+        .collect();
+    let mut names = vec![format!("@{} (human)", roster.human)];
+    names.extend(
+        others
+            .iter()
+            .map(|m| format!("@{} ({})", m.handle, m.agent)),
+    );
+    let mut line = format!(
+        "You are @{} in a team chat with {}.",
+        member.handle,
+        names.join(", ")
+    );
+    if let Some(next) = others.first() {
+        let h = &next.handle;
+        line.push_str(&format!(
+            " Mention a member (@{h}) or end with [NEXT: {h}] to hand over."
+        ));
+    }
+    line
+}
+
+#[cfg(test)]
+mod tests;
