@@ -9,10 +9,10 @@ use crate::document::chat::Message;
 /// lines around the text dropped, line breaks turned into `\n`. Everything else —
 /// mentions, code, permission blocks — stays as written.
 pub(super) fn message_text(text: &str, message: &Message) -> String {
-    let body = message.body.clone();
+    let body = message.body_range();
     let mut cuts: Vec<ByteRange> = Vec::new();
     // Markers come in document order, so one pass hands each line its own.
-    let mut markers = message.markers.iter().map(|m| m.range.clone()).peekable();
+    let mut markers = message.markers().map(|m| m.range).peekable();
     let mut start = body.start;
     for line in text[body.clone()].split_inclusive('\n') {
         let end = start + line.len();
@@ -56,8 +56,7 @@ fn is_status_comment(line: &str) -> bool {
 
 fn in_code(message: &Message, offset: usize) -> bool {
     message
-        .code_blocks
-        .iter()
+        .code_blocks()
         .any(|b| b.range.start < offset && offset < b.range.end)
 }
 
