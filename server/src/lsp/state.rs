@@ -61,6 +61,9 @@ impl Document {
     }
 }
 
+/// When a file on disk was read: its modification time and size.
+pub type OutlineStamp = (Option<std::time::SystemTime>, u64);
+
 /// What the client said it can do, as far as the server cares.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct ClientFlags {
@@ -80,6 +83,8 @@ pub struct State {
     pub teams: HashMap<PathBuf, Arc<Team>>,
     /// Every `.chat.md` in the workspace, for workspace symbols.
     pub chats: Vec<PathBuf>,
+    /// Outlines of chats on disk, by path, with the (mtime, size) they were read at.
+    pub outlines: HashMap<PathBuf, (OutlineStamp, Arc<super::symbols::FileOutline>)>,
     /// Files that got team problems published, per team folder, so they can be cleared.
     pub team_problem_files: HashMap<PathBuf, Vec<Uri>>,
     pub shutting_down: bool,

@@ -2,7 +2,7 @@
 //! across every `.chat.md` in the workspace.
 
 use std::path::Path;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use tower_lsp_server::ls_types::*;
 
@@ -103,34 +103,60 @@ fn matches(name: &str, query: &str) -> bool {
         .all(|word| name.contains(word))
 }
 
-#[allow(deprecated)] // `SymbolInformation::deprecated` must still be filled in.
-fn file_symbols(
+/// The outline of one file, ready to be filtered: (name, kind, selection range).
+pub type FileOutline = Vec<(String, SymbolKind, Range)>;
+
+fn outline(text: &str, chat: &Chat, enc: PositionEncoding) -> FileOutline {
+    let rope = Text::new(text);
+    entries(text, chat)
+        .into_iter()
+        .map(|e| {
+            let kind = if e.is_preamble {
+                SymbolKind::NAMESPACE
+            } else {
+                SymbolKind::EVENT
+            };
+            (e.name, kind, convert::range(&rope, &e.selection, enc))
+        })
+        .collect()
+}
+
+/// The outline of a chat on disk, from the cache while the file is unchanged
+/// (same modification time and size), so each query does not re-read the workspace.
+fn disk_outline(
+    state: &Mutex<State>,
     path: &Path,
-    text: &str,
-    chat: &Chat,
-    query: &str,
     enc: PositionEncoding,
-    out: &mut Vec<SymbolInformation>,
-) {
+) -> Option<Arc<FileOutline>> {
+    let meta = std::fs::metadata(path).ok()?;
+    let stamp = (meta.modified().ok(), meta.len());
+    if let Some((cached_stamp, outline)) = lock(state).outlines.get(path)
+        && *cached_stamp == stamp
+    {
+        return Some(outline.clone());
+    }
+    // A file that cannot be read (deleted meanwhile, not UTF-8) has no symbols.
+    let text = std::fs::read_to_string(path).ok()?;
+    let computed = Arc::new(outline(&text, &Chat::parse(&text), enc));
+    lock(state)
+        .outlines
+        .insert(path.to_path_buf(), (stamp, computed.clone()));
+    Some(computed)
+}
+
+#[allow(deprecated)] // `SymbolInformation::deprecated` must still be filled in.
+fn push_matches(path: &Path, outline: &FileOutline, query: &str, out: &mut Vec<SymbolInformation>) {
     let Some(uri) = Uri::from_file_path(path) else {
         return;
     };
     let file = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-    let rope = Text::new(text);
-    for e in entries(text, chat) {
-        if !matches(&e.name, query) {
-            continue;
-        }
+    for (name, kind, range) in outline.iter().filter(|(name, _, _)| matches(name, query)) {
         out.push(SymbolInformation {
-            name: e.name,
-            kind: if e.is_preamble {
-                SymbolKind::NAMESPACE
-            } else {
-                SymbolKind::EVENT
-            },
+            name: name.clone(),
+            kind: *kind,
             tags: None,
             deprecated: None,
-            location: Location::new(uri.clone(), convert::range(&rope, &e.selection, enc)),
+            location: Location::new(uri.clone(), *range),
             container_name: Some(file.to_string()),
         });
     }
@@ -149,13 +175,12 @@ pub fn workspace_symbols(state: &Mutex<State>, query: &str) -> Vec<SymbolInforma
     for doc in &open {
         if let Some(path) = &doc.path {
             seen.insert(path.clone());
-            file_symbols(path, &doc.flat(), &doc.chat, query, enc, &mut out);
+            push_matches(path, &outline(&doc.flat(), &doc.chat, enc), query, &mut out);
         }
     }
     for path in files.iter().filter(|p| !seen.contains(*p)) {
-        // A file that cannot be read (deleted meanwhile, not UTF-8) has no symbols.
-        if let Ok(text) = std::fs::read_to_string(path) {
-            file_symbols(path, &text, &Chat::parse(&text), query, enc, &mut out);
+        if let Some(outline) = disk_outline(state, path, enc) {
+            push_matches(path, &outline, query, &mut out);
         }
         if out.len() >= 1000 {
             break;

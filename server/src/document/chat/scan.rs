@@ -115,7 +115,9 @@ pub(super) fn scan(
                     }
                     finish_permission(&mut out, &mut permission);
                 }
-                if line_text.starts_with(permission::PREFIX) {
+                if line_text.as_bytes().first() == Some(&b'>')
+                    && line_text.starts_with(permission::PREFIX)
+                {
                     permission = permission::parse_first_line(line_text, base + line.start);
                     if permission.is_some() {
                         continue;

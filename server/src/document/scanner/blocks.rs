@@ -270,11 +270,43 @@ pub(super) fn is_complete_tag(tail: &[u8], closing: bool) -> bool {
     tail[close..].iter().all(|b| *b == b' ' || *b == b'\t')
 }
 
-/// Short needles in short lines: a plain scan beats building a memmem searcher.
+/// Short needles in short lines: find the needle's last byte with memchr and compare
+/// the rest in place — cheaper than building a memmem searcher for every line.
 pub(super) fn contains(hay: &[u8], pat: &[u8]) -> bool {
-    hay.windows(pat.len()).any(|w| w == pat)
+    let Some((&last, head)) = pat.split_last() else {
+        return true;
+    };
+    let mut from = head.len();
+    while from < hay.len() {
+        let Some(i) = memchr::memchr(last, &hay[from..]) else {
+            return false;
+        };
+        let end = from + i;
+        if &hay[end - head.len()..end] == head {
+            return true;
+        }
+        from = end + 1;
+    }
+    false
 }
 
 pub(super) fn contains_ignore_case(hay: &[u8], pat: &[u8]) -> bool {
     hay.windows(pat.len()).any(|w| w.eq_ignore_ascii_case(pat))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::contains;
+
+    #[test]
+    fn contains_finds_short_needles() {
+        assert!(contains(b"<!-- x -->", b"-->"));
+        assert!(contains(b"-->", b"-->"));
+        assert!(!contains(b"->", b"-->"));
+        assert!(!contains(b"- ->", b"-->"));
+        assert!(contains(b"a?>", b"?>"));
+        assert!(contains(b"x", b""));
+        assert!(!contains(b"", b">"));
+        assert!(contains(b">>>", b">"));
+    }
 }
