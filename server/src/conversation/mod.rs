@@ -4,3 +4,4 @@
 pub mod problems;
 pub mod prompt;
 pub mod roster;
+pub mod routing;

@@ -1,0 +1,167 @@
+//! Who speaks next: the routing rules of chat-format.md (mentions in parallel,
+//! round-robin, `all` with `SKIP`, `[NEXT: x]`, chains up to `max_chain`, `[DONE]`).
+
+use super::roster::Roster;
+use crate::document::chat::{Chat, Message};
+use crate::document::front_matter::Routing;
+
+/// What should happen after a message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Next {
+    /// These members answer, in parallel, in this order (their sections are appended
+    /// in this order).
+    Run(Vec<String>),
+    /// The conversation has ended (`status: ended`, `[DONE]` or `/end`).
+    Ended,
+    /// The chain of agent-to-agent hops reached `max_chain`; the human speaks next.
+    ChainLimit(u32),
+    /// Nobody is due to speak; the reason is for the user.
+    Nobody(String),
+}
+
+/// The members who answer a human message at `index`.
+pub fn after_human(text: &str, chat: &Chat, roster: &Roster, index: usize) -> Next {
+    let message = &chat.messages[index];
+    if ends_conversation(text, message)
+        || chat.front_matter.as_ref().is_some_and(|fm| fm.is_ended())
+    {
+        return Next::Ended;
+    }
+    let mentioned = mentioned_members(text, message, roster, None);
+    if !mentioned.is_empty() {
+        return Next::Run(mentioned);
+    }
+    if roster.members.is_empty() {
+        return Next::Nobody(format!(
+            "the team in {} has no members taking part in this chat",
+            roster.team.folder.display()
+        ));
+    }
+    let routing = chat
+        .front_matter
+        .as_ref()
+        .map(|fm| fm.routing())
+        .unwrap_or_default();
+    match routing {
+        Routing::All => Next::Run(roster.members.iter().map(|m| m.handle.clone()).collect()),
+        Routing::Mentions | Routing::RoundRobin => {
+            let last = chat.messages[..index]
+                .iter()
+                .rev()
+                .map(|m| m.handle(text))
+                .find(|h| roster.is_ai(h));
+            let position = last.and_then(|h| {
+                roster
+                    .members
+                    .iter()
+                    .position(|m| m.handle.eq_ignore_ascii_case(h))
+            });
+            let next = match position {
+                Some(i) => &roster.members[(i + 1) % roster.members.len()],
+                None => &roster.members[0],
+            };
+            Next::Run(vec![next.handle.clone()])
+        }
+    }
+}
+
+/// The members an agent's message at `index` hands the word to: `[NEXT: x]` first,
+/// else the members it mentions; never itself; none once the chain is `max_chain`
+/// hops long.
+pub fn after_agent(text: &str, chat: &Chat, roster: &Roster, index: usize) -> Next {
+    if chat.front_matter.as_ref().is_some_and(|fm| fm.is_ended()) {
+        return Next::Ended;
+    }
+    let message = &chat.messages[index];
+    let speaker = message.handle(text);
+    let wanted: Vec<String> = match message.next_marker(text) {
+        Some(next) => roster
+            .members
+            .iter()
+            .find(|m| {
+                m.handle.eq_ignore_ascii_case(next) && !m.handle.eq_ignore_ascii_case(speaker)
+            })
+            .map(|m| vec![m.handle.clone()])
+            .unwrap_or_default(),
+        None => mentioned_members(text, message, roster, Some(speaker)),
+    };
+    if wanted.is_empty() {
+        return Next::Nobody(format!("@{speaker} did not hand the word to anyone"));
+    }
+    let max = chat.front_matter.as_ref().map_or(3, |fm| fm.max_chain());
+    if chain_length(text, chat, roster, index) >= max as usize {
+        return Next::ChainLimit(max);
+    }
+    Next::Run(wanted)
+}
+
+/// What comes next after the last message that counts (reply stubs do not).
+pub fn next(text: &str, chat: &Chat, roster: &Roster) -> Next {
+    let Some(index) = last_counting(text, chat) else {
+        return Next::Nobody("the chat has no message yet: write one under `## @me`".to_string());
+    };
+    let handle = chat.messages[index].handle(text);
+    if roster.is_ai(handle) {
+        after_agent(text, chat, roster, index)
+    } else {
+        after_human(text, chat, roster, index)
+    }
+}
+
+/// The index of the last message that is not an empty human message (a reply stub).
+pub fn last_counting(text: &str, chat: &Chat) -> Option<usize> {
+    chat.messages.iter().rposition(|m| !m.is_empty(text))
+}
+
+/// The index of the last human message with text, if any.
+pub fn last_human(text: &str, chat: &Chat, roster: &Roster) -> Option<usize> {
+    chat.messages
+        .iter()
+        .rposition(|m| !roster.is_ai(m.handle(text)) && !m.is_empty(text))
+}
+
+/// How many agent messages follow the last human message with text, up to `index`.
+fn chain_length(text: &str, chat: &Chat, roster: &Roster, index: usize) -> usize {
+    chat.messages[..=index]
+        .iter()
+        .rev()
+        .take_while(|m| roster.is_ai(m.handle(text)) || m.is_empty(text))
+        .filter(|m| roster.is_ai(m.handle(text)))
+        .count()
+}
+
+/// `[DONE]` in a human message, or a human message that is exactly `/end`.
+pub fn ends_conversation(text: &str, message: &Message) -> bool {
+    message.has_done_marker() || message.is_end_command(text)
+}
+
+/// The members taking part that `message` mentions, in mention order, once each,
+/// without `except`.
+fn mentioned_members(
+    text: &str,
+    message: &Message,
+    roster: &Roster,
+    except: Option<&str>,
+) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for mention in message.mentions() {
+        let name = &text[mention.handle];
+        let Some(member) = roster
+            .members
+            .iter()
+            .find(|m| m.handle.eq_ignore_ascii_case(name))
+        else {
+            continue;
+        };
+        if except.is_some_and(|e| e.eq_ignore_ascii_case(&member.handle)) {
+            continue;
+        }
+        if !out.iter().any(|h| h.eq_ignore_ascii_case(&member.handle)) {
+            out.push(member.handle.clone());
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,138 @@
+use super::*;
+use crate::team::{Member, Team};
+use pretty_assertions::assert_eq;
+use std::path::PathBuf;
+
+fn member(handle: &str) -> Member {
+    Member {
+        handle: handle.to_string(),
+        agent: "claude".to_string(),
+        folder: PathBuf::from("/t").join(handle),
+        role_file: None,
+        role_text: None,
+        role_error: None,
+        instructions: None,
+        workdir: PathBuf::from("/t").join(handle),
+        home: None,
+        env: Default::default(),
+        args: Vec::new(),
+        timeout: None,
+        idle_timeout: None,
+        resume: false,
+    }
+}
+
+fn team() -> Team {
+    let mut t = Team::empty(PathBuf::from("/t"));
+    t.members = ["a", "b", "c"].into_iter().map(member).collect();
+    t
+}
+
+fn next_of(text: &str) -> Next {
+    let team = team();
+    let chat = Chat::parse(text);
+    let roster = Roster::new(&team, chat.front_matter.as_ref());
+    next(text, &chat, &roster)
+}
+
+fn run(handles: &[&str]) -> Next {
+    Next::Run(handles.iter().map(|h| h.to_string()).collect())
+}
+
+#[test]
+fn mentioned_members_answer_in_mention_order_once_each() {
+    assert_eq!(
+        next_of("## @me\n@c and @a, then @c again, not @zed or @me\n"),
+        run(&["c", "a"])
+    );
+}
+
+#[test]
+fn without_mentions_the_next_member_after_the_last_speaker_answers() {
+    assert_eq!(next_of("## @me\nhello\n"), run(&["a"]));
+    assert_eq!(
+        next_of("## @me\n@b hi\n## @b\nhey\n## @me\nand now?\n"),
+        run(&["c"])
+    );
+    assert_eq!(
+        next_of("## @me\n@c hi\n## @c\nhey\n## @me\nand now?\n"),
+        run(&["a"])
+    );
+    let rr = "---\nrouting: round-robin\n---\n## @me\n@a x\n## @a\ny\n## @me\nz\n";
+    assert_eq!(next_of(rr), run(&["b"]));
+}
+
+#[test]
+fn routing_all_asks_everyone_taking_part() {
+    assert_eq!(
+        next_of("---\nrouting: all\nmembers: [c, a]\n---\n## @me\nanyone?\n"),
+        run(&["c", "a"])
+    );
+}
+
+#[test]
+fn members_outside_the_members_list_are_not_asked() {
+    assert_eq!(
+        next_of("---\nmembers: [a]\n---\n## @me\n@b @a\n"),
+        run(&["a"])
+    );
+}
+
+#[test]
+fn reply_stubs_do_not_count() {
+    assert_eq!(
+        next_of("## @me\n@b hi\n## @b\nok [NEXT: c]\n\n## @me\n\n"),
+        run(&["c"])
+    );
+}
+
+#[test]
+fn agents_hand_over_with_next_markers_or_mentions() {
+    assert_eq!(
+        next_of("## @me\n@a go\n## @a\n@b please check. [NEXT: c]\n"),
+        run(&["c"])
+    );
+    assert_eq!(
+        next_of("## @me\n@a go\n## @a\n@b and @c please check, @a out\n"),
+        run(&["b", "c"])
+    );
+    assert_eq!(
+        next_of("## @me\n@a go\n## @a\nall done\n"),
+        Next::Nobody("@a did not hand the word to anyone".to_string())
+    );
+    assert_eq!(
+        next_of("## @me\n@a go\n## @a\n[NEXT: a]\n"),
+        Next::Nobody("@a did not hand the word to anyone".to_string())
+    );
+}
+
+#[test]
+fn chains_stop_at_max_chain() {
+    let chain = "---\nmax_chain: 2\n---\n## @me\n@a go\n## @a\n@b\n## @b\n@c\n";
+    assert_eq!(next_of(chain), Next::ChainLimit(2));
+    let shorter = "---\nmax_chain: 2\n---\n## @me\n@a go\n## @a\n@b\n";
+    assert_eq!(next_of(shorter), run(&["b"]));
+}
+
+#[test]
+fn done_and_end_close_the_conversation() {
+    assert_eq!(next_of("## @me\nthanks [DONE]\n"), Next::Ended);
+    assert_eq!(next_of("## @me\n /end \n"), Next::Ended);
+    assert_eq!(
+        next_of("---\nstatus: ended\n---\n## @me\n@a hi\n"),
+        Next::Ended
+    );
+    // In an agent's message [DONE] only means "my answer is complete".
+    assert_eq!(
+        next_of("## @me\n@a go\n## @a\nfinished [DONE] @b\n"),
+        run(&["b"])
+    );
+}
+
+#[test]
+fn an_empty_chat_says_what_to_do() {
+    assert_eq!(
+        next_of("# notes\n"),
+        Next::Nobody("the chat has no message yet: write one under `## @me`".to_string())
+    );
+}
