@@ -114,6 +114,22 @@ impl ScanState {
             && self.lists.is_empty()
     }
 
+    /// The line that closes the block still open at this point, if any: a top-level
+    /// code fence, or an HTML block that ends at a marker (`-->`, `?>`, `>`, `]]>`,
+    /// a raw tag's end). Blocks that end at a blank line, and fences in a block quote
+    /// or list item, end by themselves before the next message heading.
+    pub fn closing_line(&self) -> Option<String> {
+        if let Some(fence) = self.fence.filter(|f| f.base == 0) {
+            return Some(String::from(fence.ch as char).repeat(fence.len));
+        }
+        match self.html? {
+            HtmlEnd::Contains(pat) => Some(String::from_utf8_lossy(pat).into_owned()),
+            // Any of the raw closers ends a raw block, whichever tag opened it.
+            HtmlEnd::RawTag => Some("</pre>".to_string()),
+            HtmlEnd::Blank => None,
+        }
+    }
+
     /// True while a fenced code block is open.
     pub fn in_fence(&self) -> bool {
         self.fence.is_some() || self.quote_fence.is_some()
@@ -144,9 +160,13 @@ impl<'a> Scanner<'a> {
     pub fn position(&self) -> usize {
         self.pos
     }
+}
 
-    fn classify(&mut self, line: &[u8]) -> LineKind {
-        let st = &mut self.state;
+impl ScanState {
+    /// Classifies the next line (without its line break) and advances the state: the
+    /// scanner's step, usable on its own for text that arrives line by line.
+    pub fn classify(&mut self, line: &[u8]) -> LineKind {
+        let st = self;
         let (indent, first) = indentation(line);
         let rest = &line[first..];
         let blank = rest.is_empty();
@@ -250,7 +270,7 @@ impl<'a> Scanner<'a> {
                     return LineKind::Html;
                 }
             }
-            b'>' => return self.classify_quote(rest),
+            b'>' => return st.classify_quote(rest),
             b'-' | b'+' | b'*' | b'0'..=b'9' => {
                 if let Some(width) = list_marker(rest) {
                     let content = indent + width;
@@ -282,7 +302,7 @@ impl<'a> Scanner<'a> {
 
     /// Classifies a block-quote line: its own fences count, nothing in it is a message.
     fn classify_quote(&mut self, rest: &[u8]) -> LineKind {
-        let st = &mut self.state;
+        let st = self;
         st.lists.clear();
         // Strip every `>` marker (nested quotes) and one optional space after each.
         let mut inner = rest;
@@ -349,7 +369,7 @@ impl Iterator for Scanner<'_> {
             None => (text.len(), text.len()),
         };
         self.pos = next;
-        let kind = self.classify(&text[start..end]);
+        let kind = self.state.classify(&text[start..end]);
         Some(Line {
             start,
             end,

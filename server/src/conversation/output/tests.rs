@@ -1,0 +1,119 @@
+use super::*;
+use pretty_assertions::assert_eq;
+
+/// Streams `pieces` through a filter and returns everything it emitted.
+fn stream(pieces: &[&str]) -> String {
+    let mut f = OutputFilter::new();
+    let mut out: String = pieces.iter().map(|p| f.push(p)).collect();
+    out.push_str(&f.finish());
+    out
+}
+
+#[test]
+fn plain_text_passes_unchanged_as_it_comes() {
+    let mut f = OutputFilter::new();
+    assert_eq!(f.push("Hello, "), "Hello, ");
+    assert_eq!(f.push("world.\nNext"), "world.\nNext");
+    assert_eq!(f.push(" line\n"), " line\n");
+    assert_eq!(f.finish(), "");
+}
+
+#[test]
+fn message_headings_in_the_output_are_escaped_wherever_the_pieces_split() {
+    let text = "Intro\n## @tester please\n   ## @x\n## Summary\n##@y\n    ## @indented\n";
+    let expected = "Intro\n## \\@tester please\n   ## \\@x\n## Summary\n##@y\n    ## @indented\n";
+    assert_eq!(stream(&[text]), expected);
+    for size in 1..8 {
+        let pieces: Vec<String> = text
+            .chars()
+            .collect::<Vec<_>>()
+            .chunks(size)
+            .map(|c| c.iter().collect())
+            .collect();
+        let pieces: Vec<&str> = pieces.iter().map(String::as_str).collect();
+        assert_eq!(stream(&pieces), expected, "pieces of {size}");
+    }
+}
+
+#[test]
+fn only_an_ambiguous_line_start_is_held_back() {
+    let mut f = OutputFilter::new();
+    assert_eq!(f.push("##"), "");
+    assert_eq!(f.push(" "), "");
+    assert_eq!(f.push("Sum"), "## Sum");
+    assert_eq!(f.push("mary\n## @"), "mary\n");
+    assert_eq!(f.push("b"), "## \\@b");
+    assert_eq!(f.finish(), "");
+}
+
+#[test]
+fn headings_inside_code_stay_as_they_are() {
+    let text = "```markdown\n## @reviewer\n```\n## @reviewer\n";
+    assert_eq!(
+        stream(&[text]),
+        "```markdown\n## @reviewer\n```\n## \\@reviewer\n"
+    );
+}
+
+#[test]
+fn an_unclosed_fence_is_closed_at_the_end() {
+    assert_eq!(
+        stream(&["Here:\n```rust\nfn main() {\n"]),
+        "Here:\n```rust\nfn main() {\n```\n"
+    );
+    assert_eq!(stream(&["~~~~\ncode"]), "~~~~\ncode\n~~~~\n");
+    assert_eq!(stream(&["```\ndone\n```\n"]), "```\ndone\n```\n");
+    // A fence inside a list item or a quote ends with its container: nothing to close.
+    assert_eq!(stream(&["> ```\n> code\n"]), "> ```\n> code\n");
+    assert_eq!(stream(&["<!-- note\nmore"]), "<!-- note\nmore\n-->\n");
+    assert_eq!(stream(&["<pre>\nx\n"]), "<pre>\nx\n</pre>\n");
+}
+
+#[test]
+fn a_held_back_end_is_released_by_finish() {
+    assert_eq!(stream(&["text\n## "]), "text\n## ");
+    assert_eq!(stream(&["## @"]), "## @");
+    assert_eq!(stream(&["## @a"]), "## \\@a");
+}
+
+const PIECES: &[&str] = &[
+    "text",
+    "\n",
+    "## @a",
+    "## @",
+    "b",
+    "   ## @x y",
+    "```",
+    "~~~",
+    "```rust",
+    "    code",
+    "> ",
+    "- ",
+    "## ",
+    "@",
+    " ",
+    "\t",
+    "é😀",
+    "<!--",
+    "-->",
+];
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
+
+    /// Whatever the agent prints and however it is split, the filtered output never
+    /// starts a message and never leaves a fence open.
+    #[test]
+    fn output_never_breaks_the_chat(picks in proptest::collection::vec(0..PIECES.len(), 0..40), cut in 1usize..9) {
+        let text: String = picks.iter().map(|&i| PIECES[i]).collect();
+        let whole = stream(&[&text]);
+        let chars: Vec<char> = text.chars().collect();
+        let pieces: Vec<String> = chars.chunks(cut).map(|c| c.iter().collect()).collect();
+        let pieces: Vec<&str> = pieces.iter().map(String::as_str).collect();
+        proptest::prop_assert_eq!(&stream(&pieces), &whole);
+        let doc = format!("## @me\nhi\n\n## @agent\n{whole}\n## @me\nnext\n");
+        let chat = crate::document::chat::Chat::parse(&doc);
+        let handles: Vec<&str> = chat.messages.iter().map(|m| m.handle(&doc)).collect();
+        proptest::prop_assert_eq!(handles, vec!["me", "agent", "me"]);
+    }
+}
