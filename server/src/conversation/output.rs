@@ -2,7 +2,7 @@
 //! (`## @x`) is escaped as `## \@x`, and a code fence (or HTML comment) the agent left
 //! open is closed when the turn ends, so a broken answer never swallows the next message.
 
-use crate::document::scanner::{LineKind, ScanState};
+use crate::document::scanner::ScanState;
 
 /// Filters one turn's output as it streams. Text goes in as it arrives, in pieces of
 /// any size; what comes out can be inserted at once. Only the start of a line that may
