@@ -556,3 +556,25 @@ async fn a_member_folder_linked_out_of_the_workspace_is_refused_and_shown() {
     assert!(shown[1].starts_with(&expected), "{}", shown[1]);
     client.shutdown().await;
 }
+
+#[tokio::test]
+async fn without_file_watchers_the_team_is_read_afresh() {
+    let ws = Workspace::new();
+    let mut client = ws.start(json!({})).await;
+    let uri = ws.uri("team/f.chat.md");
+    client.open(&uri, "## @me\n@ops deploy it\n").await;
+    assert_eq!(
+        client.expect_diagnostics(&uri).await.len(),
+        1,
+        "@ops is unknown"
+    );
+    ws.write("team/ops/CLAUDE.md", "# Deploys\n");
+    client
+        .change(&uri, 2, json!({"range": {"start": {"line": 1, "character": 15}, "end": {"line": 1, "character": 15}}, "text": "!"}))
+        .await;
+    assert_eq!(
+        summarize(&client.expect_diagnostics(&uri).await),
+        Vec::<String>::new()
+    );
+    client.shutdown().await;
+}

@@ -116,11 +116,16 @@ pub fn team_for(
             Some(e.to_string()),
         ),
     };
-    if let Some(team) = lock(state).teams.get(&folder) {
+    // The cache is only as good as the file watchers that clear it: a client that
+    // cannot watch files gets the team read afresh (a few small files) every time.
+    let watched = lock(state).client.dynamic_watchers;
+    if watched && let Some(team) = lock(state).teams.get(&folder) {
         return (team.clone(), error);
     }
     let team = Arc::new(team::load_team(&root, &folder));
-    lock(state).teams.insert(folder, team.clone());
+    if watched {
+        lock(state).teams.insert(folder, team.clone());
+    }
     (team, error)
 }
 
