@@ -140,13 +140,18 @@ impl ScanState {
 pub struct Scanner<'a> {
     text: &'a [u8],
     pos: usize,
+    /// Whether any `\r` follows: most texts have none, and looking for `\n` alone is
+    /// about twice as fast as looking for either.
+    has_cr: bool,
     state: ScanState,
 }
 
 impl<'a> Scanner<'a> {
     pub fn new(text: &'a str, start: usize) -> Self {
+        let bytes = text.as_bytes();
         Scanner {
-            text: text.as_bytes(),
+            text: bytes,
+            has_cr: memchr::memchr(b'\r', &bytes[start.min(bytes.len())..]).is_some(),
             pos: start,
             state: ScanState::default(),
         }
@@ -357,7 +362,12 @@ impl Iterator for Scanner<'_> {
         if start >= text.len() {
             return None;
         }
-        let (end, next) = match memchr::memchr2(b'\n', b'\r', &text[start..]) {
+        let found = if self.has_cr {
+            memchr::memchr2(b'\n', b'\r', &text[start..])
+        } else {
+            memchr::memchr(b'\n', &text[start..])
+        };
+        let (end, next) = match found {
             Some(i) => {
                 let end = start + i;
                 if text[end] == b'\r' && text.get(end + 1) == Some(&b'\n') {
