@@ -27,6 +27,9 @@ pub fn plan(
     let has_completion_event =
         matches!(&spec.output, CommandOutput::Jsonl(pointers) if pointers.done.is_some());
     let mut invocation = base(entry, member, has_completion_event);
+    // A program may be slow to print anything and still be working: no idle limit
+    // unless the member sets one, even with a `done` pointer.
+    invocation.limits.idle = member.idle_timeout;
     extra_args(&mut invocation, entry, member);
     let prompt = inline(system, body);
     match spec.prompt {

@@ -142,8 +142,9 @@ impl AgentEntry {
     }
 }
 
-/// Something wrong in an `agents.toml`: the entry it concerns is left out (a built-in
-/// keeps its defaults), and the rest of the file still applies.
+/// Something wrong in an `agents.toml`. A file that does not parse (bad syntax, an
+/// unknown key, a value of the wrong type) is ignored as a whole; a valid file with an
+/// invalid entry loses only that entry (a built-in then keeps its defaults).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub struct RegistryProblem {
     pub file: PathBuf,
@@ -192,7 +193,7 @@ impl Registry {
 
     /// The built-ins with `path` (default: [`default_path`]) applied. A missing default
     /// file is normal; a missing explicit file, an unreadable one, and every mistake in
-    /// one are problems, and whatever is valid still applies.
+    /// one are problems (see [`RegistryProblem`] for what still applies).
     pub fn load(path: Option<&Path>) -> (Registry, Vec<RegistryProblem>) {
         let (path, explicit) = match path {
             Some(path) => (path.to_path_buf(), true),

@@ -34,7 +34,29 @@ pub fn key_at(text: &str, offset: usize) -> Option<String> {
     let root = DeTable::parse(text).ok()?;
     let mut best: Option<(usize, Vec<String>)> = None;
     visit(root.get_ref(), &mut Vec::new(), offset, &mut best);
-    best.map(|(_, path)| path.join("."))
+    best.map(|(_, path)| dotted(&path))
+}
+
+/// Keys joined the way TOML writes them: bare when they can be, quoted otherwise
+/// (`agents."claude.v2".args`).
+pub fn dotted<S: AsRef<str>>(keys: &[S]) -> String {
+    let bare = |key: &str| {
+        !key.is_empty()
+            && key
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    };
+    keys.iter()
+        .map(|key| {
+            let key = key.as_ref();
+            if bare(key) {
+                key.to_owned()
+            } else {
+                format!("{key:?}")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(".")
 }
 
 fn visit(
@@ -103,5 +125,9 @@ mod tests {
         assert_eq!(at("prompt").as_deref(), Some("agents.llm.prompt"));
         assert_eq!(at("1]").as_deref(), Some("agents.claude.args"));
         assert_eq!(key_at("not = [toml", 3), None);
+        assert_eq!(
+            dotted(&["agents", "claude.v2", "args"]),
+            "agents.\"claude.v2\".args"
+        );
     }
 }

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use toml::Spanned;
 
-use super::location::{Location, key_at};
+use super::location::{Location, dotted, key_at};
 use super::{
     Adapter, AgentEntry, CommandOutput, CommandSpec, JsonPointers, PromptDelivery, RegistryProblem,
 };
@@ -111,7 +111,7 @@ fn parse_error_message(message: &str) -> String {
     } else {
         ""
     };
-    format!("{message}{hint}")
+    format!("{message}{hint}. chatmd uses the built-in agents until this file is fixed")
 }
 
 struct Checker<'a> {
@@ -138,14 +138,15 @@ impl Checker<'_> {
     /// One `[agents.NAME]` table as an entry, or `None` (with problems) when invalid.
     fn entry(&mut self, name: Spanned<String>, raw: RawEntry) -> Option<AgentEntry> {
         let before = self.problems.len();
-        let key = |field: &str| format!("agents.{}.{field}", name.get_ref());
+        let key = |field: &str| dotted(&["agents", name.get_ref(), field]);
+        let entry_key = dotted(&["agents", name.get_ref()]);
         if !is_valid_handle(name.get_ref()) {
             let message = format!(
                 "`{}` is not a valid agent name; use letters, digits, `_`, `.` or `-`, \
                  starting with a letter or digit",
                 name.get_ref()
             );
-            self.at(&name, format!("agents.{}", name.get_ref()), message);
+            self.at(&name, entry_key.clone(), message);
         }
         let builtin: Option<AgentKind> = name.get_ref().parse().ok();
         let kind = match (builtin, &raw.adapter) {
@@ -164,7 +165,7 @@ impl Checker<'_> {
                 let message = "a new agent needs `type = \"command\"` (or \"claude\", \
                                \"codex\", \"gemini\" for another setup of a built-in CLI)"
                     .to_owned();
-                self.at(&name, format!("agents.{}", name.get_ref()), message);
+                self.at(&name, entry_key.clone(), message);
                 None
             }
         };
