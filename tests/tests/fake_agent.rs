@@ -1,6 +1,5 @@
-//! The built fake agent, run under each CLI's name: it prints the recorded transcripts
-//! byte for byte, refuses command lines the way the real CLIs do, reads the prompt where
-//! they do, and its fault knobs behave as documented.
+//! The built fake agent, run under each CLI's name: transcripts byte for byte, sessions,
+//! generated answers; command lines and fault knobs in the submodules.
 
 #[path = "fake_agent/command_lines.rs"]
 mod command_lines;

@@ -1,6 +1,5 @@
-//! The adapters' command lines against the fake CLIs: every invocation chatmd plans is
-//! accepted (the fake checks arguments like the real CLI), the prompt arrives whole
-//! where the CLI reads it, and the output parses back to the answer and session.
+//! The adapters' command lines against the fake CLIs: each planned invocation is accepted,
+//! the prompt arrives whole where the CLI reads it, and the output parses back.
 
 mod fake_support;
 

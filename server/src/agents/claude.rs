@@ -8,8 +8,9 @@
 //!   several values, like `--allowedTools`) can swallow it; large prompts go on stdin.
 //! - Success is `result.is_error == false`; `subtype: "success"` also comes with errors.
 //! - Text comes from the `text_delta` stream events. The whole `assistant` blocks repeat
-//!   it, so their text is used only for messages that were not streamed; an `assistant`
-//!   line with `error` (not logged in, API errors) is an error message, not an answer.
+//!   it, so their text is used only for messages that were not streamed, and
+//!   `result.result` only when no text came at all; an `assistant` line with `error`
+//!   (not logged in, API errors) is an error message, not an answer.
 //! - Lines with a `parent_tool_use_id` come from sub-agents and are left out.
 
 use std::collections::{HashMap, HashSet};
@@ -131,7 +132,14 @@ impl ClaudeParser {
             Some("stream_event") => self.stream_event(value, out),
             Some("assistant") => self.assistant(value, out),
             Some("user") => self.tool_results(value, out),
-            Some("result") => out.push(self.result(value)),
+            Some("result") => {
+                // A run whose answer came in neither deltas nor blocks still has it here.
+                let success = value.get("is_error").and_then(Value::as_bool) == Some(false);
+                if success && !self.paragraphs.wrote() {
+                    out.extend(self.paragraphs.text(str_at(value, "/result").unwrap_or("")));
+                }
+                out.push(self.result(value));
+            }
             _ => {}
         }
     }

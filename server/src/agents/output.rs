@@ -231,6 +231,11 @@ impl Paragraphs {
         self.wrote = true;
         Some(AgentEvent::Text(text))
     }
+
+    /// Whether any answer text was produced.
+    pub fn wrote(&self) -> bool {
+        self.wrote
+    }
 }
 
 #[cfg(test)]
@@ -357,5 +362,6 @@ mod tests {
         assert_eq!(p.text(""), None);
         p.block_ends();
         assert_eq!(p.text("\nC"), Some(AgentEvent::Text("\n\nC".into())));
+        assert!(p.wrote());
     }
 }

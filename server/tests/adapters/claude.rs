@@ -1,4 +1,5 @@
 //! What claude's transcripts must parse to.
+//! Keyed by transcript name; a transcript without an entry fails the test.
 
 use chatmd::agents::ToolStatus::{Completed, Started};
 

@@ -1,4 +1,5 @@
 //! What gemini's transcripts must parse to, early exits included.
+//! Keyed by transcript name; a transcript without an entry fails the test.
 
 use chatmd::agents::ToolStatus::{Completed, Started};
 

@@ -90,6 +90,24 @@ fn claude_without_deltas_uses_whole_blocks_once() {
 }
 
 #[test]
+fn claude_answer_in_the_result_alone_is_used_once() {
+    let only_result = r#"{"type":"result","subtype":"success","is_error":false,"result":"Just this.","session_id":"s"}"#;
+    let seen = seen(run(
+        parser("claude"),
+        &[only_result.to_owned()],
+        &exit(Some(0), ""),
+    ));
+    assert_eq!(seen.text, "Just this.");
+    let streamed = transcript("claude", "streaming");
+    let text = super::seen(run(parser("claude"), &streamed, &exit(Some(0), ""))).text;
+    assert_eq!(
+        text.matches("Here is the fix").count(),
+        1,
+        "not repeated from result"
+    );
+}
+
+#[test]
 fn claude_success_is_is_error_false_not_subtype() {
     let line =
         r#"{"type":"result","subtype":"success","is_error":true,"result":"","session_id":"s"}"#;

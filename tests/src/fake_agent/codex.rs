@@ -1,6 +1,5 @@
-//! `codex exec` (and `exec resume`) command lines, checked the way codex 0.169.0 does
-//! (clap-style options): unknown arguments, the git-repository check, `CODEX_HOME`
-//! that must exist, and stdin read for `-` or appended to a prompt argument.
+//! `codex exec` and `exec resume` command lines, checked like codex 0.169.0 (clap style):
+//! unknown arguments, the git check, `CODEX_HOME`, stdin for `-` or after the prompt.
 
 use std::path::Path;
 

@@ -1,6 +1,5 @@
-//! `gemini` command lines, checked the way Gemini CLI 0.61.0 does (yargs-style options):
-//! headless only with `-p` or piped stdin, exit 55 in an untrusted folder, and stdin
-//! read first with the `-p` text appended.
+//! `gemini` command lines, checked like Gemini CLI 0.61.0 (yargs style): headless with
+//! `-p` or piped stdin, exit 55 when untrusted, stdin first and the `-p` text appended.
 
 use super::cli::{
     Arity, Cli, Decision, Format, Found, Run, has, lookup, read_stdin, take_values, value_of,

@@ -17,16 +17,16 @@
 //! | `FAKE_AGENT_CHUNKS=<n>` | with `FAKE_AGENT_TEXT`: stream it as `n` deltas (default: one per word; codex has no deltas) |
 //! | `FAKE_AGENT_DELAY_MS=<ms>` | sleep before each stdout line |
 //! | `FAKE_AGENT_CRASH_AT=<n>` | abort (killed by SIGABRT, no exit code) after `n` stdout lines |
-//! | `FAKE_AGENT_HANG=1` | print nothing and sleep forever |
+//! | `FAKE_AGENT_HANG=1` | print nothing (but `FAKE_AGENT_STDERR`) and sleep forever |
 //! | `FAKE_AGENT_HANG_AFTER=<n>` | print `n` stdout lines, then sleep forever |
 //! | `FAKE_AGENT_EXIT=<code>` | exit with this code instead of the transcript's |
 //! | `FAKE_AGENT_FLOOD_MB=<n>` | after the first line, print `n` MiB of answer-text events |
 //! | `FAKE_AGENT_GARBAGE=1` | after the first line, print an ANSI-colored line, invalid UTF-8 and non-JSON lines |
-//! | `FAKE_AGENT_STDERR=<text>` | print this on stderr first |
+//! | `FAKE_AGENT_STDERR=<text>` | print this line on stderr first (a "started" signal for tests) |
 //! | `FAKE_AGENT_IGNORE_TERM=1` | ignore SIGTERM (only SIGKILL ends it) |
 //! | `FAKE_AGENT_GRANDCHILD=1` | start a child process that sleeps forever (same process group, same stdout) |
 //! | `FAKE_AGENT_GRANDCHILD_PID=<file>` | write that child's pid here |
-//! | `FAKE_AGENT_RECORD=<file>` | write what it received as JSON: `as`, `argv`, `cwd`, `env` (the state and trust variables), `stdin`, `prompt`, `refused` |
+//! | `FAKE_AGENT_RECORD=<file>` | write what it received as JSON: `as`, `argv`, `cwd`, `env` (the state and trust variables), `stdin`, `prompt`, `resume`, `refused` |
 //!
 //! A transcript's `<name>.meta.json` gives its exit code, stderr and whether the real
 //! CLI would hang (see `fixtures/agents/README.md`).

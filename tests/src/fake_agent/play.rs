@@ -41,13 +41,14 @@ pub fn play(knobs: &Knobs, cli: Cli, script: Script) -> i32 {
             return super::fail(&message);
         }
     }
+    // The explicit stderr knob comes first: tests use it to know the fake is running.
     if let Some(text) = &knobs.stderr {
         eprintln!("{text}");
     }
-    eprint!("{}", script.stderr);
     if knobs.hang {
         sleep_forever();
     }
+    eprint!("{}", script.stderr);
     let mut out = Printer {
         knobs,
         printed: 0,
