@@ -2,8 +2,25 @@
 //! for one turn, and how its output lines become normalized [`AgentEvent`]s. Pure: no
 //! tokio, no LSP types; the runner executes what an adapter describes.
 
+pub mod claude;
+pub mod codex;
+pub mod command;
+pub mod gemini;
+mod output;
+mod plan;
+pub mod registry;
+
+pub use output::sanitize;
+pub use plan::{ARGUMENT_LIMIT, DEFAULT_IDLE, DEFAULT_TOTAL};
+pub use registry::{
+    Adapter, AgentEntry, CommandOutput, CommandSpec, JsonPointers, PromptDelivery, Registry,
+    RegistryProblem,
+};
+
 use std::path::PathBuf;
 use std::time::Duration;
+
+use crate::team::Member;
 
 /// Everything needed to start one turn of an agent CLI.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -99,4 +116,34 @@ pub trait OutputParser: Send {
     /// The process has exited and stdout is closed: returns the final `Done` or
     /// `Failed` if the output did not already end the turn.
     fn finish(&mut self, exit: &ExitInfo) -> Vec<AgentEvent>;
+}
+
+/// The command line of one turn: `entry`'s program in the member's workdir, with the
+/// role (`system`, already built by the prompt builder; empty for none) delivered the
+/// way the entry's CLI takes it, and `body` as the prompt. `resume` is the agent's own
+/// session id from the member's last turn; it is used only when the member has
+/// `resume = true`.
+pub fn plan_turn(
+    entry: &AgentEntry,
+    member: &Member,
+    system: &str,
+    body: &str,
+    resume: Option<&str>,
+) -> Invocation {
+    match &entry.adapter {
+        Adapter::Claude => claude::plan(entry, member, system, body, resume),
+        Adapter::Codex => codex::plan(entry, member, system, body, resume),
+        Adapter::Gemini => gemini::plan(entry, member, system, body, resume),
+        Adapter::Command(spec) => command::plan(entry, spec, member, system, body),
+    }
+}
+
+/// A fresh parser for one turn of `entry`.
+pub fn parser_for(entry: &AgentEntry) -> Box<dyn OutputParser> {
+    match &entry.adapter {
+        Adapter::Claude => Box::new(claude::ClaudeParser::new(&entry.name)),
+        Adapter::Codex => Box::new(codex::CodexParser::new(&entry.name)),
+        Adapter::Gemini => Box::new(gemini::GeminiParser::new(&entry.name)),
+        Adapter::Command(spec) => Box::new(command::CommandParser::new(&entry.name, &spec.output)),
+    }
 }

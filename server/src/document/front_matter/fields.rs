@@ -114,6 +114,8 @@ fn expected(key: &str) -> &'static str {
     }
 }
 
+// `NotAnInt` reads better than clippy's preferred `Not`.
+#[allow(clippy::enum_variant_names)]
 enum Int {
     Value(u32),
     Negative,

@@ -1,0 +1,251 @@
+//! Gemini CLI: `gemini -p <prompt> --output-format stream-json --skip-trust`, and its
+//! stream-json lines turned into events.
+//!
+//! - No system-prompt flag: the role is inline (`[SYSTEM]\n...`) at the top of the
+//!   prompt. On resume it is left out: the session already holds the first prompt.
+//! - A large prompt goes on stdin with `-p ""`: gemini reads stdin and appends the (empty)
+//!   `-p` text. A small one is the `-p` value with stdin on `/dev/null`.
+//! - The turn ends with `result` (`status` success or error). `error` events are
+//!   non-fatal notices. Errors before the model loop (auth, bad input, config, trust)
+//!   print no JSON at all, only stderr and an exit code, which become a message that
+//!   says what to do.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use super::output::{
+    Ending, Paragraphs, failure, json_line, readable_error, sanitize, stderr_message, str_at,
+    tool_summary, u64_at,
+};
+use super::plan::{base, extra_args, fits_argument, inline, resume_session};
+use super::registry::AgentEntry;
+use super::{AgentEvent, ExitInfo, Invocation, OutputParser, Stdin, ToolStatus, Usage};
+use crate::team::Member;
+
+/// stderr lines gemini prints on ordinary runs.
+const STDERR_NOISE: [&str; 3] = [
+    "YOLO mode is enabled",
+    "Warning: 256-color support not detected",
+    "Approval mode overridden",
+];
+
+/// The command line of one gemini turn.
+pub fn plan(
+    entry: &AgentEntry,
+    member: &Member,
+    system: &str,
+    body: &str,
+    resume: Option<&str>,
+) -> Invocation {
+    let resume = resume_session(member, resume);
+    let mut invocation = base(entry, member, true);
+    let prompt = match resume {
+        Some(_) => body.to_owned(),
+        None => inline(system, body),
+    };
+    invocation.args.push("-p".to_owned());
+    if fits_argument(&prompt) {
+        invocation.args.push(prompt);
+    } else {
+        invocation.args.push(String::new());
+        invocation.stdin = Stdin::Prompt(prompt);
+    }
+    invocation
+        .args
+        .extend(["--output-format", "stream-json", "--skip-trust"].map(String::from));
+    if let Some(session) = resume {
+        invocation
+            .args
+            .extend(["--resume".to_owned(), session.to_owned()]);
+    }
+    extra_args(&mut invocation, entry, member);
+    invocation
+}
+
+/// Reads gemini's stream-json output.
+#[derive(Debug)]
+pub struct GeminiParser {
+    agent: String,
+    finished: bool,
+    any_delta: bool,
+    paragraphs: Paragraphs,
+    /// Tool id → summary, to name the result when it comes back.
+    tools: HashMap<String, String>,
+    last_error: Option<String>,
+    stray: Option<String>,
+}
+
+impl GeminiParser {
+    /// A parser whose messages name the agent `agent` (the registry entry's name).
+    pub fn new(agent: &str) -> GeminiParser {
+        GeminiParser {
+            agent: agent.to_owned(),
+            finished: false,
+            any_delta: false,
+            paragraphs: Paragraphs::default(),
+            tools: HashMap::new(),
+            last_error: None,
+            stray: None,
+        }
+    }
+
+    fn event(&mut self, value: &Value, out: &mut Vec<AgentEvent>) {
+        match str_at(value, "/type") {
+            Some("init") => out.push(AgentEvent::Started {
+                session: str_at(value, "/session_id").map(str::to_owned),
+                model: str_at(value, "/model").map(str::to_owned),
+            }),
+            Some("message") if str_at(value, "/role") == Some("assistant") => {
+                let delta = value.get("delta").and_then(Value::as_bool) == Some(true);
+                // Every assistant chunk is a delta; a whole message would repeat them,
+                // so it counts only when nothing was streamed.
+                if delta || !self.any_delta {
+                    self.any_delta |= delta;
+                    out.extend(
+                        self.paragraphs
+                            .text(str_at(value, "/content").unwrap_or("")),
+                    );
+                }
+            }
+            Some("tool_use") => {
+                self.paragraphs.block_ends();
+                let name = str_at(value, "/tool_name").unwrap_or("tool");
+                let summary = tool_summary(name, value.get("parameters"));
+                if let Some(id) = str_at(value, "/tool_id") {
+                    self.tools.insert(id.to_owned(), summary.clone());
+                }
+                out.push(AgentEvent::Tool {
+                    summary,
+                    status: ToolStatus::Started,
+                });
+            }
+            Some("tool_result") => {
+                self.paragraphs.block_ends();
+                let summary = str_at(value, "/tool_id")
+                    .and_then(|id| self.tools.get(id).cloned())
+                    .unwrap_or_else(|| "tool".to_owned());
+                let ok = str_at(value, "/status") == Some("success");
+                out.push(AgentEvent::Tool {
+                    summary,
+                    status: if ok {
+                        ToolStatus::Completed
+                    } else {
+                        ToolStatus::Failed
+                    },
+                });
+            }
+            Some("error") => {
+                let message = readable_error(str_at(value, "/message").unwrap_or(""));
+                out.push(AgentEvent::Notice(format!("{}: {message}", self.agent)));
+                self.last_error = Some(message);
+            }
+            Some("result") => {
+                self.finished = true;
+                out.push(self.result(value));
+            }
+            _ => {}
+        }
+    }
+
+    fn result(&self, value: &Value) -> AgentEvent {
+        if str_at(value, "/status") == Some("success") {
+            let usage = value.get("stats").map(|stats| Usage {
+                input_tokens: u64_at(stats, "/input_tokens"),
+                output_tokens: u64_at(stats, "/output_tokens"),
+            });
+            return AgentEvent::Done {
+                stop_reason: None,
+                usage,
+            };
+        }
+        let message = str_at(value, "/error/message")
+            .map(readable_error)
+            .filter(|m| !m.is_empty())
+            .or_else(|| self.last_error.clone())
+            .unwrap_or_else(|| format!("{} reported an error", self.agent));
+        AgentEvent::Failed { message }
+    }
+
+    /// The message for an exit before the model loop, which prints no JSON: what went
+    /// wrong (from the exit code), gemini's own words, and what to do.
+    fn early_exit(&self, exit: &ExitInfo) -> Option<String> {
+        let (what, todo) = match exit.code? {
+            41 => (
+                "cannot log in",
+                "Set GEMINI_API_KEY in the member's `env`, or run `gemini` once in a terminal to \
+                 log in (with the member's GEMINI_CLI_HOME when it has a `home`).",
+            ),
+            42 => (
+                "rejected its input",
+                "If it is about the session to resume, that session is gone and the next turn \
+                 must start a new one; otherwise check the member's `args`.",
+            ),
+            44 => (
+                "could not start its sandbox",
+                "Check the sandbox setting (GEMINI_SANDBOX or --sandbox in the member's `args`).",
+            ),
+            52 => (
+                "found an error in its configuration",
+                "Fix the settings file it names (in the member's `home`, or ~/.gemini).",
+            ),
+            53 => ("reached its turn limit", ""),
+            54 => ("stopped on a fatal tool error", ""),
+            55 => (
+                "does not trust the working folder",
+                "chatmd passes --skip-trust; if a wrapper program drops it, set \
+                 GEMINI_CLI_TRUST_WORKSPACE=true in the member's `env`.",
+            ),
+            _ => return None,
+        };
+        let code = exit.code?;
+        let stderr = stderr_message(exit, &STDERR_NOISE);
+        let mut message = format!("{} {what} (exit {code})", self.agent);
+        if !stderr.is_empty() {
+            message.push_str(": ");
+            message.push_str(&stderr);
+        }
+        if !message.ends_with(['.', '!', '?', '…']) {
+            message.push('.');
+        }
+        if !todo.is_empty() {
+            message.push(' ');
+            message.push_str(todo);
+        }
+        Some(message)
+    }
+}
+
+impl OutputParser for GeminiParser {
+    fn line(&mut self, line: &str) -> Vec<AgentEvent> {
+        let mut out = Vec::new();
+        match json_line(&self.agent, line) {
+            Ok(Some(value)) if !self.finished => self.event(&value, &mut out),
+            Ok(_) => {}
+            Err(notice) => {
+                self.stray = Some(sanitize(line.trim()));
+                out.push(notice);
+            }
+        }
+        out
+    }
+
+    fn finish(&mut self, exit: &ExitInfo) -> Vec<AgentEvent> {
+        if self.finished {
+            return Vec::new();
+        }
+        self.finished = true;
+        if self.last_error.is_none()
+            && let Some(message) = self.early_exit(exit)
+        {
+            return vec![AgentEvent::Failed { message }];
+        }
+        let ending = Ending {
+            agent: &self.agent,
+            own: self.last_error.as_deref(),
+            stray: self.stray.as_deref(),
+            noise: &STDERR_NOISE,
+        };
+        vec![failure(&ending, exit)]
+    }
+}

@@ -1,0 +1,367 @@
+//! Output hygiene shared by every parser: ANSI and control characters out, JSON lines in
+//! (anything else becomes a notice), tool summaries, and the clearest failure message.
+
+use serde_json::Value;
+
+use super::{AgentEvent, ExitInfo};
+
+/// Longest piece of a foreign line quoted in a notice or summary, in characters.
+const QUOTE_LIMIT: usize = 160;
+
+/// `text` without ANSI escape sequences (CSI, OSC and two-byte escapes) and without
+/// control characters other than tab and line feed: the answer lands in Markdown, where
+/// a stray escape or carriage return is garbage.
+pub fn sanitize(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\u{1b}' => match chars.next() {
+                // CSI: parameters and intermediates, then one final byte in @..~.
+                Some('[') => {
+                    for c in chars.by_ref() {
+                        if ('\u{40}'..='\u{7e}').contains(&c) {
+                            break;
+                        }
+                    }
+                }
+                // OSC (and the other string commands): up to BEL or ESC \.
+                Some(']' | 'P' | 'X' | '^' | '_') => {
+                    while let Some(c) = chars.next() {
+                        if c == '\u{7}' {
+                            break;
+                        }
+                        if c == '\u{1b}' && chars.peek() == Some(&'\\') {
+                            chars.next();
+                            break;
+                        }
+                    }
+                }
+                // Two-byte escapes (ESC c, ESC =, ...): drop both.
+                _ => {}
+            },
+            // C1 CSI, as some programs print it.
+            '\u{9b}' => {
+                for c in chars.by_ref() {
+                    if ('\u{40}'..='\u{7e}').contains(&c) {
+                        break;
+                    }
+                }
+            }
+            '\t' | '\n' => out.push(c),
+            c if c.is_control() => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// One stdout line of a JSON-lines CLI, parsed. Blank lines give `Ok(None)`; a line that
+/// is not a JSON object gives the notice to emit (never a panic, never an error).
+pub fn json_line(agent: &str, line: &str) -> Result<Option<Value>, AgentEvent> {
+    let trimmed = line.trim();
+    if trimmed.is_empty() {
+        return Ok(None);
+    }
+    match serde_json::from_str::<Value>(trimmed) {
+        Ok(value) if value.is_object() => Ok(Some(value)),
+        _ => Err(AgentEvent::Notice(format!(
+            "{agent} printed a line that is not a JSON event: {}",
+            quote(&sanitize(trimmed))
+        ))),
+    }
+}
+
+/// `text` cut to [`QUOTE_LIMIT`] characters, with `…` when it was longer.
+pub fn quote(text: &str) -> String {
+    match text.char_indices().nth(QUOTE_LIMIT) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text.to_owned(),
+    }
+}
+
+/// The string at `pointer` in `value`, if there is one.
+pub fn str_at<'a>(value: &'a Value, pointer: &str) -> Option<&'a str> {
+    value.pointer(pointer).and_then(Value::as_str)
+}
+
+/// The number at `pointer`, 0 when absent (usage fields are optional everywhere).
+pub fn u64_at(value: &Value, pointer: &str) -> u64 {
+    value.pointer(pointer).and_then(Value::as_u64).unwrap_or(0)
+}
+
+/// A one-line summary of a tool call: `Bash: cargo test`. The argument shown is the
+/// first of the usual "what it acts on" parameters, first line only.
+pub fn tool_summary(name: &str, input: Option<&Value>) -> String {
+    const KEYS: [&str; 9] = [
+        "command",
+        "file_path",
+        "path",
+        "absolute_path",
+        "pattern",
+        "url",
+        "query",
+        "prompt",
+        "description",
+    ];
+    let argument = input.and_then(|input| {
+        KEYS.iter()
+            .find_map(|key| input.get(key).and_then(Value::as_str))
+            .map(|text| text.lines().next().unwrap_or("").trim())
+            .filter(|text| !text.is_empty())
+    });
+    match argument {
+        Some(argument) => format!("{name}: {}", quote(&sanitize(argument))),
+        None => sanitize(name),
+    }
+}
+
+/// An API error body embedded as JSON in a CLI's message (codex and gemini pass the
+/// provider's response through) made readable: the JSON object is replaced by
+/// `code status type: message` from its `error` member. Other text is returned as is.
+pub fn readable_error(message: &str) -> String {
+    let message = sanitize(message);
+    let (Some(start), Some(end)) = (message.find('{'), message.rfind('}')) else {
+        return message.trim().to_owned();
+    };
+    if end < start {
+        return message.trim().to_owned();
+    }
+    let Ok(body) = serde_json::from_str::<Value>(&message[start..=end]) else {
+        return message.trim().to_owned();
+    };
+    let Some(inner) = str_at(&body, "/error/message") else {
+        return message.trim().to_owned();
+    };
+    let label: Vec<String> = ["/error/code", "/error/status", "/error/type"]
+        .iter()
+        .filter_map(|pointer| match body.pointer(pointer)? {
+            Value::String(s) => Some(s.clone()),
+            Value::Number(n) => Some(n.to_string()),
+            _ => None,
+        })
+        .collect();
+    let readable = if label.is_empty() {
+        inner.to_owned()
+    } else {
+        format!("{}: {inner}", label.join(" "))
+    };
+    format!("{}{readable}{}", &message[..start], &message[end + 1..])
+        .trim()
+        .to_owned()
+}
+
+/// The stderr tail as a message: sanitized, without lines a CLI prints on every run
+/// (`noise` prefixes), trimmed. Empty when nothing useful is left.
+pub fn stderr_message(exit: &ExitInfo, noise: &[&str]) -> String {
+    sanitize(&exit.stderr_tail)
+        .lines()
+        .map(str::trim_end)
+        .filter(|line| {
+            !noise
+                .iter()
+                .any(|prefix| line.trim_start().starts_with(prefix))
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+        .trim()
+        .to_owned()
+}
+
+/// How the process ended, in words, for when nothing better is known.
+pub fn exit_words(agent: &str, exit: &ExitInfo) -> String {
+    match exit.code {
+        Some(0) => format!("{agent} exited with code 0 but never reported the end of its turn"),
+        Some(code) => format!("{agent} exited with code {code}"),
+        None => format!("{agent} was killed by a signal"),
+    }
+}
+
+/// What a parser knows when the process ends without a completion event.
+pub struct Ending<'a> {
+    pub agent: &'a str,
+    /// The CLI's own error text from its JSON output (an error event or message).
+    pub own: Option<&'a str>,
+    /// The last stdout line that was not JSON (claude prints some errors that way).
+    pub stray: Option<&'a str>,
+    /// stderr lines the CLI prints on every run, by prefix, left out of messages.
+    pub noise: &'a [&'a str],
+}
+
+/// The failure for a process that ended without a completion event, with the clearest
+/// message available: the CLI's own error text from its output, else its stderr, else
+/// a stray non-JSON stdout line, else the exit code.
+pub fn failure(ending: &Ending, exit: &ExitInfo) -> AgentEvent {
+    let nonempty = |text: Option<&str>| {
+        text.map(|t| sanitize(t).trim().to_owned())
+            .filter(|t| !t.is_empty())
+    };
+    let message = nonempty(ending.own)
+        .or_else(|| nonempty(Some(&stderr_message(exit, ending.noise))))
+        .or_else(|| nonempty(ending.stray))
+        .unwrap_or_else(|| exit_words(ending.agent, exit));
+    AgentEvent::Failed { message }
+}
+
+/// Puts a blank line between separate blocks of answer text (text before and after a
+/// tool call, or two whole messages), so they do not run together in Markdown.
+#[derive(Debug, Default)]
+pub struct Paragraphs {
+    wrote: bool,
+    pending_break: bool,
+}
+
+impl Paragraphs {
+    /// The next text starts a new block.
+    pub fn block_ends(&mut self) {
+        self.pending_break = self.wrote;
+    }
+
+    /// `text` as the next piece of the answer, or `None` when it is empty.
+    pub fn text(&mut self, text: &str) -> Option<AgentEvent> {
+        let text = sanitize(text);
+        if text.is_empty() {
+            return None;
+        }
+        let text = if std::mem::take(&mut self.pending_break) {
+            format!("\n\n{}", text.trim_start_matches('\n'))
+        } else {
+            text
+        };
+        self.wrote = true;
+        Some(AgentEvent::Text(text))
+    }
+
+    /// Whether any answer text was produced.
+    pub fn wrote(&self) -> bool {
+        self.wrote
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+    use serde_json::json;
+
+    #[test]
+    fn sanitize_removes_escapes_and_control_characters() {
+        assert_eq!(sanitize("\u{1b}[1;31mred\u{1b}[0m text"), "red text");
+        assert_eq!(sanitize("\u{1b}]0;title\u{7}after"), "after");
+        assert_eq!(sanitize("\u{1b}]8;;http://x\u{1b}\\link"), "link");
+        assert_eq!(sanitize("a\rb\u{8}c\u{0}\td\n"), "abc\td\n");
+        assert_eq!(sanitize("\u{9b}2Jclear"), "clear");
+        assert_eq!(sanitize("dangling \u{1b}"), "dangling ");
+        assert_eq!(sanitize("héllo · 世界"), "héllo · 世界");
+    }
+
+    #[test]
+    fn json_lines_and_everything_else() {
+        assert_eq!(json_line("x", "  "), Ok(None));
+        assert_eq!(
+            json_line("x", r#"{"type":"a"}"#),
+            Ok(Some(json!({"type": "a"})))
+        );
+        assert_eq!(
+            json_line("claude", "\u{1b}[31mboom\u{1b}[0m"),
+            Err(AgentEvent::Notice(
+                "claude printed a line that is not a JSON event: boom".into()
+            ))
+        );
+        assert!(json_line("x", "[1,2]").is_err());
+        assert!(json_line("x", "{\"truncated\":").is_err());
+    }
+
+    #[test]
+    fn quotes_are_cut_on_character_boundaries() {
+        let long = "é".repeat(QUOTE_LIMIT + 5);
+        let quoted = quote(&long);
+        assert_eq!(quoted.chars().count(), QUOTE_LIMIT + 1);
+        assert!(quoted.ends_with('…'));
+        assert_eq!(quote("short"), "short");
+    }
+
+    #[test]
+    fn tool_summaries_name_the_tool_and_what_it_acts_on() {
+        let input = json!({"command": "echo hello-from-tool\necho more", "description": "x"});
+        assert_eq!(
+            tool_summary("Bash", Some(&input)),
+            "Bash: echo hello-from-tool"
+        );
+        let input = json!({"file_path": "/src/main.rs"});
+        assert_eq!(tool_summary("Read", Some(&input)), "Read: /src/main.rs");
+        assert_eq!(tool_summary("TodoWrite", Some(&json!({}))), "TodoWrite");
+        assert_eq!(tool_summary("Plan", None), "Plan");
+    }
+
+    #[test]
+    fn embedded_api_errors_become_readable() {
+        let codex = r#"{"type": "error", "error": {"type": "invalid_request_error", "message": "mock upstream failure"}}"#;
+        assert_eq!(
+            readable_error(codex),
+            "invalid_request_error: mock upstream failure"
+        );
+        let gemini = r#"[API Error: {"type":"error","error":{"message":"mock upstream failure","code":400,"status":"INVALID_ARGUMENT"}}]"#;
+        assert_eq!(
+            readable_error(gemini),
+            "[API Error: 400 INVALID_ARGUMENT: mock upstream failure]"
+        );
+        assert_eq!(readable_error(" plain {not json} "), "plain {not json}");
+        assert_eq!(readable_error("} odd {"), "} odd {");
+    }
+
+    #[test]
+    fn failures_prefer_the_cli_words_then_stderr_then_the_exit_code() {
+        let exit = |code, stderr: &str| ExitInfo {
+            code,
+            stderr_tail: stderr.into(),
+        };
+        let failed = |m: &str| AgentEvent::Failed { message: m.into() };
+        let ending = |own, stray| Ending {
+            agent: "x",
+            own,
+            stray,
+            noise: &["noise"],
+        };
+        let stderr = "noise 1\n\u{1b}[31mreal\u{1b}[0m\n";
+        assert_eq!(
+            failure(
+                &ending(Some(" own "), Some("stray")),
+                &exit(Some(1), stderr)
+            ),
+            failed("own")
+        );
+        assert_eq!(
+            failure(&ending(Some(""), Some("stray")), &exit(Some(1), stderr)),
+            failed("real")
+        );
+        assert_eq!(
+            failure(&ending(None, Some("stray")), &exit(Some(1), "noise only")),
+            failed("stray")
+        );
+        assert_eq!(
+            failure(&ending(None, None), &exit(Some(3), " \n")),
+            failed("x exited with code 3")
+        );
+        assert_eq!(
+            failure(&ending(None, None), &exit(None, "")),
+            failed("x was killed by a signal")
+        );
+        assert_eq!(
+            failure(&ending(None, None), &exit(Some(0), "")),
+            failed("x exited with code 0 but never reported the end of its turn")
+        );
+    }
+
+    #[test]
+    fn paragraphs_separate_blocks_but_not_chunks() {
+        let mut p = Paragraphs::default();
+        p.block_ends();
+        assert_eq!(p.text("A"), Some(AgentEvent::Text("A".into())));
+        assert_eq!(p.text("b"), Some(AgentEvent::Text("b".into())));
+        assert_eq!(p.text(""), None);
+        p.block_ends();
+        assert_eq!(p.text("\nC"), Some(AgentEvent::Text("\n\nC".into())));
+        assert!(p.wrote());
+    }
+}

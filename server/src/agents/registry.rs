@@ -1,0 +1,273 @@
+//! The agent registry: how to talk to each CLI (built-in claude, codex and gemini, plus
+//! the user's own `agents.toml` overrides and `command` kinds). No role text lives here.
+//!
+//! ```toml
+//! # ~/.config/chatmd/agents.toml
+//! [agents.claude]                # override a built-in: program and extra args only
+//! command = "/opt/claude/bin/claude"
+//! args = ["--model", "opus"]
+//!
+//! [agents.claude-fast]           # a new name on a built-in protocol
+//! type = "claude"
+//! args = ["--model", "haiku"]
+//!
+//! [agents.llm]                   # any program that reads a prompt and prints an answer
+//! type = "command"
+//! command = "llm"
+//! args = ["-m", "gpt-4o"]
+//! prompt = "stdin"               # or "argument" (the prompt becomes the last argument)
+//! output = "text"                # or "jsonl", with JSON pointers:
+//! # text = "/delta"  session = "/session_id"  done = "/type"  done_value = "done"  error = "/error"
+//! ```
+//!
+//! The flags each built-in parser depends on (claude's `--output-format stream-json`,
+//! codex's `--json`, ...) are not part of `args` and cannot be overridden: an entry's
+//! `args` are extra arguments, placed after them and before the member's own `args`.
+
+mod location;
+mod raw;
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use crate::team::AgentKind;
+
+pub use location::Location;
+
+/// How a CLI's output is read, and so which adapter runs it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Adapter {
+    Claude,
+    Codex,
+    Gemini,
+    Command(CommandSpec),
+}
+
+impl Adapter {
+    /// The name used for `type = "..."` in `agents.toml`.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Adapter::Claude => "claude",
+            Adapter::Codex => "codex",
+            Adapter::Gemini => "gemini",
+            Adapter::Command(_) => "command",
+        }
+    }
+
+    /// The built-in kind whose protocol this is, if any.
+    pub fn kind(&self) -> Option<AgentKind> {
+        match self {
+            Adapter::Claude => Some(AgentKind::Claude),
+            Adapter::Codex => Some(AgentKind::Codex),
+            Adapter::Gemini => Some(AgentKind::Gemini),
+            Adapter::Command(_) => None,
+        }
+    }
+
+    fn of_kind(kind: AgentKind) -> Adapter {
+        match kind {
+            AgentKind::Claude => Adapter::Claude,
+            AgentKind::Codex => Adapter::Codex,
+            AgentKind::Gemini => Adapter::Gemini,
+        }
+    }
+}
+
+/// How a `command` kind takes its prompt and prints its answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommandSpec {
+    pub prompt: PromptDelivery,
+    pub output: CommandOutput,
+}
+
+/// Where a `command` kind reads the prompt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PromptDelivery {
+    /// Written to stdin, which is then closed.
+    Stdin,
+    /// As the last argument (on stdin instead when it is too large for one argument).
+    Argument,
+}
+
+/// What a `command` kind prints.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CommandOutput {
+    /// Plain text: every stdout line is answer text.
+    Text,
+    /// One JSON object per line, read through JSON pointers.
+    Jsonl(JsonPointers),
+}
+
+/// JSON pointers (RFC 6901, like `/delta/text`) into each line of a `jsonl` command.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JsonPointers {
+    /// A string here is answer text, appended as is.
+    pub text: String,
+    /// A string here is the session id.
+    pub session: Option<String>,
+    /// The turn is complete on a line where this is `done_value` (compared with the
+    /// value's text), or, without `done_value`, anything but null, false, 0 or "".
+    pub done: Option<String>,
+    pub done_value: Option<String>,
+    /// A string here ends the turn as failed, with that message.
+    pub error: Option<String>,
+}
+
+/// One registry entry: the name members use in `agent = "..."` and how to run it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AgentEntry {
+    pub name: String,
+    pub adapter: Adapter,
+    /// The program; a bare name is looked up on `PATH`.
+    pub program: String,
+    /// Extra arguments, after the adapter's own and before the member's.
+    pub args: Vec<String>,
+    /// How to install the program, for the "not installed" message.
+    pub install_hint: Option<String>,
+    /// The `agents.toml` that defined or changed this entry; `None` for a plain built-in.
+    pub source: Option<PathBuf>,
+}
+
+impl AgentEntry {
+    /// The built-in entry of a kind: its usual binary, no extra arguments.
+    pub fn builtin(kind: AgentKind) -> AgentEntry {
+        AgentEntry {
+            name: kind.name().to_owned(),
+            adapter: Adapter::of_kind(kind),
+            program: kind.binary().to_owned(),
+            args: Vec::new(),
+            install_hint: Some(kind.install_command().to_owned()),
+            source: None,
+        }
+    }
+}
+
+/// Something wrong in an `agents.toml`. A file that does not parse (bad syntax, an
+/// unknown key, a value of the wrong type) is ignored as a whole; a valid file with an
+/// invalid entry loses only that entry (a built-in then keeps its defaults).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub struct RegistryProblem {
+    pub file: PathBuf,
+    /// Where in the file, when the problem is about a precise spot.
+    pub location: Option<Location>,
+    /// The dotted key concerned, like `agents.llm.prompt`.
+    pub key: Option<String>,
+    pub message: String,
+}
+
+impl fmt::Display for RegistryProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.file.display())?;
+        if let Some(at) = &self.location {
+            write!(f, ":{}:{}", at.line, at.column)?;
+        }
+        if let Some(key) = &self.key {
+            write!(f, ": `{key}`")?;
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+/// All agent kinds a member can name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Registry {
+    entries: Vec<AgentEntry>,
+}
+
+impl Default for Registry {
+    fn default() -> Self {
+        Registry::builtin()
+    }
+}
+
+impl Registry {
+    /// The built-in entries only: claude, codex and gemini with their usual binaries.
+    pub fn builtin() -> Registry {
+        Registry {
+            entries: AgentKind::ALL
+                .into_iter()
+                .map(AgentEntry::builtin)
+                .collect(),
+        }
+    }
+
+    /// The built-ins with `path` (default: [`default_path`]) applied. A missing default
+    /// file is normal; a missing explicit file, an unreadable one, and every mistake in
+    /// one are problems (see [`RegistryProblem`] for what still applies).
+    pub fn load(path: Option<&Path>) -> (Registry, Vec<RegistryProblem>) {
+        let (path, explicit) = match path {
+            Some(path) => (path.to_path_buf(), true),
+            None => match default_path() {
+                Some(path) => (path, false),
+                None => return (Registry::builtin(), Vec::new()),
+            },
+        };
+        match std::fs::read_to_string(&path) {
+            Ok(text) => Registry::parse(&path, &text),
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound && !explicit => {
+                (Registry::builtin(), Vec::new())
+            }
+            Err(error) => {
+                let problem = RegistryProblem {
+                    file: path,
+                    location: None,
+                    key: None,
+                    message: format!(
+                        "cannot read the agent registry ({error}); chatmd uses the built-in agents only"
+                    ),
+                };
+                (Registry::builtin(), vec![problem])
+            }
+        }
+    }
+
+    /// The built-ins with the text of an `agents.toml` applied; `file` names it in problems.
+    pub fn parse(file: &Path, text: &str) -> (Registry, Vec<RegistryProblem>) {
+        let mut registry = Registry::builtin();
+        let home = std::env::var_os("HOME").map(PathBuf::from);
+        let (entries, problems) = raw::parse(file, text, home.as_deref());
+        for entry in entries {
+            registry.insert(entry);
+        }
+        (registry, problems)
+    }
+
+    /// The entry a member's `agent = "..."` names.
+    pub fn entry(&self, name: &str) -> Option<&AgentEntry> {
+        self.entries.iter().find(|entry| entry.name == name)
+    }
+
+    /// Every entry: the built-ins first, then the user's in name order.
+    pub fn entries(&self) -> &[AgentEntry] {
+        &self.entries
+    }
+
+    /// Adds `entry`, replacing one of the same name.
+    pub fn insert(&mut self, entry: AgentEntry) {
+        match self.entries.iter_mut().find(|e| e.name == entry.name) {
+            Some(existing) => *existing = entry,
+            None => self.entries.push(entry),
+        }
+    }
+}
+
+/// `$XDG_CONFIG_HOME/chatmd/agents.toml`, else `~/.config/chatmd/agents.toml`.
+pub fn default_path() -> Option<PathBuf> {
+    default_path_from(
+        std::env::var_os("XDG_CONFIG_HOME").as_deref(),
+        std::env::var_os("HOME").as_deref(),
+    )
+}
+
+/// [`default_path`] from given variable values (tests cannot set the environment).
+/// A relative `XDG_CONFIG_HOME` is ignored, as the XDG spec says.
+pub fn default_path_from(
+    xdg_config_home: Option<&std::ffi::OsStr>,
+    home: Option<&std::ffi::OsStr>,
+) -> Option<PathBuf> {
+    let config = match xdg_config_home.map(Path::new) {
+        Some(xdg) if xdg.is_absolute() => xdg.to_path_buf(),
+        _ => Path::new(home.filter(|h| !h.is_empty())?).join(".config"),
+    };
+    Some(config.join("chatmd").join("agents.toml"))
+}

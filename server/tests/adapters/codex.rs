@@ -1,0 +1,87 @@
+//! What codex's transcripts must parse to.
+//! Keyed by transcript name; a transcript without an entry fails the test.
+
+use chatmd::agents::ToolStatus::{Completed, Failed, Started};
+
+use super::{Outcome, Seen, s, tool, usage};
+
+const CODEX_THREAD: &str = "01a2007b-3fb0-7ff3-8fab-536458979726";
+
+pub fn expected(name: &str) -> Seen {
+    let shell = "Shell: echo hello-from-tool";
+    let waiting = "Reconnecting... waiting for network (Connection failed: error sending request)";
+    match name {
+        "tool-use" => Seen {
+        session: s(CODEX_THREAD),
+        model: None,
+        text: "The command printed hello-from-tool.".into(),
+        tools: vec![tool(shell, Started), tool(shell, Completed)],
+        notices: vec![],
+        outcome: Outcome::Done(None, usage(400, 40)),
+    },
+        "resume" => Seen {
+        session: s(CODEX_THREAD),
+        model: None,
+        text: "The command printed hello-from-tool.".into(),
+        tools: vec![],
+        notices: vec![],
+        outcome: Outcome::Done(None, usage(600, 60)),
+    },
+        "api-error" => Seen {
+        session: s("01a2007b-9250-7b32-a28f-eaa346ffc2d0"),
+        model: None,
+        text: String::new(),
+        tools: vec![],
+        notices: vec!["codex: invalid_request_error: mock upstream failure".into()],
+        outcome: Outcome::Failed("invalid_request_error: mock upstream failure".into()),
+    },
+        "offline" => Seen {
+        session: s("01a20076-c18d-7be3-b357-2bfafd752c01"),
+        model: None,
+        text: String::new(),
+        tools: vec![],
+        notices: vec![
+            "codex: Reconnecting... 2/5 (stream disconnected before completion: failed to lookup address information: Name does not resolve)".into(),
+            "codex: Falling back from WebSockets to HTTPS transport. stream disconnected before completion: failed to lookup address information: Name does not resolve".into(),
+            format!("codex: {waiting}"),
+        ],
+        outcome: Outcome::Failed(waiting.into()),
+    },
+        "reconnect" => Seen {
+        session: s("01a2007c-41d2-7a10-9c3e-5f0b1d2e3a4b"),
+        model: None,
+        text: "Back online: all tests pass.".into(),
+        tools: vec![],
+        notices: vec![
+            "codex: Reconnecting... 1/5 (stream disconnected before completion: error sending request)".into(),
+            "codex: Reconnecting... 2/5 (stream disconnected before completion: error sending request)".into(),
+        ],
+        outcome: Outcome::Done(None, usage(350, 25)),
+    },
+        "edit" => Seen {
+        session: s("01a2007d-8e9f-7b60-a1c2-d3e4f5a6b7c8"),
+        model: None,
+        text: "I'll update the greeting.\n\nUpdated `src/main.rs`; one test still fails.".into(),
+        tools: vec![
+            tool("Edit: src/main.rs, README.md", Completed),
+            tool("Shell: cargo test", Started),
+            tool("Shell: cargo test", Failed),
+        ],
+        notices: vec![],
+        outcome: Outcome::Done(None, usage(1200, 150)),
+    },
+        "resume-unknown" => Seen {
+        session: None,
+        model: None,
+        text: String::new(),
+        tools: vec![],
+        notices: vec![],
+        outcome: Outcome::Failed(
+            "Error: thread/resume: thread/resume failed: no rollout found for thread id \
+             01a2007b-0000-7000-8000-000000000000 (code -32600)"
+                .into(),
+        ),
+    },
+        other => panic!("no expectation for codex/{other}"),
+    }
+}

@@ -1,0 +1,280 @@
+//! The command line of a turn for each kind and member setup, as insta snapshots of
+//! argv, env and cwd, plus the rules every kind must keep (role once, no approval bypass).
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use chatmd::agents::{AgentEntry, Invocation, Registry, Stdin, plan_turn};
+use chatmd::team::Member;
+use pretty_assertions::assert_eq;
+use serde_json::{Value, json};
+
+const SYSTEM: &str = "You are Alice, the reviewer.\nQuote \"exactly\"; paths like C:\\tmp stay.";
+const BODY: &str = "[CONTEXT]\nme: hi\n[MESSAGE]\nme: @alice review src/lib.rs\n";
+const SESSION: &str = "ba6318a6-8ff6-4537-9fb3-78cdd30bb441";
+
+fn member(agent: &str) -> Member {
+    Member {
+        handle: "alice".into(),
+        agent: agent.into(),
+        folder: PathBuf::from("/team/alice"),
+        role_file: None,
+        role_text: None,
+        role_error: None,
+        instructions: None,
+        workdir: PathBuf::from("/team/alice/work"),
+        home: None,
+        env: BTreeMap::new(),
+        args: Vec::new(),
+        timeout: None,
+        idle_timeout: None,
+        resume: false,
+    }
+}
+
+/// A long text shown by its size and ends, so snapshots stay readable.
+fn short(text: &str) -> Value {
+    if text.len() <= 200 {
+        return json!(text);
+    }
+    let head: String = text.chars().take(30).collect();
+    let tail: String = text
+        .chars()
+        .rev()
+        .take(20)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect();
+    json!(format!("<{} bytes: {head:?} … {tail:?}>", text.len()))
+}
+
+fn render(invocation: &Invocation) -> Value {
+    json!({
+        "program": invocation.program,
+        "args": invocation.args.iter().map(|a| short(a)).collect::<Vec<_>>(),
+        "env": invocation.env.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>(),
+        "create_dirs": invocation.create_dirs,
+        "cwd": invocation.cwd,
+        "stdin": match &invocation.stdin {
+            Stdin::Null => json!("/dev/null"),
+            Stdin::Prompt(prompt) => json!({ "prompt": short(prompt) }),
+        },
+        "limits": {
+            "idle_secs": invocation.limits.idle.map(|d| d.as_secs_f64()),
+            "total_secs": invocation.limits.total.as_secs_f64(),
+            "has_completion_event": invocation.limits.has_completion_event,
+        },
+        "install_hint": invocation.install_hint,
+    })
+}
+
+/// The member setups every kind is planned for: (name, member, system, body, session).
+fn setups(
+    agent: &str,
+) -> Vec<(
+    &'static str,
+    Member,
+    &'static str,
+    String,
+    Option<&'static str>,
+)> {
+    let plain = member(agent);
+    let mut home = member(agent);
+    home.home = Some(PathBuf::from("/team/alice/.state"));
+    let mut custom = member(agent);
+    custom.env = BTreeMap::from([("ANTHROPIC_BASE_URL".into(), "http://127.0.0.1:9".into())]);
+    custom.args = vec!["--model".into(), "big-model".into()];
+    custom.timeout = Some(Duration::from_secs(90));
+    custom.idle_timeout = Some(Duration::from_millis(2500));
+    let mut resuming = member(agent);
+    resuming.resume = true;
+    let large = format!(
+        "[CONTEXT]\n{}[MESSAGE]\nme: go\n",
+        "me: words words words\n".repeat(6000)
+    );
+    vec![
+        ("plain", plain.clone(), SYSTEM, BODY.into(), None),
+        ("no system text", plain.clone(), "", BODY.into(), None),
+        ("with home", home, SYSTEM, BODY.into(), None),
+        (
+            "with env, args and timeouts",
+            custom,
+            SYSTEM,
+            BODY.into(),
+            None,
+        ),
+        (
+            "resume with a session",
+            resuming.clone(),
+            SYSTEM,
+            BODY.into(),
+            Some(SESSION),
+        ),
+        (
+            "resume, first turn (no session yet)",
+            resuming,
+            SYSTEM,
+            BODY.into(),
+            None,
+        ),
+        (
+            "session given but resume off",
+            plain.clone(),
+            SYSTEM,
+            BODY.into(),
+            Some(SESSION),
+        ),
+        ("large prompt on stdin", plain.clone(), SYSTEM, large, None),
+        (
+            "prompt starting with a dash",
+            plain,
+            "",
+            "--help me\n".into(),
+            None,
+        ),
+    ]
+}
+
+fn snapshot(entry: &AgentEntry) -> Value {
+    let mut cases = serde_json::Map::new();
+    for (name, member, system, body, session) in setups(&entry.name) {
+        let invocation = plan_turn(entry, &member, system, &body, session);
+        cases.insert(name.into(), render(&invocation));
+    }
+    Value::Object(cases)
+}
+
+fn registry() -> Registry {
+    let text = r#"
+[agents.llm]
+type = "command"
+command = "/usr/local/bin/llm"
+args = ["-m", "small"]
+
+[agents.streamer]
+type = "command"
+command = "streamer"
+prompt = "argument"
+output = "jsonl"
+text = "/text"
+done = "/done"
+"#;
+    let (registry, problems) = Registry::parse("agents.toml".as_ref(), text);
+    assert_eq!(problems, vec![]);
+    registry
+}
+
+#[test]
+fn command_lines() {
+    let registry = registry();
+    for name in ["claude", "codex", "gemini", "llm", "streamer"] {
+        let entry = registry.entry(name).expect("entry");
+        insta::assert_json_snapshot!(name, snapshot(entry));
+    }
+}
+
+/// Where the system text and the body ended up, all arguments and stdin together.
+fn delivered(invocation: &Invocation) -> String {
+    let mut all = invocation.args.join("\u{0}");
+    if let Stdin::Prompt(prompt) = &invocation.stdin {
+        all.push('\u{0}');
+        all.push_str(prompt);
+    }
+    all
+}
+
+#[test]
+fn the_role_reaches_each_agent_exactly_once() {
+    let registry = registry();
+    let marker = "ROLE-MARKER-7d1e";
+    for name in ["claude", "codex", "gemini", "llm", "streamer"] {
+        for (setup, member, system, body, session) in setups(name) {
+            let system = if system.is_empty() { "" } else { marker };
+            let invocation = plan_turn(
+                registry.entry(name).expect("entry"),
+                &member,
+                system,
+                &body,
+                session,
+            );
+            let sent = delivered(&invocation);
+            let resumed = member.resume && session.is_some();
+            // On resume codex and gemini keep the role in their session; claude's is a
+            // flag of each run.
+            let expected = match (system.is_empty(), resumed, name) {
+                (true, _, _) => 0,
+                (false, true, "codex" | "gemini") => 0,
+                _ => 1,
+            };
+            assert_eq!(sent.matches(marker).count(), expected, "{name}: {setup}");
+            assert_eq!(
+                sent.matches(body.as_str()).count(),
+                1,
+                "{name}: {setup}: body once"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_huge_role_moves_inline_and_onto_stdin() {
+    let registry = registry();
+    let role = format!("ROLE {}", "x".repeat(120 * 1024));
+    for name in ["claude", "codex"] {
+        let invocation = plan_turn(
+            registry.entry(name).expect("entry"),
+            &member(name),
+            &role,
+            BODY,
+            None,
+        );
+        assert!(
+            invocation.args.iter().all(|a| a.len() < 1024),
+            "{name}: no huge argument"
+        );
+        assert_eq!(
+            invocation.stdin,
+            Stdin::Prompt(format!("[SYSTEM]\n{role}\n{BODY}")),
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn approvals_are_never_bypassed_unless_the_member_asks() {
+    const BYPASS: [&str; 6] = [
+        "--dangerously-skip-permissions",
+        "--yolo",
+        "-y",
+        "--dangerously-bypass-approvals-and-sandbox",
+        "bypassPermissions",
+        "--approval-mode",
+    ];
+    let registry = registry();
+    for name in ["claude", "codex", "gemini"] {
+        for (setup, member, system, body, session) in setups(name) {
+            let invocation = plan_turn(
+                registry.entry(name).expect("entry"),
+                &member,
+                system,
+                &body,
+                session,
+            );
+            let flags: Vec<_> = invocation
+                .args
+                .iter()
+                .filter(|a| BYPASS.contains(&a.as_str()))
+                .collect();
+            assert_eq!(flags, Vec::<&String>::new(), "{name}: {setup}");
+        }
+        let mut asked = member(name);
+        asked.args = vec!["--yolo".into()];
+        let invocation = plan_turn(registry.entry(name).expect("entry"), &asked, "", BODY, None);
+        assert!(
+            invocation.args.contains(&"--yolo".to_owned()),
+            "{name}: member args pass through"
+        );
+    }
+}
