@@ -15,18 +15,30 @@ fn build_workspace(root: &std::path::Path, files: usize) -> std::path::PathBuf {
     let mut team = 0;
     while written < files {
         let dir = root.join(format!("team{team}"));
-        for (member, role) in [("reviewer", "CLAUDE.md"), ("tester", "AGENTS.md"), ("writer", "GEMINI.md")] {
+        for (member, role) in [
+            ("reviewer", "CLAUDE.md"),
+            ("tester", "AGENTS.md"),
+            ("writer", "GEMINI.md"),
+        ] {
             std::fs::create_dir_all(dir.join(member)).unwrap();
             std::fs::write(dir.join(member).join(role), format!("# {member}\n")).unwrap();
             written += 1;
         }
         for chat in 0..5 {
-            std::fs::write(dir.join(format!("c{chat}.chat.md")), "## @me\n@reviewer hi\n").unwrap();
+            std::fs::write(
+                dir.join(format!("c{chat}.chat.md")),
+                "## @me\n@reviewer hi\n",
+            )
+            .unwrap();
             written += 1;
         }
         std::fs::create_dir_all(dir.join("src")).unwrap();
         for source in 0..40 {
-            std::fs::write(dir.join("src").join(format!("f{source}.rs")), "fn main() {}\n").unwrap();
+            std::fs::write(
+                dir.join("src").join(format!("f{source}.rs")),
+                "fn main() {}\n",
+            )
+            .unwrap();
             written += 1;
         }
         let modules = dir.join("node_modules").join("pkg");
@@ -52,16 +64,24 @@ async fn first_diagnostics(root: &std::path::Path, chat: &std::path::Path) -> Du
         .expect("initialize");
     client.notify("initialized", json!({})).await;
     let uri = file_uri(chat);
-    client.open(&uri, &std::fs::read_to_string(chat).unwrap()).await;
+    client
+        .open(&uri, &std::fs::read_to_string(chat).unwrap())
+        .await;
     let diagnostics = client.expect_diagnostics(&uri).await;
     let took = start.elapsed();
-    assert!(diagnostics.iter().all(|d| d["code"] != "unknown-mention"), "the team was found");
+    assert!(
+        diagnostics.iter().all(|d| d["code"] != "unknown-mention"),
+        "the team was found"
+    );
     client.shutdown().await;
     took
 }
 
 fn main() {
-    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
     let big = tempfile::tempdir().unwrap();
     let chat = build_workspace(big.path(), 20_000);
     let small = tempfile::tempdir().unwrap();
@@ -76,7 +96,10 @@ fn main() {
     }
     big_runs.sort();
     small_runs.sort();
-    let (big_ms, small_ms) = (big_runs[2].as_secs_f64() * 1e3, small_runs[2].as_secs_f64() * 1e3);
+    let (big_ms, small_ms) = (
+        big_runs[2].as_secs_f64() * 1e3,
+        small_runs[2].as_secs_f64() * 1e3,
+    );
     println!("chatmd LSP benchmark — median of 5 runs\n");
     println!("| what | chatmd | baseline (same run) | target | ok? |");
     println!("|---|---|---|---|---|");

@@ -2,7 +2,7 @@
 //! (`## @x`) is escaped as `## \@x`, and a code fence (or HTML comment) the agent left
 //! open is closed when the turn ends, so a broken answer never swallows the next message.
 
-use crate::document::scanner::ScanState;
+use crate::document::scanner::{LineKind, ScanState};
 
 /// Filters one turn's output as it streams. Text goes in as it arrives, in pieces of
 /// any size; what comes out can be inserted at once. Only the start of a line that may
@@ -90,12 +90,26 @@ impl OutputFilter {
         }
     }
 
+    /// Where the `@` is when the current line would start a message here, judged by
+    /// the scanner itself from the state the earlier lines left (code, quotes, lists).
+    fn heading_at(&self) -> Option<usize> {
+        let line = self.line.trim_end_matches(['\r', '\n']);
+        let mut probe = self.state.clone();
+        let LineKind::Heading { level: 2, content } = probe.classify(line.as_bytes()) else {
+            return None;
+        };
+        let b = line.as_bytes();
+        let is_message = b.get(content) == Some(&b'@')
+            && b.get(content + 1)
+                .is_some_and(|&c| crate::document::inline::is_handle_start(c));
+        is_message.then_some(content)
+    }
+
     /// Emits the unemitted part of the current line, escaping its start if it is a
     /// message heading outside code.
     fn emit(&mut self, out: &mut String) {
         if self.emitted == 0
-            && !self.state.in_fence()
-            && let Some(at) = heading_at(&self.line)
+            && let Some(at) = self.heading_at()
         {
             out.push_str(&self.line[..at]);
             out.push('\\');
@@ -126,24 +140,6 @@ fn could_become_heading(start: &[u8]) -> bool {
         .zip(pattern.iter())
         .enumerate()
         .all(|(i, (&b, &p))| b == p || (i == 2 && b == b'\t'))
-}
-
-/// Where the `@` of a message heading is in `line`, if the line is one (`## @handle`
-/// with up to three spaces of indent).
-fn heading_at(line: &str) -> Option<usize> {
-    let b = line.as_bytes();
-    let spaces = b.iter().take_while(|&&c| c == b' ').count();
-    if spaces > 3 {
-        return None;
-    }
-    let rest = &b[spaces..];
-    let ok = rest.starts_with(b"##")
-        && matches!(rest.get(2), Some(b' ' | b'\t'))
-        && rest.get(3) == Some(&b'@')
-        && rest
-            .get(4)
-            .is_some_and(|&c| crate::document::inline::is_handle_start(c));
-    ok.then_some(spaces + 3)
 }
 
 #[cfg(test)]
