@@ -6,8 +6,10 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
+use chatmd::agents::{AgentEntry, parser_for};
 use chatmd::document::chat::Chat;
 use chatmd::document::text::{LineCol, PositionEncoding, Text};
+use chatmd::team::AgentKind;
 
 /// A chat of about `target` bytes, with the mix real chats have: status comments,
 /// mentions, markers, code fences, lists, quotes.
