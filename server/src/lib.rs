@@ -7,4 +7,5 @@ pub mod cli;
 pub mod conversation;
 pub mod document;
 pub mod lsp;
+pub mod runner;
 pub mod team;

@@ -1,0 +1,177 @@
+//! The runner's cost per turn: a whole turn through `runner::run` against spawning the
+//! same program with `std::process::Command::output()`, interleaved in one run.
+//!
+//! Run: `cargo bench -p chatmd --bench runner_bench`
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use chatmd::agents::{AgentEvent, ExitInfo, Invocation, Limits, OutputParser, Stdin};
+use chatmd::runner;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+/// Lines become text; the exit code decides the end (a `command` agent's shape).
+struct Plain;
+
+impl OutputParser for Plain {
+    fn line(&mut self, line: &str) -> Vec<AgentEvent> {
+        vec![AgentEvent::Text(line.to_string())]
+    }
+
+    fn finish(&mut self, exit: &ExitInfo) -> Vec<AgentEvent> {
+        match exit.code {
+            Some(0) => vec![AgentEvent::Done {
+                stop_reason: None,
+                usage: None,
+            }],
+            code => vec![AgentEvent::Failed {
+                message: format!("exit {code:?}"),
+            }],
+        }
+    }
+}
+
+fn invocation(program: &str, args: &[&str]) -> Invocation {
+    Invocation {
+        program: program.to_string(),
+        args: args.iter().map(|a| a.to_string()).collect(),
+        env: Vec::new(),
+        create_dirs: Vec::new(),
+        cwd: std::env::temp_dir(),
+        stdin: Stdin::Null,
+        limits: Limits {
+            idle: None,
+            total: Duration::from_secs(60),
+            has_completion_event: false,
+        },
+        install_hint: None,
+    }
+}
+
+/// Reads every line and emits nothing: the reader's cost alone.
+struct Silent;
+
+impl OutputParser for Silent {
+    fn line(&mut self, _line: &str) -> Vec<AgentEvent> {
+        Vec::new()
+    }
+
+    fn finish(&mut self, _exit: &ExitInfo) -> Vec<AgentEvent> {
+        Vec::new()
+    }
+}
+
+/// One turn through the runner, its events drained like the turn engine would.
+async fn turn(invocation: Invocation) -> usize {
+    turn_with(invocation, Box::new(Plain)).await
+}
+
+async fn turn_with(invocation: Invocation, parser: Box<dyn OutputParser>) -> usize {
+    let (events, mut received) = mpsc::channel(64);
+    let drain = tokio::spawn(async move {
+        let mut n = 0;
+        while received.recv().await.is_some() {
+            n += 1;
+        }
+        n
+    });
+    let outcome = runner::run(invocation, parser, events, CancellationToken::new()).await;
+    assert!(outcome.is_success(), "{:?}", outcome.ended);
+    drain.await.unwrap()
+}
+
+fn median(mut samples: Vec<Duration>) -> Duration {
+    samples.sort();
+    samples[samples.len() / 2]
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.2} ms", d.as_secs_f64() * 1e3)
+}
+
+/// Median time of a turn and of a bare `output()` of the same command, alternating
+/// so that drift on the machine hits both alike.
+fn compare(
+    rt: &tokio::runtime::Runtime,
+    program: &str,
+    args: &[&str],
+    runs: usize,
+) -> (Duration, Duration) {
+    let mut measured = Vec::with_capacity(runs);
+    let mut baseline = Vec::with_capacity(runs);
+    for i in 0..runs + 10 {
+        let start = Instant::now();
+        rt.block_on(turn(invocation(program, args)));
+        let through_runner = start.elapsed();
+        let start = Instant::now();
+        let output = Command::new(program).args(args).output().unwrap();
+        assert!(output.status.success());
+        let direct = start.elapsed();
+        if i >= 10 {
+            // the first runs warm up the page cache and the runtime
+            measured.push(through_runner);
+            baseline.push(direct);
+        }
+    }
+    (median(measured), median(baseline))
+}
+
+fn main() {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let runs = 300;
+    println!("runner: {runs} turns each, medians, runner turn vs `Command::output()`\n");
+    println!("| what | measured | baseline | target | ok? |");
+    println!("| --- | --- | --- | --- | --- |");
+    for (program, args) in [
+        ("/bin/echo", &["hello from the agent"][..]),
+        ("/bin/true", &[][..]),
+    ] {
+        let (measured, baseline) = compare(&rt, program, args, runs);
+        let extra = measured.saturating_sub(baseline);
+        let ok = extra <= Duration::from_millis(5);
+        println!(
+            "| turn through `run()`, `{program}` (+{} per turn) | {} | {} | ≤ baseline + 5 ms | {} |",
+            ms(extra),
+            ms(measured),
+            ms(baseline),
+            if ok { "yes" } else { "NO" }
+        );
+    }
+
+    // Throughput: 256 MiB of 64-byte lines through the runner and its parser, against
+    // `sh` piping the same bytes to /dev/null.
+    let bytes = 256 * 1024 * 1024;
+    let script = format!("yes '{:-<63}' | head -c {bytes}", "flood line ");
+    let start = Instant::now();
+    let lines = rt.block_on(turn(invocation("/bin/sh", &["-c", &script])));
+    let with_events = start.elapsed();
+    assert_eq!(lines, bytes / 64 + 1);
+    let start = Instant::now();
+    rt.block_on(turn_with(
+        invocation("/bin/sh", &["-c", &script]),
+        Box::new(Silent),
+    ));
+    let reader_only = start.elapsed();
+    let start = Instant::now();
+    let direct = Command::new("/bin/sh")
+        .args(["-c", &format!("{script} > /dev/null")])
+        .status()
+        .unwrap();
+    assert!(direct.success());
+    let baseline = start.elapsed();
+    let rate = |d: Duration| format!("{:.0} MB/s", bytes as f64 / d.as_secs_f64() / 1e6);
+    println!(
+        "| 256 MiB of 64-byte lines through `run()`, one `Text` event per line, drained | {} | {} (to /dev/null) | (information) | — |",
+        rate(with_events),
+        rate(baseline)
+    );
+    println!(
+        "| the same through `run()`, a parser that emits nothing | {} | {} (to /dev/null) | (information) | — |",
+        rate(reader_only),
+        rate(baseline)
+    );
+}

@@ -1,0 +1,192 @@
+//! The agent's process group: spawned as its leader (process-wrap), signalled as a
+//! whole, and watched until empty, so no grandchild outlives its turn.
+
+use std::path::Path;
+use std::process::Stdio;
+
+use nix::errno::Errno;
+use nix::sys::signal::{Signal, killpg};
+use nix::unistd::Pid;
+use process_wrap::tokio::{ChildWrapper, CommandWrap, KillOnDrop, ProcessGroup};
+use tokio::process::{ChildStderr, ChildStdin, ChildStdout};
+use tokio::time::Instant;
+
+use crate::agents::{Invocation, Stdin};
+
+/// How often an emptying group is looked at.
+const POLL: std::time::Duration = std::time::Duration::from_millis(5);
+
+/// A started child with its pipes taken out.
+pub(crate) struct Spawned {
+    pub child: Box<dyn ChildWrapper>,
+    pub group: Group,
+    /// Present when the invocation has a prompt to write.
+    pub stdin: Option<ChildStdin>,
+    pub stdout: ChildStdout,
+    pub stderr: ChildStderr,
+}
+
+/// Starts `program` as the leader of a new process group, killed on drop.
+///
+/// No `PR_SET_PDEATHSIG`: it needs `pre_exec`, which is `unsafe` (forbidden here), and
+/// it fires when the spawning *thread* exits, which tokio's worker threads do. If the
+/// server itself is SIGKILLed its agents survive; a normal exit kills them (drop).
+pub(crate) fn spawn(program: &Path, invocation: &Invocation) -> std::io::Result<Spawned> {
+    let mut command = CommandWrap::with_new(program, |command| {
+        command
+            .args(&invocation.args)
+            .envs(invocation.env.iter().map(|(k, v)| (k, v)))
+            .current_dir(&invocation.cwd)
+            .stdin(match invocation.stdin {
+                Stdin::Null => Stdio::null(),
+                Stdin::Prompt(_) => Stdio::piped(),
+            })
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+    });
+    command.wrap(ProcessGroup::leader()).wrap(KillOnDrop);
+    let mut child = command.spawn()?;
+    let pid = child
+        .id()
+        .and_then(|id| i32::try_from(id).ok())
+        .ok_or_else(|| std::io::Error::other("the child has no process id"))?;
+    // The guard exists before anything else can fail, so the group dies on every path.
+    let group = Group {
+        pgid: Pid::from_raw(pid),
+        armed: true,
+    };
+    let missing = || std::io::Error::other("a pipe of the child is missing");
+    let stdin = child.stdin().take();
+    let stdout = child.stdout().take().ok_or_else(missing)?;
+    let stderr = child.stderr().take().ok_or_else(missing)?;
+    Ok(Spawned {
+        child,
+        group,
+        stdin,
+        stdout,
+        stderr,
+    })
+}
+
+/// A process group that is SIGKILLed when dropped unless disarmed, so even a turn
+/// future dropped halfway leaves no process behind.
+#[derive(Debug)]
+pub(crate) struct Group {
+    pgid: Pid,
+    armed: bool,
+}
+
+impl Group {
+    /// Signals every process of the group; an empty group is not an error. Once the
+    /// leader is reaped its id is only held while the group has members, so the group
+    /// is probed first: a signal never goes to a reused id of an emptied group.
+    pub(crate) fn signal(&self, signal: Signal) {
+        match killpg(self.pgid, None).and_then(|()| killpg(self.pgid, signal)) {
+            Ok(()) | Err(Errno::ESRCH) => {}
+            Err(error) => tracing::debug!(pgid = self.pgid.as_raw(), %error, "killpg failed"),
+        }
+    }
+
+    /// Whether a process of the group is still running (zombies do not count: they
+    /// hold nothing but a process-table slot, and their reaper is not us).
+    pub(crate) fn has_live_members(&self) -> bool {
+        match killpg(self.pgid, None) {
+            Err(Errno::ESRCH) => false,
+            _ => live_members_in_proc(self.pgid.as_raw()).unwrap_or(true),
+        }
+    }
+
+    /// Waits until the group has no running process, or `deadline`. Returns whether
+    /// it emptied.
+    pub(crate) async fn wait_empty(&self, deadline: Instant) -> bool {
+        loop {
+            if !self.has_live_members() {
+                return true;
+            }
+            if Instant::now() >= deadline {
+                return false;
+            }
+            tokio::time::sleep(POLL).await;
+        }
+    }
+
+    /// SIGKILLs the group until it has no running process, or `deadline` (a process
+    /// forked while the first signal was on its way gets the next one). Returns whether
+    /// it emptied.
+    pub(crate) async fn kill_and_wait(&self, deadline: Instant) -> bool {
+        loop {
+            if !self.has_live_members() {
+                return true;
+            }
+            self.signal(Signal::SIGKILL);
+            if Instant::now() >= deadline {
+                return false;
+            }
+            tokio::time::sleep(POLL).await;
+        }
+    }
+
+    /// Called once the group is known empty: a group id can be reused afterwards, and
+    /// a late kill must never reach a stranger.
+    pub(crate) fn disarm(&mut self) {
+        self.armed = false;
+    }
+}
+
+impl Drop for Group {
+    fn drop(&mut self) {
+        if self.armed {
+            self.signal(Signal::SIGKILL);
+        }
+    }
+}
+
+/// Scans `/proc` for a process of group `pgid` that is not a zombie. `None` where
+/// there is no `/proc` to read.
+fn live_members_in_proc(pgid: i32) -> Option<bool> {
+    let entries = std::fs::read_dir("/proc").ok()?;
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name
+            .to_str()
+            .filter(|n| n.bytes().all(|b| b.is_ascii_digit()))
+        else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue; // gone meanwhile
+        };
+        if let Some((state, group)) = parse_stat(&stat) {
+            if group == pgid && !matches!(state, 'Z' | 'X' | 'x') {
+                return Some(true);
+            }
+        }
+    }
+    Some(false)
+}
+
+/// The state and process group of a `/proc/<pid>/stat` line. The command name may
+/// hold spaces and parentheses, so fields are counted after its last `)`.
+pub(crate) fn parse_stat(stat: &str) -> Option<(char, i32)> {
+    let after = &stat[stat.rfind(')')? + 1..];
+    let mut fields = after.split_ascii_whitespace();
+    let state = fields.next()?.chars().next()?;
+    let _parent = fields.next()?;
+    let group = fields.next()?.parse().ok()?;
+    Some((state, group))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_state_and_group_even_with_odd_command_names() {
+        assert_eq!(
+            parse_stat("4242 (sleep) S 1 4240 4240 0 -1 4194560 ..."),
+            Some(('S', 4240))
+        );
+        assert_eq!(parse_stat("77 (a) b (c)) Z 1 70 70 0"), Some(('Z', 70)));
+        assert_eq!(parse_stat("garbage"), None);
+    }
+}

@@ -1,0 +1,199 @@
+//! The process runner: executes one agent turn that an adapter described (an
+//! [`Invocation`] and its [`OutputParser`]), streams the parser's events, and ends it.
+
+mod error;
+mod group;
+mod lines;
+mod resolve;
+mod stderr;
+mod turn;
+
+use std::fmt;
+use std::time::Duration;
+
+use tokio::sync::mpsc::Sender;
+use tokio_util::sync::CancellationToken;
+
+use crate::agents::{AgentEvent, ExitInfo, Invocation, OutputParser};
+
+pub use error::RunError;
+
+/// How a turn ended and what it cost.
+#[derive(Debug)]
+pub struct RunOutcome {
+    pub ended: Ended,
+    /// How the process exited (`code: None` when killed by a signal); `None` when it
+    /// was never spawned.
+    pub exit: Option<ExitInfo>,
+    pub stats: Stats,
+}
+
+impl RunOutcome {
+    /// Whether the agent finished its answer.
+    pub fn is_success(&self) -> bool {
+        matches!(self.ended, Ended::Completed)
+    }
+}
+
+/// Why a turn is over.
+#[derive(Debug)]
+pub enum Ended {
+    /// The agent finished its answer (the parser emitted `Done`, or, for a CLI without
+    /// a completion event, the process exited with code 0).
+    Completed,
+    /// The agent failed: the parser's `Failed` message, or the runner's account of
+    /// the exit (code or signal, and the last stderr line).
+    Failed(String),
+    /// The cancel token fired.
+    Cancelled,
+    /// Nothing on stdout for this long.
+    IdleTimeout(Duration),
+    /// The turn took this long in all.
+    TotalTimeout(Duration),
+    /// Nothing was spawned.
+    SpawnFailed(RunError),
+}
+
+impl fmt::Display for Ended {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Ended::Completed => f.write_str("the agent finished its answer"),
+            Ended::Failed(message) => f.write_str(message),
+            Ended::Cancelled => f.write_str("the turn was cancelled"),
+            Ended::IdleTimeout(idle) => write!(
+                f,
+                "the agent printed nothing for {} (idle timeout); it was stopped",
+                human(*idle)
+            ),
+            Ended::TotalTimeout(total) => write!(
+                f,
+                "the turn took longer than {} (total timeout); the agent was stopped",
+                human(*total)
+            ),
+            Ended::SpawnFailed(error) => write!(f, "{error}"),
+        }
+    }
+}
+
+/// What went through the runner. Its own memory is bounded: one read chunk, the
+/// partial-line buffer (`peak_line_buffer`, at most `Settings::max_line`), the line
+/// being parsed, and the stderr tail.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    pub stdout_bytes: u64,
+    /// Lines given to the parser.
+    pub lines: u64,
+    /// Lines over `Settings::max_line`, skipped with a `Notice`.
+    pub skipped_long_lines: u64,
+    /// The longest line given to the parser, in bytes.
+    pub longest_line: usize,
+    /// The most the partial-line buffer held (lines that spanned reads).
+    pub peak_line_buffer: usize,
+    pub stderr_bytes: u64,
+    pub elapsed: Duration,
+}
+
+/// The runner's own knobs (the turn's limits are in the invocation).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Settings {
+    /// After a completion event, or after SIGTERM, how long the process has to exit
+    /// by itself before the group is SIGKILLed.
+    pub grace: Duration,
+    /// Longest stdout line given to the parser; a longer one is skipped.
+    pub max_line: usize,
+    /// Bytes and lines of stderr kept for error messages.
+    pub stderr_tail_bytes: usize,
+    pub stderr_tail_lines: usize,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self {
+            grace: Duration::from_secs(2),
+            max_line: 16 * 1024 * 1024,
+            stderr_tail_bytes: 64 * 1024,
+            stderr_tail_lines: 50,
+        }
+    }
+}
+
+/// Runs one turn with the default [`Settings`].
+///
+/// The child leads its own process group. Its stdout is read as capped, lossily
+/// decoded lines, each given to the parser; its stderr is kept as a bounded tail. The
+/// turn ends on the parser's `Done` or `Failed` (the process then has a grace to exit
+/// before the group is killed), on process exit (then [`OutputParser::finish`] has the
+/// last word), on cancel, or on the idle or total timeout (SIGTERM to the group, a
+/// grace, SIGKILL). Whatever ends it, no process of the group is left running when
+/// this returns, and a dropped `run` future kills the group too.
+///
+/// Events go to `events` as they come (a bounded channel: a slow receiver slows the
+/// reading, and the child with it); a dropped receiver does not stop the turn. The
+/// outcome, not the event stream, says how the turn ended: cancel and timeouts add no
+/// event.
+pub async fn run(
+    invocation: Invocation,
+    parser: Box<dyn OutputParser>,
+    events: Sender<AgentEvent>,
+    cancel: CancellationToken,
+) -> RunOutcome {
+    run_with(invocation, parser, events, cancel, Settings::default()).await
+}
+
+/// [`run`] with explicit [`Settings`].
+pub async fn run_with(
+    invocation: Invocation,
+    parser: Box<dyn OutputParser>,
+    events: Sender<AgentEvent>,
+    cancel: CancellationToken,
+    settings: Settings,
+) -> RunOutcome {
+    turn::run(invocation, parser, events, cancel, settings).await
+}
+
+/// `300 ms`, `12 s`, `1.5 s`, `10 min`, `1 h 5 min`: durations as a message shows them.
+fn human(duration: Duration) -> String {
+    let millis = duration.as_millis();
+    let secs = duration.as_secs();
+    if millis < 1000 {
+        format!("{millis} ms")
+    } else if secs < 60 {
+        let tenths = millis / 100;
+        if tenths.is_multiple_of(10) {
+            format!("{secs} s")
+        } else {
+            format!("{}.{} s", tenths / 10, tenths % 10)
+        }
+    } else if secs < 3600 {
+        if secs.is_multiple_of(60) {
+            format!("{} min", secs / 60)
+        } else {
+            format!("{} min {} s", secs / 60, secs % 60)
+        }
+    } else {
+        format!("{} h {} min", secs / 3600, secs % 3600 / 60)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_read_like_a_person_wrote_them() {
+        assert_eq!(human(Duration::from_millis(300)), "300 ms");
+        assert_eq!(human(Duration::from_secs(12)), "12 s");
+        assert_eq!(human(Duration::from_millis(1500)), "1.5 s");
+        assert_eq!(human(Duration::from_secs(600)), "10 min");
+        assert_eq!(human(Duration::from_secs(90)), "1 min 30 s");
+        assert_eq!(human(Duration::from_secs(3900)), "1 h 5 min");
+    }
+
+    #[test]
+    fn messages_name_the_limit() {
+        assert_eq!(
+            Ended::IdleTimeout(Duration::from_secs(600)).to_string(),
+            "the agent printed nothing for 10 min (idle timeout); it was stopped"
+        );
+    }
+}
