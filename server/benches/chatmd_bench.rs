@@ -109,6 +109,23 @@ fn main() {
         gbps(bytes, ours) >= 1.0 && ours <= oracle,
     );
 
+    // Where the parse time goes: the line pass alone, and a bare memchr line count.
+    let lines_only = time(15, || {
+        chatmd::document::scanner::Scanner::new(&text, 0).count()
+    });
+    let newlines = time(15, || memchr::memchr_iter(b'\n', text.as_bytes()).count());
+    row(
+        "  of which: line classification alone",
+        format!(
+            "{:.2} GB/s ({:.1} ms)",
+            gbps(bytes, lines_only),
+            lines_only.as_secs_f64() * 1e3
+        ),
+        format!("memchr line count {:.2} GB/s", gbps(bytes, newlines)),
+        "(information)",
+        true,
+    );
+
     // Keystrokes: an incremental change and the re-parse it causes, as `didChange` does.
     let mut doc = Text::new(&text);
     let mut chat = Chat::parse(&text);
@@ -154,4 +171,60 @@ fn main() {
         Chat::parse(&doc.to_string()),
         "incremental parsing stayed exact"
     );
+
+    event_parsing();
+}
+
+/// A long streamed answer in each CLI's real JSONL format (the recorded transcripts'
+/// shapes, repeated), parsed into events, against serde_json parsing the same lines
+/// into untyped values — the least any JSONL reader must do.
+fn event_parsing() {
+    let fixtures =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/agents");
+    for (kind, file) in [
+        (AgentKind::Claude, "claude/streaming.jsonl"),
+        (AgentKind::Codex, "codex/tool-use.jsonl"),
+        (AgentKind::Gemini, "gemini/streaming.jsonl"),
+    ] {
+        let transcript = std::fs::read_to_string(fixtures.join(file)).expect("transcript");
+        let lines: Vec<&str> = transcript.lines().collect();
+        // The middle of a transcript (its streamed events) repeated to ~20 MB, framed by
+        // its first and last lines so the parser sees a whole turn.
+        let middle = &lines[1..lines.len() - 1];
+        let mut stream: Vec<&str> = vec![lines[0]];
+        let mut bytes = 0;
+        while bytes < 20 << 20 {
+            for l in middle {
+                stream.push(l);
+                bytes += l.len() + 1;
+            }
+        }
+        stream.push(lines[lines.len() - 1]);
+        let entry = AgentEntry::builtin(kind);
+        let ours = time(5, || {
+            let mut parser = parser_for(&entry);
+            let mut events = 0;
+            for line in &stream {
+                events += parser.line(line).len();
+            }
+            events
+        });
+        let baseline = time(5, || {
+            stream
+                .iter()
+                .filter(|l| serde_json::from_str::<serde_json::Value>(l).is_ok())
+                .count()
+        });
+        let mbps = bytes as f64 / ours.as_secs_f64() / 1e6;
+        row(
+            &format!("event parsing, {kind} JSONL"),
+            format!("{mbps:.0} MB/s"),
+            format!(
+                "serde_json::Value {:.0} MB/s",
+                bytes as f64 / baseline.as_secs_f64() / 1e6
+            ),
+            ">= 200 MB/s",
+            mbps >= 200.0,
+        );
+    }
 }
