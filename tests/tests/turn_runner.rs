@@ -179,7 +179,7 @@ async fn a_crash_mid_stream_keeps_the_text_so_far() {
     let Ended::Failed(message) = &outcome.ended else {
         panic!("{:?}", outcome.ended);
     };
-    assert!(message.contains("SIGABRT"), "{message}");
+    assert_eq!(message, "gemini was killed by a signal");
 }
 
 #[tokio::test]
