@@ -77,8 +77,10 @@ pub fn run(args: &SendArgs) -> ExitCode {
         });
         engine::run(&mut port, &ctx).await
     });
-    let mut out = std::io::stdout();
-    let _ = writeln!(out);
+    if port.echoed() {
+        // The streamed answers end where the agents stopped: finish their last line.
+        let _ = writeln!(std::io::stdout());
+    }
     for (level, message) in &port.messages {
         let tag = match level {
             Level::Info => "note",
@@ -95,9 +97,14 @@ pub fn run(args: &SendArgs) -> ExitCode {
         Ok(report) => {
             for turn in &report.turns {
                 let status = turn.status.as_str();
+                let told = |e: &String| {
+                    port.messages
+                        .iter()
+                        .any(|(_, m)| *m == format!("@{}: {e}", turn.member))
+                };
                 match &turn.error {
-                    Some(error) => eprintln!("@{}: {status}: {error}", turn.member),
-                    None => eprintln!("@{}: {status}", turn.member),
+                    Some(error) if !told(error) => eprintln!("@{}: {status}: {error}", turn.member),
+                    _ => eprintln!("@{}: {status}", turn.member),
                 }
             }
             if report.all_succeeded() {

@@ -33,6 +33,11 @@ impl FilePort {
         })
     }
 
+    /// Whether any answer text was echoed.
+    pub fn echoed(&self) -> bool {
+        self.echoing.is_some()
+    }
+
     pub fn path(&self) -> &Path {
         &self.path
     }
