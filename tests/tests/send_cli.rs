@@ -247,3 +247,31 @@ fn ctrl_c_cancels_cleanly_and_leaves_no_process() {
         "grandchild {pid} survived"
     );
 }
+
+#[test]
+fn a_crlf_chat_stays_crlf() {
+    let s = Setup::new();
+    s.write("team/w.chat.md", "## @me\r\n@reviewer hi\r\n");
+    let out = s.send(
+        &["team/w.chat.md"],
+        &[("FAKE_AGENT_TEXT", "Line one.\nLine two.")],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = redacted(&s.read("team/w.chat.md"));
+    assert!(
+        text.starts_with("## @me\r\n@reviewer hi\r\n\r\n## @reviewer\r\n<!-- chatmd id=t1 "),
+        "{text:?}"
+    );
+    assert!(
+        text.ends_with("-->\r\nLine one.\r\nLine two.\r\n\r\n## @me\r\n"),
+        "{text:?}"
+    );
+    assert!(
+        !text.replace("\r\n", "").contains('\n'),
+        "only CRLF line breaks: {text:?}"
+    );
+}

@@ -158,6 +158,8 @@ struct Live {
     pending: String,
     /// Whether everything written so far ends a line (a section must end with one).
     at_line_start: bool,
+    /// The document uses CRLF line breaks: the answer is written with them too.
+    crlf: bool,
     answer: String,
     tools: Vec<String>,
     ending: Ending,
@@ -226,6 +228,7 @@ async fn run_round<P: EditorPort>(
             filter: OutputFilter::new(),
             pending: String::new(),
             at_line_start: true,
+            crlf: section::line_break(text) == "\r\n",
             answer: String::new(),
             tools: Vec::new(),
             ending: Ending::default(),
@@ -439,7 +442,11 @@ async fn flush<P: EditorPort>(
             edits.push((places.body_start..places.end, String::new()));
         } else if !t.pending.is_empty() {
             t.at_line_start = t.pending.ends_with('\n');
-            edits.push((places.end..places.end, std::mem::take(&mut t.pending)));
+            let mut text = std::mem::take(&mut t.pending);
+            if t.crlf {
+                text = text.replace("\r\n", "\n").replace('\n', "\r\n");
+            }
+            edits.push((places.end..places.end, text));
         }
     }
     if edits.is_empty() {
