@@ -10,17 +10,18 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::anchors::{Anchors, Places};
+use super::live::{Live, on_end, on_event};
 use super::section::{self, Ending};
 use super::{EditorPort, Level, PortError};
-use crate::agents::{AgentEvent, Registry, ToolStatus, parser_for, plan_turn};
+use crate::agents::{AgentEvent, Registry, parser_for, plan_turn};
 use crate::conversation::output::OutputFilter;
 use crate::conversation::prompt::{PromptRequest, build_prompt, role_loaded_by_cli};
 use crate::conversation::roster::Roster;
 use crate::conversation::routing::{self, Next};
 use crate::document::ByteRange;
 use crate::document::chat::Chat;
-use crate::document::status::{StatusComment, TurnStatus};
-use crate::runner::{Ended, RunOutcome};
+use crate::document::status::TurnStatus;
+use crate::runner::RunOutcome;
 use crate::team::{self, Team};
 
 /// How often buffered answer text is written into the document.
@@ -147,24 +148,6 @@ fn explicit(roster: &Roster, asked: Vec<String>) -> Next {
         }
     }
     Next::Run(out)
-}
-
-/// One running turn, as the engine tracks it.
-struct Live {
-    member: String,
-    status: StatusComment,
-    status_dirty: bool,
-    filter: OutputFilter,
-    pending: String,
-    /// Whether everything written so far ends a line (a section must end with one).
-    at_line_start: bool,
-    /// The document uses CRLF line breaks: the answer is written with them too.
-    crlf: bool,
-    answer: String,
-    tools: Vec<String>,
-    ending: Ending,
-    started: Instant,
-    done: bool,
 }
 
 enum Msg {
@@ -340,85 +323,6 @@ fn program_exists(invocation: &crate::agents::Invocation) -> bool {
         Some((_, path)) => team::find_in(program, std::ffi::OsStr::new(path)).is_some(),
         None => team::find_on_path(program).is_some(),
     }
-}
-
-fn on_event<P: EditorPort>(port: &mut P, t: &mut Live, event: AgentEvent) {
-    match event {
-        AgentEvent::Started { session, model } => {
-            if let Some(model) = model {
-                t.status.set("model", model);
-            }
-            if let Some(session) = session {
-                t.status.set("session", session);
-            }
-            t.status_dirty = true;
-        }
-        AgentEvent::Text(piece) => {
-            port.on_text(&t.member, &piece);
-            t.answer.push_str(&piece);
-            let safe = t.filter.push(&piece);
-            t.pending.push_str(&safe);
-        }
-        AgentEvent::Tool { summary, status } => {
-            if status != ToolStatus::Completed {
-                t.tools.push(summary);
-            }
-        }
-        AgentEvent::Usage(usage) => t.ending.usage = Some(usage),
-        AgentEvent::Done { stop_reason, usage } => {
-            t.ending.stop = stop_reason;
-            if usage.is_some() {
-                t.ending.usage = usage;
-            }
-        }
-        AgentEvent::Failed { message } => t.ending.error = Some(message),
-        AgentEvent::Notice(note) => tracing::debug!(member = t.member.as_str(), "{note}"),
-    }
-}
-
-fn on_end(t: &mut Live, outcome: &RunOutcome) {
-    t.done = true;
-    t.pending.push_str(&t.filter.finish());
-    let written_ends_line = if t.pending.is_empty() {
-        t.at_line_start
-    } else {
-        t.pending.ends_with('\n')
-    };
-    if !written_ends_line {
-        t.pending.push('\n');
-    }
-    if !t.tools.is_empty() {
-        t.pending.push_str(&tools_block(&t.tools));
-    }
-    t.ending.exit = outcome.exit.as_ref().and_then(|e| e.code);
-    let status = match &outcome.ended {
-        Ended::Completed if t.answer.trim() == "SKIP" => TurnStatus::Skipped,
-        Ended::Completed => TurnStatus::Done,
-        Ended::Cancelled => TurnStatus::Cancelled,
-        other => {
-            if t.ending.error.is_none() {
-                t.ending.error = Some(other.to_string());
-            }
-            TurnStatus::Error
-        }
-    };
-    if status == TurnStatus::Skipped {
-        t.pending.clear();
-    }
-    section::finished(&mut t.status, status, t.started.elapsed(), &t.ending);
-    t.status_dirty = true;
-}
-
-/// Tool activity, collapsed so it does not crowd the answer.
-fn tools_block(tools: &[String]) -> String {
-    let mut out = format!("\n<details><summary>Tools ({})</summary>\n\n", tools.len());
-    for tool in tools {
-        out.push_str("- ");
-        out.push_str(&tool.replace(['\r', '\n'], " "));
-        out.push('\n');
-    }
-    out.push_str("\n</details>\n");
-    out
 }
 
 /// Writes every turn's buffered text at its place and its status comment if it

@@ -6,6 +6,7 @@ pub mod anchors;
 pub mod clock;
 pub mod engine;
 pub mod file_port;
+mod live;
 pub mod section;
 
 use crate::document::ByteRange;
