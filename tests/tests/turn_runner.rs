@@ -3,7 +3,6 @@
 
 mod fake_support;
 
-use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
 
@@ -16,22 +15,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 fn member(workdir: &Path, agent: &str) -> Member {
-    Member {
-        handle: "alice".into(),
-        agent: agent.into(),
-        folder: workdir.to_path_buf(),
-        role_file: None,
-        role_text: None,
-        role_error: None,
-        instructions: None,
-        workdir: workdir.to_path_buf(),
-        home: None,
-        env: BTreeMap::new(),
-        args: Vec::new(),
-        timeout: None,
-        idle_timeout: None,
-        resume: false,
-    }
+    Member::new("alice", agent, workdir.to_path_buf())
 }
 
 /// The invocation for `kind` in the sandbox, with the fake's knobs in its environment.
