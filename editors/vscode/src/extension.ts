@@ -1,0 +1,223 @@
+// The chatmd extension: starts `chatmd lsp` for *.chat.md files and adds the commands,
+// the keybinding and the running-turns status-bar item around it.
+
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import {
+  ExecuteCommandRequest,
+  LanguageClient,
+  type DynamicFeature,
+  type LanguageClientOptions,
+  type ServerOptions,
+  type StaticFeature,
+} from 'vscode-languageclient/node';
+import { execute, registerCommands, SERVER_COMMANDS, type Host } from './commands';
+import {
+  readSettings,
+  reportMissingServer,
+  resolveServerPath,
+  serverEnvironment,
+  type ServerSettings,
+} from './server';
+import { parseTurns, TURNS_CHANGED, TURNS_REQUEST, TurnsStatus } from './turns';
+
+/**
+ * vscode-languageclient registers a VS Code command for every command the server lists in
+ * executeCommandProvider. The extension registers those itself (they build their argument from
+ * the active editor when run from the palette), so the client must not: two registrations of
+ * one command id fail.
+ */
+class ChatmdLanguageClient extends LanguageClient {
+  public override registerFeature(feature: StaticFeature | DynamicFeature<unknown>): void {
+    if ('registrationType' in feature && feature.registrationType.method === ExecuteCommandRequest.method) {
+      return;
+    }
+    super.registerFeature(feature);
+  }
+}
+
+type State =
+  | { kind: 'stopped' }
+  | { kind: 'starting'; done: Promise<void> }
+  | { kind: 'running'; client: LanguageClient; serverPath: string; settings: ServerSettings }
+  | { kind: 'missing'; settings: ServerSettings; detail?: string };
+
+class Extension implements Host, vscode.Disposable {
+  private state: State = { kind: 'stopped' };
+  private readonly output = vscode.window.createOutputChannel('chatmd Language Server');
+  private readonly trace = vscode.window.createOutputChannel('chatmd Language Server Trace');
+  private readonly status = new TurnsStatus();
+  /** Commands the server offers beyond the contract, forwarded as they are. */
+  private extraCommands: vscode.Disposable[] = [];
+
+  async start(): Promise<void> {
+    if (this.state.kind === 'starting') {
+      return this.state.done;
+    }
+    if (this.state.kind === 'running') {
+      return;
+    }
+    const done = this.doStart();
+    this.state = { kind: 'starting', done };
+    return done;
+  }
+
+  private async doStart(): Promise<void> {
+    const settings = readSettings();
+    const serverPath = await resolveServerPath(settings);
+    if (serverPath === undefined) {
+      this.state = { kind: 'missing', settings };
+      this.output.appendLine(`chatmd: server not found (chatmd.server.path = ${settings.configuredPath})`);
+      void reportMissingServer(settings);
+      return;
+    }
+    this.output.appendLine(`chatmd: starting ${serverPath} lsp`);
+    const serverOptions: ServerOptions = {
+      command: serverPath,
+      args: ['lsp'],
+      options: { env: serverEnvironment(settings) },
+    };
+    const clientOptions: LanguageClientOptions = {
+      documentSelector: [
+        { scheme: 'file', language: 'chatmd' },
+        { scheme: 'untitled', language: 'chatmd' },
+      ],
+      initializationOptions: settings.agentPath !== '' ? { agentPath: settings.agentPath } : {},
+      outputChannel: this.output,
+      traceOutputChannel: this.trace,
+      markdown: { isTrusted: false, supportHtml: false },
+    };
+    const client = new ChatmdLanguageClient('chatmd', 'chatmd Language Server', serverOptions, clientOptions);
+    client.onNotification(TURNS_CHANGED, (payload: unknown) => {
+      this.status.update(parseTurns(payload));
+    });
+    try {
+      await client.start();
+    } catch (error) {
+      const detail = error instanceof Error ? error.message : String(error);
+      this.output.appendLine(`chatmd: the server did not start: ${detail}`);
+      this.state = { kind: 'missing', settings, detail };
+      void reportMissingServer(settings, detail);
+      return;
+    }
+    this.state = { kind: 'running', client, serverPath, settings };
+    this.registerExtraCommands(client);
+    // Turns that were already running (after a restart of the extension host, say).
+    client.sendRequest(TURNS_REQUEST, {}).then(
+      (payload: unknown) => {
+        this.status.update(parseTurns(payload));
+      },
+      () => undefined, // an older server without chatmd/turns
+    );
+  }
+
+  private registerExtraCommands(client: LanguageClient): void {
+    const offered = client.initializeResult?.capabilities.executeCommandProvider?.commands ?? [];
+    const known = new Set<string>(SERVER_COMMANDS);
+    for (const command of offered) {
+      if (!known.has(command)) {
+        this.extraCommands.push(
+          vscode.commands.registerCommand(command, (arg?: unknown) =>
+            execute(this, command, arg !== null && typeof arg === 'object' ? (arg as Record<string, unknown>) : {}),
+          ),
+        );
+      }
+    }
+  }
+
+  private disposeExtraCommands(): void {
+    for (const command of this.extraCommands) {
+      command.dispose();
+    }
+    this.extraCommands = [];
+  }
+
+  async stop(): Promise<void> {
+    const state = this.state;
+    if (state.kind === 'starting') {
+      await state.done;
+      return this.stop();
+    }
+    this.state = { kind: 'stopped' };
+    this.disposeExtraCommands();
+    this.status.update([]);
+    if (state.kind === 'running') {
+      await state.client.stop();
+    }
+  }
+
+  async restart(): Promise<void> {
+    await this.stop();
+    await this.start();
+  }
+
+  // ----- Host ------------------------------------------------------------------------------------
+
+  async client(): Promise<LanguageClient | undefined> {
+    if (this.state.kind === 'stopped') {
+      await this.start();
+    } else if (this.state.kind === 'starting') {
+      await this.state.done;
+    }
+    const state: State = this.state;
+    if (state.kind === 'running') {
+      return state.client;
+    }
+    if (state.kind === 'missing') {
+      void reportMissingServer(state.settings, state.detail);
+    }
+    return undefined;
+  }
+
+  async server(): Promise<{ path: string; env: NodeJS.ProcessEnv } | undefined> {
+    const settings = readSettings();
+    const serverPath = await resolveServerPath(settings);
+    if (serverPath === undefined) {
+      return undefined;
+    }
+    const env = serverEnvironment(settings);
+    if (settings.agentPath !== '') {
+      // `chatmd members` finds agent CLIs on PATH; agentPath is searched first, as in the server.
+      env.PATH = [settings.agentPath, env.PATH ?? ''].filter((p) => p !== '').join(path.delimiter);
+    }
+    return { path: serverPath, env };
+  }
+
+  knownTurns() {
+    return this.status.current();
+  }
+
+  dispose(): void {
+    this.disposeExtraCommands();
+    this.status.dispose();
+    this.output.dispose();
+    this.trace.dispose();
+  }
+}
+
+let extension: Extension | undefined;
+
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  const ext = new Extension();
+  extension = ext;
+  context.subscriptions.push(
+    ext,
+    ...registerCommands(ext),
+    vscode.commands.registerCommand('chatmd.restartServer', () => ext.restart()),
+    vscode.workspace.onDidChangeConfiguration((event) => {
+      if (
+        event.affectsConfiguration('chatmd.server.path') ||
+        event.affectsConfiguration('chatmd.server.env') ||
+        event.affectsConfiguration('chatmd.agentPath')
+      ) {
+        void ext.restart();
+      }
+    }),
+  );
+  await ext.start();
+}
+
+export async function deactivate(): Promise<void> {
+  await extension?.stop();
+  extension = undefined;
+}

@@ -1,0 +1,126 @@
+// Finding and starting the `chatmd lsp` language server.
+
+import { constants, promises as fs } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+
+export const INSTALL_COMMAND = 'cargo install --path server';
+export const DOCS_URL = 'https://github.com/chatmd/chatmd/blob/main/docs/editors.md';
+
+/** What the chatmd settings say about the server. */
+export interface ServerSettings {
+  /** `chatmd.server.path` as written: a command name or a path. */
+  configuredPath: string;
+  /** `chatmd.server.env`: added to the server's environment. */
+  env: Record<string, string>;
+  /** `chatmd.agentPath`: sent as initializationOptions.agentPath when not empty. */
+  agentPath: string;
+}
+
+export function readSettings(): ServerSettings {
+  const config = vscode.workspace.getConfiguration('chatmd');
+  const env: Record<string, string> = {};
+  const rawEnv = config.get<unknown>('server.env');
+  if (rawEnv !== null && typeof rawEnv === 'object') {
+    for (const [key, value] of Object.entries(rawEnv as Record<string, unknown>)) {
+      // Numbers and booleans are accepted as their text; null removes nothing and is skipped.
+      if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') {
+        env[key] = String(value);
+      }
+    }
+  }
+  return {
+    configuredPath: (config.get<string>('server.path') ?? '').trim() || 'chatmd',
+    env,
+    agentPath: (config.get<string>('agentPath') ?? '').trim(),
+  };
+}
+
+/** The server's environment: the extension host's, with `chatmd.server.env` on top. */
+export function serverEnvironment(settings: ServerSettings): NodeJS.ProcessEnv {
+  return { ...process.env, ...settings.env };
+}
+
+function expandHome(p: string): string {
+  if (p === '~') {
+    return os.homedir();
+  }
+  if (p.startsWith('~/') || p.startsWith('~\\')) {
+    return path.join(os.homedir(), p.slice(2));
+  }
+  return p;
+}
+
+async function isExecutableFile(candidate: string): Promise<boolean> {
+  try {
+    const stat = await fs.stat(candidate);
+    if (!stat.isFile()) {
+      return false;
+    }
+    if (process.platform !== 'win32') {
+      await fs.access(candidate, constants.X_OK);
+    }
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The absolute path of the server executable, or undefined when it cannot be found.
+ * A bare name is looked up on the PATH the server will get (chatmd.server.env may set PATH);
+ * a relative path is taken relative to the first workspace folder.
+ */
+export async function resolveServerPath(settings: ServerSettings): Promise<string | undefined> {
+  const configured = expandHome(settings.configuredPath);
+  const extensions =
+    process.platform === 'win32' ? ['', ...(process.env.PATHEXT ?? '.EXE;.CMD;.BAT').split(';')] : [''];
+  const hasSeparator = configured.includes('/') || (process.platform === 'win32' && configured.includes('\\'));
+  if (path.isAbsolute(configured) || hasSeparator) {
+    const base = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? process.cwd();
+    const full = path.resolve(base, configured);
+    for (const ext of extensions) {
+      if (await isExecutableFile(full + ext)) {
+        return full + ext;
+      }
+    }
+    return undefined;
+  }
+  const env = serverEnvironment(settings);
+  const searchPath = env.PATH ?? env.Path ?? '';
+  const folders = [
+    ...searchPath.split(path.delimiter).filter((d) => d !== ''),
+    // `cargo install` puts binaries here; VS Code started from a desktop often lacks it on PATH.
+    path.join(os.homedir(), '.cargo', 'bin'),
+  ];
+  for (const folder of folders) {
+    for (const ext of extensions) {
+      const candidate = path.join(folder, configured + ext);
+      if (await isExecutableFile(candidate)) {
+        return candidate;
+      }
+    }
+  }
+  return undefined;
+}
+
+/** Tells the user the server is missing, how to install it, and offers the settings. */
+export async function reportMissingServer(settings: ServerSettings, detail?: string): Promise<void> {
+  const openSettings = 'Open Settings';
+  const openDocs = 'Installation Guide';
+  const what =
+    settings.configuredPath === 'chatmd'
+      ? 'the `chatmd` language server was not found on PATH'
+      : `the language server "${settings.configuredPath}" (setting chatmd.server.path) was not found or is not executable`;
+  const message =
+    `chatmd: ${what}${detail ? ` (${detail})` : ''}. ` +
+    `Install it from a chatmd checkout with \`${INSTALL_COMMAND}\`, ` +
+    `or set chatmd.server.path to the absolute path of the chatmd binary.`;
+  const choice = await vscode.window.showErrorMessage(message, openSettings, openDocs);
+  if (choice === openSettings) {
+    await vscode.commands.executeCommand('workbench.action.openSettings', 'chatmd.server.path');
+  } else if (choice === openDocs) {
+    await vscode.env.openExternal(vscode.Uri.parse(DOCS_URL));
+  }
+}

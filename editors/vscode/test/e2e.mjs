@@ -1,0 +1,398 @@
+// End-to-end test of the chatmd VS Code extension in a real VS Code: code-server 4.100.3
+// (VS Code 1.100.3) with the built .vsix installed, driven by playwright-core in headless
+// Chromium. Run by scripts/test-editors-vscode, which builds everything and sets:
+//
+//   CHATMD_BIN        the built `chatmd` binary (absolute path)
+//   FAKE_AGENT_BIN    the built `fake-agent` binary (symlinked as claude, codex and gemini)
+//   CODE_SERVER       code-server's executable
+//   CHATMD_VSIX       the packaged extension
+//   PLAYWRIGHT_CORE   the playwright-core package folder (installed outside the extension)
+//   CHROMIUM          the browser (default /usr/bin/chromium)
+//   E2E_ARTIFACTS     where logs and failure screenshots go (default: a temp folder)
+//   E2E_SCREENSHOTS   where the documentation screenshots go (default: E2E_ARTIFACTS);
+//                     scripts/test-editors-vscode --screenshots sets docs/images
+//   E2E_KEEP=1        keep the temp folder
+//
+// What a user does, step by step: open the demo chat, see the language, a diagnostic squiggle
+// and completion after `@`; "chatmd: Send" from the palette; the running turn in the status bar;
+// the answers in the file (read from disk after saving, never from the page); "chatmd: Ask…"
+// with the member quick pick, then cancelling that turn from the status-bar item.
+// Every wait is for a condition, with a timeout; a failed step says what it waited for.
+// The last line is "N passed, N failed".
+
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const repo = resolve(here, '..', '..', '..');
+
+function need(name) {
+  const value = process.env[name];
+  if (value === undefined || value === '') {
+    console.error(`e2e: ${name} is not set (run scripts/test-editors-vscode, which sets it)`);
+    process.exit(2);
+  }
+  if (!existsSync(value)) {
+    console.error(`e2e: ${name}=${value} does not exist`);
+    process.exit(2);
+  }
+  return resolve(value);
+}
+
+const CHATMD_BIN = need('CHATMD_BIN');
+const FAKE_AGENT_BIN = need('FAKE_AGENT_BIN');
+const CODE_SERVER = need('CODE_SERVER');
+const CHATMD_VSIX = need('CHATMD_VSIX');
+const PLAYWRIGHT_CORE = need('PLAYWRIGHT_CORE');
+const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
+const { chromium } = createRequire(import.meta.url)(PLAYWRIGHT_CORE);
+
+const root = mkdtempSync(join(tmpdir(), 'chatmd-vscode-e2e-'));
+const ARTIFACTS = resolve(process.env.E2E_ARTIFACTS || join(root, 'artifacts'));
+const SCREENSHOTS = resolve(process.env.E2E_SCREENSHOTS || ARTIFACTS);
+mkdirSync(ARTIFACTS, { recursive: true });
+mkdirSync(SCREENSHOTS, { recursive: true });
+
+const ANSWER = 'The refund path converts before rounding, so the totals match; ship it after one more test of partial refunds.';
+const t0 = Date.now();
+const elapsed = () => `${((Date.now() - t0) / 1000).toFixed(1)}s`;
+const log = (msg) => console.log(`[${elapsed()}] ${msg}`);
+
+// ----- the workspace, the agents, the profile -----------------------------------------------------
+const ws = join(root, 'ws');
+cpSync(join(repo, 'examples', 'demo'), ws, { recursive: true });
+const chatPath = join(ws, 'release-review.chat.md');
+const notesPath = join(ws, 'notes.chat.md');
+writeFileSync(notesPath, '## @me\n@nobody please check the refund rounding.\n');
+const agents = join(root, 'agents');
+mkdirSync(agents);
+for (const cli of ['claude', 'codex', 'gemini']) {
+  symlinkSync(FAKE_AGENT_BIN, join(agents, cli));
+}
+const user = join(root, 'user');
+const exts = join(root, 'ext');
+mkdirSync(join(user, 'User'), { recursive: true });
+writeFileSync(
+  join(user, 'User', 'settings.json'),
+  JSON.stringify(
+    {
+      'chatmd.server.path': CHATMD_BIN,
+      'chatmd.agentPath': agents,
+      'chatmd.server.env': {
+        FAKE_AGENT_TEXT: ANSWER,
+        // One stdout line every 300 ms: a turn runs for a few seconds, long enough to be seen.
+        FAKE_AGENT_DELAY_MS: '300',
+        // This machine sets IS_SANDBOX=yes; the fake agents must not see it.
+        IS_SANDBOX: '',
+      },
+      'files.hotExit': 'off',
+      'files.autoSave': 'off',
+      'workbench.startupEditor': 'none',
+      'workbench.tips.enabled': false,
+      'workbench.enableExperiments': false,
+      'security.workspace.trust.enabled': false,
+      'telemetry.telemetryLevel': 'off',
+      'extensions.autoUpdate': false,
+      'extensions.autoCheckUpdates': false,
+      'update.mode': 'none',
+      'chat.disableAIFeatures': true,
+      'editor.minimap.enabled': false,
+      'window.commandCenter': false,
+      'workbench.colorTheme': 'Default Light Modern',
+    },
+    null,
+    2,
+  ),
+);
+const config = join(root, 'config.yaml');
+writeFileSync(config, 'auth: none\ncert: false\n');
+const csLog = join(ARTIFACTS, 'code-server.log');
+
+// ----- helpers -----------------------------------------------------------------------------------
+async function waitFor(what, check, timeoutMs = 20_000, intervalMs = 100) {
+  const deadline = Date.now() + timeoutMs;
+  let last;
+  for (;;) {
+    try {
+      const value = await check();
+      if (value) {
+        return value;
+      }
+    } catch (error) {
+      last = error;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`timed out after ${timeoutMs / 1000}s waiting for ${what}${last ? ` (last error: ${last.message})` : ''}`);
+    }
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+}
+
+function run(cmd, args, options = {}) {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], ...options });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (out += d));
+    child.on('error', reject);
+    child.on('exit', (code) => (code === 0 ? resolvePromise(out) : reject(new Error(`${cmd} ${args.join(' ')} exited ${code}:\n${out}`))));
+  });
+}
+
+async function freePort() {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address();
+  server.close();
+  await once(server, 'close');
+  return port;
+}
+
+function section(text, member) {
+  // The answer section of `member`: from its heading to the next `## ` heading.
+  const start = text.indexOf(`\n## @${member}\n`);
+  if (start < 0) {
+    return undefined;
+  }
+  const rest = text.slice(start + 1);
+  const next = rest.indexOf('\n## ', 3);
+  return next < 0 ? rest : rest.slice(0, next + 1);
+}
+
+function findFiles(dir, accept) {
+  if (!existsSync(dir)) {
+    return [];
+  }
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile() && accept(e.name))
+    .map((e) => join(e.parentPath ?? e.path, e.name));
+}
+
+const results = [];
+let page;
+async function step(name, fn) {
+  const started = Date.now();
+  try {
+    await fn();
+    results.push({ name, ok: true });
+    log(`PASS ${name} (${((Date.now() - started) / 1000).toFixed(1)}s)`);
+    return true;
+  } catch (error) {
+    results.push({ name, ok: false, error });
+    log(`FAIL ${name}: ${error.message}`);
+    if (page) {
+      const shot = join(ARTIFACTS, `failure-${results.length}.png`);
+      await page.screenshot({ path: shot }).catch(() => undefined);
+      log(`     screenshot: ${shot}`);
+    }
+    return false;
+  }
+}
+
+const palette = '.quick-input-widget';
+const paletteInput = '.quick-input-widget .quick-input-box input';
+
+async function runPaletteCommand(title) {
+  await page.keyboard.press('F1');
+  await page.locator(paletteInput).waitFor({ state: 'visible' });
+  await page.keyboard.type(title);
+  const row = page.locator(`${palette} .quick-input-list .monaco-list-row`, { hasText: title }).first();
+  await row.waitFor({ state: 'visible', timeout: 10_000 });
+  await row.click();
+}
+
+async function openFile(name) {
+  await page.keyboard.press('Control+P');
+  await page.locator(paletteInput).waitFor({ state: 'visible' });
+  await page.keyboard.type(name);
+  const row = page.locator(`${palette} .quick-input-list .monaco-list-row`, { hasText: name }).first();
+  await row.waitFor({ state: 'visible', timeout: 10_000 });
+  await page.keyboard.press('Enter');
+  await page.locator('.tabs-container .tab.active', { hasText: name }).waitFor({ timeout: 10_000 });
+}
+
+const statusTurns = () => page.locator('.statusbar-item', { hasText: /@\w+ \d+s/ });
+
+// ----- run ---------------------------------------------------------------------------------------
+let codeServer;
+let browser;
+try {
+  log(`workspace ${ws}, artifacts ${ARTIFACTS}`);
+  await run(CODE_SERVER, ['--config', config, '--user-data-dir', user, '--extensions-dir', exts, '--install-extension', CHATMD_VSIX]);
+  log('extension installed');
+
+  const port = await freePort();
+  const logFd = openSync(csLog, 'w');
+  codeServer = spawn(
+    CODE_SERVER,
+    [
+      '--config', config, '--auth', 'none', '--bind-addr', `127.0.0.1:${port}`,
+      '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust',
+      '--disable-getting-started-override', '--user-data-dir', user, '--extensions-dir', exts, ws,
+    ],
+    { stdio: ['ignore', logFd, logFd], detached: true },
+  );
+  let exited = false;
+  codeServer.on('exit', () => (exited = true));
+  await waitFor('code-server /healthz', async () => {
+    if (exited) {
+      throw new Error(`code-server exited; see ${csLog}`);
+    }
+    const res = await fetch(`http://127.0.0.1:${port}/healthz`);
+    return res.ok;
+  }, 60_000, 200);
+  log(`code-server ready on port ${port}`);
+
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-dev-shm-usage'],
+  });
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  page = await context.newPage();
+  page.setDefaultTimeout(20_000);
+
+  await step('workbench opens with the demo workspace', async () => {
+    await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(ws)}`);
+    await page.waitForSelector('.monaco-workbench', { timeout: 60_000 });
+    await page.locator('.explorer-item', { hasText: 'release-review.chat.md' }).waitFor({ timeout: 30_000 });
+  });
+
+  await step('a .chat.md file opens in the chatmd language ("Chat Markdown")', async () => {
+    await openFile('notes.chat.md');
+    await page.locator('#status\\.editor\\.mode', { hasText: 'Chat Markdown' }).waitFor({ timeout: 20_000 });
+  });
+
+  await step('the server starts and its diagnostic (unknown @nobody) is squiggled', async () => {
+    await page.locator('.monaco-editor .squiggly-warning').first().waitFor({ timeout: 30_000 });
+  });
+
+  await step('completion after @ lists the team', async () => {
+    await page.locator('.monaco-editor .view-lines').first().click();
+    await page.keyboard.press('Control+End');
+    await page.keyboard.type(' @');
+    const widget = page.locator('.editor-widget.suggest-widget.visible');
+    await widget.waitFor({ timeout: 15_000 });
+    for (const member of ['reviewer', 'tester', 'writer']) {
+      await widget.locator('.monaco-list-row', { hasText: member }).first().waitFor({ timeout: 10_000 });
+    }
+    await page.screenshot({ path: join(SCREENSHOTS, 'vscode-completion.png') });
+    await page.keyboard.press('Escape');
+  });
+
+  const sendOk = await step('"chatmd: Send" from the palette starts the turns; the status bar shows them', async () => {
+    await openFile('release-review.chat.md');
+    await page.locator('.monaco-editor .view-lines', { hasText: 'payment' }).first().waitFor();
+    await page.screenshot({ path: join(SCREENSHOTS, 'vscode-chat.png') });
+    await runPaletteCommand('chatmd: Send');
+    const item = statusTurns().first();
+    await item.waitFor({ timeout: 20_000 });
+    const text = await item.innerText();
+    if (!/@reviewer/.test(text) && !/@tester/.test(text)) {
+      throw new Error(`the status-bar item shows "${text}", not @reviewer or @tester`);
+    }
+    log(`status bar: ${text.replace(/\s+/g, ' ')}`);
+    // Wait until some of the answer is on screen (only to time the screenshot).
+    await page.locator('.monaco-editor .view-lines', { hasText: 'refund path' }).first().waitFor({ timeout: 20_000 }).catch(() => undefined);
+    await page.screenshot({ path: join(SCREENSHOTS, 'vscode-streaming.png') });
+    await page.locator('.part.statusbar').screenshot({ path: join(SCREENSHOTS, 'vscode-status-bar.png') });
+  });
+
+  if (sendOk) {
+    await step('the turns end and both answers are in the file on disk', async () => {
+      await waitFor('the running-turns status item to go away', async () => (await statusTurns().count()) === 0, 90_000, 200);
+      await page.locator('.monaco-editor .view-lines').first().click();
+      await page.keyboard.press('Control+S');
+      const text = await waitFor(
+        'the saved chat to hold done answers from @reviewer and @tester',
+        () => {
+          const t = readFileSync(chatPath, 'utf8');
+          const ok = ['reviewer', 'tester'].every((m) => {
+            const s = section(t, m);
+            return s !== undefined && /<!-- chatmd [^>]*status=done/.test(s) && s.includes(ANSWER);
+          });
+          return ok && t;
+        },
+        20_000,
+        200,
+      ).catch((error) => {
+        throw new Error(`${error.message}\n--- the file on disk:\n${readFileSync(chatPath, 'utf8')}`);
+      });
+      log(`chat on disk: ${text.length} bytes, sections ${[...text.matchAll(/^## @(\S+)/gm)].map((m) => m[1]).join(', ')}`);
+      await page.screenshot({ path: join(SCREENSHOTS, 'vscode-answer.png') });
+    });
+
+    await step('"chatmd: Ask…" picks @writer, and the status-bar item cancels its turn', async () => {
+      await runPaletteCommand('chatmd: Ask…');
+      const pick = page.locator(`${palette} .quick-input-list .monaco-list-row`, { hasText: '@writer' }).first();
+      await pick.waitFor({ timeout: 15_000 });
+      await page.screenshot({ path: join(SCREENSHOTS, 'vscode-ask.png') });
+      await pick.click();
+      const item = page.locator('.statusbar-item', { hasText: /@writer \d+s/ });
+      await item.waitFor({ timeout: 20_000 });
+      await item.click();
+      const turnRow = page.locator(`${palette} .quick-input-list .monaco-list-row`, { hasText: '@writer' }).first();
+      await turnRow.waitFor({ timeout: 10_000 });
+      await page.screenshot({ path: join(SCREENSHOTS, 'vscode-cancel.png') });
+      await turnRow.click();
+      await waitFor('the @writer status item to go away', async () => (await item.count()) === 0, 30_000, 200);
+      await page.locator('.monaco-editor .view-lines').first().click();
+      await page.keyboard.press('Control+S');
+      await waitFor(
+        'the saved chat to hold a cancelled @writer section',
+        () => {
+          const s = section(readFileSync(chatPath, 'utf8'), 'writer');
+          return s !== undefined && /<!-- chatmd [^>]*status=cancelled/.test(s);
+        },
+        20_000,
+        200,
+      ).catch((error) => {
+        throw new Error(`${error.message}\n--- the file on disk:\n${readFileSync(chatPath, 'utf8')}`);
+      });
+    });
+  }
+} catch (error) {
+  results.push({ name: 'setup', ok: false, error });
+  log(`FAIL setup: ${error.stack ?? error.message}`);
+} finally {
+  await browser?.close().catch(() => undefined);
+  if (codeServer && codeServer.exitCode === null) {
+    // code-server was started in its own process group: end it and its children (the
+    // extension host and the language server) together.
+    try {
+      process.kill(-codeServer.pid, 'SIGTERM');
+    } catch {
+      // already gone
+    }
+    await Promise.race([once(codeServer, 'exit'), new Promise((r) => setTimeout(r, 5000))]);
+    try {
+      process.kill(-codeServer.pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+}
+
+const failed = results.filter((r) => !r.ok);
+if (failed.length > 0) {
+  // The language server's log says why a turn did not start or a command failed.
+  for (const file of findFiles(join(user, 'logs'), (name) => name.includes('chatmd'))) {
+    const copy = join(ARTIFACTS, file.split('/').slice(-1)[0]);
+    cpSync(file, copy);
+    log(`server log: ${copy}`);
+    console.log(readFileSync(file, 'utf8').split('\n').slice(-30).join('\n'));
+  }
+}
+if (process.env.E2E_KEEP === '1' || failed.length > 0) {
+  log(`kept ${root}`);
+} else {
+  rmSync(root, { recursive: true, force: true });
+}
+console.log(`vscode-e2e: ${results.length - failed.length} passed, ${failed.length} failed`);
+process.exit(failed.length > 0 ? 1 : 0);
