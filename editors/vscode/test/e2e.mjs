@@ -115,6 +115,7 @@ writeFileSync(config, 'auth: none\ncert: false\n');
 const csLog = join(ARTIFACTS, 'code-server.log');
 
 // ----- helpers -----------------------------------------------------------------------------------
+/** Polls `check` until it returns a truthy value; an error marked `fatal` ends the wait at once. */
 async function waitFor(what, check, timeoutMs = 20_000, intervalMs = 100) {
   const deadline = Date.now() + timeoutMs;
   let last;
@@ -125,6 +126,9 @@ async function waitFor(what, check, timeoutMs = 20_000, intervalMs = 100) {
         return value;
       }
     } catch (error) {
+      if (error.fatal) {
+        throw error;
+      }
       last = error;
     }
     if (Date.now() > deadline) {
@@ -218,6 +222,25 @@ async function openFile(name) {
   await page.locator('.tabs-container .tab.active', { hasText: name }).waitFor({ timeout: 10_000 });
 }
 
+/** Waits for a running-turn status item; a chatmd error notification fails at once, with its text. */
+async function waitForTurnOrError(item, timeoutMs = 20_000) {
+  const toast = page.locator('.notifications-toasts .notification-list-item-message', { hasText: 'chatmd' }).first();
+  await waitFor(
+    'a running turn in the status bar',
+    async () => {
+      if (await item.isVisible()) {
+        return true;
+      }
+      if (await toast.isVisible()) {
+        throw Object.assign(new Error(`no turn started; the extension showed: "${await toast.innerText()}"`), { fatal: true });
+      }
+      return false;
+    },
+    timeoutMs,
+    100,
+  );
+}
+
 const statusTurns = () => page.locator('.statusbar-item', { hasText: /@\w+ \d+s/ });
 
 // ----- run ---------------------------------------------------------------------------------------
@@ -292,7 +315,7 @@ try {
     await page.screenshot({ path: join(SCREENSHOTS, 'vscode-chat.png') });
     await runPaletteCommand('chatmd: Send');
     const item = statusTurns().first();
-    await item.waitFor({ timeout: 20_000 });
+    await waitForTurnOrError(item);
     const text = await item.innerText();
     if (!/@reviewer/.test(text) && !/@tester/.test(text)) {
       throw new Error(`the status-bar item shows "${text}", not @reviewer or @tester`);
@@ -335,7 +358,7 @@ try {
       await page.screenshot({ path: join(SCREENSHOTS, 'vscode-ask.png') });
       await pick.click();
       const item = page.locator('.statusbar-item', { hasText: /@writer \d+s/ });
-      await item.waitFor({ timeout: 20_000 });
+      await waitForTurnOrError(item);
       await item.click();
       const turnRow = page.locator(`${palette} .quick-input-list .monaco-list-row`, { hasText: '@writer' }).first();
       await turnRow.waitFor({ timeout: 10_000 });
