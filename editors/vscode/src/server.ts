@@ -111,15 +111,18 @@ export async function reportMissingServer(settings: ServerSettings, detail?: str
   const openDocs = 'Installation Guide';
   const what =
     settings.configuredPath === 'chatmd'
-      ? 'the `chatmd` language server was not found on PATH'
+      ? 'the language server "chatmd" was not found on PATH'
       : `the language server "${settings.configuredPath}" (setting chatmd.server.path) was not found or is not executable`;
   const message =
     `chatmd: ${what}${detail ? ` (${detail})` : ''}. ` +
-    `Install it from a chatmd checkout with \`${INSTALL_COMMAND}\`, ` +
+    `Install it by running "${INSTALL_COMMAND}" in a chatmd checkout, ` +
     `or set chatmd.server.path to the absolute path of the chatmd binary.`;
   const choice = await vscode.window.showErrorMessage(message, openSettings, openDocs);
   if (choice === openSettings) {
-    await vscode.commands.executeCommand('workbench.action.openSettings', 'chatmd.server.path');
+    // The server settings are machine settings: in a remote window (Remote-SSH, code-server)
+    // they are set on the remote, and the User settings do not show them.
+    const command = vscode.env.remoteName ? 'workbench.action.openRemoteSettings' : 'workbench.action.openSettings';
+    await vscode.commands.executeCommand(command, { query: 'chatmd.server.path' });
   } else if (choice === openDocs) {
     await vscode.env.openExternal(vscode.Uri.parse(DOCS_URL));
   }

@@ -380,6 +380,29 @@ try {
       });
     });
   }
+
+  await step('a missing server is reported with the install command and a button to the setting', async () => {
+    // Set chatmd.server.path to a path where there is no server, in the Settings editor.
+    await runPaletteCommand('Preferences: Open User Settings');
+    const setting = page.locator('.settings-editor .setting-item-contents', { hasText: 'Server: Path' }).first();
+    await page.locator('.settings-editor').waitFor({ timeout: 15_000 });
+    await page.keyboard.type('chatmd.server.path');
+    // The server settings are machine settings: in code-server (a remote window) they are on the
+    // "Remote" tab; in a local VS Code on "User".
+    await page.locator('.settings-editor .settings-tabs-widget .action-label', { hasText: 'Remote' }).click();
+    await setting.waitFor({ timeout: 15_000 });
+    await setting.locator('input').fill(join(root, 'no-such-folder', 'chatmd'));
+    // The extension restarts the server when its settings change, and finds none.
+    const toast = page.locator('.notifications-toasts .notification-toast', { hasText: 'cargo install --path server' }).first();
+    await toast.waitFor({ timeout: 20_000 });
+    await page.screenshot({ path: join(SCREENSHOTS, 'vscode-missing-server.png') });
+    // Its button opens the Settings editor at the setting.
+    await page.keyboard.press('Control+W');
+    await page.locator('.settings-editor').waitFor({ state: 'detached', timeout: 10_000 });
+    await toast.locator('.monaco-button', { hasText: 'Open Settings' }).click();
+    await page.locator('.settings-editor .setting-item-contents', { hasText: 'Server: Path' }).first().waitFor({ timeout: 15_000 });
+    await page.screenshot({ path: join(SCREENSHOTS, 'vscode-server-path-setting.png') });
+  });
 } catch (error) {
   results.push({ name: 'setup', ok: false, error });
   log(`FAIL setup: ${error.stack ?? error.message}`);
