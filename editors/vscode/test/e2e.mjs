@@ -381,6 +381,23 @@ try {
     });
   }
 
+  await step('"chatmd: New Chat" creates a chat file and opens it', async () => {
+    const before = new Set(readdirSync(ws));
+    await runPaletteCommand('chatmd: New Chat');
+    await page.locator(paletteInput).waitFor({ state: 'visible' });
+    await page.keyboard.type('Payment follow-up');
+    await page.keyboard.press('Enter');
+    const created = await waitFor(
+      'a new .chat.md file in the workspace folder',
+      () => readdirSync(ws).find((name) => name.endsWith('.chat.md') && !before.has(name)),
+      20_000,
+      200,
+    );
+    log(`new chat: ${created}`);
+    await page.locator('.tabs-container .tab.active', { hasText: created }).waitFor({ timeout: 15_000 });
+    await page.locator('#status\\.editor\\.mode', { hasText: 'Chat Markdown' }).waitFor({ timeout: 10_000 });
+  });
+
   await step('a missing server is reported with the install command and a button to the setting', async () => {
     // Set chatmd.server.path to a path where there is no server, in the Settings editor.
     await runPaletteCommand('Preferences: Open User Settings');
