@@ -86,8 +86,8 @@ writeFileSync(
       'chatmd.agentPath': agents,
       'chatmd.server.env': {
         FAKE_AGENT_TEXT: ANSWER,
-        // One stdout line every 300 ms: a turn runs for a few seconds, long enough to be seen.
-        FAKE_AGENT_DELAY_MS: '300',
+        // One stdout line every 400 ms: a turn runs for a few seconds, long enough to be seen.
+        FAKE_AGENT_DELAY_MS: '400',
         // This machine sets IS_SANDBOX=yes; the fake agents must not see it.
         IS_SANDBOX: '',
       },
@@ -241,6 +241,30 @@ async function waitForTurnOrError(item, timeoutMs = 20_000) {
   );
 }
 
+/**
+ * Saves the active editor (Ctrl+S, again every 2 s: an edit may still land after a save) until
+ * the chat on disk passes `check`; returns the text. The file is the evidence, never the page.
+ */
+async function saveUntil(what, check, timeoutMs = 20_000) {
+  await page.locator('.monaco-editor .view-lines').first().click();
+  let saved = 0;
+  return waitFor(
+    what,
+    async () => {
+      if (Date.now() - saved > 2000) {
+        await page.keyboard.press('Control+S');
+        saved = Date.now();
+      }
+      const text = readFileSync(chatPath, 'utf8');
+      return check(text) && text;
+    },
+    timeoutMs,
+    200,
+  ).catch((error) => {
+    throw new Error(`${error.message}\n--- the chat on disk:\n${readFileSync(chatPath, 'utf8')}`);
+  });
+}
+
 const statusTurns = () => page.locator('.statusbar-item', { hasText: /@\w+ \d+s/ });
 
 // ----- run ---------------------------------------------------------------------------------------
@@ -330,23 +354,12 @@ try {
   if (sendOk) {
     await step('the turns end and both answers are in the file on disk', async () => {
       await waitFor('the running-turns status item to go away', async () => (await statusTurns().count()) === 0, 90_000, 200);
-      await page.locator('.monaco-editor .view-lines').first().click();
-      await page.keyboard.press('Control+S');
-      const text = await waitFor(
-        'the saved chat to hold done answers from @reviewer and @tester',
-        () => {
-          const t = readFileSync(chatPath, 'utf8');
-          const ok = ['reviewer', 'tester'].every((m) => {
-            const s = section(t, m);
-            return s !== undefined && /<!-- chatmd [^>]*status=done/.test(s) && s.includes(ANSWER);
-          });
-          return ok && t;
-        },
-        20_000,
-        200,
-      ).catch((error) => {
-        throw new Error(`${error.message}\n--- the file on disk:\n${readFileSync(chatPath, 'utf8')}`);
-      });
+      const text = await saveUntil('the saved chat to hold done answers from @reviewer and @tester', (t) =>
+        ['reviewer', 'tester'].every((m) => {
+          const s = section(t, m);
+          return s !== undefined && /<!-- chatmd [^>]*status=done/.test(s) && s.includes(ANSWER);
+        }),
+      );
       log(`chat on disk: ${text.length} bytes, sections ${[...text.matchAll(/^## @(\S+)/gm)].map((m) => m[1]).join(', ')}`);
       await page.screenshot({ path: join(SCREENSHOTS, 'vscode-answer.png') });
     });
@@ -365,18 +378,9 @@ try {
       await page.screenshot({ path: join(SCREENSHOTS, 'vscode-cancel.png') });
       await turnRow.click();
       await waitFor('the @writer status item to go away', async () => (await item.count()) === 0, 30_000, 200);
-      await page.locator('.monaco-editor .view-lines').first().click();
-      await page.keyboard.press('Control+S');
-      await waitFor(
-        'the saved chat to hold a cancelled @writer section',
-        () => {
-          const s = section(readFileSync(chatPath, 'utf8'), 'writer');
-          return s !== undefined && /<!-- chatmd [^>]*status=cancelled/.test(s);
-        },
-        20_000,
-        200,
-      ).catch((error) => {
-        throw new Error(`${error.message}\n--- the file on disk:\n${readFileSync(chatPath, 'utf8')}`);
+      await saveUntil('the saved chat to hold a cancelled @writer section', (t) => {
+        const s = section(t, 'writer');
+        return s !== undefined && /<!-- chatmd [^>]*status=cancelled/.test(s);
       });
     });
   }
