@@ -222,20 +222,24 @@ async function openFile(name) {
   await page.locator('.tabs-container .tab.active', { hasText: name }).waitFor({ timeout: 10_000 });
 }
 
+/** Throws (fatal for waitFor) when a chatmd notification is showing: a command failed. */
+async function failOnChatmdNotification(what) {
+  const toast = page.locator('.notifications-toasts .notification-list-item-message', { hasText: 'chatmd' }).first();
+  if (await toast.isVisible()) {
+    throw Object.assign(new Error(`${what}; the extension showed: "${await toast.innerText()}"`), { fatal: true });
+  }
+}
+
+async function clearNotifications() {
+  await runPaletteCommand('Notifications: Clear All Notifications');
+  await waitFor('the notifications to go away', async () => (await page.locator('.notifications-toasts .notification-toast').count()) === 0, 5000);
+}
+
 /** Waits for a running-turn status item; a chatmd error notification fails at once, with its text. */
 async function waitForTurnOrError(item, timeoutMs = 20_000) {
-  const toast = page.locator('.notifications-toasts .notification-list-item-message', { hasText: 'chatmd' }).first();
   await waitFor(
     'a running turn in the status bar',
-    async () => {
-      if (await item.isVisible()) {
-        return true;
-      }
-      if (await toast.isVisible()) {
-        throw Object.assign(new Error(`no turn started; the extension showed: "${await toast.innerText()}"`), { fatal: true });
-      }
-      return false;
-    },
+    async () => (await item.isVisible()) || (await failOnChatmdNotification('no turn started')),
     timeoutMs,
     100,
   );
@@ -365,6 +369,7 @@ try {
     });
 
     await step('"chatmd: Ask…" picks @writer, and the status-bar item cancels its turn', async () => {
+      await clearNotifications();
       await runPaletteCommand('chatmd: Ask…');
       const pick = page.locator(`${palette} .quick-input-list .monaco-list-row`, { hasText: '@writer' }).first();
       await pick.waitFor({ timeout: 15_000 });
@@ -387,13 +392,16 @@ try {
 
   await step('"chatmd: New Chat" creates a chat file and opens it', async () => {
     const before = new Set(readdirSync(ws));
+    await clearNotifications();
     await runPaletteCommand('chatmd: New Chat');
     await page.locator(paletteInput).waitFor({ state: 'visible' });
     await page.keyboard.type('Payment follow-up');
     await page.keyboard.press('Enter');
     const created = await waitFor(
       'a new .chat.md file in the workspace folder',
-      () => readdirSync(ws).find((name) => name.endsWith('.chat.md') && !before.has(name)),
+      async () =>
+        readdirSync(ws).find((name) => name.endsWith('.chat.md') && !before.has(name)) ??
+        (await failOnChatmdNotification('no chat was created')),
       20_000,
       200,
     );
