@@ -19,7 +19,7 @@ import {
   serverEnvironment,
   type ServerSettings,
 } from './server';
-import { parseTurns, TURNS_CHANGED, TURNS_REQUEST, TurnsStatus } from './turns';
+import { fetchTurns, parseTurns, TURNS_CHANGED, TURNS_REQUEST, TurnsStatus } from './turns';
 
 /**
  * vscode-languageclient registers a VS Code command for every command the server lists in
@@ -46,7 +46,10 @@ class Extension implements Host, vscode.Disposable {
   private state: State = { kind: 'stopped' };
   private readonly output = vscode.window.createOutputChannel('chatmd Language Server');
   private readonly trace = vscode.window.createOutputChannel('chatmd Language Server Trace');
-  private readonly status = new TurnsStatus();
+  private readonly status = new TurnsStatus(() => {
+    const state = this.state;
+    return state.kind === 'running' ? fetchTurns(state.client) : Promise.resolve([]);
+  });
   /** Commands the server offers beyond the contract, forwarded as they are. */
   private extraCommands: vscode.Disposable[] = [];
 

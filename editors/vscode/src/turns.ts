@@ -23,14 +23,25 @@ export function fileName(uri: string): string {
   }
 }
 
-/** The status-bar item: hidden when no turn runs, else "$(sync~spin) @reviewer 12s". */
+/** How often the item asks the server for fresh numbers (status, bytes) while turns run. */
+const POLL_MS = 2000;
+
+/**
+ * The status-bar item: hidden when no turn runs, else "$(sync~spin) @reviewer 12s".
+ * `chatmd/turnsChanged` says when turns start and end; while some run, the item ticks every
+ * second and asks `chatmd/turns` every two for their status and size.
+ */
 export class TurnsStatus implements vscode.Disposable {
   private readonly item: vscode.StatusBarItem;
   private turns: Turn[] = [];
   private receivedAt = Date.now();
   private timer: NodeJS.Timeout | undefined;
+  /** Bumped by every update, so that a poll answered after a newer update is dropped. */
+  private generation = 0;
+  private polling = false;
+  private lastPoll = 0;
 
-  constructor() {
+  constructor(private readonly poll?: () => Promise<Turn[]>) {
     this.item = vscode.window.createStatusBarItem('chatmd.turns', vscode.StatusBarAlignment.Left, 100);
     this.item.name = 'chatmd: running turns';
     this.item.command = { command: 'chatmd.cancel', title: 'Cancel a running turn' };
@@ -43,17 +54,40 @@ export class TurnsStatus implements vscode.Disposable {
   }
 
   update(turns: Turn[]): void {
+    this.generation++;
     this.turns = turns;
     this.receivedAt = Date.now();
+    this.lastPoll = Date.now();
     this.render();
     if (turns.length > 0 && this.timer === undefined) {
       this.timer = setInterval(() => {
-        this.render();
+        this.tick();
       }, 1000);
     } else if (turns.length === 0 && this.timer !== undefined) {
       clearInterval(this.timer);
       this.timer = undefined;
     }
+  }
+
+  private tick(): void {
+    this.render();
+    if (this.poll === undefined || this.polling || Date.now() - this.lastPoll < POLL_MS) {
+      return;
+    }
+    const generation = this.generation;
+    this.polling = true;
+    this.lastPoll = Date.now();
+    this.poll().then(
+      (turns) => {
+        this.polling = false;
+        if (generation === this.generation) {
+          this.update(turns);
+        }
+      },
+      () => {
+        this.polling = false; // an older server without chatmd/turns: the notifications suffice
+      },
+    );
   }
 
   private render(): void {

@@ -352,7 +352,15 @@ try {
     // Wait until some of the answer is on screen (only to time the screenshot).
     await page.locator('.monaco-editor .view-lines', { hasText: 'refund path' }).first().waitFor({ timeout: 20_000 }).catch(() => undefined);
     await page.screenshot({ path: join(SCREENSHOTS, 'vscode-streaming.png') });
-    await page.locator('.part.statusbar').screenshot({ path: join(SCREENSHOTS, 'vscode-status-bar.png') });
+    // The item with its tooltip, cropped to the bottom-left corner.
+    await item.hover();
+    await page.locator('.monaco-hover', { hasText: 'running turns' }).first().waitFor({ timeout: 5000 }).catch(() => undefined);
+    const viewport = page.viewportSize();
+    await page.screenshot({
+      path: join(SCREENSHOTS, 'vscode-status-bar.png'),
+      clip: { x: 0, y: viewport.height - 200, width: 640, height: 200 },
+    });
+    await page.mouse.move(viewport.width / 2, viewport.height / 2);
   });
 
   if (sendOk) {
