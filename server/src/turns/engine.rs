@@ -27,6 +27,8 @@ pub struct Context {
     pub cancel: CancellationToken,
     /// Members asked explicitly (`--to`); otherwise the routing rules decide.
     pub targets: Option<Vec<String>>,
+    /// Folders searched for agent CLIs before `PATH` (an editor's `agentPath`).
+    pub agent_path: Option<std::ffi::OsString>,
 }
 
 /// How one turn ended.
@@ -99,10 +101,18 @@ pub async fn run<P: EditorPort>(port: &mut P, ctx: &Context) -> Result<Report, P
         };
         let round =
             super::round::run_round(port, ctx, &text, &chat, &roster, message, &members).await?;
+        if round.turns.is_empty() {
+            // Every member was refused (already answering elsewhere in this chat).
+            if report.stopped.is_none() {
+                report.stopped = Some(round.refused.join("; "));
+            }
+            break;
+        }
         let failed = round
+            .turns
             .iter()
             .any(|t| !matches!(t.status, TurnStatus::Done | TurnStatus::Skipped));
-        report.turns.extend(round);
+        report.turns.extend(round.turns);
         if failed || ctx.cancel.is_cancelled() {
             break;
         }
@@ -166,7 +176,10 @@ pub(super) fn plan(
         since: None,
     };
     let prompt = build_prompt(&request).map_err(|e| e.to_string())?;
-    let invocation = plan_turn(entry, member, &prompt.system, &prompt.body, None);
+    let mut invocation = plan_turn(entry, member, &prompt.system, &prompt.body, None);
+    if let Some(extra) = &ctx.agent_path {
+        prepend_path(&mut invocation, extra);
+    }
     if !program_exists(&invocation) {
         let hint = invocation
             .install_hint
@@ -179,6 +192,21 @@ pub(super) fn plan(
         ));
     }
     Ok((invocation, entry.clone()))
+}
+
+/// Puts `extra` before the `PATH` the agent gets (and is looked up on).
+fn prepend_path(invocation: &mut crate::agents::Invocation, extra: &std::ffi::OsStr) {
+    let current = match invocation.env.iter().rev().find(|(k, _)| k == "PATH") {
+        Some((_, path)) => path.clone(),
+        None => std::env::var("PATH").unwrap_or_default(),
+    };
+    let mut joined = extra.to_string_lossy().into_owned();
+    if !current.is_empty() {
+        joined.push(':');
+        joined.push_str(&current);
+    }
+    invocation.env.retain(|(k, _)| k != "PATH");
+    invocation.env.push(("PATH".to_string(), joined));
 }
 
 fn program_exists(invocation: &crate::agents::Invocation) -> bool {

@@ -45,6 +45,11 @@ impl FilePort {
         &self.path
     }
 
+    /// The text as chatmd last wrote or read it.
+    pub fn current(&self) -> &str {
+        &self.text
+    }
+
     fn write(&self) -> Result<(), PortError> {
         let name = self
             .path
@@ -80,7 +85,7 @@ fn read(path: &Path) -> Result<String, PortError> {
 }
 
 /// The one region where `new` differs from `old`: (range in `old`, length in `new`).
-fn difference(old: &str, new: &str) -> Option<(ByteRange, usize)> {
+pub fn difference(old: &str, new: &str) -> Option<(ByteRange, usize)> {
     if old == new {
         return None;
     }

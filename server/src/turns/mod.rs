@@ -2,6 +2,7 @@
 //! comment at every transition, and the port the document lives behind (an editor
 //! buffer through LSP, or a file on disk for `chatmd send`).
 
+pub mod actions;
 pub mod anchors;
 pub mod clock;
 pub mod engine;
@@ -86,7 +87,8 @@ pub trait EditorPort: Send {
     /// Tells the user something (a failed turn, the end of a chain).
     fn notify(&mut self, level: Level, message: &str) -> impl Future<Output = ()> + Send;
     /// Every change since the last call (or the last `text`), oldest first: someone
-    /// else's, and the port's own edits where they landed (`ours`).
+    /// else's, and the port's own edits where they landed (`ours`; a batch listed from
+    /// its last edit to its first, so that each applies to the text before it).
     fn changes(&mut self) -> impl Future<Output = Result<Vec<Change>, PortError>> + Send;
     /// A member's turn is about to start; `cancel` ends it. Returns why it cannot
     /// start (the member is already answering in this document).

@@ -42,7 +42,15 @@ struct Planned<'a> {
     cancel: CancellationToken,
 }
 
-/// Runs `members` answering message `message` of `text`; returns how each turn ended.
+/// What a round did.
+pub(super) struct Round {
+    /// How each turn that was tried ended.
+    pub(super) turns: Vec<TurnReport>,
+    /// Why members were not started (they are already answering).
+    pub(super) refused: Vec<String>,
+}
+
+/// Runs `members` answering message `message` of `text`.
 pub(super) async fn run_round<P: EditorPort>(
     port: &mut P,
     ctx: &Context,
@@ -51,8 +59,9 @@ pub(super) async fn run_round<P: EditorPort>(
     roster: &Roster<'_>,
     message: usize,
     members: &[String],
-) -> Result<Vec<TurnReport>, PortError> {
+) -> Result<Round, PortError> {
     let mut reports = Vec::new();
+    let mut refused = Vec::new();
     let mut planned = Vec::new();
     for handle in members {
         let Some(member) = roster.member(handle) else {
@@ -61,6 +70,7 @@ pub(super) async fn run_round<P: EditorPort>(
         let cancel = ctx.cancel.child_token();
         if let Err(why) = port.begin_turn(&member.handle, &cancel) {
             port.notify(Level::Warning, &why).await;
+            refused.push(why);
             continue;
         }
         match plan(ctx, text, chat, roster, member, message) {
@@ -84,7 +94,10 @@ pub(super) async fn run_round<P: EditorPort>(
         }
     }
     if planned.is_empty() {
-        return Ok(reports);
+        return Ok(Round {
+            turns: reports,
+            refused,
+        });
     }
     let handles: Vec<String> = planned.iter().map(|p| p.member.handle.clone()).collect();
     port.round_starting(&handles);
@@ -140,7 +153,10 @@ pub(super) async fn run_round<P: EditorPort>(
         status: t.status.status().unwrap_or(TurnStatus::Error),
         error: t.ending.error,
     }));
-    Ok(reports)
+    Ok(Round {
+        turns: reports,
+        refused,
+    })
 }
 
 /// Appends every section at once, in the order the turns start, at the end of the
