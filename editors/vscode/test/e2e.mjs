@@ -438,7 +438,6 @@ try {
     await page.locator('.settings-editor').waitFor({ state: 'detached', timeout: 10_000 });
     await toast.locator('.monaco-button', { hasText: 'Open Settings' }).click();
     await page.locator('.settings-editor .setting-item-contents', { hasText: 'Server: Path' }).first().waitFor({ timeout: 15_000 });
-    await page.screenshot({ path: join(SCREENSHOTS, 'vscode-server-path-setting.png') });
   });
 } catch (error) {
   results.push({ name: 'setup', ok: false, error });
