@@ -249,7 +249,7 @@ async function waitForTurnOrError(item, timeoutMs = 20_000) {
  * Saves the active editor (Ctrl+S, again every 2 s: an edit may still land after a save) until
  * the chat on disk passes `check`; returns the text. The file is the evidence, never the page.
  */
-async function saveUntil(what, check, timeoutMs = 20_000) {
+async function saveUntil(what, check, file = chatPath, timeoutMs = 20_000) {
   await page.locator('.monaco-editor .view-lines').first().click();
   let saved = 0;
   return waitFor(
@@ -259,13 +259,13 @@ async function saveUntil(what, check, timeoutMs = 20_000) {
         await page.keyboard.press('Control+S');
         saved = Date.now();
       }
-      const text = readFileSync(chatPath, 'utf8');
+      const text = readFileSync(file, 'utf8');
       return check(text) && text;
     },
     timeoutMs,
     200,
   ).catch((error) => {
-    throw new Error(`${error.message}\n--- the chat on disk:\n${readFileSync(chatPath, 'utf8')}`);
+    throw new Error(`${error.message}\n--- ${file} on disk:\n${readFileSync(file, 'utf8')}`);
   });
 }
 
@@ -398,7 +398,8 @@ try {
     });
   }
 
-  await step('"chatmd: New Chat" creates a chat file and opens it', async () => {
+  let newChat;
+  const newChatOk = await step('"chatmd: New Chat" creates a chat file and opens it', async () => {
     const before = new Set(readdirSync(ws));
     await clearNotifications();
     await runPaletteCommand('chatmd: New Chat');
@@ -414,9 +415,44 @@ try {
       200,
     );
     log(`new chat: ${created}`);
+    newChat = join(ws, created);
     await page.locator('.tabs-container .tab.active', { hasText: created }).waitFor({ timeout: 15_000 });
     await page.locator('#status\\.editor\\.mode', { hasText: 'Chat Markdown' }).waitFor({ timeout: 10_000 });
   });
+
+  if (newChatOk) {
+    await step('in the new chat, Ctrl+Enter sends, and so does the "▶ Send" code lens', async () => {
+      const done = (member) => (t) => {
+        const s = section(t, member);
+        return s !== undefined && /<!-- chatmd [^>]*status=done/.test(s) && s.includes(ANSWER);
+      };
+      await page.locator('.monaco-editor .view-lines').first().click();
+      await page.keyboard.press('Control+End');
+      await page.keyboard.type('@reviewer is the rounding right now?');
+      await page.keyboard.press('Escape'); // the completion list, if it is still open
+      await clearNotifications();
+      await page.locator('.monaco-editor .view-lines').first().click();
+      await page.keyboard.press('Control+Enter');
+      const reviewer = page.locator('.statusbar-item', { hasText: /@reviewer \d+s/ });
+      await waitForTurnOrError(reviewer);
+      await waitFor('the @reviewer turn to end', async () => (await reviewer.count()) === 0, 60_000, 200);
+      await saveUntil('the new chat on disk to hold a done @reviewer answer', done('reviewer'), newChat);
+
+      // The server added an empty `## @me` for the reply: write it and send with the lens.
+      await page.locator('.monaco-editor .view-lines').first().click();
+      await page.keyboard.press('Control+End');
+      await page.keyboard.type('@tester please add a test for it.');
+      await page.keyboard.press('Escape');
+      const lens = page.locator('.monaco-editor .codelens-decoration a', { hasText: 'Send to @tester' }).first();
+      await lens.waitFor({ timeout: 15_000 });
+      await page.screenshot({ path: join(SCREENSHOTS, 'vscode-code-lens.png') });
+      await lens.click();
+      const tester = page.locator('.statusbar-item', { hasText: /@tester \d+s/ });
+      await waitForTurnOrError(tester);
+      await waitFor('the @tester turn to end', async () => (await tester.count()) === 0, 60_000, 200);
+      await saveUntil('the new chat on disk to hold a done @tester answer', done('tester'), newChat);
+    });
+  }
 
   await step('a missing server is reported with the install command and a button to the setting', async () => {
     // Set chatmd.server.path to a path where there is no server, in the Settings editor.
