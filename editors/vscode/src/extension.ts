@@ -145,7 +145,12 @@ class Extension implements Host, vscode.Disposable {
     this.disposeExtraCommands();
     this.status.update([]);
     if (state.kind === 'running') {
-      await state.client.stop();
+      try {
+        await state.client.stop(5000);
+      } catch (error) {
+        // A server that crashed or hangs on shutdown: the client has given up on it already.
+        this.output.appendLine(`chatmd: stopping the server: ${error instanceof Error ? error.message : String(error)}`);
+      }
     }
   }
 
