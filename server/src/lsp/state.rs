@@ -73,6 +73,9 @@ pub struct ClientFlags {
     pub work_done_progress: bool,
     /// `window/showDocument` may be sent.
     pub show_document: bool,
+    /// The editor answers `applied: true` for an edit it skipped for an older
+    /// version (Neovim), so a missing echo is found out sooner.
+    pub skips_stale_edits: bool,
 }
 
 #[derive(Default)]
@@ -138,6 +141,16 @@ pub fn team_for(
         lock(state).teams.insert(folder, team.clone());
     }
     (team, error)
+}
+
+/// The team of the chat at `path` (its front matter's `team:`, else its folder).
+pub fn chat_team(
+    state: &std::sync::Mutex<State>,
+    path: &Path,
+    chat: &crate::document::chat::Chat,
+) -> Arc<Team> {
+    let fm_team = chat.front_matter.as_ref().and_then(|fm| fm.team.as_ref());
+    team_for(state, path, fm_team.map(|t| t.value.as_str())).0
 }
 
 /// Locks the state; a panic elsewhere must not take the whole server down with it.

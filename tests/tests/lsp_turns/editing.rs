@@ -4,9 +4,8 @@
 
 use chatmd_tests::sim_editor::Behaviour;
 use pretty_assertions::assert_eq;
-use serde_json::json;
 
-use crate::setup::{At, Setup, finished, redact};
+use crate::setup::{At, Setup, finished, redact, send};
 
 const ANSWER: &str = "one two three four five six seven eight";
 
@@ -32,10 +31,7 @@ async fn typing_while_streaming(behaviour: Behaviour) {
     editor.type_before_edit(2, &uri, At::After("# Notes".into()), " (draft)");
     editor.type_before_edit(3, &uri, At::Before("one".into()), "> ");
     editor.type_before_edit(4, &uri, At::End, "\n## @me\nAnd then?\n");
-    editor
-        .command("chatmd.send", json!({"uri": uri}))
-        .await
-        .unwrap();
+    send(&mut editor, &uri).await;
     editor
         .run_until("the whole answer", |e| {
             let t = e.text(&uri);
@@ -77,15 +73,11 @@ async fn utf16_positions_and_multibyte_text_land_exactly() {
         ],
     )]);
     let chat = "## @me\n😀 @reviewer ça va?\n";
-    s.write("team/u.chat.md", chat);
-    let uri = s.uri("team/u.chat.md");
-    let mut editor = s.editor_utf16(Behaviour::VsCode).await;
-    editor.open(&uri, chat).await;
+    let (mut editor, uri) = s
+        .open_chat_utf16(Behaviour::VsCode, "team/u.chat.md", chat)
+        .await;
     editor.type_before_edit(2, &uri, At::After("ça va?".into()), " 👍");
-    editor
-        .command("chatmd.send", json!({"uri": uri}))
-        .await
-        .unwrap();
+    send(&mut editor, &uri).await;
     editor
         .run_until("the answer", |e| finished(e.text(&uri)))
         .await;

@@ -65,19 +65,58 @@ impl Setup {
     /// editor behaving like `behaviour`.
     pub async fn editor(&self, behaviour: Behaviour) -> SimEditor {
         let mut client = TestClient::spawn(chatmd::lsp::serve);
-        initialize(&mut client, self.dir.path(), &self.bin, true).await;
+        initialize(&mut client, self.dir.path(), &self.bin, true, behaviour).await;
         SimEditor::new(client, behaviour, true)
+    }
+
+    /// Writes a chat at `rel`, starts a server and an editor, and opens the chat in it.
+    pub async fn open_chat(
+        &self,
+        behaviour: Behaviour,
+        rel: &str,
+        text: &str,
+    ) -> (SimEditor, String) {
+        let editor = self.editor(behaviour).await;
+        self.open_in(editor, rel, text).await
+    }
+
+    /// The same with UTF-16 positions.
+    pub async fn open_chat_utf16(
+        &self,
+        behaviour: Behaviour,
+        rel: &str,
+        text: &str,
+    ) -> (SimEditor, String) {
+        let editor = self.editor_utf16(behaviour).await;
+        self.open_in(editor, rel, text).await
+    }
+
+    async fn open_in(&self, mut editor: SimEditor, rel: &str, text: &str) -> (SimEditor, String) {
+        self.write(rel, text);
+        let uri = self.uri(rel);
+        editor.open(&uri, text).await;
+        (editor, uri)
     }
 
     /// The same with UTF-16 positions (VS Code's).
     pub async fn editor_utf16(&self, behaviour: Behaviour) -> SimEditor {
         let mut client = TestClient::spawn(chatmd::lsp::serve);
-        initialize(&mut client, self.dir.path(), &self.bin, false).await;
+        initialize(&mut client, self.dir.path(), &self.bin, false, behaviour).await;
         SimEditor::new(client, behaviour, false)
     }
 }
 
-async fn initialize(client: &mut TestClient, root: &Path, bin: &Path, utf8: bool) {
+async fn initialize(
+    client: &mut TestClient,
+    root: &Path,
+    bin: &Path,
+    utf8: bool,
+    behaviour: Behaviour,
+) {
+    let name = match behaviour {
+        Behaviour::VsCode => "Visual Studio Code",
+        Behaviour::Neovim => "Neovim",
+    };
     let encodings = if utf8 {
         json!(["utf-8", "utf-16"])
     } else {
@@ -85,6 +124,7 @@ async fn initialize(client: &mut TestClient, root: &Path, bin: &Path, utf8: bool
     };
     let params = json!({
         "processId": null,
+        "clientInfo": {"name": name},
         "capabilities": {
             "general": {"positionEncodings": encodings},
             "window": {"workDoneProgress": true, "showDocument": {"support": true}},
@@ -123,4 +163,28 @@ pub fn progress_of(notes: &[Value], token: &Value) -> Vec<Value> {
         .filter(|n| n["token"] == *token)
         .map(|n| n["value"].clone())
         .collect()
+}
+
+/// Runs Send on the chat; the turns start.
+pub async fn send(editor: &mut SimEditor, uri: &str) {
+    let answer = editor.command("chatmd.send", json!({"uri": uri})).await;
+    assert!(
+        answer
+            .as_ref()
+            .is_ok_and(|a| a["members"].as_array().is_some_and(|m| !m.is_empty())),
+        "Send started nobody: {answer:?}"
+    );
+}
+
+/// Waits until the running-turns list is empty again (the turns ended).
+pub async fn turns_ended(editor: &mut SimEditor) {
+    loop {
+        let changed = editor
+            .client
+            .expect_notification("chatmd/turnsChanged")
+            .await;
+        if changed == json!({"turns": []}) {
+            return;
+        }
+    }
 }
