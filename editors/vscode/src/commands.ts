@@ -69,11 +69,17 @@ function activeChat(commandTitle: string): vscode.TextDocument | undefined {
   return doc;
 }
 
+/**
+ * Send, Ask and Continue answer `{members}` once the turns started, or `{members: [], reason}`
+ * when nobody could be asked (the server has shown the reason as a message already).
+ */
 function announceStarted(result: unknown): void {
   const members = isArgs(result) && Array.isArray(result.members) ? result.members : [];
   const names = members.filter((m): m is string => typeof m === 'string').map((m) => `@${m}`);
   if (names.length > 0) {
     vscode.window.setStatusBarMessage(`chatmd: asked ${names.join(', ')}`, 4000);
+  } else if (isArgs(result) && typeof result.reason === 'string' && result.reason !== '') {
+    vscode.window.setStatusBarMessage(`chatmd: nobody asked: ${result.reason}`, 8000);
   }
 }
 

@@ -70,6 +70,7 @@ cpSync(join(repo, 'examples', 'demo'), ws, { recursive: true });
 const chatPath = join(ws, 'release-review.chat.md');
 const notesPath = join(ws, 'notes.chat.md');
 writeFileSync(notesPath, '## @me\n@nobody please check the refund rounding.\n');
+writeFileSync(join(ws, 'ended.chat.md'), '---\nstatus: ended\n---\n\n## @me\n@reviewer one more thing.\n');
 const agents = join(root, 'agents');
 mkdirSync(agents);
 for (const cli of ['claude', 'codex', 'gemini']) {
@@ -222,9 +223,12 @@ async function openFile(name) {
   await page.locator('.tabs-container .tab.active', { hasText: name }).waitFor({ timeout: 10_000 });
 }
 
-/** Throws (fatal for waitFor) when a chatmd notification is showing: a command failed. */
+/**
+ * Throws (fatal for waitFor) when a notification is showing: the steps that run turns clear the
+ * notifications first, so one that appears is the extension or the server saying what failed.
+ */
 async function failOnChatmdNotification(what) {
-  const toast = page.locator('.notifications-toasts .notification-list-item-message', { hasText: 'chatmd' }).first();
+  const toast = page.locator('.notifications-toasts .notification-list-item-message').first();
   if (await toast.isVisible()) {
     throw Object.assign(new Error(`${what}; the extension showed: "${await toast.innerText()}"`), { fatal: true });
   }
@@ -337,7 +341,20 @@ try {
     await page.keyboard.press('Escape');
   });
 
+  await step('"chatmd: Send" in an ended chat starts no turn, and the server says why', async () => {
+    await openFile('ended.chat.md');
+    await clearNotifications();
+    await runPaletteCommand('chatmd: Send');
+    const toast = page.locator('.notifications-toasts .notification-list-item-message', { hasText: 'ended' }).first();
+    await toast.waitFor({ timeout: 15_000 });
+    log(`notification: ${await toast.innerText()}`);
+    if ((await statusTurns().count()) !== 0) {
+      throw new Error('a turn started in an ended chat');
+    }
+  });
+
   const sendOk = await step('"chatmd: Send" from the palette starts the turns; the status bar shows them', async () => {
+    await clearNotifications();
     await openFile('release-review.chat.md');
     await page.locator('.monaco-editor .view-lines', { hasText: 'payment' }).first().waitFor();
     await page.screenshot({ path: join(SCREENSHOTS, 'vscode-chat.png') });
