@@ -185,6 +185,9 @@ let page;
 async function step(name, fn) {
   const started = Date.now();
   try {
+    // Start from a quiet workbench: no menu, list or palette left open by an earlier step.
+    await page?.keyboard.press('Escape');
+    await page?.keyboard.press('Escape');
     await fn();
     results.push({ name, ok: true });
     log(`PASS ${name} (${((Date.now() - started) / 1000).toFixed(1)}s)`);
@@ -468,6 +471,44 @@ try {
       await waitForTurnOrError(tester);
       await waitFor('the @tester turn to end', async () => (await tester.count()) === 0, 60_000, 200);
       await saveUntil('the new chat on disk to hold a done @tester answer', done('tester'), newChat);
+    });
+
+    await step('"Retry @tester" from the code action menu (Ctrl+.) answers again', async () => {
+      const before = readFileSync(newChat, 'utf8');
+      // A retried turn keeps its id; its start time is the new one.
+      const started = /<!-- chatmd [^>]*started=(\S+)/.exec(section(before, 'tester') ?? '')?.[1];
+      // The cursor on the first line of @tester's answer (Ctrl+G takes a 1-based line).
+      const line = before.split('\n').findIndex((l) => l === '## @tester') + 3;
+      await page.keyboard.press('Control+G');
+      await page.locator(paletteInput).waitFor({ state: 'visible' });
+      await page.keyboard.type(String(line));
+      await page.keyboard.press('Enter');
+      await clearNotifications();
+      await page.keyboard.press('Control+.');
+      const action = page.locator('.action-widget .monaco-list-row', { hasText: 'Retry @tester' }).first();
+      await action.waitFor({ timeout: 15_000 });
+      await page.screenshot({ path: join(SCREENSHOTS, 'vscode-retry.png') });
+      // The menu takes keys (a pointer guard covers it until the mouse moves): walk down to it.
+      await waitFor('"Retry @tester" to be the focused action', async () => {
+        if (/\bfocused\b/.test((await action.getAttribute('class')) ?? '')) {
+          return true;
+        }
+        await page.keyboard.press('ArrowDown');
+        return false;
+      }, 10_000, 50);
+      await page.keyboard.press('Enter');
+      const tester = page.locator('.statusbar-item', { hasText: /@tester \d+s/ });
+      await waitForTurnOrError(tester);
+      await waitFor('the @tester turn to end', async () => (await tester.count()) === 0, 60_000, 200);
+      await saveUntil(
+        `one done @tester answer, started again (not at ${started})`,
+        (t) => {
+          const s = section(t, 'tester');
+          const again = /<!-- chatmd [^>]*status=done[^>]*started=(\S+)/.exec(s ?? '');
+          return t.split('\n## @tester\n').length === 2 && again !== null && again[1] !== started && s.includes(ANSWER);
+        },
+        newChat,
+      );
     });
   }
 
