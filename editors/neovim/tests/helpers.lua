@@ -15,7 +15,7 @@ function H.fail(msg)
 end
 
 function H.pass()
-  io.stdout:write('PASS ' .. H.name .. '\n')
+  io.stdout:write('\nPASS ' .. H.name .. '\n')
   io.stdout:flush()
   os.exit(0)
 end
@@ -75,6 +75,7 @@ end
 
 --- Loads the plugin as a user would (runtimepath, filetype detection, plugin/), then setup().
 function H.setup(ws, opts)
+  vim.o.showmode = false -- no "-- INSERT --" in the test output
   vim.opt.runtimepath:prepend(H.plugin_dir)
   vim.cmd('filetype plugin on')
   vim.cmd.runtime('plugin/chatmd.lua')

@@ -15,7 +15,8 @@ CHATMD_BIN="$(realpath "$CHATMD_BIN")"
 FAKE_AGENT_BIN="$(realpath "$FAKE_AGENT_BIN")"
 
 if (($# > 0)); then
-    tests=("$@")
+    tests=()
+    for t in "$@"; do tests+=("$(realpath "$t")"); done
 else
     tests=("$here"/test_*.lua)
 fi
