@@ -106,11 +106,17 @@ function H.normalize(text)
   )
 end
 
---- The messages shown with vim.notify, collected from now on.
-function H.capture_notify()
+--- The messages shown with vim.notify, collected from now on. An error shown to the user
+--- fails the test at once (unless `allow_errors`), instead of waiting for a timeout.
+function H.capture_notify(allow_errors)
   local seen = {}
   vim.notify = function(msg, level)
     seen[#seen + 1] = { msg = msg, level = level }
+    if not allow_errors and (level or 0) >= vim.log.levels.ERROR then
+      vim.schedule(function()
+        H.fail('error shown to the user: ' .. tostring(msg))
+      end)
+    end
   end
   return seen
 end
