@@ -8,6 +8,11 @@
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 nvim="${NVIM:-nvim}"
+if [[ "$nvim" == */* ]]; then
+    nvim="$(realpath "$nvim")"
+else
+    nvim="$(command -v "$nvim")" || { echo "nvim not found (set NVIM)" >&2; exit 1; }
+fi
 : "${CHATMD_BIN:?set CHATMD_BIN to the built chatmd binary}"
 : "${FAKE_AGENT_BIN:?set FAKE_AGENT_BIN to the built fake-agent binary}"
 export CHATMD_BIN FAKE_AGENT_BIN
