@@ -32,6 +32,7 @@ local has_011 = vim.fn.has('nvim-0.11') == 1
 ---@field on_attach? fun(client: vim.lsp.Client, bufnr: integer)
 ---@field init_options? table more initializationOptions
 ---@field settings? table workspace settings
+---@field lsp_enable boolean on Neovim 0.11+, register with vim.lsp.config/vim.lsp.enable (false: start with vim.lsp.start, as on 0.10)
 
 ---@class chatmd.Progress
 ---@field member string the title of the progress, e.g. `@reviewer`
@@ -50,6 +51,7 @@ M.defaults = {
   on_attach = nil,
   init_options = nil,
   settings = nil,
+  lsp_enable = true,
 }
 
 --- Mappings used for `keymaps = true`.
@@ -555,6 +557,11 @@ function M.start_detached(root)
   return vim.lsp.start_client(config)
 end
 
+--- Whether the client is registered with vim.lsp.config/vim.lsp.enable (0.11+).
+function M.uses_lsp_enable()
+  return has_011 and M.config.lsp_enable ~= false and vim.lsp.config ~= nil and vim.lsp.enable ~= nil
+end
+
 ---@param opts? chatmd.Config
 function M.setup(opts)
   M.config = vim.tbl_deep_extend('force', vim.deepcopy(M.defaults), opts or {})
@@ -571,7 +578,7 @@ function M.setup(opts)
   local group = vim.api.nvim_create_augroup('chatmd', {})
   vim.api.nvim_create_autocmd('LspProgress', { group = group, callback = on_progress })
 
-  if has_011 and vim.lsp.config and vim.lsp.enable then
+  if M.uses_lsp_enable() then
     local config = M.client_config()
     config.root_dir = function(bufnr, on_dir)
       on_dir(M.root_dir(bufnr))
@@ -607,7 +614,7 @@ function M._autosetup(bufnr)
     if #vim.lsp.get_clients({ bufnr = bufnr, name = M.name, _uninitialized = true }) > 0 then
       return
     end
-    if has_011 and vim.lsp.is_enabled and vim.lsp.is_enabled(M.name) then
+    if M.uses_lsp_enable() and vim.lsp.is_enabled and vim.lsp.is_enabled(M.name) then
       vim.api.nvim_exec_autocmds('FileType', { group = 'nvim.lsp.enable', buffer = bufnr, modeline = false })
     else
       M.start(bufnr)
