@@ -3,5 +3,6 @@
 
 pub mod fake_agent;
 pub mod lsp_client;
+pub mod sim_editor;
 
 pub use lsp_client::{DEFAULT_TIMEOUT, TestClient, file_path, file_uri};

@@ -44,6 +44,14 @@ const SERVER_END_GRACE: Duration = Duration::from_secs(1);
 /// How much of each received message a failure message shows.
 const SUMMARY_CHARS: usize = 300;
 
+/// What [`TestClient::expect_response_or_request`] found first.
+#[derive(Debug)]
+pub enum Arrival {
+    Response(Result<Value, Value>),
+    /// A server→client request: `(id, params)`.
+    Request(Value, Value),
+}
+
 /// A language client driving one server instance inside the test process.
 pub struct TestClient {
     writer: DuplexStream,
@@ -167,6 +175,35 @@ impl TestClient {
             (Some(result), None) => Ok(result.clone()),
             (None, Some(error)) => Err(error.clone()),
             _ => panic!("malformed response to `{method}`: {response}"),
+        }
+    }
+
+    /// Waits for whichever comes first: the response to request `id`, or a server→client
+    /// request `method` (to be answered with [`Self::respond`]).
+    pub async fn expect_response_or_request(&mut self, id: i64, method: &str) -> Arrival {
+        let key = id.to_string();
+        let what = format!("the response to request {id} or a server request `{method}`");
+        let arrival = self
+            .wait_for(&what, |client| {
+                if let Some(response) = client.responses.remove(&key) {
+                    return Some(Err(response));
+                }
+                client
+                    .take_queued(|m| m.has_id() && m.method() == Some(method))
+                    .map(Ok)
+            })
+            .await;
+        match arrival {
+            Ok(mut request) => {
+                let id = request["id"].take();
+                self.unanswered.insert(id.to_string());
+                Arrival::Request(id, params_of(request))
+            }
+            Err(response) => match (response.get("result"), response.get("error")) {
+                (Some(result), None) => Arrival::Response(Ok(result.clone())),
+                (None, Some(error)) => Arrival::Response(Err(error.clone())),
+                _ => panic!("malformed response to request {id}: {response}"),
+            },
         }
     }
 

@@ -56,6 +56,7 @@ pub fn run(args: &SendArgs) -> ExitCode {
         registry: Arc::new(registry),
         cancel: cancel.clone(),
         targets: (!args.to.is_empty()).then(|| args.to.clone()),
+        agent_path: None,
     };
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -69,6 +69,22 @@ pub fn after_human(text: &str, chat: &Chat, roster: &Roster, index: usize) -> Ne
 /// else the members it mentions; never itself; none once the chain is `max_chain`
 /// hops long.
 pub fn after_agent(text: &str, chat: &Chat, roster: &Roster, index: usize) -> Next {
+    handed_on(text, chat, roster, index, true)
+}
+
+/// What Continue runs: what comes next, where the user asking lifts a chain limit
+/// that was reached (the human had their turn and chose to let the agents go on).
+pub fn continue_next(text: &str, chat: &Chat, roster: &Roster) -> Next {
+    match next(text, chat, roster) {
+        Next::ChainLimit(_) => match last_counting(text, chat) {
+            Some(index) => handed_on(text, chat, roster, index, false),
+            None => Next::Nobody("the chat has no message yet".to_string()),
+        },
+        other => other,
+    }
+}
+
+fn handed_on(text: &str, chat: &Chat, roster: &Roster, index: usize, limited: bool) -> Next {
     if chat.front_matter.as_ref().is_some_and(|fm| fm.is_ended()) {
         return Next::Ended;
     }
@@ -89,7 +105,7 @@ pub fn after_agent(text: &str, chat: &Chat, roster: &Roster, index: usize) -> Ne
         return Next::Nobody(format!("@{speaker} did not hand the word to anyone"));
     }
     let max = chat.front_matter.as_ref().map_or(3, |fm| fm.max_chain());
-    if chain_length(text, chat, roster, index) >= max as usize {
+    if limited && chain_length(text, chat, roster, index) >= max as usize {
         return Next::ChainLimit(max);
     }
     Next::Run(wanted)

@@ -10,10 +10,11 @@ use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::ls_types::*;
 use tower_lsp_server::{Client, LanguageServer};
 
+use super::journal::Entry;
 use super::state::{Document, State, lock};
 use super::{
-    capabilities, code_actions, completion, convert, definition, diagnostics, folding, hover,
-    symbols, watch,
+    capabilities, code_actions, code_lens, commands, completion, convert, definition, diagnostics,
+    folding, hover, interrupted, progress, symbols, turn_actions, watch,
 };
 
 pub struct Backend {
@@ -37,6 +38,24 @@ impl Backend {
             .documents
             .get(uri)
             .map(|d| (d.clone(), state.encoding))
+    }
+
+    /// `chatmd/turns`: the running turns, for status bars.
+    pub async fn turns(&self, _params: serde_json::Value) -> Result<serde_json::Value> {
+        let running = lock(&self.state).running.clone();
+        Ok(progress::turns_json(&running))
+    }
+
+    /// `window/workDoneProgress/cancel`: the editor's cancel button on a turn's progress.
+    pub async fn cancel_progress(&self, params: WorkDoneProgressCancelParams) {
+        let running = lock(&self.state).running.clone();
+        let token = match &params.token {
+            NumberOrString::String(s) => s.clone(),
+            NumberOrString::Number(n) => n.to_string(),
+        };
+        if !running.cancel_progress(&token) {
+            tracing::debug!(token, "cancel for a progress that is not running");
+        }
     }
 
     /// Answers the stand-in for a malformed client message (see `framing`).
@@ -94,7 +113,10 @@ impl LanguageServer for Backend {
     }
 
     async fn shutdown(&self) -> Result<()> {
-        lock(&self.state).shutting_down = true;
+        let mut state = lock(&self.state);
+        state.shutting_down = true;
+        // Turns end cleanly (partial text kept, `cancelled`) rather than with the process.
+        state.running.cancel_all();
         Ok(())
     }
 
@@ -105,6 +127,7 @@ impl LanguageServer for Backend {
             doc.uri.clone(),
             Document::new(doc.uri.clone(), version, &doc.text),
         );
+        interrupted::mark_later(self.client.clone(), self.state.clone(), doc.uri.clone());
         self.publish_later(doc.uri, version, false);
     }
 
@@ -126,21 +149,37 @@ impl LanguageServer for Backend {
                     "document version went backwards"
                 );
             }
+            let mut entries = Vec::new();
             for change in params.content_changes {
                 let range = change
                     .range
                     .map(|r| (convert::line_col(r.start), convert::line_col(r.end)));
-                doc.apply_change(range, &change.text, encoding);
+                let edit = doc.apply_change(range, &change.text, encoding);
+                entries.push(Entry {
+                    version,
+                    range: edit.start..edit.old_end,
+                    text: change.text,
+                });
             }
             doc.version = version;
+            if let Some(journal) = state.journals.get_mut(&uri) {
+                for entry in entries {
+                    journal.push(entry);
+                }
+            }
         }
         self.publish_later(uri, version, true);
     }
 
     async fn did_close(&self, params: DidCloseTextDocumentParams) {
-        lock(&self.state)
-            .documents
-            .remove(&params.text_document.uri);
+        {
+            let mut state = lock(&self.state);
+            state.documents.remove(&params.text_document.uri);
+            // A turn writing into it goes on in the file on disk.
+            if let Some(journal) = state.journals.get(&params.text_document.uri) {
+                journal.changed.notify_waiters();
+            }
+        }
         // Diagnostics of a closed file would go stale; clear them.
         let client = self.client.clone();
         tokio::spawn(async move {
@@ -237,7 +276,9 @@ impl LanguageServer for Backend {
         };
         let state = self.state.clone();
         Ok(tokio::task::spawn_blocking(move || {
-            code_actions::code_actions(&state, &doc, enc, params.range)
+            let mut actions = code_actions::code_actions(&state, &doc, enc, params.range);
+            actions.extend(turn_actions::turn_actions(&state, &doc, enc, params.range));
+            actions
         })
         .await
         .ok()
@@ -247,5 +288,24 @@ impl LanguageServer for Backend {
                 .map(CodeActionOrCommand::CodeAction)
                 .collect()
         }))
+    }
+
+    async fn code_lens(&self, params: CodeLensParams) -> Result<Option<Vec<CodeLens>>> {
+        let Some((doc, enc)) = self.snapshot(&params.text_document.uri) else {
+            return Ok(None);
+        };
+        let state = self.state.clone();
+        Ok(
+            tokio::task::spawn_blocking(move || code_lens::code_lenses(&state, &doc, enc))
+                .await
+                .ok(),
+        )
+    }
+
+    async fn execute_command(
+        &self,
+        params: ExecuteCommandParams,
+    ) -> Result<Option<serde_json::Value>> {
+        commands::execute(&self.client, &self.state, params).await
     }
 }

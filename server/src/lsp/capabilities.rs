@@ -47,6 +47,13 @@ pub fn server_capabilities(encoding: PositionEncoding) -> ServerCapabilities {
             resolve_provider: Some(false),
             ..Default::default()
         })),
+        code_lens_provider: Some(CodeLensOptions {
+            resolve_provider: Some(false),
+        }),
+        execute_command_provider: Some(ExecuteCommandOptions {
+            commands: super::commands::COMMANDS.map(String::from).to_vec(),
+            ..Default::default()
+        }),
         ..Default::default()
     }
 }

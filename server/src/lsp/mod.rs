@@ -4,6 +4,8 @@
 mod backend;
 mod capabilities;
 mod code_actions;
+mod code_lens;
+mod commands;
 mod completion;
 mod convert;
 mod definition;
@@ -11,8 +13,13 @@ mod diagnostics;
 mod folding;
 mod framing;
 mod hover;
+mod interrupted;
+mod journal;
+mod port;
+mod progress;
 mod state;
 mod symbols;
+mod turn_actions;
 mod watch;
 
 pub use backend::Backend;
@@ -29,8 +36,13 @@ where
 {
     let (service, socket) = LspService::build(Backend::new)
         .custom_method(framing::INVALID_MESSAGE_METHOD, Backend::invalid_message)
+        .custom_method("chatmd/turns", Backend::turns)
+        .custom_method("window/workDoneProgress/cancel", Backend::cancel_progress)
         .finish();
+    // Turn commands wait for the editor's answers to their edits; more slots than the
+    // default 4 keep a few of them from holding up everything else.
     Server::new(framing::guard(input), output, socket)
+        .concurrency_level(16)
         .serve(service)
         .await;
 }

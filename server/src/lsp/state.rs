@@ -53,11 +53,12 @@ impl Document {
         )>,
         new_text: &str,
         encoding: PositionEncoding,
-    ) {
+    ) -> crate::document::text::Edit {
         let edit = self.text.apply_change(range, new_text, encoding);
         let text = &self.text;
         Arc::make_mut(&mut self.chat).reparse(&edit, text.len_bytes(), |r| text.slice(r));
         self.flat = OnceLock::new();
+        edit
     }
 }
 
@@ -68,6 +69,10 @@ pub type OutlineStamp = (Option<std::time::SystemTime>, u64);
 #[derive(Clone, Copy, Debug, Default)]
 pub struct ClientFlags {
     pub dynamic_watchers: bool,
+    /// `window/workDoneProgress/create` may be sent.
+    pub work_done_progress: bool,
+    /// `window/showDocument` may be sent.
+    pub show_document: bool,
 }
 
 #[derive(Default)]
@@ -87,6 +92,12 @@ pub struct State {
     pub outlines: HashMap<PathBuf, (OutlineStamp, Arc<super::symbols::FileOutline>)>,
     /// Files that got team problems published, per team folder, so they can be cleared.
     pub team_problem_files: HashMap<PathBuf, Vec<Uri>>,
+    /// Change journals of documents turns are writing into.
+    pub journals: HashMap<Uri, super::journal::Journal>,
+    /// Agent kinds (built in and the user's `agents.toml`), read on the first run.
+    pub registry: Option<Arc<crate::agents::Registry>>,
+    /// The turns running now.
+    pub running: crate::turns::registry::Running,
     pub shutting_down: bool,
 }
 

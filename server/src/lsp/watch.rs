@@ -25,6 +25,16 @@ pub fn client_flags(caps: &ClientCapabilities) -> ClientFlags {
             .and_then(|w| w.did_change_watched_files.as_ref())
             .and_then(|d| d.dynamic_registration)
             .unwrap_or(false),
+        work_done_progress: caps
+            .window
+            .as_ref()
+            .and_then(|w| w.work_done_progress)
+            .unwrap_or(false),
+        show_document: caps
+            .window
+            .as_ref()
+            .and_then(|w| w.show_document.as_ref())
+            .is_some_and(|s| s.support),
     }
 }
 

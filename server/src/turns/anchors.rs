@@ -2,6 +2,7 @@
 //! document, so user edits anywhere (even inside a section) never make an answer land
 //! in the wrong place.
 
+use super::Change;
 use crate::document::ByteRange;
 
 /// One turn's places in the document.
@@ -32,13 +33,22 @@ impl Anchors {
         &self.places[turn]
     }
 
-    /// Moves every place through a change: `old` (a range of the text before it) was
-    /// replaced by `new_len` bytes. Offsets before the change stay, offsets after it
-    /// shift, and an offset inside the replaced range moves to its end — so text typed
-    /// exactly at a turn's end stays before what the agent writes next.
-    pub fn apply(&mut self, old: &ByteRange, new_len: usize) {
-        let map = |o: usize| -> usize {
-            if o < old.start {
+    /// Moves every place through a change. Offsets before it stay, offsets after it
+    /// shift, and an offset inside a replaced range moves to the end of the
+    /// replacement. Text inserted exactly at a place goes after the place, except the
+    /// agent's own text at a turn's end: so the user's new message typed right after
+    /// an answer stays after it, and the answer keeps growing at its own end.
+    pub fn apply(&mut self, change: &Change) {
+        let old = &change.range;
+        let new_len = change.new_len;
+        let map = |o: usize, stick: Stick| -> usize {
+            if old.start == old.end && o == old.start {
+                return match stick {
+                    Stick::Before => o,
+                    Stick::After => o + new_len,
+                };
+            }
+            if o <= old.start {
                 o
             } else if o >= old.end {
                 o - (old.end - old.start) + new_len
@@ -46,25 +56,42 @@ impl Anchors {
                 old.start + new_len
             }
         };
+        let end_stick = if change.ours {
+            Stick::After
+        } else {
+            Stick::Before
+        };
         for p in &mut self.places {
-            p.status = if p.status == *old {
+            p.status = if change.ours && p.status == *old {
                 // The status line itself was rewritten.
                 old.start..old.start + new_len
             } else {
-                map(p.status.start)..map(p.status.end).max(map(p.status.start))
+                let start = map(p.status.start, Stick::After);
+                start..map(p.status.end, Stick::Before).max(start)
             };
-            p.body_start = map(p.body_start);
-            p.end = map(p.end);
+            p.body_start = map(p.body_start, Stick::Before);
+            p.end = map(p.end, end_stick).max(p.body_start);
         }
     }
 
-    /// Moves every place through a batch of edits given against the same text
-    /// (sorted, not overlapping): applied from the last to the first.
-    pub fn apply_all(&mut self, edits: &[(ByteRange, String)]) {
+    /// Moves every place through the port's own batch of edits given against the
+    /// same text (sorted, not overlapping): applied from the last to the first.
+    pub fn apply_ours(&mut self, edits: &[(ByteRange, String)]) {
         for (range, text) in edits.iter().rev() {
-            self.apply(range, text.len());
+            self.apply(&Change {
+                range: range.clone(),
+                new_len: text.len(),
+                ours: true,
+            });
         }
     }
+}
+
+/// Which side of text inserted exactly at a place the place ends up on.
+#[derive(Clone, Copy)]
+enum Stick {
+    Before,
+    After,
 }
 
 #[cfg(test)]
@@ -84,7 +111,7 @@ mod tests {
     #[test]
     fn places_follow_changes_before_inside_and_after() {
         let mut a = anchors();
-        a.apply(&(0..0), 5); // typed before the section
+        a.apply(&Change::theirs(0..0, 5)); // typed before the section
         assert_eq!(
             a.get(0),
             &Places {
@@ -93,18 +120,25 @@ mod tests {
                 end: 35
             }
         );
-        a.apply(&(40..45), 0); // deleted after it
+        a.apply(&Change::theirs(40..45, 0)); // deleted after it
         assert_eq!(a.get(0).end, 35);
-        a.apply(&(28..28), 3); // typed inside the answer
+        a.apply(&Change::theirs(28..28, 3)); // typed inside the answer
         assert_eq!(a.get(0).end, 38);
-        a.apply(&(38..38), 4); // typed exactly at the end: stays before the agent's next text
+        a.apply(&Change::theirs(38..38, 4)); // a new message right after the answer
+        assert_eq!(
+            a.get(0).end,
+            38,
+            "the answer goes on before the user's text"
+        );
+        a.apply_ours(&[(38..38, "more".into())]); // the agent's next text
         assert_eq!(a.get(0).end, 42);
+        assert_eq!(a.get(0).body_start, 26);
     }
 
     #[test]
     fn a_rewritten_status_line_keeps_its_place() {
         let mut a = anchors();
-        a.apply_all(&[(10..20, "0123456789abc".into()), (30..30, "x".into())]);
+        a.apply_ours(&[(10..20, "0123456789abc".into()), (30..30, "x".into())]);
         assert_eq!(
             a.get(0),
             &Places {
@@ -118,7 +152,7 @@ mod tests {
     #[test]
     fn a_batch_is_applied_from_the_end() {
         let mut a = anchors();
-        a.apply_all(&[(0..0, "ab".into()), (30..30, "xyz".into())]);
+        a.apply_ours(&[(0..0, "ab".into()), (30..30, "xyz".into())]);
         assert_eq!(
             a.get(0),
             &Places {

@@ -5,7 +5,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use super::{EditorPort, Level, PortError};
+use super::{Applied, Change, EditorPort, Level, PortError};
 use crate::document::ByteRange;
 
 pub struct FilePort {
@@ -16,6 +16,8 @@ pub struct FilePort {
     echo: Option<Box<dyn Write + Send>>,
     /// The member whose text was echoed last, to print a heading when it changes.
     echoing: Option<String>,
+    /// chatmd's own edits since the engine last asked for the changes.
+    ours: Vec<Change>,
     /// Messages for the user, in order (the CLI prints them).
     pub messages: Vec<(Level, String)>,
 }
@@ -29,6 +31,7 @@ impl FilePort {
             text,
             echo,
             echoing: None,
+            ours: Vec::new(),
             messages: Vec::new(),
         })
     }
@@ -40,6 +43,11 @@ impl FilePort {
 
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// The text as chatmd last wrote or read it.
+    pub fn current(&self) -> &str {
+        &self.text
     }
 
     fn write(&self) -> Result<(), PortError> {
@@ -77,7 +85,7 @@ fn read(path: &Path) -> Result<String, PortError> {
 }
 
 /// The one region where `new` differs from `old`: (range in `old`, length in `new`).
-fn difference(old: &str, new: &str) -> Option<(ByteRange, usize)> {
+pub fn difference(old: &str, new: &str) -> Option<(ByteRange, usize)> {
     if old == new {
         return None;
     }
@@ -102,25 +110,41 @@ fn difference(old: &str, new: &str) -> Option<(ByteRange, usize)> {
 
 impl EditorPort for FilePort {
     async fn text(&mut self) -> Result<String, PortError> {
+        self.text = read(&self.path)?;
+        self.ours.clear();
         Ok(self.text.clone())
     }
 
-    async fn apply(&mut self, edits: Vec<(ByteRange, String)>) -> Result<(), PortError> {
+    async fn apply(&mut self, edits: Vec<(ByteRange, String)>) -> Result<Applied, PortError> {
+        // A change saved by someone else since the engine computed the edit would make
+        // its offsets wrong: take it in first.
+        if read(&self.path)? != self.text {
+            return Ok(Applied::Stale);
+        }
         for (range, text) in edits.iter().rev() {
             self.text.replace_range(range.clone(), text);
+            self.ours.push(Change {
+                range: range.clone(),
+                new_len: text.len(),
+                ours: true,
+            });
         }
-        self.write()
+        self.write()?;
+        Ok(Applied::Done)
     }
 
     async fn notify(&mut self, level: Level, message: &str) {
         self.messages.push((level, message.to_string()));
     }
 
-    async fn external_changes(&mut self) -> Result<Vec<(ByteRange, usize)>, PortError> {
+    async fn changes(&mut self) -> Result<Vec<Change>, PortError> {
+        let mut changes = std::mem::take(&mut self.ours);
         let on_disk = read(&self.path)?;
-        let change = difference(&self.text, &on_disk);
+        if let Some((range, new_len)) = difference(&self.text, &on_disk) {
+            changes.push(Change::theirs(range, new_len));
+        }
         self.text = on_disk;
-        Ok(change.into_iter().collect())
+        Ok(changes)
     }
 
     fn on_text(&mut self, member: &str, text: &str) {
@@ -156,16 +180,28 @@ mod tests {
         let path = dir.path().join("a.chat.md");
         std::fs::write(&path, "## @me\nhi\n").unwrap();
         let mut port = FilePort::open(&path, None).unwrap();
-        port.apply(vec![(10..10, "\n## @a\n".into())])
-            .await
-            .unwrap();
+        let applied = port.apply(vec![(10..10, "\n## @a\n".into())]).await;
+        assert_eq!(applied.unwrap(), Applied::Done);
         assert_eq!(
             std::fs::read_to_string(&path).unwrap(),
             "## @me\nhi\n\n## @a\n"
         );
         std::fs::write(&path, "## @me\nhi there\n\n## @a\n").unwrap();
-        assert_eq!(port.external_changes().await.unwrap(), vec![(9..9, 6)]);
-        port.apply(vec![(23..23, "answer\n".into())]).await.unwrap();
+        let stale = port.apply(vec![(17..17, "answer\n".into())]).await;
+        assert_eq!(stale.unwrap(), Applied::Stale, "the file changed under it");
+        assert_eq!(
+            port.changes().await.unwrap(),
+            vec![
+                Change {
+                    range: 10..10,
+                    new_len: 7,
+                    ours: true
+                },
+                Change::theirs(9..9, 6)
+            ]
+        );
+        let applied = port.apply(vec![(23..23, "answer\n".into())]).await;
+        assert_eq!(applied.unwrap(), Applied::Done);
         assert_eq!(
             std::fs::read_to_string(&path).unwrap(),
             "## @me\nhi there\n\n## @a\nanswer\n"

@@ -26,6 +26,8 @@ pub(super) struct Live {
     pub(super) ending: Ending,
     pub(super) started: Instant,
     pub(super) done: bool,
+    /// The port was told how the turn ended.
+    pub(super) reported: bool,
 }
 
 pub(super) fn on_event<P: EditorPort>(port: &mut P, t: &mut Live, event: AgentEvent) {

@@ -2,14 +2,20 @@
 //! comment at every transition, and the port the document lives behind (an editor
 //! buffer through LSP, or a file on disk for `chatmd send`).
 
+pub mod actions;
 pub mod anchors;
 pub mod clock;
 pub mod engine;
 pub mod file_port;
 mod live;
+pub mod registry;
+mod round;
 pub mod section;
 
+use tokio_util::sync::CancellationToken;
+
 use crate::document::ByteRange;
+use crate::document::status::TurnStatus;
 
 /// How serious a message to the user is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -36,27 +42,64 @@ pub enum PortError {
     Other(String),
 }
 
+/// One change to the document: `range` (of the text just before it) was replaced by
+/// `new_len` bytes. `ours` marks the port's own edits as they landed, so the engine
+/// can tell its text from the user's typing at the same place.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Change {
+    pub range: ByteRange,
+    pub new_len: usize,
+    pub ours: bool,
+}
+
+impl Change {
+    pub fn theirs(range: ByteRange, new_len: usize) -> Change {
+        Change {
+            range,
+            new_len,
+            ours: false,
+        }
+    }
+}
+
+/// Whether an edit became part of the document.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Applied {
+    Done,
+    /// The document moved on before the edit landed (the user typed, the editor refused
+    /// an edit for an older version): nothing was applied. Take in [`EditorPort::changes`]
+    /// and compute the edit again.
+    Stale,
+}
+
 /// Where the document lives. The engine reads it, applies its edits through it, and
 /// tells the user things through it.
 pub trait EditorPort: Send {
-    /// The document's current text.
+    /// The document's current text. Reading it starts the change journal afresh: what
+    /// [`EditorPort::changes`] returns next happened after this text.
     fn text(&mut self) -> impl Future<Output = Result<String, PortError>> + Send;
-    /// Applies `edits` (byte ranges into the current text, sorted, not overlapping) and
-    /// returns once they are part of the text.
+    /// Applies `edits` (byte ranges into the text as of the last `changes`/`text`,
+    /// sorted, not overlapping), all or nothing.
     fn apply(
         &mut self,
         edits: Vec<(ByteRange, String)>,
-    ) -> impl Future<Output = Result<(), PortError>> + Send;
+    ) -> impl Future<Output = Result<Applied, PortError>> + Send;
     /// Tells the user something (a failed turn, the end of a chain).
     fn notify(&mut self, level: Level, message: &str) -> impl Future<Output = ()> + Send;
-    /// Changes made to the document by someone else since the port last read or wrote
-    /// it, as (range of the old text, length of its replacement), oldest first; the
-    /// engine moves its anchors through them. The port's text already includes them.
-    fn external_changes(
-        &mut self,
-    ) -> impl Future<Output = Result<Vec<(ByteRange, usize)>, PortError>> + Send {
-        async { Ok(Vec::new()) }
+    /// Every change since the last call (or the last `text`), oldest first: someone
+    /// else's, and the port's own edits where they landed (`ours`; a batch listed from
+    /// its last edit to its first, so that each applies to the text before it).
+    fn changes(&mut self) -> impl Future<Output = Result<Vec<Change>, PortError>> + Send;
+    /// A member's turn is about to start; `cancel` ends it. Returns why it cannot
+    /// start (the member is already answering in this document).
+    fn begin_turn(&mut self, _member: &str, _cancel: &CancellationToken) -> Result<(), String> {
+        Ok(())
     }
-    /// Answer text as it streams, for ports that show it elsewhere too (a terminal).
+    /// The members of a round, decided and about to be written into the document.
+    fn round_starting(&mut self, _members: &[String]) {}
+    /// Answer text as it streams, for ports that show it elsewhere too (a terminal,
+    /// a progress report).
     fn on_text(&mut self, _member: &str, _text: &str) {}
+    /// A member's turn ended (also after `begin_turn` when it could not start).
+    fn end_turn(&mut self, _member: &str, _status: TurnStatus, _error: Option<&str>) {}
 }

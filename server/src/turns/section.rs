@@ -135,6 +135,32 @@ pub fn reply_stub(text: &str, human: &str) -> String {
     out
 }
 
+/// The status rewrites that mark turns left `queued`, `streaming` or `waiting` with
+/// no running process (`is_running(member)` says which still run) as `interrupted`.
+pub fn interrupted_edits(
+    text: &str,
+    chat: &Chat,
+    is_running: impl Fn(&str) -> bool,
+) -> Vec<(std::ops::Range<usize>, String)> {
+    let mut edits = Vec::new();
+    for message in &chat.messages {
+        let (Some(range), Some(comment)) = (message.status_range(), message.status_comment(text))
+        else {
+            continue;
+        };
+        let unfinished = matches!(
+            comment.status(),
+            Some(TurnStatus::Queued | TurnStatus::Streaming | TurnStatus::Waiting)
+        );
+        if unfinished && !is_running(message.handle(text)) {
+            let mut comment = comment.clone();
+            comment.set_status(TurnStatus::Interrupted);
+            edits.push((range, comment.render()));
+        }
+    }
+    edits
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -202,6 +228,20 @@ mod tests {
         assert_eq!(
             c.render(),
             "<!-- chatmd id=t2 agent=claude status=error took=1.0s error=\"Not logged in · Please run /login\" -->"
+        );
+    }
+
+    #[test]
+    fn unfinished_turns_without_a_process_are_interrupted() {
+        let text = "## @a\n<!-- chatmd id=t1 status=streaming -->\nhalf\n## @b\n<!-- chatmd id=t2 status=streaming -->\n## @c\n<!-- chatmd id=t3 status=done -->\n";
+        let chat = Chat::parse(text);
+        let edits = interrupted_edits(text, &chat, |m| m == "b");
+        assert_eq!(
+            edits,
+            vec![(
+                6..46,
+                "<!-- chatmd id=t1 status=interrupted -->".to_string()
+            )]
         );
     }
 

@@ -1,0 +1,63 @@
+//! Code lenses: ▶ Send above the last human message, ■ Cancel @x on a running turn.
+
+use std::sync::Mutex;
+
+use serde_json::json;
+use tower_lsp_server::ls_types::*;
+
+use super::convert;
+use super::state::{Document, State, lock, team_for};
+use super::turn_actions::{command, handles};
+use crate::conversation::roster::Roster;
+use crate::conversation::routing::{self, Next};
+use crate::document::text::PositionEncoding;
+
+pub fn code_lenses(state: &Mutex<State>, doc: &Document, enc: PositionEncoding) -> Vec<CodeLens> {
+    let Some(path) = doc.path.as_deref() else {
+        return Vec::new();
+    };
+    let text = doc.flat();
+    let chat = &doc.chat;
+    let fm_team = chat.front_matter.as_ref().and_then(|fm| fm.team.as_ref());
+    let (team, _) = team_for(state, path, fm_team.map(|t| t.value.as_str()));
+    let roster = Roster::new(&team, chat.front_matter.as_ref());
+    let uri = doc.uri.as_str();
+    let running = lock(state).running.clone();
+    let mut lenses = Vec::new();
+    let header_range = |i: usize| convert::range(&doc.text, &chat.messages[i].header(), enc);
+
+    if let Some(last) = routing::last_counting(&text, chat)
+        && !roster.is_ai(chat.messages[last].handle(&text))
+        && let Next::Run(members) = routing::after_human(&text, chat, &roster, last)
+        && !members.iter().any(|m| running.is_running(uri, m))
+    {
+        lenses.push(CodeLens {
+            range: header_range(last),
+            command: Some(command(
+                &format!("▶ Send to {}", handles(&members)),
+                "chatmd.send",
+                json!({ "uri": uri }),
+            )),
+            data: None,
+        });
+    }
+    // The latest section of each running member.
+    for turn in running.list().into_iter().filter(|t| t.document == uri) {
+        let found = chat
+            .messages
+            .iter()
+            .rposition(|m| m.handle(&text) == turn.member);
+        if let Some(i) = found {
+            lenses.push(CodeLens {
+                range: header_range(i),
+                command: Some(command(
+                    &format!("■ Cancel @{}", turn.member),
+                    "chatmd.cancel",
+                    json!({ "uri": uri, "member": turn.member }),
+                )),
+                data: None,
+            });
+        }
+    }
+    lenses
+}

@@ -1,0 +1,448 @@
+//! `workspace/executeCommand`: the chat commands, each taking one JSON object.
+//! Commands that run turns return as soon as the turns have started; the turns go on
+//! in a task of their own (an executeCommand that waited for an agent would hold one
+//! of the server's few request slots for minutes).
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use serde::Deserialize;
+use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
+use tower_lsp_server::Client;
+use tower_lsp_server::jsonrpc::{Error, Result};
+use tower_lsp_server::ls_types::*;
+
+use super::port::LspPort;
+use super::progress;
+use super::state::{State, lock, team_for};
+use crate::agents::Registry;
+use crate::conversation::roster::Roster;
+use crate::conversation::routing;
+use crate::document::chat::Chat;
+use crate::turns::engine::{self, Context};
+use crate::turns::{Applied, EditorPort, actions};
+
+/// Every command the server answers, as announced in `executeCommandProvider`.
+pub const COMMANDS: [&str; 8] = [
+    "chatmd.send",
+    "chatmd.ask",
+    "chatmd.next",
+    "chatmd.cancel",
+    "chatmd.retry",
+    "chatmd.fork",
+    "chatmd.answer",
+    "chatmd.newChat",
+];
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Args {
+    uri: Option<Uri>,
+    member: Option<String>,
+    line: Option<u32>,
+    request: Option<String>,
+    option: Option<String>,
+    folder: Option<String>,
+    title: Option<String>,
+}
+
+impl Args {
+    fn uri(&self) -> Result<Uri> {
+        self.uri
+            .clone()
+            .ok_or_else(|| Error::invalid_params("this command needs `uri`: the chat's URI"))
+    }
+
+    fn member(&self) -> Result<String> {
+        let member = self
+            .member
+            .as_deref()
+            .ok_or_else(|| Error::invalid_params("this command needs `member`: a handle"))?;
+        Ok(member.trim_start_matches('@').to_string())
+    }
+
+    fn line(&self) -> Result<u32> {
+        self.line.ok_or_else(|| {
+            Error::invalid_params("this command needs `line`: a 0-based line in the message")
+        })
+    }
+}
+
+fn parse_args(params: &ExecuteCommandParams) -> Result<Args> {
+    match params.arguments.as_slice() {
+        [] => Ok(Args::default()),
+        [object] => serde_json::from_value(object.clone()).map_err(|e| {
+            Error::invalid_params(format!(
+                "{}: the argument must be one JSON object ({e})",
+                params.command
+            ))
+        }),
+        _ => Err(Error::invalid_params(format!(
+            "{} takes one JSON object argument",
+            params.command
+        ))),
+    }
+}
+
+pub async fn execute(
+    client: &Client,
+    state: &Arc<Mutex<State>>,
+    params: ExecuteCommandParams,
+) -> Result<Option<Value>> {
+    let args = parse_args(&params)?;
+    let value = match params.command.as_str() {
+        "chatmd.send" => start(client, state, args.uri()?, None, None).await?,
+        "chatmd.next" => {
+            let uri = args.uri()?;
+            let targets = continue_targets(state, &uri)?;
+            start(client, state, uri, targets, None).await?
+        }
+        "chatmd.ask" => {
+            let targets = Some(vec![args.member()?]);
+            start(client, state, args.uri()?, targets, None).await?
+        }
+        "chatmd.cancel" => cancel(client, state, &args.uri()?, args.member.as_deref()).await,
+        "chatmd.retry" => retry(client, state, args.uri()?, args.line()?).await?,
+        "chatmd.fork" => fork(client, state, &args.uri()?, args.line()?).await?,
+        "chatmd.answer" => answer(client, state, args).await?,
+        "chatmd.newChat" => new_chat(client, state, args).await?,
+        other => {
+            return Err(Error::invalid_params(format!(
+                "unknown command `{other}`; chatmd answers {}",
+                COMMANDS.join(", ")
+            )));
+        }
+    };
+    Ok(Some(value))
+}
+
+fn chat_path(uri: &Uri) -> Result<PathBuf> {
+    uri.to_file_path()
+        .map(|p| p.into_owned())
+        .ok_or_else(|| Error::invalid_params("chatmd works on files: save the chat first"))
+}
+
+fn registry(state: &Mutex<State>) -> Arc<Registry> {
+    if let Some(registry) = lock(state).registry.clone() {
+        return registry;
+    }
+    // The user's own agents.toml is optional: only an existing one is read.
+    let user = crate::agents::registry::default_path().filter(|p| p.exists());
+    let (registry, problems) = Registry::load(user.as_deref());
+    for problem in problems {
+        tracing::warn!("{problem}");
+    }
+    let registry = Arc::new(registry);
+    lock(state).registry = Some(registry.clone());
+    registry
+}
+
+/// Starts the turns the chat calls for (or `targets`); answers with the members that
+/// started, or why nobody did. `before` runs first in the same task (a retry takes
+/// the old answer out).
+async fn start(
+    client: &Client,
+    state: &Arc<Mutex<State>>,
+    uri: Uri,
+    targets: Option<Vec<String>>,
+    before: Option<BeforeRun>,
+) -> Result<Value> {
+    let path = chat_path(&uri)?;
+    let open = lock(state).documents.contains_key(&uri);
+    if !open && !path.is_file() {
+        return Err(Error::invalid_params(format!(
+            "{} is neither open nor a file",
+            path.display()
+        )));
+    }
+    let (root, agent_path) = {
+        let s = lock(state);
+        (s.root_for(&path), s.agent_path.clone())
+    };
+    let ctx = Context {
+        workspace_root: root,
+        chat_path: path,
+        registry: registry(state),
+        cancel: CancellationToken::new(),
+        targets,
+        agent_path,
+    };
+    let (started_tx, started_rx) = tokio::sync::oneshot::channel();
+    let outbox = progress::start(client.clone(), state.clone());
+    let mut port = LspPort::new(
+        client.clone(),
+        state.clone(),
+        uri,
+        Some(outbox),
+        Some(started_tx),
+    );
+    let task_client = client.clone();
+    let task = tokio::spawn(async move {
+        if let Some(before) = before
+            && let Err(why) = before.run(&mut port).await
+        {
+            port.notify(crate::turns::Level::Error, &why).await;
+            return Err(why);
+        }
+        let result = engine::run(&mut port, &ctx).await;
+        if let Err(error) = &result {
+            task_client
+                .show_message(MessageType::ERROR, format!("chatmd: {error}"))
+                .await;
+        }
+        result.map_err(|e| e.to_string())
+    });
+    if let Ok(members) = started_rx.await {
+        return Ok(json!({ "members": members }));
+    }
+    // The run ended before any turn started: say why (the user was told already).
+    let reason = match task.await {
+        Ok(Ok(report)) => report.stopped.unwrap_or_else(|| {
+            let errors: Vec<String> = report
+                .turns
+                .iter()
+                .filter_map(|t| t.error.as_ref().map(|e| format!("@{}: {e}", t.member)))
+                .collect();
+            errors.join("; ")
+        }),
+        Ok(Err(error)) => error,
+        Err(error) => format!("the run stopped unexpectedly: {error}"),
+    };
+    Ok(json!({ "members": [], "reason": reason }))
+}
+
+/// Continue: the members due next, a reached chain limit lifted; `None` lets the run
+/// say why nobody is.
+fn continue_targets(state: &Mutex<State>, uri: &Uri) -> Result<Option<Vec<String>>> {
+    let (text, path) = read(state, uri)?;
+    let chat = Chat::parse(&text);
+    let fm_team = chat.front_matter.as_ref().and_then(|fm| fm.team.as_ref());
+    let (team, _) = team_for(state, &path, fm_team.map(|t| t.value.as_str()));
+    let roster = Roster::new(&team, chat.front_matter.as_ref());
+    Ok(match routing::continue_next(&text, &chat, &roster) {
+        routing::Next::Run(members) => Some(members),
+        _ => None,
+    })
+}
+
+async fn cancel(client: &Client, state: &Mutex<State>, uri: &Uri, member: Option<&str>) -> Value {
+    let member = member.map(|m| m.trim_start_matches('@'));
+    let running = lock(state).running.clone();
+    let cancelled = running.cancel(uri.as_str(), member);
+    if cancelled.is_empty() {
+        let what = member.map_or("nothing is".to_string(), |m| format!("@{m} is not"));
+        client
+            .show_message(
+                MessageType::INFO,
+                format!("{what} answering in this chat: nothing to cancel"),
+            )
+            .await;
+    }
+    json!({ "cancelled": cancelled })
+}
+
+/// Something done to the document before a run, in the run's task.
+enum BeforeRun {
+    /// Take the old answer out (the range is found again on the text of the moment).
+    TakeOut { member: String, line: u32 },
+}
+
+impl BeforeRun {
+    async fn run(self, port: &mut LspPort) -> std::result::Result<(), String> {
+        let BeforeRun::TakeOut { member, line } = self;
+        for _ in 0..20 {
+            let text = port.text().await.map_err(|e| e.to_string())?;
+            let chat = Chat::parse(&text);
+            let (team, _) = port.team(&chat);
+            let roster = Roster::new(&team, chat.front_matter.as_ref());
+            let (found, range) = actions::retry(&text, &chat, &roster, line)?;
+            if found != member {
+                return Err(format!(
+                    "the answer on that line is now @{found}'s, not @{member}'s"
+                ));
+            }
+            match port.apply(vec![(range, String::new())]).await {
+                Ok(Applied::Done) => return Ok(()),
+                Ok(Applied::Stale) => continue,
+                Err(e) => return Err(e.to_string()),
+            }
+        }
+        Err("the chat kept changing; retry again".into())
+    }
+}
+
+async fn retry(client: &Client, state: &Arc<Mutex<State>>, uri: Uri, line: u32) -> Result<Value> {
+    let (text, path) = read(state, &uri)?;
+    let chat = Chat::parse(&text);
+    let fm_team = chat.front_matter.as_ref().and_then(|fm| fm.team.as_ref());
+    let (team, _) = team_for(state, &path, fm_team.map(|t| t.value.as_str()));
+    let roster = Roster::new(&team, chat.front_matter.as_ref());
+    let member = match actions::retry(&text, &chat, &roster, line) {
+        Ok((member, _)) => member,
+        Err(why) => {
+            client.show_message(MessageType::WARNING, &why).await;
+            return Ok(json!({ "members": [], "reason": why }));
+        }
+    };
+    if lock(state).running.is_running(uri.as_str(), &member) {
+        let why = format!("@{member} is still answering; cancel it first");
+        client.show_message(MessageType::WARNING, &why).await;
+        return Ok(json!({ "members": [], "reason": why }));
+    }
+    let before = BeforeRun::TakeOut {
+        member: member.clone(),
+        line,
+    };
+    start(client, state, uri, Some(vec![member]), Some(before)).await
+}
+
+/// The text of a chat: the editor's when it is open, else the file's.
+fn read(state: &Mutex<State>, uri: &Uri) -> Result<(String, PathBuf)> {
+    let path = chat_path(uri)?;
+    if let Some(doc) = lock(state).documents.get(uri) {
+        return Ok((doc.flat().to_string(), path));
+    }
+    let bytes = std::fs::read(&path)
+        .map_err(|e| Error::invalid_params(format!("cannot read {}: {e}", path.display())))?;
+    let text = crate::document::decode(&bytes)
+        .map_err(|e| Error::invalid_params(format!("{}: {e}", path.display())))?;
+    Ok((text.to_string(), path))
+}
+
+async fn fork(client: &Client, state: &Mutex<State>, uri: &Uri, line: u32) -> Result<Value> {
+    let (text, path) = read(state, uri)?;
+    let chat = Chat::parse(&text);
+    let name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("chat.chat.md");
+    let forked = actions::fork(&text, &chat, line, name).map_err(Error::invalid_params)?;
+    let stem = name.strip_suffix(".chat.md").unwrap_or(name);
+    let folder = path.parent().unwrap_or(Path::new("."));
+    let created = create_unique(folder, &format!("{stem}-fork"), &forked)?;
+    show(client, state, &created).await
+}
+
+async fn new_chat(client: &Client, state: &Mutex<State>, args: Args) -> Result<Value> {
+    let folder = match &args.folder {
+        // A URI (`file:///…`) or a plain path.
+        Some(folder) => folder
+            .parse::<Uri>()
+            .ok()
+            .filter(|u| u.scheme().as_str() == "file")
+            .and_then(|u| u.to_file_path().map(|p| p.into_owned()))
+            .unwrap_or_else(|| PathBuf::from(folder)),
+        None => lock(state).root.clone().ok_or_else(|| {
+            Error::invalid_params("chatmd.newChat needs `folder` when no workspace is open")
+        })?,
+    };
+    if !folder.is_dir() {
+        return Err(Error::invalid_params(format!(
+            "{} is not a folder",
+            folder.display()
+        )));
+    }
+    let title = args.title.as_deref().unwrap_or("New chat");
+    let probe = folder.join("new.chat.md");
+    let (team, _) = team_for(state, &probe, None);
+    let human = Roster::new(&team, None).human;
+    let created = create_unique(
+        &folder,
+        &actions::slug(title),
+        &actions::new_chat(title, &human),
+    )?;
+    show(client, state, &created).await
+}
+
+/// Writes `text` to `<stem>.chat.md` in `folder`, or `<stem>-2.chat.md`, ... (never
+/// over an existing file).
+fn create_unique(folder: &Path, stem: &str, text: &str) -> Result<PathBuf> {
+    use std::io::Write;
+    for n in 1..1000 {
+        let name = if n == 1 {
+            format!("{stem}.chat.md")
+        } else {
+            format!("{stem}-{n}.chat.md")
+        };
+        let path = folder.join(name);
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&path)
+        {
+            Ok(mut file) => {
+                file.write_all(text.as_bytes()).map_err(|e| {
+                    Error::invalid_params(format!("cannot write {}: {e}", path.display()))
+                })?;
+                return Ok(path);
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => {
+                return Err(Error::invalid_params(format!(
+                    "cannot create {}: {e}",
+                    path.display()
+                )));
+            }
+        }
+    }
+    Err(Error::invalid_params(format!(
+        "too many chats named {stem} in {}",
+        folder.display()
+    )))
+}
+
+/// Asks the editor to show a file chatmd created; answers with its URI.
+async fn show(client: &Client, state: &Mutex<State>, path: &Path) -> Result<Value> {
+    let uri = Uri::from_file_path(path)
+        .ok_or_else(|| Error::invalid_params(format!("{} has no URI", path.display())))?;
+    if lock(state).client.show_document {
+        let params = ShowDocumentParams {
+            uri: uri.clone(),
+            external: Some(false),
+            take_focus: Some(true),
+            selection: None,
+        };
+        let client = client.clone();
+        // Not awaited here: the editor may open the file (and send didOpen) before it
+        // answers, and this request holds a slot until then.
+        tokio::spawn(async move {
+            let _ = client.show_document(params).await;
+        });
+    }
+    Ok(json!({ "uri": uri.as_str() }))
+}
+
+async fn answer(client: &Client, state: &Arc<Mutex<State>>, args: Args) -> Result<Value> {
+    let uri = args.uri()?;
+    let request = args
+        .request
+        .clone()
+        .ok_or_else(|| Error::invalid_params("chatmd.answer needs `request`: the request id"))?;
+    let option = args.option.clone().ok_or_else(|| {
+        Error::invalid_params("chatmd.answer needs `option`: e.g. \"allow once\"")
+    })?;
+    let mut port = LspPort::new(client.clone(), state.clone(), uri, None, None);
+    for _ in 0..20 {
+        let text = port
+            .text()
+            .await
+            .map_err(|e| Error::invalid_params(e.to_string()))?;
+        let chat = Chat::parse(&text);
+        let edit = match actions::answer(&text, &chat, &request, &option) {
+            Ok(edit) => edit,
+            Err(why) => {
+                client.show_message(MessageType::WARNING, &why).await;
+                return Ok(json!({ "answered": false, "reason": why }));
+            }
+        };
+        match port.apply(vec![edit]).await {
+            Ok(Applied::Done) => return Ok(json!({ "answered": true, "option": option })),
+            Ok(Applied::Stale) => continue,
+            Err(e) => return Err(Error::invalid_params(e.to_string())),
+        }
+    }
+    Err(Error::invalid_params(
+        "the chat kept changing; answer again",
+    ))
+}

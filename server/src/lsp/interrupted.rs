@@ -1,0 +1,53 @@
+//! A document opened with turns left `streaming` (or `queued`, `waiting`) and no
+//! process behind them, after a crash or a killed editor: their status becomes
+//! `interrupted`, so the file tells the truth.
+
+use std::sync::{Arc, Mutex};
+
+use tower_lsp_server::Client;
+use tower_lsp_server::ls_types::Uri;
+
+use super::port::LspPort;
+use super::state::{State, lock};
+use crate::document::chat::Chat;
+use crate::turns::section::interrupted_edits;
+use crate::turns::{Applied, EditorPort};
+
+/// Marks the document's dead turns, in a task of its own (the edit waits for the
+/// editor).
+pub fn mark_later(client: Client, state: Arc<Mutex<State>>, uri: Uri) {
+    let needed = {
+        let s = lock(&state);
+        let Some(doc) = s.documents.get(&uri) else {
+            return;
+        };
+        let text = doc.flat();
+        !interrupted_edits(&text, &doc.chat, |m| s.running.is_running(uri.as_str(), m)).is_empty()
+    };
+    if !needed {
+        return;
+    }
+    tokio::spawn(async move {
+        let running = lock(&state).running.clone();
+        let key = uri.as_str().to_string();
+        let mut port = LspPort::new(client, state, uri, None, None);
+        for _ in 0..20 {
+            let Ok(text) = port.text().await else {
+                return;
+            };
+            let chat = Chat::parse(&text);
+            let edits = interrupted_edits(&text, &chat, |m| running.is_running(&key, m));
+            if edits.is_empty() {
+                return;
+            }
+            match port.apply(edits).await {
+                Ok(Applied::Stale) => continue,
+                Ok(Applied::Done) => return,
+                Err(error) => {
+                    tracing::warn!(%error, "could not mark interrupted turns");
+                    return;
+                }
+            }
+        }
+    });
+}

@@ -1,0 +1,596 @@
+//! The document as an editor buffer: the engine's edits go out as versioned
+//! `workspace/applyEdit`s and count as written only when the editor's `didChange`
+//! shows them. Editors differ (see the reference on real editors): Neovim answers
+//! `applied: true` for an edit it skipped, VS Code may apply an edit for an older
+//! version and echo it late, Neovim may echo an edit at the end of the file with one
+//! more line break. So the echo is recognised by the text it produces, never assumed.
+//!
+//! A document closed while a turn writes into it is finished in the file on disk.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::time::{Instant, sleep_until};
+use tokio_util::sync::CancellationToken;
+use tower_lsp_server::Client;
+use tower_lsp_server::ls_types::*;
+
+use super::convert;
+use super::journal::Entry;
+use super::progress::{Outbox, ProgressEvent};
+use super::state::{State, lock};
+use crate::document::ByteRange;
+use crate::document::status::TurnStatus;
+use crate::turns::file_port::{FilePort, difference};
+use crate::turns::{Applied, Change, EditorPort, Level, PortError};
+
+/// How long an edit the editor said it applied may take to show in a `didChange`
+/// before it counts as lost (Neovim skips an edit for an older version silently).
+const ECHO_WAIT: Duration = Duration::from_millis(1000);
+/// After a refused edit, how long to wait for the change that made it stale.
+const REFUSED_WAIT: Duration = Duration::from_millis(500);
+/// How long the editor may take to answer an edit at all.
+const ANSWER_WAIT: Duration = Duration::from_secs(10);
+
+pub struct LspPort {
+    client: Client,
+    state: Arc<Mutex<State>>,
+    uri: Uri,
+    path: Option<PathBuf>,
+    reader: u64,
+    /// The journal position `view` corresponds to.
+    cursor: u64,
+    /// The text as of `cursor`.
+    view: String,
+    /// Changes the engine has not taken yet.
+    pending: Vec<Change>,
+    /// Set once the document was closed: the file on disk takes its place.
+    disk: Option<FilePort>,
+    outbox: Option<Outbox>,
+    /// Told which members the first round runs.
+    started: Option<tokio::sync::oneshot::Sender<Vec<String>>>,
+    /// Members whose turn began here and has not ended.
+    claimed: Vec<String>,
+}
+
+impl LspPort {
+    /// A port for `uri`, open in the editor or (when not open) a file on disk.
+    pub fn new(
+        client: Client,
+        state: Arc<Mutex<State>>,
+        uri: Uri,
+        outbox: Option<Outbox>,
+        started: Option<tokio::sync::oneshot::Sender<Vec<String>>>,
+    ) -> LspPort {
+        let path = uri.to_file_path().map(|p| p.into_owned());
+        let reader = lock(&state)
+            .journals
+            .entry(uri.clone())
+            .or_default()
+            .subscribe();
+        LspPort {
+            client,
+            state,
+            uri,
+            path,
+            reader,
+            cursor: 0,
+            view: String::new(),
+            pending: Vec::new(),
+            disk: None,
+            outbox,
+            started,
+            claimed: Vec::new(),
+        }
+    }
+
+    fn key(&self) -> String {
+        self.uri.as_str().to_string()
+    }
+
+    fn progress(&self, event: ProgressEvent) {
+        if let Some(outbox) = &self.outbox {
+            outbox.send(event);
+        }
+    }
+
+    /// The team of the chat, as the editor features see it.
+    pub fn team(
+        &self,
+        chat: &crate::document::chat::Chat,
+    ) -> (Arc<crate::team::Team>, Option<String>) {
+        let path = self.path.clone().unwrap_or_default();
+        let fm_team = chat.front_matter.as_ref().and_then(|fm| fm.team.as_ref());
+        super::state::team_for(&self.state, &path, fm_team.map(|t| t.value.as_str()))
+    }
+
+    /// Leaves the editor buffer for the file on disk (the document was closed); what
+    /// differs between the last text seen and the file becomes someone else's change.
+    fn switch_to_disk(&mut self) -> Result<(), PortError> {
+        let Some(path) = self.path.clone() else {
+            return Err(PortError::Other(format!(
+                "{} was closed and is not a file on disk",
+                self.uri.as_str()
+            )));
+        };
+        let file = FilePort::open(&path, None)?;
+        if !self.view.is_empty()
+            && let Some((range, new_len)) = difference(&self.view, file.current())
+        {
+            self.pending.push(Change::theirs(range, new_len));
+        }
+        self.view = file.current().to_string();
+        self.disk = Some(file);
+        Ok(())
+    }
+
+    /// Goes back to the editor buffer when the document was opened again.
+    fn return_from_disk(&mut self) -> Result<(), PortError> {
+        let Some(file) = self.disk.as_mut() else {
+            return Ok(());
+        };
+        let mut state = lock(&self.state);
+        let Some(doc) = state.documents.get(&self.uri) else {
+            return Ok(());
+        };
+        let text = doc.flat().to_string();
+        // Drain the file's own pending changes first: they precede the reopening.
+        let on_disk = file.current().to_string();
+        if let Some((range, new_len)) = difference(&on_disk, &text) {
+            self.pending.push(Change::theirs(range, new_len));
+        }
+        let journal = state.journals.entry(self.uri.clone()).or_default();
+        self.cursor = journal.skip_to_end(self.reader);
+        self.view = text;
+        drop(state);
+        self.disk = None;
+        Ok(())
+    }
+
+    /// Takes in what the editor reported since `cursor`, as someone else's changes.
+    fn take_in(&mut self) -> Result<(), PortError> {
+        let entries = {
+            let mut state = lock(&self.state);
+            if !state.documents.contains_key(&self.uri) {
+                drop(state);
+                return self.switch_to_disk();
+            }
+            let journal = state.journals.entry(self.uri.clone()).or_default();
+            let entries = journal.read(self.reader, self.cursor);
+            self.cursor = journal.end();
+            entries
+        };
+        for entry in entries {
+            self.take_theirs(&entry);
+        }
+        Ok(())
+    }
+
+    fn take_theirs(&mut self, entry: &Entry) {
+        let range = clamp(&self.view, &entry.range);
+        self.view.replace_range(range.clone(), &entry.text);
+        self.pending.push(Change::theirs(range, entry.text.len()));
+    }
+
+    /// Sends `edits` and waits until the editor's changes show them (`Done`), or show
+    /// that they did not land (`Stale`).
+    async fn send(&mut self, edits: Vec<(ByteRange, String)>) -> Result<Applied, PortError> {
+        let (writing, changed) = {
+            let mut state = lock(&self.state);
+            let journal = state.journals.entry(self.uri.clone()).or_default();
+            (journal.writing.clone(), journal.changed.clone())
+        };
+        let _writing = writing.lock().await;
+        let edit = {
+            let mut state = lock(&self.state);
+            let encoding = state.encoding;
+            let end = state.journals.entry(self.uri.clone()).or_default().end();
+            let Some(doc) = state.documents.get(&self.uri) else {
+                drop(state);
+                self.switch_to_disk()?;
+                return Ok(Applied::Stale);
+            };
+            if end != self.cursor {
+                return Ok(Applied::Stale);
+            }
+            let text_edits = edits
+                .iter()
+                .map(|(range, text)| {
+                    OneOf::Left(TextEdit {
+                        range: convert::range(&doc.text, range, encoding),
+                        new_text: text.clone(),
+                    })
+                })
+                .collect();
+            WorkspaceEdit {
+                document_changes: Some(DocumentChanges::Edits(vec![TextDocumentEdit {
+                    text_document: OptionalVersionedTextDocumentIdentifier {
+                        uri: self.uri.clone(),
+                        version: Some(doc.version),
+                    },
+                    edits: text_edits,
+                }])),
+                ..WorkspaceEdit::default()
+            }
+        };
+        let client = self.client.clone();
+        let answer = tokio::time::timeout(ANSWER_WAIT, client.apply_edit(edit));
+        tokio::pin!(answer);
+        let mut echo = Echo::new(edits);
+        let mut answered = false;
+        let mut deadline = Instant::now() + ANSWER_WAIT;
+        loop {
+            let notified = changed.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            match self.look_for_echo(&mut echo)? {
+                Seen::Landed => return Ok(Applied::Done),
+                Seen::Closed => return Ok(Applied::Stale),
+                Seen::NotYet => {}
+            }
+            tokio::select! {
+                result = &mut answer, if !answered => {
+                    answered = true;
+                    match result {
+                        Ok(Ok(response)) if response.applied => deadline = Instant::now() + ECHO_WAIT,
+                        Ok(Ok(response)) => {
+                            tracing::debug!(reason = ?response.failure_reason, "edit refused");
+                            if echo.saw_theirs {
+                                return Ok(Applied::Stale);
+                            }
+                            deadline = Instant::now() + REFUSED_WAIT;
+                        }
+                        Ok(Err(error)) => {
+                            return Err(PortError::Other(format!(
+                                "the editor did not apply chatmd's edit: {error}"
+                            )));
+                        }
+                        Err(_) => {
+                            return Err(PortError::Other(format!(
+                                "the editor did not answer chatmd's edit within {}s",
+                                ANSWER_WAIT.as_secs()
+                            )));
+                        }
+                    }
+                }
+                () = &mut notified => {}
+                () = sleep_until(deadline) => {
+                    // Lost (or refused without a change we could see): compute it again.
+                    return Ok(Applied::Stale);
+                }
+            }
+        }
+    }
+
+    /// Reads the journal for the echo of `echo`'s edits; whatever else happened first
+    /// becomes someone else's change and moves the expected edits along.
+    fn look_for_echo(&mut self, echo: &mut Echo) -> Result<Seen, PortError> {
+        let entries = {
+            let mut state = lock(&self.state);
+            if !state.documents.contains_key(&self.uri) {
+                drop(state);
+                self.switch_to_disk()?;
+                return Ok(Seen::Closed);
+            }
+            let journal = state.journals.entry(self.uri.clone()).or_default();
+            let entries = journal.read(self.reader, self.cursor);
+            self.cursor = journal.end();
+            entries
+        };
+        let mut i = 0;
+        while i < entries.len() {
+            if let Some((end, landed, extra)) = echo.find(&self.view, &entries[i..]) {
+                self.view = landed;
+                // From the last to the first: each then holds for the text the ones
+                // before it left.
+                for (range, text) in echo.landed_edits(end).into_iter().rev() {
+                    self.pending.push(Change {
+                        range,
+                        new_len: text.len(),
+                        ours: true,
+                    });
+                }
+                if let Some(extra) = extra {
+                    // The editor added a line break of its own at the end.
+                    let at = self.view.len();
+                    self.view.push_str(&extra);
+                    self.pending.push(Change::theirs(at..at, extra.len()));
+                }
+                for entry in &entries[i + end..] {
+                    self.take_theirs(entry);
+                }
+                return Ok(Seen::Landed);
+            }
+            echo.moved(&entries[i]);
+            self.take_theirs(&entries[i]);
+            i += 1;
+        }
+        Ok(Seen::NotYet)
+    }
+}
+
+/// A range clamped to the text and to character boundaries.
+fn clamp(text: &str, range: &ByteRange) -> ByteRange {
+    let mut start = range.start.min(text.len());
+    let mut end = range.end.min(text.len()).max(start);
+    while !text.is_char_boundary(start) {
+        start -= 1;
+    }
+    while !text.is_char_boundary(end) {
+        end += 1;
+    }
+    start..end
+}
+
+enum Seen {
+    Landed,
+    NotYet,
+    Closed,
+}
+
+/// The edits being waited for, as they would land: moved through every change that
+/// came first. Text typed exactly where an edit inserts may end up on either side
+/// of the edit's text, depending on the editor, so both are expected.
+struct Echo {
+    candidates: Vec<Vec<(ByteRange, String)>>,
+    /// Which candidate landed, once one did.
+    landed: Option<usize>,
+    saw_theirs: bool,
+}
+
+impl Echo {
+    fn new(edits: Vec<(ByteRange, String)>) -> Echo {
+        Echo {
+            candidates: vec![edits],
+            landed: None,
+            saw_theirs: false,
+        }
+    }
+
+    /// Whether applying `entries[..end]` (for the smallest `end`) to `view` gives the
+    /// text one candidate's edits give: returns `end`, that text, and a trailing line
+    /// break the editor added.
+    fn find(&mut self, view: &str, entries: &[Entry]) -> Option<(usize, String, Option<String>)> {
+        let expected: Vec<String> = self
+            .candidates
+            .iter()
+            .map(|edits| apply(view, edits))
+            .collect();
+        let mut text = view.to_string();
+        for (n, entry) in entries.iter().enumerate() {
+            let range = clamp(&text, &entry.range);
+            text.replace_range(range, &entry.text);
+            for (c, want) in expected.iter().enumerate() {
+                if text.len() == want.len() && text == *want {
+                    self.landed = Some(c);
+                    return Some((n + 1, text, None));
+                }
+                for eol in ["\n", "\r\n"] {
+                    if text.len() == want.len() + eol.len()
+                        && text.ends_with(eol)
+                        && text.starts_with(want.as_str())
+                    {
+                        self.landed = Some(c);
+                        return Some((n + 1, want.clone(), Some(eol.to_string())));
+                    }
+                }
+            }
+        }
+        None
+    }
+
+    fn landed_edits(&self, _end: usize) -> Vec<(ByteRange, String)> {
+        self.candidates[self.landed.unwrap_or(0)].clone()
+    }
+
+    /// Someone else's change came first: the edits would now land moved by it.
+    fn moved(&mut self, entry: &Entry) {
+        self.saw_theirs = true;
+        let mut next = Vec::new();
+        for edits in &self.candidates {
+            for before in [true, false] {
+                let moved: Vec<(ByteRange, String)> = edits
+                    .iter()
+                    .map(|(r, t)| (map_range(r, entry, before), t.clone()))
+                    .collect();
+                if !next.contains(&moved) {
+                    next.push(moved);
+                }
+            }
+        }
+        // Two sides per change would grow without bound while the user types; the
+        // oldest guesses matter least.
+        next.truncate(8);
+        self.candidates = next;
+    }
+}
+
+fn map_range(r: &ByteRange, entry: &Entry, insert_before: bool) -> ByteRange {
+    let (start, end, len) = (entry.range.start, entry.range.end, entry.text.len());
+    let map = |o: usize| {
+        if start == end && o == start {
+            if insert_before { o } else { o + len }
+        } else if o <= start {
+            o
+        } else if o >= end {
+            o - (end - start) + len
+        } else {
+            start + len
+        }
+    };
+    let a = map(r.start);
+    a..map(r.end).max(a)
+}
+
+/// `text` with sorted, non-overlapping `edits` applied.
+fn apply(text: &str, edits: &[(ByteRange, String)]) -> String {
+    let mut out = text.to_string();
+    for (range, new) in edits.iter().rev() {
+        let range = clamp(&out, range);
+        out.replace_range(range, new);
+    }
+    out
+}
+
+impl Drop for LspPort {
+    fn drop(&mut self) {
+        let mut state = lock(&self.state);
+        for member in self.claimed.drain(..) {
+            state.running.release(self.uri.as_str(), &member);
+        }
+        if let Some(journal) = state.journals.get_mut(&self.uri) {
+            journal.unsubscribe(self.reader);
+            if !journal.is_read() {
+                state.journals.remove(&self.uri);
+            }
+        }
+    }
+}
+
+impl EditorPort for LspPort {
+    async fn text(&mut self) -> Result<String, PortError> {
+        self.return_from_disk()?;
+        if let Some(file) = self.disk.as_mut() {
+            self.pending.clear();
+            return file.text().await;
+        }
+        {
+            let mut state = lock(&self.state);
+            if let Some(doc) = state.documents.get(&self.uri) {
+                self.view = doc.flat().to_string();
+                let journal = state.journals.entry(self.uri.clone()).or_default();
+                self.cursor = journal.skip_to_end(self.reader);
+                self.pending.clear();
+                return Ok(self.view.clone());
+            }
+        }
+        self.switch_to_disk()?;
+        self.pending.clear();
+        match self.disk.as_mut() {
+            Some(file) => file.text().await,
+            None => unreachable!("switch_to_disk sets the file"),
+        }
+    }
+
+    async fn apply(&mut self, edits: Vec<(ByteRange, String)>) -> Result<Applied, PortError> {
+        self.return_from_disk()?;
+        if let Some(file) = self.disk.as_mut() {
+            return file.apply(edits).await;
+        }
+        self.send(edits).await
+    }
+
+    async fn notify(&mut self, level: Level, message: &str) {
+        let kind = match level {
+            Level::Info => MessageType::INFO,
+            Level::Warning => MessageType::WARNING,
+            Level::Error => MessageType::ERROR,
+        };
+        self.client.show_message(kind, message).await;
+    }
+
+    async fn changes(&mut self) -> Result<Vec<Change>, PortError> {
+        if self.disk.is_none() {
+            self.take_in()?;
+        }
+        let mut out = std::mem::take(&mut self.pending);
+        if let Some(file) = self.disk.as_mut() {
+            out.extend(file.changes().await?);
+        }
+        Ok(out)
+    }
+
+    fn begin_turn(&mut self, member: &str, cancel: &CancellationToken) -> Result<(), String> {
+        let running = lock(&self.state).running.clone();
+        running.claim(&self.key(), member, cancel)?;
+        self.claimed.push(member.to_string());
+        self.progress(ProgressEvent::Begin {
+            document: self.key(),
+            member: member.to_string(),
+        });
+        Ok(())
+    }
+
+    fn round_starting(&mut self, members: &[String]) {
+        if let Some(started) = self.started.take() {
+            let _ = started.send(members.to_vec());
+        }
+    }
+
+    fn on_text(&mut self, member: &str, text: &str) {
+        let running = lock(&self.state).running.clone();
+        if let Some((bytes, elapsed)) = running.add_bytes(&self.key(), member, text.len()) {
+            self.progress(ProgressEvent::Streamed {
+                member: member.to_string(),
+                bytes,
+                elapsed,
+            });
+        }
+    }
+
+    fn end_turn(&mut self, member: &str, status: TurnStatus, error: Option<&str>) {
+        let running = lock(&self.state).running.clone();
+        let elapsed = running
+            .list()
+            .into_iter()
+            .find(|t| t.document == self.key() && t.member == member)
+            .map(|t| t.elapsed);
+        running.release(&self.key(), member);
+        self.claimed.retain(|m| m != member);
+        self.progress(ProgressEvent::End {
+            member: member.to_string(),
+            status,
+            elapsed,
+            error: error.map(str::to_string),
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(range: ByteRange, text: &str) -> Entry {
+        Entry {
+            version: 2,
+            range,
+            text: text.into(),
+        }
+    }
+
+    #[test]
+    fn the_echo_is_found_by_the_text_it_makes() {
+        let mut echo = Echo::new(vec![(4..4, "xy".into())]);
+        let found = echo.find("abcd", &[entry(4..4, "xy")]);
+        assert_eq!(found, Some((1, "abcdxy".into(), None)));
+        // Neovim's way: the last line break replaced by the text plus one more.
+        let mut echo = Echo::new(vec![(3..3, "x\n".into())]);
+        let found = echo.find("ab\n", &[entry(2..3, "\nx\n\n")]);
+        assert_eq!(found, Some((1, "ab\nx\n".into(), Some("\n".into()))));
+        // A replacement echoed as a minimal diff in two changes.
+        let mut echo = Echo::new(vec![(0..5, "hallo".into())]);
+        let found = echo.find("hello", &[entry(1..2, "a"), entry(4..5, "o")]);
+        assert_eq!(found, Some((2, "hallo".into(), None)));
+    }
+
+    #[test]
+    fn a_change_typed_first_moves_the_expected_edit_either_way() {
+        let mut echo = Echo::new(vec![(4..4, "xy".into())]);
+        let typed = entry(4..4, "!");
+        assert_eq!(echo.find("abcd", std::slice::from_ref(&typed)), None);
+        echo.moved(&typed);
+        assert_eq!(
+            echo.find("abcd!", &[entry(4..4, "xy")]),
+            Some((1, "abcdxy!".into(), None)),
+            "inserted before the user's text"
+        );
+        assert_eq!(echo.landed_edits(1), vec![(4..4, "xy".to_string())]);
+        assert_eq!(
+            echo.find("abcd!", &[entry(5..5, "xy")]),
+            Some((1, "abcd!xy".into(), None)),
+            "or after it"
+        );
+        assert_eq!(echo.landed_edits(1), vec![(5..5, "xy".to_string())]);
+    }
+}

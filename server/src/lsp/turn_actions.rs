@@ -1,0 +1,142 @@
+//! The chat commands offered where the cursor is: Send, Ask @x, Continue, Cancel @x,
+//! Retry, Fork from here, and the options of a permission request. Each carries its
+//! command; nothing is computed later in `codeAction/resolve`.
+
+use std::sync::Mutex;
+
+use serde_json::{Value, json};
+use tower_lsp_server::ls_types::*;
+
+use super::convert;
+use super::state::{Document, State, lock, team_for};
+use crate::conversation::roster::Roster;
+use crate::conversation::routing::{self, Next};
+use crate::document::text::PositionEncoding;
+use crate::turns::actions;
+
+pub fn command(title: &str, name: &str, argument: Value) -> Command {
+    Command {
+        title: title.to_string(),
+        command: name.to_string(),
+        arguments: Some(vec![argument]),
+    }
+}
+
+fn action(title: String, name: &str, argument: Value) -> CodeAction {
+    CodeAction {
+        command: Some(command(&title, name, argument)),
+        title,
+        ..CodeAction::default()
+    }
+}
+
+/// `@a, @b`
+pub fn handles(members: &[String]) -> String {
+    members
+        .iter()
+        .map(|m| format!("@{m}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+pub fn turn_actions(
+    state: &Mutex<State>,
+    doc: &Document,
+    enc: PositionEncoding,
+    range: Range,
+) -> Vec<CodeAction> {
+    let Some(path) = doc.path.as_deref() else {
+        return Vec::new();
+    };
+    let text = doc.flat();
+    let chat = &doc.chat;
+    let fm_team = chat.front_matter.as_ref().and_then(|fm| fm.team.as_ref());
+    let (team, _) = team_for(state, path, fm_team.map(|t| t.value.as_str()));
+    let roster = Roster::new(&team, chat.front_matter.as_ref());
+    let uri = doc.uri.as_str();
+    let running = lock(state).running.clone();
+    let is_running = |m: &str| running.is_running(uri, m);
+    let mut out = Vec::new();
+
+    if let Some(last) = routing::last_counting(&text, chat) {
+        let last_is_human = !roster.is_ai(chat.messages[last].handle(&text));
+        let next = if last_is_human {
+            routing::next(&text, chat, &roster)
+        } else {
+            routing::continue_next(&text, chat, &roster)
+        };
+        match next {
+            Next::Run(members) if last_is_human => out.push(action(
+                format!("Send to {}", handles(&members)),
+                "chatmd.send",
+                json!({ "uri": uri }),
+            )),
+            Next::Run(members) => out.push(action(
+                format!("Continue (next: {})", handles(&members)),
+                "chatmd.next",
+                json!({ "uri": uri }),
+            )),
+            _ => {}
+        }
+    }
+    for member in roster.members.iter().filter(|m| roster.is_ai(&m.handle)) {
+        if is_running(&member.handle) {
+            out.push(action(
+                format!("Cancel @{}", member.handle),
+                "chatmd.cancel",
+                json!({ "uri": uri, "member": member.handle }),
+            ));
+        } else {
+            out.push(action(
+                format!("Ask @{}", member.handle),
+                "chatmd.ask",
+                json!({ "uri": uri, "member": member.handle }),
+            ));
+        }
+    }
+
+    let line = range.start.line;
+    if let Ok((member, _)) = actions::retry(&text, chat, &roster, line)
+        && !is_running(&member)
+    {
+        out.push(action(
+            format!("Retry @{member}"),
+            "chatmd.retry",
+            json!({ "uri": uri, "line": line }),
+        ));
+    }
+    if actions::message_on_line(&text, chat, line).is_some() {
+        out.push(action(
+            "Fork from here".into(),
+            "chatmd.fork",
+            json!({ "uri": uri, "line": line }),
+        ));
+    }
+    let wanted = convert::byte_range(&doc.text, range, enc);
+    for message in &chat.messages {
+        for block in message.permissions() {
+            let touches = block.range.start <= wanted.end && wanted.start <= block.range.end;
+            if !touches || !block.is_pending() {
+                continue;
+            }
+            let request = &text[block.id.clone()];
+            for option in &block.options {
+                let label = &text[option.label.clone()];
+                out.push(action(
+                    format!("{} ({request})", capitalized(label)),
+                    "chatmd.answer",
+                    json!({ "uri": uri, "request": request, "option": label }),
+                ));
+            }
+        }
+    }
+    out
+}
+
+fn capitalized(s: &str) -> String {
+    let mut chars = s.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}

@@ -1,0 +1,251 @@
+//! What the chat commands besides running turns do to the text: retry (take the last
+//! answer out to ask again), fork (a new chat up to a message), a new chat, and the
+//! answer to a permission request. Pure: the caller reads and writes the files.
+
+use crate::conversation::roster::Roster;
+use crate::document::ByteRange;
+use crate::document::chat::Chat;
+use crate::document::front_matter::set_key_edit;
+use crate::document::permission::{self, PermissionBlock};
+use crate::document::text::Text;
+
+/// The message on 0-based `line`, if the line is inside one.
+pub fn message_on_line(text: &str, chat: &Chat, line: u32) -> Option<usize> {
+    let rope = Text::new(text);
+    if line as usize >= rope.len_lines() {
+        return None;
+    }
+    chat.message_at(rope.line_start(line as usize))
+}
+
+/// For a retry of the answer on `line`: the member and the range to take out (the
+/// section, and the empty reply stub after it). Only the latest answers can be
+/// retried: a later human message was written knowing this answer.
+pub fn retry(
+    text: &str,
+    chat: &Chat,
+    roster: &Roster,
+    line: u32,
+) -> Result<(String, ByteRange), String> {
+    let index = message_on_line(text, chat, line)
+        .ok_or("put the cursor in an answer (a `## @member` section) to retry it")?;
+    let message = &chat.messages[index];
+    let handle = message.handle(text);
+    if !roster.is_ai(handle) {
+        return Err(format!(
+            "@{handle} is not an agent: only an agent's answer can be retried"
+        ));
+    }
+    let later_human = chat.messages[index + 1..]
+        .iter()
+        .any(|m| !roster.is_ai(m.handle(text)) && !m.is_empty(text));
+    if later_human {
+        return Err(format!(
+            "only the latest answers can be retried: a later message replies to this one. Use Fork from here to try @{handle} again in a new chat"
+        ));
+    }
+    let mut range = message.range();
+    // Take the blank line before the heading with it, so the file looks as before.
+    let before = &text[..range.start];
+    if before.ends_with("\n\n") {
+        range.start -= 1;
+    } else if before.ends_with("\r\n\r\n") {
+        range.start -= 2;
+    }
+    // An empty reply stub right after goes too; other answers stay.
+    if let Some(next) = chat.messages.get(index + 1)
+        && index + 2 == chat.messages.len()
+        && next.is_empty(text)
+        && !roster.is_ai(next.handle(text))
+    {
+        range.end = next.range().end;
+    }
+    Ok((handle.to_string(), range))
+}
+
+/// The text of a fork: everything up to the end of the message on `line`, with
+/// `forked_from:` in the front matter.
+pub fn fork(text: &str, chat: &Chat, line: u32, source: &str) -> Result<String, String> {
+    let index =
+        message_on_line(text, chat, line).ok_or("put the cursor in the message to fork from")?;
+    let mut out = text[..chat.messages[index].range().end].to_string();
+    if !out.ends_with('\n') {
+        out.push('\n');
+    }
+    let forked = Chat::parse(&out);
+    let (range, value) = set_key_edit(
+        &out,
+        forked.front_matter.as_ref(),
+        "forked_from",
+        &yaml_string(source),
+    );
+    out.replace_range(range, &value);
+    Ok(out)
+}
+
+/// A new chat: a title and an empty message for the human.
+pub fn new_chat(title: &str, human: &str) -> String {
+    format!(
+        "---\ntitle: {}\n---\n\n## @{human}\n",
+        yaml_string(title.trim())
+    )
+}
+
+/// A file name for `title`: lowercase words joined by `-`.
+pub fn slug(title: &str) -> String {
+    let words: Vec<String> = title
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    if words.is_empty() {
+        "chat".to_string()
+    } else {
+        words.join("-")
+    }
+}
+
+fn yaml_string(s: &str) -> String {
+    let plain = !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_alphanumeric() || " -_./".contains(c))
+        && !s.starts_with(['-', ' '])
+        && !s.ends_with(' ');
+    if plain {
+        s.to_string()
+    } else {
+        format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""))
+    }
+}
+
+/// The edit that records the answer `option` to permission request `request`.
+pub fn answer(
+    text: &str,
+    chat: &Chat,
+    request: &str,
+    option: &str,
+) -> Result<(ByteRange, String), String> {
+    let blocks: Vec<PermissionBlock> = chat.messages.iter().flat_map(|m| m.permissions()).collect();
+    let block = blocks
+        .iter()
+        .find(|b| &text[b.id.clone()] == request)
+        .ok_or_else(|| format!("no permission request `{request}` in this chat"))?;
+    if !block.is_pending() {
+        return Err(format!(
+            "permission request `{request}` was already answered: {}",
+            &text[block.text.clone()]
+        ));
+    }
+    let labels: Vec<&str> = block
+        .options
+        .iter()
+        .map(|o| &text[o.label.clone()])
+        .collect();
+    let chosen = labels
+        .iter()
+        .find(|l| l.eq_ignore_ascii_case(option))
+        .ok_or_else(|| {
+            format!(
+                "`{option}` is not an option of `{request}`; choose one of: {}",
+                labels.join(", ")
+            )
+        })?;
+    Ok((
+        block.range.clone(),
+        permission::render_answer(request, &answered(chosen)),
+    ))
+}
+
+/// `allow once` → `allowed once`, `reject` → `rejected`.
+fn answered(option: &str) -> String {
+    let lower = option.to_lowercase();
+    if let Some(rest) = lower.strip_prefix("allow") {
+        format!("allowed{rest}")
+    } else if let Some(rest) = lower.strip_prefix("reject") {
+        format!("rejected{rest}")
+    } else if let Some(rest) = lower.strip_prefix("deny") {
+        format!("denied{rest}")
+    } else {
+        format!("answered: {option}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::team::{Member, Team};
+    use pretty_assertions::assert_eq;
+
+    fn team() -> Team {
+        let mut team = Team::empty("/ws".into());
+        team.members
+            .push(Member::new("reviewer", "claude", "/ws/reviewer".into()));
+        team
+    }
+
+    const CHAT: &str = "## @me\nhi @reviewer\n\n## @reviewer\n<!-- chatmd id=t1 agent=claude status=done -->\nLooks good.\n\n## @me\n";
+
+    #[test]
+    fn retry_takes_out_the_last_answer_and_the_stub() {
+        let team = team();
+        let chat = Chat::parse(CHAT);
+        let roster = Roster::new(&team, None);
+        let (member, range) = retry(CHAT, &chat, &roster, 4).unwrap();
+        assert_eq!(member, "reviewer");
+        let mut after = CHAT.to_string();
+        after.replace_range(range, "");
+        assert_eq!(after, "## @me\nhi @reviewer\n");
+        let refused = retry(CHAT, &chat, &roster, 0).unwrap_err();
+        assert!(refused.contains("not an agent"), "{refused}");
+        let later = format!("{CHAT}more\n");
+        let refused = retry(&later, &Chat::parse(&later), &roster, 4).unwrap_err();
+        assert!(refused.contains("only the latest answers"), "{refused}");
+    }
+
+    #[test]
+    fn a_fork_ends_at_the_message_and_says_where_it_came_from() {
+        let chat = Chat::parse(CHAT);
+        assert_eq!(
+            fork(CHAT, &chat, 1, "review.chat.md").unwrap(),
+            "---\nforked_from: review.chat.md\n---\n## @me\nhi @reviewer\n\n"
+        );
+        let with_fm = "---\ntitle: T\n---\n## @me\nhi\n";
+        assert_eq!(
+            fork(with_fm, &Chat::parse(with_fm), 4, "a b.chat.md").unwrap(),
+            "---\ntitle: T\nforked_from: a b.chat.md\n---\n## @me\nhi\n"
+        );
+    }
+
+    #[test]
+    fn new_chats_and_their_names() {
+        assert_eq!(
+            new_chat("Release plan", "me"),
+            "---\ntitle: Release plan\n---\n\n## @me\n"
+        );
+        assert_eq!(
+            new_chat("Fix: \"x\"", "lead"),
+            "---\ntitle: \"Fix: \\\"x\\\"\"\n---\n\n## @lead\n"
+        );
+        assert_eq!(slug("Release plan, v2!"), "release-plan-v2");
+        assert_eq!(slug("??"), "chat");
+    }
+
+    #[test]
+    fn answers_rewrite_the_block() {
+        let text = "## @reviewer\n<!-- chatmd id=t1 status=waiting -->\n> **Permission** `p1` — run `ls`\n> - [ ] allow once · - [ ] reject\n";
+        let chat = Chat::parse(text);
+        let (range, new) = answer(text, &chat, "p1", "Allow once").unwrap();
+        let mut after = text.to_string();
+        after.replace_range(range, &new);
+        assert_eq!(
+            after,
+            "## @reviewer\n<!-- chatmd id=t1 status=waiting -->\n> **Permission** p1 — allowed once\n"
+        );
+        let wrong = answer(text, &chat, "p1", "maybe").unwrap_err();
+        assert_eq!(
+            wrong,
+            "`maybe` is not an option of `p1`; choose one of: allow once, reject"
+        );
+        assert!(answer(text, &chat, "p9", "reject").is_err());
+    }
+}

@@ -1,0 +1,189 @@
+//! The turns running in this process, by document and member: one running turn per
+//! member and document, each with the token that cancels it.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use tokio_util::sync::CancellationToken;
+
+/// One running turn.
+struct Turn {
+    cancel: CancellationToken,
+    started: Instant,
+    bytes: usize,
+    /// The progress token the editor can cancel the turn with.
+    progress: Option<String>,
+}
+
+/// What is known about a running turn, for lists and status bars.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TurnInfo {
+    pub document: String,
+    pub member: String,
+    pub elapsed: Duration,
+    pub bytes: usize,
+}
+
+/// The running turns; clones share the same set.
+#[derive(Clone, Default)]
+pub struct Running {
+    turns: Arc<Mutex<BTreeMap<(String, String), Turn>>>,
+}
+
+impl Running {
+    fn lock(&self) -> MutexGuard<'_, BTreeMap<(String, String), Turn>> {
+        self.turns.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Registers `member`'s turn in `document`; refuses a second one.
+    pub fn claim(
+        &self,
+        document: &str,
+        member: &str,
+        cancel: &CancellationToken,
+    ) -> Result<(), String> {
+        let mut turns = self.lock();
+        let key = (document.to_string(), member.to_string());
+        if turns.contains_key(&key) {
+            return Err(format!(
+                "@{member} is already answering in this chat; wait for it or cancel it first"
+            ));
+        }
+        turns.insert(
+            key,
+            Turn {
+                cancel: cancel.clone(),
+                started: Instant::now(),
+                bytes: 0,
+                progress: None,
+            },
+        );
+        Ok(())
+    }
+
+    pub fn release(&self, document: &str, member: &str) {
+        self.lock()
+            .remove(&(document.to_string(), member.to_string()));
+    }
+
+    pub fn is_running(&self, document: &str, member: &str) -> bool {
+        self.lock()
+            .contains_key(&(document.to_string(), member.to_string()))
+    }
+
+    /// Counts streamed answer bytes; returns the total and how long the turn runs.
+    pub fn add_bytes(&self, document: &str, member: &str, n: usize) -> Option<(usize, Duration)> {
+        let mut turns = self.lock();
+        let turn = turns.get_mut(&(document.to_string(), member.to_string()))?;
+        turn.bytes += n;
+        Some((turn.bytes, turn.started.elapsed()))
+    }
+
+    pub fn set_progress(&self, document: &str, member: &str, token: &str) {
+        if let Some(turn) = self
+            .lock()
+            .get_mut(&(document.to_string(), member.to_string()))
+        {
+            turn.progress = Some(token.to_string());
+        }
+    }
+
+    /// Cancels `member`'s turn in `document`, or every turn of it; returns the members
+    /// cancelled.
+    pub fn cancel(&self, document: &str, member: Option<&str>) -> Vec<String> {
+        let turns = self.lock();
+        turns
+            .iter()
+            .filter(|((doc, m), _)| doc == document && member.is_none_or(|want| want == m))
+            .map(|((_, m), turn)| {
+                turn.cancel.cancel();
+                m.clone()
+            })
+            .collect()
+    }
+
+    /// Cancels the turn shown with progress `token`; whether there was one.
+    pub fn cancel_progress(&self, token: &str) -> bool {
+        let turns = self.lock();
+        let found = turns
+            .values()
+            .find(|t| t.progress.as_deref() == Some(token));
+        if let Some(turn) = found {
+            turn.cancel.cancel();
+        }
+        found.is_some()
+    }
+
+    pub fn cancel_all(&self) {
+        for turn in self.lock().values() {
+            turn.cancel.cancel();
+        }
+    }
+
+    /// Every running turn, by document and member.
+    pub fn list(&self) -> Vec<TurnInfo> {
+        self.lock()
+            .iter()
+            .map(|((document, member), t)| TurnInfo {
+                document: document.clone(),
+                member: member.clone(),
+                elapsed: t.started.elapsed(),
+                bytes: t.bytes,
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_turn_per_member_and_document() {
+        let running = Running::default();
+        let token = CancellationToken::new();
+        running.claim("a.chat.md", "reviewer", &token).unwrap();
+        let refused = running.claim("a.chat.md", "reviewer", &token).unwrap_err();
+        assert_eq!(
+            refused,
+            "@reviewer is already answering in this chat; wait for it or cancel it first"
+        );
+        running.claim("b.chat.md", "reviewer", &token).unwrap();
+        running.release("a.chat.md", "reviewer");
+        running.claim("a.chat.md", "reviewer", &token).unwrap();
+    }
+
+    #[test]
+    fn cancel_by_member_document_or_progress_token() {
+        let running = Running::default();
+        let (a, b, c) = (
+            CancellationToken::new(),
+            CancellationToken::new(),
+            CancellationToken::new(),
+        );
+        running.claim("x", "a", &a).unwrap();
+        running.claim("x", "b", &b).unwrap();
+        running.claim("y", "a", &c).unwrap();
+        running.set_progress("y", "a", "p1");
+        assert_eq!(running.cancel("x", Some("b")), vec!["b"]);
+        assert!(b.is_cancelled() && !a.is_cancelled());
+        assert!(running.cancel_progress("p1"));
+        assert!(c.is_cancelled());
+        assert!(!running.cancel_progress("p2"));
+        assert_eq!(running.cancel("x", None), vec!["a", "b"]);
+        assert!(a.is_cancelled());
+    }
+
+    #[test]
+    fn the_list_counts_bytes() {
+        let running = Running::default();
+        running.claim("x", "a", &CancellationToken::new()).unwrap();
+        assert_eq!(running.add_bytes("x", "a", 5).unwrap().0, 5);
+        assert_eq!(running.add_bytes("x", "a", 7).unwrap().0, 12);
+        assert!(running.add_bytes("x", "b", 1).is_none());
+        let list = running.list();
+        assert_eq!(list.len(), 1);
+        assert_eq!((list[0].member.as_str(), list[0].bytes), ("a", 12));
+    }
+}

@@ -1,0 +1,359 @@
+//! An editor around [`TestClient`]: it keeps the text of its open documents, answers
+//! the server's `workspace/applyEdit` the way a real editor does, echoes applied edits
+//! back as `didChange`, and lets a test type into a document at chosen moments (just
+//! before the editor handles the server's n-th edit, so that edit is stale).
+//!
+//! The two behaviours follow what real editors were seen doing
+//! (`shared/reference/real-editors.md`):
+//! - [`Behaviour::VsCode`]: an edit for an older version is refused (`applied: false`);
+//!   a replacing edit is echoed as a minimal diff.
+//! - [`Behaviour::Neovim`]: an edit for an older version is skipped but answered
+//!   `applied: true`; an insert at the very end of the file is echoed as replacing the
+//!   last line break with the text plus one more line break.
+
+use std::collections::HashMap;
+
+use serde_json::{Value, json};
+
+use crate::lsp_client::{Arrival, TestClient};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Behaviour {
+    VsCode,
+    Neovim,
+}
+
+/// Where typed text goes.
+#[derive(Clone, Debug)]
+pub enum At {
+    /// At the end of the document.
+    End,
+    /// Just after the first occurrence of this text.
+    After(String),
+    /// Just before the first occurrence of this text.
+    Before(String),
+}
+
+struct Doc {
+    text: String,
+    version: i32,
+}
+
+struct Typing {
+    uri: String,
+    at: At,
+    text: String,
+}
+
+pub struct SimEditor {
+    pub client: TestClient,
+    behaviour: Behaviour,
+    utf8: bool,
+    docs: HashMap<String, Doc>,
+    /// Typing to do just before handling the n-th edit (1-based).
+    typing: Vec<(usize, Typing)>,
+    /// Edits received so far, refused or skipped ones included.
+    pub edits: usize,
+    /// Edits refused (VS Code) or skipped (Neovim) for an old version.
+    pub stale: usize,
+    /// Echo the `didChange` before answering (else after), alternating when `None`.
+    echo_first: Option<bool>,
+}
+
+impl SimEditor {
+    /// `utf8`: the server was initialized with UTF-8 positions (else UTF-16).
+    pub fn new(client: TestClient, behaviour: Behaviour, utf8: bool) -> SimEditor {
+        SimEditor {
+            client,
+            behaviour,
+            utf8,
+            docs: HashMap::new(),
+            typing: Vec::new(),
+            edits: 0,
+            stale: 0,
+            echo_first: None,
+        }
+    }
+
+    pub fn set_echo_first(&mut self, first: Option<bool>) {
+        self.echo_first = first;
+    }
+
+    pub async fn open(&mut self, uri: &str, text: &str) {
+        self.client.open(uri, text).await;
+        self.docs.insert(
+            uri.to_string(),
+            Doc {
+                text: text.to_string(),
+                version: 1,
+            },
+        );
+    }
+
+    pub async fn close(&mut self, uri: &str) {
+        self.docs.remove(uri);
+        self.client.close(uri).await;
+    }
+
+    /// The document's text as the editor shows it.
+    pub fn text(&self, uri: &str) -> &str {
+        &self.docs[uri].text
+    }
+
+    /// Types `text` into the document now.
+    pub async fn type_text(&mut self, uri: &str, at: At, text: &str) {
+        let doc = self.docs.get(uri).expect("the document is open");
+        let offset = match &at {
+            At::End => doc.text.len(),
+            At::After(anchor) => {
+                doc.text.find(anchor.as_str()).expect("anchor text present") + anchor.len()
+            }
+            At::Before(anchor) => doc.text.find(anchor.as_str()).expect("anchor text present"),
+        };
+        self.replace(uri, offset..offset, text).await;
+    }
+
+    /// Types `text` at `at` just before the editor handles the server's `n`-th edit (or
+    /// a later one, once the text `at` names is there).
+    pub fn type_before_edit(&mut self, n: usize, uri: &str, at: At, text: &str) {
+        self.typing.push((
+            n,
+            Typing {
+                uri: uri.to_string(),
+                at,
+                text: text.to_string(),
+            },
+        ));
+    }
+
+    /// Replaces a byte range and reports it with `didChange`.
+    async fn replace(&mut self, uri: &str, range: std::ops::Range<usize>, text: &str) {
+        let utf8 = self.utf8;
+        let doc = self.docs.get_mut(uri).expect("the document is open");
+        let change = json!({
+            "range": {
+                "start": position(&doc.text, range.start, utf8),
+                "end": position(&doc.text, range.end, utf8),
+            },
+            "text": text,
+        });
+        doc.text.replace_range(range, text);
+        doc.version += 1;
+        let version = doc.version;
+        self.client.change(uri, version, json!([change])).await;
+    }
+
+    /// Handles the server's edits until `done` holds.
+    pub async fn run_until(&mut self, what: &str, done: impl Fn(&SimEditor) -> bool) {
+        let mut rounds = 0;
+        while !done(self) {
+            rounds += 1;
+            assert!(rounds < 100_000, "still waiting for {what}");
+            let (id, params) = self.client.expect_request("workspace/applyEdit").await;
+            self.handle_edit(id, params).await;
+        }
+    }
+
+    /// Runs a command, handling the server's edits until its answer arrives.
+    pub async fn command(&mut self, command: &str, argument: Value) -> Result<Value, Value> {
+        let params = json!({"command": command, "arguments": [argument]});
+        let id = self
+            .client
+            .send_request("workspace/executeCommand", params)
+            .await;
+        loop {
+            match self
+                .client
+                .expect_response_or_request(id, "workspace/applyEdit")
+                .await
+            {
+                Arrival::Response(answer) => return answer,
+                Arrival::Request(edit_id, params) => self.handle_edit(edit_id, params).await,
+            }
+        }
+    }
+
+    /// Answers one `workspace/applyEdit` like the editor this one imitates.
+    pub async fn handle_edit(&mut self, id: Value, params: Value) {
+        self.edits += 1;
+        // Typing is due at its edit, or later once the text it goes next to is there.
+        let due: Vec<Typing> = {
+            let n = self.edits;
+            let docs = &self.docs;
+            let ready = |t: &Typing| {
+                let Some(doc) = docs.get(&t.uri) else {
+                    return false;
+                };
+                match &t.at {
+                    At::End => true,
+                    At::After(a) | At::Before(a) => doc.text.contains(a.as_str()),
+                }
+            };
+            let (now, later) = std::mem::take(&mut self.typing)
+                .into_iter()
+                .partition(|(at, t)| *at <= n && ready(t));
+            self.typing = later;
+            now.into_iter().map(|(_, t)| t).collect()
+        };
+        for t in due {
+            self.type_text(&t.uri, t.at, &t.text).await;
+        }
+        assert!(
+            params["label"].is_null(),
+            "streaming edits carry no label (Neovim prints every label)"
+        );
+        let change = &params["edit"]["documentChanges"][0];
+        let uri = change["textDocument"]["uri"]
+            .as_str()
+            .expect("a versioned document edit")
+            .to_string();
+        let version = change["textDocument"]["version"]
+            .as_i64()
+            .expect("edits carry the version they were computed for") as i32;
+        let Some(doc) = self.docs.get(&uri) else {
+            self.client
+                .respond(id, json!({"applied": false, "failureReason": "not open"}))
+                .await;
+            return;
+        };
+        if version != doc.version {
+            self.stale += 1;
+            let answer = match self.behaviour {
+                Behaviour::VsCode => json!({"applied": false, "failureReason": "stale version"}),
+                // Neovim skips it ("Buffer newer than edits") and still says yes.
+                Behaviour::Neovim => json!({"applied": true}),
+            };
+            self.client.respond(id, answer).await;
+            return;
+        }
+        let utf8 = self.utf8;
+        let mut edits: Vec<(std::ops::Range<usize>, String)> = change["edits"]
+            .as_array()
+            .expect("edits")
+            .iter()
+            .map(|e| {
+                let start = offset(&doc.text, &e["range"]["start"], utf8);
+                let end = offset(&doc.text, &e["range"]["end"], utf8);
+                (
+                    start..end,
+                    e["newText"].as_str().expect("newText").to_string(),
+                )
+            })
+            .collect();
+        edits.sort_by_key(|(r, _)| std::cmp::Reverse(r.start));
+        let mut text = doc.text.clone();
+        let mut changes = Vec::new();
+        for (range, new) in edits {
+            let (range, new) = self.echo_of(&text, range, &new);
+            changes.push(json!({
+                "range": {
+                    "start": position(&text, range.start, utf8),
+                    "end": position(&text, range.end, utf8),
+                },
+                "text": new,
+            }));
+            text.replace_range(range, &new);
+        }
+        let doc = self.docs.get_mut(&uri).expect("open");
+        doc.text = text;
+        doc.version += 1;
+        let version = doc.version;
+        let echo_first = self.echo_first.unwrap_or(self.edits % 2 == 0);
+        if echo_first {
+            self.client.change(&uri, version, json!(changes)).await;
+            self.client.respond(id, json!({"applied": true})).await;
+        } else {
+            self.client.respond(id, json!({"applied": true})).await;
+            self.client.change(&uri, version, json!(changes)).await;
+        }
+    }
+
+    /// How this editor reports an applied edit in `didChange`.
+    fn echo_of(
+        &self,
+        text: &str,
+        range: std::ops::Range<usize>,
+        new: &str,
+    ) -> (std::ops::Range<usize>, String) {
+        match self.behaviour {
+            Behaviour::Neovim
+                if range.start == text.len() && range.is_empty() && text.ends_with('\n') =>
+            {
+                (text.len() - 1..text.len(), format!("\n{new}\n"))
+            }
+            Behaviour::VsCode if !range.is_empty() => {
+                // A minimal diff: only the part that differs.
+                let old = &text[range.clone()];
+                let mut prefix = old
+                    .bytes()
+                    .zip(new.bytes())
+                    .take_while(|(a, b)| a == b)
+                    .count();
+                while !old.is_char_boundary(prefix) || !new.is_char_boundary(prefix) {
+                    prefix -= 1;
+                }
+                let (old_rest, new_rest) = (&old[prefix..], &new[prefix..]);
+                let mut suffix = old_rest
+                    .bytes()
+                    .rev()
+                    .zip(new_rest.bytes().rev())
+                    .take_while(|(a, b)| a == b)
+                    .count();
+                while !old_rest.is_char_boundary(old_rest.len() - suffix)
+                    || !new_rest.is_char_boundary(new_rest.len() - suffix)
+                {
+                    suffix -= 1;
+                }
+                let start = range.start + prefix;
+                let end = range.end - suffix;
+                (start..end, new_rest[..new_rest.len() - suffix].to_string())
+            }
+            _ => (range, new.to_string()),
+        }
+    }
+}
+
+/// The LSP position of a byte offset.
+fn position(text: &str, offset: usize, utf8: bool) -> Value {
+    let before = &text[..offset];
+    let line = before.matches('\n').count();
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let in_line = &text[line_start..offset];
+    let character = if utf8 {
+        in_line.len()
+    } else {
+        in_line.encode_utf16().count()
+    };
+    json!({"line": line, "character": character})
+}
+
+/// The byte offset of an LSP position.
+fn offset(text: &str, position: &Value, utf8: bool) -> usize {
+    let line = position["line"].as_u64().expect("line") as usize;
+    let character = position["character"].as_u64().expect("character") as usize;
+    let mut start = 0;
+    for _ in 0..line {
+        match text[start..].find('\n') {
+            Some(i) => start += i + 1,
+            None => return text.len(),
+        }
+    }
+    let line_text = &text[start..text[start..].find('\n').map_or(text.len(), |i| start + i)];
+    if utf8 {
+        return start + character.min(line_text.len());
+    }
+    let mut units = 0;
+    for (i, c) in line_text.char_indices() {
+        if units >= character {
+            return start + i;
+        }
+        units += c.len_utf16();
+    }
+    start + line_text.len()
+}
+
+/// Status comments with the times of this run replaced, so whole documents compare.
+pub fn redact(text: &str) -> String {
+    let times = regex::Regex::new(r"(started|took)=[^ ]+").expect("regex");
+    times.replace_all(text, "$1=…").into_owned()
+}

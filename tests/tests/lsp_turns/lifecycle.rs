@@ -1,0 +1,237 @@
+//! One turn from start to end: the command, the streamed answer, the status comment,
+//! the progress, the running-turns list; cancel from a command and from the progress;
+//! a turn left streaming by a crash; a document closed mid-turn.
+
+use chatmd_tests::sim_editor::Behaviour;
+use pretty_assertions::assert_eq;
+use serde_json::json;
+
+use crate::setup::{Setup, finished, progress_of, redact};
+
+const SESSION: &str = "5e55a000-0000-4000-8000-000000000001";
+
+#[tokio::test]
+async fn send_streams_the_answer_into_the_document_with_progress() {
+    let s = Setup::new(&[(
+        "reviewer",
+        &[
+            ("FAKE_AGENT_TEXT", "Looks good: one nit in `refund()`."),
+            ("FAKE_AGENT_SESSION", SESSION),
+        ],
+    )]);
+    let chat = "## @me\n@reviewer please review.\n";
+    s.write("team/review.chat.md", chat);
+    let uri = s.uri("team/review.chat.md");
+    let mut editor = s.editor(Behaviour::VsCode).await;
+    editor.open(&uri, chat).await;
+    let answer = editor.command("chatmd.send", json!({"uri": uri})).await;
+    assert_eq!(answer, Ok(json!({"members": ["reviewer"]})));
+    editor
+        .run_until("the answer", |e| finished(e.text(&uri)))
+        .await;
+    assert_eq!(
+        redact(editor.text(&uri)),
+        format!(
+            "## @me\n@reviewer please review.\n\
+             \n## @reviewer\n<!-- chatmd id=t1 agent=claude status=done started=… model=claude-opus-4-8[1m] session={SESSION} took=… stop=end_turn exit=0 tokens=10/6 -->\n\
+             Looks good: one nit in `refund()`.\n\
+             \n## @me\n"
+        )
+    );
+    // The progress: created, begun with the member's handle, ended with the outcome.
+    let created = editor
+        .client
+        .expect_auto_answered("window/workDoneProgress/create")
+        .await;
+    let token = created["token"].clone();
+    let mut values = Vec::new();
+    while values
+        .last()
+        .is_none_or(|v: &serde_json::Value| v["kind"] != "end")
+    {
+        let note = editor.client.expect_notification("$/progress").await;
+        values.extend(progress_of(&[note], &token));
+    }
+    assert_eq!(
+        values[0],
+        json!({"kind": "begin", "title": "@reviewer", "cancellable": true, "message": "starting"})
+    );
+    let end = values.last().unwrap()["message"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(end.starts_with("done "), "{end}");
+    // The running-turns list is empty again, and said so when it changed.
+    let turns = editor.client.request("chatmd/turns", json!({})).await;
+    assert_eq!(turns, Ok(json!({"turns": []})));
+    let started = editor
+        .client
+        .expect_notification("chatmd/turnsChanged")
+        .await;
+    assert_eq!(started["turns"][0]["member"], "reviewer");
+    assert_eq!(started["turns"][0]["uri"], uri.as_str());
+    let ended = editor
+        .client
+        .expect_notification("chatmd/turnsChanged")
+        .await;
+    assert_eq!(ended, json!({"turns": []}));
+}
+
+#[tokio::test]
+async fn cancel_keeps_the_partial_answer_closes_its_fence_and_ends_the_process() {
+    let s = Setup::new(&[(
+        "reviewer",
+        &[
+            ("FAKE_AGENT_TEXT", "Here:\n```rust\nfn refund() {"),
+            ("FAKE_AGENT_CHUNKS", "3"),
+            ("FAKE_AGENT_HANG_AFTER", "4"),
+        ],
+    )]);
+    let chat = "## @me\n@reviewer show me\n";
+    s.write("team/c.chat.md", chat);
+    let uri = s.uri("team/c.chat.md");
+    let mut editor = s.editor(Behaviour::VsCode).await;
+    editor.open(&uri, chat).await;
+    editor
+        .command("chatmd.send", json!({"uri": uri}))
+        .await
+        .unwrap();
+    editor
+        .run_until("the partial answer", |e| {
+            e.text(&uri).contains("```rust\nfn")
+        })
+        .await;
+    let turns = editor
+        .client
+        .request("chatmd/turns", json!({}))
+        .await
+        .unwrap();
+    assert_eq!(turns["turns"][0]["member"], "reviewer");
+    let answer = editor
+        .command("chatmd.cancel", json!({"uri": uri, "member": "reviewer"}))
+        .await;
+    assert_eq!(answer, Ok(json!({"cancelled": ["reviewer"]})));
+    editor
+        .run_until("the cancelled turn", |e| finished(e.text(&uri)))
+        .await;
+    let text = redact(editor.text(&uri));
+    assert!(
+        text.starts_with(
+            "## @me\n@reviewer show me\n\n## @reviewer\n<!-- chatmd id=t1 agent=claude status=cancelled started=… "
+        ),
+        "{text}"
+    );
+    assert!(
+        text.ends_with("-->\nHere:\n```rust\nfn refund() {\n```\n\n## @me\n"),
+        "{text}"
+    );
+    let turns = editor.client.request("chatmd/turns", json!({})).await;
+    assert_eq!(turns, Ok(json!({"turns": []})));
+}
+
+#[tokio::test]
+async fn the_progress_cancel_button_cancels_the_turn() {
+    let s = Setup::new(&[(
+        "reviewer",
+        &[
+            ("FAKE_AGENT_TEXT", "Partial answer"),
+            ("FAKE_AGENT_CHUNKS", "2"),
+            ("FAKE_AGENT_HANG_AFTER", "3"),
+        ],
+    )]);
+    let chat = "## @me\n@reviewer go\n";
+    s.write("team/p.chat.md", chat);
+    let uri = s.uri("team/p.chat.md");
+    let mut editor = s.editor(Behaviour::Neovim).await;
+    editor.open(&uri, chat).await;
+    editor
+        .command("chatmd.send", json!({"uri": uri}))
+        .await
+        .unwrap();
+    editor
+        .run_until("the partial answer", |e| e.text(&uri).contains("Partial"))
+        .await;
+    let created = editor
+        .client
+        .expect_auto_answered("window/workDoneProgress/create")
+        .await;
+    editor
+        .client
+        .notify(
+            "window/workDoneProgress/cancel",
+            json!({"token": created["token"]}),
+        )
+        .await;
+    editor
+        .run_until("the cancelled turn", |e| finished(e.text(&uri)))
+        .await;
+    let text = redact(editor.text(&uri));
+    assert!(text.contains("status=cancelled"), "{text}");
+    assert!(text.ends_with("-->\nPartial answer\n\n## @me\n"), "{text}");
+}
+
+#[tokio::test]
+async fn a_turn_left_streaming_is_marked_interrupted_when_opened() {
+    let s = Setup::new(&[]);
+    let chat = "## @me\n@reviewer hi\n\n## @reviewer\n<!-- chatmd id=t1 agent=claude status=streaming started=2026-11-20T10:00:00Z -->\nHalf an ans\n";
+    s.write("team/i.chat.md", chat);
+    let uri = s.uri("team/i.chat.md");
+    let mut editor = s.editor(Behaviour::VsCode).await;
+    editor.open(&uri, chat).await;
+    editor
+        .run_until("the status rewritten", |e| {
+            e.text(&uri).contains("status=interrupted")
+        })
+        .await;
+    assert_eq!(
+        editor.text(&uri),
+        "## @me\n@reviewer hi\n\n## @reviewer\n<!-- chatmd id=t1 agent=claude status=interrupted started=2026-11-20T10:00:00Z -->\nHalf an ans\n"
+    );
+}
+
+#[tokio::test]
+async fn a_document_closed_mid_turn_is_finished_on_disk() {
+    let s = Setup::new(&[(
+        "reviewer",
+        &[
+            ("FAKE_AGENT_TEXT", "first second third fourth"),
+            ("FAKE_AGENT_DELAY_MS", "150"),
+        ],
+    )]);
+    let chat = "## @me\n@reviewer go\n";
+    s.write("team/d.chat.md", chat);
+    let uri = s.uri("team/d.chat.md");
+    let mut editor = s.editor(Behaviour::VsCode).await;
+    editor.open(&uri, chat).await;
+    editor
+        .command("chatmd.send", json!({"uri": uri}))
+        .await
+        .unwrap();
+    editor
+        .run_until("the first words", |e| e.text(&uri).contains("first"))
+        .await;
+    // The user saves and closes the chat while the agent still writes.
+    let saved = editor.text(&uri).to_string();
+    s.write("team/d.chat.md", &saved);
+    editor.close(&uri).await;
+    // The turn ends (the running-turns list empties) with its answer in the file.
+    loop {
+        let changed = editor
+            .client
+            .expect_notification("chatmd/turnsChanged")
+            .await;
+        if changed == json!({"turns": []}) {
+            break;
+        }
+    }
+    let text = redact(&s.read("team/d.chat.md"));
+    assert!(
+        text.starts_with(
+            "## @me\n@reviewer go\n\n## @reviewer\n<!-- chatmd id=t1 agent=claude status=done"
+        ),
+        "{text}"
+    );
+    // The reply stub follows the turn's end; it may not be written yet.
+    let turn = text.strip_suffix("\n## @me\n").unwrap_or(&text);
+    assert!(turn.ends_with("-->\nfirst second third fourth\n"), "{text}");
+}

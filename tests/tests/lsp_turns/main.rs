@@ -1,0 +1,11 @@
+//! Turns from the editor, end to end: commands and code actions over the LSP harness,
+//! the fake agents answering, and an editor that answers the server's edits the way
+//! VS Code or Neovim do. Every test checks the document's final text byte for byte
+//! (times redacted).
+
+mod setup;
+
+mod editing;
+mod failures;
+mod lifecycle;
+mod routing;

@@ -1,0 +1,126 @@
+//! A workspace with a team, the fake agent installed on the server's agent path, and a
+//! started server with an editor around it.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+use chatmd_tests::sim_editor::{Behaviour, SimEditor};
+use chatmd_tests::{TestClient, file_uri};
+use serde_json::{Value, json};
+
+pub use chatmd_tests::sim_editor::{At, redact};
+
+pub struct Setup {
+    pub dir: tempfile::TempDir,
+    /// The fake agent as `claude`, `codex` and `gemini`.
+    pub bin: PathBuf,
+}
+
+/// Knobs for one member's fake agent.
+pub type Knobs<'a> = &'a [(&'a str, &'a str)];
+
+impl Setup {
+    /// A workspace (a git repository) whose `team/` has a claude reviewer, a codex tester
+    /// and a gemini writer, each with the fake knobs given for it in `chatmd.toml`.
+    pub fn new(members: &[(&str, Knobs)]) -> Setup {
+        let dir = tempfile::tempdir().expect("temp dir");
+        std::fs::create_dir_all(dir.path().join(".git")).expect("git dir");
+        let fake = PathBuf::from(env!("CARGO_BIN_EXE_fake-agent"));
+        let bin = chatmd_tests::fake_agent::install(&fake, &dir.path().join(".bin"))
+            .expect("install the fake");
+        let s = Setup { dir, bin };
+        s.write("team/reviewer/CLAUDE.md", "# Reviews Rust code\n");
+        s.write("team/tester/AGENTS.md", "# Writes tests\n");
+        s.write("team/writer/GEMINI.md", "# Writes docs\n");
+        let mut toml = String::new();
+        for (member, knobs) in members {
+            toml.push_str(&format!("[members.{member}.env]\nIS_SANDBOX = \"\"\n"));
+            for (k, v) in *knobs {
+                toml.push_str(&format!("{k} = {}\n", toml_string(v)));
+            }
+        }
+        s.write("team/chatmd.toml", &toml);
+        s
+    }
+
+    pub fn path(&self, rel: &str) -> PathBuf {
+        self.dir.path().join(rel)
+    }
+
+    pub fn uri(&self, rel: &str) -> String {
+        file_uri(&self.path(rel))
+    }
+
+    pub fn write(&self, rel: &str, text: &str) {
+        let path = self.path(rel);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(path, text).expect("write");
+    }
+
+    pub fn read(&self, rel: &str) -> String {
+        std::fs::read_to_string(self.path(rel)).expect("read")
+    }
+
+    /// A started server (UTF-8 positions, progress and showDocument supported) and an
+    /// editor behaving like `behaviour`.
+    pub async fn editor(&self, behaviour: Behaviour) -> SimEditor {
+        let mut client = TestClient::spawn(chatmd::lsp::serve);
+        initialize(&mut client, self.dir.path(), &self.bin, true).await;
+        SimEditor::new(client, behaviour, true)
+    }
+
+    /// The same with UTF-16 positions (VS Code's).
+    pub async fn editor_utf16(&self, behaviour: Behaviour) -> SimEditor {
+        let mut client = TestClient::spawn(chatmd::lsp::serve);
+        initialize(&mut client, self.dir.path(), &self.bin, false).await;
+        SimEditor::new(client, behaviour, false)
+    }
+}
+
+async fn initialize(client: &mut TestClient, root: &Path, bin: &Path, utf8: bool) {
+    let encodings = if utf8 {
+        json!(["utf-8", "utf-16"])
+    } else {
+        json!(["utf-16"])
+    };
+    let params = json!({
+        "processId": null,
+        "capabilities": {
+            "general": {"positionEncodings": encodings},
+            "window": {"workDoneProgress": true, "showDocument": {"support": true}},
+        },
+        "rootUri": file_uri(root),
+        "workspaceFolders": [{"uri": file_uri(root), "name": "ws"}],
+        "initializationOptions": {"agentPath": bin},
+    });
+    client
+        .request("initialize", params)
+        .await
+        .expect("initialize");
+    client.notify("initialized", json!({})).await;
+}
+
+fn toml_string(s: &str) -> String {
+    format!(
+        "\"{}\"",
+        s.replace('\\', "\\\\")
+            .replace('"', "\\\"")
+            .replace('\n', "\\n")
+    )
+}
+
+/// Whether the document has every turn finished and the reply stub written.
+pub fn finished(text: &str) -> bool {
+    !text.contains("status=queued")
+        && !text.contains("status=streaming")
+        && text.ends_with("\n## @me\n")
+}
+
+/// The `$/progress` values sent for `token`, in order.
+pub fn progress_of(notes: &[Value], token: &Value) -> Vec<Value> {
+    notes
+        .iter()
+        .filter(|n| n["token"] == *token)
+        .map(|n| n["value"].clone())
+        .collect()
+}
