@@ -33,7 +33,7 @@ vim.api.nvim_win_set_cursor(0, { last + 1, 2 })
 vim.lsp.buf.code_action({
   apply = true,
   filter = function(a)
-    return a.title:find('@reviewer', 1, true) ~= nil
+    return a.title == 'Change to @reviewer'
   end,
 })
 H.wait('the quick fix to rewrite the mention', function()

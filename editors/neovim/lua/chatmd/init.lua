@@ -140,7 +140,65 @@ local function capabilities()
   return caps
 end
 
+--- Length of `line` in the client's position encoding.
+local function line_length(line, encoding)
+  if encoding == 'utf-8' then
+    return #line
+  end
+  if has_011 then
+    return vim.str_utfindex(line, encoding)
+  end
+  local utf32, utf16 = vim.str_utfindex(line)
+  return encoding == 'utf-16' and utf16 or utf32
+end
+
+--- Neovim (0.10, 0.11) turns an insert at the position just past the last line (line N,
+--- character 0 of an N-line buffer) into an insert at the end of line N-1 with a line break
+--- in front, and when the inserted text itself ends with a line break an extra empty line
+--- is left at the end of the buffer (its "fix eol" step looks at the wrong line). The
+--- server appends every answer that way, so each answer would leave a blank line behind.
+--- Rewrite such an insert to the same text change Neovim applies correctly: at the end of
+--- the last line, "\n" .. text without its final line break. The document is then exactly
+--- what the server meant (and the didChange Neovim sends says so).
+function M._fix_eof_inserts(uri, edits, encoding)
+  local bufnr = vim.uri_to_bufnr(uri)
+  if not vim.api.nvim_buf_is_loaded(bufnr) then
+    return
+  end
+  local bo = vim.bo[bufnr]
+  if not (bo.eol or (bo.fixeol and not bo.binary)) then
+    return
+  end
+  local n = vim.api.nvim_buf_line_count(bufnr)
+  local last = vim.api.nvim_buf_get_lines(bufnr, n - 1, n, false)[1] or ''
+  for _, edit in ipairs(edits) do
+    local r = edit.range
+    local at_end = r.start.line == n and r.start.character == 0 and r['end'].line == n and r['end'].character == 0
+    local body = at_end and type(edit.newText) == 'string' and edit.newText:match('^(.*)\r?\n$')
+    if body then
+      local col = line_length(last, encoding)
+      edit.range = { start = { line = n - 1, character = col }, ['end'] = { line = n - 1, character = col } }
+      edit.newText = '\n' .. body
+    end
+  end
+end
+
 local handlers = {
+  ['workspace/applyEdit'] = function(err, result, ctx, config)
+    if result and result.edit then
+      local client = vim.lsp.get_client_by_id(ctx.client_id)
+      local encoding = client and client.offset_encoding or 'utf-16'
+      for _, change in ipairs(result.edit.documentChanges or {}) do
+        if change.edits and change.textDocument then
+          M._fix_eof_inserts(change.textDocument.uri, change.edits, encoding)
+        end
+      end
+      for uri, edits in pairs(result.edit.changes or {}) do
+        M._fix_eof_inserts(uri, edits, encoding)
+      end
+    end
+    return vim.lsp.handlers['workspace/applyEdit'](err, result, ctx, config)
+  end,
   ['chatmd/turnsChanged'] = function(_, result)
     M.turns = (result and result.turns) or {}
     vim.schedule(function()
