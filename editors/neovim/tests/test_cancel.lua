@@ -17,7 +17,12 @@ end, nil, function()
   return H.text(buf) .. '\n' .. vim.inspect(notes)
 end)
 
--- While it runs, :ChatCancel <Tab> offers the running member.
+-- While it runs, the status line function names it, and :ChatCancel <Tab> offers it.
+H.wait('the status line to show @reviewer', function()
+  return require('chatmd').statusline():match('^@reviewer ') ~= nil
+end, nil, function()
+  return vim.inspect(require('chatmd').statusline())
+end)
 H.eq({ 'reviewer' }, vim.fn.getcompletion('ChatCancel ', 'cmdline'), ':ChatCancel <Tab> while @reviewer runs')
 
 vim.cmd('ChatCancel')
@@ -34,5 +39,10 @@ H.wait('the cancelled section', function()
 end, nil, function()
   return '--- expected\n' .. expected .. '--- buffer (normalized)\n' .. H.normalize(H.text(buf))
     .. '--- notifications\n' .. vim.inspect(notes)
+end)
+H.wait('the status line to empty', function()
+  return require('chatmd').statusline() == ''
+end, nil, function()
+  return vim.inspect(require('chatmd').statusline())
 end)
 H.pass()

@@ -199,6 +199,21 @@ local handlers = {
     end
     return vim.lsp.handlers['workspace/applyEdit'](err, result, ctx, config)
   end,
+  -- Neovim's handler fails (E348, from expand('<cword>')) when the cursor is on an empty
+  -- line; `:ChatNew` is often run from one. Show the document without the tag stack then.
+  ['window/showDocument'] = function(err, params, ctx, config)
+    local ok, res = pcall(vim.lsp.handlers['window/showDocument'], err, params, ctx, config)
+    if ok then
+      return res
+    end
+    if not params or params.external then
+      return { success = false }
+    end
+    local bufnr = vim.uri_to_bufnr(params.uri)
+    vim.bo[bufnr].buflisted = true
+    vim.api.nvim_win_set_buf(0, bufnr)
+    return { success = true }
+  end,
   ['chatmd/turnsChanged'] = function(_, result)
     M.turns = (result and result.turns) or {}
     vim.schedule(function()
@@ -245,9 +260,10 @@ end
 ---@param arg table
 ---@param bufnr integer
 ---@param on_result? fun(result: any)
-function M.execute(command, arg, bufnr, on_result)
+---@param client? vim.lsp.Client the client to ask (default: the buffer's)
+function M.execute(command, arg, bufnr, on_result, client)
   bufnr = buf_of(bufnr)
-  local client = M.client(bufnr) or (command == 'chatmd.newChat' and any_client() or nil)
+  client = client or M.client(bufnr)
   if not client then
     notify('no chatmd language server here (is this a *.chat.md buffer? see :checkhealth chatmd)', vim.log.levels.ERROR)
     return false
@@ -326,8 +342,18 @@ function M.new_chat(title, bufnr)
   if title and title ~= '' then
     arg.title = title
   end
-  if not M.client(bufnr) and not any_client() then
-    M.start_detached(folder)
+  local client = M.client(bufnr) or any_client()
+  if not client then
+    -- No chat is open yet: start the server without a buffer and wait for it (it starts
+    -- in well under a second; this happens once).
+    local id = M.start_detached(folder)
+    client = id and vim.lsp.get_client_by_id(id)
+    if not client or not vim.wait(10000, function()
+      return client.initialized == true
+    end, 10) then
+      notify('the chatmd language server did not start (see :checkhealth chatmd)', vim.log.levels.ERROR)
+      return false
+    end
   end
   return M.execute('chatmd.newChat', arg, bufnr, function(result)
     if result and result.uri then
@@ -337,7 +363,7 @@ function M.new_chat(title, bufnr)
         vim.cmd.edit(vim.fn.fnameescape(path))
       end
     end
-  end)
+  end, client)
 end
 
 -- ---------------------------------------------------------------------------------------
@@ -441,29 +467,23 @@ end
 -- ---------------------------------------------------------------------------------------
 -- progress and status line
 
-local function format_elapsed(ms)
-  if not ms then
-    return ''
-  end
-  return string.format('%.1fs', ms / 1000)
-end
-
---- A short text for the status line: the running turns of this chat, e.g.
---- `@reviewer 3.2s · @tester 1.0s` (empty when nothing runs).
+--- A short text for the status line: the running turns of this chat with what their
+--- progress last said, e.g. `@reviewer 3.2s · 1.2 KB · @tester starting` (empty when
+--- nothing runs).
 function M.statusline(bufnr)
   bufnr = buf_of(bufnr)
   local this = uri(bufnr)
   local parts = {}
   for _, t in ipairs(M.turns) do
     if t.uri == this then
-      parts[#parts + 1] = '@' .. t.member .. ' ' .. (t.status or '') .. ' ' .. format_elapsed(t.elapsedMs)
+      local said
+      for _, p in pairs(M.progress) do
+        if p.member == '@' .. t.member then
+          said = p.message
+        end
+      end
+      parts[#parts + 1] = '@' .. t.member .. ' ' .. (said or t.status or '')
     end
-  end
-  if #parts == 0 then
-    for _, p in pairs(M.progress) do
-      parts[#parts + 1] = p.member .. (p.message and (' ' .. p.message) or '')
-    end
-    table.sort(parts)
   end
   return table.concat(parts, ' · ')
 end
