@@ -93,14 +93,14 @@ local function agent_path_string(value)
   if value == nil then
     return nil
   end
-  if type(value) == 'table' then
-    local parts = {}
-    for _, folder in ipairs(value) do
-      parts[#parts + 1] = vim.fs.normalize(folder)
-    end
-    return table.concat(parts, ':')
+  if type(value) == 'string' then
+    value = vim.split(value, ':', { plain = true, trimempty = true })
   end
-  return value
+  local parts = {}
+  for _, folder in ipairs(value) do
+    parts[#parts + 1] = vim.fs.normalize(folder) -- expands ~ and $VARS
+  end
+  return table.concat(parts, ':')
 end
 
 --- The workspace root of a chat buffer: the nearest folder with a root marker, else the
