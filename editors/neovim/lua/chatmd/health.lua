@@ -36,10 +36,10 @@ local function agent_folders(value)
   if value == nil then
     return {}
   end
-  if type(value) == 'table' then
-    return value
+  if type(value) == 'string' then
+    value = vim.split(value, ':', { plain = true, trimempty = true })
   end
-  return vim.split(value, ':', { plain = true, trimempty = true })
+  return vim.tbl_map(vim.fs.normalize, value)
 end
 
 function M.check()
