@@ -258,7 +258,7 @@ impl SimEditor {
         doc.text = text;
         doc.version += 1;
         let version = doc.version;
-        let echo_first = self.echo_first.unwrap_or(self.edits % 2 == 0);
+        let echo_first = self.echo_first.unwrap_or(self.edits.is_multiple_of(2));
         if echo_first {
             self.client.change(&uri, version, json!(changes)).await;
             self.client.respond(id, json!({"applied": true})).await;

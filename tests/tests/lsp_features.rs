@@ -113,7 +113,17 @@ async fn quick_fixes_repair_unknown_members_and_members_lists() {
         .iter()
         .map(|a| a["title"].as_str().unwrap())
         .collect();
-    assert_eq!(titles, ["Add @writer to members"]);
+    // The quick fix first, then the chat commands for that place.
+    assert_eq!(
+        titles,
+        [
+            "Add @writer to members",
+            "Ask @reviewer",
+            "Ask @tester",
+            "Retry @writer",
+            "Fork from here"
+        ]
+    );
     assert_eq!(
         actions[0]["edit"]["changes"][&uri],
         json!([{"range": {"start": {"line": 2, "character": 26}, "end": {"line": 2, "character": 26}}, "newText": ", writer"}])

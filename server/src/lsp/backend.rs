@@ -92,6 +92,10 @@ impl LanguageServer for Backend {
             state.encoding = encoding;
             state.root = root;
             state.client = watch::client_flags(&params.capabilities);
+            state.client.skips_stale_edits = params
+                .client_info
+                .as_ref()
+                .is_some_and(|info| info.name.to_lowercase().contains("vim"));
             state.agent_path = params
                 .initialization_options
                 .as_ref()

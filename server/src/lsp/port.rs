@@ -28,6 +28,9 @@ use crate::turns::{Applied, Change, EditorPort, Level, PortError};
 /// How long an edit the editor said it applied may take to show in a `didChange`
 /// before it counts as lost (Neovim skips an edit for an older version silently).
 const ECHO_WAIT: Duration = Duration::from_millis(1000);
+/// With an editor that skips stale edits silently, how long to wait for the echo
+/// after a change of the user's arrived without it.
+const SKIPPED_WAIT: Duration = Duration::from_millis(300);
 /// After a refused edit, how long to wait for the change that made it stale.
 const REFUSED_WAIT: Duration = Duration::from_millis(500);
 /// How long the editor may take to answer an edit at all.
@@ -52,6 +55,8 @@ pub struct LspPort {
     started: Option<tokio::sync::oneshot::Sender<Vec<String>>>,
     /// Members whose turn began here and has not ended.
     claimed: Vec<String>,
+    /// The editor answers `applied: true` for edits it skipped (Neovim).
+    skips_stale_edits: bool,
 }
 
 impl LspPort {
@@ -64,11 +69,14 @@ impl LspPort {
         started: Option<tokio::sync::oneshot::Sender<Vec<String>>>,
     ) -> LspPort {
         let path = uri.to_file_path().map(|p| p.into_owned());
-        let reader = lock(&state)
-            .journals
-            .entry(uri.clone())
-            .or_default()
-            .subscribe();
+        let (reader, skips_stale_edits) = {
+            let mut s = lock(&state);
+            let skips = s.client.skips_stale_edits;
+            (
+                s.journals.entry(uri.clone()).or_default().subscribe(),
+                skips,
+            )
+        };
         LspPort {
             client,
             state,
@@ -82,6 +90,7 @@ impl LspPort {
             outbox,
             started,
             claimed: Vec::new(),
+            skips_stale_edits,
         }
     }
 
@@ -150,21 +159,25 @@ impl LspPort {
 
     /// Takes in what the editor reported since `cursor`, as someone else's changes.
     fn take_in(&mut self) -> Result<(), PortError> {
-        let entries = {
-            let mut state = lock(&self.state);
-            if !state.documents.contains_key(&self.uri) {
-                drop(state);
-                return self.switch_to_disk();
-            }
-            let journal = state.journals.entry(self.uri.clone()).or_default();
-            let entries = journal.read(self.reader, self.cursor);
-            self.cursor = journal.end();
-            entries
-        };
+        let (entries, closed) = self.read_journal();
         for entry in entries {
             self.take_theirs(&entry);
         }
+        if closed {
+            self.switch_to_disk()?;
+        }
         Ok(())
+    }
+
+    /// The changes reported since `cursor` (also those that came just before the
+    /// document closed), and whether it is closed.
+    fn read_journal(&mut self) -> (Vec<Entry>, bool) {
+        let mut state = lock(&self.state);
+        let closed = !state.documents.contains_key(&self.uri);
+        let journal = state.journals.entry(self.uri.clone()).or_default();
+        let entries = journal.read(self.reader, self.cursor);
+        self.cursor = journal.end();
+        (entries, closed)
     }
 
     fn take_theirs(&mut self, entry: &Entry) {
@@ -194,12 +207,14 @@ impl LspPort {
             if end != self.cursor {
                 return Ok(Applied::Stale);
             }
+            let len = doc.text.len_bytes();
             let text_edits = edits
                 .iter()
                 .map(|(range, text)| {
+                    let (range, text) = before_final_line_break(&self.view, len, range, text);
                     OneOf::Left(TextEdit {
-                        range: convert::range(&doc.text, range, encoding),
-                        new_text: text.clone(),
+                        range: convert::range(&doc.text, &range, encoding),
+                        new_text: text,
                     })
                 })
                 .collect();
@@ -224,10 +239,17 @@ impl LspPort {
             let notified = changed.notified();
             tokio::pin!(notified);
             notified.as_mut().enable();
+            let foreign_before = echo.saw_theirs;
             match self.look_for_echo(&mut echo)? {
                 Seen::Landed => return Ok(Applied::Done),
                 Seen::Closed => return Ok(Applied::Stale),
                 Seen::NotYet => {}
+            }
+            if answered && echo.saw_theirs && !foreign_before && self.skips_stale_edits {
+                // Neovim skips an edit for an older version silently: a change of the
+                // user's without the echo means this one was skipped (its own echo
+                // would have come with it, or just after).
+                deadline = deadline.min(Instant::now() + SKIPPED_WAIT);
             }
             tokio::select! {
                 result = &mut answer, if !answered => {
@@ -266,48 +288,96 @@ impl LspPort {
     /// Reads the journal for the echo of `echo`'s edits; whatever else happened first
     /// becomes someone else's change and moves the expected edits along.
     fn look_for_echo(&mut self, echo: &mut Echo) -> Result<Seen, PortError> {
-        let entries = {
-            let mut state = lock(&self.state);
-            if !state.documents.contains_key(&self.uri) {
-                drop(state);
+        let (entries, closed) = self.read_journal();
+        if self.find_echo(echo, &entries) {
+            if closed {
                 self.switch_to_disk()?;
-                return Ok(Seen::Closed);
             }
-            let journal = state.journals.entry(self.uri.clone()).or_default();
-            let entries = journal.read(self.reader, self.cursor);
-            self.cursor = journal.end();
-            entries
-        };
+            return Ok(Seen::Landed);
+        }
+        if !closed {
+            return Ok(Seen::NotYet);
+        }
+        // Closed before the echo came: the editor may have saved the edit, and then
+        // the file shows it. Whatever else differs there is someone else's change.
+        let on_disk = self
+            .path
+            .as_ref()
+            .and_then(|path| std::fs::read(path).ok())
+            .and_then(|bytes| crate::document::decode(&bytes).ok().map(str::to_string));
+        if let Some(on_disk) = on_disk {
+            let whole = Entry {
+                version: i32::MAX,
+                range: 0..self.view.len(),
+                text: on_disk,
+            };
+            if let Some((_, landed, extra)) = echo.find(&self.view, std::slice::from_ref(&whole)) {
+                self.land(echo, landed, extra);
+                self.switch_to_disk()?;
+                return Ok(Seen::Landed);
+            }
+        }
+        self.switch_to_disk()?;
+        Ok(Seen::Closed)
+    }
+
+    /// The edits being waited for are in: `landed` is the text they made.
+    fn land(&mut self, echo: &Echo, landed: String, extra: Option<String>) {
+        self.view = landed;
+        // From the last to the first: each then holds for the text the ones before it
+        // left.
+        for (range, text) in echo.landed_edits().into_iter().rev() {
+            self.pending.push(Change {
+                range,
+                new_len: text.len(),
+                ours: true,
+            });
+        }
+        if let Some(extra) = extra {
+            // The editor added a line break of its own at the end.
+            let at = self.view.len();
+            self.view.push_str(&extra);
+            self.pending.push(Change::theirs(at..at, extra.len()));
+        }
+    }
+
+    /// Takes in `entries`, recognising the echo of `echo`'s edits among them.
+    fn find_echo(&mut self, echo: &mut Echo, entries: &[Entry]) -> bool {
         let mut i = 0;
         while i < entries.len() {
             if let Some((end, landed, extra)) = echo.find(&self.view, &entries[i..]) {
-                self.view = landed;
-                // From the last to the first: each then holds for the text the ones
-                // before it left.
-                for (range, text) in echo.landed_edits(end).into_iter().rev() {
-                    self.pending.push(Change {
-                        range,
-                        new_len: text.len(),
-                        ours: true,
-                    });
-                }
-                if let Some(extra) = extra {
-                    // The editor added a line break of its own at the end.
-                    let at = self.view.len();
-                    self.view.push_str(&extra);
-                    self.pending.push(Change::theirs(at..at, extra.len()));
-                }
+                self.land(echo, landed, extra);
                 for entry in &entries[i + end..] {
                     self.take_theirs(entry);
                 }
-                return Ok(Seen::Landed);
+                return true;
             }
             echo.moved(&entries[i]);
             self.take_theirs(&entries[i]);
             i += 1;
         }
-        Ok(Seen::NotYet)
+        false
     }
+}
+
+/// An insert at the very end of a text that ends with a line break, moved to just
+/// before that line break (`"X\n"` at the end becomes `"\nX"` before the last `\n`):
+/// the same result, but Neovim reports an insert past the last line as replacing the
+/// last line break and adds an empty line to the buffer.
+fn before_final_line_break(
+    text: &str,
+    len: usize,
+    range: &ByteRange,
+    new: &str,
+) -> (ByteRange, String) {
+    let at_end = range.start == len && range.end == len && text.len() == len;
+    for eol in ["\r\n", "\n"] {
+        if at_end && text.ends_with(eol) && new.ends_with(eol) {
+            let at = len - eol.len();
+            return (at..at, format!("{eol}{}", &new[..new.len() - eol.len()]));
+        }
+    }
+    (range.clone(), new.to_string())
 }
 
 /// A range clamped to the text and to character boundaries.
@@ -380,7 +450,7 @@ impl Echo {
         None
     }
 
-    fn landed_edits(&self, _end: usize) -> Vec<(ByteRange, String)> {
+    fn landed_edits(&self) -> Vec<(ByteRange, String)> {
         self.candidates[self.landed.unwrap_or(0)].clone()
     }
 
@@ -569,9 +639,9 @@ mod tests {
         let found = echo.find("ab\n", &[entry(2..3, "\nx\n\n")]);
         assert_eq!(found, Some((1, "ab\nx\n".into(), Some("\n".into()))));
         // A replacement echoed as a minimal diff in two changes.
-        let mut echo = Echo::new(vec![(0..5, "hallo".into())]);
-        let found = echo.find("hello", &[entry(1..2, "a"), entry(4..5, "o")]);
-        assert_eq!(found, Some((2, "hallo".into(), None)));
+        let mut echo = Echo::new(vec![(0..11, "hallo worlt".into())]);
+        let found = echo.find("hello world", &[entry(1..2, "a"), entry(10..11, "t")]);
+        assert_eq!(found, Some((2, "hallo worlt".into(), None)));
     }
 
     #[test]
@@ -585,12 +655,12 @@ mod tests {
             Some((1, "abcdxy!".into(), None)),
             "inserted before the user's text"
         );
-        assert_eq!(echo.landed_edits(1), vec![(4..4, "xy".to_string())]);
+        assert_eq!(echo.landed_edits(), vec![(4..4, "xy".to_string())]);
         assert_eq!(
             echo.find("abcd!", &[entry(5..5, "xy")]),
             Some((1, "abcd!xy".into(), None)),
             "or after it"
         );
-        assert_eq!(echo.landed_edits(1), vec![(5..5, "xy".to_string())]);
+        assert_eq!(echo.landed_edits(), vec![(5..5, "xy".to_string())]);
     }
 }

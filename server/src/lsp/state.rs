@@ -73,6 +73,9 @@ pub struct ClientFlags {
     pub work_done_progress: bool,
     /// `window/showDocument` may be sent.
     pub show_document: bool,
+    /// The editor answers `applied: true` for an edit it skipped for an older
+    /// version (Neovim), so a missing echo is found out sooner.
+    pub skips_stale_edits: bool,
 }
 
 #[derive(Default)]

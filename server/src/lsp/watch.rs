@@ -35,6 +35,7 @@ pub fn client_flags(caps: &ClientCapabilities) -> ClientFlags {
             .as_ref()
             .and_then(|w| w.show_document.as_ref())
             .is_some_and(|s| s.support),
+        skips_stale_edits: false,
     }
 }
 

@@ -239,7 +239,7 @@ mod tests {
         assert_eq!(
             edits,
             vec![(
-                6..46,
+                6..44,
                 "<!-- chatmd id=t1 status=interrupted -->".to_string()
             )]
         );

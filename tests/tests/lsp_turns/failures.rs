@@ -99,8 +99,17 @@ async fn a_crash_keeps_the_partial_answer_and_says_so() {
     assert!(text.contains("status=error"), "{text}");
     assert_eq!(shown.len(), 1, "told once: {shown:?}");
     let message = shown[0]["message"].as_str().unwrap();
-    assert!(message.starts_with("@reviewer: "), "{message}");
-    assert!(text.contains(&format!("error=")), "{text}");
+    let error = message
+        .strip_prefix("@reviewer: ")
+        .expect("the member's name first");
+    assert!(
+        text.contains(&format!("error=\"{error}\"")),
+        "the status records what the user was told: {text}"
+    );
+    assert!(
+        text.contains("-->\nI \n"),
+        "the partial answer stays: {text}"
+    );
 }
 
 #[tokio::test]

@@ -79,12 +79,18 @@ async fn send_streams_the_answer_into_the_document_with_progress() {
 
 #[tokio::test]
 async fn cancel_keeps_the_partial_answer_closes_its_fence_and_ends_the_process() {
+    let pid_file = tempfile::NamedTempFile::new().unwrap();
+    let pid_path = pid_file.path().display().to_string();
+    // Three text deltas come after three lines of preamble; then the agent hangs, with
+    // a child of its own in its process group.
     let s = Setup::new(&[(
         "reviewer",
         &[
             ("FAKE_AGENT_TEXT", "Here:\n```rust\nfn refund() {"),
             ("FAKE_AGENT_CHUNKS", "3"),
-            ("FAKE_AGENT_HANG_AFTER", "4"),
+            ("FAKE_AGENT_HANG_AFTER", "6"),
+            ("FAKE_AGENT_GRANDCHILD", "1"),
+            ("FAKE_AGENT_GRANDCHILD_PID", &pid_path),
         ],
     )]);
     let chat = "## @me\n@reviewer show me\n";
@@ -127,6 +133,22 @@ async fn cancel_keeps_the_partial_answer_closes_its_fence_and_ends_the_process()
     );
     let turns = editor.client.request("chatmd/turns", json!({})).await;
     assert_eq!(turns, Ok(json!({"turns": []})));
+    let pid: u32 = std::fs::read_to_string(pid_file.path())
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(!alive(pid), "the agent's child {pid} survived the cancel");
+}
+
+/// Whether a process exists and is not a zombie.
+fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        stat.rsplit(')')
+            .next()
+            .and_then(|s| s.split_whitespace().next())
+            != Some("Z")
+    })
 }
 
 #[tokio::test]
@@ -136,7 +158,7 @@ async fn the_progress_cancel_button_cancels_the_turn() {
         &[
             ("FAKE_AGENT_TEXT", "Partial answer"),
             ("FAKE_AGENT_CHUNKS", "2"),
-            ("FAKE_AGENT_HANG_AFTER", "3"),
+            ("FAKE_AGENT_HANG_AFTER", "5"),
         ],
     )]);
     let chat = "## @me\n@reviewer go\n";
@@ -149,7 +171,9 @@ async fn the_progress_cancel_button_cancels_the_turn() {
         .await
         .unwrap();
     editor
-        .run_until("the partial answer", |e| e.text(&uri).contains("Partial"))
+        .run_until("the partial answer", |e| {
+            e.text(&uri).contains("Partial answer")
+        })
         .await;
     let created = editor
         .client

@@ -5,6 +5,7 @@
 
 mod setup;
 
+mod commands;
 mod editing;
 mod failures;
 mod lifecycle;

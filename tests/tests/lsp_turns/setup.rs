@@ -65,19 +65,29 @@ impl Setup {
     /// editor behaving like `behaviour`.
     pub async fn editor(&self, behaviour: Behaviour) -> SimEditor {
         let mut client = TestClient::spawn(chatmd::lsp::serve);
-        initialize(&mut client, self.dir.path(), &self.bin, true).await;
+        initialize(&mut client, self.dir.path(), &self.bin, true, behaviour).await;
         SimEditor::new(client, behaviour, true)
     }
 
     /// The same with UTF-16 positions (VS Code's).
     pub async fn editor_utf16(&self, behaviour: Behaviour) -> SimEditor {
         let mut client = TestClient::spawn(chatmd::lsp::serve);
-        initialize(&mut client, self.dir.path(), &self.bin, false).await;
+        initialize(&mut client, self.dir.path(), &self.bin, false, behaviour).await;
         SimEditor::new(client, behaviour, false)
     }
 }
 
-async fn initialize(client: &mut TestClient, root: &Path, bin: &Path, utf8: bool) {
+async fn initialize(
+    client: &mut TestClient,
+    root: &Path,
+    bin: &Path,
+    utf8: bool,
+    behaviour: Behaviour,
+) {
+    let name = match behaviour {
+        Behaviour::VsCode => "Visual Studio Code",
+        Behaviour::Neovim => "Neovim",
+    };
     let encodings = if utf8 {
         json!(["utf-8", "utf-16"])
     } else {
@@ -85,6 +95,7 @@ async fn initialize(client: &mut TestClient, root: &Path, bin: &Path, utf8: bool
     };
     let params = json!({
         "processId": null,
+        "clientInfo": {"name": name},
         "capabilities": {
             "general": {"positionEncodings": encodings},
             "window": {"workDoneProgress": true, "showDocument": {"support": true}},
