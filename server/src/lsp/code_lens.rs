@@ -6,7 +6,7 @@ use serde_json::json;
 use tower_lsp_server::ls_types::*;
 
 use super::convert;
-use super::state::{Document, State, lock, team_for};
+use super::state::{Document, State, chat_team, lock};
 use super::turn_actions::{command, handles};
 use crate::conversation::roster::Roster;
 use crate::conversation::routing::{self, Next};
@@ -18,8 +18,7 @@ pub fn code_lenses(state: &Mutex<State>, doc: &Document, enc: PositionEncoding) 
     };
     let text = doc.flat();
     let chat = &doc.chat;
-    let fm_team = chat.front_matter.as_ref().and_then(|fm| fm.team.as_ref());
-    let (team, _) = team_for(state, path, fm_team.map(|t| t.value.as_str()));
+    let team = chat_team(state, path, chat);
     let roster = Roster::new(&team, chat.front_matter.as_ref());
     let uri = doc.uri.as_str();
     let running = lock(state).running.clone();

@@ -15,7 +15,7 @@ use tower_lsp_server::ls_types::*;
 
 use super::port::LspPort;
 use super::progress;
-use super::state::{State, lock, team_for};
+use super::state::{State, chat_team, lock, team_for};
 use crate::agents::Registry;
 use crate::conversation::roster::Roster;
 use crate::conversation::routing;
@@ -217,8 +217,7 @@ async fn start(
 fn continue_targets(state: &Mutex<State>, uri: &Uri) -> Result<Option<Vec<String>>> {
     let (text, path) = read(state, uri)?;
     let chat = Chat::parse(&text);
-    let fm_team = chat.front_matter.as_ref().and_then(|fm| fm.team.as_ref());
-    let (team, _) = team_for(state, &path, fm_team.map(|t| t.value.as_str()));
+    let team = chat_team(state, &path, &chat);
     let roster = Roster::new(&team, chat.front_matter.as_ref());
     Ok(match routing::continue_next(&text, &chat, &roster) {
         routing::Next::Run(members) => Some(members),
@@ -254,7 +253,7 @@ impl BeforeRun {
         for _ in 0..20 {
             let text = port.text().await.map_err(|e| e.to_string())?;
             let chat = Chat::parse(&text);
-            let (team, _) = port.team(&chat);
+            let team = port.team(&chat);
             let roster = Roster::new(&team, chat.front_matter.as_ref());
             let (found, range) = actions::retry(&text, &chat, &roster, line)?;
             if found != member {
@@ -275,8 +274,7 @@ impl BeforeRun {
 async fn retry(client: &Client, state: &Arc<Mutex<State>>, uri: Uri, line: u32) -> Result<Value> {
     let (text, path) = read(state, &uri)?;
     let chat = Chat::parse(&text);
-    let fm_team = chat.front_matter.as_ref().and_then(|fm| fm.team.as_ref());
-    let (team, _) = team_for(state, &path, fm_team.map(|t| t.value.as_str()));
+    let team = chat_team(state, &path, &chat);
     let roster = Roster::new(&team, chat.front_matter.as_ref());
     let member = match actions::retry(&text, &chat, &roster, line) {
         Ok((member, _)) => member,

@@ -105,13 +105,9 @@ impl LspPort {
     }
 
     /// The team of the chat, as the editor features see it.
-    pub fn team(
-        &self,
-        chat: &crate::document::chat::Chat,
-    ) -> (Arc<crate::team::Team>, Option<String>) {
+    pub fn team(&self, chat: &crate::document::chat::Chat) -> Arc<crate::team::Team> {
         let path = self.path.clone().unwrap_or_default();
-        let fm_team = chat.front_matter.as_ref().and_then(|fm| fm.team.as_ref());
-        super::state::team_for(&self.state, &path, fm_team.map(|t| t.value.as_str()))
+        super::state::chat_team(&self.state, &path, chat)
     }
 
     /// Leaves the editor buffer for the file on disk (the document was closed); what

@@ -143,6 +143,16 @@ pub fn team_for(
     (team, error)
 }
 
+/// The team of the chat at `path` (its front matter's `team:`, else its folder).
+pub fn chat_team(
+    state: &std::sync::Mutex<State>,
+    path: &Path,
+    chat: &crate::document::chat::Chat,
+) -> Arc<Team> {
+    let fm_team = chat.front_matter.as_ref().and_then(|fm| fm.team.as_ref());
+    team_for(state, path, fm_team.map(|t| t.value.as_str())).0
+}
+
 /// Locks the state; a panic elsewhere must not take the whole server down with it.
 pub fn lock(state: &std::sync::Mutex<State>) -> std::sync::MutexGuard<'_, State> {
     state

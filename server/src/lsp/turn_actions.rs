@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use tower_lsp_server::ls_types::*;
 
 use super::convert;
-use super::state::{Document, State, lock, team_for};
+use super::state::{Document, State, chat_team, lock};
 use crate::conversation::roster::Roster;
 use crate::conversation::routing::{self, Next};
 use crate::document::text::PositionEncoding;
@@ -50,8 +50,7 @@ pub fn turn_actions(
     };
     let text = doc.flat();
     let chat = &doc.chat;
-    let fm_team = chat.front_matter.as_ref().and_then(|fm| fm.team.as_ref());
-    let (team, _) = team_for(state, path, fm_team.map(|t| t.value.as_str()));
+    let team = chat_team(state, path, chat);
     let roster = Roster::new(&team, chat.front_matter.as_ref());
     let uri = doc.uri.as_str();
     let running = lock(state).running.clone();

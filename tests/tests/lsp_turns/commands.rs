@@ -74,10 +74,7 @@ async fn code_actions_and_lenses_follow_the_conversation() {
         ],
     )]);
     let chat = "---\nmembers: [reviewer, tester]\n---\n## @me\n@reviewer please review\n";
-    s.write("team/a.chat.md", chat);
-    let uri = s.uri("team/a.chat.md");
-    let mut editor = s.editor(Behaviour::VsCode).await;
-    editor.open(&uri, chat).await;
+    let (mut editor, uri) = s.open_chat(Behaviour::VsCode, "team/a.chat.md", chat).await;
     let offered = titles_at(&mut editor, &uri, 4).await;
     let names: Vec<&str> = offered.iter().map(|(t, _)| t.as_str()).collect();
     assert_eq!(
@@ -148,10 +145,7 @@ async fn code_actions_and_lenses_follow_the_conversation() {
 async fn retry_replaces_the_last_answer() {
     let s = Setup::new(&[("reviewer", &[("FAKE_AGENT_TEXT", "Second opinion.")])]);
     let chat = "## @me\n@reviewer review\n\n## @reviewer\n<!-- chatmd id=t1 agent=claude status=error error=\"API Error: 500\" -->\nPart\n\n## @me\n";
-    s.write("team/r.chat.md", chat);
-    let uri = s.uri("team/r.chat.md");
-    let mut editor = s.editor(Behaviour::VsCode).await;
-    editor.open(&uri, chat).await;
+    let (mut editor, uri) = s.open_chat(Behaviour::VsCode, "team/r.chat.md", chat).await;
     let answer = editor
         .command("chatmd.retry", json!({"uri": uri, "line": 5}))
         .await;
@@ -187,10 +181,9 @@ async fn retry_replaces_the_last_answer() {
 async fn fork_and_new_chat_create_files_and_show_them() {
     let s = Setup::new(&[]);
     let chat = "---\ntitle: Plan\n---\n## @me\nfirst\n\n## @reviewer\n<!-- chatmd id=t1 agent=claude status=done -->\nok\n\n## @me\nsecond\n";
-    s.write("team/plan.chat.md", chat);
-    let uri = s.uri("team/plan.chat.md");
-    let mut editor = s.editor(Behaviour::VsCode).await;
-    editor.open(&uri, chat).await;
+    let (mut editor, uri) = s
+        .open_chat(Behaviour::VsCode, "team/plan.chat.md", chat)
+        .await;
     editor.client.set_auto_response("window/showDocument", None);
     let answer = editor
         .command("chatmd.fork", json!({"uri": uri, "line": 7}))
@@ -240,10 +233,9 @@ async fn fork_and_new_chat_create_files_and_show_them() {
 async fn a_permission_request_is_answered_in_the_file() {
     let s = Setup::new(&[]);
     let chat = "## @me\n@reviewer run the tests\n\n## @reviewer\n<!-- chatmd id=t1 agent=claude status=done -->\n> **Permission** `p1` — reviewer wants to run `cargo test` (Execute)\n> - [ ] allow once · - [ ] allow always · - [ ] reject\n";
-    s.write("team/perm.chat.md", chat);
-    let uri = s.uri("team/perm.chat.md");
-    let mut editor = s.editor(Behaviour::VsCode).await;
-    editor.open(&uri, chat).await;
+    let (mut editor, uri) = s
+        .open_chat(Behaviour::VsCode, "team/perm.chat.md", chat)
+        .await;
     let offered = titles_at(&mut editor, &uri, 5).await;
     let names: Vec<&str> = offered.iter().map(|(t, _)| t.as_str()).collect();
     assert!(

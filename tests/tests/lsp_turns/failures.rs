@@ -6,7 +6,7 @@ use chatmd_tests::sim_editor::Behaviour;
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
-use crate::setup::{Setup, finished, redact};
+use crate::setup::{Setup, finished, redact, send, turns_ended};
 
 /// Every `window/showMessage` that has arrived.
 async fn shown(editor: &mut chatmd_tests::sim_editor::SimEditor) -> Vec<Value> {
@@ -21,10 +21,7 @@ async fn a_missing_cli_is_reported_once_and_nothing_is_written() {
     let s = Setup::new(&[]);
     std::fs::remove_file(s.bin.join("codex")).unwrap();
     let chat = "## @me\n@tester write tests\n";
-    s.write("team/m.chat.md", chat);
-    let uri = s.uri("team/m.chat.md");
-    let mut editor = s.editor(Behaviour::VsCode).await;
-    editor.open(&uri, chat).await;
+    let (mut editor, uri) = s.open_chat(Behaviour::VsCode, "team/m.chat.md", chat).await;
     let answer = editor
         .command("chatmd.send", json!({"uri": uri}))
         .await
@@ -47,27 +44,13 @@ async fn failed_turn(knobs: &[(&str, &str)], extra: &str) -> (String, Vec<Value>
         s.write("team/chatmd.toml", &format!("{toml}{extra}"));
     }
     let chat = "## @me\n@reviewer hi\n";
-    s.write("team/f.chat.md", chat);
-    let uri = s.uri("team/f.chat.md");
-    let mut editor = s.editor(Behaviour::VsCode).await;
-    editor.open(&uri, chat).await;
-    editor
-        .command("chatmd.send", json!({"uri": uri}))
-        .await
-        .unwrap();
+    let (mut editor, uri) = s.open_chat(Behaviour::VsCode, "team/f.chat.md", chat).await;
+    send(&mut editor, &uri).await;
     editor
         .run_until("the failed turn", |e| finished(e.text(&uri)))
         .await;
     // The turn's end is announced after its message was shown.
-    loop {
-        let changed = editor
-            .client
-            .expect_notification("chatmd/turnsChanged")
-            .await;
-        if changed == json!({"turns": []}) {
-            break;
-        }
-    }
+    turns_ended(&mut editor).await;
     let shown = shown(&mut editor).await;
     (redact(editor.text(&uri)), shown)
 }
@@ -139,14 +122,10 @@ async fn a_member_already_answering_is_not_started_twice() {
         &[("FAKE_AGENT_TEXT", "slow"), ("FAKE_AGENT_HANG_AFTER", "2")],
     )]);
     let chat = "## @me\n@reviewer go\n";
-    s.write("team/twice.chat.md", chat);
-    let uri = s.uri("team/twice.chat.md");
-    let mut editor = s.editor(Behaviour::VsCode).await;
-    editor.open(&uri, chat).await;
-    editor
-        .command("chatmd.send", json!({"uri": uri}))
-        .await
-        .unwrap();
+    let (mut editor, uri) = s
+        .open_chat(Behaviour::VsCode, "team/twice.chat.md", chat)
+        .await;
+    send(&mut editor, &uri).await;
     editor
         .run_until("the section", |e| e.text(&uri).contains("status=streaming"))
         .await;

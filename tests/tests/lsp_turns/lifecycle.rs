@@ -6,7 +6,7 @@ use chatmd_tests::sim_editor::Behaviour;
 use pretty_assertions::assert_eq;
 use serde_json::json;
 
-use crate::setup::{Setup, finished, progress_of, redact};
+use crate::setup::{Setup, finished, progress_of, redact, send, turns_ended};
 
 const SESSION: &str = "5e55a000-0000-4000-8000-000000000001";
 
@@ -20,10 +20,9 @@ async fn send_streams_the_answer_into_the_document_with_progress() {
         ],
     )]);
     let chat = "## @me\n@reviewer please review.\n";
-    s.write("team/review.chat.md", chat);
-    let uri = s.uri("team/review.chat.md");
-    let mut editor = s.editor(Behaviour::VsCode).await;
-    editor.open(&uri, chat).await;
+    let (mut editor, uri) = s
+        .open_chat(Behaviour::VsCode, "team/review.chat.md", chat)
+        .await;
     let answer = editor.command("chatmd.send", json!({"uri": uri})).await;
     assert_eq!(answer, Ok(json!({"members": ["reviewer"]})));
     editor
@@ -94,14 +93,8 @@ async fn cancel_keeps_the_partial_answer_closes_its_fence_and_ends_the_process()
         ],
     )]);
     let chat = "## @me\n@reviewer show me\n";
-    s.write("team/c.chat.md", chat);
-    let uri = s.uri("team/c.chat.md");
-    let mut editor = s.editor(Behaviour::VsCode).await;
-    editor.open(&uri, chat).await;
-    editor
-        .command("chatmd.send", json!({"uri": uri}))
-        .await
-        .unwrap();
+    let (mut editor, uri) = s.open_chat(Behaviour::VsCode, "team/c.chat.md", chat).await;
+    send(&mut editor, &uri).await;
     editor
         .run_until("the partial answer", |e| {
             e.text(&uri).contains("```rust\nfn")
@@ -162,14 +155,8 @@ async fn the_progress_cancel_button_cancels_the_turn() {
         ],
     )]);
     let chat = "## @me\n@reviewer go\n";
-    s.write("team/p.chat.md", chat);
-    let uri = s.uri("team/p.chat.md");
-    let mut editor = s.editor(Behaviour::Neovim).await;
-    editor.open(&uri, chat).await;
-    editor
-        .command("chatmd.send", json!({"uri": uri}))
-        .await
-        .unwrap();
+    let (mut editor, uri) = s.open_chat(Behaviour::Neovim, "team/p.chat.md", chat).await;
+    send(&mut editor, &uri).await;
     editor
         .run_until("the partial answer", |e| {
             e.text(&uri).contains("Partial answer")
@@ -198,10 +185,7 @@ async fn the_progress_cancel_button_cancels_the_turn() {
 async fn a_turn_left_streaming_is_marked_interrupted_when_opened() {
     let s = Setup::new(&[]);
     let chat = "## @me\n@reviewer hi\n\n## @reviewer\n<!-- chatmd id=t1 agent=claude status=streaming started=2026-11-20T10:00:00Z -->\nHalf an ans\n";
-    s.write("team/i.chat.md", chat);
-    let uri = s.uri("team/i.chat.md");
-    let mut editor = s.editor(Behaviour::VsCode).await;
-    editor.open(&uri, chat).await;
+    let (mut editor, uri) = s.open_chat(Behaviour::VsCode, "team/i.chat.md", chat).await;
     editor
         .run_until("the status rewritten", |e| {
             e.text(&uri).contains("status=interrupted")
@@ -223,14 +207,8 @@ async fn a_document_closed_mid_turn_is_finished_on_disk() {
         ],
     )]);
     let chat = "## @me\n@reviewer go\n";
-    s.write("team/d.chat.md", chat);
-    let uri = s.uri("team/d.chat.md");
-    let mut editor = s.editor(Behaviour::VsCode).await;
-    editor.open(&uri, chat).await;
-    editor
-        .command("chatmd.send", json!({"uri": uri}))
-        .await
-        .unwrap();
+    let (mut editor, uri) = s.open_chat(Behaviour::VsCode, "team/d.chat.md", chat).await;
+    send(&mut editor, &uri).await;
     editor
         .run_until("the first words", |e| e.text(&uri).contains("first"))
         .await;
@@ -239,15 +217,7 @@ async fn a_document_closed_mid_turn_is_finished_on_disk() {
     s.write("team/d.chat.md", &saved);
     editor.close(&uri).await;
     // The turn ends (the running-turns list empties) with its answer in the file.
-    loop {
-        let changed = editor
-            .client
-            .expect_notification("chatmd/turnsChanged")
-            .await;
-        if changed == json!({"turns": []}) {
-            break;
-        }
-    }
+    turns_ended(&mut editor).await;
     let text = redact(&s.read("team/d.chat.md"));
     assert!(
         text.starts_with(

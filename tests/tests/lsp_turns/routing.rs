@@ -5,7 +5,7 @@ use chatmd_tests::sim_editor::Behaviour;
 use pretty_assertions::assert_eq;
 use serde_json::json;
 
-use crate::setup::{Setup, finished, redact};
+use crate::setup::{Setup, finished, redact, send};
 
 /// A status comment with everything but the id, agent and status redacted.
 fn plain(text: &str) -> String {
@@ -23,10 +23,9 @@ async fn two_mentioned_members_answer_in_parallel_in_mention_order() {
         ("tester", &[("FAKE_AGENT_TEXT", "Tests: added.")]),
     ]);
     let chat = "## @me\n@tester write tests. @reviewer review.\n";
-    s.write("team/two.chat.md", chat);
-    let uri = s.uri("team/two.chat.md");
-    let mut editor = s.editor(Behaviour::VsCode).await;
-    editor.open(&uri, chat).await;
+    let (mut editor, uri) = s
+        .open_chat(Behaviour::VsCode, "team/two.chat.md", chat)
+        .await;
     let answer = editor.command("chatmd.send", json!({"uri": uri})).await;
     assert_eq!(answer, Ok(json!({"members": ["tester", "reviewer"]})));
     editor
@@ -48,14 +47,10 @@ async fn a_chain_follows_mentions_and_stops_at_max_chain() {
         ("tester", &[("FAKE_AGENT_TEXT", "@reviewer back to you.")]),
     ]);
     let chat = "---\nmax_chain: 3\n---\n## @me\n@reviewer start\n";
-    s.write("team/chain.chat.md", chat);
-    let uri = s.uri("team/chain.chat.md");
-    let mut editor = s.editor(Behaviour::VsCode).await;
-    editor.open(&uri, chat).await;
-    editor
-        .command("chatmd.send", json!({"uri": uri}))
-        .await
-        .unwrap();
+    let (mut editor, uri) = s
+        .open_chat(Behaviour::VsCode, "team/chain.chat.md", chat)
+        .await;
+    send(&mut editor, &uri).await;
     editor
         .run_until("the chain", |e| finished(e.text(&uri)))
         .await;
@@ -89,10 +84,9 @@ async fn next_marker_round_robin_and_all_with_skip() {
     ]);
     // [NEXT: writer] hands the word on although nobody is mentioned.
     let chat = "---\nmembers: [reviewer, tester, writer]\nrouting: round-robin\n---\n## @me\nplease start\n";
-    s.write("team/rr.chat.md", chat);
-    let uri = s.uri("team/rr.chat.md");
-    let mut editor = s.editor(Behaviour::VsCode).await;
-    editor.open(&uri, chat).await;
+    let (mut editor, uri) = s
+        .open_chat(Behaviour::VsCode, "team/rr.chat.md", chat)
+        .await;
     let answer = editor.command("chatmd.send", json!({"uri": uri})).await;
     assert_eq!(
         answer,
@@ -133,10 +127,9 @@ async fn next_marker_round_robin_and_all_with_skip() {
 async fn done_ends_the_conversation_and_the_next_send_is_refused() {
     let s = Setup::new(&[("reviewer", &[("FAKE_AGENT_TEXT", "ok")])]);
     let chat = "## @me\n@reviewer thanks, that is all [DONE]\n";
-    s.write("team/done.chat.md", chat);
-    let uri = s.uri("team/done.chat.md");
-    let mut editor = s.editor(Behaviour::VsCode).await;
-    editor.open(&uri, chat).await;
+    let (mut editor, uri) = s
+        .open_chat(Behaviour::VsCode, "team/done.chat.md", chat)
+        .await;
     let answer = editor
         .command("chatmd.send", json!({"uri": uri}))
         .await
@@ -165,10 +158,9 @@ async fn ask_runs_one_member_and_continue_follows_the_routing() {
         ("reviewer", &[("FAKE_AGENT_TEXT", "Checked.")]),
     ]);
     let chat = "---\nmax_chain: 1\n---\n## @me\nwe need docs\n";
-    s.write("team/ask.chat.md", chat);
-    let uri = s.uri("team/ask.chat.md");
-    let mut editor = s.editor(Behaviour::VsCode).await;
-    editor.open(&uri, chat).await;
+    let (mut editor, uri) = s
+        .open_chat(Behaviour::VsCode, "team/ask.chat.md", chat)
+        .await;
     let answer = editor
         .command("chatmd.ask", json!({"uri": uri, "member": "@writer"}))
         .await;

@@ -69,6 +69,35 @@ impl Setup {
         SimEditor::new(client, behaviour, true)
     }
 
+    /// Writes a chat at `rel`, starts a server and an editor, and opens the chat in it.
+    pub async fn open_chat(
+        &self,
+        behaviour: Behaviour,
+        rel: &str,
+        text: &str,
+    ) -> (SimEditor, String) {
+        let editor = self.editor(behaviour).await;
+        self.open_in(editor, rel, text).await
+    }
+
+    /// The same with UTF-16 positions.
+    pub async fn open_chat_utf16(
+        &self,
+        behaviour: Behaviour,
+        rel: &str,
+        text: &str,
+    ) -> (SimEditor, String) {
+        let editor = self.editor_utf16(behaviour).await;
+        self.open_in(editor, rel, text).await
+    }
+
+    async fn open_in(&self, mut editor: SimEditor, rel: &str, text: &str) -> (SimEditor, String) {
+        self.write(rel, text);
+        let uri = self.uri(rel);
+        editor.open(&uri, text).await;
+        (editor, uri)
+    }
+
     /// The same with UTF-16 positions (VS Code's).
     pub async fn editor_utf16(&self, behaviour: Behaviour) -> SimEditor {
         let mut client = TestClient::spawn(chatmd::lsp::serve);
@@ -134,4 +163,28 @@ pub fn progress_of(notes: &[Value], token: &Value) -> Vec<Value> {
         .filter(|n| n["token"] == *token)
         .map(|n| n["value"].clone())
         .collect()
+}
+
+/// Runs Send on the chat; the turns start.
+pub async fn send(editor: &mut SimEditor, uri: &str) {
+    let answer = editor.command("chatmd.send", json!({"uri": uri})).await;
+    assert!(
+        answer
+            .as_ref()
+            .is_ok_and(|a| a["members"].as_array().is_some_and(|m| !m.is_empty())),
+        "Send started nobody: {answer:?}"
+    );
+}
+
+/// Waits until the running-turns list is empty again (the turns ended).
+pub async fn turns_ended(editor: &mut SimEditor) {
+    loop {
+        let changed = editor
+            .client
+            .expect_notification("chatmd/turnsChanged")
+            .await;
+        if changed == json!({"turns": []}) {
+            return;
+        }
+    }
 }
