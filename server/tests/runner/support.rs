@@ -46,10 +46,12 @@ impl Agent {
     }
 
     /// Runs the script in its own folder, stdin from `/dev/null`, ending at exit.
+    /// The shell reads the script: executing a file just written races with other
+    /// tests' forks, which may still hold it open for writing (`ETXTBSY`).
     pub fn invocation(&self) -> Invocation {
         Invocation {
-            program: self.path.to_string_lossy().into_owned(),
-            args: Vec::new(),
+            program: "/bin/sh".to_string(),
+            args: vec![self.path.to_string_lossy().into_owned()],
             env: Vec::new(),
             create_dirs: Vec::new(),
             cwd: self.dir.path().to_path_buf(),
