@@ -9,3 +9,4 @@ pub mod document;
 pub mod lsp;
 pub mod runner;
 pub mod team;
+pub mod turns;

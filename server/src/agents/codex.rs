@@ -12,11 +12,11 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
-use serde_json::Value;
+use serde::de::IgnoredAny;
+use serde::{Deserialize, Deserializer};
 
-use super::output::{
-    Ending, Paragraphs, failure, json_line, quote, readable_error, sanitize, str_at, u64_at,
-};
+use super::json::{ErrorBody, Events, I64, List, NonNull, Obj, Str, TokenCounts, parse_line};
+use super::output::{Ending, Paragraphs, failure, push_quote, readable_error, sanitize, sanitized};
 use super::plan::{ARGUMENT_LIMIT, base, extra_args, fits_argument, inline, resume_session};
 use super::registry::AgentEntry;
 use super::{AgentEvent, ExitInfo, Invocation, OutputParser, Stdin, ToolStatus, Usage};
@@ -86,6 +86,128 @@ pub fn toml_string(text: &str) -> String {
     out
 }
 
+/// One `--json` event, read by its `type` into a struct with the members that kind of
+/// event has (serde skips the others without building them). Each struct has the `type`
+/// member, read and dropped, so that a line that repeats it is caught.
+#[derive(Debug)]
+enum Line<'a> {
+    ThreadStarted(ThreadStarted<'a>),
+    ItemStarted(ItemLine<'a>),
+    ItemCompleted(ItemLine<'a>),
+    Error(ErrorLine<'a>),
+    TurnCompleted(TurnCompleted),
+    TurnFailed(TurnFailed<'a>),
+    Other(OtherLine),
+}
+
+impl<'a> Events<'a> for Line<'a> {
+    fn read<D: Deserializer<'a>>(tag: Option<&str>, d: D) -> Result<Self, D::Error> {
+        Ok(match tag {
+            Some("item.completed") => Line::ItemCompleted(ItemLine::deserialize(d)?),
+            Some("item.started") => Line::ItemStarted(ItemLine::deserialize(d)?),
+            Some("thread.started") => Line::ThreadStarted(ThreadStarted::deserialize(d)?),
+            Some("error") => Line::Error(ErrorLine::deserialize(d)?),
+            Some("turn.completed") => Line::TurnCompleted(TurnCompleted::deserialize(d)?),
+            Some("turn.failed") => Line::TurnFailed(TurnFailed::deserialize(d)?),
+            _ => Line::Other(OtherLine::deserialize(d)?),
+        })
+    }
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct ThreadStarted<'a> {
+    #[serde(rename = "type")]
+    _type: IgnoredAny,
+    #[serde(borrow)]
+    thread_id: Str<'a>,
+}
+
+/// `item.started`, `item.completed`
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct ItemLine<'a> {
+    #[serde(rename = "type")]
+    _type: IgnoredAny,
+    /// Boxed: it is the largest part of any event, and a small `Line` is cheap to move.
+    #[serde(borrow)]
+    item: Obj<Box<Item<'a>>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct ErrorLine<'a> {
+    #[serde(rename = "type")]
+    _type: IgnoredAny,
+    #[serde(borrow)]
+    message: Str<'a>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct TurnCompleted {
+    #[serde(rename = "type")]
+    _type: IgnoredAny,
+    usage: Obj<TokenCounts>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct TurnFailed<'a> {
+    #[serde(rename = "type")]
+    _type: IgnoredAny,
+    #[serde(borrow)]
+    error: Obj<ErrorBody<'a>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct OtherLine {
+    #[serde(rename = "type")]
+    _type: IgnoredAny,
+}
+
+/// A thread item: an agent message, an error, or a tool call of some kind.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct Item<'a> {
+    #[serde(borrow)]
+    id: Str<'a>,
+    #[serde(rename = "type", borrow)]
+    kind: Str<'a>,
+    /// `agent_message`
+    #[serde(borrow)]
+    text: Str<'a>,
+    /// `error`
+    #[serde(borrow)]
+    message: Str<'a>,
+    /// `command_execution`
+    #[serde(borrow)]
+    command: Str<'a>,
+    exit_code: I64,
+    /// `file_change`
+    #[serde(borrow)]
+    changes: List<Obj<Change<'a>>>,
+    /// `mcp_tool_call`
+    #[serde(borrow)]
+    server: Str<'a>,
+    #[serde(borrow)]
+    tool: Str<'a>,
+    error: NonNull,
+    /// `web_search`
+    #[serde(borrow)]
+    query: Str<'a>,
+    #[serde(borrow)]
+    status: Str<'a>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct Change<'a> {
+    #[serde(borrow)]
+    path: Str<'a>,
+}
+
 /// Reads codex's `--json` events.
 #[derive(Debug)]
 pub struct CodexParser {
@@ -111,14 +233,14 @@ impl CodexParser {
         }
     }
 
-    fn event(&mut self, value: &Value, out: &mut Vec<AgentEvent>) {
-        match str_at(value, "/type") {
-            Some("thread.started") => out.push(AgentEvent::Started {
-                session: str_at(value, "/thread_id").map(str::to_owned),
+    fn event(&mut self, line: Line<'_>, out: &mut Vec<AgentEvent>) {
+        match line {
+            Line::ThreadStarted(line) => out.push(AgentEvent::Started {
+                session: line.thread_id.get().map(str::to_owned),
                 model: None,
             }),
-            Some("item.started") => {
-                if let Some(item) = value.get("item")
+            Line::ItemStarted(line) => {
+                if let Some(item) = line.item.get()
                     && let Some(summary) = self.tool_summary(item)
                 {
                     out.push(AgentEvent::Tool {
@@ -127,57 +249,63 @@ impl CodexParser {
                     });
                 }
             }
-            Some("item.completed") => {
-                if let Some(item) = value.get("item") {
-                    self.item_completed(item, out);
+            Line::ItemCompleted(line) => {
+                if let Some(item) = line.item.into_inner() {
+                    self.item_completed(*item, out);
                 }
             }
-            Some("error") => {
-                let message = readable_error(str_at(value, "/message").unwrap_or(""));
+            Line::Error(line) => {
+                let message = readable_error(line.message.get().unwrap_or(""));
                 out.push(AgentEvent::Notice(format!("{}: {message}", self.agent)));
                 self.last_error = Some(message);
             }
-            Some("turn.completed") => {
+            Line::TurnCompleted(line) => {
                 self.finished = true;
-                let usage = value.get("usage").map(|usage| Usage {
-                    input_tokens: u64_at(usage, "/input_tokens"),
-                    output_tokens: u64_at(usage, "/output_tokens"),
+                let usage = line.usage.is_present().then(|| {
+                    let counts = line.usage.get();
+                    Usage {
+                        input_tokens: counts.map_or(0, |c| c.input_tokens.or_zero()),
+                        output_tokens: counts.map_or(0, |c| c.output_tokens.or_zero()),
+                    }
                 });
                 out.push(AgentEvent::Done {
                     stop_reason: None,
                     usage,
                 });
             }
-            Some("turn.failed") => {
+            Line::TurnFailed(line) => {
                 self.finished = true;
-                let message = str_at(value, "/error/message")
+                let message = line
+                    .error
+                    .get()
+                    .and_then(|error| error.message.get())
                     .map(readable_error)
                     .filter(|m| !m.is_empty())
                     .or_else(|| self.last_error.clone())
                     .unwrap_or_else(|| format!("{} reported a failed turn", self.agent));
                 out.push(AgentEvent::Failed { message });
             }
-            _ => {}
+            Line::Other(_) => {}
         }
     }
 
-    fn item_completed(&mut self, item: &Value, out: &mut Vec<AgentEvent>) {
-        match str_at(item, "/type") {
+    fn item_completed(&mut self, item: Item<'_>, out: &mut Vec<AgentEvent>) {
+        match item.kind.get() {
             Some("agent_message") => {
                 self.paragraphs.block_ends();
-                out.extend(self.paragraphs.text(str_at(item, "/text").unwrap_or("")));
+                out.extend(self.paragraphs.push(item.text.0.unwrap_or_default()));
             }
             Some("error") => {
-                let message = readable_error(str_at(item, "/message").unwrap_or(""));
+                let message = readable_error(item.message.get().unwrap_or(""));
                 out.push(AgentEvent::Notice(format!("{}: {message}", self.agent)));
                 self.last_error = Some(message);
             }
             _ => {
-                let known = str_at(item, "/id").and_then(|id| self.tools.get(id).cloned());
-                if let Some(summary) = known.or_else(|| self.tool_summary(item)) {
+                let known = item.id.get().and_then(|id| self.tools.get(id).cloned());
+                if let Some(summary) = known.or_else(|| self.tool_summary(&item)) {
                     out.push(AgentEvent::Tool {
                         summary,
-                        status: tool_status(item),
+                        status: tool_status(&item),
                     });
                 }
             }
@@ -185,50 +313,58 @@ impl CodexParser {
     }
 
     /// The summary of a tool item, remembered under its id; `None` for other items.
-    fn tool_summary(&mut self, item: &Value) -> Option<String> {
-        let summary = match str_at(item, "/type")? {
+    fn tool_summary(&mut self, item: &Item<'_>) -> Option<String> {
+        let mut summary = String::new();
+        match item.kind.get()? {
             "command_execution" => {
-                let command = shell_command(str_at(item, "/command").unwrap_or(""));
-                format!(
-                    "Shell: {}",
-                    quote(&sanitize(command.lines().next().unwrap_or("")))
-                )
+                let command = shell_command(item.command.get().unwrap_or(""));
+                summary.push_str("Shell: ");
+                push_quote(
+                    &mut summary,
+                    &sanitized(command.lines().next().unwrap_or("")),
+                );
             }
             "file_change" => {
-                let changes = item.get("changes").and_then(Value::as_array);
-                let paths: Vec<&str> = changes
-                    .into_iter()
-                    .flatten()
-                    .filter_map(|c| str_at(c, "/path"))
+                let paths: Vec<&str> = item
+                    .changes
+                    .0
+                    .iter()
+                    .filter_map(|change| change.get()?.path.get())
                     .collect();
-                format!("Edit: {}", quote(&sanitize(&paths.join(", "))))
+                summary.push_str("Edit: ");
+                push_quote(&mut summary, &sanitized(&paths.join(", ")));
             }
-            "mcp_tool_call" => format!(
-                "MCP {}/{}",
-                sanitize(str_at(item, "/server").unwrap_or("?")),
-                sanitize(str_at(item, "/tool").unwrap_or("?"))
-            ),
-            "web_search" => format!(
-                "Search: {}",
-                quote(&sanitize(str_at(item, "/query").unwrap_or("")))
-            ),
+            "mcp_tool_call" => {
+                let _ = write!(
+                    summary,
+                    "MCP {}/{}",
+                    sanitized(item.server.get().unwrap_or("?")),
+                    sanitized(item.tool.get().unwrap_or("?"))
+                );
+            }
+            "web_search" => {
+                summary.push_str("Search: ");
+                push_quote(&mut summary, &sanitized(item.query.get().unwrap_or("")));
+            }
             _ => return None,
-        };
-        if let Some(id) = str_at(item, "/id") {
-            self.tools.insert(id.to_owned(), summary.clone());
+        }
+        if let Some(id) = item.id.get() {
+            match self.tools.get_mut(id) {
+                Some(known) => known.clone_from(&summary),
+                None => {
+                    self.tools.insert(id.to_owned(), summary.clone());
+                }
+            }
         }
         Some(summary)
     }
 }
 
 /// How a completed tool item went: its status, and for commands the exit code too.
-fn tool_status(item: &Value) -> ToolStatus {
-    let failed_status = matches!(str_at(item, "/status"), Some("failed" | "declined"));
-    let failed_exit = item
-        .get("exit_code")
-        .and_then(Value::as_i64)
-        .is_some_and(|c| c != 0);
-    let mcp_error = item.get("error").is_some_and(|e| !e.is_null());
+fn tool_status(item: &Item<'_>) -> ToolStatus {
+    let failed_status = matches!(item.status.get(), Some("failed" | "declined"));
+    let failed_exit = item.exit_code.0.is_some_and(|c| c != 0);
+    let mcp_error = item.error.0;
     if failed_status || failed_exit || mcp_error {
         ToolStatus::Failed
     } else {
@@ -258,8 +394,8 @@ fn shell_command(command: &str) -> &str {
 impl OutputParser for CodexParser {
     fn line(&mut self, line: &str) -> Vec<AgentEvent> {
         let mut out = Vec::new();
-        match json_line(&self.agent, line) {
-            Ok(Some(value)) if !self.finished => self.event(&value, &mut out),
+        match parse_line::<Line>(&self.agent, line) {
+            Ok(Some(parsed)) if !self.finished => self.event(parsed, &mut out),
             Ok(_) => {}
             Err(notice) => {
                 self.stray = Some(sanitize(line.trim()));

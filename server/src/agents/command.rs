@@ -9,7 +9,7 @@
 
 use serde_json::Value;
 
-use super::output::{Ending, failure, json_line, sanitize, str_at};
+use super::output::{Ending, failure, json_line, sanitize, sanitized, str_at};
 use super::plan::{base, extra_args, fits_argument, inline};
 use super::registry::{AgentEntry, CommandOutput, CommandSpec, JsonPointers, PromptDelivery};
 use super::{AgentEvent, ExitInfo, Invocation, OutputParser, Stdin};
@@ -46,9 +46,15 @@ pub fn plan(
 pub struct CommandParser {
     agent: String,
     output: CommandOutput,
+    turn: Turn,
+    stray: Option<String>,
+}
+
+/// How far the turn got (apart from the output settings, which each line reads).
+#[derive(Debug, Default)]
+struct Turn {
     started: bool,
     finished: bool,
-    stray: Option<String>,
 }
 
 impl CommandParser {
@@ -57,12 +63,13 @@ impl CommandParser {
         CommandParser {
             agent: agent.to_owned(),
             output: output.clone(),
-            started: false,
-            finished: false,
+            turn: Turn::default(),
             stray: None,
         }
     }
+}
 
+impl Turn {
     fn json_event(&mut self, pointers: &JsonPointers, value: &Value, out: &mut Vec<AgentEvent>) {
         if !self.started
             && let Some(session) = pointers.session.as_deref().and_then(|p| str_at(value, p))
@@ -81,7 +88,7 @@ impl CommandParser {
         }
         let error = pointers.error.as_deref().and_then(|p| str_at(value, p));
         if let Some(message) = error
-            .map(|m| sanitize(m).trim().to_owned())
+            .map(|m| sanitized(m).trim().to_owned())
             .filter(|m| !m.is_empty())
         {
             self.finished = true;
@@ -121,17 +128,21 @@ fn is_done(value: Option<&Value>, expected: Option<&str>) -> bool {
 
 impl OutputParser for CommandParser {
     fn line(&mut self, line: &str) -> Vec<AgentEvent> {
-        if self.finished {
+        if self.turn.finished {
             return Vec::new();
         }
         let pointers = match &self.output {
             // Plain text: every line is answer text, its line break kept.
-            CommandOutput::Text => return vec![AgentEvent::Text(format!("{}\n", sanitize(line)))],
-            CommandOutput::Jsonl(pointers) => pointers.clone(),
+            CommandOutput::Text => {
+                let mut text = sanitize(line);
+                text.push('\n');
+                return vec![AgentEvent::Text(text)];
+            }
+            CommandOutput::Jsonl(pointers) => pointers,
         };
         let mut out = Vec::new();
         match json_line(&self.agent, line) {
-            Ok(Some(value)) => self.json_event(&pointers, &value, &mut out),
+            Ok(Some(value)) => self.turn.json_event(pointers, &value, &mut out),
             Ok(None) => {}
             Err(notice) => {
                 self.stray = Some(sanitize(line.trim()));
@@ -142,10 +153,10 @@ impl OutputParser for CommandParser {
     }
 
     fn finish(&mut self, exit: &ExitInfo) -> Vec<AgentEvent> {
-        if self.finished {
+        if self.turn.finished {
             return Vec::new();
         }
-        self.finished = true;
+        self.turn.finished = true;
         if exit.code == Some(0) {
             return vec![AgentEvent::Done {
                 stop_reason: None,

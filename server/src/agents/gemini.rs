@@ -12,11 +12,13 @@
 
 use std::collections::HashMap;
 
-use serde_json::Value;
+use serde::de::IgnoredAny;
+use serde::{Deserialize, Deserializer};
 
+use super::json::{Bool, ErrorBody, Events, Obj, Str, TokenCounts, ToolInput, parse_line};
 use super::output::{
-    Ending, Paragraphs, failure, json_line, readable_error, sanitize, stderr_message, str_at,
-    tool_summary, u64_at,
+    Ending, Paragraphs, ToolArguments, failure, readable_error, sanitize, stderr_message,
+    tool_summary,
 };
 use super::plan::{base, extra_args, fits_argument, inline, resume_session};
 use super::registry::AgentEntry;
@@ -63,6 +65,110 @@ pub fn plan(
     invocation
 }
 
+/// One stream-json line, read by its `type` into a struct with the members that kind of
+/// line has (serde skips the others without building them). Each struct has the `type`
+/// member, read and dropped, so that a line that repeats it is caught.
+#[derive(Debug)]
+enum Line<'a> {
+    Message(MessageLine<'a>),
+    // The others are boxed: they are rare, and a small `Line` is cheap to move.
+    Init(Box<InitLine<'a>>),
+    ToolUse(Box<ToolUseLine<'a>>),
+    ToolResult(Box<ToolResultLine<'a>>),
+    Error(Box<ErrorLine<'a>>),
+    Result(Box<ResultLine<'a>>),
+    Other(OtherLine),
+}
+
+impl<'a> Events<'a> for Line<'a> {
+    fn read<D: Deserializer<'a>>(tag: Option<&str>, d: D) -> Result<Self, D::Error> {
+        Ok(match tag {
+            Some("message") => Line::Message(MessageLine::deserialize(d)?),
+            Some("init") => Line::Init(Deserialize::deserialize(d)?),
+            Some("tool_use") => Line::ToolUse(Deserialize::deserialize(d)?),
+            Some("tool_result") => Line::ToolResult(Deserialize::deserialize(d)?),
+            Some("error") => Line::Error(Deserialize::deserialize(d)?),
+            Some("result") => Line::Result(Deserialize::deserialize(d)?),
+            _ => Line::Other(OtherLine::deserialize(d)?),
+        })
+    }
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct InitLine<'a> {
+    #[serde(rename = "type")]
+    _type: IgnoredAny,
+    #[serde(borrow)]
+    session_id: Str<'a>,
+    #[serde(borrow)]
+    model: Str<'a>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct MessageLine<'a> {
+    #[serde(rename = "type")]
+    _type: IgnoredAny,
+    #[serde(borrow)]
+    role: Str<'a>,
+    #[serde(borrow)]
+    content: Str<'a>,
+    delta: Bool,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct ToolUseLine<'a> {
+    #[serde(rename = "type")]
+    _type: IgnoredAny,
+    #[serde(borrow)]
+    tool_name: Str<'a>,
+    #[serde(borrow)]
+    tool_id: Str<'a>,
+    #[serde(borrow)]
+    parameters: Obj<ToolInput<'a>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct ToolResultLine<'a> {
+    #[serde(rename = "type")]
+    _type: IgnoredAny,
+    #[serde(borrow)]
+    tool_id: Str<'a>,
+    #[serde(borrow)]
+    status: Str<'a>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct ErrorLine<'a> {
+    #[serde(rename = "type")]
+    _type: IgnoredAny,
+    #[serde(borrow)]
+    message: Str<'a>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct ResultLine<'a> {
+    #[serde(rename = "type")]
+    _type: IgnoredAny,
+    #[serde(borrow)]
+    status: Str<'a>,
+    #[serde(borrow)]
+    error: Obj<ErrorBody<'a>>,
+    stats: Obj<TokenCounts>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct OtherLine {
+    #[serde(rename = "type")]
+    _type: IgnoredAny,
+}
+
 /// Reads gemini's stream-json output.
 #[derive(Debug)]
 pub struct GeminiParser {
@@ -90,29 +196,27 @@ impl GeminiParser {
         }
     }
 
-    fn event(&mut self, value: &Value, out: &mut Vec<AgentEvent>) {
-        match str_at(value, "/type") {
-            Some("init") => out.push(AgentEvent::Started {
-                session: str_at(value, "/session_id").map(str::to_owned),
-                model: str_at(value, "/model").map(str::to_owned),
+    fn event(&mut self, line: Line<'_>, out: &mut Vec<AgentEvent>) {
+        match line {
+            Line::Init(line) => out.push(AgentEvent::Started {
+                session: line.session_id.get().map(str::to_owned),
+                model: line.model.get().map(str::to_owned),
             }),
-            Some("message") if str_at(value, "/role") == Some("assistant") => {
-                let delta = value.get("delta").and_then(Value::as_bool) == Some(true);
+            Line::Message(line) if line.role.is("assistant") => {
+                let delta = line.delta.0 == Some(true);
                 // Every assistant chunk is a delta; a whole message would repeat them,
                 // so it counts only when nothing was streamed.
                 if delta || !self.any_delta {
                     self.any_delta |= delta;
-                    out.extend(
-                        self.paragraphs
-                            .text(str_at(value, "/content").unwrap_or("")),
-                    );
+                    out.extend(self.paragraphs.push(line.content.0.unwrap_or_default()));
                 }
             }
-            Some("tool_use") => {
+            Line::ToolUse(line) => {
                 self.paragraphs.block_ends();
-                let name = str_at(value, "/tool_name").unwrap_or("tool");
-                let summary = tool_summary(name, value.get("parameters"));
-                if let Some(id) = str_at(value, "/tool_id") {
+                let name = line.tool_name.get().unwrap_or("tool");
+                let input = line.parameters.get().map(|p| p as &dyn ToolArguments);
+                let summary = tool_summary(name, input);
+                if let Some(id) = line.tool_id.get() {
                     self.tools.insert(id.to_owned(), summary.clone());
                 }
                 out.push(AgentEvent::Tool {
@@ -120,12 +224,14 @@ impl GeminiParser {
                     status: ToolStatus::Started,
                 });
             }
-            Some("tool_result") => {
+            Line::ToolResult(line) => {
                 self.paragraphs.block_ends();
-                let summary = str_at(value, "/tool_id")
+                let summary = line
+                    .tool_id
+                    .get()
                     .and_then(|id| self.tools.get(id).cloned())
                     .unwrap_or_else(|| "tool".to_owned());
-                let ok = str_at(value, "/status") == Some("success");
+                let ok = line.status.is("success");
                 out.push(AgentEvent::Tool {
                     summary,
                     status: if ok {
@@ -135,31 +241,37 @@ impl GeminiParser {
                     },
                 });
             }
-            Some("error") => {
-                let message = readable_error(str_at(value, "/message").unwrap_or(""));
+            Line::Error(line) => {
+                let message = readable_error(line.message.get().unwrap_or(""));
                 out.push(AgentEvent::Notice(format!("{}: {message}", self.agent)));
                 self.last_error = Some(message);
             }
-            Some("result") => {
+            Line::Result(line) => {
                 self.finished = true;
-                out.push(self.result(value));
+                out.push(self.result(&line));
             }
-            _ => {}
+            Line::Message(_) | Line::Other(_) => {}
         }
     }
 
-    fn result(&self, value: &Value) -> AgentEvent {
-        if str_at(value, "/status") == Some("success") {
-            let usage = value.get("stats").map(|stats| Usage {
-                input_tokens: u64_at(stats, "/input_tokens"),
-                output_tokens: u64_at(stats, "/output_tokens"),
+    fn result(&self, line: &ResultLine<'_>) -> AgentEvent {
+        if line.status.is("success") {
+            let usage = line.stats.is_present().then(|| {
+                let stats = line.stats.get();
+                Usage {
+                    input_tokens: stats.map_or(0, |s| s.input_tokens.or_zero()),
+                    output_tokens: stats.map_or(0, |s| s.output_tokens.or_zero()),
+                }
             });
             return AgentEvent::Done {
                 stop_reason: None,
                 usage,
             };
         }
-        let message = str_at(value, "/error/message")
+        let message = line
+            .error
+            .get()
+            .and_then(|error| error.message.get())
             .map(readable_error)
             .filter(|m| !m.is_empty())
             .or_else(|| self.last_error.clone())
@@ -219,8 +331,8 @@ impl GeminiParser {
 impl OutputParser for GeminiParser {
     fn line(&mut self, line: &str) -> Vec<AgentEvent> {
         let mut out = Vec::new();
-        match json_line(&self.agent, line) {
-            Ok(Some(value)) if !self.finished => self.event(&value, &mut out),
+        match parse_line::<Line>(&self.agent, line) {
+            Ok(Some(parsed)) if !self.finished => self.event(parsed, &mut out),
             Ok(_) => {}
             Err(notice) => {
                 self.stray = Some(sanitize(line.trim()));

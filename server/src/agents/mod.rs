@@ -6,6 +6,7 @@ pub mod claude;
 pub mod codex;
 pub mod command;
 pub mod gemini;
+mod json;
 mod output;
 mod plan;
 pub mod registry;

@@ -1,8 +1,11 @@
 //! Output hygiene shared by every parser: ANSI and control characters out, JSON lines in
 //! (anything else becomes a notice), tool summaries, and the clearest failure message.
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
+use super::json::ToolInput;
 use super::{AgentEvent, ExitInfo};
 
 /// Longest piece of a foreign line quoted in a notice or summary, in characters.
@@ -12,6 +15,44 @@ const QUOTE_LIMIT: usize = 160;
 /// control characters other than tab and line feed: the answer lands in Markdown, where
 /// a stray escape or carriage return is garbage.
 pub fn sanitize(text: &str) -> String {
+    if is_clean(text) {
+        text.to_owned()
+    } else {
+        strip(text)
+    }
+}
+
+/// [`sanitize`], borrowing `text` when there is nothing to remove.
+pub fn sanitized(text: &str) -> Cow<'_, str> {
+    if is_clean(text) {
+        Cow::Borrowed(text)
+    } else {
+        Cow::Owned(strip(text))
+    }
+}
+
+/// Whether [`sanitize`] would leave `text` unchanged: no control character other than tab
+/// and line feed (C0, DEL, and C1, which UTF-8 writes as `C2 80`..`C2 9F`); ESC and the
+/// C1 CSI that start escape sequences are control characters too. One pass over the bytes.
+fn is_clean(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b < 0x20 {
+            if b != b'\t' && b != b'\n' {
+                return false;
+            }
+        } else if b == 0x7f || (b == 0xc2 && matches!(bytes.get(i + 1), Some(0x80..=0x9f))) {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// The slow path of [`sanitize`], for text that has something to remove.
+fn strip(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut chars = text.chars().peekable();
     while let Some(c) = chars.next() {
@@ -56,6 +97,14 @@ pub fn sanitize(text: &str) -> String {
     out
 }
 
+/// The notice for a stdout line (already trimmed) that is not a JSON object.
+pub fn not_json(agent: &str, trimmed: &str) -> AgentEvent {
+    AgentEvent::Notice(format!(
+        "{agent} printed a line that is not a JSON event: {}",
+        quote(&sanitized(trimmed))
+    ))
+}
+
 /// One stdout line of a JSON-lines CLI, parsed. Blank lines give `Ok(None)`; a line that
 /// is not a JSON object gives the notice to emit (never a panic, never an error).
 pub fn json_line(agent: &str, line: &str) -> Result<Option<Value>, AgentEvent> {
@@ -65,18 +114,31 @@ pub fn json_line(agent: &str, line: &str) -> Result<Option<Value>, AgentEvent> {
     }
     match serde_json::from_str::<Value>(trimmed) {
         Ok(value) if value.is_object() => Ok(Some(value)),
-        _ => Err(AgentEvent::Notice(format!(
-            "{agent} printed a line that is not a JSON event: {}",
-            quote(&sanitize(trimmed))
-        ))),
+        _ => Err(not_json(agent, trimmed)),
     }
 }
 
 /// `text` cut to [`QUOTE_LIMIT`] characters, with `…` when it was longer.
 pub fn quote(text: &str) -> String {
-    match text.char_indices().nth(QUOTE_LIMIT) {
-        Some((cut, _)) => format!("{}…", &text[..cut]),
-        None => text.to_owned(),
+    let mut out = String::new();
+    push_quote(&mut out, text);
+    out
+}
+
+/// Appends [`quote`] of `text` to `out`.
+pub fn push_quote(out: &mut String, text: &str) {
+    // Only a text of more than QUOTE_LIMIT bytes can have more characters than that.
+    let cut = if text.len() > QUOTE_LIMIT {
+        text.char_indices().nth(QUOTE_LIMIT).map(|(cut, _)| cut)
+    } else {
+        None
+    };
+    match cut {
+        Some(cut) => {
+            out.push_str(&text[..cut]);
+            out.push('…');
+        }
+        None => out.push_str(text),
     }
 }
 
@@ -85,33 +147,68 @@ pub fn str_at<'a>(value: &'a Value, pointer: &str) -> Option<&'a str> {
     value.pointer(pointer).and_then(Value::as_str)
 }
 
-/// The number at `pointer`, 0 when absent (usage fields are optional everywhere).
-pub fn u64_at(value: &Value, pointer: &str) -> u64 {
-    value.pointer(pointer).and_then(Value::as_u64).unwrap_or(0)
+/// The input of a tool call, as JSON or as read by a parser.
+pub trait ToolArguments {
+    /// The first of the usual "what it acts on" parameters that is a string.
+    fn argument(&self) -> Option<&str>;
+}
+
+/// The parameters [`ToolArguments::argument`] looks at, in order.
+const ARGUMENT_KEYS: [&str; 9] = [
+    "command",
+    "file_path",
+    "path",
+    "absolute_path",
+    "pattern",
+    "url",
+    "query",
+    "prompt",
+    "description",
+];
+
+impl ToolArguments for Value {
+    fn argument(&self) -> Option<&str> {
+        ARGUMENT_KEYS
+            .iter()
+            .find_map(|key| self.get(key).and_then(Value::as_str))
+    }
+}
+
+impl ToolArguments for ToolInput<'_> {
+    fn argument(&self) -> Option<&str> {
+        // The same order as ARGUMENT_KEYS.
+        [
+            &self.command,
+            &self.file_path,
+            &self.path,
+            &self.absolute_path,
+            &self.pattern,
+            &self.url,
+            &self.query,
+            &self.prompt,
+            &self.description,
+        ]
+        .into_iter()
+        .find_map(|value| value.get())
+    }
 }
 
 /// A one-line summary of a tool call: `Bash: cargo test`. The argument shown is the
 /// first of the usual "what it acts on" parameters, first line only.
-pub fn tool_summary(name: &str, input: Option<&Value>) -> String {
-    const KEYS: [&str; 9] = [
-        "command",
-        "file_path",
-        "path",
-        "absolute_path",
-        "pattern",
-        "url",
-        "query",
-        "prompt",
-        "description",
-    ];
-    let argument = input.and_then(|input| {
-        KEYS.iter()
-            .find_map(|key| input.get(key).and_then(Value::as_str))
-            .map(|text| text.lines().next().unwrap_or("").trim())
-            .filter(|text| !text.is_empty())
-    });
+pub fn tool_summary(name: &str, input: Option<&dyn ToolArguments>) -> String {
+    let argument = input
+        .and_then(ToolArguments::argument)
+        .map(|text| text.lines().next().unwrap_or("").trim())
+        .filter(|text| !text.is_empty());
     match argument {
-        Some(argument) => format!("{name}: {}", quote(&sanitize(argument))),
+        Some(argument) => {
+            let argument = sanitized(argument);
+            let mut summary = String::with_capacity(name.len() + 2 + argument.len());
+            summary.push_str(name);
+            summary.push_str(": ");
+            push_quote(&mut summary, &argument);
+            summary
+        }
         None => sanitize(name),
     }
 }
@@ -219,14 +316,28 @@ impl Paragraphs {
 
     /// `text` as the next piece of the answer, or `None` when it is empty.
     pub fn text(&mut self, text: &str) -> Option<AgentEvent> {
-        let text = sanitize(text);
+        self.push(Cow::Borrowed(text))
+    }
+
+    /// [`Paragraphs::text`] of a string that may already be owned, which then becomes
+    /// the event's text without a copy.
+    pub fn push(&mut self, text: Cow<'_, str>) -> Option<AgentEvent> {
+        let text = if is_clean(&text) {
+            text
+        } else {
+            Cow::Owned(strip(&text))
+        };
         if text.is_empty() {
             return None;
         }
         let text = if std::mem::take(&mut self.pending_break) {
-            format!("\n\n{}", text.trim_start_matches('\n'))
+            let rest = text.trim_start_matches('\n');
+            let mut joined = String::with_capacity(rest.len() + 2);
+            joined.push_str("\n\n");
+            joined.push_str(rest);
+            joined
         } else {
-            text
+            text.into_owned()
         };
         self.wrote = true;
         Some(AgentEvent::Text(text))
@@ -253,6 +364,19 @@ mod tests {
         assert_eq!(sanitize("\u{9b}2Jclear"), "clear");
         assert_eq!(sanitize("dangling \u{1b}"), "dangling ");
         assert_eq!(sanitize("héllo · 世界"), "héllo · 世界");
+    }
+
+    #[test]
+    fn the_clean_text_shortcut_changes_nothing() {
+        // Every character below U+0800 (all control characters among them), alone and
+        // between others: the shortcut is taken only where the full pass keeps the text.
+        for c in (0..0x800).filter_map(char::from_u32) {
+            for text in [c.to_string(), format!("a{c}é\u{9f}b"), format!("{c}[1m·")] {
+                assert_eq!(sanitize(&text), strip(&text), "{text:?}");
+                assert_eq!(sanitized(&text), strip(&text), "{text:?}");
+                assert_eq!(is_clean(&text), strip(&text) == text, "{text:?}");
+            }
+        }
     }
 
     #[test]

@@ -93,7 +93,7 @@ fn find_target(path: &Path) -> anyhow::Result<Target> {
 }
 
 /// The nearest folder holding `.git`, from `folder` upwards; else `folder` itself.
-fn workspace_root(folder: &Path) -> PathBuf {
+pub(super) fn workspace_root(folder: &Path) -> PathBuf {
     folder
         .ancestors()
         .find(|dir| dir.join(".git").exists())

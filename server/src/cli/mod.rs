@@ -1,4 +1,4 @@
-//! The command line: `chatmd lsp`, `chatmd members`, `--version`, `--help`.
+//! The command line: `chatmd lsp`, `chatmd members`, `chatmd send`, `--version`, `--help`.
 //! Logs go to stderr only: in `lsp` mode stdout carries the protocol.
 
 use std::process::ExitCode;
@@ -8,6 +8,7 @@ use tracing_subscriber::EnvFilter;
 
 mod members;
 mod report;
+mod send;
 mod table;
 
 /// chatmd: conversations with a team of coding agents, in Markdown files.
@@ -25,6 +26,9 @@ enum Command {
     /// Show a team as chatmd sees it: members, agents, role files, workdirs, CLIs and
     /// problems.
     Members(members::MembersArgs),
+    /// Run the turns a chat calls for (or ask members with --to), streaming each answer
+    /// to the terminal while writing it into the file.
+    Send(send::SendArgs),
 }
 
 /// Runs the command line and returns the process exit code: 0 on success, 2 on bad
@@ -53,6 +57,10 @@ pub fn main() -> ExitCode {
         Command::Members(args) => {
             init_logging("warn");
             members::run(&args)
+        }
+        Command::Send(args) => {
+            init_logging("warn");
+            send::run(&args)
         }
     }
 }

@@ -91,6 +91,26 @@ pub struct Member {
 }
 
 impl Member {
+    /// A member working in its own `folder`, with no role file and no settings.
+    pub fn new(handle: &str, agent: &str, folder: PathBuf) -> Member {
+        Member {
+            handle: handle.to_owned(),
+            agent: agent.to_owned(),
+            workdir: folder.clone(),
+            folder,
+            role_file: None,
+            role_text: None,
+            role_error: None,
+            instructions: None,
+            home: None,
+            env: BTreeMap::new(),
+            args: Vec::new(),
+            timeout: None,
+            idle_timeout: None,
+            resume: false,
+        }
+    }
+
     /// The built-in kind this member runs on, if `agent` names one.
     pub fn kind(&self) -> Option<AgentKind> {
         self.agent.parse().ok()
@@ -193,20 +213,8 @@ mod tests {
 
     fn member(handle: &str, agent: &str, role: Option<&str>) -> Member {
         Member {
-            handle: handle.to_owned(),
-            agent: agent.to_owned(),
-            folder: PathBuf::from(handle),
-            role_file: None,
             role_text: role.map(str::to_owned),
-            role_error: None,
-            instructions: None,
-            workdir: PathBuf::from(handle),
-            home: None,
-            env: BTreeMap::new(),
-            args: Vec::new(),
-            timeout: None,
-            idle_timeout: None,
-            resume: false,
+            ..Member::new(handle, agent, PathBuf::from(handle))
         }
     }
 

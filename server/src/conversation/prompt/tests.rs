@@ -16,20 +16,8 @@ We are hardening `src/pay.rs` before the release.
 
 fn member(handle: &str, agent: &str, role: Option<&str>) -> Member {
     Member {
-        handle: handle.to_owned(),
-        agent: agent.to_owned(),
-        folder: PathBuf::from("/team").join(handle),
-        role_file: None,
         role_text: role.map(str::to_owned),
-        role_error: None,
-        instructions: None,
-        workdir: PathBuf::from("/team").join(handle),
-        home: None,
-        env: Default::default(),
-        args: Vec::new(),
-        timeout: None,
-        idle_timeout: None,
-        resume: false,
+        ..Member::new(handle, agent, PathBuf::from("/team").join(handle))
     }
 }
 

@@ -4,22 +4,7 @@ use pretty_assertions::assert_eq;
 use std::path::PathBuf;
 
 fn member(handle: &str) -> Member {
-    Member {
-        handle: handle.to_string(),
-        agent: "claude".to_string(),
-        folder: PathBuf::from("/t").join(handle),
-        role_file: None,
-        role_text: None,
-        role_error: None,
-        instructions: None,
-        workdir: PathBuf::from("/t").join(handle),
-        home: None,
-        env: Default::default(),
-        args: Vec::new(),
-        timeout: None,
-        idle_timeout: None,
-        resume: false,
-    }
+    Member::new(handle, "claude", PathBuf::from("/t").join(handle))
 }
 
 fn team() -> Team {

@@ -1,0 +1,277 @@
+//! `chatmd send` end to end: the built binary, fake agents first on PATH, the chat file
+//! checked byte for byte afterwards (times redacted: they change every run).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use pretty_assertions::assert_eq;
+
+struct Setup {
+    dir: tempfile::TempDir,
+    bin: PathBuf,
+}
+
+impl Setup {
+    /// A workspace (a git repository) with a team of a claude reviewer and a codex tester,
+    /// and the fake agent installed as `claude`, `codex` and `gemini`.
+    fn new() -> Setup {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join(".git")).unwrap();
+        let fake = PathBuf::from(env!("CARGO_BIN_EXE_fake-agent"));
+        let bin = chatmd_tests::fake_agent::install(&fake, &dir.path().join("bin")).unwrap();
+        let s = Setup { dir, bin };
+        s.write("team/reviewer/CLAUDE.md", "# Reviews Rust code\n");
+        s.write("team/tester/AGENTS.md", "# Writes tests\n");
+        s
+    }
+
+    fn path(&self, rel: &str) -> PathBuf {
+        self.dir.path().join(rel)
+    }
+
+    fn write(&self, rel: &str, text: &str) {
+        let p = self.path(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+
+    fn read(&self, rel: &str) -> String {
+        std::fs::read_to_string(self.path(rel)).unwrap()
+    }
+
+    fn command(&self, args: &[&str], knobs: &[(&str, &str)]) -> Command {
+        let mut c = Command::new(assert_cmd::cargo::cargo_bin("chatmd"));
+        c.arg("send")
+            .args(args)
+            .current_dir(self.dir.path())
+            .env("PATH", format!("{}:/usr/bin:/bin", self.bin.display()))
+            .env("HOME", self.dir.path())
+            .env("XDG_CONFIG_HOME", self.dir.path().join("config"))
+            .env("IS_SANDBOX", "")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        for (k, v) in knobs {
+            c.env(k, v);
+        }
+        c
+    }
+
+    fn send(&self, args: &[&str], knobs: &[(&str, &str)]) -> Output {
+        self.command(args, knobs).output().expect("run chatmd send")
+    }
+}
+
+/// The chat with `started=` and `took=` values replaced (they differ every run).
+fn redacted(text: &str) -> String {
+    text.split(' ')
+        .map(|word| {
+            if let Some(rest) = word.strip_prefix("started=") {
+                let _ = rest;
+                "started=<time>".to_string()
+            } else if word.starts_with("took=") {
+                "took=<took>".to_string()
+            } else {
+                word.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+const CHAT: &str =
+    "---\ntitle: Review\n---\n\n## @me\n@reviewer please review. @tester write tests.\n";
+
+#[test]
+fn two_mentioned_members_answer_in_mention_order() {
+    let s = Setup::new();
+    s.write("team/review.chat.md", CHAT);
+    let out = s.send(
+        &["team/review.chat.md"],
+        &[
+            ("FAKE_AGENT_TEXT", "Looks good: one nit in `refund()`."),
+            ("FAKE_AGENT_SESSION", "5e55a000-0000-4000-8000-000000000001"),
+        ],
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "@reviewer: done\n@tester: done\n"
+    );
+    assert!(out.status.success());
+    assert_eq!(
+        redacted(&s.read("team/review.chat.md")),
+        "---\ntitle: Review\n---\n\n## @me\n@reviewer please review. @tester write tests.\n\
+         \n## @reviewer\n<!-- chatmd id=t1 agent=claude status=done started=<time> model=claude-opus-4-8[1m] session=5e55a000-0000-4000-8000-000000000001 took=<took> stop=end_turn exit=0 tokens=10/6 -->\n\
+         Looks good: one nit in `refund()`.\n\
+         \n## @tester\n<!-- chatmd id=t2 agent=codex status=done started=<time> session=5e55a000-0000-4000-8000-000000000001 took=<took> exit=0 tokens=10/6 -->\n\
+         Looks good: one nit in `refund()`.\n\
+         \n## @me\n"
+    );
+    let shown = String::from_utf8_lossy(&out.stdout);
+    assert!(shown.contains("── @reviewer ──\nLooks good"), "{shown}");
+}
+
+#[test]
+fn a_missing_cli_writes_no_section_and_says_how_to_install_it() {
+    let s = Setup::new();
+    std::fs::remove_file(s.bin.join("codex")).unwrap();
+    s.write("team/t.chat.md", "## @me\n@tester write tests\n");
+    let out = s.send(&["team/t.chat.md"], &[]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "chatmd send: error: @tester: `codex` is not installed (not found on PATH). Install it with `npm install -g @openai/codex`.\n\
+         @tester: error\n"
+    );
+    assert_eq!(s.read("team/t.chat.md"), "## @me\n@tester write tests\n");
+}
+
+#[test]
+fn an_agent_error_is_recorded_in_the_status_and_the_exit_code() {
+    let s = Setup::new();
+    s.write("team/e.chat.md", "## @me\n@reviewer hi\n");
+    let out = s.send(
+        &["team/e.chat.md"],
+        &[("FAKE_AGENT_TRANSCRIPT", "not-logged-in")],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let text = redacted(&s.read("team/e.chat.md"));
+    assert!(
+        text.starts_with("## @me\n@reviewer hi\n\n## @reviewer\n<!-- chatmd id=t1 agent=claude status=error started=<time>"),
+        "{text}"
+    );
+    assert!(
+        text.ends_with(
+            "took=<took> exit=1 error=\"Not logged in · Please run /login\" -->\n\n## @me\n"
+        ),
+        "{text}"
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "chatmd send: error: @reviewer: Not logged in · Please run /login\n@reviewer: error\n"
+    );
+}
+
+#[test]
+fn asked_members_answer_even_without_a_mention() {
+    let s = Setup::new();
+    s.write("team/a.chat.md", "## @me\nanyone?\n");
+    let out = s.send(
+        &["team/a.chat.md", "--to", "tester"],
+        &[("FAKE_AGENT_TEXT", "Me.")],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = redacted(&s.read("team/a.chat.md"));
+    assert!(
+        text.starts_with(
+            "## @me\nanyone?\n\n## @tester\n<!-- chatmd id=t1 agent=codex status=done"
+        ),
+        "{text}"
+    );
+    assert!(text.ends_with("-->\nMe.\n\n## @me\n"), "{text}");
+    let out = s.send(&["team/a.chat.md", "--to", "nobody"], &[]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "chatmd send: warning: nobody to ask: @nobody is not a member of this team\n"
+    );
+}
+
+#[test]
+fn an_ended_conversation_refuses_new_turns() {
+    let s = Setup::new();
+    s.write(
+        "team/d.chat.md",
+        "## @me\n@reviewer thanks, that is all [DONE]\n",
+    );
+    let out = s.send(&["team/d.chat.md"], &[]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("this conversation has ended"), "{err}");
+    assert_eq!(
+        s.read("team/d.chat.md"),
+        "## @me\n@reviewer thanks, that is all [DONE]\n"
+    );
+}
+
+#[test]
+fn ctrl_c_cancels_cleanly_and_leaves_no_process() {
+    let s = Setup::new();
+    s.write("team/c.chat.md", "## @me\n@reviewer take your time\n");
+    let pid_file = s.path("grandchild.pid");
+    let pid_path = pid_file.display().to_string();
+    let child = s
+        .command(
+            &["team/c.chat.md"],
+            &[
+                ("FAKE_AGENT_HANG_AFTER", "4"),
+                ("FAKE_AGENT_GRANDCHILD", "1"),
+                ("FAKE_AGENT_GRANDCHILD_PID", &pid_path),
+            ],
+        )
+        .spawn()
+        .unwrap();
+    // Wait (bounded) until the agent has started and said who it is (its session is in
+    // the status comment): then its process, and its grandchild, exist.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !s.read("team/c.chat.md").contains("session=") {
+        assert!(
+            Instant::now() < deadline,
+            "the turn never started streaming"
+        );
+        std::thread::yield_now();
+    }
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(child.id() as i32),
+        nix::sys::signal::Signal::SIGINT,
+    )
+    .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let text = redacted(&s.read("team/c.chat.md"));
+    assert!(text.contains("status=cancelled"), "{text}");
+    let pid = std::fs::read_to_string(&pid_file)
+        .unwrap()
+        .trim()
+        .to_string();
+    assert!(
+        !Path::new(&format!("/proc/{pid}")).exists()
+            || std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                .unwrap()
+                .contains(") Z"),
+        "grandchild {pid} survived"
+    );
+}
+
+#[test]
+fn a_crlf_chat_stays_crlf() {
+    let s = Setup::new();
+    s.write("team/w.chat.md", "## @me\r\n@reviewer hi\r\n");
+    let out = s.send(
+        &["team/w.chat.md"],
+        &[("FAKE_AGENT_TEXT", "Line one.\nLine two.")],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = redacted(&s.read("team/w.chat.md"));
+    assert!(
+        text.starts_with("## @me\r\n@reviewer hi\r\n\r\n## @reviewer\r\n<!-- chatmd id=t1 "),
+        "{text:?}"
+    );
+    assert!(
+        text.ends_with("-->\r\nLine one.\r\nLine two.\r\n\r\n## @me\r\n"),
+        "{text:?}"
+    );
+    assert!(
+        !text.replace("\r\n", "").contains('\n'),
+        "only CRLF line breaks: {text:?}"
+    );
+}
