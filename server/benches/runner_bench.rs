@@ -15,20 +15,20 @@ use tokio_util::sync::CancellationToken;
 struct Plain;
 
 impl OutputParser for Plain {
-    fn line(&mut self, line: &str) -> Vec<AgentEvent> {
-        vec![AgentEvent::Text(line.to_string())]
+    fn line(&mut self, line: &str, out: &mut Vec<AgentEvent>) {
+        out.push(AgentEvent::Text(line.to_string()));
     }
 
-    fn finish(&mut self, exit: &ExitInfo) -> Vec<AgentEvent> {
-        match exit.code {
-            Some(0) => vec![AgentEvent::Done {
+    fn finish(&mut self, exit: &ExitInfo, out: &mut Vec<AgentEvent>) {
+        out.push(match exit.code {
+            Some(0) => AgentEvent::Done {
                 stop_reason: None,
                 usage: None,
-            }],
-            code => vec![AgentEvent::Failed {
+            },
+            code => AgentEvent::Failed {
                 message: format!("exit {code:?}"),
-            }],
-        }
+            },
+        });
     }
 }
 
@@ -53,13 +53,9 @@ fn invocation(program: &str, args: &[&str]) -> Invocation {
 struct Silent;
 
 impl OutputParser for Silent {
-    fn line(&mut self, _line: &str) -> Vec<AgentEvent> {
-        Vec::new()
-    }
+    fn line(&mut self, _line: &str, _out: &mut Vec<AgentEvent>) {}
 
-    fn finish(&mut self, _exit: &ExitInfo) -> Vec<AgentEvent> {
-        Vec::new()
-    }
+    fn finish(&mut self, _exit: &ExitInfo, _out: &mut Vec<AgentEvent>) {}
 }
 
 /// One turn through the runner, its events drained like the turn engine would.

@@ -56,6 +56,8 @@ pub struct SimEditor {
     pub edits: usize,
     /// Edits refused (VS Code) or skipped (Neovim) for an old version.
     pub stale: usize,
+    /// Everything typed so far, in order.
+    pub typed: Vec<String>,
     /// Echo the `didChange` before answering (else after), alternating when `None`.
     echo_first: Option<bool>,
 }
@@ -71,6 +73,7 @@ impl SimEditor {
             typing: Vec::new(),
             edits: 0,
             stale: 0,
+            typed: Vec::new(),
             echo_first: None,
         }
     }
@@ -111,6 +114,7 @@ impl SimEditor {
             At::Before(anchor) => doc.text.find(anchor.as_str()).expect("anchor text present"),
         };
         self.replace(uri, offset..offset, text).await;
+        self.typed.push(text.to_string());
     }
 
     /// Types `text` at `at` just before the editor handles the server's `n`-th edit (or

@@ -185,12 +185,13 @@ fn parse(cli: &str, stdout: &[u8], code: Option<i32>) -> (String, AgentEvent) {
     let mut parser = parser_for(Registry::builtin().entry(cli).expect("entry"));
     let mut events = Vec::new();
     for line in stdout.split(|b| *b == b'\n').filter(|l| !l.is_empty()) {
-        events.extend(parser.line(&String::from_utf8_lossy(line)));
+        parser.line(&String::from_utf8_lossy(line), &mut events);
     }
-    events.extend(parser.finish(&ExitInfo {
+    let exit = ExitInfo {
         code,
         stderr_tail: String::new(),
-    }));
+    };
+    parser.finish(&exit, &mut events);
     let text = events.iter().filter_map(|e| match e {
         AgentEvent::Text(t) => Some(t.as_str()),
         _ => None,

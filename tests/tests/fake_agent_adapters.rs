@@ -72,12 +72,13 @@ fn execute(sandbox: &Sandbox, agent: &str, invocation: &Invocation) -> Turn {
     let mut parser = parser_for(Registry::builtin().entry(agent).expect("entry"));
     let mut events = Vec::new();
     for line in String::from_utf8_lossy(&output.stdout).lines() {
-        events.extend(parser.line(line));
+        parser.line(line, &mut events);
     }
-    events.extend(parser.finish(&ExitInfo {
+    let exit = ExitInfo {
         code: output.status.code(),
         stderr_tail: String::from_utf8_lossy(&output.stderr).into_owned(),
-    }));
+    };
+    parser.finish(&exit, &mut events);
     let mut turn = Turn {
         record,
         text: String::new(),
@@ -240,17 +241,21 @@ fn a_command_kind_gets_its_prompt_on_stdin_or_as_an_argument() {
         let output = run(command, stdin);
         let mut parser = parser_for(entry);
         let mut got = String::new();
+        let mut events = Vec::new();
         for line in String::from_utf8_lossy(&output.stdout).lines() {
-            for event in parser.line(line) {
+            parser.line(line, &mut events);
+            for event in events.drain(..) {
                 if let AgentEvent::Text(text) = event {
                     got.push_str(&text);
                 }
             }
         }
-        let end = parser.finish(&ExitInfo {
+        let mut end = Vec::new();
+        let exit = ExitInfo {
             code: output.status.code(),
             stderr_tail: String::new(),
-        });
+        };
+        parser.finish(&exit, &mut end);
         assert_eq!(got, expected, "{name}");
         assert!(
             matches!(end.as_slice(), [AgentEvent::Done { .. }]),

@@ -24,10 +24,11 @@ use super::json::{
     Bool, ErrorBody, Events, Lenient, List, NonNull, Obj, Str, TokenCounts, ToolInput, U64,
     lenient, parse_line,
 };
-use super::output::{Ending, Paragraphs, ToolArguments, failure, sanitize, tool_summary};
-use super::plan::{ARGUMENT_LIMIT, base, extra_args, fits_argument, inline, resume_session};
+use super::output::{Paragraphs, ToolArguments, sanitize, tool_summary};
+use super::plan::{self, ARGUMENT_LIMIT, base, extra_args, flag, inline, resume_session};
+use super::reader::Turn;
 use super::registry::AgentEntry;
-use super::{AgentEvent, ExitInfo, Invocation, OutputParser, Stdin, ToolStatus, Usage};
+use super::{AgentEvent, ExitInfo, Invocation, OutputParser, ToolStatus, Usage};
 use crate::team::Member;
 
 /// The flags the parser depends on.
@@ -54,22 +55,10 @@ pub fn plan(
         (None, inline(system, body))
     };
     invocation.args.push("-p".to_owned());
-    if fits_argument(&prompt) {
-        invocation.args.push(prompt);
-    } else {
-        invocation.stdin = Stdin::Prompt(prompt);
-    }
+    plan::prompt(&mut invocation, prompt, None);
     invocation.args.extend(PROTOCOL_ARGS.map(String::from));
-    if let Some(session) = resume {
-        invocation
-            .args
-            .extend(["--resume".to_owned(), session.to_owned()]);
-    }
-    if let Some(system) = system_flag {
-        invocation
-            .args
-            .extend(["--append-system-prompt".to_owned(), system.to_owned()]);
-    }
+    flag(&mut invocation, "--resume", resume);
+    flag(&mut invocation, "--append-system-prompt", system_flag);
     extra_args(&mut invocation, entry, member);
     invocation
 }
@@ -356,9 +345,8 @@ impl<'de: 'a, 'a> Deserialize<'de> for ErrorValue<'a> {
 /// Reads claude's stream-json output.
 #[derive(Debug)]
 pub struct ClaudeParser {
-    agent: String,
+    turn: Turn,
     started: bool,
-    finished: bool,
     /// Ids of messages whose text arrived as deltas (their `assistant` copies are skipped).
     streamed: HashSet<String>,
     any_delta: bool,
@@ -367,22 +355,19 @@ pub struct ClaudeParser {
     tools: HashMap<String, String>,
     /// The text of an `assistant` line flagged as an error.
     error_text: Option<String>,
-    stray: Option<String>,
 }
 
 impl ClaudeParser {
     /// A parser whose messages name the agent `agent` (the registry entry's name).
     pub fn new(agent: &str) -> ClaudeParser {
         ClaudeParser {
-            agent: agent.to_owned(),
+            turn: Turn::new(agent),
             started: false,
-            finished: false,
             streamed: HashSet::new(),
             any_delta: false,
             paragraphs: Paragraphs::default(),
             tools: HashMap::new(),
             error_text: None,
-            stray: None,
         }
     }
 
@@ -391,7 +376,7 @@ impl ClaudeParser {
     /// not one to keep).
     fn start(&mut self, line: &str, out: &mut Vec<AgentEvent>) {
         // The line was read as an event, so it reads as a head too.
-        let Ok(Some(head)) = parse_line::<Head>(&self.agent, line) else {
+        let Ok(Some(head)) = parse_line::<Head>(&self.turn.agent, line) else {
             return;
         };
         if let Some(session) = head.session_id.get() {
@@ -526,7 +511,7 @@ impl ClaudeParser {
     }
 
     fn result(&mut self, line: &ResultLine<'_>) -> AgentEvent {
-        self.finished = true;
+        self.turn.finished = true;
         if line.is_error.0 == Some(false) {
             let usage = line.usage.is_present().then(|| {
                 let counts = line.usage.get();
@@ -551,18 +536,20 @@ impl ClaudeParser {
             .map(sanitize)
             .filter(|text| !text.trim().is_empty())
             .or_else(|| self.error_text.clone())
-            .or_else(|| self.stray.clone());
+            .or_else(|| self.turn.stray.clone());
         let message =
             own.map(|text| text.trim().to_owned())
                 .unwrap_or_else(|| match line.subtype.get() {
                     Some("error_max_turns") => {
-                        format!("{} reached its turn limit (--max-turns)", self.agent)
+                        format!("{} reached its turn limit (--max-turns)", self.turn.agent)
                     }
                     Some("error_max_budget_usd") => {
-                        format!("{} reached its budget (--max-budget-usd)", self.agent)
+                        format!("{} reached its budget (--max-budget-usd)", self.turn.agent)
                     }
-                    Some(subtype) => format!("{} ended with an error ({subtype})", self.agent),
-                    None => format!("{} ended with an error", self.agent),
+                    Some(subtype) => {
+                        format!("{} ended with an error ({subtype})", self.turn.agent)
+                    }
+                    None => format!("{} ended with an error", self.turn.agent),
                 });
         AgentEvent::Failed { message }
     }
@@ -584,7 +571,7 @@ impl ClaudeParser {
         };
         format!(
             "{} is retrying after API error{status}{error} (attempt {} of {}, next in {} ms)",
-            self.agent,
+            self.turn.agent,
             line.attempt.or_zero(),
             line.max_retries.or_zero(),
             line.retry_delay_ms.or_zero(),
@@ -593,36 +580,18 @@ impl ClaudeParser {
 }
 
 impl OutputParser for ClaudeParser {
-    fn line(&mut self, line: &str) -> Vec<AgentEvent> {
-        let mut out = Vec::new();
-        match parse_line::<Line>(&self.agent, line) {
-            Ok(Some(parsed)) if !self.finished => {
-                if !self.started && !matches!(parsed, Line::Result(_)) {
-                    self.start(line, &mut out);
-                }
-                self.event(parsed, &mut out);
+    fn line(&mut self, line: &str, out: &mut Vec<AgentEvent>) {
+        if let Some(parsed) = self.turn.read::<Line>(line, out) {
+            if !self.started && !matches!(parsed, Line::Result(_)) {
+                self.start(line, out);
             }
-            Ok(_) => {}
-            Err(notice) => {
-                // Some errors come as plain stdout text ("No conversation found ...").
-                self.stray = Some(sanitize(line.trim()));
-                out.push(notice);
-            }
+            self.event(parsed, out);
         }
-        out
     }
 
-    fn finish(&mut self, exit: &ExitInfo) -> Vec<AgentEvent> {
-        if self.finished {
-            return Vec::new();
+    fn finish(&mut self, exit: &ExitInfo, out: &mut Vec<AgentEvent>) {
+        if self.turn.exited() {
+            out.push(self.turn.failure(self.error_text.as_deref(), &[], exit));
         }
-        self.finished = true;
-        let ending = Ending {
-            agent: &self.agent,
-            own: self.error_text.as_deref(),
-            stray: self.stray.as_deref(),
-            noise: &[],
-        };
-        vec![failure(&ending, exit)]
     }
 }

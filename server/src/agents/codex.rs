@@ -15,11 +15,12 @@ use std::fmt::Write as _;
 use serde::de::IgnoredAny;
 use serde::{Deserialize, Deserializer};
 
-use super::json::{ErrorBody, Events, I64, List, NonNull, Obj, Str, TokenCounts, parse_line};
-use super::output::{Ending, Paragraphs, failure, push_quote, readable_error, sanitize, sanitized};
-use super::plan::{ARGUMENT_LIMIT, base, extra_args, fits_argument, inline, resume_session};
+use super::json::{ErrorBody, Events, I64, List, NonNull, Obj, Str, TokenCounts};
+use super::output::{Paragraphs, push_quote, readable_error, sanitized};
+use super::plan::{self, ARGUMENT_LIMIT, base, extra_args, inline, resume_session};
+use super::reader::Turn;
 use super::registry::AgentEntry;
-use super::{AgentEvent, ExitInfo, Invocation, OutputParser, Stdin, ToolStatus, Usage};
+use super::{AgentEvent, ExitInfo, Invocation, OutputParser, ToolStatus, Usage};
 use crate::team::Member;
 
 /// Printed on stderr whenever stdin is not a terminal; never the reason for a failure.
@@ -54,12 +55,7 @@ pub fn plan(
         }
     }
     extra_args(&mut invocation, entry, member);
-    if fits_argument(&prompt) {
-        invocation.args.push(prompt);
-    } else {
-        invocation.args.push("-".to_owned());
-        invocation.stdin = Stdin::Prompt(prompt);
-    }
+    plan::prompt(&mut invocation, prompt, Some("-"));
     invocation
 }
 
@@ -211,25 +207,21 @@ struct Change<'a> {
 /// Reads codex's `--json` events.
 #[derive(Debug)]
 pub struct CodexParser {
-    agent: String,
-    finished: bool,
+    turn: Turn,
     paragraphs: Paragraphs,
     /// Item id → summary, to name a tool when its item completes.
     tools: HashMap<String, String>,
     last_error: Option<String>,
-    stray: Option<String>,
 }
 
 impl CodexParser {
     /// A parser whose messages name the agent `agent` (the registry entry's name).
     pub fn new(agent: &str) -> CodexParser {
         CodexParser {
-            agent: agent.to_owned(),
-            finished: false,
+            turn: Turn::new(agent),
             paragraphs: Paragraphs::default(),
             tools: HashMap::new(),
             last_error: None,
-            stray: None,
         }
     }
 
@@ -256,11 +248,14 @@ impl CodexParser {
             }
             Line::Error(line) => {
                 let message = readable_error(line.message.get().unwrap_or(""));
-                out.push(AgentEvent::Notice(format!("{}: {message}", self.agent)));
+                out.push(AgentEvent::Notice(format!(
+                    "{}: {message}",
+                    self.turn.agent
+                )));
                 self.last_error = Some(message);
             }
             Line::TurnCompleted(line) => {
-                self.finished = true;
+                self.turn.finished = true;
                 let usage = line.usage.is_present().then(|| {
                     let counts = line.usage.get();
                     Usage {
@@ -274,7 +269,7 @@ impl CodexParser {
                 });
             }
             Line::TurnFailed(line) => {
-                self.finished = true;
+                self.turn.finished = true;
                 let message = line
                     .error
                     .get()
@@ -282,7 +277,7 @@ impl CodexParser {
                     .map(readable_error)
                     .filter(|m| !m.is_empty())
                     .or_else(|| self.last_error.clone())
-                    .unwrap_or_else(|| format!("{} reported a failed turn", self.agent));
+                    .unwrap_or_else(|| format!("{} reported a failed turn", self.turn.agent));
                 out.push(AgentEvent::Failed { message });
             }
             Line::Other(_) => {}
@@ -297,7 +292,10 @@ impl CodexParser {
             }
             Some("error") => {
                 let message = readable_error(item.message.get().unwrap_or(""));
-                out.push(AgentEvent::Notice(format!("{}: {message}", self.agent)));
+                out.push(AgentEvent::Notice(format!(
+                    "{}: {message}",
+                    self.turn.agent
+                )));
                 self.last_error = Some(message);
             }
             _ => {
@@ -392,31 +390,17 @@ fn shell_command(command: &str) -> &str {
 }
 
 impl OutputParser for CodexParser {
-    fn line(&mut self, line: &str) -> Vec<AgentEvent> {
-        let mut out = Vec::new();
-        match parse_line::<Line>(&self.agent, line) {
-            Ok(Some(parsed)) if !self.finished => self.event(parsed, &mut out),
-            Ok(_) => {}
-            Err(notice) => {
-                self.stray = Some(sanitize(line.trim()));
-                out.push(notice);
-            }
+    fn line(&mut self, line: &str, out: &mut Vec<AgentEvent>) {
+        if let Some(parsed) = self.turn.read::<Line>(line, out) {
+            self.event(parsed, out);
         }
-        out
     }
 
-    fn finish(&mut self, exit: &ExitInfo) -> Vec<AgentEvent> {
-        if self.finished {
-            return Vec::new();
+    fn finish(&mut self, exit: &ExitInfo, out: &mut Vec<AgentEvent>) {
+        if self.turn.exited() {
+            let own = self.last_error.as_deref();
+            out.push(self.turn.failure(own, &STDERR_NOISE, exit));
         }
-        self.finished = true;
-        let ending = Ending {
-            agent: &self.agent,
-            own: self.last_error.as_deref(),
-            stray: self.stray.as_deref(),
-            noise: &STDERR_NOISE,
-        };
-        vec![failure(&ending, exit)]
     }
 }
 

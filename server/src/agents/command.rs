@@ -9,9 +9,10 @@
 
 use serde_json::Value;
 
-use super::output::{Ending, failure, json_line, sanitize, sanitized, str_at};
-use super::plan::{base, extra_args, fits_argument, inline};
-use super::registry::{AgentEntry, CommandOutput, CommandSpec, JsonPointers, PromptDelivery};
+use super::output::{sanitize, sanitized, str_at};
+use super::plan::{self, base, extra_args, inline};
+use super::reader;
+use super::registry::{AgentEntry, CommandOutput, CommandSpec, PromptDelivery};
 use super::{AgentEvent, ExitInfo, Invocation, OutputParser, Stdin};
 use crate::team::Member;
 
@@ -35,8 +36,8 @@ pub fn plan(
     match spec.prompt {
         // One argument cannot exceed 128 KiB on Linux: a large prompt goes on stdin
         // whatever the entry says, rather than failing to start.
-        PromptDelivery::Argument if fits_argument(&prompt) => invocation.args.push(prompt),
-        _ => invocation.stdin = Stdin::Prompt(prompt),
+        PromptDelivery::Argument => plan::prompt(&mut invocation, prompt, None),
+        PromptDelivery::Stdin => invocation.stdin = Stdin::Prompt(prompt),
     }
     invocation
 }
@@ -44,33 +45,26 @@ pub fn plan(
 /// Reads a `command` entry's output.
 #[derive(Debug)]
 pub struct CommandParser {
-    agent: String,
     output: CommandOutput,
-    turn: Turn,
-    stray: Option<String>,
-}
-
-/// How far the turn got (apart from the output settings, which each line reads).
-#[derive(Debug, Default)]
-struct Turn {
+    turn: reader::Turn,
+    /// The session was reported (JSON lines with a `session` pointer).
     started: bool,
-    finished: bool,
 }
 
 impl CommandParser {
     /// A parser for `output`, whose messages name the agent `agent`.
     pub fn new(agent: &str, output: &CommandOutput) -> CommandParser {
         CommandParser {
-            agent: agent.to_owned(),
             output: output.clone(),
-            turn: Turn::default(),
-            stray: None,
+            turn: reader::Turn::new(agent),
+            started: false,
         }
     }
-}
 
-impl Turn {
-    fn json_event(&mut self, pointers: &JsonPointers, value: &Value, out: &mut Vec<AgentEvent>) {
+    fn json_event(&mut self, value: &Value, out: &mut Vec<AgentEvent>) {
+        let CommandOutput::Jsonl(pointers) = &self.output else {
+            return;
+        };
         if !self.started
             && let Some(session) = pointers.session.as_deref().and_then(|p| str_at(value, p))
         {
@@ -91,14 +85,14 @@ impl Turn {
             .map(|m| sanitized(m).trim().to_owned())
             .filter(|m| !m.is_empty())
         {
-            self.finished = true;
+            self.turn.finished = true;
             out.push(AgentEvent::Failed { message });
             return;
         }
         if let Some(done) = pointers.done.as_deref()
             && is_done(value.pointer(done), pointers.done_value.as_deref())
         {
-            self.finished = true;
+            self.turn.finished = true;
             out.push(AgentEvent::Done {
                 stop_reason: None,
                 usage: None,
@@ -127,49 +121,37 @@ fn is_done(value: Option<&Value>, expected: Option<&str>) -> bool {
 }
 
 impl OutputParser for CommandParser {
-    fn line(&mut self, line: &str) -> Vec<AgentEvent> {
+    fn line(&mut self, line: &str, out: &mut Vec<AgentEvent>) {
         if self.turn.finished {
-            return Vec::new();
+            return;
         }
-        let pointers = match &self.output {
+        match &self.output {
             // Plain text: every line is answer text, its line break kept.
             CommandOutput::Text => {
                 let mut text = sanitize(line);
                 text.push('\n');
-                return vec![AgentEvent::Text(text)];
+                out.push(AgentEvent::Text(text));
             }
-            CommandOutput::Jsonl(pointers) => pointers,
-        };
-        let mut out = Vec::new();
-        match json_line(&self.agent, line) {
-            Ok(Some(value)) => self.turn.json_event(pointers, &value, &mut out),
-            Ok(None) => {}
-            Err(notice) => {
-                self.stray = Some(sanitize(line.trim()));
-                out.push(notice);
+            CommandOutput::Jsonl(_) => {
+                if let Some(value) = self.turn.read_value(line, out) {
+                    self.json_event(&value, out);
+                }
             }
         }
-        out
     }
 
-    fn finish(&mut self, exit: &ExitInfo) -> Vec<AgentEvent> {
-        if self.turn.finished {
-            return Vec::new();
+    fn finish(&mut self, exit: &ExitInfo, out: &mut Vec<AgentEvent>) {
+        if !self.turn.exited() {
+            return;
         }
-        self.turn.finished = true;
-        if exit.code == Some(0) {
-            return vec![AgentEvent::Done {
+        out.push(if exit.code == Some(0) {
+            AgentEvent::Done {
                 stop_reason: None,
                 usage: None,
-            }];
-        }
-        let ending = Ending {
-            agent: &self.agent,
-            own: None,
-            stray: self.stray.as_deref(),
-            noise: &[],
-        };
-        vec![failure(&ending, exit)]
+            }
+        } else {
+            self.turn.failure(None, &[], exit)
+        });
     }
 }
 
@@ -194,22 +176,30 @@ mod tests {
     #[test]
     fn text_lines_keep_their_breaks() {
         let mut parser = CommandParser::new("llm", &CommandOutput::Text);
+        let mut out = Vec::new();
+        parser.line("\u{1b}[1mhi\u{1b}[0m", &mut out);
+        parser.line("", &mut out);
         assert_eq!(
-            parser.line("\u{1b}[1mhi\u{1b}[0m"),
-            vec![AgentEvent::Text("hi\n".into())]
+            out,
+            [
+                AgentEvent::Text("hi\n".into()),
+                AgentEvent::Text("\n".into())
+            ]
         );
-        assert_eq!(parser.line(""), vec![AgentEvent::Text("\n".into())]);
         let exit = ExitInfo {
             code: Some(0),
             stderr_tail: String::new(),
         };
+        out.clear();
+        parser.finish(&exit, &mut out);
         assert_eq!(
-            parser.finish(&exit),
-            vec![AgentEvent::Done {
+            out,
+            [AgentEvent::Done {
                 stop_reason: None,
                 usage: None
             }]
         );
-        assert_eq!(parser.finish(&exit), vec![]);
+        parser.finish(&exit, &mut out);
+        assert_eq!(out.len(), 1);
     }
 }

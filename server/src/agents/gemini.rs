@@ -15,14 +15,12 @@ use std::collections::HashMap;
 use serde::de::IgnoredAny;
 use serde::{Deserialize, Deserializer};
 
-use super::json::{Bool, ErrorBody, Events, Obj, Str, TokenCounts, ToolInput, parse_line};
-use super::output::{
-    Ending, Paragraphs, ToolArguments, failure, readable_error, sanitize, stderr_message,
-    tool_summary,
-};
-use super::plan::{base, extra_args, fits_argument, inline, resume_session};
+use super::json::{Bool, ErrorBody, Events, Obj, Str, TokenCounts, ToolInput};
+use super::output::{Paragraphs, ToolArguments, readable_error, tool_summary};
+use super::plan::{self, base, extra_args, flag, inline, resume_session};
+use super::reader::{Turn, stderr_message};
 use super::registry::AgentEntry;
-use super::{AgentEvent, ExitInfo, Invocation, OutputParser, Stdin, ToolStatus, Usage};
+use super::{AgentEvent, ExitInfo, Invocation, OutputParser, ToolStatus, Usage};
 use crate::team::Member;
 
 /// stderr lines gemini prints on ordinary runs.
@@ -47,20 +45,11 @@ pub fn plan(
         None => inline(system, body),
     };
     invocation.args.push("-p".to_owned());
-    if fits_argument(&prompt) {
-        invocation.args.push(prompt);
-    } else {
-        invocation.args.push(String::new());
-        invocation.stdin = Stdin::Prompt(prompt);
-    }
+    plan::prompt(&mut invocation, prompt, Some(""));
     invocation
         .args
         .extend(["--output-format", "stream-json", "--skip-trust"].map(String::from));
-    if let Some(session) = resume {
-        invocation
-            .args
-            .extend(["--resume".to_owned(), session.to_owned()]);
-    }
+    flag(&mut invocation, "--resume", resume);
     extra_args(&mut invocation, entry, member);
     invocation
 }
@@ -172,27 +161,23 @@ struct OtherLine {
 /// Reads gemini's stream-json output.
 #[derive(Debug)]
 pub struct GeminiParser {
-    agent: String,
-    finished: bool,
+    turn: Turn,
     any_delta: bool,
     paragraphs: Paragraphs,
     /// Tool id → summary, to name the result when it comes back.
     tools: HashMap<String, String>,
     last_error: Option<String>,
-    stray: Option<String>,
 }
 
 impl GeminiParser {
     /// A parser whose messages name the agent `agent` (the registry entry's name).
     pub fn new(agent: &str) -> GeminiParser {
         GeminiParser {
-            agent: agent.to_owned(),
-            finished: false,
+            turn: Turn::new(agent),
             any_delta: false,
             paragraphs: Paragraphs::default(),
             tools: HashMap::new(),
             last_error: None,
-            stray: None,
         }
     }
 
@@ -243,11 +228,14 @@ impl GeminiParser {
             }
             Line::Error(line) => {
                 let message = readable_error(line.message.get().unwrap_or(""));
-                out.push(AgentEvent::Notice(format!("{}: {message}", self.agent)));
+                out.push(AgentEvent::Notice(format!(
+                    "{}: {message}",
+                    self.turn.agent
+                )));
                 self.last_error = Some(message);
             }
             Line::Result(line) => {
-                self.finished = true;
+                self.turn.finished = true;
                 out.push(self.result(&line));
             }
             Line::Message(_) | Line::Other(_) => {}
@@ -275,7 +263,7 @@ impl GeminiParser {
             .map(readable_error)
             .filter(|m| !m.is_empty())
             .or_else(|| self.last_error.clone())
-            .unwrap_or_else(|| format!("{} reported an error", self.agent));
+            .unwrap_or_else(|| format!("{} reported an error", self.turn.agent));
         AgentEvent::Failed { message }
     }
 
@@ -312,7 +300,7 @@ impl GeminiParser {
         };
         let code = exit.code?;
         let stderr = stderr_message(exit, &STDERR_NOISE);
-        let mut message = format!("{} {what} (exit {code})", self.agent);
+        let mut message = format!("{} {what} (exit {code})", self.turn.agent);
         if !stderr.is_empty() {
             message.push_str(": ");
             message.push_str(&stderr);
@@ -329,35 +317,23 @@ impl GeminiParser {
 }
 
 impl OutputParser for GeminiParser {
-    fn line(&mut self, line: &str) -> Vec<AgentEvent> {
-        let mut out = Vec::new();
-        match parse_line::<Line>(&self.agent, line) {
-            Ok(Some(parsed)) if !self.finished => self.event(parsed, &mut out),
-            Ok(_) => {}
-            Err(notice) => {
-                self.stray = Some(sanitize(line.trim()));
-                out.push(notice);
-            }
+    fn line(&mut self, line: &str, out: &mut Vec<AgentEvent>) {
+        if let Some(parsed) = self.turn.read::<Line>(line, out) {
+            self.event(parsed, out);
         }
-        out
     }
 
-    fn finish(&mut self, exit: &ExitInfo) -> Vec<AgentEvent> {
-        if self.finished {
-            return Vec::new();
+    fn finish(&mut self, exit: &ExitInfo, out: &mut Vec<AgentEvent>) {
+        if !self.turn.exited() {
+            return;
         }
-        self.finished = true;
-        if self.last_error.is_none()
-            && let Some(message) = self.early_exit(exit)
-        {
-            return vec![AgentEvent::Failed { message }];
-        }
-        let ending = Ending {
-            agent: &self.agent,
-            own: self.last_error.as_deref(),
-            stray: self.stray.as_deref(),
-            noise: &STDERR_NOISE,
-        };
-        vec![failure(&ending, exit)]
+        // An exit before the model loop printed no JSON; its code says what went wrong.
+        let early = self.last_error.is_none().then(|| self.early_exit(exit));
+        out.push(match early.flatten() {
+            Some(message) => AgentEvent::Failed { message },
+            None => self
+                .turn
+                .failure(self.last_error.as_deref(), &STDERR_NOISE, exit),
+        });
     }
 }

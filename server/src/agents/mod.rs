@@ -9,6 +9,7 @@ pub mod gemini;
 mod json;
 mod output;
 mod plan;
+mod reader;
 pub mod registry;
 
 pub use output::sanitize;
@@ -111,12 +112,16 @@ pub struct ExitInfo {
 }
 
 /// Turns a CLI's stdout lines into events. One parser per turn.
+///
+/// Events are appended to a vector the caller owns and reuses: most lines give one
+/// event or none, and a vector per line would cost an allocation each.
 pub trait OutputParser: Send {
-    /// One line of stdout, without its line break (it may be invalid JSON or text).
-    fn line(&mut self, line: &str) -> Vec<AgentEvent>;
-    /// The process has exited and stdout is closed: returns the final `Done` or
+    /// One line of stdout, without its line break (it may be invalid JSON or text):
+    /// appends its events to `out`.
+    fn line(&mut self, line: &str, out: &mut Vec<AgentEvent>);
+    /// The process has exited and stdout is closed: appends the final `Done` or
     /// `Failed` if the output did not already end the turn.
-    fn finish(&mut self, exit: &ExitInfo) -> Vec<AgentEvent>;
+    fn finish(&mut self, exit: &ExitInfo, out: &mut Vec<AgentEvent>);
 }
 
 /// The command line of one turn: `entry`'s program in the member's workdir, with the

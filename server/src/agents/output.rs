@@ -1,12 +1,13 @@
 //! Output hygiene shared by every parser: ANSI and control characters out, JSON lines in
-//! (anything else becomes a notice), tool summaries, and the clearest failure message.
+//! (anything else becomes a notice), tool summaries, readable API errors, and answer
+//! text in paragraphs.
 
 use std::borrow::Cow;
 
 use serde_json::Value;
 
+use super::AgentEvent;
 use super::json::ToolInput;
-use super::{AgentEvent, ExitInfo};
 
 /// Longest piece of a foreign line quoted in a notice or summary, in characters.
 const QUOTE_LIMIT: usize = 160;
@@ -33,22 +34,40 @@ pub fn sanitized(text: &str) -> Cow<'_, str> {
 
 /// Whether [`sanitize`] would leave `text` unchanged: no control character other than tab
 /// and line feed (C0, DEL, and C1, which UTF-8 writes as `C2 80`..`C2 9F`); ESC and the
-/// C1 CSI that start escape sequences are control characters too. One pass over the bytes.
+/// C1 CSI that start escape sequences are control characters too.
+///
+/// Every piece of answer text goes through here, so it looks at 8 bytes at a time and
+/// only at the bytes of a word that may hold one (a line feed, a tab, a `C2` lead byte).
 fn is_clean(text: &str) -> bool {
+    const ONES: u64 = u64::MAX / 255;
+    const HIGH: u64 = ONES << 7;
     let bytes = text.as_bytes();
-    let mut i = 0;
-    while i < bytes.len() {
-        let b = bytes[i];
-        if b < 0x20 {
-            if b != b'\t' && b != b'\n' {
-                return false;
-            }
-        } else if b == 0x7f || (b == 0xc2 && matches!(bytes.get(i + 1), Some(0x80..=0x9f))) {
+    let mut start = 0;
+    for word in bytes.chunks_exact(8) {
+        let word = u64::from_le_bytes(word.try_into().expect("8 bytes"));
+        // Nonzero when some byte is below 0x20, or is DEL or 0xC2 (exact as a whole,
+        // though not byte by byte).
+        let below = |n: u8| word.wrapping_sub(ONES * u64::from(n)) & !word & HIGH;
+        let equal = |b: u8| {
+            let x = word ^ (ONES * u64::from(b));
+            x.wrapping_sub(ONES) & !x & HIGH
+        };
+        if below(0x20) | equal(0x7f) | equal(0xc2) != 0 && !bytes_clean(bytes, start, start + 8) {
             return false;
         }
-        i += 1;
+        start += 8;
     }
-    true
+    bytes_clean(bytes, start, bytes.len())
+}
+
+/// [`is_clean`] for the bytes from `start` to `end` (the one after may be looked at).
+fn bytes_clean(bytes: &[u8], start: usize, end: usize) -> bool {
+    (start..end).all(|i| match bytes[i] {
+        b'\t' | b'\n' => true,
+        b if b < 0x20 || b == 0x7f => false,
+        0xc2 => !matches!(bytes.get(i + 1), Some(0x80..=0x9f)),
+        _ => true,
+    })
 }
 
 /// The slow path of [`sanitize`], for text that has something to remove.
@@ -248,58 +267,6 @@ pub fn readable_error(message: &str) -> String {
         .to_owned()
 }
 
-/// The stderr tail as a message: sanitized, without lines a CLI prints on every run
-/// (`noise` prefixes), trimmed. Empty when nothing useful is left.
-pub fn stderr_message(exit: &ExitInfo, noise: &[&str]) -> String {
-    sanitize(&exit.stderr_tail)
-        .lines()
-        .map(str::trim_end)
-        .filter(|line| {
-            !noise
-                .iter()
-                .any(|prefix| line.trim_start().starts_with(prefix))
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
-        .trim()
-        .to_owned()
-}
-
-/// How the process ended, in words, for when nothing better is known.
-pub fn exit_words(agent: &str, exit: &ExitInfo) -> String {
-    match exit.code {
-        Some(0) => format!("{agent} exited with code 0 but never reported the end of its turn"),
-        Some(code) => format!("{agent} exited with code {code}"),
-        None => format!("{agent} was killed by a signal"),
-    }
-}
-
-/// What a parser knows when the process ends without a completion event.
-pub struct Ending<'a> {
-    pub agent: &'a str,
-    /// The CLI's own error text from its JSON output (an error event or message).
-    pub own: Option<&'a str>,
-    /// The last stdout line that was not JSON (claude prints some errors that way).
-    pub stray: Option<&'a str>,
-    /// stderr lines the CLI prints on every run, by prefix, left out of messages.
-    pub noise: &'a [&'a str],
-}
-
-/// The failure for a process that ended without a completion event, with the clearest
-/// message available: the CLI's own error text from its output, else its stderr, else
-/// a stray non-JSON stdout line, else the exit code.
-pub fn failure(ending: &Ending, exit: &ExitInfo) -> AgentEvent {
-    let nonempty = |text: Option<&str>| {
-        text.map(|t| sanitize(t).trim().to_owned())
-            .filter(|t| !t.is_empty())
-    };
-    let message = nonempty(ending.own)
-        .or_else(|| nonempty(Some(&stderr_message(exit, ending.noise))))
-        .or_else(|| nonempty(ending.stray))
-        .unwrap_or_else(|| exit_words(ending.agent, exit));
-    AgentEvent::Failed { message }
-}
-
 /// Puts a blank line between separate blocks of answer text (text before and after a
 /// tool call, or two whole messages), so they do not run together in Markdown.
 #[derive(Debug, Default)]
@@ -371,7 +338,10 @@ mod tests {
         // Every character below U+0800 (all control characters among them), alone and
         // between others: the shortcut is taken only where the full pass keeps the text.
         for c in (0..0x800).filter_map(char::from_u32) {
-            for text in [c.to_string(), format!("a{c}é\u{9f}b"), format!("{c}[1m·")] {
+            // Short texts, and the character at every place in a word of longer ones.
+            let long = (0..9).map(|pad| format!("{}{c} plain words é", "x".repeat(pad)));
+            let short = [c.to_string(), format!("a{c}é\u{9f}b"), format!("{c}[1m·")];
+            for text in short.into_iter().chain(long) {
                 assert_eq!(sanitize(&text), strip(&text), "{text:?}");
                 assert_eq!(sanitized(&text), strip(&text), "{text:?}");
                 assert_eq!(is_clean(&text), strip(&text) == text, "{text:?}");
@@ -432,49 +402,6 @@ mod tests {
         );
         assert_eq!(readable_error(" plain {not json} "), "plain {not json}");
         assert_eq!(readable_error("} odd {"), "} odd {");
-    }
-
-    #[test]
-    fn failures_prefer_the_cli_words_then_stderr_then_the_exit_code() {
-        let exit = |code, stderr: &str| ExitInfo {
-            code,
-            stderr_tail: stderr.into(),
-        };
-        let failed = |m: &str| AgentEvent::Failed { message: m.into() };
-        let ending = |own, stray| Ending {
-            agent: "x",
-            own,
-            stray,
-            noise: &["noise"],
-        };
-        let stderr = "noise 1\n\u{1b}[31mreal\u{1b}[0m\n";
-        assert_eq!(
-            failure(
-                &ending(Some(" own "), Some("stray")),
-                &exit(Some(1), stderr)
-            ),
-            failed("own")
-        );
-        assert_eq!(
-            failure(&ending(Some(""), Some("stray")), &exit(Some(1), stderr)),
-            failed("real")
-        );
-        assert_eq!(
-            failure(&ending(None, Some("stray")), &exit(Some(1), "noise only")),
-            failed("stray")
-        );
-        assert_eq!(
-            failure(&ending(None, None), &exit(Some(3), " \n")),
-            failed("x exited with code 3")
-        );
-        assert_eq!(
-            failure(&ending(None, None), &exit(None, "")),
-            failed("x was killed by a signal")
-        );
-        assert_eq!(
-            failure(&ending(None, None), &exit(Some(0), "")),
-            failed("x exited with code 0 but never reported the end of its turn")
-        );
     }
 
     #[test]

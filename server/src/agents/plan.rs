@@ -81,6 +81,24 @@ pub fn extra_args(invocation: &mut Invocation, entry: &AgentEntry, member: &Memb
     invocation.args.extend(member.args.iter().cloned());
 }
 
+/// Puts the prompt where the CLI reads it: as the next argument when it fits in one,
+/// else on stdin, with `placeholder` (if any) as the argument that tells the CLI so.
+pub fn prompt(invocation: &mut Invocation, prompt: String, placeholder: Option<&str>) {
+    if fits_argument(&prompt) {
+        invocation.args.push(prompt);
+    } else {
+        invocation.args.extend(placeholder.map(str::to_owned));
+        invocation.stdin = Stdin::Prompt(prompt);
+    }
+}
+
+/// `flag value`, when there is a value (`--resume <session>`).
+pub fn flag(invocation: &mut Invocation, flag: &str, value: Option<&str>) {
+    if let Some(value) = value {
+        invocation.args.extend([flag.to_owned(), value.to_owned()]);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -24,46 +24,82 @@ pub struct CodeBlock {
     pub closed: bool,
 }
 
-/// The status comment line of a message, parsed on first use: most requests never
-/// look at most status comments, and parsing them all would dominate a full parse.
+/// A permission block as a scan stores it: its options are a run of the store's
+/// flat list of options.
 #[derive(Clone, Debug)]
-pub(super) struct StatusLine {
-    /// The line, without its line break (as scanned).
+pub(super) struct StoredPermission {
     pub(super) range: ByteRange,
-    pub(super) parsed: std::sync::OnceLock<Result<StatusComment, StatusError>>,
+    pub(super) id: ByteRange,
+    pub(super) text: ByteRange,
+    pub(super) options: std::ops::Range<usize>,
 }
 
-impl PartialEq for StatusLine {
-    /// The parse follows from the text, so the line's place decides.
-    fn eq(&self, other: &StatusLine) -> bool {
-        self.range == other.range
-    }
-}
-
-/// What the scan found in one message, with byte ranges as they were when it was
-/// scanned. Shared between copies of a chat; never changed once built.
-#[derive(Clone, Debug, PartialEq)]
-pub(super) struct Parts {
-    pub(super) range: ByteRange,
+/// Where one message's parts are in its scan's [`Store`], with byte ranges as they
+/// were when it was scanned. A message's items in each list run from its record's
+/// first index to the next record's (or the end of the list), and the message itself
+/// from its heading to the next record's heading (or the end of the scan).
+#[derive(Clone, Debug)]
+pub(super) struct Record {
+    /// The heading line, without its line break; the message starts where it starts.
     pub(super) header: ByteRange,
     pub(super) handle: ByteRange,
-    pub(super) status: Option<StatusLine>,
-    pub(super) body: ByteRange,
+    /// The status comment line (without its line break); empty when there is none.
+    pub(super) status: ByteRange,
+    pub(super) body_start: usize,
+    pub(super) first_mention: usize,
+    pub(super) first_marker: usize,
+    pub(super) first_permission: usize,
+    pub(super) first_code_block: usize,
+}
+
+/// A status comment as parsed, cached for the messages that share a store.
+type ParsedStatus = std::sync::OnceLock<Result<StatusComment, StatusError>>;
+
+/// What one scan found, in flat lists shared by the messages it made (and by copies
+/// of them): one allocation per list and scan instead of several per message. Never
+/// changed once built, except for the status comments parsed on first use: most
+/// requests never look at most of them, and parsing them all would dominate a parse.
+///
+/// A store lives as long as any of its messages: after incremental re-parses, what a
+/// scan found for messages since replaced stays in memory until the last message of
+/// that scan is replaced too (at most what that scan found).
+#[derive(Debug, Default)]
+pub(super) struct Store {
+    pub(super) records: Vec<Record>,
     pub(super) mentions: Vec<Mention>,
     pub(super) markers: Vec<Marker>,
-    pub(super) permissions: Vec<PermissionBlock>,
+    pub(super) permissions: Vec<StoredPermission>,
+    pub(super) options: Vec<super::permission::PermissionOption>,
     pub(super) code_blocks: Vec<CodeBlock>,
+    /// Where the last message ends.
+    pub(super) end: usize,
+    /// One slot per record, made when the first status comment is asked for.
+    pub(super) parsed: std::sync::OnceLock<Box<[ParsedStatus]>>,
+}
+
+impl Store {
+    /// The range of the `i`th record's items in a list, given each record's first index.
+    fn items(
+        &self,
+        i: usize,
+        first: impl Fn(&Record) -> usize,
+        len: usize,
+    ) -> std::ops::Range<usize> {
+        first(&self.records[i])..self.records.get(i + 1).map_or(len, first)
+    }
 }
 
 /// One message: a `## @handle` heading and everything up to the next one.
 ///
-/// The parts are shared (`Arc`) and a message only records how far it moved since it
+/// The parts live in the store of the scan that found them, shared (`Arc`) by all its
+/// messages. A message records only which of them it is and how far it moved since it
 /// was scanned, so an edit early in a long chat shifts every later message in O(1)
 /// and copying a chat for a request costs one reference count per message.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Message {
     delta: isize,
-    parts: std::sync::Arc<Parts>,
+    index: usize,
+    store: std::sync::Arc<Store>,
 }
 
 fn shifted(r: &ByteRange, delta: isize) -> ByteRange {
@@ -73,8 +109,11 @@ fn shifted(r: &ByteRange, delta: isize) -> ByteRange {
 impl PartialEq for Message {
     /// Messages are equal when they are equal where they are now.
     fn eq(&self, other: &Message) -> bool {
-        if self.delta == other.delta {
-            return self.parts == other.parts;
+        if std::sync::Arc::ptr_eq(&self.store, &other.store)
+            && self.index == other.index
+            && self.delta == other.delta
+        {
+            return true;
         }
         self.range() == other.range()
             && self.header() == other.header()
@@ -88,12 +127,44 @@ impl PartialEq for Message {
     }
 }
 
+impl std::fmt::Debug for Message {
+    /// The message where it is now.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Message")
+            .field("range", &self.range())
+            .field("header", &self.header())
+            .field("handle", &self.handle_range())
+            .field("status", &self.status_range())
+            .field("body", &self.body_range())
+            .field("mentions", &self.mentions().collect::<Vec<_>>())
+            .field("markers", &self.markers().collect::<Vec<_>>())
+            .field("permissions", &self.permissions().collect::<Vec<_>>())
+            .field("code_blocks", &self.code_blocks().collect::<Vec<_>>())
+            .finish()
+    }
+}
+
 impl Message {
-    pub(super) fn new(parts: Parts) -> Message {
+    /// The `index`th message of `store`.
+    pub(super) fn new(store: std::sync::Arc<Store>, index: usize) -> Message {
         Message {
             delta: 0,
-            parts: std::sync::Arc::new(parts),
+            index,
+            store,
         }
+    }
+
+    fn record(&self) -> &Record {
+        &self.store.records[self.index]
+    }
+
+    /// Where the message ends, as scanned.
+    fn end(&self) -> usize {
+        let store = &*self.store;
+        store
+            .records
+            .get(self.index + 1)
+            .map_or(store.end, |next| next.header.start)
     }
 
     /// Moves the message by `delta` bytes (text was inserted or removed before it).
@@ -101,62 +172,63 @@ impl Message {
         self.delta += delta;
     }
 
-    /// Sets where the message ends (its last message grew or shrank).
-    pub(super) fn set_end(&mut self, end: usize) {
-        let local = end.wrapping_add_signed(-self.delta);
-        let parts = std::sync::Arc::make_mut(&mut self.parts);
-        parts.range.end = local;
-        parts.body.end = local.max(parts.body.start);
-    }
-
     /// From the heading's first byte to the next message's heading (or the end).
     pub fn range(&self) -> ByteRange {
-        shifted(&self.parts.range, self.delta)
+        shifted(&(self.record().header.start..self.end()), self.delta)
     }
 
     /// The heading line, without its line break.
     pub fn header(&self) -> ByteRange {
-        shifted(&self.parts.header, self.delta)
+        shifted(&self.record().header, self.delta)
     }
 
     /// The handle on the heading, without the `@`.
     pub fn handle_range(&self) -> ByteRange {
-        shifted(&self.parts.handle, self.delta)
+        shifted(&self.record().handle, self.delta)
     }
 
     /// Everything after the heading line and the status line.
     pub fn body_range(&self) -> ByteRange {
-        shifted(&self.parts.body, self.delta)
+        let start = self.record().body_start;
+        shifted(&(start..self.end().max(start)), self.delta)
     }
 
     /// The status comment line (without its line break), if the message has one.
     pub fn status_range(&self) -> Option<ByteRange> {
-        self.parts
-            .status
-            .as_ref()
-            .map(|s| shifted(&s.range, self.delta))
+        let status = &self.record().status;
+        (!status.is_empty()).then(|| shifted(status, self.delta))
     }
 
     /// The status comment as parsed (`Err` when the line is malformed). `text` is the
     /// document the message belongs to.
     pub fn status(&self, text: &str) -> Option<&Result<StatusComment, StatusError>> {
-        let line = self.parts.status.as_ref()?;
-        let range = shifted(&line.range, self.delta);
-        Some(
-            line.parsed
-                .get_or_init(|| StatusComment::parse(&text[range])),
-        )
+        let range = self.status_range()?;
+        let store = &*self.store;
+        let slots = store
+            .parsed
+            .get_or_init(|| store.records.iter().map(|_| ParsedStatus::new()).collect());
+        Some(slots[self.index].get_or_init(|| StatusComment::parse(&text[range])))
+    }
+
+    fn mention_slice(&self) -> &[Mention] {
+        let store = &*self.store;
+        &store.mentions[store.items(self.index, |r| r.first_mention, store.mentions.len())]
+    }
+
+    fn marker_slice(&self) -> &[Marker] {
+        let store = &*self.store;
+        &store.markers[store.items(self.index, |r| r.first_marker, store.markers.len())]
     }
 
     pub fn mentions(&self) -> impl Iterator<Item = Mention> + '_ {
-        self.parts.mentions.iter().map(|m| Mention {
+        self.mention_slice().iter().map(|m| Mention {
             range: shifted(&m.range, self.delta),
             handle: shifted(&m.handle, self.delta),
         })
     }
 
     pub fn markers(&self) -> impl Iterator<Item = Marker> + '_ {
-        self.parts.markers.iter().map(|m| Marker {
+        self.marker_slice().iter().map(|m| Marker {
             range: shifted(&m.range, self.delta),
             kind: match &m.kind {
                 MarkerKind::Next(h) => MarkerKind::Next(shifted(h, self.delta)),
@@ -166,12 +238,13 @@ impl Message {
     }
 
     pub fn permissions(&self) -> impl Iterator<Item = PermissionBlock> + '_ {
-        self.parts.permissions.iter().map(|p| PermissionBlock {
+        let store = &*self.store;
+        let items = store.items(self.index, |r| r.first_permission, store.permissions.len());
+        store.permissions[items].iter().map(|p| PermissionBlock {
             range: shifted(&p.range, self.delta),
             id: shifted(&p.id, self.delta),
             text: shifted(&p.text, self.delta),
-            options: p
-                .options
+            options: store.options[p.options.clone()]
                 .iter()
                 .map(|o| super::permission::PermissionOption {
                     label: shifted(&o.label, self.delta),
@@ -182,7 +255,9 @@ impl Message {
     }
 
     pub fn code_blocks(&self) -> impl Iterator<Item = CodeBlock> + '_ {
-        self.parts.code_blocks.iter().map(|c| CodeBlock {
+        let store = &*self.store;
+        let items = store.items(self.index, |r| r.first_code_block, store.code_blocks.len());
+        store.code_blocks[items].iter().map(|c| CodeBlock {
             range: shifted(&c.range, self.delta),
             opening: shifted(&c.opening, self.delta),
             closed: c.closed,
@@ -213,8 +288,7 @@ impl Message {
     }
 
     pub fn has_done_marker(&self) -> bool {
-        self.parts
-            .markers
+        self.marker_slice()
             .iter()
             .any(|m| m.kind == MarkerKind::Done)
     }

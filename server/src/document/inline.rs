@@ -32,7 +32,7 @@ pub fn is_handle_start(b: u8) -> bool {
 }
 
 /// Whether `b` may continue a handle.
-pub fn is_handle_byte(b: u8) -> bool {
+pub const fn is_handle_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-')
 }
 
@@ -42,13 +42,27 @@ pub fn is_valid_handle(s: &str) -> bool {
     !b.is_empty() && is_handle_start(b[0]) && b.iter().all(|&c| is_handle_byte(c))
 }
 
+/// [`is_handle_byte`] as a table.
+const HANDLE_BYTES: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        table[b] = is_handle_byte(b as u8);
+        b += 1;
+    }
+    table
+};
+
 /// Length of the handle at the start of `s`, without trailing `.`, `-` and `_`, which
 /// are punctuation (`@tester.` mentions `tester`).
 pub fn handle_len(s: &[u8]) -> usize {
     if !s.first().is_some_and(|&b| is_handle_start(b)) {
         return 0;
     }
-    let mut len = s.iter().take_while(|&&b| is_handle_byte(b)).count();
+    let mut len = s
+        .iter()
+        .position(|&b| !HANDLE_BYTES[b as usize])
+        .unwrap_or(s.len());
     while len > 1 && matches!(s[len - 1], b'.' | b'-' | b'_') {
         len -= 1;
     }
@@ -58,10 +72,22 @@ pub fn handle_len(s: &[u8]) -> usize {
 /// Finds the mentions and markers in one line of text (not code). `base` is the
 /// line's offset in the document; the results are absolute.
 pub fn scan_line(line: &str, base: usize, mentions: &mut Vec<Mention>, markers: &mut Vec<Marker>) {
-    let b = line.as_bytes();
-    let mut i = 0;
-    while let Some(found) = memchr::memchr3(b'@', b'[', b'`', &b[i..]) {
-        let at = i + found;
+    if let Some(first) = memchr::memchr3(b'@', b'[', b'`', line.as_bytes()) {
+        scan_from(line.as_bytes(), first, base, mentions, markers);
+    }
+}
+
+/// [`scan_line`] on the bytes of a line whose first `@`, `[` or backtick is at `first`.
+pub(super) fn scan_from(
+    b: &[u8],
+    first: usize,
+    base: usize,
+    mentions: &mut Vec<Mention>,
+    markers: &mut Vec<Marker>,
+) {
+    let mut at = first;
+    loop {
+        let i;
         match b[at] {
             b'`' => {
                 let run = b[at..].iter().take_while(|&&c| c == b'`').count();
@@ -72,8 +98,14 @@ pub fn scan_line(line: &str, base: usize, mentions: &mut Vec<Mention>, markers: 
             }
             b'@' => {
                 let preceded_ok = at == 0 || matches!(b[at - 1], b' ' | b'\t' | b'(' | b'[');
-                let len = handle_len(&b[at + 1..]);
-                if preceded_ok && len > 0 {
+                // Not a mention (`bob@example.com`): go on after the `@`; a handle holds
+                // none of the bytes looked for.
+                let len = if preceded_ok {
+                    handle_len(&b[at + 1..])
+                } else {
+                    0
+                };
+                if len > 0 {
                     mentions.push(Mention {
                         range: base + at..base + at + 1 + len,
                         handle: base + at + 1..base + at + 1 + len,
@@ -96,6 +128,10 @@ pub fn scan_line(line: &str, base: usize, mentions: &mut Vec<Mention>, markers: 
                     i = at + 1;
                 }
             }
+        }
+        match memchr::memchr3(b'@', b'[', b'`', &b[i..]) {
+            Some(found) => at = i + found,
+            None => return,
         }
     }
 }

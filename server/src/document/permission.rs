@@ -74,6 +74,16 @@ pub fn parse_first_line(line: &str, base: usize) -> Option<PermissionBlock> {
 /// Adds a continuation line (`> - [ ] allow once · - [ ] reject`) to `block`, or
 /// returns false when the line does not belong to the block.
 pub fn extend(block: &mut PermissionBlock, line: &str, base: usize) -> bool {
+    extend_into(&mut block.range, &mut block.options, line, base)
+}
+
+/// [`extend`] for a block kept as its range, with its options pushed to `options`.
+pub(super) fn extend_into(
+    range: &mut ByteRange,
+    options: &mut Vec<PermissionOption>,
+    line: &str,
+    base: usize,
+) -> bool {
     let Some(rest) = line.strip_prefix('>') else {
         return false;
     };
@@ -82,7 +92,7 @@ pub fn extend(block: &mut PermissionBlock, line: &str, base: usize) -> bool {
     }
     let mut offset = 1;
     let mut found = false;
-    for part in rest.split(SEPARATOR) {
+    for part in split_separators(rest) {
         let trimmed = part.trim_start();
         let lead = part.len() - trimmed.len();
         let (checked, label) = if let Some(l) = trimmed.strip_prefix("- [ ] ") {
@@ -98,7 +108,7 @@ pub fn extend(block: &mut PermissionBlock, line: &str, base: usize) -> bool {
         };
         let label_start = offset + lead + (trimmed.len() - label.len());
         let label = label.trim_end();
-        block.options.push(PermissionOption {
+        options.push(PermissionOption {
             label: base + label_start..base + label_start + label.len(),
             checked,
         });
@@ -106,9 +116,39 @@ pub fn extend(block: &mut PermissionBlock, line: &str, base: usize) -> bool {
         offset += part.len() + SEPARATOR.len();
     }
     if found {
-        block.range.end = base + line.len();
+        range.end = base + line.len();
     }
     found
+}
+
+/// `line.split(SEPARATOR)`, without building a substring searcher for every line.
+fn split_separators(line: &str) -> impl Iterator<Item = &str> {
+    let sep = SEPARATOR.as_bytes();
+    // The one byte of the separator that is rare in text, and where it sits in it.
+    const RARE: usize = 2;
+    let mut from = 0;
+    let mut done = false;
+    std::iter::from_fn(move || {
+        if done {
+            return None;
+        }
+        let bytes = line.as_bytes();
+        let mut search = from + RARE;
+        while let Some(i) = bytes
+            .get(search..)
+            .and_then(|b| memchr::memchr(sep[RARE], b))
+        {
+            let at = search + i - RARE;
+            if bytes[at..].starts_with(sep) {
+                let part = &line[from..at];
+                from = at + sep.len();
+                return Some(part);
+            }
+            search += i + 1;
+        }
+        done = true;
+        Some(&line[from..])
+    })
 }
 
 /// The Markdown of a pending request, without a trailing line break.
@@ -180,6 +220,26 @@ mod tests {
         );
         assert!(!extend(&mut block, "> just a quote", 200));
         assert!(!extend(&mut block, "plain", 200));
+    }
+
+    #[test]
+    fn splits_at_separators_like_str_split() {
+        for line in [
+            "",
+            " · ",
+            "a · b",
+            " ·  · ",
+            "a ·· b · c",
+            "·a· · ·b",
+            "- [ ] allow once · - [ ] allow always · - [ ] reject",
+            "x · ",
+            " · x",
+            "é · 😀 ·",
+        ] {
+            let ours: Vec<&str> = split_separators(line).collect();
+            let std: Vec<&str> = line.split(SEPARATOR).collect();
+            assert_eq!(ours, std, "{line:?}");
+        }
     }
 
     #[test]

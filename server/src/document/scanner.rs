@@ -11,11 +11,13 @@
 use super::ByteRange;
 
 mod blocks;
+mod breaks;
 
 use blocks::{
     RAW_CLOSERS, atx_level, contains, contains_ignore_case, html_start, indentation,
     is_closing_fence, is_thematic_break, list_marker, opening_fence, starts_block,
 };
+use breaks::Breaks;
 
 /// What a line is, as far as the chat model cares.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -136,13 +138,39 @@ impl ScanState {
     }
 }
 
+/// A heading of `level` whose `#`s start at `first`: its text starts after them and
+/// the blanks that follow.
+#[inline(always)]
+fn heading(line: &[u8], first: usize, level: u8) -> LineKind {
+    let after = first + level as usize;
+    let blanks = line[after..]
+        .iter()
+        .take_while(|&&b| b == b' ' || b == b'\t')
+        .count();
+    LineKind::Heading {
+        level,
+        content: after + blanks,
+    }
+}
+
+/// First bytes that start nothing but paragraph text: not blank, and not the start of
+/// a fence, heading, HTML block, block quote, list item or thematic break.
+const PLAIN_START: [bool; 256] = {
+    let mut t = [true; 256];
+    let special = b" \t`~#<>-+*_0123456789";
+    let mut i = 0;
+    while i < special.len() {
+        t[special[i] as usize] = false;
+        i += 1;
+    }
+    t
+};
+
 /// Iterates over the lines of `text` from `start`, classifying each.
 pub struct Scanner<'a> {
     text: &'a [u8],
     pos: usize,
-    /// Whether any `\r` follows: most texts have none, and looking for `\n` alone is
-    /// about twice as fast as looking for either.
-    has_cr: bool,
+    breaks: Breaks,
     state: ScanState,
 }
 
@@ -151,7 +179,7 @@ impl<'a> Scanner<'a> {
         let bytes = text.as_bytes();
         Scanner {
             text: bytes,
-            has_cr: memchr::memchr(b'\r', &bytes[start.min(bytes.len())..]).is_some(),
+            breaks: Breaks::new(start),
             pos: start,
             state: ScanState::default(),
         }
@@ -170,7 +198,99 @@ impl<'a> Scanner<'a> {
 impl ScanState {
     /// Classifies the next line (without its line break) and advances the state: the
     /// scanner's step, usable on its own for text that arrives line by line.
+    #[inline(always)]
     pub fn classify(&mut self, line: &[u8]) -> LineKind {
+        // Most lines are decided from their first bytes here: lines inside a top-level
+        // fence, and lines that start at column 0 outside any fence or HTML block
+        // (blank lines, plain text, headings, list items, fences, HTML, quotes). The
+        // rest take the general path.
+        if let Some(fence) = self.fence {
+            // Inside a top-level fence, only a line that starts with the fence character
+            // or up to 3 spaces before it can close it. (A block quote's fence never
+            // coexists with it.)
+            if fence.base == 0 {
+                let inside = match line.first() {
+                    None => true,
+                    Some(b'\t') => true,
+                    Some(b' ') => line.starts_with(b"    "),
+                    Some(&b) if b == fence.ch => {
+                        self.quote_fence = None;
+                        if is_closing_fence(line, fence) {
+                            self.fence = None;
+                            return LineKind::FenceClose;
+                        }
+                        return LineKind::FencedCode;
+                    }
+                    Some(_) => true,
+                };
+                if inside {
+                    self.quote_fence = None;
+                    return LineKind::FencedCode;
+                }
+            }
+        } else if self.html.is_none() {
+            match line.first() {
+                None => {
+                    self.quote_fence = None;
+                    self.in_paragraph = false;
+                    return LineKind::Blank;
+                }
+                Some(&b) if PLAIN_START[b as usize] => {
+                    // Not `>`: a fence in a block quote ends. In a list item, a plain line
+                    // at column 0 continues its paragraph lazily or closes every item.
+                    self.quote_fence = None;
+                    if !self.in_paragraph {
+                        self.lists.clear();
+                    }
+                    self.in_paragraph = true;
+                    return LineKind::Text;
+                }
+                Some(b'#') => {
+                    // An ATX heading at column 0 closes every list item and quote.
+                    if let Some(level) = atx_level(line) {
+                        self.quote_fence = None;
+                        self.lists.clear();
+                        self.in_paragraph = false;
+                        return heading(line, 0, level);
+                    }
+                }
+                Some(b'-' | b'+' | b'*' | b'0'..=b'9') => {
+                    // A list item at column 0 closes every other item and quote.
+                    if let Some(width) = list_marker(line) {
+                        self.quote_fence = None;
+                        self.lists.clear();
+                        return self.list_item(line, 0, 0, width);
+                    }
+                }
+                Some(b'`' | b'~') => {
+                    // So does a fence at column 0.
+                    if let Some(fence) = opening_fence(line, 0) {
+                        self.quote_fence = None;
+                        self.lists.clear();
+                        self.fence = Some(fence);
+                        self.in_paragraph = false;
+                        return LineKind::FenceOpen;
+                    }
+                }
+                // A block quote closes every list item; it keeps its own fence state.
+                Some(b'>') => return self.classify_quote(line),
+                Some(b'<') if self.lists.is_empty() => {
+                    self.quote_fence = None;
+                    if let Some(kind) = self.html_line(line) {
+                        return kind;
+                    }
+                    self.in_paragraph = true;
+                    return LineKind::Text;
+                }
+                Some(_) => {}
+            }
+        }
+        self.classify_slow(line)
+    }
+
+    /// The general case of [`ScanState::classify`].
+    #[inline(never)]
+    fn classify_slow(&mut self, line: &[u8]) -> LineKind {
         let st = self;
         let (indent, first) = indentation(line);
         let rest = &line[first..];
@@ -251,57 +371,70 @@ impl ScanState {
                     if !st.lists.is_empty() {
                         return LineKind::NestedHeading;
                     }
-                    let mut content = first + level as usize;
-                    while content < line.len() && (line[content] == b' ' || line[content] == b'\t')
-                    {
-                        content += 1;
-                    }
-                    return LineKind::Heading { level, content };
+                    return heading(line, first, level);
                 }
             }
             b'<' => {
-                if let Some(end) = html_start(rest, st.in_paragraph) {
-                    st.in_paragraph = false;
-                    let done = match end {
-                        HtmlEnd::Blank => false,
-                        HtmlEnd::Contains(pat) => contains(&rest[1..], pat),
-                        HtmlEnd::RawTag => {
-                            RAW_CLOSERS.iter().any(|p| contains_ignore_case(rest, p))
-                        }
-                    };
-                    if !done {
-                        st.html = Some(end);
-                    }
-                    return LineKind::Html;
+                if let Some(kind) = st.html_line(rest) {
+                    return kind;
                 }
             }
             b'>' => return st.classify_quote(rest),
             b'-' | b'+' | b'*' | b'0'..=b'9' => {
                 if let Some(width) = list_marker(rest) {
-                    let content = indent + width;
-                    while st.lists.last().is_some_and(|&c| c > indent) {
-                        st.lists.pop();
-                    }
-                    st.lists.push(content);
-                    let item = &line[(first + width).min(line.len())..];
-                    let (_, item_first) = indentation(item);
-                    if let Some(mut fence) = opening_fence(&item[item_first..], 0) {
-                        fence.base = content;
-                        st.fence = Some(fence);
-                        st.in_paragraph = false;
-                        return LineKind::FenceOpen;
-                    }
-                    if atx_level(&item[item_first..]).is_some() {
-                        st.in_paragraph = false;
-                        return LineKind::NestedHeading;
-                    }
-                    st.in_paragraph = !item[item_first..].is_empty();
-                    return LineKind::Text;
+                    return st.list_item(line, indent, first, width);
                 }
             }
             _ => {}
         }
         st.in_paragraph = !is_thematic_break(rest);
+        LineKind::Text
+    }
+
+    /// Classifies a line that may start an HTML block (`rest`, after the indentation,
+    /// starts with `<`), or returns None when it does not.
+    #[inline(always)]
+    fn html_line(&mut self, rest: &[u8]) -> Option<LineKind> {
+        let end = html_start(rest, self.in_paragraph)?;
+        self.in_paragraph = false;
+        let done = match end {
+            HtmlEnd::Blank => false,
+            // Most such blocks are one-line comments (status comments among them) that
+            // end with their closer: look there first.
+            HtmlEnd::Contains(pat) => {
+                (rest.len() > pat.len() && rest.ends_with(pat)) || contains(&rest[1..], pat)
+            }
+            HtmlEnd::RawTag => RAW_CLOSERS.iter().any(|p| contains_ignore_case(rest, p)),
+        };
+        if !done {
+            self.html = Some(end);
+        }
+        Some(LineKind::Html)
+    }
+
+    /// Classifies a line that starts a list item: its marker, `width` bytes with the
+    /// blanks after it, starts at byte `first`, column `indent`.
+    #[inline(always)]
+    fn list_item(&mut self, line: &[u8], indent: usize, first: usize, width: usize) -> LineKind {
+        let st = self;
+        let content = indent + width;
+        while st.lists.last().is_some_and(|&c| c > indent) {
+            st.lists.pop();
+        }
+        st.lists.push(content);
+        let item = &line[(first + width).min(line.len())..];
+        let (_, item_first) = indentation(item);
+        if let Some(mut fence) = opening_fence(&item[item_first..], 0) {
+            fence.base = content;
+            st.fence = Some(fence);
+            st.in_paragraph = false;
+            return LineKind::FenceOpen;
+        }
+        if atx_level(&item[item_first..]).is_some() {
+            st.in_paragraph = false;
+            return LineKind::NestedHeading;
+        }
+        st.in_paragraph = !item[item_first..].is_empty();
         LineKind::Text
     }
 
@@ -356,25 +489,22 @@ impl ScanState {
 impl Iterator for Scanner<'_> {
     type Item = Line;
 
+    #[inline(always)]
     fn next(&mut self) -> Option<Line> {
         let text = self.text;
         let start = self.pos;
         if start >= text.len() {
             return None;
         }
-        let found = if self.has_cr {
-            memchr::memchr2(b'\n', b'\r', &text[start..])
-        } else {
-            memchr::memchr(b'\n', &text[start..])
-        };
-        let (end, next) = match found {
-            Some(i) => {
-                let end = start + i;
-                if text[end] == b'\r' && text.get(end + 1) == Some(&b'\n') {
-                    (end, end + 2)
+        let (end, next) = match self.breaks.next(text, start) {
+            Some(end) => {
+                let next = if text[end] == b'\r' && text.get(end + 1) == Some(&b'\n') {
+                    end + 2
                 } else {
-                    (end, end + 1)
-                }
+                    end + 1
+                };
+                self.breaks.consume(next);
+                (end, next)
             }
             None => (text.len(), text.len()),
         };

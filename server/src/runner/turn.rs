@@ -266,13 +266,14 @@ impl Turn {
     /// stop when an event ended the turn (all events of that line are forwarded).
     async fn deliver(&mut self) -> Option<Stop> {
         while let Some(line) = self.stdout.next_line() {
-            let events = match line {
-                Line::Text(text) => self.parser.line(&text),
-                Line::TooLong(bytes) => vec![AgentEvent::Notice(format!(
+            let mut events = Vec::new();
+            match line {
+                Line::Text(text) => self.parser.line(&text, &mut events),
+                Line::TooLong(bytes) => events.push(AgentEvent::Notice(format!(
                     "skipped an output line of {bytes} bytes (over the {} byte limit)",
                     self.settings.max_line
-                ))],
-            };
+                ))),
+            }
             let mut answered = None;
             for event in events {
                 if answered.is_none() {
@@ -346,7 +347,9 @@ impl Turn {
     /// nothing the exit status decides.
     async fn finish(&mut self, exit: &ExitInfo, status: Option<ExitStatus>) -> Ended {
         let mut ended = None;
-        for event in self.parser.finish(exit) {
+        let mut events = Vec::new();
+        self.parser.finish(exit, &mut events);
+        for event in events {
             if ended.is_none() {
                 ended = completion(&event);
             }

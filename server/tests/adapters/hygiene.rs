@@ -34,8 +34,11 @@ fn transcript(kind: &str, name: &str) -> Vec<String> {
 }
 
 fn run(mut parser: Box<dyn OutputParser>, lines: &[String], exit: &ExitInfo) -> Vec<AgentEvent> {
-    let mut events: Vec<AgentEvent> = lines.iter().flat_map(|l| parser.line(l)).collect();
-    events.extend(parser.finish(exit));
+    let mut events = Vec::new();
+    for line in lines {
+        parser.line(line, &mut events);
+    }
+    parser.finish(exit, &mut events);
     events
 }
 

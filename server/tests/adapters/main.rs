@@ -62,10 +62,12 @@ pub fn replay(kind: &str, name: &str) -> Vec<AgentEvent> {
     let mut parser = parser_for(registry.entry(kind).expect("built-in kind"));
     let mut events = Vec::new();
     for line in stdout.lines() {
-        events.extend(parser.line(line));
+        parser.line(line, &mut events);
     }
-    events.extend(parser.finish(&exit));
-    assert_eq!(parser.finish(&exit), vec![], "finish twice adds nothing");
+    parser.finish(&exit, &mut events);
+    let ended = events.len();
+    parser.finish(&exit, &mut events);
+    assert_eq!(events.len(), ended, "finish twice adds nothing");
     events
 }
 

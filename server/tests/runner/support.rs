@@ -46,10 +46,12 @@ impl Agent {
     }
 
     /// Runs the script in its own folder, stdin from `/dev/null`, ending at exit.
+    /// The shell reads the script: executing a file just written races with other
+    /// tests' forks, which may still hold it open for writing (`ETXTBSY`).
     pub fn invocation(&self) -> Invocation {
         Invocation {
-            program: self.path.to_string_lossy().into_owned(),
-            args: Vec::new(),
+            program: "/bin/sh".to_string(),
+            args: vec![self.path.to_string_lossy().into_owned()],
             env: Vec::new(),
             create_dirs: Vec::new(),
             cwd: self.dir.path().to_path_buf(),
@@ -87,36 +89,36 @@ impl TestParser {
 }
 
 impl OutputParser for TestParser {
-    fn line(&mut self, line: &str) -> Vec<AgentEvent> {
+    fn line(&mut self, line: &str, out: &mut Vec<AgentEvent>) {
         if line == "DONE" {
             self.done = true;
-            return vec![AgentEvent::Done {
+            out.push(AgentEvent::Done {
                 stop_reason: None,
                 usage: None,
-            }];
-        }
-        if let Some(message) = line.strip_prefix("FAIL: ") {
+            });
+        } else if let Some(message) = line.strip_prefix("FAIL: ") {
             self.done = true;
-            return vec![AgentEvent::Failed {
+            out.push(AgentEvent::Failed {
                 message: message.to_string(),
-            }];
+            });
+        } else {
+            out.push(AgentEvent::Text(line.to_string()));
         }
-        vec![AgentEvent::Text(line.to_string())]
     }
 
-    fn finish(&mut self, exit: &ExitInfo) -> Vec<AgentEvent> {
+    fn finish(&mut self, exit: &ExitInfo, out: &mut Vec<AgentEvent>) {
         if self.quiet || self.done {
-            return Vec::new();
+            return;
         }
-        match exit.code {
-            Some(0) => vec![AgentEvent::Done {
+        out.push(match exit.code {
+            Some(0) => AgentEvent::Done {
                 stop_reason: Some("exit".into()),
                 usage: None,
-            }],
-            code => vec![AgentEvent::Failed {
+            },
+            code => AgentEvent::Failed {
                 message: format!("agent failed with {code:?}: {}", exit.stderr_tail),
-            }],
-        }
+            },
+        });
     }
 }
 
@@ -129,17 +131,14 @@ pub struct CountingParser {
 }
 
 impl OutputParser for CountingParser {
-    fn line(&mut self, line: &str) -> Vec<AgentEvent> {
+    fn line(&mut self, line: &str, _out: &mut Vec<AgentEvent>) {
         self.lines.fetch_add(1, Ordering::Relaxed);
         if line != self.expected {
             self.wrong.fetch_add(1, Ordering::Relaxed);
         }
-        Vec::new()
     }
 
-    fn finish(&mut self, _exit: &ExitInfo) -> Vec<AgentEvent> {
-        Vec::new()
-    }
+    fn finish(&mut self, _exit: &ExitInfo, _out: &mut Vec<AgentEvent>) {}
 }
 
 /// The completion event of [`TestParser`].

@@ -76,14 +76,15 @@ impl Chat {
                 self.preamble.end = result.first_header.unwrap_or(restart + usable);
                 self.preamble_code_blocks = result.preamble_code_blocks;
             }
-            let mut new = result.messages;
+            let new = result.messages;
             let next_start = self
                 .messages
                 .get(from)
                 .map(|m| m.range().start.wrapping_add_signed(delta));
-            // The last re-scanned message runs up to the rejoin point or the end.
-            if let Some(last) = new.last_mut() {
-                last.set_end(next_start.unwrap_or(new_len));
+            // The last re-scanned message runs up to the rejoin point or the end, which
+            // is where the scan stopped.
+            if let Some(last) = new.last() {
+                debug_assert_eq!(last.range().end, next_start.unwrap_or(new_len));
             } else if in_preamble {
                 self.preamble.end = next_start.unwrap_or(new_len);
             }

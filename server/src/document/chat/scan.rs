@@ -1,7 +1,15 @@
 //! The one-pass scan that turns lines into messages: headings, status comments,
 //! permission blocks, code blocks, mentions and markers, all as absolute byte ranges.
+//!
+//! Everything the scan finds goes into one [`Store`] of flat lists, which its messages
+//! share: a parse makes a handful of allocations, not several per message. The scan
+//! works on bytes: lines start and end at ASCII bytes, so no slice of a line needs a
+//! UTF-8 boundary check, and it looks for `@`, `[` and backticks once per stretch of
+//! text between them rather than once per line.
 
-use super::{CodeBlock, Message, Parts, StatusLine};
+use std::sync::Arc;
+
+use super::{CodeBlock, Message, Record, Store, StoredPermission};
 use crate::document::inline;
 use crate::document::permission::{self, PermissionBlock};
 use crate::document::scanner::{LineKind, Scanner};
@@ -12,12 +20,19 @@ pub(super) struct Scan {
     pub messages: Vec<Message>,
 }
 
-/// The scan's working state: messages are built as mutable parts first.
+/// The scan's working state.
 struct Building {
-    first_header: Option<usize>,
+    store: Store,
     preamble_code_blocks: Vec<CodeBlock>,
-    messages: Vec<Parts>,
+    open_code: Option<CodeBlock>,
+    /// A permission block still taking lines; its options go to the store from
+    /// `first_option` on.
+    permission: Option<PermissionBlock>,
+    first_option: usize,
 }
+
+/// The prefix of a status comment line.
+const STATUS_PREFIX: &[u8] = b"<!-- chatmd";
 
 /// Scans `text` (which starts at absolute offset `base`) from the relative offset
 /// `from`. `stop` is asked at every message heading (absolute offset) and ends the
@@ -30,16 +45,18 @@ pub(super) fn scan(
 ) -> Scan {
     let bytes = text.as_bytes();
     let mut out = Building {
-        first_header: None,
+        store: Store::with_room_for(text.len() - from),
         preamble_code_blocks: Vec::new(),
-        messages: Vec::new(),
+        open_code: None,
+        permission: None,
+        first_option: 0,
     };
-    let mut open_code: Option<CodeBlock> = None;
     let mut expect_status = false;
-    let mut permission: Option<PermissionBlock> = None;
     let mut end_of_scan = text.len();
-    let scanner = Scanner::new(text, from);
-    for line in scanner {
+    // The first `@`, `[` or backtick at or after the start of the last line that was
+    // looked at for mentions (or after `from`): lines before it have none.
+    let mut next_special = find_special(bytes, from);
+    for line in Scanner::new(text, from) {
         if let LineKind::Heading { level: 2, content } = line.kind {
             let at = line.start + content;
             let handle_len = if bytes.get(at) == Some(&b'@') {
@@ -52,136 +69,190 @@ pub(super) fn scan(
                     end_of_scan = line.start;
                     break;
                 }
-                finish_message(&mut out, &mut open_code, &mut permission, base + line.start);
-                out.first_header.get_or_insert(base + line.start);
-                out.messages.push(Parts {
-                    range: base + line.start..base + text.len(),
+                out.finish_message(base + line.start);
+                let store = &mut out.store;
+                store.records.push(Record {
                     header: base + line.start..base + line.end,
                     handle: base + at + 1..base + at + 1 + handle_len,
-                    status: None,
-                    body: base + line.next..base + text.len(),
-                    mentions: Vec::new(),
-                    markers: Vec::new(),
-                    permissions: Vec::new(),
-                    code_blocks: Vec::new(),
+                    status: 0..0,
+                    body_start: base + line.next,
+                    first_mention: store.mentions.len(),
+                    first_marker: store.markers.len(),
+                    first_permission: store.permissions.len(),
+                    first_code_block: store.code_blocks.len(),
                 });
                 expect_status = true;
                 continue;
             }
         }
-        let in_message = !out.messages.is_empty();
-        let line_text = &text[line.start..line.end];
+        let line_bytes = &bytes[line.start..line.end];
         if expect_status {
             expect_status = false;
-            if line_text.starts_with("<!-- chatmd") {
-                let msg = out.messages.last_mut().expect("in a message");
-                msg.status = Some(StatusLine {
-                    range: base + line.start..base + line.end,
-                    parsed: std::sync::OnceLock::new(),
-                });
-                msg.body.start = base + line.next;
+            if line_bytes.starts_with(STATUS_PREFIX) {
+                let store = &mut out.store;
+                let record = store.records.last_mut().expect("in a message");
+                record.status = base + line.start..base + line.end;
+                record.body_start = base + line.next;
                 continue;
             }
         }
-        match line.kind {
-            LineKind::FenceOpen => {
-                finish_permission(&mut out, &mut permission);
-                open_code = Some(CodeBlock {
-                    range: base + line.start..base + text.len(),
-                    opening: base + line.start..base + line.end,
-                    closed: false,
-                });
-            }
-            LineKind::FenceClose => {
-                if let Some(mut block) = open_code.take() {
-                    block.range.end = base + line.end;
-                    block.closed = true;
-                    push_code_block(&mut out, block);
+        // Anything but text only opens, closes or ends a block.
+        if !matches!(
+            line.kind,
+            LineKind::Text | LineKind::Quote | LineKind::Heading { .. } | LineKind::NestedHeading
+        ) {
+            match line.kind {
+                LineKind::FenceOpen => {
+                    out.finish_permission();
+                    out.open_code = Some(CodeBlock {
+                        range: base + line.start..base + text.len(),
+                        opening: base + line.start..base + line.end,
+                        closed: false,
+                    });
                 }
-            }
-            LineKind::FencedCode | LineKind::IndentedCode | LineKind::Html | LineKind::Blank => {
-                finish_permission(&mut out, &mut permission);
-            }
-            LineKind::Text
-            | LineKind::Quote
-            | LineKind::Heading { .. }
-            | LineKind::NestedHeading => {
-                if !in_message {
-                    continue;
-                }
-                if let Some(block) = &mut permission {
-                    if permission::extend(block, line_text, base + line.start) {
-                        continue;
-                    }
-                    finish_permission(&mut out, &mut permission);
-                }
-                if line_text.as_bytes().first() == Some(&b'>')
-                    && line_text.starts_with(permission::PREFIX)
-                {
-                    permission = permission::parse_first_line(line_text, base + line.start);
-                    if permission.is_some() {
-                        continue;
+                LineKind::FenceClose => {
+                    if let Some(mut block) = out.open_code.take() {
+                        block.range.end = base + line.end;
+                        block.closed = true;
+                        out.push_code_block(block);
                     }
                 }
-                if memchr::memchr3(b'@', b'[', b'`', line_text.as_bytes()).is_some() {
-                    let msg = out.messages.last_mut().expect("in a message");
-                    inline::scan_line(
-                        line_text,
-                        base + line.start,
-                        &mut msg.mentions,
-                        &mut msg.markers,
-                    );
-                }
+                _ => out.finish_permission(),
+            }
+            continue;
+        }
+        if out.store.records.is_empty() {
+            continue;
+        }
+        let quoted = line_bytes.first() == Some(&b'>');
+        if let Some(block) = &mut out.permission {
+            // Only a `>` line can continue a permission block.
+            if quoted
+                && permission::extend_into(
+                    &mut block.range,
+                    &mut out.store.options,
+                    &text[line.start..line.end],
+                    base + line.start,
+                )
+            {
+                continue;
+            }
+            out.finish_permission();
+        }
+        if quoted && line_bytes.starts_with(permission::PREFIX.as_bytes()) {
+            out.permission =
+                permission::parse_first_line(&text[line.start..line.end], base + line.start);
+            if out.permission.is_some() {
+                out.first_option = out.store.options.len();
+                continue;
+            }
+        }
+        if next_special < line.end {
+            if next_special < line.start {
+                next_special = find_special(bytes, line.start);
+            }
+            if next_special < line.end {
+                let store = &mut out.store;
+                inline::scan_from(
+                    line_bytes,
+                    next_special - line.start,
+                    base + line.start,
+                    &mut store.mentions,
+                    &mut store.markers,
+                );
             }
         }
     }
-    finish_message(
-        &mut out,
-        &mut open_code,
-        &mut permission,
-        base + end_of_scan,
-    );
-    if let Some(last) = out.messages.last_mut() {
-        last.range.end = base + end_of_scan;
-        last.body.end = last.range.end.max(last.body.start);
-    }
+    out.finish_message(base + end_of_scan);
+    out.store.shrink_to_fit();
+    out.store.end = base + end_of_scan;
+    let store = Arc::new(out.store);
+    let messages = (0..store.records.len())
+        .map(|i| Message::new(Arc::clone(&store), i))
+        .collect();
     Scan {
-        first_header: out.first_header,
+        first_header: store.records.first().map(|r| r.header.start),
         preamble_code_blocks: out.preamble_code_blocks,
-        messages: out.messages.into_iter().map(Message::new).collect(),
+        messages,
     }
 }
 
-fn finish_permission(out: &mut Building, permission: &mut Option<PermissionBlock>) {
-    if let Some(block) = permission.take()
-        && let Some(msg) = out.messages.last_mut()
-    {
-        msg.permissions.push(block);
+/// The offset of the first `@`, `[` or backtick at or after `from` (the text's length
+/// when there is none).
+fn find_special(bytes: &[u8], from: usize) -> usize {
+    let from = from.min(bytes.len());
+    memchr::memchr3(b'@', b'[', b'`', &bytes[from..]).map_or(bytes.len(), |i| from + i)
+}
+
+impl Store {
+    /// An empty store with room for what `len` bytes of a chat usually hold.
+    ///
+    /// Growing the lists from nothing copies them again and again, and on a long chat
+    /// those copies (and the fresh pages they land in) cost more than the scan itself.
+    /// Room for an item per `BYTES_PER_ITEM` bytes holds the lists of most chats, and
+    /// a chat of short messages grows them once or twice. (Reserving much more was
+    /// slower in the benchmark: larger blocks come fresh from the system each time.)
+    /// What stays unused is never touched, and is given back at the end.
+    fn with_room_for(len: usize) -> Store {
+        const BYTES_PER_ITEM: usize = 512;
+        let items = len / BYTES_PER_ITEM;
+        Store {
+            records: Vec::with_capacity(items),
+            mentions: Vec::with_capacity(items),
+            markers: Vec::with_capacity(items),
+            code_blocks: Vec::with_capacity(items),
+            permissions: Vec::with_capacity(items / 4),
+            options: Vec::with_capacity(items / 2),
+            ..Store::default()
+        }
+    }
+
+    fn shrink_to_fit(&mut self) {
+        self.records.shrink_to_fit();
+        self.mentions.shrink_to_fit();
+        self.markers.shrink_to_fit();
+        self.code_blocks.shrink_to_fit();
+        self.permissions.shrink_to_fit();
+        self.options.shrink_to_fit();
     }
 }
 
-fn push_code_block(out: &mut Building, block: CodeBlock) {
-    match out.messages.last_mut() {
-        Some(msg) => msg.code_blocks.push(block),
-        None => out.preamble_code_blocks.push(block),
+impl Building {
+    #[inline]
+    fn finish_permission(&mut self) {
+        if self.permission.is_some() {
+            self.store_permission();
+        }
     }
-}
 
-/// Closes the current message at `end` (absolute): its range, body and any block
-/// still open in it.
-fn finish_message(
-    out: &mut Building,
-    open_code: &mut Option<CodeBlock>,
-    permission: &mut Option<PermissionBlock>,
-    end: usize,
-) {
-    finish_permission(out, permission);
-    if let Some(mut block) = open_code.take() {
-        block.range.end = end;
-        push_code_block(out, block);
+    #[cold]
+    fn store_permission(&mut self) {
+        if let Some(block) = self.permission.take()
+            && !self.store.records.is_empty()
+        {
+            self.store.permissions.push(StoredPermission {
+                range: block.range,
+                id: block.id,
+                text: block.text,
+                options: self.first_option..self.store.options.len(),
+            });
+        }
     }
-    if let Some(last) = out.messages.last_mut() {
-        last.range.end = end;
-        last.body.end = end.max(last.body.start);
+
+    fn push_code_block(&mut self, block: CodeBlock) {
+        if self.store.records.is_empty() {
+            self.preamble_code_blocks.push(block);
+        } else {
+            self.store.code_blocks.push(block);
+        }
+    }
+
+    /// Closes the current message at `end` (absolute): any block still open in it.
+    fn finish_message(&mut self, end: usize) {
+        self.finish_permission();
+        if let Some(mut block) = self.open_code.take() {
+            block.range.end = end;
+            self.push_code_block(block);
+        }
     }
 }

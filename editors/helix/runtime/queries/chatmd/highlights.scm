@@ -1,0 +1,2 @@
+; chatmd files use the Markdown grammar; highlight them like Markdown.
+; inherits: markdown

@@ -1,0 +1,2 @@
+; Inline Markdown, code blocks and the front matter, as in Markdown files.
+; inherits: markdown

@@ -1,0 +1,124 @@
+-- Shared helpers of the headless Neovim tests (run with `nvim --headless -u NONE -i NONE -n -l`).
+-- Every wait is a condition with a timeout (vim.wait), never a sleep.
+local H = {}
+
+local this = debug.getinfo(1, 'S').source:sub(2)
+H.plugin_dir = vim.fs.dirname(vim.fs.dirname(vim.fn.fnamemodify(this, ':p')))
+H.repo = vim.fs.dirname(vim.fs.dirname(H.plugin_dir))
+H.name = vim.fn.fnamemodify(arg and arg[0] or '?', ':t:r')
+H.timeout = tonumber(vim.env.CHATMD_TEST_TIMEOUT or '') or 10000
+
+function H.fail(msg)
+  io.stderr:write('FAIL ' .. H.name .. ': ' .. msg .. '\n')
+  io.stderr:flush()
+  os.exit(1)
+end
+
+function H.pass()
+  io.stdout:write('\nPASS ' .. H.name .. '\n')
+  io.stdout:flush()
+  os.exit(0)
+end
+
+--- Waits until cond() is true; fails the test with `what` (and a dump) after the timeout.
+function H.wait(what, cond, timeout, dump)
+  local ok = vim.wait(timeout or H.timeout, cond, 10)
+  if not ok then
+    H.fail('timed out waiting for ' .. what .. (dump and ('\n' .. dump()) or ''))
+  end
+end
+
+function H.eq(expected, actual, what)
+  if not vim.deep_equal(expected, actual) then
+    H.fail((what or 'values differ') .. '\n--- expected\n' .. vim.inspect(expected) .. '\n--- actual\n' .. vim.inspect(actual))
+  end
+end
+
+--- The buffer's text as the file would be written (lines joined by \n, final \n if 'eol').
+function H.text(buf)
+  local lines = vim.api.nvim_buf_get_lines(buf or 0, 0, -1, false)
+  local text = table.concat(lines, '\n')
+  if vim.bo[buf or 0].eol then
+    text = text .. '\n'
+  end
+  return text
+end
+
+local function need(var)
+  local v = vim.env[var]
+  if not v or v == '' then
+    H.fail(var .. ' is not set (the runner tests/run.sh sets it)')
+  end
+  return v
+end
+
+--- A scratch copy of examples/demo and a folder with the fake agent as claude, codex and gemini.
+function H.workspace()
+  local chatmd = need('CHATMD_BIN')
+  local fake = need('FAKE_AGENT_BIN')
+  local dir = vim.fn.tempname()
+  vim.fn.mkdir(dir, 'p')
+  local demo = dir .. '/demo'
+  local out = vim.fn.system({ 'cp', '-R', H.repo .. '/examples/demo', demo })
+  if vim.v.shell_error ~= 0 then
+    H.fail('cannot copy the demo: ' .. out)
+  end
+  local bin = dir .. '/bin'
+  vim.fn.mkdir(bin, 'p')
+  for _, name in ipairs({ 'claude', 'codex', 'gemini' }) do
+    vim.uv.fs_symlink(fake, bin .. '/' .. name)
+  end
+  -- The fake agent refuses to run as root in a sandbox unless this is empty.
+  vim.env.IS_SANDBOX = ''
+  return { dir = dir, demo = demo, chat = demo .. '/release-review.chat.md', bin = bin, chatmd = chatmd }
+end
+
+--- Loads the plugin as a user would (runtimepath, filetype detection, plugin/), then setup().
+function H.setup(ws, opts)
+  vim.o.showmode = false -- no "-- INSERT --" in the test output
+  vim.opt.runtimepath:prepend(H.plugin_dir)
+  vim.cmd('filetype plugin on')
+  vim.cmd.runtime('plugin/chatmd.lua')
+  local chatmd = require('chatmd')
+  chatmd.setup(vim.tbl_extend('force', { cmd = { ws.chatmd, 'lsp' } }, opts or {}))
+  return chatmd
+end
+
+--- Opens a file and waits for the chatmd client to be attached and initialized.
+function H.open(path)
+  vim.cmd.edit(vim.fn.fnameescape(path))
+  local buf = vim.api.nvim_get_current_buf()
+  local client
+  H.wait('the chatmd client to attach to ' .. path, function()
+    client = vim.lsp.get_clients({ bufnr = buf, name = 'chatmd' })[1]
+    return client ~= nil and client.initialized
+  end)
+  return buf, client
+end
+
+--- Replaces the variable parts of status comments (times, session ids) by placeholders.
+function H.normalize(text)
+  return (
+    text
+      :gsub('started=%S+', 'started=<T>')
+      :gsub('session=%S+', 'session=<S>')
+      :gsub('took=%S+', 'took=<D>')
+  )
+end
+
+--- The messages shown with vim.notify, collected from now on. An error shown to the user
+--- fails the test at once (unless `allow_errors`), instead of waiting for a timeout.
+function H.capture_notify(allow_errors)
+  local seen = {}
+  vim.notify = function(msg, level)
+    seen[#seen + 1] = { msg = msg, level = level }
+    if not allow_errors and (level or 0) >= vim.log.levels.ERROR then
+      vim.schedule(function()
+        H.fail('error shown to the user: ' .. tostring(msg))
+      end)
+    end
+  end
+  return seen
+end
+
+return H
