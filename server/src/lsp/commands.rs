@@ -3,7 +3,7 @@
 //! in a task of their own (an executeCommand that waited for an agent would hold one
 //! of the server's few request slots for minutes).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use serde::Deserialize;
@@ -13,9 +13,11 @@ use tower_lsp_server::Client;
 use tower_lsp_server::jsonrpc::{Error, Result};
 use tower_lsp_server::ls_types::*;
 
+mod new_files;
+
 use super::port::LspPort;
 use super::progress;
-use super::state::{State, chat_team, lock, team_for};
+use super::state::{State, chat_team, lock};
 use crate::agents::Registry;
 use crate::conversation::roster::Roster;
 use crate::conversation::routing;
@@ -104,9 +106,12 @@ pub async fn execute(
         }
         "chatmd.cancel" => cancel(client, state, &args.uri()?, args.member.as_deref()).await,
         "chatmd.retry" => retry(client, state, args.uri()?, args.line()?).await?,
-        "chatmd.fork" => fork(client, state, &args.uri()?, args.line()?).await?,
+        "chatmd.fork" => new_files::fork(client, state, &args.uri()?, args.line()?).await?,
         "chatmd.answer" => answer(client, state, args).await?,
-        "chatmd.newChat" => new_chat(client, state, args).await?,
+        "chatmd.newChat" => {
+            new_files::new_chat(client, state, args.folder.as_deref(), args.title.as_deref())
+                .await?
+        }
         other => {
             return Err(Error::invalid_params(format!(
                 "unknown command `{other}`; chatmd answers {}",
@@ -117,7 +122,7 @@ pub async fn execute(
     Ok(Some(value))
 }
 
-fn chat_path(uri: &Uri) -> Result<PathBuf> {
+pub(super) fn chat_path(uri: &Uri) -> Result<PathBuf> {
     uri.to_file_path()
         .map(|p| p.into_owned())
         .ok_or_else(|| Error::invalid_params("chatmd works on files: save the chat first"))
@@ -296,7 +301,7 @@ async fn retry(client: &Client, state: &Arc<Mutex<State>>, uri: Uri, line: u32) 
 }
 
 /// The text of a chat: the editor's when it is open, else the file's.
-fn read(state: &Mutex<State>, uri: &Uri) -> Result<(String, PathBuf)> {
+pub(super) fn read(state: &Mutex<State>, uri: &Uri) -> Result<(String, PathBuf)> {
     let path = chat_path(uri)?;
     if let Some(doc) = lock(state).documents.get(uri) {
         return Ok((doc.flat().to_string(), path));
@@ -306,109 +311,6 @@ fn read(state: &Mutex<State>, uri: &Uri) -> Result<(String, PathBuf)> {
     let text = crate::document::decode(&bytes)
         .map_err(|e| Error::invalid_params(format!("{}: {e}", path.display())))?;
     Ok((text.to_string(), path))
-}
-
-async fn fork(client: &Client, state: &Mutex<State>, uri: &Uri, line: u32) -> Result<Value> {
-    let (text, path) = read(state, uri)?;
-    let chat = Chat::parse(&text);
-    let name = path
-        .file_name()
-        .and_then(|n| n.to_str())
-        .unwrap_or("chat.chat.md");
-    let forked = actions::fork(&text, &chat, line, name).map_err(Error::invalid_params)?;
-    let stem = name.strip_suffix(".chat.md").unwrap_or(name);
-    let folder = path.parent().unwrap_or(Path::new("."));
-    let created = create_unique(folder, &format!("{stem}-fork"), &forked)?;
-    show(client, state, &created).await
-}
-
-async fn new_chat(client: &Client, state: &Mutex<State>, args: Args) -> Result<Value> {
-    let folder = match &args.folder {
-        // A URI (`file:///…`) or a plain path.
-        Some(folder) => folder
-            .parse::<Uri>()
-            .ok()
-            .filter(|u| u.scheme().as_str() == "file")
-            .and_then(|u| u.to_file_path().map(|p| p.into_owned()))
-            .unwrap_or_else(|| PathBuf::from(folder)),
-        None => lock(state).root.clone().ok_or_else(|| {
-            Error::invalid_params("chatmd.newChat needs `folder` when no workspace is open")
-        })?,
-    };
-    if !folder.is_dir() {
-        return Err(Error::invalid_params(format!(
-            "{} is not a folder",
-            folder.display()
-        )));
-    }
-    let title = args.title.as_deref().unwrap_or("New chat");
-    let probe = folder.join("new.chat.md");
-    let (team, _) = team_for(state, &probe, None);
-    let human = Roster::new(&team, None).human;
-    let created = create_unique(
-        &folder,
-        &actions::slug(title),
-        &actions::new_chat(title, &human),
-    )?;
-    show(client, state, &created).await
-}
-
-/// Writes `text` to `<stem>.chat.md` in `folder`, or `<stem>-2.chat.md`, ... (never
-/// over an existing file).
-fn create_unique(folder: &Path, stem: &str, text: &str) -> Result<PathBuf> {
-    use std::io::Write;
-    for n in 1..1000 {
-        let name = if n == 1 {
-            format!("{stem}.chat.md")
-        } else {
-            format!("{stem}-{n}.chat.md")
-        };
-        let path = folder.join(name);
-        match std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&path)
-        {
-            Ok(mut file) => {
-                file.write_all(text.as_bytes()).map_err(|e| {
-                    Error::invalid_params(format!("cannot write {}: {e}", path.display()))
-                })?;
-                return Ok(path);
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-            Err(e) => {
-                return Err(Error::invalid_params(format!(
-                    "cannot create {}: {e}",
-                    path.display()
-                )));
-            }
-        }
-    }
-    Err(Error::invalid_params(format!(
-        "too many chats named {stem} in {}",
-        folder.display()
-    )))
-}
-
-/// Asks the editor to show a file chatmd created; answers with its URI.
-async fn show(client: &Client, state: &Mutex<State>, path: &Path) -> Result<Value> {
-    let uri = Uri::from_file_path(path)
-        .ok_or_else(|| Error::invalid_params(format!("{} has no URI", path.display())))?;
-    if lock(state).client.show_document {
-        let params = ShowDocumentParams {
-            uri: uri.clone(),
-            external: Some(false),
-            take_focus: Some(true),
-            selection: None,
-        };
-        let client = client.clone();
-        // Not awaited here: the editor may open the file (and send didOpen) before it
-        // answers, and this request holds a slot until then.
-        tokio::spawn(async move {
-            let _ = client.show_document(params).await;
-        });
-    }
-    Ok(json!({ "uri": uri.as_str() }))
 }
 
 async fn answer(client: &Client, state: &Arc<Mutex<State>>, args: Args) -> Result<Value> {

@@ -10,6 +10,7 @@ mod completion;
 mod convert;
 mod definition;
 mod diagnostics;
+mod echo;
 mod folding;
 mod framing;
 mod hover;

@@ -1,0 +1,129 @@
+//! Commands that create chat files: Fork from here and New Chat. Neither overwrites
+//! a file; both ask the editor to show what they created.
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use serde_json::{Value, json};
+use tower_lsp_server::Client;
+use tower_lsp_server::jsonrpc::{Error, Result};
+use tower_lsp_server::ls_types::*;
+
+use super::read;
+use crate::conversation::roster::Roster;
+use crate::document::chat::Chat;
+use crate::lsp::state::{State, lock, team_for};
+use crate::turns::actions;
+
+pub(super) async fn fork(
+    client: &Client,
+    state: &Mutex<State>,
+    uri: &Uri,
+    line: u32,
+) -> Result<Value> {
+    let (text, path) = read(state, uri)?;
+    let chat = Chat::parse(&text);
+    let name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("chat.chat.md");
+    let forked = actions::fork(&text, &chat, line, name).map_err(Error::invalid_params)?;
+    let stem = name.strip_suffix(".chat.md").unwrap_or(name);
+    let folder = path.parent().unwrap_or(Path::new("."));
+    let created = create_unique(folder, &format!("{stem}-fork"), &forked)?;
+    show(client, state, &created).await
+}
+
+pub(super) async fn new_chat(
+    client: &Client,
+    state: &Mutex<State>,
+    folder: Option<&str>,
+    title: Option<&str>,
+) -> Result<Value> {
+    let folder = match folder {
+        // A URI (`file:///…`) or a plain path.
+        Some(folder) => folder
+            .parse::<Uri>()
+            .ok()
+            .filter(|u| u.scheme().as_str() == "file")
+            .and_then(|u| u.to_file_path().map(|p| p.into_owned()))
+            .unwrap_or_else(|| PathBuf::from(folder)),
+        None => lock(state).root.clone().ok_or_else(|| {
+            Error::invalid_params("chatmd.newChat needs `folder` when no workspace is open")
+        })?,
+    };
+    if !folder.is_dir() {
+        return Err(Error::invalid_params(format!(
+            "{} is not a folder",
+            folder.display()
+        )));
+    }
+    let title = title.unwrap_or("New chat");
+    let probe = folder.join("new.chat.md");
+    let (team, _) = team_for(state, &probe, None);
+    let human = Roster::new(&team, None).human;
+    let created = create_unique(
+        &folder,
+        &actions::slug(title),
+        &actions::new_chat(title, &human),
+    )?;
+    show(client, state, &created).await
+}
+
+/// Writes `text` to `<stem>.chat.md` in `folder`, or `<stem>-2.chat.md`, ... (never
+/// over an existing file).
+fn create_unique(folder: &Path, stem: &str, text: &str) -> Result<PathBuf> {
+    use std::io::Write;
+    for n in 1..1000 {
+        let name = if n == 1 {
+            format!("{stem}.chat.md")
+        } else {
+            format!("{stem}-{n}.chat.md")
+        };
+        let path = folder.join(name);
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&path)
+        {
+            Ok(mut file) => {
+                file.write_all(text.as_bytes()).map_err(|e| {
+                    Error::invalid_params(format!("cannot write {}: {e}", path.display()))
+                })?;
+                return Ok(path);
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => {
+                return Err(Error::invalid_params(format!(
+                    "cannot create {}: {e}",
+                    path.display()
+                )));
+            }
+        }
+    }
+    Err(Error::invalid_params(format!(
+        "too many chats named {stem} in {}",
+        folder.display()
+    )))
+}
+
+/// Asks the editor to show a file chatmd created; answers with its URI.
+async fn show(client: &Client, state: &Mutex<State>, path: &Path) -> Result<Value> {
+    let uri = Uri::from_file_path(path)
+        .ok_or_else(|| Error::invalid_params(format!("{} has no URI", path.display())))?;
+    if lock(state).client.show_document {
+        let params = ShowDocumentParams {
+            uri: uri.clone(),
+            external: Some(false),
+            take_focus: Some(true),
+            selection: None,
+        };
+        let client = client.clone();
+        // Not awaited here: the editor may open the file (and send didOpen) before it
+        // answers, and this request holds a slot until then.
+        tokio::spawn(async move {
+            let _ = client.show_document(params).await;
+        });
+    }
+    Ok(json!({ "uri": uri.as_str() }))
+}
