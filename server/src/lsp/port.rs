@@ -9,15 +9,14 @@
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
-use tokio::time::{Instant, sleep_until};
 use tokio_util::sync::CancellationToken;
 use tower_lsp_server::Client;
 use tower_lsp_server::ls_types::*;
 
-use super::convert;
-use super::echo::{Echo, before_final_line_break, clamp};
+mod send;
+
+use super::echo::clamp;
 use super::journal::Entry;
 use super::progress::{Outbox, ProgressEvent};
 use super::state::{State, lock};
@@ -25,17 +24,6 @@ use crate::document::ByteRange;
 use crate::document::status::TurnStatus;
 use crate::turns::file_port::{FilePort, difference};
 use crate::turns::{Applied, Change, EditorPort, Level, PortError};
-
-/// How long an edit the editor said it applied may take to show in a `didChange`
-/// before it counts as lost (Neovim skips an edit for an older version silently).
-const ECHO_WAIT: Duration = Duration::from_millis(1000);
-/// With an editor that skips stale edits silently, how long to wait for the echo
-/// after a change of the user's arrived without it.
-const SKIPPED_WAIT: Duration = Duration::from_millis(300);
-/// After a refused edit, how long to wait for the change that made it stale.
-const REFUSED_WAIT: Duration = Duration::from_millis(500);
-/// How long the editor may take to answer an edit at all.
-const ANSWER_WAIT: Duration = Duration::from_secs(10);
 
 pub struct LspPort {
     client: Client,
@@ -182,185 +170,6 @@ impl LspPort {
         self.view.replace_range(range.clone(), &entry.text);
         self.pending.push(Change::theirs(range, entry.text.len()));
     }
-
-    /// Sends `edits` and waits until the editor's changes show them (`Done`), or show
-    /// that they did not land (`Stale`).
-    async fn send(&mut self, edits: Vec<(ByteRange, String)>) -> Result<Applied, PortError> {
-        let (writing, changed) = {
-            let mut state = lock(&self.state);
-            let journal = state.journals.entry(self.uri.clone()).or_default();
-            (journal.writing.clone(), journal.changed.clone())
-        };
-        let _writing = writing.lock().await;
-        let edit = {
-            let mut state = lock(&self.state);
-            let encoding = state.encoding;
-            let end = state.journals.entry(self.uri.clone()).or_default().end();
-            let Some(doc) = state.documents.get(&self.uri) else {
-                drop(state);
-                self.switch_to_disk()?;
-                return Ok(Applied::Stale);
-            };
-            if end != self.cursor {
-                return Ok(Applied::Stale);
-            }
-            let len = doc.text.len_bytes();
-            let text_edits = edits
-                .iter()
-                .map(|(range, text)| {
-                    let (range, text) = before_final_line_break(&self.view, len, range, text);
-                    OneOf::Left(TextEdit {
-                        range: convert::range(&doc.text, &range, encoding),
-                        new_text: text,
-                    })
-                })
-                .collect();
-            WorkspaceEdit {
-                document_changes: Some(DocumentChanges::Edits(vec![TextDocumentEdit {
-                    text_document: OptionalVersionedTextDocumentIdentifier {
-                        uri: self.uri.clone(),
-                        version: Some(doc.version),
-                    },
-                    edits: text_edits,
-                }])),
-                ..WorkspaceEdit::default()
-            }
-        };
-        let client = self.client.clone();
-        let answer = tokio::time::timeout(ANSWER_WAIT, client.apply_edit(edit));
-        tokio::pin!(answer);
-        let mut echo = Echo::new(edits);
-        let mut answered = false;
-        let mut deadline = Instant::now() + ANSWER_WAIT;
-        loop {
-            let notified = changed.notified();
-            tokio::pin!(notified);
-            notified.as_mut().enable();
-            let foreign_before = echo.saw_theirs;
-            match self.look_for_echo(&mut echo)? {
-                Seen::Landed => return Ok(Applied::Done),
-                Seen::Closed => return Ok(Applied::Stale),
-                Seen::NotYet => {}
-            }
-            if answered && echo.saw_theirs && !foreign_before && self.skips_stale_edits {
-                // Neovim skips an edit for an older version silently: a change of the
-                // user's without the echo means this one was skipped (its own echo
-                // would have come with it, or just after).
-                deadline = deadline.min(Instant::now() + SKIPPED_WAIT);
-            }
-            tokio::select! {
-                result = &mut answer, if !answered => {
-                    answered = true;
-                    match result {
-                        Ok(Ok(response)) if response.applied => deadline = Instant::now() + ECHO_WAIT,
-                        Ok(Ok(response)) => {
-                            tracing::debug!(reason = ?response.failure_reason, "edit refused");
-                            if echo.saw_theirs {
-                                return Ok(Applied::Stale);
-                            }
-                            deadline = Instant::now() + REFUSED_WAIT;
-                        }
-                        Ok(Err(error)) => {
-                            return Err(PortError::Other(format!(
-                                "the editor did not apply chatmd's edit: {error}"
-                            )));
-                        }
-                        Err(_) => {
-                            return Err(PortError::Other(format!(
-                                "the editor did not answer chatmd's edit within {}s",
-                                ANSWER_WAIT.as_secs()
-                            )));
-                        }
-                    }
-                }
-                () = &mut notified => {}
-                () = sleep_until(deadline) => {
-                    // Lost (or refused without a change we could see): compute it again.
-                    return Ok(Applied::Stale);
-                }
-            }
-        }
-    }
-
-    /// Reads the journal for the echo of `echo`'s edits; whatever else happened first
-    /// becomes someone else's change and moves the expected edits along.
-    fn look_for_echo(&mut self, echo: &mut Echo) -> Result<Seen, PortError> {
-        let (entries, closed) = self.read_journal();
-        if self.find_echo(echo, &entries) {
-            if closed {
-                self.switch_to_disk()?;
-            }
-            return Ok(Seen::Landed);
-        }
-        if !closed {
-            return Ok(Seen::NotYet);
-        }
-        // Closed before the echo came: the editor may have saved the edit, and then
-        // the file shows it. Whatever else differs there is someone else's change.
-        let on_disk = self
-            .path
-            .as_ref()
-            .and_then(|path| std::fs::read(path).ok())
-            .and_then(|bytes| crate::document::decode(&bytes).ok().map(str::to_string));
-        if let Some(on_disk) = on_disk {
-            let whole = Entry {
-                version: i32::MAX,
-                range: 0..self.view.len(),
-                text: on_disk,
-            };
-            if let Some((_, landed, extra)) = echo.find(&self.view, std::slice::from_ref(&whole)) {
-                self.land(echo, landed, extra);
-                self.switch_to_disk()?;
-                return Ok(Seen::Landed);
-            }
-        }
-        self.switch_to_disk()?;
-        Ok(Seen::Closed)
-    }
-
-    /// The edits being waited for are in: `landed` is the text they made.
-    fn land(&mut self, echo: &Echo, landed: String, extra: Option<String>) {
-        self.view = landed;
-        // From the last to the first: each then holds for the text the ones before it
-        // left.
-        for (range, text) in echo.landed_edits().into_iter().rev() {
-            self.pending.push(Change {
-                range,
-                new_len: text.len(),
-                ours: true,
-            });
-        }
-        if let Some(extra) = extra {
-            // The editor added a line break of its own at the end.
-            let at = self.view.len();
-            self.view.push_str(&extra);
-            self.pending.push(Change::theirs(at..at, extra.len()));
-        }
-    }
-
-    /// Takes in `entries`, recognising the echo of `echo`'s edits among them.
-    fn find_echo(&mut self, echo: &mut Echo, entries: &[Entry]) -> bool {
-        let mut i = 0;
-        while i < entries.len() {
-            if let Some((end, landed, extra)) = echo.find(&self.view, &entries[i..]) {
-                self.land(echo, landed, extra);
-                for entry in &entries[i + end..] {
-                    self.take_theirs(entry);
-                }
-                return true;
-            }
-            echo.moved(&entries[i]);
-            self.take_theirs(&entries[i]);
-            i += 1;
-        }
-        false
-    }
-}
-
-enum Seen {
-    Landed,
-    NotYet,
-    Closed,
 }
 
 impl Drop for LspPort {
