@@ -111,6 +111,53 @@ fn handed_on(text: &str, chat: &Chat, roster: &Roster, index: usize, limited: bo
     Next::Run(wanted)
 }
 
+/// What comes next after a round of `answers` agents who answered in parallel: each
+/// of the last `answers` agent messages may hand the word on, and everyone they hand
+/// it to answers next (in the order of the messages, once each). With one answer, or
+/// after a human message, this is [`next`].
+pub fn after_round(text: &str, chat: &Chat, roster: &Roster, answers: usize) -> Next {
+    let Some(last) = last_counting(text, chat) else {
+        return next(text, chat, roster);
+    };
+    if answers < 2 || !roster.is_ai(chat.messages[last].handle(text)) {
+        return next(text, chat, roster);
+    }
+    let round: Vec<usize> = (0..=last)
+        .rev()
+        .filter(|&i| !chat.messages[i].is_empty(text))
+        .take_while(|&i| roster.is_ai(chat.messages[i].handle(text)))
+        .take(answers)
+        .collect();
+    let mut wanted: Vec<String> = Vec::new();
+    let mut outcome = None;
+    for &index in round.iter().rev() {
+        match after_agent(text, chat, roster, index) {
+            Next::Run(members) => {
+                for member in members {
+                    if !wanted.contains(&member) {
+                        wanted.push(member);
+                    }
+                }
+            }
+            other => {
+                // Ended beats a chain limit beats nobody, when nobody is asked.
+                let rank = |n: &Next| match n {
+                    Next::Ended => 3,
+                    Next::ChainLimit(_) => 2,
+                    _ => 1,
+                };
+                if outcome.as_ref().is_none_or(|o| rank(&other) > rank(o)) {
+                    outcome = Some(other);
+                }
+            }
+        }
+    }
+    if !wanted.is_empty() {
+        return Next::Run(wanted);
+    }
+    outcome.unwrap_or_else(|| next(text, chat, roster))
+}
+
 /// What comes next after the last message that counts (reply stubs do not).
 pub fn next(text: &str, chat: &Chat, roster: &Roster) -> Next {
     let Some(index) = last_counting(text, chat) else {

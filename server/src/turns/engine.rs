@@ -61,6 +61,8 @@ impl Report {
 pub async fn run<P: EditorPort>(port: &mut P, ctx: &Context) -> Result<Report, PortError> {
     let mut report = Report::default();
     let mut targets = ctx.targets.clone();
+    // How many agents answered in parallel in the last round: each may hand on.
+    let mut answers = 0;
     loop {
         let text = port.text().await?;
         let chat = Chat::parse(&text);
@@ -68,7 +70,7 @@ pub async fn run<P: EditorPort>(port: &mut P, ctx: &Context) -> Result<Report, P
         let roster = Roster::new(&team, chat.front_matter.as_ref());
         let next = match targets.take() {
             Some(asked) => explicit(&roster, asked),
-            None => routing::next(&text, &chat, &roster),
+            None => routing::after_round(&text, &chat, &roster, answers),
         };
         let members = match next {
             Next::Run(members) => members,
@@ -108,6 +110,7 @@ pub async fn run<P: EditorPort>(port: &mut P, ctx: &Context) -> Result<Report, P
             }
             break;
         }
+        answers = round.turns.len();
         let failed = round
             .turns
             .iter()

@@ -186,3 +186,33 @@ async fn ask_runs_one_member_and_continue_follows_the_routing() {
          \n## @me\n"
     );
 }
+
+#[tokio::test]
+async fn each_parallel_answer_may_hand_the_word_on() {
+    let s = Setup::new(&[
+        (
+            "reviewer",
+            &[("FAKE_AGENT_TEXT", "Found a bug. @writer please note it.")],
+        ),
+        ("tester", &[("FAKE_AGENT_TEXT", "Tests pass.")]),
+        ("writer", &[("FAKE_AGENT_TEXT", "Noted.")]),
+    ]);
+    let chat = "## @me\n@reviewer @tester check it\n";
+    let (mut editor, uri) = s
+        .open_chat(Behaviour::VsCode, "team/hand.chat.md", chat)
+        .await;
+    send(&mut editor, &uri).await;
+    editor
+        .run_until("the writer", |e| {
+            finished(e.text(&uri)) && e.text(&uri).contains("Noted.")
+        })
+        .await;
+    assert_eq!(
+        plain(editor.text(&uri)),
+        "## @me\n@reviewer @tester check it\n\
+         \n## @reviewer\n<!-- t1 claude done -->\nFound a bug. @writer please note it.\n\
+         \n## @tester\n<!-- t2 codex done -->\nTests pass.\n\
+         \n## @writer\n<!-- t3 gemini done -->\nNoted.\n\
+         \n## @me\n"
+    );
+}

@@ -121,3 +121,28 @@ fn an_empty_chat_says_what_to_do() {
         Next::Nobody("the chat has no message yet: write one under `## @me`".to_string())
     );
 }
+
+#[test]
+fn every_answer_of_a_parallel_round_may_hand_on() {
+    let team = team();
+    let after = |text: &str, answers: usize| {
+        let chat = Chat::parse(text);
+        let roster = Roster::new(&team, chat.front_matter.as_ref());
+        after_round(text, &chat, &roster, answers)
+    };
+    // @a hands to @c, @b to nobody: @c is next (only the last message would say nobody).
+    let text = "## @me\n@a @b go\n## @a\n@c please document\n## @b\nfine\n";
+    assert_eq!(after(text, 2), run(&["c"]));
+    assert_eq!(
+        after(text, 1),
+        Next::Nobody("@b did not hand the word to anyone".into())
+    );
+    // Both hand on: everyone asked, in message order, once ([NEXT] beats @b's mention).
+    let text = "## @me\n@a @b go\n## @a\n@c and @b\n## @b\n@c [NEXT: a]\n";
+    assert_eq!(after(text, 2), run(&["c", "b", "a"]));
+    // Nobody handed on: the strongest reason wins.
+    let text = "---\nmax_chain: 1\n---\n## @me\n@a @b go\n## @a\n@c\n## @b\nok\n";
+    assert_eq!(after(text, 2), Next::ChainLimit(1));
+    // After a human message the round does not matter.
+    assert_eq!(after("## @me\n@b hi\n", 3), run(&["b"]));
+}
