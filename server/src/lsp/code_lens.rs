@@ -6,22 +6,24 @@ use serde_json::json;
 use tower_lsp_server::ls_types::*;
 
 use super::convert;
-use super::state::{Document, State, chat_team, lock};
-use super::turn_actions::{command, handles};
+use super::state::{Document, State};
+use super::turn_actions::{Scope, command, handles, scope};
 use crate::conversation::roster::Roster;
 use crate::conversation::routing::{self, Next};
 use crate::document::text::PositionEncoding;
 
 pub fn code_lenses(state: &Mutex<State>, doc: &Document, enc: PositionEncoding) -> Vec<CodeLens> {
-    let Some(path) = doc.path.as_deref() else {
+    let Some(Scope {
+        text,
+        team,
+        running,
+    }) = scope(state, doc)
+    else {
         return Vec::new();
     };
-    let text = doc.flat();
     let chat = &doc.chat;
-    let team = chat_team(state, path, chat);
     let roster = Roster::new(&team, chat.front_matter.as_ref());
     let uri = doc.uri.as_str();
-    let running = lock(state).running.clone();
     let mut lenses = Vec::new();
     let header_range = |i: usize| convert::range(&doc.text, &chat.messages[i].header(), enc);
 

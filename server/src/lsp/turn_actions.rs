@@ -2,7 +2,7 @@
 //! Retry, Fork from here, and the options of a permission request. Each carries its
 //! command; nothing is computed later in `codeAction/resolve`.
 
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
 use tower_lsp_server::ls_types::*;
@@ -12,7 +12,9 @@ use super::state::{Document, State, chat_team, lock};
 use crate::conversation::roster::Roster;
 use crate::conversation::routing::{self, Next};
 use crate::document::text::PositionEncoding;
+use crate::team::Team;
 use crate::turns::actions;
+use crate::turns::registry::Running;
 
 pub fn command(title: &str, name: &str, argument: Value) -> Command {
     Command {
@@ -39,21 +41,41 @@ pub fn handles(members: &[String]) -> String {
         .join(", ")
 }
 
+/// What the chat commands offered for a document depend on: its text, its team and
+/// the turns running now.
+pub struct Scope {
+    pub text: Arc<str>,
+    pub team: Arc<Team>,
+    pub running: Running,
+}
+
+/// The scope of a document that is a file (only files have a team).
+pub fn scope(state: &Mutex<State>, doc: &Document) -> Option<Scope> {
+    let path = doc.path.as_deref()?;
+    Some(Scope {
+        text: doc.flat(),
+        team: chat_team(state, path, &doc.chat),
+        running: lock(state).running.clone(),
+    })
+}
+
 pub fn turn_actions(
     state: &Mutex<State>,
     doc: &Document,
     enc: PositionEncoding,
     range: Range,
 ) -> Vec<CodeAction> {
-    let Some(path) = doc.path.as_deref() else {
+    let Some(Scope {
+        text,
+        team,
+        running,
+    }) = scope(state, doc)
+    else {
         return Vec::new();
     };
-    let text = doc.flat();
     let chat = &doc.chat;
-    let team = chat_team(state, path, chat);
     let roster = Roster::new(&team, chat.front_matter.as_ref());
     let uri = doc.uri.as_str();
-    let running = lock(state).running.clone();
     let is_running = |m: &str| running.is_running(uri, m);
     let mut out = Vec::new();
 
