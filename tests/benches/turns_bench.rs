@@ -61,6 +61,15 @@ impl Bench {
         SimEditor::new(client, Behaviour::VsCode, true)
     }
 
+    /// An editor with a new chat `name` open, whose message asks @alice.
+    async fn ask_alice(&self, name: &str) -> (SimEditor, String) {
+        let mut editor = self.editor().await;
+        let text = "## @me\n@alice go\n";
+        let uri = self.chat(name, text);
+        editor.open(&uri, text).await;
+        (editor, uri)
+    }
+
     fn chat(&self, name: &str, text: &str) -> String {
         let path = self.dir.path().join(name);
         std::fs::write(&path, text).unwrap();
@@ -191,10 +200,7 @@ async fn sixteen_turns() -> (bool, f64) {
 
 /// Send → answer complete in the document, and the first answer bytes.
 async fn one_turn(bench: &Bench, n: usize) -> (Duration, Duration) {
-    let mut editor = bench.editor().await;
-    let text = "## @me\n@alice go\n";
-    let uri = bench.chat(&format!("one{n}.chat.md"), text);
-    editor.open(&uri, text).await;
+    let (mut editor, uri) = bench.ask_alice(&format!("one{n}.chat.md")).await;
     let start = Instant::now();
     editor
         .command("chatmd.send", json!({"uri": uri}))
@@ -220,10 +226,7 @@ async fn flood() -> (f64, bool, f64, Duration) {
         ("FAKE_AGENT_CHUNKS", "100000".to_string()),
     ];
     let bench = Bench::new(&knobs);
-    let mut editor = bench.editor().await;
-    let text = "## @me\n@alice go\n";
-    let uri = bench.chat("flood.chat.md", text);
-    editor.open(&uri, text).await;
+    let (mut editor, uri) = bench.ask_alice("flood.chat.md").await;
     let cpu = cpu_time();
     let start = Instant::now();
     editor

@@ -58,8 +58,6 @@ pub struct SimEditor {
     pub stale: usize,
     /// Everything typed so far, in order.
     pub typed: Vec<String>,
-    /// Echo the `didChange` before answering (else after), alternating when `None`.
-    echo_first: Option<bool>,
 }
 
 impl SimEditor {
@@ -74,12 +72,7 @@ impl SimEditor {
             edits: 0,
             stale: 0,
             typed: Vec::new(),
-            echo_first: None,
         }
-    }
-
-    pub fn set_echo_first(&mut self, first: Option<bool>) {
-        self.echo_first = first;
     }
 
     pub async fn open(&mut self, uri: &str, text: &str) {
@@ -262,8 +255,8 @@ impl SimEditor {
         doc.text = text;
         doc.version += 1;
         let version = doc.version;
-        let echo_first = self.echo_first.unwrap_or(self.edits.is_multiple_of(2));
-        if echo_first {
+        // Editors send the echo and the answer in either order: alternate.
+        if self.edits.is_multiple_of(2) {
             self.client.change(&uri, version, json!(changes)).await;
             self.client.respond(id, json!({"applied": true})).await;
         } else {

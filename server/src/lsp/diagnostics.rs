@@ -8,7 +8,7 @@ use tower_lsp_server::Client;
 use tower_lsp_server::ls_types::*;
 
 use super::convert;
-use super::state::{Document, State, lock, team_for};
+use super::state::{Document, State, chat_team_checked, lock};
 use crate::conversation::problems::{self, PathLookup, Problem};
 use crate::conversation::roster::Roster;
 use crate::document::text::{PositionEncoding, Text};
@@ -19,14 +19,8 @@ const DEBOUNCE: Duration = Duration::from_millis(40);
 
 /// The team of an open document and a message when its team folder was refused.
 pub fn team_of(state: &Mutex<State>, doc: &Document) -> (Arc<Team>, Option<String>) {
-    let fm_team = doc
-        .chat
-        .front_matter
-        .as_ref()
-        .and_then(|fm| fm.team.as_ref())
-        .map(|t| t.value.as_str());
     match &doc.path {
-        Some(path) => team_for(state, path, fm_team),
+        Some(path) => chat_team_checked(state, path, &doc.chat),
         None => (Arc::new(Team::empty(std::path::PathBuf::new())), None),
     }
 }

@@ -23,6 +23,7 @@ use super::state::{State, lock};
 use crate::document::ByteRange;
 use crate::document::status::TurnStatus;
 use crate::turns::file_port::{FilePort, difference};
+use crate::turns::registry::Running;
 use crate::turns::{Applied, Change, EditorPort, Level, PortError};
 
 pub struct LspPort {
@@ -46,6 +47,9 @@ pub struct LspPort {
     claimed: Vec<String>,
     /// The editor answers `applied: true` for edits it skipped (Neovim).
     skips_stale_edits: bool,
+    /// The server's running turns (shared; kept here so streamed text does not take
+    /// the state lock for every chunk).
+    running: Running,
 }
 
 impl LspPort {
@@ -58,12 +62,14 @@ impl LspPort {
         started: Option<tokio::sync::oneshot::Sender<Vec<String>>>,
     ) -> LspPort {
         let path = uri.to_file_path().map(|p| p.into_owned());
-        let (reader, skips_stale_edits) = {
+        let (reader, skips_stale_edits, running) = {
             let mut s = lock(&state);
             let skips = s.client.skips_stale_edits;
+            let running = s.running.clone();
             (
                 s.journals.entry(uri.clone()).or_default().subscribe(),
                 skips,
+                running,
             )
         };
         LspPort {
@@ -80,11 +86,12 @@ impl LspPort {
             started,
             claimed: Vec::new(),
             skips_stale_edits,
+            running,
         }
     }
 
-    fn key(&self) -> String {
-        self.uri.as_str().to_string()
+    fn key(&self) -> &str {
+        self.uri.as_str()
     }
 
     fn progress(&self, event: ProgressEvent) {
@@ -174,10 +181,10 @@ impl LspPort {
 
 impl Drop for LspPort {
     fn drop(&mut self) {
-        let mut state = lock(&self.state);
         for member in self.claimed.drain(..) {
-            state.running.release(self.uri.as_str(), &member);
+            self.running.release(self.uri.as_str(), &member);
         }
+        let mut state = lock(&self.state);
         if let Some(journal) = state.journals.get_mut(&self.uri) {
             journal.unsubscribe(self.reader);
             if !journal.is_read() {
@@ -241,11 +248,10 @@ impl EditorPort for LspPort {
     }
 
     fn begin_turn(&mut self, member: &str, cancel: &CancellationToken) -> Result<(), String> {
-        let running = lock(&self.state).running.clone();
-        running.claim(&self.key(), member, cancel)?;
+        self.running.claim(self.key(), member, cancel)?;
         self.claimed.push(member.to_string());
         self.progress(ProgressEvent::Begin {
-            document: self.key(),
+            document: self.key().to_string(),
             member: member.to_string(),
         });
         Ok(())
@@ -258,8 +264,7 @@ impl EditorPort for LspPort {
     }
 
     fn on_text(&mut self, member: &str, text: &str) {
-        let running = lock(&self.state).running.clone();
-        if let Some((bytes, elapsed)) = running.add_bytes(&self.key(), member, text.len()) {
+        if let Some((bytes, elapsed)) = self.running.add_bytes(self.key(), member, text.len()) {
             self.progress(ProgressEvent::Streamed {
                 member: member.to_string(),
                 bytes,
@@ -269,13 +274,7 @@ impl EditorPort for LspPort {
     }
 
     fn end_turn(&mut self, member: &str, status: TurnStatus, error: Option<&str>) {
-        let running = lock(&self.state).running.clone();
-        let elapsed = running
-            .list()
-            .into_iter()
-            .find(|t| t.document == self.key() && t.member == member)
-            .map(|t| t.elapsed);
-        running.release(&self.key(), member);
+        let elapsed = self.running.release(self.key(), member);
         self.claimed.retain(|m| m != member);
         self.progress(ProgressEvent::End {
             member: member.to_string(),

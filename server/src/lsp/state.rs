@@ -143,14 +143,24 @@ pub fn team_for(
     (team, error)
 }
 
-/// The team of the chat at `path` (its front matter's `team:`, else its folder).
+/// The team of the chat at `path` (its front matter's `team:`, else its folder), and
+/// why its `team:` was refused, if it was.
+pub fn chat_team_checked(
+    state: &std::sync::Mutex<State>,
+    path: &Path,
+    chat: &crate::document::chat::Chat,
+) -> (Arc<Team>, Option<String>) {
+    let fm_team = chat.front_matter.as_ref().and_then(|fm| fm.team.as_ref());
+    team_for(state, path, fm_team.map(|t| t.value.as_str()))
+}
+
+/// The team of the chat at `path`.
 pub fn chat_team(
     state: &std::sync::Mutex<State>,
     path: &Path,
     chat: &crate::document::chat::Chat,
 ) -> Arc<Team> {
-    let fm_team = chat.front_matter.as_ref().and_then(|fm| fm.team.as_ref());
-    team_for(state, path, fm_team.map(|t| t.value.as_str())).0
+    chat_team_checked(state, path, chat).0
 }
 
 /// Locks the state; a panic elsewhere must not take the whole server down with it.

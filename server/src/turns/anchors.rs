@@ -73,18 +73,6 @@ impl Anchors {
             p.end = map(p.end, end_stick).max(p.body_start);
         }
     }
-
-    /// Moves every place through the port's own batch of edits given against the
-    /// same text (sorted, not overlapping): applied from the last to the first.
-    pub fn apply_ours(&mut self, edits: &[(ByteRange, String)]) {
-        for (range, text) in edits.iter().rev() {
-            self.apply(&Change {
-                range: range.clone(),
-                new_len: text.len(),
-                ours: true,
-            });
-        }
-    }
 }
 
 /// Which side of text inserted exactly at a place the place ends up on.
@@ -97,6 +85,20 @@ enum Stick {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    impl Anchors {
+        /// Moves every place through the port's own batch of edits given against the
+        /// same text (sorted, not overlapping): applied from the last to the first.
+        fn apply_ours(&mut self, edits: &[(ByteRange, String)]) {
+            for (range, text) in edits.iter().rev() {
+                self.apply(&Change {
+                    range: range.clone(),
+                    new_len: text.len(),
+                    ours: true,
+                });
+            }
+        }
+    }
 
     fn anchors() -> Anchors {
         let mut a = Anchors::default();

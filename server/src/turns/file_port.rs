@@ -18,6 +18,9 @@ pub struct FilePort {
     echoing: Option<String>,
     /// chatmd's own edits since the engine last asked for the changes.
     ours: Vec<Change>,
+    /// The file as `text` was last read from or written to it: the file is read again
+    /// only when this changed (every write of the answer would otherwise read it twice).
+    stamp: Option<Stamp>,
     /// Messages for the user, in order (the CLI prints them).
     pub messages: Vec<(Level, String)>,
 }
@@ -25,6 +28,7 @@ pub struct FilePort {
 impl FilePort {
     /// Opens `path`; a file that is not UTF-8 is refused with the place of the bad byte.
     pub fn open(path: &Path, echo: Option<Box<dyn Write + Send>>) -> Result<FilePort, PortError> {
+        let stamp = Stamp::of(path);
         let text = read(path)?;
         Ok(FilePort {
             path: path.to_path_buf(),
@@ -32,6 +36,7 @@ impl FilePort {
             echo,
             echoing: None,
             ours: Vec::new(),
+            stamp,
             messages: Vec::new(),
         })
     }
@@ -50,7 +55,18 @@ impl FilePort {
         &self.text
     }
 
-    fn write(&self) -> Result<(), PortError> {
+    /// The file's text when it may differ from `text` (its stamp changed), else `None`.
+    fn read_if_changed(&mut self) -> Result<Option<String>, PortError> {
+        let stamp = Stamp::of(&self.path);
+        if stamp.is_some() && stamp == self.stamp {
+            return Ok(None);
+        }
+        let text = read(&self.path)?;
+        self.stamp = stamp;
+        Ok(Some(text))
+    }
+
+    fn write(&mut self) -> Result<(), PortError> {
         let name = self
             .path
             .file_name()
@@ -67,9 +83,35 @@ impl FilePort {
         if let Ok(meta) = std::fs::metadata(&self.path) {
             let _ = std::fs::set_permissions(&temp, meta.permissions());
         }
+        // The stamp of the file written, taken before it replaces the chat: a change
+        // made right after the rename then still shows.
+        let stamp = Stamp::of(&temp);
         std::fs::rename(&temp, &self.path).map_err(|e| {
             let _ = std::fs::remove_file(&temp);
             err(e)
+        })?;
+        self.stamp = stamp;
+        Ok(())
+    }
+}
+
+/// What tells a file's content changed without reading it: its inode (a save that
+/// renames a new file over it), size and modification time (a write in place).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Stamp {
+    inode: u64,
+    len: u64,
+    modified: std::time::SystemTime,
+}
+
+impl Stamp {
+    fn of(path: &Path) -> Option<Stamp> {
+        use std::os::unix::fs::MetadataExt;
+        let meta = std::fs::metadata(path).ok()?;
+        Some(Stamp {
+            inode: meta.ino(),
+            len: meta.len(),
+            modified: meta.modified().ok()?,
         })
     }
 }
@@ -110,6 +152,7 @@ pub fn difference(old: &str, new: &str) -> Option<(ByteRange, usize)> {
 
 impl EditorPort for FilePort {
     async fn text(&mut self) -> Result<String, PortError> {
+        self.stamp = Stamp::of(&self.path);
         self.text = read(&self.path)?;
         self.ours.clear();
         Ok(self.text.clone())
@@ -118,7 +161,11 @@ impl EditorPort for FilePort {
     async fn apply(&mut self, edits: Vec<(ByteRange, String)>) -> Result<Applied, PortError> {
         // A change saved by someone else since the engine computed the edit would make
         // its offsets wrong: take it in first.
-        if read(&self.path)? != self.text {
+        if let Some(on_disk) = self.read_if_changed()?
+            && on_disk != self.text
+        {
+            // Keep the stamp of the text chatmd knows: `changes` reads the file again.
+            self.stamp = None;
             return Ok(Applied::Stale);
         }
         for (range, text) in edits.iter().rev() {
@@ -139,11 +186,12 @@ impl EditorPort for FilePort {
 
     async fn changes(&mut self) -> Result<Vec<Change>, PortError> {
         let mut changes = std::mem::take(&mut self.ours);
-        let on_disk = read(&self.path)?;
-        if let Some((range, new_len)) = difference(&self.text, &on_disk) {
-            changes.push(Change::theirs(range, new_len));
+        if let Some(on_disk) = self.read_if_changed()? {
+            if let Some((range, new_len)) = difference(&self.text, &on_disk) {
+                changes.push(Change::theirs(range, new_len));
+            }
+            self.text = on_disk;
         }
-        self.text = on_disk;
         Ok(changes)
     }
 

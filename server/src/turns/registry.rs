@@ -25,15 +25,28 @@ pub struct TurnInfo {
     pub bytes: usize,
 }
 
+/// Turns by document, then by member: looked up by `&str`, without building a key
+/// (streamed text counts its bytes here for every chunk).
+type Turns = BTreeMap<String, BTreeMap<String, Turn>>;
+
 /// The running turns; clones share the same set.
 #[derive(Clone, Default)]
 pub struct Running {
-    turns: Arc<Mutex<BTreeMap<(String, String), Turn>>>,
+    turns: Arc<Mutex<Turns>>,
 }
 
 impl Running {
-    fn lock(&self) -> MutexGuard<'_, BTreeMap<(String, String), Turn>> {
+    fn lock(&self) -> MutexGuard<'_, Turns> {
         self.turns.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn with_turn<T>(
+        &self,
+        document: &str,
+        member: &str,
+        f: impl FnOnce(&mut Turn) -> T,
+    ) -> Option<T> {
+        self.lock().get_mut(document)?.get_mut(member).map(f)
     }
 
     /// Registers `member`'s turn in `document`; refuses a second one.
@@ -44,14 +57,14 @@ impl Running {
         cancel: &CancellationToken,
     ) -> Result<(), String> {
         let mut turns = self.lock();
-        let key = (document.to_string(), member.to_string());
-        if turns.contains_key(&key) {
+        let members = turns.entry(document.to_string()).or_default();
+        if members.contains_key(member) {
             return Err(format!(
                 "@{member} is already answering in this chat; wait for it or cancel it first"
             ));
         }
-        turns.insert(
-            key,
+        members.insert(
+            member.to_string(),
             Turn {
                 cancel: cancel.clone(),
                 started: Instant::now(),
@@ -62,41 +75,46 @@ impl Running {
         Ok(())
     }
 
-    pub fn release(&self, document: &str, member: &str) {
-        self.lock()
-            .remove(&(document.to_string(), member.to_string()));
+    /// Forgets `member`'s turn in `document`; returns how long it ran.
+    pub fn release(&self, document: &str, member: &str) -> Option<Duration> {
+        let mut turns = self.lock();
+        let members = turns.get_mut(document)?;
+        let turn = members.remove(member);
+        if members.is_empty() {
+            turns.remove(document);
+        }
+        turn.map(|t| t.started.elapsed())
     }
 
     pub fn is_running(&self, document: &str, member: &str) -> bool {
-        self.lock()
-            .contains_key(&(document.to_string(), member.to_string()))
+        self.with_turn(document, member, |_| ()).is_some()
     }
 
     /// Counts streamed answer bytes; returns the total and how long the turn runs.
     pub fn add_bytes(&self, document: &str, member: &str, n: usize) -> Option<(usize, Duration)> {
-        let mut turns = self.lock();
-        let turn = turns.get_mut(&(document.to_string(), member.to_string()))?;
-        turn.bytes += n;
-        Some((turn.bytes, turn.started.elapsed()))
+        self.with_turn(document, member, |turn| {
+            turn.bytes += n;
+            (turn.bytes, turn.started.elapsed())
+        })
     }
 
     pub fn set_progress(&self, document: &str, member: &str, token: &str) {
-        if let Some(turn) = self
-            .lock()
-            .get_mut(&(document.to_string(), member.to_string()))
-        {
+        self.with_turn(document, member, |turn| {
             turn.progress = Some(token.to_string());
-        }
+        });
     }
 
     /// Cancels `member`'s turn in `document`, or every turn of it; returns the members
     /// cancelled.
     pub fn cancel(&self, document: &str, member: Option<&str>) -> Vec<String> {
         let turns = self.lock();
-        turns
+        let Some(members) = turns.get(document) else {
+            return Vec::new();
+        };
+        members
             .iter()
-            .filter(|((doc, m), _)| doc == document && member.is_none_or(|want| want == m))
-            .map(|((_, m), turn)| {
+            .filter(|(m, _)| member.is_none_or(|want| want == m.as_str()))
+            .map(|(m, turn)| {
                 turn.cancel.cancel();
                 m.clone()
             })
@@ -108,6 +126,7 @@ impl Running {
         let turns = self.lock();
         let found = turns
             .values()
+            .flat_map(BTreeMap::values)
             .find(|t| t.progress.as_deref() == Some(token));
         if let Some(turn) = found {
             turn.cancel.cancel();
@@ -116,20 +135,23 @@ impl Running {
     }
 
     pub fn cancel_all(&self) {
-        for turn in self.lock().values() {
+        for turn in self.lock().values().flat_map(BTreeMap::values) {
             turn.cancel.cancel();
         }
     }
 
     /// Every running turn, by document and member.
     pub fn list(&self) -> Vec<TurnInfo> {
-        self.lock()
+        let turns = self.lock();
+        turns
             .iter()
-            .map(|((document, member), t)| TurnInfo {
-                document: document.clone(),
-                member: member.clone(),
-                elapsed: t.started.elapsed(),
-                bytes: t.bytes,
+            .flat_map(|(document, members)| {
+                members.iter().map(move |(member, t)| TurnInfo {
+                    document: document.clone(),
+                    member: member.clone(),
+                    elapsed: t.started.elapsed(),
+                    bytes: t.bytes,
+                })
             })
             .collect()
     }
