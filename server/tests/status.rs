@@ -422,10 +422,9 @@ proptest! {
     fn any_line_parses_without_panic(rest in any::<String>(), tail in "[-=\" a\\\\>]{0,12}") {
         let _ = StatusComment::parse(&rest);
         let line = format!("<!-- chatmd {rest}{tail}");
-        if let Err(e) = StatusComment::parse(&line) {
-            if let Some(range) = e.range() {
+        if let Err(e) = StatusComment::parse(&line)
+            && let Some(range) = e.range() {
                 prop_assert!(line.get(range.clone()).is_some(), "{:?} {:?}", line, range);
             }
-        }
     }
 }

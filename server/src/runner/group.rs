@@ -156,10 +156,11 @@ fn live_members_in_proc(pgid: i32) -> Option<bool> {
         let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
             continue; // gone meanwhile
         };
-        if let Some((state, group)) = parse_stat(&stat) {
-            if group == pgid && !matches!(state, 'Z' | 'X' | 'x') {
-                return Some(true);
-            }
+        if let Some((state, group)) = parse_stat(&stat)
+            && group == pgid
+            && !matches!(state, 'Z' | 'X' | 'x')
+        {
+            return Some(true);
         }
     }
     Some(false)

@@ -128,10 +128,10 @@ pub(super) async fn run(
 /// Writes the prompt, then closes the pipe. A child that exits without reading it
 /// breaks the pipe, which only ends this task.
 async fn write_prompt(mut pipe: ChildStdin, prompt: String) {
-    if let Err(error) = pipe.write_all(prompt.as_bytes()).await {
-        if error.kind() != std::io::ErrorKind::BrokenPipe {
-            tracing::debug!(%error, "writing the prompt to the agent failed");
-        }
+    if let Err(error) = pipe.write_all(prompt.as_bytes()).await
+        && error.kind() != std::io::ErrorKind::BrokenPipe
+    {
+        tracing::debug!(%error, "writing the prompt to the agent failed");
     }
 }
 

@@ -57,11 +57,11 @@ pub(crate) fn probe_version_within(
     workspace_root: Option<&Path>,
     timeout: Duration,
 ) -> Option<String> {
-    if let Some(root) = workspace_root {
-        if path.starts_with(root) || resolve_existing(path).starts_with(resolve_existing(root)) {
-            tracing::info!(program = %path.display(), "not probing a program inside the workspace");
-            return None;
-        }
+    if let Some(root) = workspace_root
+        && (path.starts_with(root) || resolve_existing(path).starts_with(resolve_existing(root)))
+    {
+        tracing::info!(program = %path.display(), "not probing a program inside the workspace");
+        return None;
     }
     static CACHE: OnceLock<Mutex<HashMap<PathBuf, Option<String>>>> = OnceLock::new();
     let cache = CACHE.get_or_init(Mutex::default);

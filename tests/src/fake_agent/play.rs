@@ -36,10 +36,10 @@ pub fn play(knobs: &Knobs, cli: Cli, script: Script) -> i32 {
     if knobs.ignore_term {
         ignore_sigterm();
     }
-    if knobs.grandchild {
-        if let Err(message) = spawn_grandchild(knobs.grandchild_pid.as_deref()) {
-            return super::fail(&message);
-        }
+    if knobs.grandchild
+        && let Err(message) = spawn_grandchild(knobs.grandchild_pid.as_deref())
+    {
+        return super::fail(&message);
     }
     // The explicit stderr knob comes first: tests use it to know the fake is running.
     if let Some(text) = &knobs.stderr {

@@ -57,13 +57,13 @@ pub(super) fn detect(text: &str) -> Option<Detection> {
         if !has_user[i] {
             continue;
         }
-        if let Some(range) = first[i].clone() {
-            if best.as_ref().is_none_or(|b| range.start < b.marker.start) {
-                best = Some(Detection {
-                    format,
-                    marker: range,
-                });
-            }
+        if let Some(range) = first[i].clone()
+            && best.as_ref().is_none_or(|b| range.start < b.marker.start)
+        {
+            best = Some(Detection {
+                format,
+                marker: range,
+            });
         }
     }
     best

@@ -1,0 +1,86 @@
+//! Parsing a long chat in parts, one thread each.
+//!
+//! A message heading (`## @handle` at the start of a line, outside code and HTML)
+//! leaves the scanner in its initial state, so the text from one heading on scans the
+//! same whether the scan started at the top or at that heading. A long chat is cut at
+//! lines that look like headings, and each part is scanned on its own thread from its
+//! cut on. Whether a cut really is a heading (and not, say, a line inside a code
+//! block) is only known once the part before it reaches it: each part stops at the
+//! next cut if it finds a heading there, and otherwise scans on to the end of the
+//! text, which makes the parts after it redundant. The result is always the one a
+//! single scan from the top gives.
+
+use std::sync::OnceLock;
+
+use super::scan::{Scan, scan_with_room};
+
+/// Parts shorter than this are not worth a thread of their own.
+const MIN_PART: usize = 1 << 20;
+
+/// How many parts to cut `len` bytes of messages into on this machine.
+pub(super) fn part_count(len: usize) -> usize {
+    static THREADS: OnceLock<usize> = OnceLock::new();
+    let threads = *THREADS.get_or_init(|| {
+        std::thread::available_parallelism()
+            .map_or(1, usize::from)
+            .min(8)
+    });
+    threads.min(len / MIN_PART).max(1)
+}
+
+/// Scans `text` from `from` (after the front matter) in up to `parts` parts.
+pub(super) fn scan_in_parts(text: &str, from: usize, parts: usize) -> Scan {
+    let cuts = cuts(text, from, parts);
+    let part = |i: usize| {
+        let start = cuts[i];
+        let next = cuts.get(i + 1).copied();
+        let mut reached_next = false;
+        let scan = scan_with_room(text, 0, start, next.unwrap_or(text.len()) - start, |at| {
+            reached_next = Some(at) == next;
+            reached_next
+        });
+        (scan, reached_next)
+    };
+    let scans: Vec<(Scan, bool)> = std::thread::scope(|threads| {
+        let others: Vec<_> = (1..cuts.len())
+            .map(|i| threads.spawn(move || part(i)))
+            .collect();
+        let first = part(0);
+        std::iter::once(first)
+            .chain(others.into_iter().map(|thread| {
+                thread
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            }))
+            .collect()
+    });
+
+    let mut scans = scans.into_iter();
+    let (mut whole, mut reached_next) = scans.next().expect("the first part");
+    for (scan, reached) in scans {
+        if !reached_next {
+            // The part before scanned on to the end: this cut was no heading.
+            break;
+        }
+        whole.first_header = whole.first_header.or(scan.first_header);
+        whole.messages.extend(scan.messages);
+        reached_next = reached;
+    }
+    whole
+}
+
+/// Where the parts start: `from`, then the first line after each of the evenly
+/// spaced points that reads `## @`, in increasing order.
+fn cuts(text: &str, from: usize, parts: usize) -> Vec<usize> {
+    let finder = memchr::memmem::Finder::new(b"\n## @");
+    let len = text.len() - from;
+    let mut cuts = vec![from];
+    for k in 1..parts {
+        let point = (from + k * (len / parts)).max(*cuts.last().expect("one cut"));
+        match finder.find(&text.as_bytes()[point..]) {
+            Some(at) => cuts.push(point + at + 1),
+            None => break,
+        }
+    }
+    cuts
+}
