@@ -9,6 +9,7 @@ use super::permission::PermissionBlock;
 use super::status::{StatusComment, StatusError};
 
 mod incremental;
+mod parts;
 mod scan;
 
 use scan::scan;
@@ -342,12 +343,22 @@ pub struct Chat {
 }
 
 impl Chat {
-    /// Parses a whole document.
+    /// Parses a whole document (a long one in parts, on as many threads).
     pub fn parse(text: &str) -> Chat {
+        Chat::parse_in_parts(text, parts::part_count)
+    }
+
+    /// [`Chat::parse`], with the messages cut into `parts(their length)` parts.
+    fn parse_in_parts(text: &str, parts: impl Fn(usize) -> usize) -> Chat {
         let front_matter =
             front_matter::locate(text).map(|block| front_matter::parse(text, &block));
         let body_start = front_matter.as_ref().map_or(0, |f| f.block.range.end);
-        let scan = scan(text, 0, body_start, |_| false);
+        let parts = parts(text.len() - body_start);
+        let scan = if parts > 1 {
+            parts::scan_in_parts(text, body_start, parts)
+        } else {
+            scan(text, 0, body_start, |_| false)
+        };
         let full_reparse_before = match &front_matter {
             Some(fm) => fm.block.range.end,
             None if opens_front_matter(text) => usize::MAX,

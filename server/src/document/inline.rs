@@ -1,7 +1,7 @@
 //! Inline syntax inside message text: `@handle` mentions and the routing markers
 //! `[NEXT: handle]` and `[DONE]`, found outside inline code spans.
 
-use super::ByteRange;
+use super::{ByteRange, bytes};
 
 /// A `@handle` in message text. Whether it names a member is decided with the team.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -72,7 +72,7 @@ pub fn handle_len(s: &[u8]) -> usize {
 /// Finds the mentions and markers in one line of text (not code). `base` is the
 /// line's offset in the document; the results are absolute.
 pub fn scan_line(line: &str, base: usize, mentions: &mut Vec<Mention>, markers: &mut Vec<Marker>) {
-    if let Some(first) = memchr::memchr3(b'@', b'[', b'`', line.as_bytes()) {
+    if let Some(first) = bytes::find_inline_start(line.as_bytes(), 0) {
         scan_from(line.as_bytes(), first, base, mentions, markers);
     }
 }
@@ -129,8 +129,8 @@ pub(super) fn scan_from(
                 }
             }
         }
-        match memchr::memchr3(b'@', b'[', b'`', &b[i..]) {
-            Some(found) => at = i + found,
+        match bytes::find_inline_start(b, i) {
+            Some(found) => at = found,
             None => return,
         }
     }
@@ -140,8 +140,7 @@ pub(super) fn scan_from(
 /// this line with a run of exactly the same length.
 fn closing_backticks(b: &[u8], from: usize, run: usize) -> Option<usize> {
     let mut i = from;
-    while let Some(found) = memchr::memchr(b'`', &b[i..]) {
-        let at = i + found;
+    while let Some(at) = bytes::find_byte(b, i, b'`') {
         let len = b[at..].iter().take_while(|&&c| c == b'`').count();
         if len == run {
             return Some(at + len);

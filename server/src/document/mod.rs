@@ -1,6 +1,7 @@
 //! The pure document layer: text with LSP-compatible positions, the fence-aware line
 //! scanner and the chat model. No I/O, no async, no LSP types.
 
+mod bytes;
 pub mod chat;
 pub mod foreign;
 pub mod front_matter;

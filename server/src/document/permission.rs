@@ -7,6 +7,7 @@
 //! ```
 
 use super::ByteRange;
+use super::bytes::find_byte;
 
 /// The line prefix that starts a permission block.
 pub const PREFIX: &str = "> **Permission** ";
@@ -134,17 +135,14 @@ fn split_separators(line: &str) -> impl Iterator<Item = &str> {
         }
         let bytes = line.as_bytes();
         let mut search = from + RARE;
-        while let Some(i) = bytes
-            .get(search..)
-            .and_then(|b| memchr::memchr(sep[RARE], b))
-        {
-            let at = search + i - RARE;
+        while let Some(i) = find_byte(bytes, search, sep[RARE]) {
+            let at = i - RARE;
             if bytes[at..].starts_with(sep) {
                 let part = &line[from..at];
                 from = at + sep.len();
                 return Some(part);
             }
-            search += i + 1;
+            search = i + 1;
         }
         done = true;
         Some(&line[from..])

@@ -496,18 +496,10 @@ impl Iterator for Scanner<'_> {
         if start >= text.len() {
             return None;
         }
-        let (end, next) = match self.breaks.next(text, start) {
-            Some(end) => {
-                let next = if text[end] == b'\r' && text.get(end + 1) == Some(&b'\n') {
-                    end + 2
-                } else {
-                    end + 1
-                };
-                self.breaks.consume(next);
-                (end, next)
-            }
-            None => (text.len(), text.len()),
-        };
+        let (end, next) = self
+            .breaks
+            .next_line(text)
+            .unwrap_or((text.len(), text.len()));
         self.pos = next;
         let kind = self.state.classify(&text[start..end]);
         Some(Line {

@@ -10,9 +10,9 @@
 use std::sync::Arc;
 
 use super::{CodeBlock, Message, Record, Store, StoredPermission};
-use crate::document::inline;
 use crate::document::permission::{self, PermissionBlock};
 use crate::document::scanner::{LineKind, Scanner};
+use crate::document::{bytes, inline};
 
 pub(super) struct Scan {
     pub first_header: Option<usize>,
@@ -37,15 +37,22 @@ const STATUS_PREFIX: &[u8] = b"<!-- chatmd";
 /// Scans `text` (which starts at absolute offset `base`) from the relative offset
 /// `from`. `stop` is asked at every message heading (absolute offset) and ends the
 /// scan before that heading when it returns true.
-pub(super) fn scan(
+pub(super) fn scan(text: &str, base: usize, from: usize, stop: impl FnMut(usize) -> bool) -> Scan {
+    scan_with_room(text, base, from, text.len() - from, stop)
+}
+
+/// [`scan`], with room made for what `expected` bytes of text usually hold (the part
+/// of the text the scan is expected to cover before `stop` ends it).
+pub(super) fn scan_with_room(
     text: &str,
     base: usize,
     from: usize,
+    expected: usize,
     mut stop: impl FnMut(usize) -> bool,
 ) -> Scan {
     let bytes = text.as_bytes();
     let mut out = Building {
-        store: Store::with_room_for(text.len() - from),
+        store: Store::with_room_for(expected),
         preamble_code_blocks: Vec::new(),
         open_code: None,
         permission: None,
@@ -180,8 +187,7 @@ pub(super) fn scan(
 /// The offset of the first `@`, `[` or backtick at or after `from` (the text's length
 /// when there is none).
 fn find_special(bytes: &[u8], from: usize) -> usize {
-    let from = from.min(bytes.len());
-    memchr::memchr3(b'@', b'[', b'`', &bytes[from..]).map_or(bytes.len(), |i| from + i)
+    bytes::find_inline_start(bytes, from).unwrap_or(bytes.len())
 }
 
 impl Store {

@@ -216,6 +216,21 @@ const PIECES: &[&str] = &[
     "`@a`",
 ];
 
+#[test]
+fn a_cut_inside_code_leaves_the_parse_whole() {
+    // Every second `## @b` is inside a code block; cuts land on both kinds.
+    let text = "## @a\nsee:\n```\n## @b\n```\n## @b\n[DONE]\n".repeat(50);
+    let whole = Chat::parse_in_parts(&text, |_| 1);
+    assert_eq!(whole.messages.len(), 100);
+    for parts in 2..12 {
+        assert_eq!(
+            Chat::parse_in_parts(&text, |_| parts),
+            whole,
+            "{parts} parts"
+        );
+    }
+}
+
 fn document() -> impl Strategy<Value = String> {
     proptest::collection::vec(0..PIECES.len(), 0..30)
         .prop_map(|v| v.iter().map(|&i| PIECES[i]).collect())
@@ -227,6 +242,13 @@ proptest! {
     #[test]
     fn render_is_the_identity(text in document()) {
         prop_assert_eq!(Chat::parse(&text).render(&text), text);
+    }
+
+    #[test]
+    fn a_parse_in_parts_equals_one_in_one(text in document(), parts in 2usize..6) {
+        // Documents made of the pieces, long enough to be cut at their headings.
+        let text = text.repeat(4);
+        prop_assert_eq!(Chat::parse_in_parts(&text, |_| parts), Chat::parse_in_parts(&text, |_| 1));
     }
 
     #[test]
