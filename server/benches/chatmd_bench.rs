@@ -11,9 +11,16 @@ use chatmd::document::chat::Chat;
 use chatmd::document::text::{LineCol, PositionEncoding, Text};
 use chatmd::team::AgentKind;
 
+/// The allocator the `chatmd` binary uses (see server/src/main.rs), so the
+/// benchmark measures the parse as the server runs it.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// A chat of about `target` bytes, with the mix real chats have: status comments,
-/// mentions, markers, code fences, lists, quotes.
-fn generate_chat(target: usize) -> (String, usize) {
+/// mentions, markers, code fences, lists, quotes. With `prose`, every answer also
+/// has a paragraph of explanation, as agents' answers do: 10 MB then hold about 20k
+/// messages, the chat the issue's target names; without, messages are half as long.
+fn generate_chat(target: usize, prose: bool) -> (String, usize) {
     let mut s = String::with_capacity(target + 4096);
     s.push_str("---\ntitle: Benchmark chat\nmembers: [reviewer, tester, writer]\nmax_chain: 3\n---\n\nWe are hardening the payment module before the release.\n\n");
     let handles = ["me", "reviewer", "tester", "writer"];
@@ -25,6 +32,9 @@ fn generate_chat(target: usize) -> (String, usize) {
         s.push('\n');
         if h != "me" {
             s.push_str(&format!("<!-- chatmd id=t{n} agent=claude status=done session=6f1c0e2a-{n:08} took=12.4s tokens=1200/340 -->\n"));
+            if prose {
+                s.push_str("The change keeps the public API as it was: callers of `refund()` get the same signature, and the rounding now happens once, after the conversion, so three-decimal amounts come out right. I ran the whole suite twice; the one failure left is the flaky network test, which is unrelated to this change and already tracked as its own issue.\n\n");
+            }
         }
         match n % 5 {
             0 => s.push_str("@reviewer please look at `src/pay.rs` again, and @tester add a property test for `refund()`.\nThe rounding in refunds is off by one cent when the amount has three decimals.\n\n"),
@@ -62,6 +72,14 @@ fn gbps(bytes: usize, d: Duration) -> f64 {
     bytes as f64 / d.as_secs_f64() / 1e9
 }
 
+fn rate(bytes: usize, d: Duration) -> String {
+    format!(
+        "{:.2} GB/s ({:.1} ms)",
+        gbps(bytes, d),
+        d.as_secs_f64() * 1e3
+    )
+}
+
 fn row(what: &str, measured: String, baseline: String, target: &str, ok: bool) {
     println!(
         "| {what:<44} | {measured:>22} | {baseline:>26} | {target:<30} | {} |",
@@ -70,7 +88,7 @@ fn row(what: &str, measured: String, baseline: String, target: &str, ok: bool) {
 }
 
 fn main() {
-    let (text, messages) = generate_chat(10 << 20);
+    let (text, messages) = generate_chat(10 << 20, true);
     let bytes = text.len();
     println!(
         "chatmd benchmark — {:.1} MB chat, {messages} messages, median of repeated runs\n",
@@ -99,14 +117,38 @@ fn main() {
     let oracle = time(5, || pulldown_cmark::Parser::new(&text).count());
     row(
         "full parse of the chat",
-        format!(
-            "{:.2} GB/s ({:.1} ms)",
-            gbps(bytes, ours),
-            ours.as_secs_f64() * 1e3
-        ),
+        rate(bytes, ours),
         format!("pulldown-cmark {:.2} GB/s", gbps(bytes, oracle)),
         ">= 1 GB/s and >= pulldown-cmark",
         gbps(bytes, ours) >= 1.0 && ours <= oracle,
+    );
+    // The same on one thread: what each part's scan does.
+    let one_thread = time(15, || Chat::parse_on_threads(&text, 1));
+    row(
+        "  the same on one thread",
+        rate(bytes, one_thread),
+        format!(
+            "{} threads above",
+            std::thread::available_parallelism()
+                .map_or(1, usize::from)
+                .min(8)
+        ),
+        "(information)",
+        true,
+    );
+    // A chat of short messages: twice as many lines and headings per byte.
+    let (short, short_messages) = generate_chat(10 << 20, false);
+    assert_eq!(Chat::parse(&short).messages.len(), short_messages);
+    let short_time = time(15, || Chat::parse(&short));
+    row(
+        &format!("  a chat of {}k short messages", short_messages / 1000),
+        rate(short.len(), short_time),
+        format!(
+            "one thread {}",
+            rate(short.len(), time(15, || Chat::parse_on_threads(&short, 1)))
+        ),
+        "(information)",
+        true,
     );
 
     // Where the parse time goes: the line pass alone, and a bare memchr line count.
@@ -115,12 +157,8 @@ fn main() {
     });
     let newlines = time(15, || memchr::memchr_iter(b'\n', text.as_bytes()).count());
     row(
-        "  of which: line classification alone",
-        format!(
-            "{:.2} GB/s ({:.1} ms)",
-            gbps(bytes, lines_only),
-            lines_only.as_secs_f64() * 1e3
-        ),
+        "  line classification alone, one thread",
+        rate(bytes, lines_only),
         format!("memchr line count {:.2} GB/s", gbps(bytes, newlines)),
         "(information)",
         true,

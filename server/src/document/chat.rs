@@ -343,9 +343,15 @@ pub struct Chat {
 }
 
 impl Chat {
-    /// Parses a whole document (a long one in parts, on as many threads).
+    /// Parses a whole document (a long one in parts, on as many threads as the
+    /// machine runs at once).
     pub fn parse(text: &str) -> Chat {
-        Chat::parse_in_parts(text, parts::part_count)
+        Chat::parse_on_threads(text, parts::available_threads())
+    }
+
+    /// [`Chat::parse`] on at most `threads` threads; each takes at least 1 MiB.
+    pub fn parse_on_threads(text: &str, threads: usize) -> Chat {
+        Chat::parse_in_parts(text, |len| parts::part_count(len, threads))
     }
 
     /// [`Chat::parse`], with the messages cut into `parts(their length)` parts.

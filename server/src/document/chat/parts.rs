@@ -17,14 +17,18 @@ use super::scan::{Scan, scan_with_room};
 /// Parts shorter than this are not worth a thread of their own.
 const MIN_PART: usize = 1 << 20;
 
-/// How many parts to cut `len` bytes of messages into on this machine.
-pub(super) fn part_count(len: usize) -> usize {
+/// How many threads this machine runs at once (at most 8).
+pub(super) fn available_threads() -> usize {
     static THREADS: OnceLock<usize> = OnceLock::new();
-    let threads = *THREADS.get_or_init(|| {
+    *THREADS.get_or_init(|| {
         std::thread::available_parallelism()
             .map_or(1, usize::from)
             .min(8)
-    });
+    })
+}
+
+/// How many parts to cut `len` bytes of messages into, for `threads` threads.
+pub(super) fn part_count(len: usize, threads: usize) -> usize {
     threads.min(len / MIN_PART).max(1)
 }
 
@@ -55,17 +59,24 @@ pub(super) fn scan_in_parts(text: &str, from: usize, parts: usize) -> Scan {
             .collect()
     });
 
-    let mut scans = scans.into_iter();
-    let (mut whole, mut reached_next) = scans.next().expect("the first part");
-    for (scan, reached) in scans {
-        if !reached_next {
-            // The part before scanned on to the end: this cut was no heading.
-            break;
-        }
+    // The parts up to the first that scanned on to the end (its cut was no heading).
+    let used = scans
+        .iter()
+        .position(|(_, reached_next)| !reached_next)
+        .map_or(scans.len(), |last| last + 1);
+    let count = scans[..used]
+        .iter()
+        .map(|(scan, _)| scan.messages.len())
+        .sum();
+    let mut scans = scans.into_iter().take(used).map(|(scan, _)| scan);
+    let mut whole = scans.next().expect("the first part");
+    let mut messages = Vec::with_capacity(count);
+    messages.append(&mut whole.messages);
+    for scan in scans {
         whole.first_header = whole.first_header.or(scan.first_header);
-        whole.messages.extend(scan.messages);
-        reached_next = reached;
+        messages.extend(scan.messages);
     }
+    whole.messages = messages;
     whole
 }
 
