@@ -73,18 +73,17 @@ pub fn find_byte(text: &[u8], from: usize, byte: u8) -> Option<usize> {
 #[inline(always)]
 fn find(text: &[u8], from: usize, matches: impl Fn(u8x16) -> u8x16) -> Option<usize> {
     let mut at = from;
-    while at < text.len() {
-        let mut mask = matches(load(text, at)).to_bitmask();
-        if let Some(past_end) = (at + 16).checked_sub(text.len()) {
-            // Not the padding.
-            mask &= u32::MAX >> (16 + past_end);
-        }
+    while let Some(chunk) = text.get(at..at + 16) {
+        let mask = matches(u8x16::new(chunk.try_into().expect("16 bytes"))).to_bitmask();
         if mask != 0 {
             return Some(at + mask.trailing_zeros() as usize);
         }
         at += 16;
     }
-    None
+    // The last few bytes, without the padding after them.
+    let tail = text.get(at..).filter(|tail| !tail.is_empty())?;
+    let mask = matches(load(text, at)).to_bitmask() & ((1 << tail.len()) - 1);
+    (mask != 0).then(|| at + mask.trailing_zeros() as usize)
 }
 
 #[cfg(test)]
