@@ -11,11 +11,6 @@ use chatmd::document::chat::Chat;
 use chatmd::document::text::{LineCol, PositionEncoding, Text};
 use chatmd::team::AgentKind;
 
-/// The allocator the `chatmd` binary uses (see server/src/main.rs), so the
-/// benchmark measures the parse as the server runs it.
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 /// A chat of about `target` bytes, with the mix real chats have: status comments,
 /// mentions, markers, code fences, lists, quotes. With `prose`, every answer also
 /// has a paragraph of explanation, as agents' answers do: 10 MB then hold about 20k
