@@ -11,6 +11,9 @@ use chatmd::document::chat::Chat;
 use chatmd::document::text::{LineCol, PositionEncoding, Text};
 use chatmd::team::AgentKind;
 
+#[path = "support/server_memory.rs"]
+mod server_memory;
+
 /// A chat of about `target` bytes, with the mix real chats have: status comments,
 /// mentions, markers, code fences, lists, quotes. With `prose`, every answer also
 /// has a paragraph of explanation, as agents' answers do: 10 MB then hold about 20k
@@ -206,6 +209,20 @@ fn main() {
     );
 
     event_parsing();
+
+    // The server as an editor runs it, with the chat open.
+    let mb = bytes as f64 / 1e6;
+    let allowed = 3.0 * mb + 20.0;
+    match server_memory::with_chat_open(&text) {
+        Some(memory) => row(
+            "server memory with the chat open",
+            format!("RSS {:.0} MB (peak {:.0})", memory.open, memory.peak),
+            format!("idle {:.0} MB; chat {mb:.1} MB", memory.idle),
+            &format!("<= 3 x chat + 20 MB = {allowed:.0} MB"),
+            memory.peak <= allowed,
+        ),
+        None => println!("(server memory not measured: no /proc on this system)"),
+    }
 }
 
 /// A long streamed answer in each CLI's real JSONL format (the recorded transcripts'
