@@ -8,19 +8,15 @@
 
 use wide::u8x16;
 
-/// The 16 bytes of `text` from `at`, or fewer (even none) padded with zeros, a byte
+/// The `N` bytes of `text` from `at`, or fewer (even none) padded with zeros, a byte
 /// no search looks for, at the end of the text.
 #[inline(always)]
-fn load(text: &[u8], at: usize) -> u8x16 {
-    match text.get(at..at + 16) {
-        Some(chunk) => u8x16::new(chunk.try_into().expect("16 bytes")),
-        None => {
-            let mut padded = [0; 16];
-            let tail = text.get(at..).unwrap_or_default();
-            padded[..tail.len()].copy_from_slice(tail);
-            u8x16::new(padded)
-        }
-    }
+fn padded<const N: usize>(text: &[u8], at: usize) -> [u8; N] {
+    let mut bytes = [0; N];
+    let tail = text.get(at..).unwrap_or_default();
+    let len = tail.len().min(N);
+    bytes[..len].copy_from_slice(&tail[..len]);
+    bytes
 }
 
 /// Bit `i` set: `text[at + i]` is a line break (`\n` or `\r`), for the 64 bytes from
@@ -29,12 +25,7 @@ fn load(text: &[u8], at: usize) -> u8x16 {
 pub(super) fn line_breaks(text: &[u8], at: usize) -> u64 {
     match text.get(at..at + 64) {
         Some(block) => line_breaks_64(block.try_into().expect("64 bytes")),
-        None => {
-            let mut padded = [0; 64];
-            let tail = text.get(at..).unwrap_or_default();
-            padded[..tail.len()].copy_from_slice(tail);
-            line_breaks_64(&padded)
-        }
+        None => line_breaks_64(&padded(text, at)),
     }
 }
 
@@ -82,7 +73,7 @@ fn find(text: &[u8], from: usize, matches: impl Fn(u8x16) -> u8x16) -> Option<us
     }
     // The last few bytes, without the padding after them.
     let tail = text.get(at..).filter(|tail| !tail.is_empty())?;
-    let mask = matches(load(text, at)).to_bitmask() & ((1 << tail.len()) - 1);
+    let mask = matches(u8x16::new(padded(text, at))).to_bitmask() & ((1 << tail.len()) - 1);
     (mask != 0).then(|| at + mask.trailing_zeros() as usize)
 }
 
