@@ -20,16 +20,18 @@ use serde::de::value::MapAccessDeserializer;
 use serde::de::{IgnoredAny, MapAccess};
 use serde::{Deserialize, Deserializer};
 
+use super::auth;
 use super::json::{
-    Bool, ErrorBody, Events, Lenient, List, NonNull, Obj, Str, TokenCounts, ToolInput, U64,
-    lenient, parse_line,
+    Bool, Content, ErrorBody, Events, Lenient, List, NonNull, Obj, Str, TokenCounts, ToolInput,
+    U64, lenient, parse_line,
 };
-use super::output::{Paragraphs, ToolArguments, sanitize, tool_summary};
+use super::output::{Paragraphs, ToolArguments, error_line, sanitize, tool_summary};
+use super::permissions::{DenialEntry, claude_denials};
 use super::plan::{self, ARGUMENT_LIMIT, base, extra_args, flag, inline, resume_session};
 use super::reader::Turn;
 use super::registry::AgentEntry;
-use super::{AgentEvent, ExitInfo, Invocation, OutputParser, ToolStatus, Usage};
-use crate::team::Member;
+use super::{AgentEvent, ExitInfo, Invocation, OutputParser, Retry, ToolStatus, Usage};
+use crate::team::{AgentKind, Member};
 
 /// The flags the parser depends on.
 pub const PROTOCOL_ARGS: [&str; 4] = [
@@ -151,7 +153,6 @@ struct SystemLine<'a> {
     error_status: U64,
     attempt: U64,
     max_retries: U64,
-    retry_delay_ms: U64,
 }
 
 /// `assistant` and `user`: a whole message.
@@ -183,6 +184,9 @@ struct ResultLine<'a> {
     #[serde(borrow)]
     stop_reason: Str<'a>,
     usage: Obj<TokenCounts>,
+    /// Tool calls refused for want of an approval (`-p` cannot ask).
+    #[serde(borrow)]
+    permission_denials: List<Obj<DenialEntry<'a>>>,
 }
 
 /// Any other kind of line.
@@ -290,6 +294,8 @@ struct Block<'a> {
     #[serde(borrow)]
     tool_use_id: Str<'a>,
     is_error: Bool,
+    /// A `tool_result`'s output (its error text when `is_error`).
+    content: Content,
 }
 
 /// An `error` member: text, an object with a `message`, or anything else.
@@ -355,6 +361,8 @@ pub struct ClaudeParser {
     tools: HashMap<String, String>,
     /// The text of an `assistant` line flagged as an error.
     error_text: Option<String>,
+    /// That line's error was `authentication_failed` (not logged in, key refused).
+    auth_error: bool,
 }
 
 impl ClaudeParser {
@@ -368,6 +376,7 @@ impl ClaudeParser {
             paragraphs: Paragraphs::default(),
             tools: HashMap::new(),
             error_text: None,
+            auth_error: false,
         }
     }
 
@@ -396,9 +405,7 @@ impl ClaudeParser {
             return;
         }
         match line {
-            Line::System(line) if line.subtype.is("api_retry") => {
-                out.push(AgentEvent::Notice(self.retry_notice(&line)));
-            }
+            Line::System(line) if line.subtype.is("api_retry") => self.retry(&line, out),
             Line::Stream(line) => {
                 if let Some(event) = line.event.into_inner() {
                     self.stream_event(event, out);
@@ -411,6 +418,11 @@ impl ClaudeParser {
                 let success = line.is_error.0 == Some(false);
                 if success && !self.paragraphs.wrote() {
                     out.extend(self.paragraphs.text(line.result.get().unwrap_or("")));
+                }
+                let (denials, allow) =
+                    claude_denials(line.permission_denials.0.iter().filter_map(Obj::get));
+                if !denials.is_empty() {
+                    out.push(AgentEvent::Denied { denials, allow });
                 }
                 out.push(self.result(&line));
             }
@@ -449,6 +461,9 @@ impl ClaudeParser {
 
     fn assistant(&mut self, line: MessageLine<'_>, out: &mut Vec<AgentEvent>) {
         let is_error = line.error.is_set();
+        if matches!(&line.error, ErrorValue::Text(kind) if kind == "authentication_failed") {
+            self.auth_error = true;
+        }
         let Some(message) = line.message.into_inner() else {
             return;
         };
@@ -472,12 +487,15 @@ impl ClaudeParser {
                         block.name.get().unwrap_or("tool"),
                         block.input.get().map(|input| input as &dyn ToolArguments),
                     );
-                    if let Some(id) = block.id.get() {
-                        self.tools.insert(id.to_owned(), summary.clone());
+                    let id = block.id.get().map(str::to_owned);
+                    if let Some(id) = &id {
+                        self.tools.insert(id.clone(), summary.clone());
                     }
                     out.push(AgentEvent::Tool {
+                        id,
                         summary,
                         status: ToolStatus::Started,
+                        detail: None,
                     });
                 }
                 _ => {}
@@ -493,19 +511,24 @@ impl ClaudeParser {
             if !block.kind.is("tool_result") {
                 continue;
             }
-            let summary = block
-                .tool_use_id
-                .get()
+            let id = block.tool_use_id.get();
+            let summary = id
                 .and_then(|id| self.tools.get(id).cloned())
                 .unwrap_or_else(|| "tool".to_owned());
+            // A refused call (no approval in `-p`, a path outside the workdir) is an
+            // error result too; its text says why.
             let failed = block.is_error.0 == Some(true);
             out.push(AgentEvent::Tool {
+                id: id.map(str::to_owned),
                 summary,
                 status: if failed {
                     ToolStatus::Failed
                 } else {
                     ToolStatus::Completed
                 },
+                detail: failed
+                    .then(|| block.content.0.as_deref().and_then(error_line))
+                    .flatten(),
             });
         }
     }
@@ -538,7 +561,7 @@ impl ClaudeParser {
             .or_else(|| self.error_text.clone())
             .or_else(|| self.turn.stray.clone());
         let message =
-            own.map(|text| text.trim().to_owned())
+            own.map(|text| self.with_login_hint(text.trim()))
                 .unwrap_or_else(|| match line.subtype.get() {
                     Some("error_max_turns") => {
                         format!("{} reached its turn limit (--max-turns)", self.turn.agent)
@@ -554,28 +577,42 @@ impl ClaudeParser {
         AgentEvent::Failed { message }
     }
 
-    fn retry_notice(&self, line: &SystemLine<'_>) -> String {
-        let status = line
-            .error_status
-            .0
-            .map(|s| format!(" {s}"))
-            .unwrap_or_default();
+    /// An `api_retry` notice: a [`Retry`], or the end of the turn when the key or
+    /// login was refused (claude retries a 401 ten times over minutes).
+    fn retry(&mut self, line: &SystemLine<'_>, out: &mut Vec<AgentEvent>) {
         let error = match &line.error {
-            ErrorValue::Text(text) => format!(": {}", sanitize(text)),
-            ErrorValue::Object(body) => body
-                .message
-                .get()
-                .map(|text| format!(": {}", sanitize(text)))
-                .unwrap_or_default(),
-            ErrorValue::Absent | ErrorValue::Null | ErrorValue::Other => String::new(),
+            ErrorValue::Text(text) => Some(sanitize(text)),
+            ErrorValue::Object(body) => body.message.get().map(sanitize),
+            ErrorValue::Absent | ErrorValue::Null | ErrorValue::Other => None,
         };
-        format!(
-            "{} is retrying after API error{status}{error} (attempt {} of {}, next in {} ms)",
-            self.turn.agent,
-            line.attempt.or_zero(),
-            line.max_retries.or_zero(),
-            line.retry_delay_ms.or_zero(),
-        )
+        let status = line.error_status.0;
+        let reason = [status.map(|s| s.to_string()), error]
+            .into_iter()
+            .flatten()
+            .collect::<Vec<_>>()
+            .join(" ");
+        if status.is_some_and(auth::is_auth_status) || auth::is_auth_failure(&reason) {
+            self.turn.finished = true;
+            out.push(auth::failed(
+                &format!("authentication failed (API error {reason})"),
+                AgentKind::Claude,
+            ));
+            return;
+        }
+        out.push(AgentEvent::Retry(Retry {
+            attempt: line.attempt.0,
+            max: line.max_retries.0,
+            reason,
+        }));
+    }
+
+    /// A failure message, with how to log in when it is about the login.
+    fn with_login_hint(&self, message: &str) -> String {
+        if self.auth_error || auth::is_auth_failure(message) {
+            auth::with_hint(message, AgentKind::Claude)
+        } else {
+            message.to_owned()
+        }
     }
 }
 
@@ -591,7 +628,13 @@ impl OutputParser for ClaudeParser {
 
     fn finish(&mut self, exit: &ExitInfo, out: &mut Vec<AgentEvent>) {
         if self.turn.exited() {
-            out.push(self.turn.failure(self.error_text.as_deref(), &[], exit));
+            let failure = self.turn.failure(self.error_text.as_deref(), &[], exit);
+            out.push(match failure {
+                AgentEvent::Failed { message } => AgentEvent::Failed {
+                    message: self.with_login_hint(&message),
+                },
+                other => other,
+            });
         }
     }
 }

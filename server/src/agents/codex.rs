@@ -6,8 +6,10 @@
 //! - The prompt is the last argument with stdin on `/dev/null` (piped stdin would be
 //!   appended to it), or `-` with the prompt on stdin when it is large.
 //! - The turn ends with `turn.completed` or `turn.failed`; an `error` event alone is a
-//!   notice (codex also reports reconnects that way). The answer is the `agent_message`
-//!   items, which arrive whole.
+//!   notice, and `Reconnecting... 2/5 (...)` a retry. One that says the key or login
+//!   was refused ends the turn at once. The answer is the `agent_message` items, which
+//!   arrive whole.
+//! - No event names the model; [`super::provenance`] reads it from the configuration.
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -15,13 +17,14 @@ use std::fmt::Write as _;
 use serde::de::IgnoredAny;
 use serde::{Deserialize, Deserializer};
 
-use super::json::{ErrorBody, Events, I64, List, NonNull, Obj, Str, TokenCounts};
-use super::output::{Paragraphs, push_quote, readable_error, sanitized};
+use super::auth;
+use super::json::{ErrorBody, ErrorField, Events, I64, List, Obj, Str, TokenCounts};
+use super::output::{Paragraphs, error_line, push_quote, readable_error, sanitized};
 use super::plan::{self, ARGUMENT_LIMIT, base, extra_args, inline, resume_session};
 use super::reader::Turn;
 use super::registry::AgentEntry;
-use super::{AgentEvent, ExitInfo, Invocation, OutputParser, ToolStatus, Usage};
-use crate::team::Member;
+use super::{AgentEvent, ExitInfo, Invocation, OutputParser, Retry, ToolStatus, Usage};
+use crate::team::{AgentKind, Member};
 
 /// Printed on stderr whenever stdin is not a terminal; never the reason for a failure.
 const STDERR_NOISE: [&str; 1] = ["Reading additional input from stdin"];
@@ -181,6 +184,8 @@ struct Item<'a> {
     #[serde(borrow)]
     command: Str<'a>,
     exit_code: I64,
+    #[serde(borrow)]
+    aggregated_output: Str<'a>,
     /// `file_change`
     #[serde(borrow)]
     changes: List<Obj<Change<'a>>>,
@@ -189,7 +194,8 @@ struct Item<'a> {
     server: Str<'a>,
     #[serde(borrow)]
     tool: Str<'a>,
-    error: NonNull,
+    #[serde(borrow)]
+    error: ErrorField<'a>,
     /// `web_search`
     #[serde(borrow)]
     query: Str<'a>,
@@ -236,8 +242,10 @@ impl CodexParser {
                     && let Some(summary) = self.tool_summary(item)
                 {
                     out.push(AgentEvent::Tool {
+                        id: item.id.get().map(str::to_owned),
                         summary,
                         status: ToolStatus::Started,
+                        detail: None,
                     });
                 }
             }
@@ -248,11 +256,7 @@ impl CodexParser {
             }
             Line::Error(line) => {
                 let message = readable_error(line.message.get().unwrap_or(""));
-                out.push(AgentEvent::Notice(format!(
-                    "{}: {message}",
-                    self.turn.agent
-                )));
-                self.last_error = Some(message);
+                self.error(message, out);
             }
             Line::TurnCompleted(line) => {
                 self.turn.finished = true;
@@ -278,7 +282,11 @@ impl CodexParser {
                     .filter(|m| !m.is_empty())
                     .or_else(|| self.last_error.clone())
                     .unwrap_or_else(|| format!("{} reported a failed turn", self.turn.agent));
-                out.push(AgentEvent::Failed { message });
+                out.push(if auth::is_auth_failure(&message) {
+                    auth::failed(&message, AgentKind::Codex)
+                } else {
+                    AgentEvent::Failed { message }
+                });
             }
             Line::Other(_) => {}
         }
@@ -292,22 +300,40 @@ impl CodexParser {
             }
             Some("error") => {
                 let message = readable_error(item.message.get().unwrap_or(""));
-                out.push(AgentEvent::Notice(format!(
-                    "{}: {message}",
-                    self.turn.agent
-                )));
-                self.last_error = Some(message);
+                self.error(message, out);
             }
             _ => {
                 let known = item.id.get().and_then(|id| self.tools.get(id).cloned());
                 if let Some(summary) = known.or_else(|| self.tool_summary(&item)) {
+                    let (status, detail) = tool_status(&item);
                     out.push(AgentEvent::Tool {
+                        id: item.id.get().map(str::to_owned),
                         summary,
-                        status: tool_status(&item),
+                        status,
+                        detail,
                     });
                 }
             }
         }
+    }
+
+    /// A non-fatal `error` (event or item): a retry when codex reconnects, the end of
+    /// the turn when the key or login was refused, else a notice. The message is kept
+    /// for a failure without words of its own.
+    fn error(&mut self, message: String, out: &mut Vec<AgentEvent>) {
+        if auth::is_auth_failure(&message) {
+            self.turn.finished = true;
+            out.push(auth::failed(&message, AgentKind::Codex));
+            return;
+        }
+        match reconnect(&message) {
+            Some(retry) => out.push(AgentEvent::Retry(retry)),
+            None => out.push(AgentEvent::Notice(format!(
+                "{}: {message}",
+                self.turn.agent
+            ))),
+        }
+        self.last_error = Some(message);
     }
 
     /// The summary of a tool item, remembered under its id; `None` for other items.
@@ -358,16 +384,50 @@ impl CodexParser {
     }
 }
 
-/// How a completed tool item went: its status, and for commands the exit code too.
-fn tool_status(item: &Item<'_>) -> ToolStatus {
-    let failed_status = matches!(item.status.get(), Some("failed" | "declined"));
-    let failed_exit = item.exit_code.0.is_some_and(|c| c != 0);
-    let mcp_error = item.error.0;
-    if failed_status || failed_exit || mcp_error {
-        ToolStatus::Failed
-    } else {
-        ToolStatus::Completed
+/// How a completed tool item went: its status, and for commands the exit code too;
+/// for a failure, what went wrong in one line.
+fn tool_status(item: &Item<'_>) -> (ToolStatus, Option<String>) {
+    let status = item.status.get();
+    let exit = item.exit_code.0.filter(|&c| c != 0);
+    let failed = matches!(status, Some("failed" | "declined")) || exit.is_some();
+    if !failed && !item.error.is_set() {
+        return (ToolStatus::Completed, None);
     }
+    let output = item
+        .error
+        .message()
+        .or_else(|| item.aggregated_output.get())
+        .and_then(error_line);
+    let detail = match (status, exit, output) {
+        (Some("declined"), _, _) => Some("declined".to_owned()),
+        (_, Some(code), Some(output)) => Some(format!("exit {code}: {output}")),
+        (_, Some(code), None) => Some(format!("exit {code}")),
+        (_, None, output) => output,
+    };
+    (ToolStatus::Failed, detail)
+}
+
+/// `Reconnecting... 2/5 (why)` as a retry; `None` for any other message.
+fn reconnect(message: &str) -> Option<Retry> {
+    let rest = message.strip_prefix("Reconnecting...")?.trim();
+    let (count, after) = rest.split_once(' ').unwrap_or((rest, ""));
+    let counted = count.split_once('/').and_then(|(attempt, max)| {
+        Some((attempt.parse::<u64>().ok()?, max.parse::<u64>().ok()?))
+    });
+    let (attempt, max, reason) = match counted {
+        Some((attempt, max)) => (Some(attempt), Some(max), after.trim()),
+        None => (None, None, rest),
+    };
+    // `2/5 (stream disconnected ...)`: the reason is the parenthesis.
+    let reason = match counted.and(reason.strip_prefix('(')) {
+        Some(inner) => inner.strip_suffix(')').unwrap_or(inner),
+        None => reason,
+    };
+    Some(Retry {
+        attempt,
+        max,
+        reason: reason.to_owned(),
+    })
 }
 
 /// The command inside codex's shell wrapper (`/bin/bash -lc 'echo hi'` → `echo hi`).
@@ -423,6 +483,28 @@ mod tests {
             let table: toml::Table = toml::from_str(&document).expect(&document);
             assert_eq!(table["developer_instructions"].as_str(), Some(text));
         }
+    }
+
+    #[test]
+    fn reconnect_notices_are_retries() {
+        // agent-clis.md §2.3 and the reconnect transcript, verbatim.
+        assert_eq!(
+            reconnect("Reconnecting... 2/5 (stream disconnected before completion: failed to lookup address information: Name does not resolve)"),
+            Some(Retry {
+                attempt: Some(2),
+                max: Some(5),
+                reason: "stream disconnected before completion: failed to lookup address information: Name does not resolve".into(),
+            })
+        );
+        assert_eq!(
+            reconnect("Reconnecting... waiting for network (Connection failed: error sending request)"),
+            Some(Retry {
+                attempt: None,
+                max: None,
+                reason: "waiting for network (Connection failed: error sending request)".into(),
+            })
+        );
+        assert_eq!(reconnect("Falling back from WebSockets to HTTPS transport."), None);
     }
 
     #[test]

@@ -6,22 +6,27 @@
 //! - A large prompt goes on stdin with `-p ""`: gemini reads stdin and appends the (empty)
 //!   `-p` text. A small one is the `-p` value with stdin on `/dev/null`.
 //! - The turn ends with `result` (`status` success or error). `error` events are
-//!   non-fatal notices. Errors before the model loop (auth, bad input, config, trust)
-//!   print no JSON at all, only stderr and an exit code, which become a message that
-//!   says what to do.
+//!   non-fatal notices (one about the key or login ends the turn at once). Errors
+//!   before the model loop (auth, bad input, config, trust) print no JSON at all, only
+//!   stderr and an exit code, which become a message that says what to do.
+//! - Retries are not in the stream: gemini reports them (`Attempt 2 failed with status
+//!   429. Retrying with backoff...`) on stderr only.
+//! - `init` says `model:"auto"`; the routed model is named from `result.stats.models`.
 
 use std::collections::HashMap;
 
 use serde::de::IgnoredAny;
 use serde::{Deserialize, Deserializer};
 
-use super::json::{Bool, ErrorBody, Events, Obj, Str, TokenCounts, ToolInput};
-use super::output::{Paragraphs, ToolArguments, readable_error, tool_summary};
+use super::auth;
+use super::json::{Bool, ErrorBody, Events, Members, Obj, Str, ToolInput, U64};
+use super::output::{Paragraphs, ToolArguments, error_line, readable_error, tool_summary};
+use super::provenance::{ModelTokens, routed_model};
 use super::plan::{self, base, extra_args, flag, inline, resume_session};
 use super::reader::{Turn, stderr_message};
 use super::registry::AgentEntry;
 use super::{AgentEvent, ExitInfo, Invocation, OutputParser, ToolStatus, Usage};
-use crate::team::Member;
+use crate::team::{AgentKind, Member};
 
 /// stderr lines gemini prints on ordinary runs.
 const STDERR_NOISE: [&str; 3] = [
@@ -128,6 +133,10 @@ struct ToolResultLine<'a> {
     tool_id: Str<'a>,
     #[serde(borrow)]
     status: Str<'a>,
+    #[serde(borrow)]
+    output: Str<'a>,
+    #[serde(borrow)]
+    error: Obj<ErrorBody<'a>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -148,7 +157,23 @@ struct ResultLine<'a> {
     status: Str<'a>,
     #[serde(borrow)]
     error: Obj<ErrorBody<'a>>,
-    stats: Obj<TokenCounts>,
+    stats: Obj<Stats>,
+}
+
+/// `result.stats`: the turn's tokens, in all and per model.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct Stats {
+    input_tokens: U64,
+    output_tokens: U64,
+    models: Members<Obj<ModelStats>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct ModelStats {
+    input_tokens: U64,
+    output_tokens: U64,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -201,33 +226,51 @@ impl GeminiParser {
                 let name = line.tool_name.get().unwrap_or("tool");
                 let input = line.parameters.get().map(|p| p as &dyn ToolArguments);
                 let summary = tool_summary(name, input);
-                if let Some(id) = line.tool_id.get() {
-                    self.tools.insert(id.to_owned(), summary.clone());
+                let id = line.tool_id.get().map(str::to_owned);
+                if let Some(id) = &id {
+                    self.tools.insert(id.clone(), summary.clone());
                 }
                 out.push(AgentEvent::Tool {
+                    id,
                     summary,
                     status: ToolStatus::Started,
+                    detail: None,
                 });
             }
             Line::ToolResult(line) => {
                 self.paragraphs.block_ends();
-                let summary = line
-                    .tool_id
-                    .get()
+                let id = line.tool_id.get();
+                let summary = id
                     .and_then(|id| self.tools.get(id).cloned())
                     .unwrap_or_else(|| "tool".to_owned());
                 let ok = line.status.is("success");
+                let detail = (!ok)
+                    .then(|| {
+                        line.error
+                            .get()
+                            .and_then(|error| error.message.get())
+                            .or_else(|| line.output.get())
+                            .and_then(error_line)
+                    })
+                    .flatten();
                 out.push(AgentEvent::Tool {
+                    id: id.map(str::to_owned),
                     summary,
                     status: if ok {
                         ToolStatus::Completed
                     } else {
                         ToolStatus::Failed
                     },
+                    detail,
                 });
             }
             Line::Error(line) => {
                 let message = readable_error(line.message.get().unwrap_or(""));
+                if auth::is_auth_failure(&message) {
+                    self.turn.finished = true;
+                    out.push(auth::failed(&message, AgentKind::Gemini));
+                    return;
+                }
                 out.push(AgentEvent::Notice(format!(
                     "{}: {message}",
                     self.turn.agent
@@ -236,6 +279,9 @@ impl GeminiParser {
             }
             Line::Result(line) => {
                 self.turn.finished = true;
+                if let Some(model) = line.stats.get().and_then(Stats::answering_model) {
+                    out.push(AgentEvent::Model(model));
+                }
                 out.push(self.result(&line));
             }
             Line::Message(_) | Line::Other(_) => {}
@@ -264,6 +310,9 @@ impl GeminiParser {
             .filter(|m| !m.is_empty())
             .or_else(|| self.last_error.clone())
             .unwrap_or_else(|| format!("{} reported an error", self.turn.agent));
+        if auth::is_auth_failure(&message) {
+            return auth::failed(&message, AgentKind::Gemini);
+        }
         AgentEvent::Failed { message }
     }
 
@@ -271,11 +320,7 @@ impl GeminiParser {
     /// wrong (from the exit code), gemini's own words, and what to do.
     fn early_exit(&self, exit: &ExitInfo) -> Option<String> {
         let (what, todo) = match exit.code? {
-            41 => (
-                "cannot log in",
-                "Set GEMINI_API_KEY in the member's `env`, or run `gemini` once in a terminal to \
-                 log in (with the member's GEMINI_CLI_HOME when it has a `home`).",
-            ),
+            41 => ("cannot log in", auth::login_hint(AgentKind::Gemini)),
             42 => (
                 "rejected its input",
                 "If it is about the session to resume, that session is gone and the next turn \
@@ -313,6 +358,21 @@ impl GeminiParser {
             message.push_str(todo);
         }
         Some(message)
+    }
+}
+
+impl Stats {
+    /// The model that answered (not the router's classifier call).
+    fn answering_model(&self) -> Option<String> {
+        let models = self.models.0.iter().map(|(name, stats)| {
+            let stats = stats.get();
+            let tokens = ModelTokens {
+                input_tokens: stats.map_or(0, |s| s.input_tokens.or_zero()),
+                output_tokens: stats.map_or(0, |s| s.output_tokens.or_zero()),
+            };
+            (name.as_str(), tokens)
+        });
+        routed_model(models).map(super::output::sanitize)
     }
 }
 

@@ -2,23 +2,28 @@
 //! for one turn, and how its output lines become normalized [`AgentEvent`]s. Pure: no
 //! tokio, no LSP types; the runner executes what an adapter describes.
 
+mod auth;
 pub mod claude;
 pub mod codex;
 pub mod command;
 pub mod gemini;
 mod json;
 mod output;
+mod permissions;
 mod plan;
+pub mod provenance;
 mod reader;
 pub mod registry;
 
 pub use output::sanitize;
 pub use plan::{ARGUMENT_LIMIT, DEFAULT_IDLE, DEFAULT_TOTAL};
+pub use provenance::configured_model;
 pub use registry::{
     Adapter, AgentEntry, CommandOutput, CommandSpec, JsonPointers, PromptDelivery, Registry,
     RegistryProblem,
 };
 
+use std::fmt;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -77,6 +82,44 @@ pub enum ToolStatus {
     Failed,
 }
 
+/// A retry the CLI announced: a request failed and it tries again (claude's
+/// `system/api_retry`, codex's `Reconnecting... 2/5 (...)`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Retry {
+    /// Which attempt this is, when the CLI counts them.
+    pub attempt: Option<u64>,
+    /// How many it will make at most, when it says.
+    pub max: Option<u64>,
+    /// Why, in the CLI's words (`529 Overloaded`, `stream disconnected ...`).
+    pub reason: String,
+}
+
+impl fmt::Display for Retry {
+    /// `retrying (3/10): 529 Overloaded`, as the terminal and the editor show it.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("retrying")?;
+        match (self.attempt, self.max) {
+            (Some(attempt), Some(max)) => write!(f, " ({attempt}/{max})")?,
+            (Some(attempt), None) => write!(f, " ({attempt})")?,
+            _ => {}
+        }
+        if !self.reason.is_empty() {
+            write!(f, ": {}", self.reason)?;
+        }
+        Ok(())
+    }
+}
+
+/// A tool call the CLI refused on its own because it needs an approval nobody could
+/// give in a headless run (claude's `result.permission_denials`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Denial {
+    /// The tool's name (`Bash`, `Write`).
+    pub tool: String,
+    /// What it would have acted on (a command, a path), first line, if anything.
+    pub input: Option<String>,
+}
+
 /// One normalized thing an agent did.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum AgentEvent {
@@ -85,10 +128,27 @@ pub enum AgentEvent {
         session: Option<String>,
         model: Option<String>,
     },
+    /// The model that actually answered, when it differs from what `Started` said
+    /// (gemini starts as `auto` and names the routed model at the end).
+    Model(String),
     /// Answer text to append, already clean Markdown.
     Text(String),
-    /// Tool activity, summarized in one line (`Bash: cargo test`).
-    Tool { summary: String, status: ToolStatus },
+    /// Tool activity, summarized in one line (`Bash: cargo test`). `id` ties the
+    /// start of a call to its end; `detail` is the first line of a failure.
+    Tool {
+        id: Option<String>,
+        summary: String,
+        status: ToolStatus,
+        detail: Option<String>,
+    },
+    /// The CLI retries a failed request; the turn goes on.
+    Retry(Retry),
+    /// Tool calls the CLI refused for want of an approval, and the member arguments
+    /// that would allow them (`--allowedTools Bash(touch:*) Write`).
+    Denied {
+        denials: Vec<Denial>,
+        allow: Vec<String>,
+    },
     /// A usage report in the middle of a turn.
     Usage(Usage),
     /// The turn completed successfully.

@@ -232,6 +232,21 @@ pub fn tool_summary(name: &str, input: Option<&dyn ToolArguments>) -> String {
     }
 }
 
+/// The first non-empty line of a tool's error output, clean and cut to the quote
+/// limit, for the tool list (claude wraps some in `<tool_use_error>` tags).
+pub fn error_line(text: &str) -> Option<String> {
+    let text = sanitized(text);
+    let line = text
+        .lines()
+        .map(|line| {
+            line.replace("<tool_use_error>", "")
+                .replace("</tool_use_error>", "")
+        })
+        .map(|line| line.trim().to_owned())
+        .find(|line| !line.is_empty())?;
+    Some(quote(&line))
+}
+
 /// An API error body embedded as JSON in a CLI's message (codex and gemini pass the
 /// provider's response through) made readable: the JSON object is replaced by
 /// `code status type: message` from its `error` member. Other text is returned as is.
@@ -386,6 +401,16 @@ mod tests {
         assert_eq!(tool_summary("Read", Some(&input)), "Read: /src/main.rs");
         assert_eq!(tool_summary("TodoWrite", Some(&json!({}))), "TodoWrite");
         assert_eq!(tool_summary("Plan", None), "Plan");
+    }
+
+    #[test]
+    fn tool_errors_keep_their_first_line() {
+        assert_eq!(
+            error_line("\n<tool_use_error>File does not exist.</tool_use_error>\nmore"),
+            Some("File does not exist.".into())
+        );
+        assert_eq!(error_line(" \n "), None);
+        assert_eq!(error_line(&"x".repeat(200)).map(|l| l.chars().count()), Some(QUOTE_LIMIT + 1));
     }
 
     #[test]

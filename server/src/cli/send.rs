@@ -43,7 +43,7 @@ pub fn run(args: &SendArgs) -> ExitCode {
     }
     let echo: Box<dyn Write + Send> = Box::new(std::io::stdout());
     let mut port = match FilePort::open(&file, Some(echo)) {
-        Ok(port) => port,
+        Ok(port) => port.with_notes(Box::new(std::io::stderr())),
         Err(error) => {
             eprintln!("chatmd send: {error}");
             return ExitCode::from(2);

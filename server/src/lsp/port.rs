@@ -273,6 +273,13 @@ impl EditorPort for LspPort {
         }
     }
 
+    fn on_retry(&mut self, member: &str, retry: &crate::agents::Retry) {
+        self.progress(ProgressEvent::Retry {
+            member: member.to_string(),
+            message: retry.to_string(),
+        });
+    }
+
     fn end_turn(&mut self, member: &str, status: TurnStatus, error: Option<&str>) {
         let elapsed = self.running.release(self.key(), member);
         self.claimed.retain(|m| m != member);

@@ -1,4 +1,5 @@
-//! `$/progress` for every turn (title `@member`, elapsed time and size, cancellable)
+//! `$/progress` for every turn (title `@member`, elapsed time and size, the CLI's
+//! retries as they happen, cancellable)
 //! and the `chatmd/turnsChanged` notification, sent in order by one task per run.
 //! When the run ends without ending a progress (an error, a panic), the task ends
 //! it: the editor never keeps a spinner for a turn that is gone.
@@ -35,6 +36,11 @@ pub enum ProgressEvent {
         member: String,
         bytes: usize,
         elapsed: Duration,
+    },
+    /// The member's CLI retries (`retrying (3/10): 529 Overloaded`): shown at once.
+    Retry {
+        member: String,
+        message: String,
     },
     End {
         member: String,
@@ -121,6 +127,21 @@ pub fn start(client: Client, state: Arc<Mutex<State>>) -> Outbox {
                     {
                         o.last_report = Instant::now();
                         let message = format!("{} · {}", clock::took(elapsed), size(bytes));
+                        report(
+                            &client,
+                            &o.token,
+                            WorkDoneProgress::Report(WorkDoneProgressReport {
+                                cancellable: Some(true),
+                                message: Some(message),
+                                percentage: None,
+                            }),
+                        )
+                        .await;
+                    }
+                }
+                ProgressEvent::Retry { member, message } => {
+                    if let Some(o) = open.get_mut(&member) {
+                        o.last_report = Instant::now();
                         report(
                             &client,
                             &o.token,

@@ -16,6 +16,8 @@ pub struct FilePort {
     echo: Option<Box<dyn Write + Send>>,
     /// The member whose text was echoed last, to print a heading when it changes.
     echoing: Option<String>,
+    /// Where progress lines go (`@reviewer: retrying (3/10): ...`), if anywhere.
+    notes: Option<Box<dyn Write + Send>>,
     /// chatmd's own edits since the engine last asked for the changes.
     ours: Vec<Change>,
     /// The file as `text` was last read from or written to it: the file is read again
@@ -35,10 +37,17 @@ impl FilePort {
             text,
             echo,
             echoing: None,
+            notes: None,
             ours: Vec::new(),
             stamp,
             messages: Vec::new(),
         })
+    }
+
+    /// Prints progress lines (a CLI's retries) to `notes` (a terminal's stderr).
+    pub fn with_notes(mut self, notes: Box<dyn Write + Send>) -> FilePort {
+        self.notes = Some(notes);
+        self
     }
 
     /// Whether any answer text was echoed.
@@ -205,6 +214,13 @@ impl EditorPort for FilePort {
         }
         let _ = out.write_all(text.as_bytes());
         let _ = out.flush();
+    }
+
+    fn on_retry(&mut self, member: &str, retry: &crate::agents::Retry) {
+        if let Some(notes) = self.notes.as_mut() {
+            let _ = writeln!(notes, "@{member}: {retry}");
+            let _ = notes.flush();
+        }
     }
 }
 

@@ -1,11 +1,12 @@
 //! One running turn as the engine tracks it: the status comment it will write, the
-//! answer filtered for the chat, tool activity, and how the turn ended.
+//! answer filtered for the chat, tool activity (one entry per call, updated as it
+//! ends), retries, refused actions, and how the turn ended.
 
 use std::time::Instant;
 
 use super::EditorPort;
-use super::section::{self, Ending};
-use crate::agents::{AgentEvent, ToolStatus};
+use super::section::{self, Ending, ToolEntry};
+use crate::agents::{AgentEvent, Denial, Retry, ToolStatus};
 use crate::conversation::output::OutputFilter;
 use crate::document::status::{StatusComment, TurnStatus};
 use crate::runner::{Ended, RunOutcome};
@@ -22,7 +23,13 @@ pub(super) struct Live {
     /// The document uses CRLF line breaks: the answer is written with them too.
     pub(super) crlf: bool,
     pub(super) answer: String,
-    pub(super) tools: Vec<String>,
+    pub(super) tools: Vec<ToolEntry>,
+    /// What the agent was not allowed to do, and the arguments that would allow it.
+    pub(super) denied: Vec<Denial>,
+    pub(super) allow: Vec<String>,
+    /// The member's `agent` and `args`, for the "not allowed" hint.
+    pub(super) agent: String,
+    pub(super) args: Vec<String>,
     pub(super) ending: Ending,
     pub(super) started: Instant,
     pub(super) done: bool,
@@ -41,15 +48,35 @@ pub(super) fn on_event<P: EditorPort>(port: &mut P, t: &mut Live, event: AgentEv
             }
             t.status_dirty = true;
         }
+        AgentEvent::Model(model) => {
+            t.status.set("model", model);
+            t.status_dirty = true;
+        }
         AgentEvent::Text(piece) => {
             port.on_text(&t.member, &piece);
             t.answer.push_str(&piece);
             let safe = t.filter.push(&piece);
             t.pending.push_str(&safe);
         }
-        AgentEvent::Tool { summary, status } => {
-            if status != ToolStatus::Completed {
-                t.tools.push(summary);
+        AgentEvent::Tool {
+            id,
+            summary,
+            status,
+            detail,
+        } => tool(&mut t.tools, id, summary, status, detail),
+        AgentEvent::Retry(retry) => {
+            tracing::debug!(member = t.member.as_str(), "{retry}");
+            port.on_retry(&t.member, &retry);
+            t.status.set("retry", retry_value(&retry, &t.status));
+            t.status_dirty = true;
+        }
+        AgentEvent::Denied { denials, allow } => {
+            t.denied.extend(denials);
+            for arg in allow {
+                // `--allowedTools` once, each rule once, over several reports.
+                if !t.allow.contains(&arg) {
+                    t.allow.push(arg);
+                }
             }
         }
         AgentEvent::Usage(usage) => t.ending.usage = Some(usage),
@@ -61,6 +88,61 @@ pub(super) fn on_event<P: EditorPort>(port: &mut P, t: &mut Live, event: AgentEv
         }
         AgentEvent::Failed { message } => t.ending.error = Some(message),
         AgentEvent::Notice(note) => tracing::debug!(member = t.member.as_str(), "{note}"),
+    }
+}
+
+/// A tool call starting or ending: a new entry, or the call's entry updated in place.
+fn tool(
+    tools: &mut Vec<ToolEntry>,
+    id: Option<String>,
+    summary: String,
+    status: ToolStatus,
+    detail: Option<String>,
+) {
+    let known = id
+        .as_deref()
+        .and_then(|id| tools.iter().position(|t| t.id.as_deref() == Some(id)))
+        // A CLI without ids: the last call of that name still running.
+        .or_else(|| {
+            (id.is_none() && status != ToolStatus::Started)
+                .then(|| {
+                    tools
+                        .iter()
+                        .rposition(|t| t.summary == summary && t.status == ToolStatus::Started)
+                })
+                .flatten()
+        });
+    match known {
+        Some(i) => {
+            let entry = &mut tools[i];
+            entry.status = status;
+            entry.detail = detail;
+            if summary != "tool" {
+                entry.summary = summary;
+            }
+        }
+        None => tools.push(ToolEntry {
+            id,
+            summary,
+            status,
+            detail,
+        }),
+    }
+}
+
+/// The `retry` value of the status comment: `3/10` when the CLI counts its attempts,
+/// else how many retries were seen.
+fn retry_value(retry: &Retry, status: &StatusComment) -> String {
+    match (retry.attempt, retry.max) {
+        (Some(attempt), Some(max)) => format!("{attempt}/{max}"),
+        (Some(attempt), None) => attempt.to_string(),
+        _ => {
+            let seen = status
+                .get("retry")
+                .and_then(|v| v.split('/').next()?.parse::<u64>().ok())
+                .unwrap_or(0);
+            (seen + 1).to_string()
+        }
     }
 }
 
@@ -76,7 +158,13 @@ pub(super) fn on_end(t: &mut Live, outcome: &RunOutcome) {
         t.pending.push('\n');
     }
     if !t.tools.is_empty() {
-        t.pending.push_str(&tools_block(&t.tools));
+        t.pending.push_str(&section::tools_block(&t.tools));
+    }
+    if !t.denied.is_empty() {
+        t.pending.push_str(&section::not_allowed(
+            &t.member, &t.agent, &t.denied, &t.args, &t.allow,
+        ));
+        t.ending.denied = t.denied.len();
     }
     t.ending.exit = outcome.exit.as_ref().and_then(|e| e.code);
     let status = match &outcome.ended {
@@ -97,14 +185,64 @@ pub(super) fn on_end(t: &mut Live, outcome: &RunOutcome) {
     t.status_dirty = true;
 }
 
-/// Tool activity, collapsed so it does not crowd the answer.
-fn tools_block(tools: &[String]) -> String {
-    let mut out = format!("\n<details><summary>Tools ({})</summary>\n\n", tools.len());
-    for tool in tools {
-        out.push_str("- ");
-        out.push_str(&tool.replace(['\r', '\n'], " "));
-        out.push('\n');
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    fn entry(id: Option<&str>, summary: &str, status: ToolStatus, detail: Option<&str>) -> ToolEntry {
+        ToolEntry {
+            id: id.map(str::to_owned),
+            summary: summary.into(),
+            status,
+            detail: detail.map(str::to_owned),
+        }
     }
-    out.push_str("\n</details>\n");
-    out
+
+    #[test]
+    fn each_tool_call_is_one_entry_updated_as_it_ends() {
+        use ToolStatus::{Completed, Failed, Started};
+        let mut tools = Vec::new();
+        let mut event = |id: Option<&str>, summary: &str, status, detail: Option<&str>| {
+            tool(
+                &mut tools,
+                id.map(str::to_owned),
+                summary.into(),
+                status,
+                detail.map(str::to_owned),
+            );
+        };
+        event(Some("a"), "Bash: touch x", Started, None);
+        event(Some("b"), "Read: x", Started, None);
+        event(Some("a"), "Bash: touch x", Failed, Some("blocked"));
+        event(Some("b"), "tool", Completed, None);
+        // codex's file changes come only completed.
+        event(Some("c"), "Edit: src/main.rs", Completed, None);
+        // Without ids: the last running call of that name.
+        event(None, "Shell: ls", Started, None);
+        event(None, "Shell: ls", Completed, None);
+        assert_eq!(
+            tools,
+            [
+                entry(Some("a"), "Bash: touch x", Failed, Some("blocked")),
+                entry(Some("b"), "Read: x", Completed, None),
+                entry(Some("c"), "Edit: src/main.rs", Completed, None),
+                entry(None, "Shell: ls", Completed, None),
+            ]
+        );
+    }
+
+    #[test]
+    fn the_retry_value_counts_attempts() {
+        let mut status = StatusComment::new();
+        let retry = |attempt, max| Retry {
+            attempt,
+            max,
+            reason: String::new(),
+        };
+        assert_eq!(retry_value(&retry(Some(3), Some(10)), &status), "3/10");
+        assert_eq!(retry_value(&retry(None, None), &status), "1");
+        status.set("retry", "2/5");
+        assert_eq!(retry_value(&retry(None, None), &status), "3");
+    }
 }

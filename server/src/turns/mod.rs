@@ -100,6 +100,9 @@ pub trait EditorPort: Send {
     /// Answer text as it streams, for ports that show it elsewhere too (a terminal,
     /// a progress report).
     fn on_text(&mut self, _member: &str, _text: &str) {}
+    /// The member's CLI retries a failed request (the turn goes on): for ports that
+    /// show it (a line on the terminal, the editor's progress message).
+    fn on_retry(&mut self, _member: &str, _retry: &crate::agents::Retry) {}
     /// A member's turn ended (also after `begin_turn` when it could not start).
     fn end_turn(&mut self, _member: &str, _status: TurnStatus, _error: Option<&str>) {}
 }

@@ -13,7 +13,7 @@ use super::engine::{Context, TurnReport, plan};
 use super::live::{Live, on_end, on_event};
 use super::section::{self, Ending};
 use super::{Applied, EditorPort, Level, PortError};
-use crate::agents::{AgentEntry, AgentEvent, Invocation, parser_for};
+use crate::agents::{AgentEntry, AgentEvent, Invocation, configured_model, parser_for};
 use crate::conversation::output::OutputFilter;
 use crate::conversation::roster::Roster;
 use crate::document::ByteRange;
@@ -118,6 +118,8 @@ pub(super) async fn run_round<P: EditorPort>(
 
     let (tx, mut rx) = mpsc::channel::<Msg>(256);
     for (i, p) in planned.into_iter().enumerate() {
+        // A CLI that never names its model (codex): the one its configuration asks for.
+        let model = configured_model(&p.entry, &p.invocation);
         let tx = tx.clone();
         tokio::spawn(async move {
             let (events_tx, mut events_rx) = mpsc::channel(256);
@@ -135,6 +137,9 @@ pub(super) async fn run_round<P: EditorPort>(
             let _ = tx.send(Msg::Ended(i, outcome)).await;
         });
         section::streaming(&mut live[i].status, SystemTime::now());
+        if let Some(model) = model {
+            live[i].status.set("model", model);
+        }
         live[i].started = Instant::now();
     }
     drop(tx);
@@ -183,7 +188,7 @@ async fn append_sections<P: EditorPort>(
                 end: base + body,
             });
             insert.push_str(&piece);
-            live.push(Live::new(&p.member.handle, status, &text));
+            live.push(Live::new(p.member, status, &text));
         }
         if port.apply(vec![(text.len()..text.len(), insert)]).await? == Applied::Stale {
             continue;
@@ -346,9 +351,9 @@ fn pending_edits(live: &[Live], anchors: &Anchors) -> Vec<(ByteRange, String)> {
 }
 
 impl Live {
-    fn new(member: &str, status: StatusComment, text: &str) -> Live {
+    fn new(member: &Member, status: StatusComment, text: &str) -> Live {
         Live {
-            member: member.to_string(),
+            member: member.handle.clone(),
             status,
             status_dirty: true,
             filter: OutputFilter::new(),
@@ -357,6 +362,10 @@ impl Live {
             crlf: section::line_break(text) == "\r\n",
             answer: String::new(),
             tools: Vec::new(),
+            denied: Vec::new(),
+            allow: Vec::new(),
+            agent: member.agent.clone(),
+            args: member.args.clone(),
             ending: Ending::default(),
             started: Instant::now(),
             done: false,
