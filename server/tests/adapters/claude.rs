@@ -1,12 +1,14 @@
 //! What claude's transcripts must parse to.
 //! Keyed by transcript name; a transcript without an entry fails the test.
 
-use chatmd::agents::ToolStatus::{Completed, Started};
+use chatmd::agents::ToolStatus::{Completed, Failed, Started};
 
 use super::{Outcome, Seen, s, tool, usage};
 
 const CLAUDE_SESSION: &str = "ba6318a6-8ff6-4537-9fb3-78cdd30bb441";
 const CLAUDE_MODEL: &str = "claude-opus-4-8[1m]";
+const CLAUDE_LOGIN: &str = "Log in with `claude /login` in a terminal (with CLAUDE_CONFIG_DIR \
+    set to the member's `home` if it has one), or set ANTHROPIC_API_KEY in the member's `env`.";
 
 pub fn expected(name: &str) -> Seen {
     let bash = "Bash: echo hello-from-tool";
@@ -37,7 +39,7 @@ pub fn expected(name: &str) -> Seen {
         text: String::new(),
         tools: vec![],
         notices: vec![],
-        outcome: Outcome::Failed("Not logged in · Please run /login".into()),
+        outcome: Outcome::Failed(format!("Not logged in · Please run /login. {CLAUDE_LOGIN}")),
     },
         "api-error" => Seen {
         session: s("e7676508-1a2b-4c3d-8e4f-5a6b7c8d9e0f"),
@@ -53,8 +55,8 @@ pub fn expected(name: &str) -> Seen {
         text: "Third time lucky.".into(),
         tools: vec![],
         notices: vec![
-            "claude is retrying after API error 529: Overloaded (attempt 1 of 10, next in 612 ms)".into(),
-            "claude is retrying after API error 529: Overloaded (attempt 2 of 10, next in 1274 ms)".into(),
+            "retrying (1/10): 529 Overloaded".into(),
+            "retrying (2/10): 529 Overloaded".into(),
         ],
         outcome: Outcome::Done(s("end_turn"), usage(90, 6)),
     },
@@ -89,6 +91,36 @@ pub fn expected(name: &str) -> Seen {
         tools: vec![tool(task, Started), tool(task, Completed)],
         notices: vec![],
         outcome: Outcome::Done(s("end_turn"), usage(800, 90)),
+    },
+        // The real 401 run: the first retry notice ends the turn, with how to log in.
+        "auth-401" => Seen {
+        session: s("f43a1f36-1692-4528-8703-a0ccbacb9940"),
+        model: s(CLAUDE_MODEL),
+        text: String::new(),
+        tools: vec![],
+        notices: vec![],
+        outcome: Outcome::Failed(format!(
+            "authentication failed (API error 401 authentication_failed). {CLAUDE_LOGIN}"
+        )),
+    },
+        "denied" => Seen {
+        session: s("f818ee01-f9be-41cb-9c88-10e8bd42db65"),
+        model: s(CLAUDE_MODEL),
+        text: "I'll run a command.\n\nI could not create the files: both the `touch` and the \
+               write need approval."
+            .into(),
+        tools: vec![
+            tool("Bash: touch tool-wrote.txt", Started),
+            tool("Bash: touch tool-wrote.txt", Failed),
+            tool("Write: /home/dev/work/src/x.rs", Started),
+            tool("Write: /home/dev/work/src/x.rs", Failed),
+        ],
+        notices: vec![
+            "not allowed: Bash: touch tool-wrote.txt".into(),
+            "not allowed: Write: /home/dev/work/src/x.rs".into(),
+            "allow with: --allowedTools Bash(touch:*) Write".into(),
+        ],
+        outcome: Outcome::Done(s("end_turn"), usage(57599, 48)),
     },
         other => panic!("no expectation for claude/{other}"),
     }

@@ -41,9 +41,9 @@ pub fn expected(name: &str) -> Seen {
         text: String::new(),
         tools: vec![],
         notices: vec![
-            "codex: Reconnecting... 2/5 (stream disconnected before completion: failed to lookup address information: Name does not resolve)".into(),
+            "retrying (2/5): stream disconnected before completion: failed to lookup address information: Name does not resolve".into(),
             "codex: Falling back from WebSockets to HTTPS transport. stream disconnected before completion: failed to lookup address information: Name does not resolve".into(),
-            format!("codex: {waiting}"),
+            "retrying: waiting for network (Connection failed: error sending request)".into(),
         ],
         outcome: Outcome::Failed(waiting.into()),
     },
@@ -53,8 +53,8 @@ pub fn expected(name: &str) -> Seen {
         text: "Back online: all tests pass.".into(),
         tools: vec![],
         notices: vec![
-            "codex: Reconnecting... 1/5 (stream disconnected before completion: error sending request)".into(),
-            "codex: Reconnecting... 2/5 (stream disconnected before completion: error sending request)".into(),
+            "retrying (1/5): stream disconnected before completion: error sending request".into(),
+            "retrying (2/5): stream disconnected before completion: error sending request".into(),
         ],
         outcome: Outcome::Done(None, usage(350, 25)),
     },
@@ -81,6 +81,20 @@ pub fn expected(name: &str) -> Seen {
              01a2007b-0000-7000-8000-000000000000 (code -32600)"
                 .into(),
         ),
+    },
+        // Recorded byte for byte: the read-only sandbox refused `touch`, and the stream
+        // shows no item for it (nothing to report as a tool or a refusal).
+        "sandbox-readonly" => Seen {
+        session: s("01a20c1a-a88e-73a3-9cbe-97d7ceac6a18"),
+        model: None,
+        text: "ANSWER-openai role_seen=yes marker_count=1 roles=tester:1 team=1 turn=1 \
+               user_msgs=2 assistant_msgs=0 ask=ASK-TOOLW3 tool_result=\"Chunk ID: ccdc63 Wall \
+               time: 0.0000 seconds Process exited with code 1 Original token count: 15 Output: \
+               touch: cannot touch 'tool-wrote.txt': Read-only file syst\""
+            .into(),
+        tools: vec![],
+        notices: vec![],
+        outcome: Outcome::Done(None, usage(19434, 76)),
     },
         other => panic!("no expectation for codex/{other}"),
     }

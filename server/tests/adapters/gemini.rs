@@ -1,7 +1,7 @@
 //! What gemini's transcripts must parse to, early exits included.
 //! Keyed by transcript name; a transcript without an entry fails the test.
 
-use chatmd::agents::ToolStatus::{Completed, Started};
+use chatmd::agents::ToolStatus::{Completed, Failed, Started};
 
 use super::{Outcome, Seen, failed_early, s, tool, usage};
 
@@ -12,7 +12,8 @@ pub fn expected(name: &str) -> Seen {
     match name {
         "tool-use" => Seen {
             session: s(GEMINI_SESSION),
-            model: s("auto"),
+            // stats.models: the router (flash-lite) and the model that answered.
+            model: s("gemini-3.1-pro-preview"),
             text: "I'll run a command.\n\nThe command printed hello-from-tool.".into(),
             tools: vec![tool(shell, Started), tool(shell, Completed)],
             notices: vec![],
@@ -20,7 +21,7 @@ pub fn expected(name: &str) -> Seen {
         },
         "streaming" => Seen {
             session: s("5a1c7e02-9d3b-4f6e-a8c1-0b2d4f6a8c0e"),
-            model: s("auto"),
+            model: s("gemini-3.1-pro-preview"),
             text: "Here is the fix:\n\n```rust\nfn main() {\n    println!(\"hi\");\n}\n```\n\n\
                Run `cargo run` to see it — done ✓"
                 .into(),
@@ -40,7 +41,7 @@ pub fn expected(name: &str) -> Seen {
         },
         "resume" => Seen {
             session: s(GEMINI_SESSION),
-            model: s("auto"),
+            model: s("gemini-3.1-pro-preview"),
             text: "I ran `echo hello-from-tool`; it printed hello-from-tool.".into(),
             tools: vec![],
             notices: vec![],
@@ -48,11 +49,37 @@ pub fn expected(name: &str) -> Seen {
         },
         "warning" => Seen {
             session: s("6b2d8f13-ae4c-4071-b9d2-1c3e5f7a9b0d"),
-            model: s("auto"),
+            model: s("gemini-3.1-pro-preview"),
             text: "Trying again.".into(),
             tools: vec![],
             notices: vec!["gemini: Loop detected, stopping execution".into()],
             outcome: Outcome::Done(None, usage(60, 15)),
+        },
+        // Recorded runs (shared/reference/recorded/gemini), byte for byte.
+        "routed" => Seen {
+            session: s("c232f6af-2b82-4f83-8826-5d58515e53bd"),
+            model: s("gemini-3.1-pro-preview"),
+            text: "ANSWER-gemini role_seen=yes marker_count=1 roles=writer:1 team=0 turn=1 \
+                   user_msgs=1 assistant_msgs=0 ask=ASK-THREE"
+                .into(),
+            tools: vec![],
+            notices: vec![],
+            outcome: Outcome::Done(None, usage(10958, 33)),
+        },
+        "tool-not-found" => Seen {
+            session: s("b9058b61-8f4a-48bd-8516-c1c93919a210"),
+            model: s("gemini-3.8-flash"),
+            text: "I'll run a command.\n\nANSWER-gemini role_seen=yes marker_count=1 \
+                   roles=writer:1 team=0 turn=1 user_msgs=1 assistant_msgs=1 ask=ASK-T3 \
+                   tool_result=\"{'error': 'Tool \\'run_shell_command\\' not found. Did you mean \
+                   one of: \\'update_topic\\', \\'grep_search\\', \\'invoke_agent\\'?'}\""
+                .into(),
+            tools: vec![
+                tool("run_shell_command: echo hi", Started),
+                tool("run_shell_command: echo hi", Failed),
+            ],
+            notices: vec![],
+            outcome: Outcome::Done(None, usage(21138, 71)),
         },
         // The early exits print no JSON: the message names the problem and what to do.
         "no-auth" => failed_early(

@@ -3,6 +3,7 @@
 
 mod claude;
 mod codex;
+mod details;
 mod gemini;
 mod hygiene;
 
@@ -88,9 +89,22 @@ pub fn seen(events: Vec<AgentEvent>) -> Seen {
                 seen.session = session;
                 seen.model = model;
             }
+            // The model that answered, when the CLI names it only at the end.
+            AgentEvent::Model(model) => seen.model = Some(model),
             AgentEvent::Text(text) => seen.text.push_str(&text),
-            AgentEvent::Tool { summary, status } => seen.tools.push((summary, status)),
+            AgentEvent::Tool {
+                summary, status, ..
+            } => seen.tools.push((summary, status)),
             AgentEvent::Notice(notice) => seen.notices.push(notice),
+            // Retries and refusals are shown as the user reads them.
+            AgentEvent::Retry(retry) => seen.notices.push(retry.to_string()),
+            AgentEvent::Denied { denials, allow } => {
+                for denial in denials {
+                    let input = denial.input.map(|i| format!(": {i}")).unwrap_or_default();
+                    seen.notices.push(format!("not allowed: {}{input}", denial.tool));
+                }
+                seen.notices.push(format!("allow with: {}", allow.join(" ")));
+            }
             AgentEvent::Usage(_) => {}
             AgentEvent::Done { stop_reason, usage } => {
                 outcomes += 1;
@@ -138,7 +152,7 @@ fn every_transcript_parses_to_what_a_user_should_see() {
             count += 1;
         }
     }
-    assert_eq!(count, 25, "transcripts checked");
+    assert_eq!(count, 30, "transcripts checked");
 }
 
 fn expected(kind: &str, name: &str) -> Seen {
