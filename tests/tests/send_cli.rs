@@ -141,15 +141,20 @@ fn an_agent_error_is_recorded_in_the_status_and_the_exit_code() {
         text.starts_with("## @me\n@reviewer hi\n\n## @reviewer\n<!-- chatmd id=t1 agent=claude status=error started=<time>"),
         "{text}"
     );
+    // The CLI's words, then how to log in (short enough for the status to keep whole).
+    let message = "Not logged in · Please run /login. Log in with `claude /login` in a terminal \
+                   (with CLAUDE_CONFIG_DIR set to the member's `home` if it has one), or set \
+                   ANTHROPIC_API_KEY in the member's `env`.";
+    assert!(message.chars().count() <= 200);
     assert!(
-        text.ends_with(
-            "took=<took> exit=1 error=\"Not logged in · Please run /login\" -->\n\n## @me\n"
-        ),
+        text.ends_with(&format!(
+            "took=<took> exit=1 error=\"{message}\" -->\n\n## @me\n"
+        )),
         "{text}"
     );
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),
-        "chatmd send: error: @reviewer: Not logged in · Please run /login\n@reviewer: error\n"
+        format!("chatmd send: error: @reviewer: {message}\n@reviewer: error\n")
     );
 }
 
