@@ -594,7 +594,7 @@ impl ClaudeParser {
         if status.is_some_and(auth::is_auth_status) || auth::is_auth_failure(&reason) {
             self.turn.finished = true;
             out.push(auth::failed(
-                &format!("authentication failed (API error {reason})"),
+                &format!("API error {reason}"),
                 AgentKind::Claude,
             ));
             return;

@@ -100,7 +100,7 @@ pub fn expected(name: &str) -> Seen {
         tools: vec![],
         notices: vec![],
         outcome: Outcome::Failed(format!(
-            "authentication failed (API error 401 authentication_failed). {CLAUDE_LOGIN}"
+            "API error 401 authentication_failed. {CLAUDE_LOGIN}"
         )),
     },
         "denied" => Seen {

@@ -43,7 +43,7 @@ fn claude_401_ends_at_the_first_retry_notice() {
         panic!("{events:#?}");
     };
     assert!(
-        message.starts_with("authentication failed (API error 401 authentication_failed). Log in with `claude /login`"),
+        message.starts_with("API error 401 authentication_failed. Log in with `claude /login`"),
         "{message}"
     );
 }
