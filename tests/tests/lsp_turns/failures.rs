@@ -58,14 +58,18 @@ async fn failed_turn(knobs: &[(&str, &str)], extra: &str) -> (String, Vec<Value>
 #[tokio::test]
 async fn not_logged_in_is_an_error_in_the_agents_words() {
     let (text, shown) = failed_turn(&[("FAKE_AGENT_TRANSCRIPT", "not-logged-in")], "").await;
+    // The CLI's words, then how to log in.
+    let message = "Not logged in · Please run /login. Log in with `claude /login` in a terminal \
+                   (with CLAUDE_CONFIG_DIR set to the member's `home` if it has one), or set \
+                   ANTHROPIC_API_KEY in the member's `env`.";
     assert!(
-        text.ends_with("took=… exit=1 error=\"Not logged in · Please run /login\" -->\n\n## @me\n"),
+        text.ends_with(&format!("took=… exit=1 error=\"{message}\" -->\n\n## @me\n")),
         "{text}"
     );
     assert!(text.contains("status=error"), "{text}");
     assert_eq!(
         shown,
-        vec![json!({"type": 1, "message": "@reviewer: Not logged in · Please run /login"})]
+        vec![json!({"type": 1, "message": format!("@reviewer: {message}")})]
     );
 }
 

@@ -5,6 +5,7 @@
 
 mod setup;
 
+mod agent_output;
 mod commands;
 mod editing;
 mod failures;
