@@ -119,7 +119,8 @@ async fn a_cli_that_is_not_logged_in_fails_in_its_own_words() {
     );
     let (_, outcome) = turn(AgentKind::Claude, inv).await;
     assert!(
-        matches!(&outcome.ended, Ended::Failed(m) if m == "Not logged in · Please run /login"),
+        // Its words first, then how to log in.
+        matches!(&outcome.ended, Ended::Failed(m) if m.starts_with("Not logged in · Please run /login. Log in with `claude /login`")),
         "{:?}",
         outcome.ended
     );
