@@ -210,7 +210,10 @@ fn refused_calls_are_listed_once_as_failed_and_said_how_to_allow() {
 fn gemini_shows_its_failed_tool_once_and_the_model_it_routed_to() {
     let s = Setup::new("");
     s.write("team/g.chat.md", "## @me\n@writer run it\n");
-    let out = s.send("team/g.chat.md", &[("FAKE_AGENT_TRANSCRIPT", "tool-not-found")]);
+    let out = s.send(
+        "team/g.chat.md",
+        &[("FAKE_AGENT_TRANSCRIPT", "tool-not-found")],
+    );
     assert_eq!(stderr(&out), "@writer: done\n");
     assert_eq!(
         redacted(&s.read("team/g.chat.md")),
@@ -244,7 +247,10 @@ fn codex_shows_the_model_its_configuration_names() {
         "model = \"gpt-5.5\"\nmodel_provider = \"mock\"\n[model_providers.mock]\nname = \"Mock\"\n",
     );
     s.write("team/m.chat.md", "## @me\n@tester hi\n");
-    let out = s.send("team/m.chat.md", &[("FAKE_AGENT_TRANSCRIPT", "sandbox-readonly")]);
+    let out = s.send(
+        "team/m.chat.md",
+        &[("FAKE_AGENT_TRANSCRIPT", "sandbox-readonly")],
+    );
     assert!(out.status.success(), "{}", stderr(&out));
     let text = redacted(&s.read("team/m.chat.md"));
     // The read-only sandbox's refusal shows in no event: no tools, nothing denied.
@@ -254,5 +260,8 @@ fn codex_shows_the_model_its_configuration_names() {
         ),
         "{text}"
     );
-    assert!(!text.contains("<details>") && !text.contains("Not allowed"), "{text}");
+    assert!(
+        !text.contains("<details>") && !text.contains("Not allowed"),
+        "{text}"
+    );
 }

@@ -117,6 +117,9 @@ mod tests {
              (with CLAUDE_CONFIG_DIR set to the member's `home` if it has one), or set \
              ANTHROPIC_API_KEY in the member's `env`."
         );
-        assert!(with_hint("bad key.", AgentKind::Codex).starts_with("bad key. Log in with `codex login`"));
+        assert!(
+            with_hint("bad key.", AgentKind::Codex)
+                .starts_with("bad key. Log in with `codex login`")
+        );
     }
 }

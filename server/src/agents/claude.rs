@@ -21,9 +21,10 @@ use serde::de::{IgnoredAny, MapAccess};
 use serde::{Deserialize, Deserializer};
 
 use super::auth;
+use super::fields::Content;
 use super::json::{
-    Bool, Content, ErrorBody, Events, Lenient, List, NonNull, Obj, Str, TokenCounts, ToolInput,
-    U64, lenient, parse_line,
+    Bool, ErrorBody, Events, Lenient, List, NonNull, Obj, Str, TokenCounts, ToolInput, U64,
+    lenient, parse_line,
 };
 use super::output::{Paragraphs, ToolArguments, error_line, sanitize, tool_summary};
 use super::permissions::{DenialEntry, claude_denials};
@@ -560,20 +561,20 @@ impl ClaudeParser {
             .filter(|text| !text.trim().is_empty())
             .or_else(|| self.error_text.clone())
             .or_else(|| self.turn.stray.clone());
-        let message =
-            own.map(|text| self.with_login_hint(text.trim()))
-                .unwrap_or_else(|| match line.subtype.get() {
-                    Some("error_max_turns") => {
-                        format!("{} reached its turn limit (--max-turns)", self.turn.agent)
-                    }
-                    Some("error_max_budget_usd") => {
-                        format!("{} reached its budget (--max-budget-usd)", self.turn.agent)
-                    }
-                    Some(subtype) => {
-                        format!("{} ended with an error ({subtype})", self.turn.agent)
-                    }
-                    None => format!("{} ended with an error", self.turn.agent),
-                });
+        let message = own
+            .map(|text| self.with_login_hint(text.trim()))
+            .unwrap_or_else(|| match line.subtype.get() {
+                Some("error_max_turns") => {
+                    format!("{} reached its turn limit (--max-turns)", self.turn.agent)
+                }
+                Some("error_max_budget_usd") => {
+                    format!("{} reached its budget (--max-budget-usd)", self.turn.agent)
+                }
+                Some(subtype) => {
+                    format!("{} ended with an error ({subtype})", self.turn.agent)
+                }
+                None => format!("{} ended with an error", self.turn.agent),
+            });
         AgentEvent::Failed { message }
     }
 

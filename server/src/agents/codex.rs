@@ -18,7 +18,8 @@ use serde::de::IgnoredAny;
 use serde::{Deserialize, Deserializer};
 
 use super::auth;
-use super::json::{ErrorBody, ErrorField, Events, I64, List, Obj, Str, TokenCounts};
+use super::fields::ErrorField;
+use super::json::{ErrorBody, Events, I64, List, Obj, Str, TokenCounts};
 use super::output::{Paragraphs, error_line, push_quote, readable_error, sanitized};
 use super::plan::{self, ARGUMENT_LIMIT, base, extra_args, inline, resume_session};
 use super::reader::Turn;
@@ -411,9 +412,9 @@ fn tool_status(item: &Item<'_>) -> (ToolStatus, Option<String>) {
 fn reconnect(message: &str) -> Option<Retry> {
     let rest = message.strip_prefix("Reconnecting...")?.trim();
     let (count, after) = rest.split_once(' ').unwrap_or((rest, ""));
-    let counted = count.split_once('/').and_then(|(attempt, max)| {
-        Some((attempt.parse::<u64>().ok()?, max.parse::<u64>().ok()?))
-    });
+    let counted = count
+        .split_once('/')
+        .and_then(|(attempt, max)| Some((attempt.parse::<u64>().ok()?, max.parse::<u64>().ok()?)));
     let (attempt, max, reason) = match counted {
         Some((attempt, max)) => (Some(attempt), Some(max), after.trim()),
         None => (None, None, rest),
@@ -497,14 +498,19 @@ mod tests {
             })
         );
         assert_eq!(
-            reconnect("Reconnecting... waiting for network (Connection failed: error sending request)"),
+            reconnect(
+                "Reconnecting... waiting for network (Connection failed: error sending request)"
+            ),
             Some(Retry {
                 attempt: None,
                 max: None,
                 reason: "waiting for network (Connection failed: error sending request)".into(),
             })
         );
-        assert_eq!(reconnect("Falling back from WebSockets to HTTPS transport."), None);
+        assert_eq!(
+            reconnect("Falling back from WebSockets to HTTPS transport."),
+            None
+        );
     }
 
     #[test]

@@ -19,10 +19,11 @@ use serde::de::IgnoredAny;
 use serde::{Deserialize, Deserializer};
 
 use super::auth;
-use super::json::{Bool, ErrorBody, Events, Members, Obj, Str, ToolInput, U64};
+use super::fields::Members;
+use super::json::{Bool, ErrorBody, Events, Obj, Str, ToolInput, U64};
 use super::output::{Paragraphs, ToolArguments, error_line, readable_error, tool_summary};
-use super::provenance::{ModelTokens, routed_model};
 use super::plan::{self, base, extra_args, flag, inline, resume_session};
+use super::provenance::{ModelTokens, routed_model};
 use super::reader::{Turn, stderr_message};
 use super::registry::AgentEntry;
 use super::{AgentEvent, ExitInfo, Invocation, OutputParser, ToolStatus, Usage};

@@ -6,6 +6,7 @@ mod auth;
 pub mod claude;
 pub mod codex;
 pub mod command;
+mod fields;
 pub mod gemini;
 mod json;
 mod output;
@@ -158,7 +159,7 @@ pub enum AgentEvent {
     },
     /// The turn failed; `message` is the agent's own words where it gave any.
     Failed { message: String },
-    /// Something worth a line in the log (a retry notice, a skipped line).
+    /// Something worth a line in the log (a non-fatal error, a skipped line).
     Notice(String),
 }
 

@@ -410,7 +410,10 @@ mod tests {
             Some("File does not exist.".into())
         );
         assert_eq!(error_line(" \n "), None);
-        assert_eq!(error_line(&"x".repeat(200)).map(|l| l.chars().count()), Some(QUOTE_LIMIT + 1));
+        assert_eq!(
+            error_line(&"x".repeat(200)).map(|l| l.chars().count()),
+            Some(QUOTE_LIMIT + 1)
+        );
     }
 
     #[test]

@@ -46,7 +46,9 @@ fn claude_denial(entry: &DenialEntry<'_>) -> (Denial, Vec<String>) {
 
 /// The denials and the arguments that allow them all: `--allowedTools` and one rule
 /// per distinct refusal, in the order they came.
-pub fn claude_denials<'a>(entries: impl Iterator<Item = &'a DenialEntry<'a>>) -> (Vec<Denial>, Vec<String>) {
+pub fn claude_denials<'a>(
+    entries: impl Iterator<Item = &'a DenialEntry<'a>>,
+) -> (Vec<Denial>, Vec<String>) {
     let mut denials = Vec::new();
     let mut rules: Vec<String> = Vec::new();
     for entry in entries {
@@ -61,7 +63,9 @@ pub fn claude_denials<'a>(entries: impl Iterator<Item = &'a DenialEntry<'a>>) ->
     let allow = if rules.is_empty() {
         Vec::new()
     } else {
-        std::iter::once("--allowedTools".to_owned()).chain(rules).collect()
+        std::iter::once("--allowedTools".to_owned())
+            .chain(rules)
+            .collect()
     };
     (denials, allow)
 }

@@ -11,8 +11,8 @@
 
 use std::path::PathBuf;
 
-use super::registry::{Adapter, AgentEntry};
 use super::Invocation;
+use super::registry::{Adapter, AgentEntry};
 
 /// Token counts of one model in gemini's `stats.models`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -25,7 +25,9 @@ pub struct ModelTokens {
 /// `*-lite*` (the router's classifier) when there is one, and among those the one
 /// that read the most (the answering model gets the whole context; the classifier a
 /// short prompt), then wrote the most.
-pub fn routed_model<'a>(models: impl IntoIterator<Item = (&'a str, ModelTokens)>) -> Option<&'a str> {
+pub fn routed_model<'a>(
+    models: impl IntoIterator<Item = (&'a str, ModelTokens)>,
+) -> Option<&'a str> {
     let models: Vec<(&str, ModelTokens)> = models.into_iter().collect();
     let is_router = |name: &str| name.contains("-lite");
     let any_other = models.iter().any(|(name, _)| !is_router(name));
@@ -111,7 +113,10 @@ impl CodexArgs {
                 Some((flag, value)) if arg.starts_with("--") => (flag, Some(value)),
                 _ => (arg, None),
             };
-            if !matches!(flag, "-m" | "--model" | "-c" | "--config" | "-p" | "--profile") {
+            if !matches!(
+                flag,
+                "-m" | "--model" | "-c" | "--config" | "-p" | "--profile"
+            ) {
                 continue;
             }
             let Some(value) = inline.or_else(|| args.get(i).map(String::as_str)) else {
@@ -199,13 +204,24 @@ mod tests {
         assert_eq!(with(&["-m", "gpt-5.5"]).model.as_deref(), Some("gpt-5.5"));
         assert_eq!(with(&["--model=o4"]).model.as_deref(), Some("o4"));
         assert_eq!(
-            with(&["-c", "developer_instructions=\"x\"", "-c", "model=\"gpt-5.5\""])
-                .model
-                .as_deref(),
+            with(&[
+                "-c",
+                "developer_instructions=\"x\"",
+                "-c",
+                "model=\"gpt-5.5\""
+            ])
+            .model
+            .as_deref(),
             Some("gpt-5.5")
         );
-        assert_eq!(with(&["-c", "model=gpt-5.5-mini"]).model.as_deref(), Some("gpt-5.5-mini"));
-        assert_eq!(with(&["--profile", "fast"]).profile.as_deref(), Some("fast"));
+        assert_eq!(
+            with(&["-c", "model=gpt-5.5-mini"]).model.as_deref(),
+            Some("gpt-5.5-mini")
+        );
+        assert_eq!(
+            with(&["--profile", "fast"]).profile.as_deref(),
+            Some("fast")
+        );
     }
 
     #[test]
@@ -213,7 +229,8 @@ mod tests {
         // The recordings' config.toml.
         let config = "model = \"gpt-5.5\"\nmodel_provider = \"mock\"\n[model_providers.mock]\nname = \"Mock\"\n";
         assert_eq!(model_in_config(config, None).as_deref(), Some("gpt-5.5"));
-        let profiles = "model = \"a\"\nprofile = \"p\"\n[profiles.p]\nmodel = \"b\"\n[profiles.q]\n";
+        let profiles =
+            "model = \"a\"\nprofile = \"p\"\n[profiles.p]\nmodel = \"b\"\n[profiles.q]\n";
         assert_eq!(model_in_config(profiles, None).as_deref(), Some("b"));
         assert_eq!(model_in_config(profiles, Some("q")).as_deref(), Some("a"));
         assert_eq!(model_in_config("not toml [", None), None);
@@ -232,10 +249,16 @@ mod tests {
             create_dirs: vec![],
             cwd: dir.path().to_path_buf(),
             stdin: super::super::Stdin::Null,
-            limits: super::super::plan::limits(&crate::team::Member::new("t", "codex", dir.path().to_path_buf()), true),
+            limits: super::super::plan::limits(
+                &crate::team::Member::new("t", "codex", dir.path().to_path_buf()),
+                true,
+            ),
             install_hint: None,
         };
-        assert_eq!(configured_model(&entry, &invocation).as_deref(), Some("gpt-5.5"));
+        assert_eq!(
+            configured_model(&entry, &invocation).as_deref(),
+            Some("gpt-5.5")
+        );
         let mut told = invocation.clone();
         told.args.insert(2, "-m".into());
         told.args.insert(3, "o4".into());

@@ -5,7 +5,8 @@
 use std::time::Instant;
 
 use super::EditorPort;
-use super::section::{self, Ending, ToolEntry};
+use super::blocks::{self, ToolEntry};
+use super::section::{self, Ending};
 use crate::agents::{AgentEvent, Denial, Retry, ToolStatus};
 use crate::conversation::output::OutputFilter;
 use crate::document::status::{StatusComment, TurnStatus};
@@ -158,10 +159,10 @@ pub(super) fn on_end(t: &mut Live, outcome: &RunOutcome) {
         t.pending.push('\n');
     }
     if !t.tools.is_empty() {
-        t.pending.push_str(&section::tools_block(&t.tools));
+        t.pending.push_str(&blocks::tools_block(&t.tools));
     }
     if !t.denied.is_empty() {
-        t.pending.push_str(&section::not_allowed(
+        t.pending.push_str(&blocks::not_allowed(
             &t.member, &t.agent, &t.denied, &t.args, &t.allow,
         ));
         t.ending.denied = t.denied.len();
@@ -190,7 +191,12 @@ mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
 
-    fn entry(id: Option<&str>, summary: &str, status: ToolStatus, detail: Option<&str>) -> ToolEntry {
+    fn entry(
+        id: Option<&str>,
+        summary: &str,
+        status: ToolStatus,
+        detail: Option<&str>,
+    ) -> ToolEntry {
         ToolEntry {
             id: id.map(str::to_owned),
             summary: summary.into(),

@@ -4,6 +4,7 @@
 
 pub mod actions;
 pub mod anchors;
+pub mod blocks;
 pub mod clock;
 pub mod engine;
 pub mod file_port;

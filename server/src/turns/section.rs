@@ -1,12 +1,10 @@
 //! What the server writes into a chat: a new section (`## @handle` and its status
-//! comment), the status comment at every transition, the blocks that end an answer
-//! (tool activity, what the agent was not allowed to do), and the reply stub.
+//! comment), the status comment at every transition, and the reply stub.
 
 use std::time::{Duration, SystemTime};
 
 use super::clock;
-use crate::agents::codex::toml_string;
-use crate::agents::{Denial, ToolStatus, Usage};
+use crate::agents::Usage;
 use crate::document::chat::Chat;
 use crate::document::status::{StatusComment, TurnStatus};
 
@@ -124,102 +122,6 @@ fn short(text: &str, max: usize) -> String {
         out.push('…');
     }
     out
-}
-
-/// One tool call of a turn, as the tools block lists it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ToolEntry {
-    /// The CLI's id of the call, when it gives one.
-    pub id: Option<String>,
-    /// `Bash: cargo test`.
-    pub summary: String,
-    pub status: ToolStatus,
-    /// The first line of a failure.
-    pub detail: Option<String>,
-}
-
-/// Tool activity, collapsed so it does not crowd the answer: one line per call, with
-/// how it failed (or that it never finished).
-pub fn tools_block(tools: &[ToolEntry]) -> String {
-    let mut out = format!("\n<details><summary>Tools ({})</summary>\n\n", tools.len());
-    for tool in tools {
-        out.push_str("- ");
-        out.push_str(&one_line(&tool.summary));
-        match (tool.status, &tool.detail) {
-            (ToolStatus::Completed, _) => {}
-            (ToolStatus::Failed, Some(detail)) => {
-                out.push_str(" — failed: ");
-                out.push_str(&one_line(detail));
-            }
-            (ToolStatus::Failed, None) => out.push_str(" — failed"),
-            (ToolStatus::Started, _) => out.push_str(" — did not finish"),
-        }
-        out.push('\n');
-    }
-    out.push_str("\n</details>\n");
-    out
-}
-
-/// What the agent was not allowed to do, as a quote at the end of its answer: each
-/// refused tool and its input, and the member `args` that would allow them all
-/// (`args` are the member's own, `allow` what to add).
-pub fn not_allowed(
-    member: &str,
-    agent: &str,
-    denied: &[Denial],
-    args: &[String],
-    allow: &[String],
-) -> String {
-    let n = denied.len();
-    let (actions, need, them) = if n == 1 {
-        ("action", "needs", "it")
-    } else {
-        ("actions", "need", "them")
-    };
-    let mut out = format!(
-        "\n> **Not allowed** — @{member}'s {} refused {n} {actions} that {need} approval:\n",
-        code(agent)
-    );
-    for denial in denied {
-        out.push_str("> - ");
-        out.push_str(&code(&denial.tool));
-        if let Some(input) = &denial.input {
-            out.push_str(": ");
-            out.push_str(&code(input));
-        }
-        out.push('\n');
-    }
-    if !allow.is_empty() {
-        let all: Vec<String> = args.iter().chain(allow).map(|a| toml_string(a)).collect();
-        out.push_str(&format!(
-            ">\n> To allow {them} for @{member}, set its `args` in chatmd.toml \
-             (`[members.{member}]`): {}\n",
-            code(&format!("args = [{}]", all.join(", ")))
-        ));
-    }
-    out
-}
-
-/// `text` as inline code, fenced with more backticks than it holds.
-fn code(text: &str) -> String {
-    let text = one_line(text);
-    let longest = text
-        .split(|c| c != '`')
-        .map(str::len)
-        .max()
-        .unwrap_or(0);
-    let fence = "`".repeat(longest + 1);
-    let pad = if text.starts_with('`') || text.ends_with('`') {
-        " "
-    } else {
-        ""
-    };
-    format!("{fence}{pad}{text}{pad}{fence}")
-}
-
-/// `text` on one line (a list item must not break).
-fn one_line(text: &str) -> String {
-    text.replace(['\r', '\n'], " ")
 }
 
 /// The reply stub appended after a round: an empty heading for the human.
@@ -347,68 +249,6 @@ mod tests {
                 "<!-- chatmd id=t1 status=interrupted -->".to_string()
             )]
         );
-    }
-
-    #[test]
-    fn tool_calls_are_listed_once_with_how_they_ended() {
-        let entry = |summary: &str, status, detail: Option<&str>| ToolEntry {
-            id: None,
-            summary: summary.into(),
-            status,
-            detail: detail.map(str::to_owned),
-        };
-        let block = tools_block(&[
-            entry("Bash: echo hi", ToolStatus::Completed, None),
-            entry(
-                "Bash: touch x",
-                ToolStatus::Failed,
-                Some("touch in '/w/x' was blocked."),
-            ),
-            entry("Shell: cargo test", ToolStatus::Failed, None),
-            entry("Bash: sleep 100", ToolStatus::Started, None),
-        ]);
-        assert_eq!(
-            block,
-            "\n<details><summary>Tools (4)</summary>\n\n\
-             - Bash: echo hi\n\
-             - Bash: touch x — failed: touch in '/w/x' was blocked.\n\
-             - Shell: cargo test — failed\n\
-             - Bash: sleep 100 — did not finish\n\
-             \n</details>\n"
-        );
-    }
-
-    #[test]
-    fn refusals_say_how_to_allow_them() {
-        let denial = |tool: &str, input: Option<&str>| Denial {
-            tool: tool.into(),
-            input: input.map(str::to_owned),
-        };
-        let two = [
-            denial("Bash", Some("touch tool-wrote.txt")),
-            denial("Write", Some("src/x.rs")),
-        ];
-        let allow = ["--allowedTools", "Bash(touch:*)", "Write"].map(String::from);
-        assert_eq!(
-            not_allowed("reviewer", "claude", &two, &["--model".into(), "opus".into()], &allow),
-            "\n> **Not allowed** — @reviewer's `claude` refused 2 actions that need approval:\n\
-             > - `Bash`: `touch tool-wrote.txt`\n\
-             > - `Write`: `src/x.rs`\n\
-             >\n\
-             > To allow them for @reviewer, set its `args` in chatmd.toml (`[members.reviewer]`): \
-             `args = [\"--model\", \"opus\", \"--allowedTools\", \"Bash(touch:*)\", \"Write\"]`\n"
-        );
-        let one = [denial("WebFetch", None)];
-        assert_eq!(
-            not_allowed("r", "claude", &one, &[], &["--allowedTools".into(), "WebFetch".into()]),
-            "\n> **Not allowed** — @r's `claude` refused 1 action that needs approval:\n\
-             > - `WebFetch`\n\
-             >\n\
-             > To allow it for @r, set its `args` in chatmd.toml (`[members.r]`): \
-             `args = [\"--allowedTools\", \"WebFetch\"]`\n"
-        );
-        assert_eq!(code("a `b` c"), "``a `b` c``");
-        assert_eq!(code("`x"), "`` `x ``");
     }
 
     #[test]

@@ -38,7 +38,9 @@ fn claude_401_ends_at_the_first_retry_notice() {
     // headless-401-retries.jsonl: init, then ten api_retry lines and the give-up.
     let events = replay("claude", "auth-401");
     assert_eq!(events.len(), 2, "{events:#?}");
-    assert!(matches!(&events[0], AgentEvent::Started { session: Some(s), .. } if s == "f43a1f36-1692-4528-8703-a0ccbacb9940"));
+    assert!(
+        matches!(&events[0], AgentEvent::Started { session: Some(s), .. } if s == "f43a1f36-1692-4528-8703-a0ccbacb9940")
+    );
     let AgentEvent::Failed { message } = &events[1] else {
         panic!("{events:#?}");
     };
@@ -93,20 +95,34 @@ fn a_refused_claude_call_is_one_call_that_failed_with_the_cli_words() {
     assert_eq!(
         tools(&events),
         [
-            (Some("toolu_mock_3e1175487c"), "Bash: touch tool-wrote.txt", ToolStatus::Started, None),
+            (
+                Some("toolu_mock_3e1175487c"),
+                "Bash: touch tool-wrote.txt",
+                ToolStatus::Started,
+                None
+            ),
             (
                 Some("toolu_mock_3e1175487c"),
                 "Bash: touch tool-wrote.txt",
                 ToolStatus::Failed,
                 // The recorded refusal, cut to the quote limit.
-                Some("touch in '/home/dev/work/tool-wrote.txt' was blocked. For security, Claude Code may only create or modify files in the allowed working directories for this sess…"),
+                Some(
+                    "touch in '/home/dev/work/tool-wrote.txt' was blocked. For security, Claude Code may only create or modify files in the allowed working directories for this sess…"
+                ),
             ),
-            (Some("toolu_mock_5b2e8c41d0"), "Write: /home/dev/work/src/x.rs", ToolStatus::Started, None),
+            (
+                Some("toolu_mock_5b2e8c41d0"),
+                "Write: /home/dev/work/src/x.rs",
+                ToolStatus::Started,
+                None
+            ),
             (
                 Some("toolu_mock_5b2e8c41d0"),
                 "Write: /home/dev/work/src/x.rs",
                 ToolStatus::Failed,
-                Some("Claude requested permissions to write to /home/dev/work/src/x.rs, but you haven't granted it yet."),
+                Some(
+                    "Claude requested permissions to write to /home/dev/work/src/x.rs, but you haven't granted it yet."
+                ),
             ),
         ]
     );
@@ -127,14 +143,18 @@ fn a_refused_claude_call_is_one_call_that_failed_with_the_cli_words() {
                     input: Some("/home/dev/work/src/x.rs".into())
                 },
             ],
-            ["--allowedTools", "Bash(touch:*)", "Write"].map(String::from).to_vec(),
+            ["--allowedTools", "Bash(touch:*)", "Write"]
+                .map(String::from)
+                .to_vec(),
         ))
     );
     // The other transcripts have `permission_denials: []`.
     for name in ["tool-use", "retry", "not-logged-in"] {
         let events = replay("claude", name);
         assert!(
-            !events.iter().any(|e| matches!(e, AgentEvent::Denied { .. })),
+            !events
+                .iter()
+                .any(|e| matches!(e, AgentEvent::Denied { .. })),
             "{name}"
         );
     }
@@ -147,12 +167,19 @@ fn failed_tools_of_gemini_and_codex_say_why() {
     assert_eq!(
         tools(&gemini),
         [
-            (Some(id), "run_shell_command: echo hi", ToolStatus::Started, None),
+            (
+                Some(id),
+                "run_shell_command: echo hi",
+                ToolStatus::Started,
+                None
+            ),
             (
                 Some(id),
                 "run_shell_command: echo hi",
                 ToolStatus::Failed,
-                Some("Tool \"run_shell_command\" not found. Did you mean one of: \"update_topic\", \"grep_search\", \"invoke_agent\"?"),
+                Some(
+                    "Tool \"run_shell_command\" not found. Did you mean one of: \"update_topic\", \"grep_search\", \"invoke_agent\"?"
+                ),
             ),
         ]
     );
@@ -160,8 +187,18 @@ fn failed_tools_of_gemini_and_codex_say_why() {
     assert_eq!(
         tools(&codex),
         [
-            (Some("item_2"), "Edit: src/main.rs, README.md", ToolStatus::Completed, None),
-            (Some("item_3"), "Shell: cargo test", ToolStatus::Started, None),
+            (
+                Some("item_2"),
+                "Edit: src/main.rs, README.md",
+                ToolStatus::Completed,
+                None
+            ),
+            (
+                Some("item_3"),
+                "Shell: cargo test",
+                ToolStatus::Started,
+                None
+            ),
             (
                 Some("item_3"),
                 "Shell: cargo test",

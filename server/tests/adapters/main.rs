@@ -101,9 +101,11 @@ pub fn seen(events: Vec<AgentEvent>) -> Seen {
             AgentEvent::Denied { denials, allow } => {
                 for denial in denials {
                     let input = denial.input.map(|i| format!(": {i}")).unwrap_or_default();
-                    seen.notices.push(format!("not allowed: {}{input}", denial.tool));
+                    seen.notices
+                        .push(format!("not allowed: {}{input}", denial.tool));
                 }
-                seen.notices.push(format!("allow with: {}", allow.join(" ")));
+                seen.notices
+                    .push(format!("allow with: {}", allow.join(" ")));
             }
             AgentEvent::Usage(_) => {}
             AgentEvent::Done { stop_reason, usage } => {

@@ -51,7 +51,9 @@ async fn a_retry_shows_in_the_progress_and_the_status() {
         values
             .iter()
             .find(|v| v["message"] == "retrying (1/10): 529 Overloaded"),
-        Some(&json!({"kind": "report", "cancellable": true, "message": "retrying (1/10): 529 Overloaded"}))
+        Some(
+            &json!({"kind": "report", "cancellable": true, "message": "retrying (1/10): 529 Overloaded"})
+        )
     );
     assert_eq!(
         redact(editor.text(&uri)),
@@ -78,7 +80,10 @@ async fn a_refused_key_ends_the_progress_with_how_to_log_in() {
         .run_until("the failed turn", |e| finished(e.text(&uri)))
         .await;
     let values = progress_until_end(&mut editor).await;
-    let end = values.last().unwrap()["message"].as_str().unwrap().to_owned();
+    let end = values.last().unwrap()["message"]
+        .as_str()
+        .unwrap()
+        .to_owned();
     assert_eq!(
         end,
         "error: API error 401 authentication_failed. Log in with `claude /login` in a \
@@ -86,7 +91,9 @@ async fn a_refused_key_ends_the_progress_with_how_to_log_in() {
          ANTHROPIC_API_KEY in the member's `env`."
     );
     assert!(
-        !values.iter().any(|v| v["message"].as_str().is_some_and(|m| m.starts_with("retrying"))),
+        !values.iter().any(|v| v["message"]
+            .as_str()
+            .is_some_and(|m| m.starts_with("retrying"))),
         "an auth failure is not a retry: {values:?}"
     );
     let text = redact(editor.text(&uri));

@@ -63,7 +63,9 @@ async fn not_logged_in_is_an_error_in_the_agents_words() {
                    (with CLAUDE_CONFIG_DIR set to the member's `home` if it has one), or set \
                    ANTHROPIC_API_KEY in the member's `env`.";
     assert!(
-        text.ends_with(&format!("took=… exit=1 error=\"{message}\" -->\n\n## @me\n")),
+        text.ends_with(&format!(
+            "took=… exit=1 error=\"{message}\" -->\n\n## @me\n"
+        )),
         "{text}"
     );
     assert!(text.contains("status=error"), "{text}");
