@@ -48,22 +48,25 @@ pub(super) struct Round {
     pub(super) turns: Vec<TurnReport>,
     /// Why members were not started (they are already answering).
     pub(super) refused: Vec<String>,
+    /// The turn ids of the sections the round wrote: only these answers may hand the
+    /// word on when the round ends.
+    pub(super) ids: Vec<String>,
 }
 
-/// Runs `members` answering message `message` of `text`.
+/// Runs `members`, each answering its message (an index into `chat`'s messages).
 pub(super) async fn run_round<P: EditorPort>(
     port: &mut P,
     ctx: &Context,
     text: &str,
     chat: &Chat,
     roster: &Roster<'_>,
-    message: usize,
-    members: &[String],
+    members: &[(String, usize)],
 ) -> Result<Round, PortError> {
     let mut reports = Vec::new();
     let mut refused = Vec::new();
     let mut planned = Vec::new();
-    for handle in members {
+    for (handle, message) in members {
+        let message = *message;
         let Some(member) = roster.member(handle) else {
             continue;
         };
@@ -97,6 +100,7 @@ pub(super) async fn run_round<P: EditorPort>(
         return Ok(Round {
             turns: reports,
             refused,
+            ids: Vec::new(),
         });
     }
     let handles: Vec<String> = planned.iter().map(|p| p.member.handle.clone()).collect();
@@ -148,6 +152,10 @@ pub(super) async fn run_round<P: EditorPort>(
         }
     }
     result?;
+    let ids = live
+        .iter()
+        .filter_map(|t| t.status.id().map(str::to_owned))
+        .collect();
     reports.extend(live.into_iter().map(|t| TurnReport {
         member: t.member,
         status: t.status.status().unwrap_or(TurnStatus::Error),
@@ -156,6 +164,7 @@ pub(super) async fn run_round<P: EditorPort>(
     Ok(Round {
         turns: reports,
         refused,
+        ids,
     })
 }
 

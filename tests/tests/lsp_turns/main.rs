@@ -6,6 +6,7 @@
 mod setup;
 
 mod commands;
+mod drafts;
 mod editing;
 mod failures;
 mod lifecycle;
