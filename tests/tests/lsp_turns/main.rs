@@ -9,4 +9,5 @@ mod commands;
 mod editing;
 mod failures;
 mod lifecycle;
+mod resume;
 mod routing;
