@@ -9,7 +9,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::section;
 use super::{Applied, EditorPort, Level, PortError};
-use crate::agents::{Registry, plan_turn};
+use crate::agents::{Invocation, Registry, plan_turn};
 use crate::conversation::prompt::{PromptRequest, build_prompt, role_loaded_by_cli};
 use crate::conversation::roster::Roster;
 use crate::conversation::routing::{self, Next};
@@ -201,7 +201,9 @@ fn explicit(roster: &Roster, asked: Vec<String>) -> Next {
     Next::Run(out)
 }
 
-/// The command line of one member's turn, or why it cannot start.
+/// The command line of one member's turn, or why it cannot start; for a member that
+/// resumes a session, also the same turn as a new session with the whole prompt, run
+/// when the CLI cannot find the session (see `turns/resume.rs`).
 pub(super) fn plan(
     ctx: &Context,
     text: &str,
@@ -209,27 +211,41 @@ pub(super) fn plan(
     roster: &Roster,
     member: &team::Member,
     message: usize,
-) -> Result<(crate::agents::Invocation, crate::agents::AgentEntry), String> {
+) -> Result<(Invocation, crate::agents::AgentEntry, Option<Invocation>), String> {
     let entry = ctx.registry.entry(&member.agent).ok_or_else(|| {
         format!(
             "no agent kind `{}` (claude, codex, gemini, or one from ~/.config/chatmd/agents.toml)",
             member.agent
         )
     })?;
-    let request = PromptRequest {
-        text,
-        chat,
-        roster,
-        member,
-        message,
-        role_loaded_by_cli: role_loaded_by_cli(member, &ctx.workspace_root),
-        since: None,
+    let last = super::resume::session_to_resume(ctx, text, chat, member, entry, message);
+    let prompt = |since: Option<usize>| {
+        let request = PromptRequest {
+            text,
+            chat,
+            roster,
+            member,
+            message,
+            role_loaded_by_cli: role_loaded_by_cli(member, &ctx.workspace_root),
+            since,
+        };
+        build_prompt(&request).map_err(|e| e.to_string())
     };
-    let prompt = build_prompt(&request).map_err(|e| e.to_string())?;
-    let mut invocation = plan_turn(entry, member, &prompt.system, &prompt.body, None);
-    if let Some(extra) = &ctx.agent_path {
-        prepend_path(&mut invocation, extra);
-    }
+    let command = |since: Option<usize>, session: Option<&str>| -> Result<Invocation, String> {
+        let prompt = prompt(since)?;
+        let mut invocation = plan_turn(entry, member, &prompt.system, &prompt.body, session);
+        if let Some(extra) = &ctx.agent_path {
+            prepend_path(&mut invocation, extra);
+        }
+        Ok(invocation)
+    };
+    let (invocation, fallback) = match &last {
+        Some(last) => (
+            command(Some(last.since), Some(&last.session))?,
+            Some(command(None, None)?),
+        ),
+        None => (command(None, None)?, None),
+    };
     if !program_exists(&invocation) {
         let hint = invocation
             .install_hint
@@ -241,11 +257,11 @@ pub(super) fn plan(
             invocation.program
         ));
     }
-    Ok((invocation, entry.clone()))
+    Ok((invocation, entry.clone(), fallback))
 }
 
 /// Puts `extra` before the `PATH` the agent gets (and is looked up on).
-fn prepend_path(invocation: &mut crate::agents::Invocation, extra: &std::ffi::OsStr) {
+fn prepend_path(invocation: &mut Invocation, extra: &std::ffi::OsStr) {
     let current = match invocation.env.iter().rev().find(|(k, _)| k == "PATH") {
         Some((_, path)) => path.clone(),
         None => std::env::var("PATH").unwrap_or_default(),
@@ -259,7 +275,7 @@ fn prepend_path(invocation: &mut crate::agents::Invocation, extra: &std::ffi::Os
     invocation.env.push(("PATH".to_string(), joined));
 }
 
-fn program_exists(invocation: &crate::agents::Invocation) -> bool {
+fn program_exists(invocation: &Invocation) -> bool {
     let program = &invocation.program;
     if program.contains('/') {
         return invocation.cwd.join(program).exists();

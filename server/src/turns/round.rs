@@ -13,7 +13,7 @@ use super::engine::{Context, TurnReport, plan};
 use super::live::{Live, on_end, on_event};
 use super::section::{self, Ending};
 use super::{Applied, EditorPort, Level, PortError};
-use crate::agents::{AgentEntry, AgentEvent, Invocation, parser_for};
+use crate::agents::{AgentEntry, AgentEvent, Invocation};
 use crate::conversation::output::OutputFilter;
 use crate::conversation::roster::Roster;
 use crate::document::ByteRange;
@@ -38,6 +38,8 @@ enum Msg {
 struct Planned<'a> {
     member: &'a Member,
     invocation: Invocation,
+    /// The turn as a new session, when `invocation` resumes one (`turns/resume.rs`).
+    fallback: Option<Invocation>,
     entry: AgentEntry,
     cancel: CancellationToken,
 }
@@ -77,9 +79,10 @@ pub(super) async fn run_round<P: EditorPort>(
             continue;
         }
         match plan(ctx, text, chat, roster, member, message) {
-            Ok((invocation, entry)) => planned.push(Planned {
+            Ok((invocation, entry, fallback)) => planned.push(Planned {
                 member,
                 invocation,
+                fallback,
                 entry,
                 cancel,
             }),
@@ -125,7 +128,7 @@ pub(super) async fn run_round<P: EditorPort>(
         let tx = tx.clone();
         tokio::spawn(async move {
             let (events_tx, mut events_rx) = mpsc::channel(256);
-            let turn = crate::runner::run(p.invocation, parser_for(&p.entry), events_tx, p.cancel);
+            let turn = super::resume::run(p.invocation, p.fallback, &p.entry, events_tx, p.cancel);
             let forward = async {
                 while let Some(event) = events_rx.recv().await {
                     if tx.send(Msg::Event(i, event)).await.is_err() {

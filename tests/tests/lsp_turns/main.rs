@@ -10,4 +10,5 @@ mod drafts;
 mod editing;
 mod failures;
 mod lifecycle;
+mod resume;
 mod routing;
