@@ -15,6 +15,7 @@ mod plan;
 pub mod provenance;
 mod reader;
 pub mod registry;
+mod resume;
 
 pub use output::sanitize;
 pub use plan::{ARGUMENT_LIMIT, DEFAULT_IDLE, DEFAULT_TOTAL};
@@ -161,6 +162,9 @@ pub enum AgentEvent {
     Failed { message: String },
     /// Something worth a line in the log (a non-fatal error, a skipped line).
     Notice(String),
+    /// The CLI could not find the session it was asked to resume (`message`: its own
+    /// words). A `Failed` follows; the turn may run again as a new session.
+    SessionNotFound { message: String },
 }
 
 /// How the process ended, given to the parser when output is over.

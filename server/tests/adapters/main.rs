@@ -96,6 +96,9 @@ pub fn seen(events: Vec<AgentEvent>) -> Seen {
                 summary, status, ..
             } => seen.tools.push((summary, status)),
             AgentEvent::Notice(notice) => seen.notices.push(notice),
+            AgentEvent::SessionNotFound { message } => {
+                seen.notices.push(format!("session not found: {message}"))
+            }
             // Retries and refusals are shown as the user reads them.
             AgentEvent::Retry(retry) => seen.notices.push(retry.to_string()),
             AgentEvent::Denied { denials, allow } => {
@@ -154,7 +157,7 @@ fn every_transcript_parses_to_what_a_user_should_see() {
             count += 1;
         }
     }
-    assert_eq!(count, 30, "transcripts checked");
+    assert_eq!(count, 31, "transcripts checked");
 }
 
 fn expected(kind: &str, name: &str) -> Seen {

@@ -7,7 +7,9 @@ mod setup;
 
 mod agent_output;
 mod commands;
+mod drafts;
 mod editing;
 mod failures;
 mod lifecycle;
+mod resume;
 mod routing;
