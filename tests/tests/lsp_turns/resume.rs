@@ -25,8 +25,11 @@ fn workspace(member: &str, text: &str, session: &str) -> Setup {
     let s = Setup::new(&[]);
     let store = s.path("sessions");
     std::fs::create_dir_all(&store).expect("store");
+    // A `home` of its own: codex's model would otherwise come from the config.toml in
+    // the HOME of whoever runs the tests (the server runs in this process).
     let toml = format!(
-        "[members.{member}]\nresume = true\ninstructions = \"{ROLE}\"\n\
+        "[members.{member}]\nresume = true\nhome = \".state/{member}\"\n\
+         instructions = \"{ROLE}\"\n\
          [members.{member}.env]\nIS_SANDBOX = \"\"\nFAKE_AGENT_TEXT = \"{text}\"\n\
          FAKE_AGENT_SESSION = \"{session}\"\nFAKE_AGENT_SESSIONS = \"{}\"\n\
          FAKE_AGENT_RECORD = \"{}\"\n",
