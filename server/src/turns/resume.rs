@@ -86,6 +86,11 @@ pub(super) async fn run(
                     return true;
                 }
                 AgentEvent::Started { .. } | AgentEvent::Notice(_) if !going => held.push(event),
+                // A retry is shown at once (the user waits on it) but is no sign that
+                // the session was found: a lost one may still be reported after it.
+                AgentEvent::Retry(_) if !going => {
+                    let _ = events.send(event).await;
+                }
                 event => {
                     going = true;
                     for event in held.drain(..).chain([event]) {
