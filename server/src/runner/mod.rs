@@ -5,6 +5,7 @@ mod error;
 mod group;
 mod guard;
 mod lines;
+mod redact;
 mod resolve;
 mod stderr;
 mod turn;
