@@ -5,7 +5,11 @@ fn main() -> std::process::ExitCode {
         std::process::exit(code);
     }
     // Every agent this process starts dies with it, even when it is SIGKILLed. Through
-    // /proc/self/exe, the guard is this very binary even if the file was replaced.
-    chatmd::runner::guard_agents_with("/proc/self/exe");
+    // /proc/self/exe, the guard is this very binary even if the file was replaced
+    // (without /proc, agents start directly and die only with a clean exit).
+    let this = std::path::Path::new("/proc/self/exe");
+    if this.exists() {
+        chatmd::runner::guard_agents_with(this);
+    }
     chatmd::cli::main()
 }
