@@ -1,5 +1,6 @@
 //! The runner's cost per turn: a whole turn through `runner::run` against spawning the
-//! same program with `std::process::Command::output()`, interleaved in one run.
+//! same program with `std::process::Command::output()`, interleaved in one run, without
+//! and with the agent guard.
 //!
 //! Run: `cargo bench -p chatmd --bench runner_bench`
 
@@ -122,21 +123,7 @@ fn main() {
     println!("runner: {runs} turns each, medians, runner turn vs `Command::output()`\n");
     println!("| what | measured | baseline | target | ok? |");
     println!("| --- | --- | --- | --- | --- |");
-    for (program, args) in [
-        ("/bin/echo", &["hello from the agent"][..]),
-        ("/bin/true", &[][..]),
-    ] {
-        let (measured, baseline) = compare(&rt, program, args, runs);
-        let extra = measured.saturating_sub(baseline);
-        let ok = extra <= Duration::from_millis(5);
-        println!(
-            "| turn through `run()`, `{program}` (+{} per turn) | {} | {} | ≤ baseline + 5 ms | {} |",
-            ms(extra),
-            ms(measured),
-            ms(baseline),
-            if ok { "yes" } else { "NO" }
-        );
-    }
+    turn_rows(&rt, runs, "");
 
     // Throughput: 256 MiB of 64-byte lines through the runner and its parser, against
     // `sh` piping the same bytes to /dev/null.
@@ -170,4 +157,28 @@ fn main() {
         rate(reader_only),
         rate(baseline)
     );
+
+    // The same turns with every agent started through the guard that kills its group
+    // when the process dies (what the `chatmd` binary does): one exec more per turn.
+    runner::guard_agents_with(env!("CARGO_BIN_EXE_chatmd"));
+    turn_rows(&rt, runs, " through the agent guard");
+}
+
+/// A row per program: a turn through the runner against `Command::output()`.
+fn turn_rows(rt: &tokio::runtime::Runtime, runs: usize, how: &str) {
+    for (program, args) in [
+        ("/bin/echo", &["hello from the agent"][..]),
+        ("/bin/true", &[][..]),
+    ] {
+        let (measured, baseline) = compare(rt, program, args, runs);
+        let extra = measured.saturating_sub(baseline);
+        let ok = extra <= Duration::from_millis(5);
+        println!(
+            "| turn through `run()`{how}, `{program}` (+{} per turn) | {} | {} | ≤ baseline + 5 ms | {} |",
+            ms(extra),
+            ms(measured),
+            ms(baseline),
+            if ok { "yes" } else { "NO" }
+        );
+    }
 }

@@ -7,6 +7,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, bail};
 
+use super::homes;
 use super::report::Report;
 use crate::team::{load_team, resolve_team_folder};
 
@@ -36,7 +37,12 @@ pub(super) fn run(args: &MembersArgs) -> ExitCode {
         }
     };
     let team = load_team(&target.root, &target.team_folder);
-    let report = Report::new(&target, &team);
+    let mut report = Report::new(&target, &team);
+    report.problems.extend(homes::unignored(
+        &team,
+        &target.root,
+        &homes::Git::on_path(),
+    ));
     let mut out = io::stdout().lock();
     let written = if args.json {
         serde_json::to_writer_pretty(&mut out, &report)

@@ -6,9 +6,11 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use tracing_subscriber::EnvFilter;
 
+mod homes;
 mod members;
 mod report;
 mod send;
+pub(crate) mod signals;
 mod table;
 
 /// chatmd: conversations with a team of coding agents, in Markdown files.
@@ -32,7 +34,8 @@ enum Command {
 }
 
 /// Runs the command line and returns the process exit code: 0 on success, 2 on bad
-/// usage or an unreadable path, 1 when the language server fails.
+/// usage or an unreadable path, 1 when the language server fails, 128 + the signal's
+/// number when SIGINT, SIGTERM or SIGHUP ended `send` or `lsp`.
 pub fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
@@ -46,7 +49,8 @@ pub fn main() -> ExitCode {
         Command::Lsp => {
             init_logging("info");
             match crate::lsp::run_stdio() {
-                Ok(()) => ExitCode::SUCCESS,
+                Ok(None) => ExitCode::SUCCESS,
+                Ok(Some(signal)) => signals::exit_code(signal),
                 Err(error) => {
                     tracing::error!("{error:#}");
                     eprintln!("chatmd lsp: {error:#}");

@@ -4,11 +4,12 @@
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use clap::Args;
 use tokio_util::sync::CancellationToken;
 
+use super::signals::Signals;
 use crate::agents::Registry;
 use crate::turns::Level;
 use crate::turns::engine::{self, Context};
@@ -23,13 +24,22 @@ pub struct SendArgs {
     pub to: Vec<String>,
 }
 
+/// `eprintln!` that never panics: after SIGHUP the terminal may be gone, and the
+/// summary must not turn a clean cancel into a crash.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 /// Exit status: 0 when every turn succeeded, 1 when a turn failed or nothing could
-/// run, 2 for a file that cannot be used.
+/// run, 2 for a file that cannot be used, 128 + the signal's number when SIGINT (130),
+/// SIGTERM (143) or SIGHUP (129) cancelled the turns.
 pub fn run(args: &SendArgs) -> ExitCode {
     let file = match std::fs::canonicalize(&args.file) {
         Ok(file) => file,
         Err(error) => {
-            eprintln!("chatmd send: cannot open {}: {error}", args.file.display());
+            say!("chatmd send: cannot open {}: {error}", args.file.display());
             return ExitCode::from(2);
         }
     };
@@ -39,13 +49,13 @@ pub fn run(args: &SendArgs) -> ExitCode {
     let user_registry = crate::agents::registry::default_path().filter(|p| p.exists());
     let (registry, problems) = Registry::load(user_registry.as_deref());
     for problem in problems {
-        eprintln!("chatmd send: {problem}");
+        say!("chatmd send: {problem}");
     }
     let echo: Box<dyn Write + Send> = Box::new(std::io::stdout());
     let mut port = match FilePort::open(&file, Some(echo)) {
         Ok(port) => port.with_notes(Box::new(std::io::stderr())),
         Err(error) => {
-            eprintln!("chatmd send: {error}");
+            say!("chatmd send: {error}");
             return ExitCode::from(2);
         }
     };
@@ -64,18 +74,27 @@ pub fn run(args: &SendArgs) -> ExitCode {
     {
         Ok(runtime) => runtime,
         Err(error) => {
-            eprintln!("chatmd send: cannot start: {error}");
+            say!("chatmd send: cannot start: {error}");
             return ExitCode::FAILURE;
         }
     };
+    let stopped_by = Arc::new(OnceLock::new());
     let result = runtime.block_on(async {
-        // Ctrl-C cancels the turns cleanly: partial text stays, the status says `cancelled`.
-        let watcher = cancel.clone();
-        tokio::spawn(async move {
-            if tokio::signal::ctrl_c().await.is_ok() {
-                watcher.cancel();
+        // SIGINT, SIGTERM and SIGHUP cancel the turns cleanly: partial text stays, the
+        // status says `cancelled`, the agents' process groups are killed.
+        match Signals::listen() {
+            Ok(mut signals) => {
+                let (watcher, stopped_by) = (cancel.clone(), Arc::clone(&stopped_by));
+                tokio::spawn(async move {
+                    let signal = signals.recv().await;
+                    let _ = stopped_by.set(signal);
+                    watcher.cancel();
+                });
             }
-        });
+            Err(error) => {
+                say!("chatmd send: cannot listen for Ctrl-C, SIGTERM and SIGHUP: {error}")
+            }
+        }
         engine::run(&mut port, &ctx).await
     });
     if port.echoed() {
@@ -88,11 +107,15 @@ pub fn run(args: &SendArgs) -> ExitCode {
             Level::Warning => "warning",
             Level::Error => "error",
         };
-        eprintln!("chatmd send: {tag}: {message}");
+        say!("chatmd send: {tag}: {message}");
     }
-    match result {
+    let stopped_by = stopped_by.get().copied();
+    if let Some(signal) = stopped_by {
+        say!("chatmd send: {signal}: the turns were cancelled");
+    }
+    let code = match result {
         Err(error) => {
-            eprintln!("chatmd send: {error}");
+            say!("chatmd send: {error}");
             ExitCode::FAILURE
         }
         Ok(report) => {
@@ -104,8 +127,8 @@ pub fn run(args: &SendArgs) -> ExitCode {
                         .any(|(_, m)| *m == format!("@{}: {e}", turn.member))
                 };
                 match &turn.error {
-                    Some(error) if !told(error) => eprintln!("@{}: {status}: {error}", turn.member),
-                    _ => eprintln!("@{}: {status}", turn.member),
+                    Some(error) if !told(error) => say!("@{}: {status}: {error}", turn.member),
+                    _ => say!("@{}: {status}", turn.member),
                 }
             }
             if report.all_succeeded() {
@@ -114,5 +137,6 @@ pub fn run(args: &SendArgs) -> ExitCode {
                 ExitCode::FAILURE
             }
         }
-    }
+    };
+    stopped_by.map_or(code, super::signals::exit_code)
 }

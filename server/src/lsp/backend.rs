@@ -24,10 +24,12 @@ pub struct Backend {
 
 impl Backend {
     pub fn new(client: Client) -> Backend {
-        Backend {
-            client,
-            state: Arc::new(Mutex::new(State::default())),
-        }
+        Backend::with_state(client, Arc::new(Mutex::new(State::default())))
+    }
+
+    /// A backend on `state`, which the caller keeps to end the turns on a signal.
+    pub(super) fn with_state(client: Client, state: Arc<Mutex<State>>) -> Backend {
+        Backend { client, state }
     }
 
     /// A consistent copy of an open document, taken under the lock and used without it
@@ -119,10 +121,10 @@ impl LanguageServer for Backend {
     }
 
     async fn shutdown(&self) -> Result<()> {
-        let mut state = lock(&self.state);
-        state.shutting_down = true;
-        // Turns end cleanly (partial text kept, `cancelled`) rather than with the process.
-        state.running.cancel_all();
+        // Turns end cleanly (partial text kept, `cancelled`) rather than with the
+        // process. Not waited for: after `shutdown` the editor's `didChange`s are
+        // dropped (tower-lsp), so an edit could not be seen to land.
+        super::end_turns(&self.state);
         Ok(())
     }
 

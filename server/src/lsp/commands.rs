@@ -183,7 +183,8 @@ async fn start(
         Some(started_tx),
     );
     let task_client = client.clone();
-    let task = tokio::spawn(async move {
+    let runs = lock(state).runs.clone();
+    let task = runs.spawn(async move {
         if let Some(before) = before
             && let Err(why) = before.run(&mut port).await
         {

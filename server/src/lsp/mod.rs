@@ -25,8 +25,20 @@ mod watch;
 
 pub use backend::Backend;
 
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use nix::sys::signal::Signal;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tower_lsp_server::{LspService, Server};
+
+use crate::cli::signals::Signals;
+use state::{State, lock};
+
+/// After SIGINT, SIGTERM or SIGHUP: how long the cancelled turns have to write
+/// `cancelled` (their agents get SIGTERM and a 2 s grace, then the editor applies the
+/// last edit) before the server exits anyway.
+const SIGNAL_WAIT: Duration = Duration::from_secs(5);
 
 /// Serves LSP over any pair of streams (stdio in production, in-memory pipes in tests)
 /// until the client exits.
@@ -35,7 +47,15 @@ where
     I: AsyncRead + Unpin + Send + 'static,
     O: AsyncWrite + Unpin + Send + 'static,
 {
-    let (service, socket) = LspService::build(Backend::new)
+    serve_state(input, output, Arc::default()).await;
+}
+
+async fn serve_state<I, O>(input: I, output: O, state: Arc<Mutex<State>>)
+where
+    I: AsyncRead + Unpin + Send + 'static,
+    O: AsyncWrite + Unpin + Send + 'static,
+{
+    let (service, socket) = LspService::build(move |client| Backend::with_state(client, state))
         .custom_method(framing::INVALID_MESSAGE_METHOD, Backend::invalid_message)
         .custom_method("chatmd/turns", Backend::turns)
         .custom_method("window/workDoneProgress/cancel", Backend::cancel_progress)
@@ -48,11 +68,50 @@ where
         .await;
 }
 
-/// Serves LSP on stdin/stdout until the client exits.
-pub fn run_stdio() -> anyhow::Result<()> {
+/// Ends every turn: cancels the running ones (their agents' process groups are killed,
+/// their sections say `cancelled`) and refuses new ones. Returns the tracker of the
+/// tasks running them, to wait for them to write that.
+fn end_turns(state: &Mutex<State>) -> tokio_util::task::TaskTracker {
+    let (running, runs) = {
+        let mut state = lock(state);
+        state.shutting_down = true;
+        (state.running.clone(), state.runs.clone())
+    };
+    running.close();
+    runs.close();
+    runs
+}
+
+/// Serves LSP on stdin/stdout until the client exits (`None`) or SIGINT, SIGTERM or
+/// SIGHUP arrives (that signal): then the turns are cancelled and given
+/// [`SIGNAL_WAIT`] to write `cancelled` — into the editor's buffer while the editor
+/// answers, into the file on disk for a document that is not open — and the server
+/// stops without waiting for the client.
+pub fn run_stdio() -> anyhow::Result<Option<Signal>> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
-    runtime.block_on(serve(tokio::io::stdin(), tokio::io::stdout()));
-    Ok(())
+    let state: Arc<Mutex<State>> = Arc::default();
+    let stopped = runtime.block_on(async {
+        let mut signals = Signals::listen()?;
+        let stop = async {
+            let signal = signals.recv().await;
+            tracing::info!("{signal}: cancelling the running turns and exiting");
+            let runs = end_turns(&state);
+            if tokio::time::timeout(SIGNAL_WAIT, runs.wait()).await.is_err() {
+                tracing::warn!(
+                    "the turns did not finish within {SIGNAL_WAIT:?}; exiting anyway (their agents are killed)"
+                );
+            }
+            signal
+        };
+        anyhow::Ok(tokio::select! {
+            () = serve_state(tokio::io::stdin(), tokio::io::stdout(), state.clone()) => None,
+            signal = stop => Some(signal),
+        })
+    })?;
+    // Reading stdin blocks a thread that only the client's end of the pipe would free;
+    // dropping the tasks kills any agent still running (and its process group).
+    runtime.shutdown_timeout(Duration::from_millis(500));
+    Ok(stopped)
 }

@@ -107,6 +107,9 @@ pub struct State {
     pub registry: Option<Arc<crate::agents::Registry>>,
     /// The turns running now.
     pub running: crate::turns::registry::Running,
+    /// The tasks that run turns into documents, so an ending server can wait for them
+    /// to write how their turns ended.
+    pub runs: tokio_util::task::TaskTracker,
     pub shutting_down: bool,
 }
 

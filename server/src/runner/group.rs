@@ -28,11 +28,22 @@ pub(crate) struct Spawned {
 
 /// Starts `program` as the leader of a new process group, killed on drop.
 ///
-/// No `PR_SET_PDEATHSIG`: it needs `pre_exec`, which is `unsafe` (forbidden here), and
-/// it fires when the spawning *thread* exits, which tokio's worker threads do. If the
-/// server itself is SIGKILLed its agents survive; a normal exit kills them (drop).
+/// With guarding on (the `chatmd` binary), the leader is the agent guard (see
+/// `guard`), which starts `program` in the same group and kills the group if chatmd
+/// dies without cleaning up. Without it (the runner inside a test process) the agent
+/// leads the group itself: a normal exit kills it (drop), a SIGKILL of the process
+/// does not.
 pub(crate) fn spawn(program: &Path, invocation: &Invocation) -> std::io::Result<Spawned> {
-    let mut command = CommandWrap::with_new(program, |command| {
+    let guard = super::guard::program();
+    let started = guard.unwrap_or(program);
+    let mut command = CommandWrap::with_new(started, |command| {
+        if guard.is_some() {
+            command
+                .arg0("chatmd")
+                .arg(super::guard::GUARD_ARG)
+                .arg(std::process::id().to_string())
+                .arg(program);
+        }
         command
             .args(&invocation.args)
             .envs(invocation.env.iter().map(|(k, v)| (k, v)))

@@ -3,7 +3,9 @@
 
 mod error;
 mod group;
+mod guard;
 mod lines;
+mod redact;
 mod resolve;
 mod stderr;
 mod turn;
@@ -17,6 +19,7 @@ use tokio_util::sync::CancellationToken;
 use crate::agents::{AgentEvent, ExitInfo, Invocation, OutputParser};
 
 pub use error::RunError;
+pub use guard::{GUARD_ARG, guard_agents_with, run_if_guard};
 
 /// How a turn ended and what it cost.
 #[derive(Debug)]
@@ -125,7 +128,8 @@ impl Default for Settings {
 /// before the group is killed), on process exit (then [`OutputParser::finish`] has the
 /// last word), on cancel, or on the idle or total timeout (SIGTERM to the group, a
 /// grace, SIGKILL). Whatever ends it, no process of the group is left running when
-/// this returns, and a dropped `run` future kills the group too.
+/// this returns, and a dropped `run` future kills the group too. With
+/// [`guard_agents_with`] the group also dies when this process is killed outright.
 ///
 /// Events go to `events` as they come (a bounded channel: a slow receiver slows the
 /// reading, and the child with it); a dropped receiver does not stop the turn. The

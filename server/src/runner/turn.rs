@@ -21,6 +21,7 @@ use crate::agents::{AgentEvent, ExitInfo, Invocation, Limits, OutputParser, Stdi
 use super::error::RunError;
 use super::group::{self, Group, Spawned};
 use super::lines::{Line, LineReader};
+use super::redact::Secrets;
 use super::stderr::{self, Tail};
 use super::{Ended, RunOutcome, Settings, Stats};
 
@@ -57,6 +58,8 @@ struct Turn {
     stderr: Arc<Mutex<Tail>>,
     stderr_task: JoinHandle<()>,
     stdin_task: Option<JoinHandle<()>>,
+    /// Cut from every message about the turn.
+    secrets: Secrets,
 }
 
 pub(super) async fn run(
@@ -99,6 +102,7 @@ pub(super) async fn run(
         (Some(pipe), Stdin::Prompt(prompt)) => Some(tokio::spawn(write_prompt(pipe, prompt))),
         _ => None,
     };
+    let secrets = Secrets::of(&invocation.env);
     let tail = Tail::new(settings.stderr_tail_bytes, settings.stderr_tail_lines);
     let tail = Arc::new(Mutex::new(tail));
     let now = Instant::now();
@@ -121,6 +125,7 @@ pub(super) async fn run(
         stderr_task: stderr::drain(stderr, Arc::clone(&tail)),
         stderr: tail,
         stdin_task,
+        secrets,
     };
     turn.run(started).await
 }
@@ -165,7 +170,7 @@ impl Turn {
         let _ = tokio::time::timeout(AFTER_KILL, &mut self.stderr_task).await;
         self.stderr_task.abort();
         let (stderr_tail, stderr_bytes) = match self.stderr.lock() {
-            Ok(mut tail) => (tail.text(), tail.total()),
+            Ok(mut tail) => (self.secrets.redact(&tail.text()), tail.total()),
             Err(_) => (String::new(), 0),
         };
         let status = self.leader.flatten();
@@ -276,6 +281,7 @@ impl Turn {
             }
             let mut answered = None;
             for event in events {
+                let event = self.secrets.event(event);
                 if answered.is_none() {
                     answered = completion(&event);
                 }
@@ -350,6 +356,7 @@ impl Turn {
         let mut events = Vec::new();
         self.parser.finish(exit, &mut events);
         for event in events {
+            let event = self.secrets.event(event);
             if ended.is_none() {
                 ended = completion(&event);
             }

@@ -33,6 +33,8 @@ type Turns = BTreeMap<String, BTreeMap<String, Turn>>;
 #[derive(Clone, Default)]
 pub struct Running {
     turns: Arc<Mutex<Turns>>,
+    /// Set by [`Running::close`]: the process is ending, no turn may start.
+    closed: Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl Running {
@@ -57,6 +59,13 @@ impl Running {
         cancel: &CancellationToken,
     ) -> Result<(), String> {
         let mut turns = self.lock();
+        // Checked under the lock that `close` takes: a turn either is cancelled by it
+        // or never starts.
+        if self.closed.load(std::sync::atomic::Ordering::SeqCst) {
+            return Err(format!(
+                "@{member} was not started: chatmd is shutting down"
+            ));
+        }
         let members = turns.entry(document.to_string()).or_default();
         if members.contains_key(member) {
             return Err(format!(
@@ -134,10 +143,19 @@ impl Running {
         found.is_some()
     }
 
-    pub fn cancel_all(&self) {
-        for turn in self.lock().values().flat_map(BTreeMap::values) {
+    /// Cancels every running turn and refuses new ones from now on (the server is
+    /// shutting down, or a signal ends it).
+    pub fn close(&self) {
+        let turns = self.lock();
+        self.closed.store(true, std::sync::atomic::Ordering::SeqCst);
+        for turn in turns.values().flat_map(BTreeMap::values) {
             turn.cancel.cancel();
         }
+    }
+
+    /// Whether no turn is running.
+    pub fn is_empty(&self) -> bool {
+        self.lock().is_empty()
     }
 
     /// Every running turn, by document and member.
@@ -195,6 +213,23 @@ mod tests {
         assert!(!running.cancel_progress("p2"));
         assert_eq!(running.cancel("x", None), vec!["a", "b"]);
         assert!(a.is_cancelled());
+    }
+
+    #[test]
+    fn closing_cancels_every_turn_and_refuses_new_ones() {
+        let running = Running::default();
+        let (a, b) = (CancellationToken::new(), CancellationToken::new());
+        running.claim("x", "a", &a).unwrap();
+        running.claim("y", "b", &b).unwrap();
+        running.close();
+        assert!(a.is_cancelled() && b.is_cancelled());
+        assert_eq!(
+            running.claim("x", "c", &CancellationToken::new()),
+            Err("@c was not started: chatmd is shutting down".to_string())
+        );
+        running.release("x", "a");
+        running.release("y", "b");
+        assert!(running.is_empty());
     }
 
     #[test]

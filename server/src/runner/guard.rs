@@ -1,0 +1,214 @@
+//! The agent guard: a small process between chatmd and each agent, so that no agent
+//! outlives chatmd, even when chatmd is killed without a chance to clean up (SIGKILL,
+//! the OOM killer, a crash).
+//!
+//! chatmd starts `chatmd __agent-guard <chatmd pid> <program> <args>...` (its own
+//! binary, through `/proc/self/exe`) as the leader of a new process group; the guard
+//! starts the agent in that same group, with the same stdin, stdout, stderr, folder and
+//! environment, and waits. The guard asks the kernel for a signal when its parent dies
+//! (`PR_SET_PDEATHSIG`, through nix's safe wrapper: no `pre_exec`, which would need
+//! `unsafe`), then checks that its parent is still chatmd (it may have died before the
+//! request). When chatmd is gone, the guard SIGKILLs its whole process group: the agent,
+//! whatever the agent started (grandchildren too) and itself.
+//!
+//! The parent-death signal comes when the *thread* that started the guard exits, which
+//! tokio's threads may do while chatmd lives on; so the signal only makes the guard
+//! look: it acts when its parent is no longer chatmd's process.
+//!
+//! For chatmd the guard is the agent: its process group is the agent's, its exit status
+//! is the agent's (an exit code is passed on, a killing signal is raised again on the
+//! guard), and the runner signals the group as before.
+
+use std::ffi::{OsStr, OsString};
+use std::os::unix::process::ExitStatusExt;
+use std::path::{Path, PathBuf};
+use std::process::ExitStatus;
+use std::sync::OnceLock;
+
+/// The hidden first argument that runs the guard instead of the command line.
+pub const GUARD_ARG: &str = "__agent-guard";
+
+/// The program the runner starts as guard, when guarding is on.
+static GUARD: OnceLock<PathBuf> = OnceLock::new();
+
+/// Starts every agent of this process through the guard mode of `program` (a `chatmd`
+/// binary; the `chatmd` binary itself passes `/proc/self/exe`). Without this call
+/// (tests and benchmarks that run the runner in their own process) agents are started
+/// directly: they still die with a clean exit, not with a SIGKILL of the process.
+/// The first call wins.
+pub fn guard_agents_with(program: impl Into<PathBuf>) {
+    let _ = GUARD.set(program.into());
+}
+
+/// The guard program, when guarding is on (Linux only: it needs `PR_SET_PDEATHSIG`).
+pub(crate) fn program() -> Option<&'static Path> {
+    if cfg!(target_os = "linux") {
+        GUARD.get().map(PathBuf::as_path)
+    } else {
+        None
+    }
+}
+
+/// When this process was started as a guard (`args` are its arguments after the
+/// program name), runs the guard and returns its exit code; `None` otherwise.
+pub fn run_if_guard(mut args: impl Iterator<Item = OsString>) -> Option<i32> {
+    if args.next().as_deref() != Some(OsStr::new(GUARD_ARG)) {
+        return None;
+    }
+    let parent = args.next().and_then(|p| p.to_str()?.parse::<i32>().ok());
+    let (Some(parent), Some(program)) = (parent, args.next()) else {
+        eprintln!("chatmd: usage: chatmd {GUARD_ARG} <parent pid> <program> [args]...");
+        return Some(2);
+    };
+    Some(imp::guard(parent, &program, args.collect()))
+}
+
+/// The exit status to end with: the agent's code, or 128 + the signal that killed it
+/// (used only when raising that signal on the guard did not end it).
+fn fallback_code(status: ExitStatus) -> i32 {
+    match (status.code(), status.signal()) {
+        (Some(code), _) => code,
+        (None, Some(signal)) => 128 + signal,
+        (None, None) => 1,
+    }
+}
+
+#[cfg(target_os = "linux")]
+mod imp {
+    use std::ffi::OsString;
+    use std::os::unix::process::ExitStatusExt;
+    use std::process::{Command, ExitStatus};
+
+    use nix::sys::prctl;
+    use nix::sys::signal::{SigSet, Signal, killpg, raise};
+    use nix::unistd::{getpgrp, getppid};
+    use process_wrap::std::{CommandWrap, ResetSigmask};
+
+    /// Starts the agent and waits for it; kills the group when chatmd dies first.
+    pub(super) fn guard(parent: i32, program: &OsString, args: Vec<OsString>) -> i32 {
+        // Blocked from the start, so none is lost: they are taken with `wait` below.
+        // A child inherits the mask: the agent's is cleared again (`ResetSigmask`), or
+        // it would ignore the SIGTERM that asks it to stop.
+        let mut watched = SigSet::empty();
+        for signal in [
+            Signal::SIGCHLD,
+            Signal::SIGHUP,
+            Signal::SIGINT,
+            Signal::SIGTERM,
+            Signal::SIGQUIT,
+        ] {
+            watched.add(signal);
+        }
+        if let Err(error) = watched.thread_block() {
+            eprintln!("chatmd: the agent guard cannot block signals: {error}");
+            return 126;
+        }
+        if let Err(error) = prctl::set_pdeathsig(Signal::SIGHUP) {
+            eprintln!("chatmd: the agent guard cannot watch chatmd: {error}");
+            return 126;
+        }
+        // chatmd may have died before the request above: then nothing is started.
+        if getppid().as_raw() != parent {
+            return 129;
+        }
+        let mut command = CommandWrap::from(Command::new(program));
+        command.command_mut().args(args);
+        let mut child = match command.wrap(ResetSigmask).spawn() {
+            Ok(child) => child,
+            Err(error) => {
+                eprintln!(
+                    "chatmd: could not start `{}`: {error}",
+                    program.to_string_lossy()
+                );
+                return if error.kind() == std::io::ErrorKind::NotFound {
+                    127
+                } else {
+                    126
+                };
+            }
+        };
+        loop {
+            match watched.wait() {
+                Ok(Signal::SIGCHLD) => match child.try_wait() {
+                    Ok(Some(status)) => return pass_on(status),
+                    Ok(None) => {}
+                    Err(error) => {
+                        eprintln!("chatmd: the agent guard lost its agent: {error}");
+                        return 1;
+                    }
+                },
+                // A signal to the group (chatmd's SIGTERM on cancel reaches the agent
+                // directly) or the parent-death signal: only chatmd's death matters.
+                _ => {
+                    if getppid().as_raw() != parent {
+                        let _ = killpg(getpgrp(), Signal::SIGKILL);
+                        // Not reached: the guard is in the group.
+                        return 137;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Ends the guard the way the agent ended.
+    fn pass_on(status: ExitStatus) -> i32 {
+        if let Some(number) = status.signal()
+            && let Ok(signal) = Signal::try_from(number)
+        {
+            // No core file of the guard for the agent's crash.
+            let _ = prctl::set_dumpable(false);
+            let mut set = SigSet::empty();
+            set.add(signal);
+            let _ = set.thread_unblock();
+            let _ = raise(signal);
+            // std's stack-overflow handler takes the first SIGSEGV or SIGBUS and puts
+            // the default action back; the second one ends the guard.
+            let _ = raise(signal);
+        }
+        super::fallback_code(status)
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+mod imp {
+    use std::ffi::OsString;
+    use std::process::Command;
+
+    /// Without `PR_SET_PDEATHSIG` the guard only passes the agent's status on.
+    pub(super) fn guard(_parent: i32, program: &OsString, args: Vec<OsString>) -> i32 {
+        match Command::new(program).args(args).status() {
+            Ok(status) => super::fallback_code(status),
+            Err(error) => {
+                eprintln!(
+                    "chatmd: could not start `{}`: {error}",
+                    program.to_string_lossy()
+                );
+                127
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn other_command_lines_are_not_the_guard() {
+        let args = |list: &[&str]| {
+            list.iter()
+                .map(OsString::from)
+                .collect::<Vec<_>>()
+                .into_iter()
+        };
+        assert_eq!(run_if_guard(args(&["send", "a.chat.md"])), None);
+        assert_eq!(run_if_guard(args(&[])), None);
+        assert_eq!(run_if_guard(args(&[GUARD_ARG, "not-a-pid"])), Some(2));
+    }
+
+    #[test]
+    fn the_fallback_code_follows_the_shell() {
+        assert_eq!(fallback_code(ExitStatus::from_raw(3 << 8)), 3);
+        assert_eq!(fallback_code(ExitStatus::from_raw(15)), 143);
+    }
+}

@@ -1,0 +1,525 @@
+//! Signals to the built `chatmd` binary mid-turn. SIGINT, SIGTERM and SIGHUP end
+//! `chatmd send` and `chatmd lsp` the same way: the running turn is cancelled (partial
+//! answer kept, open fence closed, `status=cancelled`), its whole process group is
+//! gone, and the exit code is 128 + the signal. SIGKILL gives chatmd no chance to
+//! clean up: the agent guard still takes the agent and its child with it.
+//!
+//! The agent is the fake `claude`: three lines of preamble, then the answer in three
+//! deltas 200 ms apart, then it hangs with a child process of its own in its group.
+//! Every wait is on an event (the answer in the file, a frame from the server, a
+//! process gone), bounded by a timeout.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::PathBuf;
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+use nix::sys::signal::{Signal, kill};
+use nix::unistd::Pid;
+use pretty_assertions::assert_eq;
+use serde_json::{Value, json};
+
+/// Long enough for a loaded machine; every wait ends as soon as its event happens.
+const TIMEOUT: Duration = Duration::from_secs(30);
+
+const CHAT: &str = "## @me\n@reviewer show me\n";
+
+/// The answer so far when the agent hangs: the fence it opened is still open.
+const PARTIAL: &str = "Here:\n```rust\nfn refund() {";
+
+/// The chat after a cancelled turn, `started=` and `took=` redacted.
+const CANCELLED: &str = "## @me\n@reviewer show me\n\n## @reviewer\n\
+     <!-- chatmd id=t1 agent=claude status=cancelled started=<time> model=claude-opus-4-8[1m] session=5e55a000-0000-4000-8000-00000000000c took=<took> -->\n\
+     Here:\n```rust\nfn refund() {\n```\n\n## @me\n";
+
+struct Setup {
+    dir: tempfile::TempDir,
+    bin: PathBuf,
+}
+
+impl Setup {
+    /// A workspace (a git repository) with a claude reviewer, the fake agent installed
+    /// as `claude`, and the chat.
+    fn new() -> Setup {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join(".git")).unwrap();
+        let fake = PathBuf::from(env!("CARGO_BIN_EXE_fake-agent"));
+        let bin = chatmd_tests::fake_agent::install(&fake, &dir.path().join("bin")).unwrap();
+        let s = Setup { dir, bin };
+        s.write("team/reviewer/CLAUDE.md", "# Reviews Rust code\n");
+        s.write("team/c.chat.md", CHAT);
+        s
+    }
+
+    fn path(&self, rel: &str) -> PathBuf {
+        self.dir.path().join(rel)
+    }
+
+    fn write(&self, rel: &str, text: &str) {
+        let p = self.path(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+
+    fn read(&self, rel: &str) -> String {
+        std::fs::read_to_string(self.path(rel)).unwrap()
+    }
+
+    /// `chatmd <args>` in the workspace, the slow hanging agent configured.
+    fn chatmd(&self, args: &[&str]) -> Command {
+        let mut c = Command::new(assert_cmd::cargo::cargo_bin("chatmd"));
+        c.args(args)
+            .current_dir(self.dir.path())
+            .env("PATH", format!("{}:/usr/bin:/bin", self.bin.display()))
+            .env("HOME", self.dir.path())
+            .env("XDG_CONFIG_HOME", self.dir.path().join("config"))
+            .env("IS_SANDBOX", "")
+            .env("FAKE_AGENT_SESSION", "5e55a000-0000-4000-8000-00000000000c")
+            .env("FAKE_AGENT_TEXT", PARTIAL)
+            .env("FAKE_AGENT_CHUNKS", "3")
+            .env("FAKE_AGENT_DELAY_MS", "200")
+            .env("FAKE_AGENT_HANG_AFTER", "6")
+            .env("FAKE_AGENT_GRANDCHILD", "1")
+            .env("FAKE_AGENT_GRANDCHILD_PID", self.path("grandchild.pid"))
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        c
+    }
+
+    /// Waits until the file holds the whole partial answer.
+    fn wait_for_partial_answer(&self) {
+        wait_until("the partial answer in the file", || {
+            self.read("team/c.chat.md").contains(PARTIAL)
+        });
+    }
+
+    /// Every process of the agent's group (the guard, the agent and its child), found
+    /// from the child's pid file.
+    fn agent_processes(&self) -> Processes {
+        let pid_file = self.path("grandchild.pid");
+        let mut grandchild = None;
+        wait_until("the agent's child", || {
+            grandchild = std::fs::read_to_string(&pid_file)
+                .ok()
+                .and_then(|p| p.trim().parse::<i32>().ok());
+            grandchild.is_some()
+        });
+        let grandchild = grandchild.unwrap();
+        let group = stat(grandchild).expect("the agent's child runs").1;
+        let members = Processes(live_in_group(group));
+        assert!(
+            members.0.contains(&grandchild) && members.0.len() >= 3,
+            "the guard, the agent and its child: {:?}",
+            members.0
+        );
+        members
+    }
+}
+
+/// Processes a test started; those still running when it ends (a failed test) are
+/// killed, so a failure leaves nothing behind either.
+struct Processes(Vec<i32>);
+
+impl Processes {
+    /// Waits until every one is gone; fails after [`TIMEOUT`].
+    fn assert_all_gone(&self) {
+        let deadline = Instant::now() + TIMEOUT;
+        while let Some(pid) = self.0.iter().find(|&&pid| alive(pid)) {
+            assert!(
+                Instant::now() < deadline,
+                "process {pid} of the agent outlived chatmd"
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+}
+
+impl Drop for Processes {
+    fn drop(&mut self) {
+        for &pid in &self.0 {
+            if alive(pid) {
+                let _ = kill(Pid::from_raw(pid), Signal::SIGKILL);
+            }
+        }
+    }
+}
+
+/// Polls `done` until it holds; fails the test after [`TIMEOUT`].
+fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
+    let deadline = Instant::now() + TIMEOUT;
+    while !done() {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// The state and process group of a process, `None` when it is gone.
+fn stat(pid: i32) -> Option<(char, i32)> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let mut fields = stat[stat.rfind(')')? + 1..].split_ascii_whitespace();
+    let state = fields.next()?.chars().next()?;
+    let group = fields.nth(1)?.parse().ok()?;
+    Some((state, group))
+}
+
+/// Whether a process runs (a zombie does not: it only waits for its reaper).
+fn alive(pid: i32) -> bool {
+    stat(pid).is_some_and(|(state, _)| !matches!(state, 'Z' | 'X'))
+}
+
+/// The running processes of a process group.
+fn live_in_group(group: i32) -> Vec<i32> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|&pid| stat(pid).is_some_and(|(s, g)| g == group && !matches!(s, 'Z' | 'X')))
+        .collect()
+}
+
+fn signal(child: &Child, signal: Signal) {
+    kill(Pid::from_raw(child.id() as i32), signal).unwrap();
+}
+
+/// Waits for the process to end, within [`TIMEOUT`].
+fn wait_exit(child: &mut Child) -> ExitStatus {
+    let deadline = Instant::now() + TIMEOUT;
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        if Instant::now() >= deadline {
+            let _ = child.kill();
+            panic!("chatmd did not exit within {TIMEOUT:?} after the signal");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+fn read_all(pipe: Option<impl Read>) -> String {
+    let mut text = String::new();
+    pipe.unwrap().read_to_string(&mut text).unwrap();
+    text
+}
+
+/// The chat with `started=` and `took=` values replaced (they differ every run).
+fn redacted(text: &str) -> String {
+    text.split(' ')
+        .map(|word| {
+            if word.starts_with("started=") {
+                "started=<time>"
+            } else if word.starts_with("took=") {
+                "took=<took>"
+            } else {
+                word
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+// ----- chatmd send --------------------------------------------------------------
+
+fn send_ends_cleanly_on(sig: Signal, code: i32) {
+    let s = Setup::new();
+    let mut child = s.chatmd(&["send", "team/c.chat.md"]).spawn().unwrap();
+    s.wait_for_partial_answer();
+    let agent = s.agent_processes();
+    signal(&child, sig);
+    let status = wait_exit(&mut child);
+    let stderr = read_all(child.stderr.take());
+    let stdout = read_all(child.stdout.take());
+    assert_eq!(
+        stderr,
+        format!("chatmd send: {sig}: the turns were cancelled\n@reviewer: cancelled\n")
+    );
+    assert_eq!(status.code(), Some(code), "{status}");
+    assert_eq!(redacted(&s.read("team/c.chat.md")), CANCELLED);
+    assert_eq!(stdout, format!("\n── @reviewer ──\n{PARTIAL}\n"));
+    agent.assert_all_gone();
+}
+
+#[test]
+fn sigterm_cancels_send_writes_cancelled_and_leaves_no_process() {
+    send_ends_cleanly_on(Signal::SIGTERM, 143);
+}
+
+#[test]
+fn sighup_cancels_send_writes_cancelled_and_leaves_no_process() {
+    send_ends_cleanly_on(Signal::SIGHUP, 129);
+}
+
+#[test]
+fn sigkill_of_send_leaves_no_agent_running() {
+    let s = Setup::new();
+    let mut child = s.chatmd(&["send", "team/c.chat.md"]).spawn().unwrap();
+    s.wait_for_partial_answer();
+    let agent = s.agent_processes();
+    signal(&child, Signal::SIGKILL);
+    let status = wait_exit(&mut child);
+    assert_eq!(
+        std::os::unix::process::ExitStatusExt::signal(&status),
+        Some(9)
+    );
+    agent.assert_all_gone();
+    // Nothing could write the end: the next open marks the turn interrupted.
+    assert!(s.read("team/c.chat.md").contains("status=streaming"));
+}
+
+// ----- chatmd lsp ---------------------------------------------------------------
+
+/// `chatmd lsp` over its stdio: frames read on a thread of their own, so the server
+/// never blocks on a full pipe.
+struct Server {
+    child: Child,
+    stdin: ChildStdin,
+    frames: Receiver<Value>,
+    next_id: i64,
+}
+
+impl Server {
+    fn start(s: &Setup) -> Server {
+        let mut child = s.chatmd(&["lsp"]).stdin(Stdio::piped()).spawn().unwrap();
+        let stdin = child.stdin.take().unwrap();
+        let mut stdout = BufReader::new(child.stdout.take().unwrap());
+        let (tx, frames) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            while let Some(frame) = read_frame(&mut stdout) {
+                if tx.send(frame).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut server = Server {
+            child,
+            stdin,
+            frames,
+            next_id: 1,
+        };
+        let root = format!("file://{}", s.dir.path().display());
+        let init = server.request(
+            "initialize",
+            json!({"rootUri": root, "capabilities": {"workspace": {"applyEdit": true}}}),
+            |_, _| {},
+        );
+        assert_eq!(init["result"]["serverInfo"]["name"], "chatmd");
+        server.notify("initialized", json!({}));
+        server
+    }
+
+    fn send(&mut self, message: &Value) {
+        let body = message.to_string();
+        write!(self.stdin, "Content-Length: {}\r\n\r\n{body}", body.len()).unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    fn notify(&mut self, method: &str, params: Value) {
+        self.send(&json!({"jsonrpc": "2.0", "method": method, "params": params}));
+    }
+
+    /// The next frame from the server, `None` once it closed stdout.
+    fn next(&mut self) -> Option<Value> {
+        match self.frames.recv_timeout(TIMEOUT) {
+            Ok(frame) => Some(frame),
+            Err(RecvTimeoutError::Disconnected) => None,
+            Err(RecvTimeoutError::Timeout) => panic!("the server said nothing for {TIMEOUT:?}"),
+        }
+    }
+
+    /// Sends a request and returns its answer; every other frame meanwhile goes to
+    /// `other` (with this server, to answer the server's own requests).
+    fn request(
+        &mut self,
+        method: &str,
+        params: Value,
+        mut other: impl FnMut(&mut Server, Value),
+    ) -> Value {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        loop {
+            let frame = self.next().expect("the server answers");
+            if frame["id"] == id && frame.get("method").is_none() {
+                return frame;
+            }
+            other(self, frame);
+        }
+    }
+}
+
+fn read_frame(reader: &mut impl BufRead) -> Option<Value> {
+    let mut length = None;
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).ok()? == 0 {
+            return None;
+        }
+        let line = line.trim_end();
+        if line.is_empty() {
+            break;
+        }
+        let (name, value) = line.split_once(": ")?;
+        assert_eq!(name, "Content-Length", "only protocol on stdout");
+        length = value.parse::<usize>().ok();
+    }
+    let mut body = vec![0; length?];
+    reader.read_exact(&mut body).ok()?;
+    serde_json::from_slice(&body).ok()
+}
+
+/// A minimal editor for one open document: applies the server's edits (ASCII text,
+/// so LSP characters are bytes) and reports them back as a whole-text change.
+struct Editor {
+    uri: String,
+    text: String,
+    version: i64,
+    /// The status comments of the edits the server sent, in order.
+    statuses: Vec<String>,
+}
+
+impl Editor {
+    fn offset(&self, position: &Value) -> usize {
+        let line = position["line"].as_u64().unwrap() as usize;
+        let character = position["character"].as_u64().unwrap() as usize;
+        let start: usize = self
+            .text
+            .split_inclusive('\n')
+            .take(line)
+            .map(str::len)
+            .sum();
+        start + character
+    }
+
+    /// Answers one frame from the server.
+    fn handle(&mut self, server: &mut Server, frame: Value) {
+        let Some(id) = frame.get("id").cloned() else {
+            return; // a notification
+        };
+        if frame["method"] != "workspace/applyEdit" {
+            server.send(&json!({"jsonrpc": "2.0", "id": id, "result": null}));
+            return;
+        }
+        let change = &frame["params"]["edit"]["documentChanges"][0];
+        assert_eq!(change["textDocument"]["uri"], self.uri.as_str());
+        let mut edits: Vec<(usize, usize, String)> = change["edits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| {
+                (
+                    self.offset(&e["range"]["start"]),
+                    self.offset(&e["range"]["end"]),
+                    e["newText"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect();
+        edits.sort_by_key(|e| std::cmp::Reverse(e.0));
+        for (start, end, text) in edits {
+            if let Some(at) = text.find("<!-- chatmd ") {
+                self.statuses
+                    .push(text[at..].lines().next().unwrap().to_string());
+            }
+            self.text.replace_range(start..end, &text);
+        }
+        server.send(&json!({"jsonrpc": "2.0", "id": id, "result": {"applied": true}}));
+        self.version += 1;
+        let (uri, version, text) = (self.uri.clone(), self.version, self.text.clone());
+        server.notify(
+            "textDocument/didChange",
+            json!({"textDocument": {"uri": uri, "version": version}, "contentChanges": [{"text": text}]}),
+        );
+    }
+}
+
+fn start_turn(server: &mut Server, uri: &str, mut other: impl FnMut(&mut Server, Value)) {
+    let started = server.request(
+        "workspace/executeCommand",
+        json!({"command": "chatmd.send", "arguments": [{"uri": uri}]}),
+        &mut other,
+    );
+    assert_eq!(started["result"], json!({"members": ["reviewer"]}));
+}
+
+/// With the chat not open, the turn writes into the file; SIGTERM ends the server,
+/// and the file says `cancelled` before it exits.
+#[test]
+fn sigterm_ends_the_server_and_the_file_says_cancelled() {
+    let s = Setup::new();
+    let mut server = Server::start(&s);
+    let uri = format!("file://{}", s.path("team/c.chat.md").display());
+    start_turn(&mut server, &uri, |_, _| {});
+    s.wait_for_partial_answer();
+    let agent = s.agent_processes();
+    signal(&server.child, Signal::SIGTERM);
+    while server.next().is_some() {}
+    let status = wait_exit(&mut server.child);
+    assert_eq!(status.code(), Some(143), "{status}");
+    assert_eq!(redacted(&s.read("team/c.chat.md")), CANCELLED);
+    agent.assert_all_gone();
+}
+
+/// With the chat open, the end of the turn goes to the editor: SIGHUP ends the
+/// server, which first sends the edit that says `cancelled`.
+#[test]
+fn sighup_ends_the_server_after_the_editor_got_cancelled() {
+    let s = Setup::new();
+    let mut server = Server::start(&s);
+    let uri = format!("file://{}", s.path("team/c.chat.md").display());
+    let mut editor = Editor {
+        uri: uri.clone(),
+        text: CHAT.to_string(),
+        version: 1,
+        statuses: Vec::new(),
+    };
+    server.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": uri, "languageId": "chatmd", "version": 1, "text": CHAT}}),
+    );
+    start_turn(&mut server, &uri, |server, frame| {
+        editor.handle(server, frame)
+    });
+    while !editor.text.contains(PARTIAL) {
+        let frame = server.next().expect("the server streams the answer");
+        editor.handle(&mut server, frame);
+    }
+    let agent = s.agent_processes();
+    signal(&server.child, Signal::SIGHUP);
+    while let Some(frame) = server.next() {
+        editor.handle(&mut server, frame);
+    }
+    let status = wait_exit(&mut server.child);
+    assert_eq!(status.code(), Some(129), "{status}");
+    assert_eq!(redacted(&editor.text), CANCELLED);
+    let last = editor.statuses.last().expect("status comments were sent");
+    assert!(last.contains("status=cancelled"), "{last}");
+    // The file on disk is the editor's to save: the server did not write it.
+    assert_eq!(s.read("team/c.chat.md"), CHAT);
+    agent.assert_all_gone();
+}
+
+#[test]
+fn the_agent_guard_passes_the_agent_s_end_on() {
+    // The agent crashes (SIGABRT): through the guard, chatmd sees a process killed by
+    // a signal, as without it (not the guard's own exit code).
+    let s = Setup::new();
+    let out = s
+        .chatmd(&["send", "team/c.chat.md"])
+        .env_remove("FAKE_AGENT_HANG_AFTER")
+        .env_remove("FAKE_AGENT_GRANDCHILD")
+        .env("FAKE_AGENT_DELAY_MS", "0")
+        .env("FAKE_AGENT_CRASH_AT", "2")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "chatmd send: error: @reviewer: claude was killed by a signal\n@reviewer: error\n"
+    );
+    let text = redacted(&s.read("team/c.chat.md"));
+    assert!(
+        text.contains("status=error started=<time> model=claude-opus-4-8[1m] session=5e55a000-0000-4000-8000-00000000000c took=<took> error=\"claude was killed by a signal\" -->"),
+        "{text}"
+    );
+}
