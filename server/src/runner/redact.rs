@@ -70,9 +70,33 @@ impl Secrets {
                 message: self.redact(&message),
             },
             AgentEvent::Notice(notice) => AgentEvent::Notice(self.redact(&notice)),
-            AgentEvent::Tool { summary, status } => AgentEvent::Tool {
+            AgentEvent::Tool {
+                id,
+                summary,
+                status,
+                detail,
+            } => AgentEvent::Tool {
+                id,
                 summary: self.redact(&summary),
                 status,
+                detail: detail.map(|d| self.redact(&d)),
+            },
+            AgentEvent::Retry(retry) => AgentEvent::Retry(crate::agents::Retry {
+                reason: self.redact(&retry.reason),
+                ..retry
+            }),
+            AgentEvent::Denied { denials, allow } => AgentEvent::Denied {
+                denials: denials
+                    .into_iter()
+                    .map(|d| crate::agents::Denial {
+                        input: d.input.map(|i| self.redact(&i)),
+                        ..d
+                    })
+                    .collect(),
+                allow,
+            },
+            AgentEvent::SessionNotFound { message } => AgentEvent::SessionNotFound {
+                message: self.redact(&message),
             },
             other => other,
         }

@@ -270,6 +270,11 @@ fn relative_paths_resolve_against_the_file_that_set_them() {
     let bob = team.member("bob").expect("bob");
     assert_eq!(bob.workdir, ws.path("tools"));
     assert_eq!(bob.home, Some(ws.path("state")));
+    // chatmd creates a missing `home` at the member's first turn.
+    assert_eq!(ws.problems(&team), Vec::<String>::new());
+    // A file in its place cannot become the folder.
+    ws.write("state", "not a folder");
+    let team = ws.load("t");
     assert_eq!(
         ws.problems(&team),
         vec![

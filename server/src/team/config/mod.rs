@@ -218,7 +218,10 @@ impl Checker<'_> {
         let span = value.span();
         match contain(self.root, self.base, Path::new(value.get_ref())) {
             Ok(path) => {
-                if !path.is_dir() {
+                // A member's `home` is created at its first turn; only something else
+                // in its place is a problem.
+                let missing_is_fine = key == "home" && !path.exists();
+                if !path.is_dir() && !missing_is_fine {
                     self.report(
                         span,
                         Severity::Warning,
