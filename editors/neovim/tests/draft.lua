@@ -1,41 +1,38 @@
--- A draft typed while an answer streams is never sent. :ChatAsk writer with a slow agent
--- (200 ms per output line); while it streams, the user starts a new `## @me` at the end
--- and types a draft, once mentioning @tester and once without a mention. When the turn
+-- Shared by test_draft_mention.lua and test_draft_plain.lua: a draft typed while an answer
+-- streams is never sent. :ChatAsk writer with a slow agent (200 ms per output line); while
+-- it streams, the user starts a new `## @me` at the end and types `draft`. When the turn
 -- ends, nothing else starts: the buffer is the answer, then the draft untouched, and no
--- new section for anybody; the only agent that ran is @writer's (FAKE_AGENT_RECORD).
+-- new section for anybody; the agent that ran last is @writer's, and it was not sent the
+-- draft (FAKE_AGENT_RECORD).
 local H = dofile(vim.fs.dirname(debug.getinfo(1, 'S').source:sub(2)) .. '/helpers.lua')
-local ws = H.workspace()
-local ANSWER = 'The docs are ready for review now.'
-vim.env.FAKE_AGENT_TEXT = ANSWER
-vim.env.FAKE_AGENT_DELAY_MS = '200'
--- How long the test watches, after the turn ended, for a turn that must not start. A turn
--- the server starts shows within milliseconds (its progress, its section); this is the
--- one bounded wait for something that must not happen, never a synchronization.
-local QUIET_MS = 1500
 
-local progress = {}
-H.setup(ws, {
-  agent_path = ws.bin,
-  progress = function(p)
-    if p.kind ~= 'report' then
-      progress[#progress + 1] = p.kind .. ' ' .. p.member
-    end
-  end,
-})
-local notes = H.capture_notify()
-
-local function draft_case(name, draft)
-  -- A copy of the demo chat per case, in the same team folder.
-  local path = ws.demo .. '/' .. name .. '.chat.md'
-  vim.fn.writefile(vim.fn.readfile(ws.chat, 'b'), path, 'b')
-  local record = ws.dir .. '/' .. name .. '.record.json'
+return function(draft)
+  local ws = H.workspace()
+  local ANSWER = 'The docs are ready for review now.'
+  vim.env.FAKE_AGENT_TEXT = ANSWER
+  vim.env.FAKE_AGENT_DELAY_MS = '200'
+  local record = ws.dir .. '/record.json'
   vim.env.FAKE_AGENT_RECORD = record -- read by the agent, through the server's environment
-  local buf = H.open(path)
+  -- How long the test watches, after the turn ended, for a turn that must not start. A
+  -- turn the server starts shows within milliseconds (its progress, its section); this is
+  -- the one bounded wait for something that must not happen, never a synchronization.
+  local QUIET_MS = 1500
+
+  local progress = {}
+  H.setup(ws, {
+    agent_path = ws.bin,
+    progress = function(p)
+      if p.kind ~= 'report' then
+        progress[#progress + 1] = p.kind .. ' ' .. p.member
+      end
+    end,
+  })
+  local notes = H.capture_notify()
+  local buf = H.open(ws.chat)
   local original = H.text(buf)
-  progress = {}
 
   vim.cmd('ChatAsk writer')
-  H.wait(name .. ': the first words of the answer', function()
+  H.wait('the first words of the answer', function()
     return H.text(buf):find('\nThe docs ', 1, true) ~= nil
   end, nil, function()
     return H.text(buf)
@@ -46,7 +43,7 @@ local function draft_case(name, draft)
   -- the draft itself.
   local before = H.text(buf)
   vim.api.nvim_feedkeys(vim.keycode('Go<CR>## @me<Esc>'), 'tx', false)
-  H.wait(name .. ': more of the answer after the heading was typed', function()
+  H.wait('more of the answer after the heading was typed', function()
     local text = H.text(buf)
     return #text > #before + #'\n\n## @me' and not text:find('status=done', 1, true)
   end, nil, function()
@@ -76,9 +73,9 @@ local function draft_case(name, draft)
   local function other_turn()
     return #progress > 2 or select(2, H.text(buf):gsub('\n## @', '')) > 3
   end
-  H.wait(name .. ': the answer done, the draft after it', function()
+  H.wait('the answer done, the draft after it', function()
     if other_turn() then
-      H.fail(name .. ': a turn started on the draft\n' .. dump())
+      H.fail('a turn started on the draft\n' .. dump())
     end
     return H.normalize(H.text(buf)) == expected and vim.tbl_contains(progress, 'end @writer')
   end, nil, dump)
@@ -88,17 +85,13 @@ local function draft_case(name, draft)
     return other_turn() or H.normalize(H.text(buf)) ~= expected
   end, 10)
   if started then
-    H.fail(name .. ': something happened after the turn ended\n' .. dump())
+    H.fail('something happened after the turn ended\n' .. dump())
   end
-  H.eq({ 'begin @writer', 'end @writer' }, progress, name .. ': progress (one turn only)')
+  H.eq({ 'begin @writer', 'end @writer' }, progress, 'progress (one turn only)')
   local ran = vim.json.decode(table.concat(vim.fn.readfile(record), '\n'))
-  H.eq('gemini', ran.as, name .. ': the last agent that ran')
+  H.eq('gemini', ran.as, 'the last agent that ran')
   if ran.prompt:find(draft, 1, true) then
-    H.fail(name .. ': an agent was sent the draft:\n' .. ran.prompt)
+    H.fail('an agent was sent the draft:\n' .. ran.prompt)
   end
-  vim.cmd('silent! write')
+  H.pass()
 end
-
-draft_case('mention', '@tester what about partial refunds?')
-draft_case('plain', 'Thinking about partial refunds next.')
-H.pass()
