@@ -278,3 +278,50 @@ fn approvals_are_never_bypassed_unless_the_member_asks() {
         );
     }
 }
+
+/// `codex exec resume` refuses `--sandbox` and `-C` (they belong to the thread's first
+/// `exec`): a member's sandbox becomes `-c sandbox_mode=…` and its folder the cwd.
+#[test]
+fn codex_resume_takes_the_member_sandbox_and_folder_in_forms_it_accepts() {
+    let registry = Registry::builtin();
+    let entry = registry.entry("codex").expect("codex");
+    let mut alice = member("codex");
+    alice.resume = true;
+    alice.args = ["--sandbox", "workspace-write", "-C", "sub", "-m", "gpt-5.5"]
+        .map(String::from)
+        .to_vec();
+    let first = plan_turn(entry, &alice, "", BODY, None);
+    assert_eq!(
+        first.args,
+        [
+            "exec",
+            "--json",
+            "--skip-git-repo-check",
+            "--sandbox",
+            "workspace-write",
+            "-C",
+            "sub",
+            "-m",
+            "gpt-5.5",
+            BODY
+        ]
+    );
+    assert_eq!(first.cwd, PathBuf::from("/team/alice/work"));
+    let resumed = plan_turn(entry, &alice, SYSTEM, BODY, Some(SESSION));
+    assert_eq!(
+        resumed.args,
+        [
+            "exec",
+            "resume",
+            SESSION,
+            "--json",
+            "--skip-git-repo-check",
+            "-c",
+            "sandbox_mode=\"workspace-write\"",
+            "-m",
+            "gpt-5.5",
+            BODY
+        ]
+    );
+    assert_eq!(resumed.cwd, PathBuf::from("/team/alice/work/sub"));
+}

@@ -335,7 +335,7 @@ fn accessors() {
         (empty.id(), empty.agent(), empty.model(), empty.session()),
         (None, None, None, None)
     );
-    assert_eq!(KNOWN_KEYS.len(), 11);
+    assert_eq!(KNOWN_KEYS.len(), 12);
     assert!(KNOWN_KEYS.iter().all(|k| is_valid_key(k)));
 }
 

@@ -32,6 +32,8 @@ pub enum At {
     After(String),
     /// Just before the first occurrence of this text.
     Before(String),
+    /// At the cursor (see [`SimEditor::place_cursor`]); the cursor moves past the text.
+    Cursor,
 }
 
 struct Doc {
@@ -58,6 +60,14 @@ pub struct SimEditor {
     pub stale: usize,
     /// Everything typed so far, in order.
     pub typed: Vec<String>,
+    /// The user's cursor: a document and a byte offset, moved by every change the way
+    /// the editor moves it. VS Code (and Helix) carry a cursor that sits exactly where
+    /// the server inserts text past it; Neovim leaves it before the insert.
+    pub cursor: Option<(String, usize)>,
+    /// Report each applied edit in several `didChange` notifications: one per text
+    /// edit, and a multi-line insert in two (Neovim was seen doing so at the end of
+    /// a slow turn, 150 ms apart: its `didChange` debounce).
+    pub split_echo: bool,
 }
 
 impl SimEditor {
@@ -72,6 +82,8 @@ impl SimEditor {
             edits: 0,
             stale: 0,
             typed: Vec::new(),
+            split_echo: false,
+            cursor: None,
         }
     }
 
@@ -96,6 +108,11 @@ impl SimEditor {
         &self.docs[uri].text
     }
 
+    /// Puts the user's cursor at `offset` of the document.
+    pub fn place_cursor(&mut self, uri: &str, offset: usize) {
+        self.cursor = Some((uri.to_string(), offset));
+    }
+
     /// Types `text` into the document now.
     pub async fn type_text(&mut self, uri: &str, at: At, text: &str) {
         let doc = self.docs.get(uri).expect("the document is open");
@@ -105,9 +122,44 @@ impl SimEditor {
                 doc.text.find(anchor.as_str()).expect("anchor text present") + anchor.len()
             }
             At::Before(anchor) => doc.text.find(anchor.as_str()).expect("anchor text present"),
+            At::Cursor => match &self.cursor {
+                Some((u, at)) if u == uri => *at,
+                _ => panic!("no cursor in {uri}"),
+            },
         };
         self.replace(uri, offset..offset, text).await;
+        if matches!(at, At::Cursor)
+            && let Some((_, cursor)) = &mut self.cursor
+        {
+            *cursor = offset + text.len();
+        }
         self.typed.push(text.to_string());
+    }
+
+    /// Moves the cursor through a change of `uri`: `carried` says whether text
+    /// inserted exactly at the cursor carries it along.
+    fn move_cursor(
+        &mut self,
+        uri: &str,
+        range: &std::ops::Range<usize>,
+        len: usize,
+        carried: bool,
+    ) {
+        let Some((u, at)) = &mut self.cursor else {
+            return;
+        };
+        if u != uri {
+            return;
+        }
+        *at = if range.is_empty() && *at == range.start {
+            if carried { *at + len } else { *at }
+        } else if *at <= range.start {
+            *at
+        } else if *at >= range.end {
+            *at - range.len() + len
+        } else {
+            range.start + len
+        };
     }
 
     /// Types `text` at `at` just before the editor handles the server's `n`-th edit (or
@@ -134,9 +186,10 @@ impl SimEditor {
             },
             "text": text,
         });
-        doc.text.replace_range(range, text);
+        doc.text.replace_range(range.clone(), text);
         doc.version += 1;
         let version = doc.version;
+        self.move_cursor(uri, &range, text.len(), false);
         self.client.change(uri, version, json!([change])).await;
     }
 
@@ -182,7 +235,7 @@ impl SimEditor {
                     return false;
                 };
                 match &t.at {
-                    At::End => true,
+                    At::End | At::Cursor => true,
                     At::After(a) | At::Before(a) => doc.text.contains(a.as_str()),
                 }
             };
@@ -238,30 +291,66 @@ impl SimEditor {
             })
             .collect();
         edits.sort_by_key(|(r, _)| std::cmp::Reverse(r.start));
+        let carried = self.behaviour == Behaviour::VsCode;
+        for (range, new) in &edits {
+            self.move_cursor(&uri, range, new.len(), carried);
+        }
+        let doc = &self.docs[&uri];
         let mut text = doc.text.clone();
-        let mut changes = Vec::new();
+        // The notifications that report the edit, each a list of changes.
+        let mut notifications: Vec<Vec<Value>> = vec![Vec::new()];
         for (range, new) in edits {
             let (range, new) = self.echo_of(&text, range, &new);
-            changes.push(json!({
-                "range": {
-                    "start": position(&text, range.start, utf8),
-                    "end": position(&text, range.end, utf8),
-                },
-                "text": new,
-            }));
-            text.replace_range(range, &new);
+            let parts = match new.find('\n') {
+                Some(i) if self.split_echo && i + 1 < new.len() => {
+                    let at = range.start + i + 1;
+                    vec![
+                        (range, new[..=i].to_string()),
+                        (at..at, new[i + 1..].to_string()),
+                    ]
+                }
+                _ => vec![(range, new)],
+            };
+            for (range, new) in parts {
+                let change = json!({
+                    "range": {
+                        "start": position(&text, range.start, utf8),
+                        "end": position(&text, range.end, utf8),
+                    },
+                    "text": new,
+                });
+                text.replace_range(range, &new);
+                if self.split_echo {
+                    notifications.push(vec![change]);
+                } else {
+                    notifications[0].push(change);
+                }
+            }
         }
+        notifications.retain(|n| !n.is_empty());
         let doc = self.docs.get_mut(&uri).expect("open");
         doc.text = text;
-        doc.version += 1;
-        let version = doc.version;
+        let first_version = doc.version + 1;
+        doc.version += notifications.len() as i32;
         // Editors send the echo and the answer in either order: alternate.
-        if self.edits.is_multiple_of(2) {
-            self.client.change(&uri, version, json!(changes)).await;
+        let answer_first = !self.edits.is_multiple_of(2);
+        if answer_first {
+            self.client
+                .respond(id.clone(), json!({"applied": true}))
+                .await;
+        }
+        for (n, changes) in notifications.into_iter().enumerate() {
+            if n > 0 {
+                // The editor's own pace (Neovim debounces didChange by 150 ms): the
+                // server sees the first part alone.
+                tokio::time::sleep(std::time::Duration::from_millis(150)).await;
+            }
+            self.client
+                .change(&uri, first_version + n as i32, json!(changes))
+                .await;
+        }
+        if !answer_first {
             self.client.respond(id, json!({"applied": true})).await;
-        } else {
-            self.client.respond(id, json!({"applied": true})).await;
-            self.client.change(&uri, version, json!(changes)).await;
         }
     }
 

@@ -6,6 +6,8 @@ mod command_lines;
 mod fake_support;
 #[path = "fake_agent/faults.rs"]
 mod faults;
+#[path = "fake_agent/resume.rs"]
+mod resume;
 
 use std::os::unix::process::ExitStatusExt;
 
@@ -101,7 +103,7 @@ fn every_transcript_is_printed_byte_for_byte() {
             count += 1;
         }
     }
-    assert_eq!(count, 25);
+    assert_eq!(count, 26);
 }
 
 /// The session id on the first line of `stdout` (each CLI names it differently).
@@ -178,6 +180,21 @@ fn resuming_keeps_the_given_session_id() {
             "{cli}"
         );
     }
+}
+
+/// A whole run of the fake through chatmd's own parser for `cli`: every event.
+fn events(cli: &str, output: &std::process::Output) -> Vec<AgentEvent> {
+    let mut parser = parser_for(Registry::builtin().entry(cli).expect("entry"));
+    let mut events = Vec::new();
+    for line in String::from_utf8_lossy(&output.stdout).lines() {
+        parser.line(line, &mut events);
+    }
+    let exit = ExitInfo {
+        code: output.status.code(),
+        stderr_tail: String::from_utf8_lossy(&output.stderr).into_owned(),
+    };
+    parser.finish(&exit, &mut events);
+    events
 }
 
 /// `stdout` through chatmd's own parser for `cli`: (text, outcome).

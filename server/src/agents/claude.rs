@@ -581,6 +581,7 @@ impl ClaudeParser {
 
 impl OutputParser for ClaudeParser {
     fn line(&mut self, line: &str, out: &mut Vec<AgentEvent>) {
+        out.extend(super::resume::claude_not_found(line));
         if let Some(parsed) = self.turn.read::<Line>(line, out) {
             if !self.started && !matches!(parsed, Line::Result(_)) {
                 self.start(line, out);

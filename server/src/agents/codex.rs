@@ -55,6 +55,14 @@ pub fn plan(
         }
     }
     extra_args(&mut invocation, entry, member);
+    if resume.is_some() {
+        // `exec resume` refuses `--sandbox` and `-C`: rewritten into what it takes.
+        let (args, cwd) = super::resume::codex_resume_args(&invocation.args);
+        invocation.args = args;
+        if let Some(cwd) = cwd {
+            invocation.cwd = invocation.cwd.join(cwd);
+        }
+    }
     plan::prompt(&mut invocation, prompt, Some("-"));
     invocation
 }
@@ -398,6 +406,7 @@ impl OutputParser for CodexParser {
 
     fn finish(&mut self, exit: &ExitInfo, out: &mut Vec<AgentEvent>) {
         if self.turn.exited() {
+            out.extend(super::resume::codex_not_found(exit));
             let own = self.last_error.as_deref();
             out.push(self.turn.failure(own, &STDERR_NOISE, exit));
         }

@@ -327,6 +327,7 @@ impl OutputParser for GeminiParser {
         if !self.turn.exited() {
             return;
         }
+        out.extend(super::resume::gemini_not_found(exit));
         // An exit before the model loop printed no JSON; its code says what went wrong.
         let early = self.last_error.is_none().then(|| self.early_exit(exit));
         out.push(match early.flatten() {

@@ -11,6 +11,7 @@ mod output;
 mod plan;
 mod reader;
 pub mod registry;
+mod resume;
 
 pub use output::sanitize;
 pub use plan::{ARGUMENT_LIMIT, DEFAULT_IDLE, DEFAULT_TOTAL};
@@ -100,6 +101,9 @@ pub enum AgentEvent {
     Failed { message: String },
     /// Something worth a line in the log (a retry notice, a skipped line).
     Notice(String),
+    /// The CLI could not find the session it was asked to resume (`message`: its own
+    /// words). A `Failed` follows; the turn may run again as a new session.
+    SessionNotFound { message: String },
 }
 
 /// How the process ended, given to the parser when output is over.

@@ -4,5 +4,6 @@
 pub mod output;
 pub mod problems;
 pub mod prompt;
+pub mod resume;
 pub mod roster;
 pub mod routing;

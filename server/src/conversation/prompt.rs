@@ -30,7 +30,10 @@
 //!   stay. Line breaks are normalized to `\n` throughout, so the prompt's own framing
 //!   and the text agree.
 //! - Resume (`since`): only messages after that index go into the context, and the
-//!   topic is left out — the agent's own session already holds both.
+//!   roster line and the topic are left out — the agent's own session already holds
+//!   them, from the turn it answered there. `system` is still built: claude does not
+//!   keep its `--append-system-prompt` text with a session, so it is passed on every
+//!   run; codex and gemini keep theirs, and their adapters leave it out on resume.
 
 mod clean;
 
@@ -163,7 +166,8 @@ struct Parts {
     instruction: Option<String>,
     role: Option<String>,
     instructions: Option<String>,
-    roster_line: String,
+    /// `None` on resume: the session has it.
+    roster_line: Option<String>,
     topic: Option<String>,
     /// `handle: text` entries, oldest first.
     context: Vec<String>,
@@ -208,7 +212,10 @@ impl Parts {
             instruction: req.roster.team.instruction.as_deref().and_then(non_empty),
             role,
             instructions: req.member.instructions.as_deref().and_then(non_empty),
-            roster_line: roster_line(req.roster, req.member),
+            roster_line: req
+                .since
+                .is_none()
+                .then(|| roster_line(req.roster, req.member)),
             topic,
             context,
             message: entry(text, answered).unwrap_or_else(|| format!("{}:", answered.handle(text))),
@@ -226,7 +233,7 @@ impl Parts {
         .flatten()
         .collect();
         let mut body = String::from("[CONTEXT]\n");
-        for line in [Some(&self.roster_line), self.topic.as_ref()]
+        for line in [self.roster_line.as_ref(), self.topic.as_ref()]
             .into_iter()
             .flatten()
             .chain(&self.context[skip..])

@@ -111,31 +111,27 @@ fn handed_on(text: &str, chat: &Chat, roster: &Roster, index: usize, limited: bo
     Next::Run(wanted)
 }
 
-/// What comes next after a round of `answers` agents who answered in parallel: each
-/// of the last `answers` agent messages may hand the word on, and everyone they hand
-/// it to answers next (in the order of the messages, once each). With one answer, or
-/// after a human message, this is [`next`].
-pub fn after_round(text: &str, chat: &Chat, roster: &Roster, answers: usize) -> Next {
-    let Some(last) = last_counting(text, chat) else {
-        return next(text, chat, roster);
-    };
-    if answers < 2 || !roster.is_ai(chat.messages[last].handle(text)) {
-        return next(text, chat, roster);
-    }
-    let round: Vec<usize> = (0..=last)
-        .rev()
-        .filter(|&i| !chat.messages[i].is_empty(text))
-        .take_while(|&i| roster.is_ai(chat.messages[i].handle(text)))
-        .take(answers)
-        .collect();
+/// What comes next after a round: only the round's own answers (`answers`, indices
+/// of the agents' messages it wrote) may hand the word on, each to everyone it names.
+/// A human message that appeared while the round ran is a draft: it is never sent by
+/// the end of a round, only by the user's Send. Returns who answers next, in the order
+/// of the messages, once each, and for each of them the message that asked them.
+pub fn after_answers(
+    text: &str,
+    chat: &Chat,
+    roster: &Roster,
+    answers: &[usize],
+) -> (Next, Vec<usize>) {
     let mut wanted: Vec<String> = Vec::new();
+    let mut asked_by = Vec::new();
     let mut outcome = None;
-    for &index in round.iter().rev() {
+    for &index in answers {
         match after_agent(text, chat, roster, index) {
             Next::Run(members) => {
                 for member in members {
                     if !wanted.contains(&member) {
                         wanted.push(member);
+                        asked_by.push(index);
                     }
                 }
             }
@@ -153,9 +149,11 @@ pub fn after_round(text: &str, chat: &Chat, roster: &Roster, answers: usize) -> 
         }
     }
     if !wanted.is_empty() {
-        return Next::Run(wanted);
+        return (Next::Run(wanted), asked_by);
     }
-    outcome.unwrap_or_else(|| next(text, chat, roster))
+    let outcome =
+        outcome.unwrap_or_else(|| Next::Nobody("no answer of the round handed the word on".into()));
+    (outcome, Vec::new())
 }
 
 /// What comes next after the last message that counts (reply stubs do not).

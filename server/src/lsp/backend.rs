@@ -92,10 +92,12 @@ impl LanguageServer for Backend {
             state.encoding = encoding;
             state.root = root;
             state.client = watch::client_flags(&params.capabilities);
-            state.client.skips_stale_edits = params
+            let neovim = params
                 .client_info
                 .as_ref()
                 .is_some_and(|info| info.name.to_lowercase().contains("vim"));
+            state.client.skips_stale_edits = neovim;
+            state.client.appends_before_final_line_break = neovim;
             state.agent_path = params
                 .initialization_options
                 .as_ref()

@@ -42,6 +42,7 @@ pub fn clamp(text: &str, range: &ByteRange) -> ByteRange {
 /// The edits being waited for, as they would land: moved through every change that
 /// came first. Text typed exactly where an edit inserts may end up on either side
 /// of the edit's text, depending on the editor, so both are expected.
+#[derive(Clone)]
 pub struct Echo {
     candidates: Vec<Vec<(ByteRange, String)>>,
     /// Which candidate landed, once one did.

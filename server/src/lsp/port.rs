@@ -38,6 +38,11 @@ pub struct LspPort {
     view: String,
     /// Changes the engine has not taken yet.
     pending: Vec<Change>,
+    /// Changes the editor reported while an edit was in flight that did not show it
+    /// (yet): they may be the first part of its echo (Neovim may report one edit in
+    /// several `didChange`s), so they are taken as someone else's only once the echo
+    /// is found after them or the edit is given up.
+    held: Vec<Entry>,
     /// Set once the document was closed: the file on disk takes its place.
     disk: Option<FilePort>,
     outbox: Option<Outbox>,
@@ -47,6 +52,8 @@ pub struct LspPort {
     claimed: Vec<String>,
     /// The editor answers `applied: true` for edits it skipped (Neovim).
     skips_stale_edits: bool,
+    /// Text appended at the end goes before the final line break (Neovim).
+    appends_before_final_line_break: bool,
     /// The server's running turns (shared; kept here so streamed text does not take
     /// the state lock for every chunk).
     running: Running,
@@ -62,13 +69,13 @@ impl LspPort {
         started: Option<tokio::sync::oneshot::Sender<Vec<String>>>,
     ) -> LspPort {
         let path = uri.to_file_path().map(|p| p.into_owned());
-        let (reader, skips_stale_edits, running) = {
+        let (reader, skips_stale_edits, appends_before_final_line_break, running) = {
             let mut s = lock(&state);
-            let skips = s.client.skips_stale_edits;
             let running = s.running.clone();
             (
                 s.journals.entry(uri.clone()).or_default().subscribe(),
-                skips,
+                s.client.skips_stale_edits,
+                s.client.appends_before_final_line_break,
                 running,
             )
         };
@@ -81,11 +88,13 @@ impl LspPort {
             cursor: 0,
             view: String::new(),
             pending: Vec::new(),
+            held: Vec::new(),
             disk: None,
             outbox,
             started,
             claimed: Vec::new(),
             skips_stale_edits,
+            appends_before_final_line_break,
             running,
         }
     }

@@ -76,6 +76,12 @@ pub struct ClientFlags {
     /// The editor answers `applied: true` for an edit it skipped for an older
     /// version (Neovim), so a missing echo is found out sooner.
     pub skips_stale_edits: bool,
+    /// Text appended at the very end goes just before the final line break (Neovim
+    /// reports an insert past the last line as one more line). Other editors get it
+    /// past the final line break, where it does not carry a cursor that sits at the
+    /// end of the last line (VS Code and Helix move a cursor along with text inserted
+    /// exactly at it).
+    pub appends_before_final_line_break: bool,
 }
 
 #[derive(Default)]

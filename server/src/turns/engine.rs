@@ -9,7 +9,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::section;
 use super::{Applied, EditorPort, Level, PortError};
-use crate::agents::{Registry, plan_turn};
+use crate::agents::{Invocation, Registry, plan_turn};
 use crate::conversation::prompt::{PromptRequest, build_prompt, role_loaded_by_cli};
 use crate::conversation::roster::Roster;
 use crate::conversation::routing::{self, Next};
@@ -58,19 +58,51 @@ impl Report {
 }
 
 /// Runs every turn the chat calls for, chains included, into `port`.
+///
+/// The first round answers what the user sent (or asked for); every later round is
+/// an automatic continuation and follows only from the previous round's answers: a
+/// message the user started meanwhile is a draft and is never sent by the engine.
+/// Automatic rounds are bounded by `max_chain` whatever the messages contain.
 pub async fn run<P: EditorPort>(port: &mut P, ctx: &Context) -> Result<Report, PortError> {
     let mut report = Report::default();
     let mut targets = ctx.targets.clone();
-    // How many agents answered in parallel in the last round: each may hand on.
-    let mut answers = 0;
+    // The turn ids the last round wrote; None before the first round.
+    let mut last_round: Option<Vec<String>> = None;
+    let mut automatic_rounds = 0u32;
     loop {
         let text = port.text().await?;
         let chat = Chat::parse(&text);
         let team = load_team(ctx, &chat);
         let roster = Roster::new(&team, chat.front_matter.as_ref());
-        let next = match targets.take() {
-            Some(asked) => explicit(&roster, asked),
-            None => routing::after_round(&text, &chat, &roster, answers),
+        let (next, asked_by) = match &last_round {
+            None => {
+                let Some(message) = routing::last_counting(&text, &chat) else {
+                    let why = "the chat has no message yet: write one under `## @me`";
+                    port.notify(Level::Warning, &format!("nobody to ask: {why}"))
+                        .await;
+                    report.stopped = Some(why.to_string());
+                    break;
+                };
+                let next = match targets.take() {
+                    Some(asked) => explicit(&roster, asked),
+                    None => routing::next(&text, &chat, &roster),
+                };
+                let asked_by = match &next {
+                    Next::Run(members) => vec![message; members.len()],
+                    _ => Vec::new(),
+                };
+                (next, asked_by)
+            }
+            Some(ids) => {
+                let answers = messages_with_ids(&text, &chat, ids);
+                let max = chat.front_matter.as_ref().map_or(3, |fm| fm.max_chain());
+                match routing::after_answers(&text, &chat, &roster, &answers) {
+                    (Next::Run(_), _) if automatic_rounds >= max => {
+                        (Next::ChainLimit(max), Vec::new())
+                    }
+                    decided => decided,
+                }
+            }
         };
         let members = match next {
             Next::Run(members) => members,
@@ -98,11 +130,11 @@ pub async fn run<P: EditorPort>(port: &mut P, ctx: &Context) -> Result<Report, P
                 break;
             }
         };
-        let Some(message) = routing::last_counting(&text, &chat) else {
-            break;
-        };
-        let round =
-            super::round::run_round(port, ctx, &text, &chat, &roster, message, &members).await?;
+        if last_round.is_some() {
+            automatic_rounds += 1;
+        }
+        let asked: Vec<(String, usize)> = members.into_iter().zip(asked_by).collect();
+        let round = super::round::run_round(port, ctx, &text, &chat, &roster, &asked).await?;
         if round.turns.is_empty() {
             // Every member was refused (already answering elsewhere in this chat).
             if report.stopped.is_none() {
@@ -110,12 +142,12 @@ pub async fn run<P: EditorPort>(port: &mut P, ctx: &Context) -> Result<Report, P
             }
             break;
         }
-        answers = round.turns.len();
         let failed = round
             .turns
             .iter()
             .any(|t| !matches!(t.status, TurnStatus::Done | TurnStatus::Skipped));
         report.turns.extend(round.turns);
+        last_round = Some(round.ids);
         if failed || ctx.cancel.is_cancelled() {
             break;
         }
@@ -124,6 +156,21 @@ pub async fn run<P: EditorPort>(port: &mut P, ctx: &Context) -> Result<Report, P
         append_reply_stub(port, ctx).await?;
     }
     Ok(report)
+}
+
+/// The indices of the messages whose status comments carry `ids`, in document order
+/// (a section whose status comment the user deleted no longer counts as the round's).
+fn messages_with_ids(text: &str, chat: &Chat, ids: &[String]) -> Vec<usize> {
+    chat.messages
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| {
+            m.status_comment(text)
+                .and_then(|c| c.id().map(|id| ids.iter().any(|i| i == id)))
+                .unwrap_or(false)
+        })
+        .map(|(i, _)| i)
+        .collect()
 }
 
 fn load_team(ctx: &Context, chat: &Chat) -> Team {
@@ -154,7 +201,9 @@ fn explicit(roster: &Roster, asked: Vec<String>) -> Next {
     Next::Run(out)
 }
 
-/// The command line of one member's turn, or why it cannot start.
+/// The command line of one member's turn, or why it cannot start; for a member that
+/// resumes a session, also the same turn as a new session with the whole prompt, run
+/// when the CLI cannot find the session (see `turns/resume.rs`).
 pub(super) fn plan(
     ctx: &Context,
     text: &str,
@@ -162,27 +211,41 @@ pub(super) fn plan(
     roster: &Roster,
     member: &team::Member,
     message: usize,
-) -> Result<(crate::agents::Invocation, crate::agents::AgentEntry), String> {
+) -> Result<(Invocation, crate::agents::AgentEntry, Option<Invocation>), String> {
     let entry = ctx.registry.entry(&member.agent).ok_or_else(|| {
         format!(
             "no agent kind `{}` (claude, codex, gemini, or one from ~/.config/chatmd/agents.toml)",
             member.agent
         )
     })?;
-    let request = PromptRequest {
-        text,
-        chat,
-        roster,
-        member,
-        message,
-        role_loaded_by_cli: role_loaded_by_cli(member, &ctx.workspace_root),
-        since: None,
+    let last = super::resume::session_to_resume(ctx, text, chat, member, entry, message);
+    let prompt = |since: Option<usize>| {
+        let request = PromptRequest {
+            text,
+            chat,
+            roster,
+            member,
+            message,
+            role_loaded_by_cli: role_loaded_by_cli(member, &ctx.workspace_root),
+            since,
+        };
+        build_prompt(&request).map_err(|e| e.to_string())
     };
-    let prompt = build_prompt(&request).map_err(|e| e.to_string())?;
-    let mut invocation = plan_turn(entry, member, &prompt.system, &prompt.body, None);
-    if let Some(extra) = &ctx.agent_path {
-        prepend_path(&mut invocation, extra);
-    }
+    let command = |since: Option<usize>, session: Option<&str>| -> Result<Invocation, String> {
+        let prompt = prompt(since)?;
+        let mut invocation = plan_turn(entry, member, &prompt.system, &prompt.body, session);
+        if let Some(extra) = &ctx.agent_path {
+            prepend_path(&mut invocation, extra);
+        }
+        Ok(invocation)
+    };
+    let (invocation, fallback) = match &last {
+        Some(last) => (
+            command(Some(last.since), Some(&last.session))?,
+            Some(command(None, None)?),
+        ),
+        None => (command(None, None)?, None),
+    };
     if !program_exists(&invocation) {
         let hint = invocation
             .install_hint
@@ -194,11 +257,11 @@ pub(super) fn plan(
             invocation.program
         ));
     }
-    Ok((invocation, entry.clone()))
+    Ok((invocation, entry.clone(), fallback))
 }
 
 /// Puts `extra` before the `PATH` the agent gets (and is looked up on).
-fn prepend_path(invocation: &mut crate::agents::Invocation, extra: &std::ffi::OsStr) {
+fn prepend_path(invocation: &mut Invocation, extra: &std::ffi::OsStr) {
     let current = match invocation.env.iter().rev().find(|(k, _)| k == "PATH") {
         Some((_, path)) => path.clone(),
         None => std::env::var("PATH").unwrap_or_default(),
@@ -212,7 +275,7 @@ fn prepend_path(invocation: &mut crate::agents::Invocation, extra: &std::ffi::Os
     invocation.env.push(("PATH".to_string(), joined));
 }
 
-fn program_exists(invocation: &crate::agents::Invocation) -> bool {
+fn program_exists(invocation: &Invocation) -> bool {
     let program = &invocation.program;
     if program.contains('/') {
         return invocation.cwd.join(program).exists();

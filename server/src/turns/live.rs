@@ -61,6 +61,12 @@ pub(super) fn on_event<P: EditorPort>(port: &mut P, t: &mut Live, event: AgentEv
         }
         AgentEvent::Failed { message } => t.ending.error = Some(message),
         AgentEvent::Notice(note) => tracing::debug!(member = t.member.as_str(), "{note}"),
+        AgentEvent::SessionNotFound { message } => {
+            // The turn runs again as a new session (turns/resume.rs); the status says so.
+            tracing::info!(member = t.member.as_str(), "{message}");
+            t.status.set("resume", "lost");
+            t.status_dirty = true;
+        }
     }
 }
 

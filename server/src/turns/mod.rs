@@ -9,6 +9,7 @@ pub mod engine;
 pub mod file_port;
 mod live;
 pub mod registry;
+mod resume;
 mod round;
 pub mod section;
 

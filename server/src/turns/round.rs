@@ -13,7 +13,7 @@ use super::engine::{Context, TurnReport, plan};
 use super::live::{Live, on_end, on_event};
 use super::section::{self, Ending};
 use super::{Applied, EditorPort, Level, PortError};
-use crate::agents::{AgentEntry, AgentEvent, Invocation, parser_for};
+use crate::agents::{AgentEntry, AgentEvent, Invocation};
 use crate::conversation::output::OutputFilter;
 use crate::conversation::roster::Roster;
 use crate::document::ByteRange;
@@ -38,6 +38,8 @@ enum Msg {
 struct Planned<'a> {
     member: &'a Member,
     invocation: Invocation,
+    /// The turn as a new session, when `invocation` resumes one (`turns/resume.rs`).
+    fallback: Option<Invocation>,
     entry: AgentEntry,
     cancel: CancellationToken,
 }
@@ -48,22 +50,25 @@ pub(super) struct Round {
     pub(super) turns: Vec<TurnReport>,
     /// Why members were not started (they are already answering).
     pub(super) refused: Vec<String>,
+    /// The turn ids of the sections the round wrote: only these answers may hand the
+    /// word on when the round ends.
+    pub(super) ids: Vec<String>,
 }
 
-/// Runs `members` answering message `message` of `text`.
+/// Runs `members`, each answering its message (an index into `chat`'s messages).
 pub(super) async fn run_round<P: EditorPort>(
     port: &mut P,
     ctx: &Context,
     text: &str,
     chat: &Chat,
     roster: &Roster<'_>,
-    message: usize,
-    members: &[String],
+    members: &[(String, usize)],
 ) -> Result<Round, PortError> {
     let mut reports = Vec::new();
     let mut refused = Vec::new();
     let mut planned = Vec::new();
-    for handle in members {
+    for (handle, message) in members {
+        let message = *message;
         let Some(member) = roster.member(handle) else {
             continue;
         };
@@ -74,9 +79,10 @@ pub(super) async fn run_round<P: EditorPort>(
             continue;
         }
         match plan(ctx, text, chat, roster, member, message) {
-            Ok((invocation, entry)) => planned.push(Planned {
+            Ok((invocation, entry, fallback)) => planned.push(Planned {
                 member,
                 invocation,
+                fallback,
                 entry,
                 cancel,
             }),
@@ -97,6 +103,7 @@ pub(super) async fn run_round<P: EditorPort>(
         return Ok(Round {
             turns: reports,
             refused,
+            ids: Vec::new(),
         });
     }
     let handles: Vec<String> = planned.iter().map(|p| p.member.handle.clone()).collect();
@@ -121,7 +128,7 @@ pub(super) async fn run_round<P: EditorPort>(
         let tx = tx.clone();
         tokio::spawn(async move {
             let (events_tx, mut events_rx) = mpsc::channel(256);
-            let turn = crate::runner::run(p.invocation, parser_for(&p.entry), events_tx, p.cancel);
+            let turn = super::resume::run(p.invocation, p.fallback, &p.entry, events_tx, p.cancel);
             let forward = async {
                 while let Some(event) = events_rx.recv().await {
                     if tx.send(Msg::Event(i, event)).await.is_err() {
@@ -148,6 +155,10 @@ pub(super) async fn run_round<P: EditorPort>(
         }
     }
     result?;
+    let ids = live
+        .iter()
+        .filter_map(|t| t.status.id().map(str::to_owned))
+        .collect();
     reports.extend(live.into_iter().map(|t| TurnReport {
         member: t.member,
         status: t.status.status().unwrap_or(TurnStatus::Error),
@@ -156,6 +167,7 @@ pub(super) async fn run_round<P: EditorPort>(
     Ok(Round {
         turns: reports,
         refused,
+        ids,
     })
 }
 

@@ -71,7 +71,10 @@ pub fn expected(name: &str) -> Seen {
         model: None,
         text: String::new(),
         tools: vec![],
-        notices: vec![format!("claude printed a line that is not a JSON event: {unknown}")],
+        notices: vec![
+            format!("session not found: {unknown}"),
+            format!("claude printed a line that is not a JSON event: {unknown}"),
+        ],
         outcome: Outcome::Failed(unknown.into()),
     },
         "max-turns" => Seen {

@@ -75,7 +75,11 @@ pub fn expected(name: &str) -> Seen {
         model: None,
         text: String::new(),
         tools: vec![],
-        notices: vec![],
+        notices: vec![
+            "session not found: Error: thread/resume: thread/resume failed: no rollout found \
+             for thread id 01a2007b-0000-7000-8000-000000000000 (code -32600)"
+                .into(),
+        ],
         outcome: Outcome::Failed(
             "Error: thread/resume: thread/resume failed: no rollout found for thread id \
              01a2007b-0000-7000-8000-000000000000 (code -32600)"

@@ -68,6 +68,23 @@ pub fn expected(name: &str) -> Seen {
              or provide a different ID. If it is about the session to resume, that session is \
              gone and the next turn must start a new one; otherwise check the member's `args`.",
         ),
+        // A session to resume that gemini cannot find: reported as such, so the turn
+        // runs again as a new session (the failure below is then not shown).
+        "resume-unknown" => Seen {
+            notices: vec![
+                "session not found: Error resuming session: Invalid session identifier \
+                 \"5f0c7a2e-1b3d-4e5f-8a9b-0c1d2e3f4a5b\"."
+                    .into(),
+            ],
+            ..failed_early(
+                "gemini rejected its input (exit 42): Error resuming session: Invalid session \
+                 identifier \"5f0c7a2e-1b3d-4e5f-8a9b-0c1d2e3f4a5b\".\n  Searched for sessions \
+                 in /home/dev/.gemini/tmp/work/chats.\n  Use --list-sessions to see available \
+                 sessions, then use --resume {number}, --resume {uuid}, or --resume latest. If \
+                 it is about the session to resume, that session is gone and the next turn must \
+                 start a new one; otherwise check the member's `args`.",
+            )
+        },
         "bad-config" => failed_early(
             "gemini found an error in its configuration (exit 52): Error in \
              /home/dev/.gemini/settings.json: Unexpected token '}' in JSON at position 42. Fix \

@@ -91,6 +91,9 @@ pub fn seen(events: Vec<AgentEvent>) -> Seen {
             AgentEvent::Text(text) => seen.text.push_str(&text),
             AgentEvent::Tool { summary, status } => seen.tools.push((summary, status)),
             AgentEvent::Notice(notice) => seen.notices.push(notice),
+            AgentEvent::SessionNotFound { message } => {
+                seen.notices.push(format!("session not found: {message}"))
+            }
             AgentEvent::Usage(_) => {}
             AgentEvent::Done { stop_reason, usage } => {
                 outcomes += 1;
@@ -138,7 +141,7 @@ fn every_transcript_parses_to_what_a_user_should_see() {
             count += 1;
         }
     }
-    assert_eq!(count, 25, "transcripts checked");
+    assert_eq!(count, 26, "transcripts checked");
 }
 
 fn expected(kind: &str, name: &str) -> Seen {

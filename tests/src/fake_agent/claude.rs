@@ -93,6 +93,16 @@ pub fn decide(args: &[String]) -> Decision {
             2,
         );
     }
+    if found
+        .iter()
+        .any(|f| f.name == "--resume" && f.values.is_empty())
+    {
+        // Without an id, `--resume` opens a picker; headless chatmd always names the id.
+        return Decision::refuse(
+            "fake-agent: claude --resume without a session id opens its interactive picker, which the fake does not imitate\n",
+            2,
+        );
+    }
     let format = match value_of(&found, "--output-format").unwrap_or("text") {
         "stream-json" => Format::Jsonl,
         "json" => Format::Json,

@@ -27,6 +27,8 @@ pub struct Knobs {
     pub grandchild: bool,
     pub grandchild_pid: Option<PathBuf>,
     pub record: Option<PathBuf>,
+    /// Where the sessions the fake knows are kept; `None`: every session is known.
+    pub sessions: Option<PathBuf>,
 }
 
 impl Knobs {
@@ -81,6 +83,7 @@ impl Knobs {
             grandchild: flag("FAKE_AGENT_GRANDCHILD"),
             grandchild_pid: text("FAKE_AGENT_GRANDCHILD_PID").map(PathBuf::from),
             record: text("FAKE_AGENT_RECORD").map(PathBuf::from),
+            sessions: text("FAKE_AGENT_SESSIONS").map(PathBuf::from),
         })
     }
 }

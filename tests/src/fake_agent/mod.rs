@@ -26,7 +26,8 @@
 //! | `FAKE_AGENT_IGNORE_TERM=1` | ignore SIGTERM (only SIGKILL ends it) |
 //! | `FAKE_AGENT_GRANDCHILD=1` | start a child process that sleeps forever (same process group, same stdout) |
 //! | `FAKE_AGENT_GRANDCHILD_PID=<file>` | write that child's pid here |
-//! | `FAKE_AGENT_RECORD=<file>` | write what it received as JSON: `as`, `argv`, `cwd`, `env` (the state and trust variables), `stdin`, `prompt`, `resume`, `refused` |
+//! | `FAKE_AGENT_RECORD=<file>` | write what it received as JSON: `as`, `argv`, `cwd`, `env` (the state and trust variables), `stdin`, `prompt`, `resume`, `refused`; a `<file>` ending in `.jsonl` gets one line per run appended instead |
+//! | `FAKE_AGENT_SESSIONS=<dir>` | a session store: each run adds the session it printed as `<dir>/<cli>/<id>`, and resuming an id not there prints the CLI's own "not found" (see `sessions.rs`); unset, every session resumes |
 //!
 //! A transcript's `<name>.meta.json` gives its exit code, stderr and whether the real
 //! CLI would hang (see `fixtures/agents/README.md`).
@@ -37,6 +38,7 @@ mod codex;
 mod gemini;
 mod knobs;
 mod play;
+mod sessions;
 mod transcript;
 
 use std::path::Path;

@@ -195,6 +195,15 @@ pub fn record(
         "resume": resume,
         "refused": refused,
     });
+    if path.extension().is_some_and(|e| e == "jsonl") {
+        // One line per run, so a test sees every run of a turn (a resume and its retry).
+        let mut file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)?;
+        // One write: members running in parallel append to the same file.
+        return file.write_all(format!("{record}\n").as_bytes());
+    }
     std::fs::write(
         path,
         serde_json::to_string_pretty(&record).unwrap_or_default(),

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use serde_json::Value;
 
 use super::cli::{Cli, Format, Run};
-use super::{Knobs, default_fixtures};
+use super::{Knobs, default_fixtures, sessions};
 
 /// The output of one run.
 #[derive(Debug, Default)]
@@ -22,6 +22,11 @@ pub struct Script {
 /// The script for `run`: `FAKE_AGENT_TEXT` generated, else a transcript file.
 pub fn choose(cli: Cli, knobs: &Knobs, run: &Run) -> Result<Script, String> {
     let resumed = run.resume.as_deref().filter(|id| is_session_id(id));
+    if let (Some(store), Some(id)) = (&knobs.sessions, resumed)
+        && !sessions::known(store, cli, id)
+    {
+        return sessions::not_found(cli, knobs, store, id);
+    }
     let mut script = match &knobs.text {
         Some(text) => {
             let session = knobs.session.as_deref().or(resumed).unwrap_or(match cli {
@@ -44,6 +49,9 @@ pub fn choose(cli: Cli, knobs: &Knobs, run: &Run) -> Result<Script, String> {
             script
         }
     };
+    if let Some(store) = &knobs.sessions {
+        sessions::remember(store, cli, &script)?;
+    }
     script.lines = convert(cli, run.format, std::mem::take(&mut script.lines));
     Ok(script)
 }
@@ -53,7 +61,7 @@ fn is_session_id(id: &str) -> bool {
     !id.is_empty() && id != "latest" && !id.chars().all(|c| c.is_ascii_digit())
 }
 
-fn load(cli: Cli, knobs: &Knobs, name: &str) -> Result<Script, String> {
+pub(super) fn load(cli: Cli, knobs: &Knobs, name: &str) -> Result<Script, String> {
     let path = if name.contains('/') {
         PathBuf::from(name)
     } else {
@@ -82,6 +90,17 @@ fn load(cli: Cli, knobs: &Knobs, name: &str) -> Result<Script, String> {
 /// Replaces the transcript's own session id everywhere (text replacement keeps every
 /// line byte for byte otherwise).
 fn swap_session(cli: Cli, script: &mut Script, new: &str) {
+    let Some(old) = session_of(cli, script) else {
+        return;
+    };
+    for line in &mut script.lines {
+        *line = line.replace(&old, new);
+    }
+    script.stderr = script.stderr.replace(&old, new);
+}
+
+/// The session id the script prints (the first line that names one).
+pub(super) fn session_of(cli: Cli, script: &Script) -> Option<String> {
     let key = match cli {
         Cli::Codex => "/thread_id",
         Cli::Claude | Cli::Gemini => "/session_id",
@@ -90,13 +109,7 @@ fn swap_session(cli: Cli, script: &mut Script, new: &str) {
         let value: Value = serde_json::from_str(line).ok()?;
         value.pointer(key)?.as_str().map(str::to_owned)
     });
-    let Some(old) = old.filter(|old| !old.is_empty()) else {
-        return;
-    };
-    for line in &mut script.lines {
-        *line = line.replace(&old, new);
-    }
-    script.stderr = script.stderr.replace(&old, new);
+    old.filter(|old| !old.is_empty())
 }
 
 /// `text` split into `chunks` deltas, or into words (each with its following space).

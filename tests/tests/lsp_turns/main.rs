@@ -6,7 +6,9 @@
 mod setup;
 
 mod commands;
+mod drafts;
 mod editing;
 mod failures;
 mod lifecycle;
+mod resume;
 mod routing;

@@ -274,6 +274,63 @@ A comment after the reviewer spoke.
 }
 
 #[test]
+fn resume_right_after_the_members_answer_sends_only_the_message() {
+    let text = "\
+---
+title: Payment review
+---
+
+The topic.
+
+## @me
+@reviewer first
+
+## @reviewer
+Old answer.
+
+## @me
+@reviewer second
+";
+    let mut case = Case::new(text, "reviewer", 2);
+    case.since = Some(1);
+    let prompt = case.build();
+    assert_eq!(prompt.body, "[CONTEXT]\n[MESSAGE]\nme: @reviewer second\n");
+    // The system part is still built: claude needs it on every run.
+    assert_eq!(
+        prompt.system,
+        "We ship small, reviewed changes.\n\n# Reviewer\n\nStrict about tests."
+    );
+}
+
+#[test]
+fn resume_in_a_chain_answers_the_mention_with_what_came_between() {
+    let text = "\
+## @me
+@reviewer and @tester, look
+
+## @reviewer
+Looked.
+
+## @me
+Ping.
+
+## @tester
+@reviewer what about the refund path?
+";
+    let mut case = Case::new(text, "reviewer", 3);
+    case.since = Some(1);
+    assert_eq!(
+        case.build().body,
+        "[CONTEXT]\nme: Ping.\n[MESSAGE]\ntester: @reviewer what about the refund path?\n"
+    );
+    // Without resume, everything goes, with the roster line first.
+    case.since = None;
+    let full = case.build().body;
+    assert!(full.starts_with("[CONTEXT]\nYou are @reviewer"), "{full}");
+    assert!(full.contains("me: @reviewer and @tester, look\nreviewer: Looked.\nme: Ping.\n"));
+}
+
+#[test]
 fn a_missing_message_is_an_error_not_a_panic() {
     let err = Case::new(TOPIC_CHAT, "reviewer", 5).build_with_cap(PROMPT_CAP);
     assert_eq!(err, Err(PromptError::NoSuchMessage { index: 5, count: 1 }));

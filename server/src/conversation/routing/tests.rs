@@ -125,24 +125,53 @@ fn an_empty_chat_says_what_to_do() {
 #[test]
 fn every_answer_of_a_parallel_round_may_hand_on() {
     let team = team();
-    let after = |text: &str, answers: usize| {
+    let after = |text: &str, answers: &[usize]| {
         let chat = Chat::parse(text);
         let roster = Roster::new(&team, chat.front_matter.as_ref());
-        after_round(text, &chat, &roster, answers)
+        after_answers(text, &chat, &roster, answers)
     };
-    // @a hands to @c, @b to nobody: @c is next (only the last message would say nobody).
+    // @a hands to @c, @b to nobody: @c is next, asked by @a's message.
     let text = "## @me\n@a @b go\n## @a\n@c please document\n## @b\nfine\n";
-    assert_eq!(after(text, 2), run(&["c"]));
+    assert_eq!(after(text, &[1, 2]), (run(&["c"]), vec![1]));
     assert_eq!(
-        after(text, 1),
-        Next::Nobody("@b did not hand the word to anyone".into())
+        after(text, &[2]),
+        (
+            Next::Nobody("@b did not hand the word to anyone".into()),
+            vec![]
+        )
     );
     // Both hand on: everyone asked, in message order, once ([NEXT] beats @b's mention).
     let text = "## @me\n@a @b go\n## @a\n@c and @b\n## @b\n@c [NEXT: a]\n";
-    assert_eq!(after(text, 2), run(&["c", "b", "a"]));
+    assert_eq!(after(text, &[1, 2]), (run(&["c", "b", "a"]), vec![1, 1, 2]));
     // Nobody handed on: the strongest reason wins.
     let text = "---\nmax_chain: 1\n---\n## @me\n@a @b go\n## @a\n@c\n## @b\nok\n";
-    assert_eq!(after(text, 2), Next::ChainLimit(1));
-    // After a human message the round does not matter.
-    assert_eq!(after("## @me\n@b hi\n", 3), run(&["b"]));
+    assert_eq!(after(text, &[1, 2]), (Next::ChainLimit(1), vec![]));
+}
+
+#[test]
+fn a_draft_typed_during_a_round_is_never_sent_by_its_end() {
+    let team = team();
+    let after = |text: &str, answers: &[usize]| {
+        let chat = Chat::parse(text);
+        let roster = Roster::new(&team, chat.front_matter.as_ref());
+        after_answers(text, &chat, &roster, answers).0
+    };
+    // The user started a new message while @a answered: with a mention, without one
+    // (round-robin would ask @b), and with routing `all`.
+    for draft in ["@c what about", "thinking about it", "[NEXT: b] hm"] {
+        let text = format!("## @me\n@a go\n## @a\ndone here\n## @me\n{draft}\n");
+        assert_eq!(
+            after(&text, &[1]),
+            Next::Nobody("@a did not hand the word to anyone".into()),
+            "draft {draft:?}"
+        );
+        let all = format!("---\nrouting: all\n---\n{text}");
+        assert_eq!(
+            after(&all, &[1]),
+            Next::Nobody("@a did not hand the word to anyone".into())
+        );
+    }
+    // The round's own answer still hands on, whatever was typed after it.
+    let text = "## @me\n@a go\n## @a\n@b your turn\n## @me\n@c draft\n";
+    assert_eq!(after(text, &[1]), run(&["b"]));
 }

@@ -9,7 +9,7 @@ use tower_lsp_server::ls_types::*;
 use super::LspPort;
 use crate::document::ByteRange;
 use crate::lsp::convert;
-use crate::lsp::echo::{Echo, before_final_line_break};
+use crate::lsp::echo::{Echo, before_final_line_break, clamp};
 use crate::lsp::journal::Entry;
 use crate::lsp::state::lock;
 use crate::turns::{Applied, Change, PortError};
@@ -22,6 +22,8 @@ const ECHO_WAIT: Duration = Duration::from_millis(1000);
 const SKIPPED_WAIT: Duration = Duration::from_millis(300);
 /// After a refused edit, how long to wait for the change that made it stale.
 const REFUSED_WAIT: Duration = Duration::from_millis(500);
+/// How many changes without the echo are held back as its possible first part.
+const MAX_HELD: usize = 16;
 /// How long the editor may take to answer an edit at all.
 const ANSWER_WAIT: Duration = Duration::from_secs(10);
 
@@ -37,6 +39,21 @@ impl LspPort {
     pub(super) async fn send(
         &mut self,
         edits: Vec<(ByteRange, String)>,
+    ) -> Result<Applied, PortError> {
+        let mut echo = Echo::new(edits.clone());
+        let result = self.send_and_wait(edits, &mut echo).await;
+        // Whatever was held back as a possible part of the echo is someone else's now.
+        for entry in std::mem::take(&mut self.held) {
+            echo.moved(&entry);
+            self.take_theirs(&entry);
+        }
+        result
+    }
+
+    async fn send_and_wait(
+        &mut self,
+        edits: Vec<(ByteRange, String)>,
+        echo: &mut Echo,
     ) -> Result<Applied, PortError> {
         let (writing, changed) = {
             let mut state = lock(&self.state);
@@ -60,7 +77,11 @@ impl LspPort {
             let text_edits = edits
                 .iter()
                 .map(|(range, text)| {
-                    let (range, text) = before_final_line_break(&self.view, len, range, text);
+                    let (range, text) = if self.appends_before_final_line_break {
+                        before_final_line_break(&self.view, len, range, text)
+                    } else {
+                        (range.clone(), text.clone())
+                    };
                     OneOf::Left(TextEdit {
                         range: convert::range(&doc.text, &range, encoding),
                         new_text: text,
@@ -81,20 +102,20 @@ impl LspPort {
         let client = self.client.clone();
         let answer = tokio::time::timeout(ANSWER_WAIT, client.apply_edit(edit));
         tokio::pin!(answer);
-        let mut echo = Echo::new(edits);
         let mut answered = false;
         let mut deadline = Instant::now() + ANSWER_WAIT;
         loop {
             let notified = changed.notified();
             tokio::pin!(notified);
             notified.as_mut().enable();
-            let foreign_before = echo.saw_theirs;
-            match self.look_for_echo(&mut echo)? {
+            let foreign_before = echo.saw_theirs || !self.held.is_empty();
+            match self.look_for_echo(echo)? {
                 Seen::Landed => return Ok(Applied::Done),
                 Seen::Closed => return Ok(Applied::Stale),
                 Seen::NotYet => {}
             }
-            if answered && echo.saw_theirs && !foreign_before && self.skips_stale_edits {
+            let foreign = echo.saw_theirs || !self.held.is_empty();
+            if answered && foreign && !foreign_before && self.skips_stale_edits {
                 // Neovim skips an edit for an older version silently: a change of the
                 // user's without the echo means this one was skipped (its own echo
                 // would have come with it, or just after).
@@ -107,7 +128,7 @@ impl LspPort {
                         Ok(Ok(response)) if response.applied => deadline = Instant::now() + ECHO_WAIT,
                         Ok(Ok(response)) => {
                             tracing::debug!(reason = ?response.failure_reason, "edit refused");
-                            if echo.saw_theirs {
+                            if echo.saw_theirs || !self.held.is_empty() {
                                 return Ok(Applied::Stale);
                             }
                             deadline = Instant::now() + REFUSED_WAIT;
@@ -146,6 +167,10 @@ impl LspPort {
         }
         if !closed {
             return Ok(Seen::NotYet);
+        }
+        for entry in std::mem::take(&mut self.held) {
+            echo.moved(&entry);
+            self.take_theirs(&entry);
         }
         // Closed before the echo came: the editor may have saved the edit, and then
         // the file shows it. Whatever else differs there is someone else's change.
@@ -190,20 +215,38 @@ impl LspPort {
         }
     }
 
-    /// Takes in `entries`, recognising the echo of `echo`'s edits among them.
+    /// Takes in `entries`, recognising the echo of `echo`'s edits among them (and
+    /// among the changes held back before). The echo may start after changes of the
+    /// user's and may be split over several notifications: changes before a found echo
+    /// are someone else's; changes that do not show it yet are held back, since they
+    /// may be its first part.
     fn find_echo(&mut self, echo: &mut Echo, entries: &[Entry]) -> bool {
-        let mut i = 0;
-        while i < entries.len() {
-            if let Some((end, landed, extra)) = echo.find(&self.view, &entries[i..]) {
+        self.held.extend_from_slice(entries);
+        // An echo comes in a few notifications at most: older changes are the user's.
+        while self.held.len() > MAX_HELD {
+            let entry = self.held.remove(0);
+            echo.moved(&entry);
+            self.take_theirs(&entry);
+        }
+        let mut view = self.view.clone();
+        let mut trial = echo.clone();
+        for start in 0..self.held.len() {
+            if let Some((end, landed, extra)) = trial.find(&view, &self.held[start..]) {
+                let held = std::mem::take(&mut self.held);
+                for entry in &held[..start] {
+                    self.take_theirs(entry);
+                }
+                *echo = trial;
                 self.land(echo, landed, extra);
-                for entry in &entries[i + end..] {
+                for entry in &held[start + end..] {
                     self.take_theirs(entry);
                 }
                 return true;
             }
-            echo.moved(&entries[i]);
-            self.take_theirs(&entries[i]);
-            i += 1;
+            let entry = &self.held[start];
+            let range = clamp(&view, &entry.range);
+            view.replace_range(range, &entry.text);
+            trial.moved(entry);
         }
         false
     }

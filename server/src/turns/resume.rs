@@ -1,0 +1,111 @@
+//! Resume with a way back. A member with `resume = true` continues the session of its
+//! latest answer (unless that session belongs to the chat this one was forked from);
+//! when the CLI cannot find the session any more, the same turn runs again at once as a
+//! new session with the whole prompt, into the same section, and its status comment
+//! says `resume=lost`.
+
+use std::path::Path;
+
+use tokio::sync::mpsc::{self, Sender};
+use tokio_util::sync::CancellationToken;
+
+use super::engine::Context;
+use crate::agents::{AgentEntry, AgentEvent, Invocation, parser_for};
+use crate::conversation::resume::{LastSession, last_session, sessions};
+use crate::document::chat::Chat;
+use crate::runner::{self, RunOutcome};
+use crate::team::Member;
+
+/// The session `member` continues to answer message `message`, if it resumes at all:
+/// `resume = true`, a built-in CLI, and an earlier answer of the same kind of CLI with
+/// a session.
+pub(super) fn session_to_resume(
+    ctx: &Context,
+    text: &str,
+    chat: &Chat,
+    member: &Member,
+    entry: &AgentEntry,
+    message: usize,
+) -> Option<LastSession> {
+    let kind = entry.adapter.kind();
+    if !member.resume || kind.is_none() {
+        return None;
+    }
+    let same_kind = |agent: &str| ctx.registry.entry(agent).and_then(|e| e.adapter.kind()) == kind;
+    let last = last_session(text, chat, &member.handle, message, same_kind)?;
+    let forked_from = chat
+        .front_matter
+        .as_ref()
+        .and_then(|fm| fm.forked_from.as_ref());
+    if let Some(original) = forked_from {
+        let folder = ctx.chat_path.parent().unwrap_or(Path::new("."));
+        if shared_with(&folder.join(&original.value), &last.session) {
+            return None;
+        }
+    }
+    Some(last)
+}
+
+/// Whether the chat at `original` (the one this chat was forked from) names `session`,
+/// or cannot be read (then it may). Continuing such a session would carry the
+/// original's later turns into the fork, and the fork's turns into the original's
+/// session: the fork's first turn of each member starts a session of its own instead.
+fn shared_with(original: &Path, session: &str) -> bool {
+    match std::fs::read_to_string(original) {
+        Ok(text) => sessions(&text).iter().any(|s| s == session),
+        Err(_) => true,
+    }
+}
+
+/// Runs one turn, like [`runner::run`]; with a `fallback` (the same turn as a new
+/// session, with the whole prompt), runs that when the CLI reports that it cannot find
+/// the session it was to resume. The first attempt's events are held back until it
+/// has shown it got going (text, a tool, the end), so that a lost session leaves
+/// nothing behind but the [`AgentEvent::SessionNotFound`] that marks the status.
+pub(super) async fn run(
+    invocation: Invocation,
+    fallback: Option<Invocation>,
+    entry: &AgentEntry,
+    events: Sender<AgentEvent>,
+    cancel: CancellationToken,
+) -> RunOutcome {
+    let Some(fallback) = fallback else {
+        return runner::run(invocation, parser_for(entry), events, cancel).await;
+    };
+    let (tx, mut rx) = mpsc::channel(256);
+    let first = runner::run(invocation, parser_for(entry), tx, cancel.clone());
+    let forward = async {
+        let mut held = Vec::new();
+        let mut going = false;
+        while let Some(event) = rx.recv().await {
+            match event {
+                AgentEvent::SessionNotFound { .. } if !going => {
+                    // The rest of this attempt (its `Failed`) is not the turn's outcome.
+                    let _ = events.send(event).await;
+                    while rx.recv().await.is_some() {}
+                    return true;
+                }
+                AgentEvent::Started { .. } | AgentEvent::Notice(_) if !going => held.push(event),
+                event => {
+                    going = true;
+                    for event in held.drain(..).chain([event]) {
+                        let _ = events.send(event).await;
+                    }
+                }
+            }
+        }
+        for event in held {
+            let _ = events.send(event).await;
+        }
+        false
+    };
+    let (outcome, lost) = tokio::join!(first, forward);
+    if !lost || cancel.is_cancelled() {
+        return outcome;
+    }
+    tracing::info!(
+        agent = entry.name.as_str(),
+        "the session to resume is gone; running the turn as a new session"
+    );
+    runner::run(fallback, parser_for(entry), events, cancel).await
+}

@@ -1,0 +1,340 @@
+//! `resume = true` through `chatmd send`, for claude, codex and gemini: the second turn
+//! continues the session of the member's last status comment and sends only what is
+//! new; a session the CLI lost falls back to a new session with the whole prompt, in
+//! the same section, and the status says `resume=lost`. The fake agent keeps a session
+//! store and records every run (`runs.jsonl`).
+
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+
+use pretty_assertions::assert_eq;
+use serde_json::Value;
+
+/// (member, CLI) of the team.
+const MEMBERS: [(&str, &str); 3] = [
+    ("reviewer", "claude"),
+    ("tester", "codex"),
+    ("writer", "gemini"),
+];
+
+const FIRST: &str = "5e55a000-0000-4000-8000-000000000001";
+const LOST: &str = "5e55a000-0000-4000-8000-00000000dead";
+const FRESH: &str = "5e55a000-0000-4000-8000-000000000002";
+
+/// Instructions that the CLIs do not load by themselves: the `[SYSTEM]` text.
+const ROLE: &str = "ROLE-MARKER: be strict.";
+
+struct Setup {
+    dir: tempfile::TempDir,
+    bin: PathBuf,
+}
+
+impl Setup {
+    /// A workspace (a git repository) whose `team/` has the three members, each with
+    /// `resume = true` and instructions, and the fake agent as `claude`, `codex`, `gemini`.
+    fn new() -> Setup {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join(".git")).unwrap();
+        let fake = PathBuf::from(env!("CARGO_BIN_EXE_fake-agent"));
+        let bin = chatmd_tests::fake_agent::install(&fake, &dir.path().join("bin")).unwrap();
+        let s = Setup { dir, bin };
+        s.write("team/reviewer/CLAUDE.md", "# Reviews Rust code\n");
+        s.write("team/tester/AGENTS.md", "# Writes tests\n");
+        s.write("team/writer/GEMINI.md", "# Writes docs\n");
+        let mut toml = String::new();
+        for (member, _) in MEMBERS {
+            toml.push_str(&format!(
+                "[members.{member}]\nresume = true\ninstructions = \"{ROLE}\"\n"
+            ));
+        }
+        s.write("team/chatmd.toml", &toml);
+        std::fs::create_dir_all(s.path("sessions")).unwrap();
+        s
+    }
+
+    fn path(&self, rel: &str) -> PathBuf {
+        self.dir.path().join(rel)
+    }
+
+    fn write(&self, rel: &str, text: &str) {
+        let p = self.path(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+
+    fn read(&self, rel: &str) -> String {
+        std::fs::read_to_string(self.path(rel)).unwrap()
+    }
+
+    fn send(&self, chat: &str, knobs: &[(&str, &str)]) -> Output {
+        let mut c = Command::new(assert_cmd::cargo::cargo_bin("chatmd"));
+        c.arg("send")
+            .arg(chat)
+            .current_dir(self.dir.path())
+            .env("PATH", format!("{}:/usr/bin:/bin", self.bin.display()))
+            .env("HOME", self.dir.path())
+            .env("XDG_CONFIG_HOME", self.dir.path().join("config"))
+            .env("IS_SANDBOX", "")
+            .env("FAKE_AGENT_SESSIONS", self.path("sessions"))
+            .env("FAKE_AGENT_RECORD", self.path("runs.jsonl"))
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        for (k, v) in knobs {
+            c.env(k, v);
+        }
+        c.output().expect("run chatmd send")
+    }
+
+    /// Every run of the fake so far, oldest first.
+    fn runs(&self) -> Vec<Value> {
+        std::fs::read_to_string(self.path("runs.jsonl"))
+            .unwrap_or_default()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    }
+}
+
+/// The chat with `started=` and `took=` values replaced (they differ every run).
+fn redacted(text: &str) -> String {
+    let times = regex::Regex::new(r"(started|took)=[^ ]+").unwrap();
+    times.replace_all(text, "$1=…").into_owned()
+}
+
+/// The argv after the program, as strings.
+fn argv(run: &Value) -> Vec<String> {
+    run["argv"].as_array().unwrap()[1..]
+        .iter()
+        .map(|a| a.as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// What the status comment of a fake answer says after `started=` (the model and the
+/// usage the fake reports for each CLI).
+fn status_tail(cli: &str, session: &str) -> String {
+    match cli {
+        "claude" => format!(
+            "model=claude-opus-4-8[1m] session={session} took=… stop=end_turn exit=0 tokens=10/2"
+        ),
+        "codex" => format!("session={session} took=… exit=0 tokens=10/2"),
+        _ => format!("model=auto session={session} took=… exit=0 tokens=10/2"),
+    }
+}
+
+#[test]
+fn a_second_turn_resumes_the_last_session_and_sends_only_what_is_new() {
+    for (member, cli) in MEMBERS {
+        let s = Setup::new();
+        let chat =
+            format!("---\ntitle: Resume\n---\n\nThe topic.\n\n## @me\n@{member} first question\n");
+        s.write("team/r.chat.md", &chat);
+        let first = s.send(
+            "team/r.chat.md",
+            &[
+                ("FAKE_AGENT_TEXT", "First answer."),
+                ("FAKE_AGENT_SESSION", FIRST),
+            ],
+        );
+        assert_eq!(
+            String::from_utf8_lossy(&first.stderr),
+            format!("@{member}: done\n")
+        );
+        // The user answers under the reply stub and sends again.
+        let mut text = s.read("team/r.chat.md");
+        assert!(text.ends_with("\n## @me\n"), "{text}");
+        text.push_str(&format!("@{member} second question\n"));
+        s.write("team/r.chat.md", &text);
+        let second = s.send("team/r.chat.md", &[("FAKE_AGENT_TEXT", "Second answer.")]);
+        assert_eq!(
+            String::from_utf8_lossy(&second.stderr),
+            format!("@{member}: done\n"),
+            "{cli}"
+        );
+        assert!(second.status.success(), "{cli}");
+
+        let runs = s.runs();
+        assert_eq!(runs.len(), 2, "{cli}: {runs:?}");
+        // The first turn: a new session, with the role and the whole chat.
+        assert_eq!(runs[0]["resume"], Value::Null, "{cli}");
+        let prompt = runs[0]["prompt"].as_str().unwrap();
+        assert!(
+            prompt.contains("The topic.\nme: @") || prompt.contains("The topic.\n[MESSAGE]"),
+            "{cli}: {prompt}"
+        );
+        assert!(
+            prompt.contains(&format!("You are @{member}")),
+            "{cli}: {prompt}"
+        );
+        // The second: the session of the last status comment, exactly the reference's
+        // shape, and only the new message.
+        assert_eq!(runs[1]["resume"], FIRST, "{cli}");
+        let new_only = format!("[CONTEXT]\n[MESSAGE]\nme: @{member} second question\n");
+        assert_eq!(runs[1]["prompt"], new_only.as_str(), "{cli}");
+        let args = argv(&runs[1]);
+        let expected: Vec<String> = match cli {
+            // claude keeps no system prompt with a session: it is passed again.
+            "claude" => vec![
+                "-p",
+                &new_only,
+                "--output-format",
+                "stream-json",
+                "--verbose",
+                "--include-partial-messages",
+                "--resume",
+                FIRST,
+                "--append-system-prompt",
+                ROLE,
+            ],
+            // codex keeps its developer instructions with the thread.
+            "codex" => vec![
+                "exec",
+                "resume",
+                FIRST,
+                "--json",
+                "--skip-git-repo-check",
+                &new_only,
+            ],
+            // gemini keeps the [SYSTEM] text of the first prompt in its session.
+            _ => vec![
+                "-p",
+                &new_only,
+                "--output-format",
+                "stream-json",
+                "--skip-trust",
+                "--resume",
+                FIRST,
+            ],
+        }
+        .into_iter()
+        .map(String::from)
+        .collect();
+        assert_eq!(args, expected, "{cli}");
+        // Same working folder for both runs (all three keep sessions per folder).
+        assert_eq!(runs[0]["cwd"], runs[1]["cwd"], "{cli}");
+
+        let tail = status_tail(cli, FIRST);
+        assert_eq!(
+            redacted(&s.read("team/r.chat.md")),
+            format!(
+                "---\ntitle: Resume\n---\n\nThe topic.\n\n## @me\n@{member} first question\n\
+                 \n## @{member}\n<!-- chatmd id=t1 agent={cli} status=done started=… {tail} -->\nFirst answer.\n\
+                 \n## @me\n@{member} second question\n\
+                 \n## @{member}\n<!-- chatmd id=t2 agent={cli} status=done started=… {tail} -->\nSecond answer.\n\
+                 \n## @me\n"
+            ),
+            "{cli}"
+        );
+    }
+}
+
+#[test]
+fn a_lost_session_runs_again_as_a_new_one_in_the_same_section() {
+    for (member, cli) in MEMBERS {
+        let s = Setup::new();
+        // The store knows some other session of this CLI, not the one in the chat.
+        s.write(&format!("sessions/{cli}/{FIRST}"), "");
+        let chat = format!(
+            "## @me\n@{member} first question\n\
+             \n## @{member}\n<!-- chatmd id=t1 agent={cli} status=done session={LOST} -->\nFirst answer.\n\
+             \n## @me\n@{member} second question\n"
+        );
+        s.write("team/l.chat.md", &chat);
+        let out = s.send(
+            "team/l.chat.md",
+            &[
+                ("FAKE_AGENT_TEXT", "Fresh answer."),
+                ("FAKE_AGENT_SESSION", FRESH),
+            ],
+        );
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr),
+            format!("@{member}: done\n"),
+            "{cli}"
+        );
+        assert!(out.status.success(), "{cli}");
+        let shown = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(
+            shown.matches(&format!("── @{member} ──")).count(),
+            1,
+            "{cli}: {shown}"
+        );
+
+        let runs = s.runs();
+        assert_eq!(runs.len(), 2, "{cli}: {runs:?}");
+        assert_eq!(runs[0]["resume"], LOST, "{cli}");
+        assert_eq!(runs[1]["resume"], Value::Null, "{cli}");
+        // The retry carries the whole context, with the role where the CLI takes it.
+        let prompt = runs[1]["prompt"].as_str().unwrap();
+        let roster = format!("You are @{member} in a team chat");
+        assert!(prompt.contains(&roster), "{cli}: {prompt}");
+        assert!(
+            prompt.contains(&format!("me: @{member} first question\n{member}: First answer.\n[MESSAGE]\nme: @{member} second question\n")),
+            "{cli}: {prompt}"
+        );
+        let role_sent = argv(&runs[1]).iter().any(|a| a.contains(ROLE));
+        assert!(role_sent, "{cli}: the role goes with the new session");
+
+        let tail = status_tail(cli, FRESH);
+        assert_eq!(
+            redacted(&s.read("team/l.chat.md")),
+            format!(
+                "{chat}\n## @{member}\n<!-- chatmd id=t2 agent={cli} status=done started=… resume=lost {tail} -->\nFresh answer.\n\
+                 \n## @me\n"
+            ),
+            "{cli}"
+        );
+    }
+}
+
+/// A fork shares its original's sessions: continuing one would mix the two chats in
+/// one CLI session. The fork's first turn of a member starts its own session; from
+/// then on the fork resumes that one.
+#[test]
+fn a_fork_starts_its_own_session_then_resumes_it() {
+    let s = Setup::new();
+    let original = format!(
+        "## @me\n@reviewer first question\n\
+         \n## @reviewer\n<!-- chatmd id=t1 agent=claude status=done session={FIRST} -->\nFirst answer.\n\
+         \n## @me\nlater, only in the original\n"
+    );
+    s.write("team/r.chat.md", &original);
+    s.write(&format!("sessions/claude/{FIRST}"), "");
+    let fork = format!(
+        "---\nforked_from: r.chat.md\n---\n## @me\n@reviewer first question\n\
+         \n## @reviewer\n<!-- chatmd id=t1 agent=claude status=done session={FIRST} -->\nFirst answer.\n\
+         \n## @me\n@reviewer in the fork\n"
+    );
+    s.write("team/r-fork.chat.md", &fork);
+    let out = s.send(
+        "team/r-fork.chat.md",
+        &[
+            ("FAKE_AGENT_TEXT", "Forked answer."),
+            ("FAKE_AGENT_SESSION", FRESH),
+        ],
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "@reviewer: done\n");
+    let runs = s.runs();
+    assert_eq!(runs.len(), 1);
+    assert_eq!(runs[0]["resume"], Value::Null, "not the original's session");
+    let prompt = runs[0]["prompt"].as_str().unwrap();
+    assert!(
+        prompt.contains("me: @reviewer first question\nreviewer: First answer.\n[MESSAGE]\nme: @reviewer in the fork\n"),
+        "{prompt}"
+    );
+    let mut text = s.read("team/r-fork.chat.md");
+    assert!(text.contains(&format!("session={FRESH}")), "{text}");
+    text.push_str("@reviewer again\n");
+    s.write("team/r-fork.chat.md", &text);
+    let out = s.send("team/r-fork.chat.md", &[("FAKE_AGENT_TEXT", "Again.")]);
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "@reviewer: done\n");
+    let runs = s.runs();
+    assert_eq!(runs.len(), 2);
+    assert_eq!(runs[1]["resume"], FRESH, "the fork's own session");
+    assert_eq!(
+        runs[1]["prompt"],
+        "[CONTEXT]\n[MESSAGE]\nme: @reviewer again\n"
+    );
+    // The original is untouched.
+    assert_eq!(s.read("team/r.chat.md"), original);
+}
