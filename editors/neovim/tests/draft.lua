@@ -51,17 +51,15 @@ return function(draft)
   end)
   vim.api.nvim_feedkeys(vim.keycode('Go' .. draft .. '<Esc>'), 'tx', false)
 
-  -- `o` and <CR> after the unfinished answer line: the first line break ends that line, the
-  -- second leaves one blank line before the heading. The answer's own final line break is
-  -- already there, so it is not added again.
+  -- The whole answer with its own final line break, then exactly what the user typed after
+  -- its unfinished line: `o` and <CR> (two line breaks), the heading, the draft.
   local expected = original
     .. '\n'
     .. '## @writer\n'
     .. '<!-- chatmd id=t1 agent=gemini status=done started=<T> model=auto session=<S> took=<D> exit=0 tokens=10/7 -->\n'
     .. ANSWER
     .. '\n'
-    .. '\n'
-    .. '## @me\n'
+    .. '\n\n## @me\n'
     .. draft
     .. '\n'
   local function dump()

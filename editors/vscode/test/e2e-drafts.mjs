@@ -111,10 +111,9 @@ export async function draftSteps(t, drafts) {
         throw new Error('the @writer turn ended before the draft was typed: the step tested nothing (is the agent too fast?)');
       }
 
-      // The user's two Enters after the unfinished answer line: the first ends that line,
-      // the second leaves one blank line before their heading. The answer's own final line
-      // break is already there, so it is not added again.
-      const expected = `${original}\n${writerDone}${DRAFT_ANSWER}\n\n## @me\n${draft}`;
+      // The whole answer with its own final line break, then exactly what the user typed
+      // after its unfinished line: Enter, Enter, the heading, Enter, the draft.
+      const expected = `${original}\n${writerDone}${DRAFT_ANSWER}\n` + `\n\n## @me\n${draft}`;
       await waitFor(
         'the @writer turn to end',
         async () => (await failOnOtherTurn('while @writer answered', file)) || (await writerTurn().count()) === 0,
