@@ -233,7 +233,9 @@ async function openFile(name) {
   await page.keyboard.type(name);
   const row = page.locator(`${palette} .quick-input-list .monaco-list-row`, { hasText: name }).first();
   await row.waitFor({ state: 'visible', timeout: 10_000 });
-  await page.keyboard.press('Enter');
+  // A click, not Enter: Enter opens the focused row, which can still be a recent file while
+  // the list filters.
+  await row.click();
   await page.locator('.tabs-container .tab.active', { hasText: name }).waitFor({ timeout: 10_000 });
 }
 
