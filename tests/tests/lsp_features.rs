@@ -274,6 +274,65 @@ async fn hover_and_definition_describe_members() {
 }
 
 #[tokio::test]
+async fn hover_says_why_a_cli_inside_the_workspace_has_no_version() {
+    use std::os::unix::fs::PermissionsExt;
+    let ws = Workspace::new();
+    // A `codex` shipped inside the workspace, first on the agent path; it would leave a
+    // mark if anything ran it.
+    let mark = ws.path("codex-ran");
+    ws.write(
+        "tools/codex",
+        &format!("#!/bin/sh\ntouch '{}'\necho 0.169.0\n", mark.display()),
+    );
+    let codex = ws.path("tools/codex");
+    std::fs::set_permissions(&codex, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let mut client = chatmd_tests::TestClient::spawn(chatmd::lsp::serve);
+    let agent_path =
+        std::env::join_paths([ws.path("tools"), ws.bin.path().to_path_buf()]).expect("join");
+    let params = json!({
+        "processId": null,
+        "capabilities": vscode_like(),
+        "rootUri": chatmd_tests::file_uri(ws.root()),
+        "initializationOptions": {"agentPath": agent_path.to_string_lossy()},
+    });
+    client
+        .request("initialize", params)
+        .await
+        .expect("initialize");
+    client.notify("initialized", json!({})).await;
+    let uri = ws.uri("team/h.chat.md");
+    client.open(&uri, "## @me\n@tester and @reviewer\n").await;
+
+    let hover = client
+        .request(
+            "textDocument/hover",
+            json!({"textDocument": {"uri": uri}, "position": {"line": 1, "character": 3}}),
+        )
+        .await
+        .expect("hover");
+    let value = hover["contents"]["value"].as_str().unwrap();
+    assert!(
+        value.ends_with(&format!(
+            "- CLI: `{}` (version not checked: chatmd never runs a program inside the workspace on its own)\n",
+            codex.display()
+        )),
+        "{value}"
+    );
+    // A CLI outside the workspace still shows its version.
+    let hover = client
+        .request(
+            "textDocument/hover",
+            json!({"textDocument": {"uri": uri}, "position": {"line": 1, "character": 16}}),
+        )
+        .await
+        .expect("hover");
+    let value = hover["contents"]["value"].as_str().unwrap();
+    assert!(value.ends_with(" (2.1.197 (Claude Code))\n"), "{value}");
+    assert!(!mark.exists(), "the workspace's codex was run");
+    client.shutdown().await;
+}
+
+#[tokio::test]
 async fn outline_folding_and_workspace_symbols() {
     let ws = Workspace::new();
     ws.write(

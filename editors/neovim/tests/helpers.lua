@@ -121,4 +121,52 @@ function H.capture_notify(allow_errors)
   return seen
 end
 
+--- A second Neovim, embedded (`nvim --embed --headless`), driven like a user at a
+--- keyboard: keys go through its input queue (`nvim_input`), so insert mode stays on
+--- between keystrokes while its main loop applies the server's edits, which a script run
+--- with `-l` cannot do (feedkeys ends insert mode, or blocks waiting for a key). It loads
+--- the plugin with setup(opts) and edits `path`; every check runs in this (the test's)
+--- Neovim. Returns { lua = fun(code, ...), input = fun(keys), buf = integer, stop = fun() }.
+function H.embed(ws, path, opts)
+  local chan = vim.fn.jobstart({ vim.uv.exepath(), '--embed', '--headless', '-u', 'NONE', '-i', 'NONE', '-n' }, { rpc = true })
+  if chan <= 0 then
+    H.fail('cannot start an embedded nvim')
+  end
+  local child = {}
+  function child.lua(code, ...)
+    return vim.rpcrequest(chan, 'nvim_exec_lua', code, { ... })
+  end
+  function child.input(keys)
+    vim.rpcrequest(chan, 'nvim_input', keys)
+  end
+  function child.stop()
+    vim.fn.jobstop(chan)
+  end
+  child.buf = child.lua(
+    [[
+    local helpers, ws, opts, path = ...
+    H = dofile(helpers)
+    -- Shown messages are kept for the test's failure output.
+    notes = {}
+    vim.notify = function(msg, level)
+      notes[#notes + 1] = { msg = msg, level = level }
+    end
+    H.setup(ws, opts)
+    vim.cmd.edit(vim.fn.fnameescape(path))
+    return vim.api.nvim_get_current_buf()
+  ]],
+    H.plugin_dir .. '/tests/helpers.lua',
+    ws,
+    opts or vim.empty_dict(),
+    path
+  )
+  H.wait('the chatmd client to attach in the embedded nvim', function()
+    return child.lua([[
+      local c = vim.lsp.get_clients({ bufnr = ..., name = 'chatmd' })[1]
+      return c ~= nil and c.initialized == true
+    ]], child.buf)
+  end)
+  return child
+end
+
 return H

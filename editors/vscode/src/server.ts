@@ -111,7 +111,7 @@ export async function reportMissingServer(settings: ServerSettings, detail?: str
   const openDocs = 'Installation Guide';
   const what =
     settings.configuredPath === 'chatmd'
-      ? 'the language server "chatmd" was not found on PATH'
+      ? 'the language server "chatmd" was not found on PATH (VS Code takes its PATH from a login shell, not from the terminal that started it) nor in ~/.cargo/bin'
       : `the language server "${settings.configuredPath}" (setting chatmd.server.path) was not found or is not executable`;
   const message =
     `chatmd: ${what}${detail ? ` (${detail})` : ''}. ` +

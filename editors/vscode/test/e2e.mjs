@@ -12,11 +12,15 @@
 //   E2E_SCREENSHOTS   where the documentation screenshots go (default: E2E_ARTIFACTS);
 //                     scripts/test-editors-vscode --screenshots sets docs/images
 //   E2E_KEEP=1        keep the temp folder
+//   E2E_ONLY=<regex>  run only the steps whose name matches (while working on them; the
+//                     workbench still opens first)
 //
 // What a user does, step by step: open the demo chat, see the language, a diagnostic squiggle
 // and completion after `@`; "chatmd: Send" from the palette; the running turn in the status bar;
 // the answers in the file (read from disk after saving, never from the page); "chatmd: Ask…"
-// with the member quick pick, then cancelling that turn from the status-bar item.
+// with the member quick pick, then cancelling that turn from the status-bar item. Then what the
+// user types while a turn runs (test/e2e-drafts.mjs): a draft is never sent, and words typed right
+// after Ctrl+Enter stay in the message.
 // Every wait is for a condition, with a timeout; a failed step says what it waited for.
 // The last line is "N passed, N failed".
 
@@ -28,6 +32,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { draftSteps, setUpDrafts } from './e2e-drafts.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = resolve(here, '..', '..', '..');
@@ -71,6 +76,7 @@ const chatPath = join(ws, 'release-review.chat.md');
 const notesPath = join(ws, 'notes.chat.md');
 writeFileSync(notesPath, '## @me\n@nobody please check the refund rounding.\n');
 writeFileSync(join(ws, 'ended.chat.md'), '---\nstatus: ended\n---\n\n## @me\n@reviewer one more thing.\n');
+const drafts = setUpDrafts(repo, ws, root);
 const agents = join(root, 'agents');
 mkdirSync(agents);
 for (const cli of ['claude', 'codex', 'gemini']) {
@@ -181,8 +187,13 @@ function findFiles(dir, accept) {
 }
 
 const results = [];
+const only = process.env.E2E_ONLY ? new RegExp(process.env.E2E_ONLY) : undefined;
 let page;
 async function step(name, fn) {
+  if (only && results.length > 0 && !only.test(name)) {
+    log(`skip ${name}`);
+    return true;
+  }
   const started = Date.now();
   try {
     // Start from a quiet workbench: no menu, list or palette left open by an earlier step.
@@ -222,7 +233,9 @@ async function openFile(name) {
   await page.keyboard.type(name);
   const row = page.locator(`${palette} .quick-input-list .monaco-list-row`, { hasText: name }).first();
   await row.waitFor({ state: 'visible', timeout: 10_000 });
-  await page.keyboard.press('Enter');
+  // A click, not Enter: Enter opens the focused row, which can still be a recent file while
+  // the list filters.
+  await row.click();
   await page.locator('.tabs-container .tab.active', { hasText: name }).waitFor({ timeout: 10_000 });
 }
 
@@ -517,6 +530,8 @@ try {
       );
     });
   }
+
+  await draftSteps({ page, step, waitFor, saveUntil, openFile, clearNotifications, waitForTurnOrError, log }, drafts);
 
   await step('a missing server is reported with the install command and a button to the setting', async () => {
     // Set chatmd.server.path to a path where there is no server, in the Settings editor.

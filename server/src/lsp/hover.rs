@@ -61,8 +61,16 @@ pub fn hover(
             let agent_path = lock(state).agent_path.clone();
             match PathLookup(agent_path.as_deref()).find(kind.binary()) {
                 Some(path) => {
-                    let version = team::probe_version(&path, Some(&root))
-                        .unwrap_or_else(|| "version unknown".to_string());
+                    // A CLI inside the workspace is never run to ask its version (the
+                    // workspace could ship it); say so rather than "unknown".
+                    let in_workspace =
+                        !root.as_os_str().is_empty() && team::inside_workspace(&path, &root);
+                    let version = if in_workspace {
+                        team::NOT_PROBED_IN_WORKSPACE.to_string()
+                    } else {
+                        team::probe_version(&path, Some(&root))
+                            .unwrap_or_else(|| "version unknown".to_string())
+                    };
                     let _ = writeln!(md, "- CLI: `{}` ({version})", path.display());
                 }
                 None => {

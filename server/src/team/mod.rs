@@ -19,5 +19,7 @@ pub use error::TeamError;
 pub use kind::{AgentKind, UnknownAgentKind};
 pub use model::{Member, Severity, Team, TeamProblem, is_valid_handle};
 pub use paths::resolve_team_folder;
-pub use probe::{PROBE_TIMEOUT, find_in, find_on_path, probe_version};
+pub use probe::{
+    NOT_PROBED_IN_WORKSPACE, PROBE_TIMEOUT, find_in, find_on_path, inside_workspace, probe_version,
+};
 pub use scan::{is_team_relevant, scan_chats};

@@ -43,6 +43,18 @@ fn is_executable(file: &Path) -> bool {
     file.is_file()
 }
 
+/// What is shown instead of the version of a CLI that lies inside the workspace (the
+/// probe never runs it), so the user knows why there is none.
+pub const NOT_PROBED_IN_WORKSPACE: &str =
+    "version not checked: chatmd never runs a program inside the workspace on its own";
+
+/// Whether `path` lies inside `workspace_root`, as written or once symlinks are
+/// resolved: [`probe_version`] never runs such a program.
+pub fn inside_workspace(path: &Path, workspace_root: &Path) -> bool {
+    path.starts_with(workspace_root)
+        || resolve_existing(path).starts_with(resolve_existing(workspace_root))
+}
+
 /// Runs `<path> --version` (at most [`PROBE_TIMEOUT`]) and returns the first non-empty
 /// line of its output, trimmed (`None` when it fails or prints nothing). Results are
 /// cached per program for the life of the process. Returns `None` without running
@@ -58,7 +70,7 @@ pub(crate) fn probe_version_within(
     timeout: Duration,
 ) -> Option<String> {
     if let Some(root) = workspace_root
-        && (path.starts_with(root) || resolve_existing(path).starts_with(resolve_existing(root)))
+        && inside_workspace(path, root)
     {
         tracing::info!(program = %path.display(), "not probing a program inside the workspace");
         return None;
