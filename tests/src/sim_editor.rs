@@ -8,8 +8,9 @@
 //! - [`Behaviour::VsCode`]: an edit for an older version is refused (`applied: false`);
 //!   a replacing edit is echoed as a minimal diff.
 //! - [`Behaviour::Neovim`]: an edit for an older version is skipped but answered
-//!   `applied: true`; an insert at the very end of the file is echoed as replacing the
-//!   last line break with the text plus one more line break.
+//!   `applied: true`, except one for version 0, which is applied at its old positions;
+//!   an insert at the very end of the file is echoed as replacing the last line break
+//!   with the text plus one more line break.
 
 use std::collections::HashMap;
 
@@ -271,7 +272,10 @@ impl SimEditor {
                 .await;
             return;
         };
-        if version != doc.version {
+        // Neovim checks versions only above 0: an edit for a buffer not changed since
+        // it was opened is applied whatever changed since, at its old positions.
+        let checked = !(self.behaviour == Behaviour::Neovim && version == 0);
+        if version != doc.version && checked {
             self.stale += 1;
             let answer = match self.behaviour {
                 Behaviour::VsCode => json!({"applied": false, "failureReason": "stale version"}),

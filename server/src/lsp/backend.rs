@@ -99,7 +99,7 @@ impl LanguageServer for Backend {
                 .as_ref()
                 .is_some_and(|info| info.name.to_lowercase().contains("vim"));
             state.client.skips_stale_edits = neovim;
-            state.client.appends_before_final_line_break = neovim;
+            state.client.adds_final_line_break = neovim;
             state.agent_path = params
                 .initialization_options
                 .as_ref()

@@ -6,24 +6,21 @@
 use super::journal::Entry;
 use crate::document::ByteRange;
 
-/// An insert at the very end of a text that ends with a line break, moved to just
-/// before that line break (`"X\n"` at the end becomes `"\nX"` before the last `\n`):
-/// the same result, but Neovim reports an insert past the last line as replacing the
-/// last line break and adds an empty line to the buffer.
-pub fn before_final_line_break(
-    text: &str,
-    len: usize,
-    range: &ByteRange,
-    new: &str,
-) -> (ByteRange, String) {
+/// The text of an insert at the very end of a text that ends with a line break,
+/// without its own final line break, for an editor that adds one back (Neovim keeps
+/// a file's last line break apart from its lines: it takes an insert past the last
+/// line as text after the last line and keeps the file's line break after it, so the
+/// whole insert would leave one empty line too many). The insert stays past the last
+/// line: typing at the end of that line, even typing the editor has not reported yet
+/// when the insert arrives, stays before it.
+pub fn without_final_line_break(text: &str, len: usize, range: &ByteRange, new: &str) -> String {
     let at_end = range.start == len && range.end == len && text.len() == len;
     for eol in ["\r\n", "\n"] {
         if at_end && text.ends_with(eol) && new.ends_with(eol) {
-            let at = len - eol.len();
-            return (at..at, format!("{eol}{}", &new[..new.len() - eol.len()]));
+            return new[..new.len() - eol.len()].to_string();
         }
     }
-    (range.clone(), new.to_string())
+    new.to_string()
 }
 
 /// A range clamped to the text and to character boundaries.

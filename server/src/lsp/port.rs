@@ -52,8 +52,8 @@ pub struct LspPort {
     claimed: Vec<String>,
     /// The editor answers `applied: true` for edits it skipped (Neovim).
     skips_stale_edits: bool,
-    /// Text appended at the end goes before the final line break (Neovim).
-    appends_before_final_line_break: bool,
+    /// Text appended at the end goes without its final line break (Neovim adds it).
+    adds_final_line_break: bool,
     /// The server's running turns (shared; kept here so streamed text does not take
     /// the state lock for every chunk).
     running: Running,
@@ -69,13 +69,13 @@ impl LspPort {
         started: Option<tokio::sync::oneshot::Sender<Vec<String>>>,
     ) -> LspPort {
         let path = uri.to_file_path().map(|p| p.into_owned());
-        let (reader, skips_stale_edits, appends_before_final_line_break, running) = {
+        let (reader, skips_stale_edits, adds_final_line_break, running) = {
             let mut s = lock(&state);
             let running = s.running.clone();
             (
                 s.journals.entry(uri.clone()).or_default().subscribe(),
                 s.client.skips_stale_edits,
-                s.client.appends_before_final_line_break,
+                s.client.adds_final_line_break,
                 running,
             )
         };
@@ -94,7 +94,7 @@ impl LspPort {
             started,
             claimed: Vec::new(),
             skips_stale_edits,
-            appends_before_final_line_break,
+            adds_final_line_break,
             running,
         }
     }

@@ -76,12 +76,10 @@ pub struct ClientFlags {
     /// The editor answers `applied: true` for an edit it skipped for an older
     /// version (Neovim), so a missing echo is found out sooner.
     pub skips_stale_edits: bool,
-    /// Text appended at the very end goes just before the final line break (Neovim
-    /// reports an insert past the last line as one more line). Other editors get it
-    /// past the final line break, where it does not carry a cursor that sits at the
-    /// end of the last line (VS Code and Helix move a cursor along with text inserted
-    /// exactly at it).
-    pub appends_before_final_line_break: bool,
+    /// The editor keeps a file's last line break apart from its text and adds it
+    /// back after text inserted past the last line (Neovim): text appended at the end
+    /// is sent without its own final line break.
+    pub adds_final_line_break: bool,
 }
 
 #[derive(Default)]

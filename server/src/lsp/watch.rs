@@ -36,7 +36,7 @@ pub fn client_flags(caps: &ClientCapabilities) -> ClientFlags {
             .and_then(|w| w.show_document.as_ref())
             .is_some_and(|s| s.support),
         skips_stale_edits: false,
-        appends_before_final_line_break: false,
+        adds_final_line_break: false,
     }
 }
 

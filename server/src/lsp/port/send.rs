@@ -9,7 +9,7 @@ use tower_lsp_server::ls_types::*;
 use super::LspPort;
 use crate::document::ByteRange;
 use crate::lsp::convert;
-use crate::lsp::echo::{Echo, before_final_line_break, clamp};
+use crate::lsp::echo::{Echo, clamp, without_final_line_break};
 use crate::lsp::journal::Entry;
 use crate::lsp::state::lock;
 use crate::turns::{Applied, Change, PortError};
@@ -77,10 +77,10 @@ impl LspPort {
             let text_edits = edits
                 .iter()
                 .map(|(range, text)| {
-                    let (range, text) = if self.appends_before_final_line_break {
-                        before_final_line_break(&self.view, len, range, text)
+                    let text = if self.adds_final_line_break {
+                        without_final_line_break(&self.view, len, range, text)
                     } else {
-                        (range.clone(), text.clone())
+                        text.clone()
                     };
                     OneOf::Left(TextEdit {
                         range: convert::range(&doc.text, &range, encoding),
