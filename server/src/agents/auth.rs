@@ -81,6 +81,16 @@ pub fn failed(words: &str, kind: AgentKind) -> AgentEvent {
     }
 }
 
+/// The failure of a turn in the CLI's own words, with how to log in when they are
+/// about the login.
+pub fn failure(message: String, kind: AgentKind) -> AgentEvent {
+    if is_auth_failure(&message) {
+        failed(&message, kind)
+    } else {
+        AgentEvent::Failed { message }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

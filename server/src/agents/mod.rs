@@ -16,6 +16,7 @@ pub mod provenance;
 mod reader;
 pub mod registry;
 mod resume;
+mod tools;
 
 pub use output::sanitize;
 pub use plan::{ARGUMENT_LIMIT, DEFAULT_IDLE, DEFAULT_TOTAL};

@@ -13,7 +13,8 @@ use serde::Deserialize;
 
 use super::Denial;
 use super::json::{Obj, Str, ToolInput};
-use super::output::{ToolArguments, quote, sanitized};
+use super::output::{quote, sanitized};
+use super::tools::ToolArguments;
 
 /// One entry of claude's `permission_denials`.
 #[derive(Debug, Default, Deserialize)]
