@@ -272,14 +272,28 @@ impl TestClient {
         let answer = self.request("shutdown", Value::Null).await;
         assert_eq!(answer, Ok(Value::Null), "shutdown must answer null");
         self.notify("exit", Value::Null).await;
-        let server = self
+        let mut server = self
             .server
             .take()
             .expect("the server was already shut down");
-        match tokio::time::timeout(self.timeout, server).await {
-            Ok(Ok(())) => {}
-            Ok(Err(error)) => panic!("the server failed during shutdown: {}", join_error(error)),
-            Err(_) => panic!(
+        // Keep answering what the server still asks (a request of a handler that began
+        // before `shutdown` holds the server up until it is answered), as an editor does.
+        let deadline = tokio::time::Instant::now() + self.timeout;
+        let ended = loop {
+            tokio::select! {
+                ended = &mut server => break Some(ended),
+                incoming = self.incoming.recv() => match incoming {
+                    Some(inbox::Incoming::Message(message)) => self.file(message).await,
+                    // The output is closed or broken: only the server's end is left.
+                    _ => break tokio::time::timeout_at(deadline, &mut server).await.ok(),
+                },
+                () = tokio::time::sleep_until(deadline) => break None,
+            }
+        };
+        match ended {
+            Some(Ok(())) => {}
+            Some(Err(error)) => panic!("the server failed during shutdown: {}", join_error(error)),
+            None => panic!(
                 "the server future did not end within {:?} after `exit`",
                 self.timeout
             ),

@@ -12,6 +12,7 @@ import {
   type StaticFeature,
 } from 'vscode-languageclient/node';
 import { execute, registerCommands, SERVER_COMMANDS, type Host } from './commands';
+import { CursorKeeper } from './cursor';
 import {
   readSettings,
   reportMissingServer,
@@ -212,6 +213,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     ext,
     ...registerCommands(ext),
     vscode.commands.registerCommand('chatmd.restartServer', () => ext.restart()),
+    new CursorKeeper('chatmd'),
     vscode.workspace.onDidChangeConfiguration((event) => {
       if (
         event.affectsConfiguration('chatmd.server.path') ||

@@ -39,10 +39,14 @@ export function setUpDrafts(repo, ws, root) {
     mention: 'draft-mention.chat.md',
     plain: 'draft-plain.chat.md',
     typing: 'typing-after-send.chat.md',
+    typingNoEol: 'typing-no-final-line-break.chat.md',
   };
   writeFileSync(join(folder, chats.mention), '## @me\n@writer please sum up the refund changes.\n');
   writeFileSync(join(folder, chats.plain), '## @me\n@writer please sum up the refund changes.\n');
   writeFileSync(join(folder, chats.typing), '## @me\n@writer please check the totals.\n');
+  // No line break at the end: the cursor at the end of the message is the end of the file,
+  // exactly where the new section goes.
+  writeFileSync(join(folder, chats.typingNoEol), '## @me\n@writer please check the totals.');
   return { folder, records, chats };
 }
 
@@ -154,46 +158,54 @@ export async function draftSteps(t, drafts) {
     });
   }
 
-  await step('typing right after Ctrl+Enter stays in the message, before the new section', async () => {
-    const file = join(drafts.folder, drafts.chats.typing);
-    const original = readFileSync(file, 'utf8');
-    await openFile(drafts.chats.typing);
-    await clearNotifications();
-    // The Problems panel stays open during the step: the server's diagnostics, live. A status
-    // comment broken by the typed words shows there as "Malformed status comment".
-    await page.keyboard.press('Control+Shift+M');
-    const problems = page.locator('.markers-panel').first();
-    await problems.waitFor({ timeout: 10_000 });
-    const broken = new Set();
-    const sample = async () => {
-      const shown = await problems.innerText().catch(() => '');
-      for (const line of shown.split('\n').filter((l) => /status comment/i.test(l))) {
-        broken.add(line);
+  for (const [chat, atEnd] of [
+    [drafts.chats.typing, 'the file ends with a line break'],
+    [drafts.chats.typingNoEol, 'the file ends without a line break'],
+  ]) {
+    await step(`typing right after Ctrl+Enter stays in the message, before the new section (${atEnd})`, async () => {
+      const file = join(drafts.folder, chat);
+      const original = readFileSync(file, 'utf8');
+      await openFile(chat);
+      await clearNotifications();
+      // The Problems panel stays open during the step: the server's diagnostics, live. A status
+      // comment broken by the typed words shows there as "Malformed status comment".
+      await page.keyboard.press('Control+Shift+M');
+      const problems = page.locator('.markers-panel').first();
+      await problems.waitFor({ timeout: 10_000 });
+      const broken = new Set();
+      const sample = async () => {
+        const shown = await problems.innerText().catch(() => '');
+        for (const line of shown.split('\n').filter((l) => /status comment/i.test(l))) {
+          broken.add(line);
+        }
+      };
+      // The cursor at the end of the message's last line.
+      await editor().click();
+      await page.keyboard.press('Control+End');
+      if (original.endsWith('\n')) {
+        await page.keyboard.press('ArrowUp');
+        await page.keyboard.press('End');
       }
-    };
-    // The cursor at the end of the message's last line (the file ends with a line break).
-    await editor().click();
-    await page.keyboard.press('Control+End');
-    await page.keyboard.press('ArrowUp');
-    await page.keyboard.press('End');
-    await page.keyboard.press('Control+Enter');
-    await page.keyboard.type(' Also');
-    await page.locator('.monaco-editor .view-line', { hasText: '## @writer' }).first().waitFor({ timeout: 15_000 });
-    await page.keyboard.type(' check partial refunds.');
-    await page.keyboard.press('Escape');
-    const typed = ' Also check partial refunds.';
-    const expected = `${original.replace(/\n$/, `${typed}\n`)}\n${writerDone}${DRAFT_ANSWER}\n\n## @me\n`;
-    await waitFor('the @writer turn to end', async () => (await sample()) || (await writerTurn().count()) === 0, 30_000, 100);
-    await saveUntil('the file on disk: the typed words in the message, then the answer', (text) => normalize(text) === expected, file, 10_000).catch(
-      (error) => {
-        const shown = broken.size > 0 ? `\n--- the Problems panel showed: ${[...broken].join(' | ')}` : '';
-        throw new Error(`${error.message}\n--- expected (normalized):\n${expected}${shown}`);
-      },
-    );
-    await sample();
-    if (broken.size > 0) {
-      throw new Error(`the Problems panel showed a broken status comment: ${[...broken].join(' | ')}`);
-    }
-    await page.keyboard.press('Control+Shift+M'); // close the panel again
-  });
+      await page.keyboard.press('Control+Enter');
+      await page.keyboard.type(' Also');
+      await page.locator('.monaco-editor .view-line', { hasText: '## @writer' }).first().waitFor({ timeout: 15_000 });
+      await page.keyboard.type(' check partial refunds.');
+      await page.keyboard.press('Escape');
+      const typed = ' Also check partial refunds.';
+      const message = original.endsWith('\n') ? original.replace(/\n$/, `${typed}\n`) : `${original}${typed}\n`;
+      const expected = `${message}\n${writerDone}${DRAFT_ANSWER}\n\n## @me\n`;
+      await waitFor('the @writer turn to end', async () => (await sample()) || (await writerTurn().count()) === 0, 30_000, 100);
+      await saveUntil('the file on disk: the typed words in the message, then the answer', (text) => normalize(text) === expected, file, 10_000).catch(
+        (error) => {
+          const shown = broken.size > 0 ? `\n--- the Problems panel showed: ${[...broken].join(' | ')}` : '';
+          throw new Error(`${error.message}\n--- expected (normalized):\n${expected}${shown}`);
+        },
+      );
+      await sample();
+      if (broken.size > 0) {
+        throw new Error(`the Problems panel showed a broken status comment: ${[...broken].join(' | ')}`);
+      }
+      await page.keyboard.press('Control+Shift+M'); // close the panel again
+    });
+  }
 }

@@ -4,6 +4,7 @@
 
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { cursorBeforeSection, isAppendedSection } from '../src/cursor';
 import { parseMembers } from '../src/members';
 import { formatElapsed, parseTurns, statusText, type Turn } from '../src/protocol';
 
@@ -63,4 +64,22 @@ void test('parseMembers reads `chatmd members --json`', () => {
     { handle: 'tester', agent: 'codex' },
   ]);
   assert.throws(() => parseMembers('not json'));
+});
+
+void test('isAppendedSection takes a new section or the reply stub at the very end only', () => {
+  const section = '\n\n## @writer\n<!-- chatmd id=t1 agent=gemini status=queued -->\n';
+  assert.equal(isAppendedSection({ offset: 30, rangeLength: 0, text: section }, 30 + section.length), true);
+  assert.equal(isAppendedSection({ offset: 30, rangeLength: 0, text: '\r\n\r\n## @me\r\n' }, 41), true);
+  // Not at the end, replacing text, typed words, a heading that is not a message.
+  assert.equal(isAppendedSection({ offset: 10, rangeLength: 0, text: section }, 30 + section.length), false);
+  assert.equal(isAppendedSection({ offset: 30, rangeLength: 2, text: section }, 28 + section.length), false);
+  assert.equal(isAppendedSection({ offset: 30, rangeLength: 0, text: ' Also' }, 35), false);
+  assert.equal(isAppendedSection({ offset: 30, rangeLength: 0, text: '\n## Notes\n' }, 40), false);
+});
+
+void test('cursorBeforeSection puts back only a cursor the section carried', () => {
+  const change = { offset: 30, rangeLength: 0, text: '\n\n## @writer\n' };
+  assert.equal(cursorBeforeSection(30, change), 30, 'seen before the change, at the insertion point');
+  assert.equal(cursorBeforeSection(30 + change.text.length, change), 30, 'seen already carried past it');
+  assert.equal(cursorBeforeSection(12, change), undefined, 'elsewhere: left alone');
 });

@@ -115,7 +115,10 @@ impl LanguageServer for Backend {
     }
 
     async fn initialized(&self, _: InitializedParams) {
-        watch::register(&self.client, &self.state).await;
+        // Not awaited here: the server only ends once every handler has, and a client
+        // that shuts down at once never sees (or answers) the registration.
+        let (client, state) = (self.client.clone(), self.state.clone());
+        tokio::spawn(async move { watch::register(&client, &state).await });
         let state = self.state.clone();
         tokio::task::spawn_blocking(move || watch::scan_workspace(&state));
     }

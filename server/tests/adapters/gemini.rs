@@ -86,8 +86,7 @@ pub fn expected(name: &str) -> Seen {
             "gemini cannot log in (exit 41): Please set an Auth method in your \
              /home/dev/.gemini/settings.json or specify one of the following environment \
              variables before running: GEMINI_API_KEY, GOOGLE_GENAI_USE_VERTEXAI, \
-             GOOGLE_GENAI_USE_GCA. Set GEMINI_API_KEY in the member's `env`, or run `gemini` \
-             once in a terminal to log in (with the member's GEMINI_CLI_HOME when it has a `home`).",
+             GOOGLE_GENAI_USE_GCA. Run `gemini` once in a terminal to log in (with GEMINI_CLI_HOME set to the member's `home` if it has one), or set GEMINI_API_KEY in the environment chatmd runs in.",
         ),
         "session-clash" => failed_early(
             "gemini rejected its input (exit 42): Error starting session: Session ID \

@@ -83,7 +83,7 @@ impl LspPort {
                         text.clone()
                     };
                     OneOf::Left(TextEdit {
-                        range: convert::range(&doc.text, &range, encoding),
+                        range: convert::range(&doc.text, range, encoding),
                         new_text: text,
                     })
                 })
