@@ -97,7 +97,7 @@ fn gone(pid: &str) -> bool {
 }
 
 const CLAUDE_LOGIN: &str = "Log in with `claude /login` in a terminal (with \
-    CLAUDE_CONFIG_DIR set to the member's `home` if it has one), or set ANTHROPIC_API_KEY in the environment chatmd runs in.";
+    CLAUDE_CONFIG_DIR set to the member's `home` if it has one), or export ANTHROPIC_API_KEY before chatmd starts.";
 
 #[test]
 fn retries_reach_the_terminal_and_the_status_then_the_answer_lands() {

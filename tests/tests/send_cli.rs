@@ -143,7 +143,7 @@ fn an_agent_error_is_recorded_in_the_status_and_the_exit_code() {
     );
     // The CLI's words, then how to log in (short enough for the status to keep whole).
     let message = "Not logged in · Please run /login. Log in with `claude /login` in a terminal \
-                   (with CLAUDE_CONFIG_DIR set to the member's `home` if it has one), or set ANTHROPIC_API_KEY in the environment chatmd runs in.";
+                   (with CLAUDE_CONFIG_DIR set to the member's `home` if it has one), or export ANTHROPIC_API_KEY before chatmd starts.";
     assert!(message.chars().count() <= 200);
     assert!(
         text.ends_with(&format!(

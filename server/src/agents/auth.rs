@@ -46,15 +46,15 @@ pub fn login_hint(kind: AgentKind) -> &'static str {
     match kind {
         AgentKind::Claude => {
             "Log in with `claude /login` in a terminal (with CLAUDE_CONFIG_DIR set to the \
-             member's `home` if it has one), or set ANTHROPIC_API_KEY in the environment chatmd runs in."
+             member's `home` if it has one), or export ANTHROPIC_API_KEY before chatmd starts."
         }
         AgentKind::Codex => {
             "Log in with `codex login` in a terminal (with CODEX_HOME set to the member's \
-             `home` if it has one), or set the provider's key (OPENAI_API_KEY, or the \
-             `env_key` of a custom provider) in the environment chatmd runs in."
+             `home` if it has one), or export the provider's key (OPENAI_API_KEY, or the \
+             `env_key` of a custom provider) before chatmd starts."
         }
         AgentKind::Gemini => {
-            "Run `gemini` once in a terminal to log in (with GEMINI_CLI_HOME set to the member's `home` if it has one), or set GEMINI_API_KEY in the environment chatmd runs in."
+            "Run `gemini` once in a terminal to log in (with GEMINI_CLI_HOME set to the member's `home` if it has one), or export GEMINI_API_KEY before chatmd starts."
         }
     }
 }
@@ -123,7 +123,7 @@ mod tests {
         assert_eq!(
             with_hint("Not logged in · Please run /login\nmore", AgentKind::Claude),
             "Not logged in · Please run /login. Log in with `claude /login` in a terminal \
-             (with CLAUDE_CONFIG_DIR set to the member's `home` if it has one), or set ANTHROPIC_API_KEY in the environment chatmd runs in."
+             (with CLAUDE_CONFIG_DIR set to the member's `home` if it has one), or export ANTHROPIC_API_KEY before chatmd starts."
         );
         assert!(
             with_hint("bad key.", AgentKind::Codex)

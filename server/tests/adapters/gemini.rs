@@ -86,7 +86,7 @@ pub fn expected(name: &str) -> Seen {
             "gemini cannot log in (exit 41): Please set an Auth method in your \
              /home/dev/.gemini/settings.json or specify one of the following environment \
              variables before running: GEMINI_API_KEY, GOOGLE_GENAI_USE_VERTEXAI, \
-             GOOGLE_GENAI_USE_GCA. Run `gemini` once in a terminal to log in (with GEMINI_CLI_HOME set to the member's `home` if it has one), or set GEMINI_API_KEY in the environment chatmd runs in.",
+             GOOGLE_GENAI_USE_GCA. Run `gemini` once in a terminal to log in (with GEMINI_CLI_HOME set to the member's `home` if it has one), or export GEMINI_API_KEY before chatmd starts.",
         ),
         "session-clash" => failed_early(
             "gemini rejected its input (exit 42): Error starting session: Session ID \

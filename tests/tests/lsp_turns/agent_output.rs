@@ -87,7 +87,7 @@ async fn a_refused_key_ends_the_progress_with_how_to_log_in() {
     assert_eq!(
         end,
         "error: API error 401 authentication_failed. Log in with `claude /login` in a \
-         terminal (with CLAUDE_CONFIG_DIR set to the member's `home` if it has one), or set ANTHROPIC_API_KEY in the environment chatmd runs in."
+         terminal (with CLAUDE_CONFIG_DIR set to the member's `home` if it has one), or export ANTHROPIC_API_KEY before chatmd starts."
     );
     assert!(
         !values.iter().any(|v| v["message"]

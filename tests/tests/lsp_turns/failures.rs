@@ -60,7 +60,7 @@ async fn not_logged_in_is_an_error_in_the_agents_words() {
     let (text, shown) = failed_turn(&[("FAKE_AGENT_TRANSCRIPT", "not-logged-in")], "").await;
     // The CLI's words, then how to log in.
     let message = "Not logged in · Please run /login. Log in with `claude /login` in a terminal \
-                   (with CLAUDE_CONFIG_DIR set to the member's `home` if it has one), or set ANTHROPIC_API_KEY in the environment chatmd runs in.";
+                   (with CLAUDE_CONFIG_DIR set to the member's `home` if it has one), or export ANTHROPIC_API_KEY before chatmd starts.";
     assert!(
         text.ends_with(&format!(
             "took=… exit=1 error=\"{message}\" -->\n\n## @me\n"
