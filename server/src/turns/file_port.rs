@@ -108,6 +108,17 @@ impl FilePort {
         }
     }
 
+    /// Takes in the file's text as it is now; what [`EditorPort::changes`] returns next
+    /// happened after it.
+    pub fn reload(&mut self) -> Result<&str, PortError> {
+        if let Some(on_disk) = self.look()? {
+            self.text = on_disk;
+            self.previous = None;
+        }
+        self.ours.clear();
+        Ok(&self.text)
+    }
+
     /// The file's text when it differs from `text` (read again only when its stamp
     /// changed or is too recent to tell), else `None`.
     fn look(&mut self) -> Result<Option<String>, PortError> {
@@ -194,11 +205,7 @@ pub fn difference(old: &str, new: &str) -> Option<(ByteRange, usize)> {
 
 impl EditorPort for FilePort {
     async fn text(&mut self) -> Result<String, PortError> {
-        if let Some(on_disk) = self.look()? {
-            self.text = on_disk;
-            self.previous = None;
-        }
-        self.ours.clear();
+        self.reload()?;
         Ok(self.text.clone())
     }
 

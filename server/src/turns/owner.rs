@@ -3,8 +3,10 @@
 //! can tell a turn that still runs from one left behind by a process that is gone
 //! (killed, crashed). The keys are removed when the turn ends.
 
+use std::path::Path;
 use std::sync::OnceLock;
 
+use super::lock::{self, Probe};
 use crate::document::status::StatusComment;
 
 /// A process on a host.
@@ -46,6 +48,28 @@ impl Owner {
     /// Whether this owner is this process.
     pub fn is_this_process(&self) -> bool {
         self == Owner::this()
+    }
+}
+
+/// Whether the unfinished turn with this status comment, in the chat at `chat`, may
+/// still run in another process: one on another host (chatmd cannot tell), or the
+/// process holding the chat's lock. A turn of this process is for its own registry to
+/// tell; a turn whose chat lock is free, or held by this process, runs nowhere else.
+pub fn runs_elsewhere(comment: &StatusComment, chat: Option<&Path>) -> bool {
+    let owner = Owner::of(comment);
+    match &owner {
+        Some(owner) if !owner.is_here() => return true,
+        Some(owner) if owner.is_this_process() => return false,
+        _ => {}
+    }
+    let Some(chat) = chat else {
+        return false;
+    };
+    match lock::probe(chat) {
+        Probe::Other(holder) => {
+            owner.is_none_or(|o| holder.pid.is_none_or(|pid| pid == o.pid) || alive(o.pid))
+        }
+        Probe::Free | Probe::Ours => false,
     }
 }
 
