@@ -336,6 +336,28 @@ mod tests {
         );
     }
 
+    #[tokio::test]
+    async fn a_save_of_the_text_before_chatmds_last_write_is_undone() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.chat.md");
+        std::fs::write(&path, "## @me\nhi\n").unwrap();
+        let mut port = FilePort::open(&path, None).unwrap();
+        let applied = port.apply(vec![(10..10, "\n## @a\n".into())]).await;
+        assert_eq!(applied.unwrap(), Applied::Done);
+        // A program that read the file before that write saves what it read.
+        std::fs::write(&path, "## @me\nhi\n").unwrap();
+        assert_eq!(
+            port.changes().await.unwrap(),
+            vec![Change {
+                range: 10..10,
+                new_len: 7,
+                ours: true
+            }],
+            "nothing of someone else's"
+        );
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "## @me\nhi\n\n## @a\n");
+    }
+
     #[test]
     fn a_file_that_is_not_utf8_is_refused() {
         let dir = tempfile::tempdir().unwrap();

@@ -150,7 +150,7 @@ pub fn reply_stub(text: &str, human: &str) -> String {
 pub fn interrupted_edits(
     text: &str,
     chat: &Chat,
-    is_running: impl Fn(&str, &StatusComment) -> bool,
+    mut is_running: impl FnMut(&str, &StatusComment) -> bool,
 ) -> Vec<(std::ops::Range<usize>, String)> {
     let mut edits = Vec::new();
     for message in &chat.messages {

@@ -120,8 +120,8 @@ fn read_once(path: &Path) -> Result<(Vec<u8>, Option<Stamp>), PortError> {
 }
 
 /// The file's text once it stays the same, and its stamp. `known` is the text chatmd
-/// had: the same text again is taken at once, and a file that became empty after it
-/// must stay empty for a while.
+/// had: the same text again is taken at once, and a file that became empty or lost its
+/// end must stay so for a while (without `known`, an empty file must).
 pub fn read_settled(path: &Path, known: Option<&str>) -> Result<(String, Option<Stamp>), PortError> {
     settle(known, path, || read_once(path))
 }
@@ -145,29 +145,44 @@ fn settle(
         return Ok((known.unwrap_or_default().to_string(), stamp));
     }
     // Empty, or the start of what chatmd had: maybe a save in place half done.
-    let suspect = |bytes: &[u8]| {
-        known.is_some_and(|k| k.len() > bytes.len() && k.as_bytes().starts_with(bytes))
+    let suspect = |bytes: &[u8]| match known {
+        Some(k) => k.len() > bytes.len() && k.as_bytes().starts_with(bytes),
+        None => bytes.is_empty(),
     };
     let started = Instant::now();
     let mut same_since = Instant::now();
+    // Without a text to compare with, the longest one seen is the likeliest whole.
+    let mut longest = bytes.clone();
     loop {
         std::thread::sleep(SETTLE);
         let (again, again_stamp) = read()?;
-        if again == bytes {
+        if let Some(known) = known.filter(|k| k.as_bytes() == again) {
+            // Back to the text chatmd knows: a save in place of the same text.
+            return Ok((known.to_string(), again_stamp));
+        }
+        // The same text, and no write since (a program saving the same text again
+        // and again is not done yet).
+        if again == bytes && again_stamp == stamp {
             let needed = if suspect(&bytes) {
                 SUSPECT_SETTLE
             } else {
                 Duration::ZERO
             };
             if same_since.elapsed() >= needed {
-                stamp = again_stamp;
                 break;
             }
         } else {
             (bytes, stamp) = (again, again_stamp);
             same_since = Instant::now();
+            if bytes.len() > longest.len() {
+                longest = bytes.clone();
+            }
         }
         if started.elapsed() > MAX_SETTLE {
+            if known.is_none() && !longest.is_empty() {
+                bytes = longest;
+                break;
+            }
             if !suspect(&bytes) {
                 tracing::warn!(path = %path.display(), "the file keeps changing; taking it as last read");
                 break;
@@ -339,5 +354,26 @@ mod tests {
         let (text, _) = read_settled(&path, Some("## @me\nhello\n")).unwrap();
         writer.join().unwrap();
         assert_eq!(text, "## @me\nhello\n");
+    }
+
+    #[test]
+    fn an_empty_file_is_read_again_before_it_is_believed() {
+        // Nothing known yet (the chat is being opened): an empty file is waited for.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("c.chat.md");
+        std::fs::write(&path, "").unwrap();
+        let writer = {
+            let path = path.clone();
+            std::thread::spawn(move || {
+                std::thread::sleep(Duration::from_millis(100));
+                std::fs::write(&path, "## @me\nhi\n").unwrap();
+            })
+        };
+        let (text, _) = read_settled(&path, None).unwrap();
+        writer.join().unwrap();
+        assert_eq!(text, "## @me\nhi\n");
+        // One that stays empty is empty.
+        std::fs::write(&path, "").unwrap();
+        assert_eq!(read_settled(&path, None).unwrap().0, "");
     }
 }
