@@ -93,7 +93,10 @@ impl Setup {
             if done(&text) {
                 return text;
             }
-            assert!(Instant::now() < deadline, "still waiting for {what}: {text:?}");
+            assert!(
+                Instant::now() < deadline,
+                "still waiting for {what}: {text:?}"
+            );
             std::thread::sleep(Duration::from_millis(5));
         }
     }
@@ -154,7 +157,8 @@ fn save_in_place_until(path: PathBuf, stop: Arc<AtomicBool>) -> std::thread::Joi
 #[test]
 fn a_chat_saved_by_another_program_during_send_is_not_lost() {
     let s = Setup::new();
-    let chat = "---\ntitle: Long conversation\n---\n\n## @me\n@reviewer please look at `refund()`.\n";
+    let chat =
+        "---\ntitle: Long conversation\n---\n\n## @me\n@reviewer please look at `refund()`.\n";
     s.write("team/s.chat.md", chat);
     let send = s.spawn(
         &["team/s.chat.md"],
@@ -167,7 +171,9 @@ fn a_chat_saved_by_another_program_during_send_is_not_lost() {
     // While chatmd writes the answer. (Before chatmd has read the chat, a half-saved
     // file looks like any other; an empty one is waited for: see the unit tests of
     // `turns/file_port/disk.rs`.)
-    s.wait_for("team/s.chat.md", "the turn", |t| t.contains("status=streaming"));
+    s.wait_for("team/s.chat.md", "the turn", |t| {
+        t.contains("status=streaming")
+    });
     let stop = Arc::new(AtomicBool::new(false));
     let saver = save_in_place_until(s.path("team/s.chat.md"), stop.clone());
     let out = fake_support::wait(send);
@@ -190,7 +196,13 @@ fn send_refuses_what_is_not_a_regular_file() {
         "chatmd send: team/zero.chat.md is not a regular file but a character device (it leads to /dev/zero); a chat is a text file\n"
     );
     let fifo = s.path("team/fifo.chat.md");
-    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
     // Opening a FIFO for reading would wait for a writer for ever.
     let out = s.send(&["team/fifo.chat.md"], &[]);
     assert_eq!(out.status.code(), Some(2));
@@ -286,7 +298,11 @@ fn a_full_disk_leaves_the_chat_as_it_was_and_no_temporary_file() {
         )
     );
     assert_eq!(std::fs::read_to_string(&path).unwrap(), chat);
-    assert_eq!(listing(&root.join("team")), before, "no temporary file left");
+    assert_eq!(
+        listing(&root.join("team")),
+        before,
+        "no temporary file left"
+    );
 }
 
 fn listing(dir: &Path) -> Vec<String> {
@@ -315,7 +331,9 @@ fn a_second_send_while_the_first_answers_says_who_and_runs_nothing() {
         ],
     );
     let pid = first.id();
-    s.wait_for("team/b.chat.md", "the first words", |t| t.contains("one two"));
+    s.wait_for("team/b.chat.md", "the first words", |t| {
+        t.contains("one two")
+    });
     let second = s.send(
         &["team/b.chat.md"],
         &[("FAKE_AGENT_TEXT", "again"), ("FAKE_AGENT_RECORD", record)],
@@ -352,7 +370,9 @@ fn a_turn_left_by_a_killed_send_is_marked_interrupted_and_not_built_on() {
         ],
     );
     let pid = first.id();
-    s.wait_for("team/k.chat.md", "the mention", |t| t.contains("@tester now"));
+    s.wait_for("team/k.chat.md", "the mention", |t| {
+        t.contains("@tester now")
+    });
     first.kill().unwrap(); // SIGKILL: no cleanup at all
     first.wait().unwrap();
     let left = s.read("team/k.chat.md");

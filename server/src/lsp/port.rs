@@ -154,7 +154,10 @@ impl LspPort {
                 return Ok(());
             };
             if file.replace_all(carried.text)? == Applied::Done {
-                tracing::info!(uri = self.uri.as_str(), "closed without saving: the running turns' sections were carried into the file");
+                tracing::info!(
+                    uri = self.uri.as_str(),
+                    "closed without saving: the running turns' sections were carried into the file"
+                );
                 self.pending.extend(carried.changes);
                 return Ok(());
             }
@@ -162,7 +165,10 @@ impl LspPort {
         }
         Err(PortError::Other(format!(
             "{} keeps changing on disk: the answer could not be written",
-            self.path.as_deref().unwrap_or(std::path::Path::new("")).display()
+            self.path
+                .as_deref()
+                .unwrap_or(std::path::Path::new(""))
+                .display()
         )))
     }
 

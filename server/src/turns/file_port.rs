@@ -355,7 +355,10 @@ mod tests {
             }],
             "nothing of someone else's"
         );
-        assert_eq!(std::fs::read_to_string(&path).unwrap(), "## @me\nhi\n\n## @a\n");
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            "## @me\nhi\n\n## @a\n"
+        );
     }
 
     #[test]

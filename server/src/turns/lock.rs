@@ -76,10 +76,7 @@ pub enum LockError {
     #[error("{0}")]
     Busy(Holder),
     #[error("cannot take the chat's lock in {dir}: {source}")]
-    Folder {
-        dir: String,
-        source: std::io::Error,
-    },
+    Folder { dir: String, source: std::io::Error },
 }
 
 /// Whether a chat's lock is held, and by whom.
@@ -189,8 +186,12 @@ impl Held {
 
     fn write_info(&self) {
         let owner = Owner::this();
-        let mut members = self.members().clone();
-        members.dedup();
+        let mut members: Vec<String> = Vec::new();
+        for member in self.members().iter() {
+            if !members.contains(member) {
+                members.push(member.clone());
+            }
+        }
         let info = format!(
             "pid={}\nhost={}\nprogram={}\nmembers={}\n",
             owner.pid,
@@ -220,7 +221,10 @@ pub fn probe(chat: &Path) -> Probe {
     let Ok(path) = lock_path(chat) else {
         return Probe::Free;
     };
-    if table().get(&path).is_some_and(|held| held.strong_count() > 0) {
+    if table()
+        .get(&path)
+        .is_some_and(|held| held.strong_count() > 0)
+    {
         return Probe::Ours;
     }
     let Ok(file) = File::open(&path) else {
@@ -268,7 +272,13 @@ fn lock_path(chat: &Path) -> Result<PathBuf, LockError> {
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default()
         .chars()
-        .map(|c| if c.is_alphanumeric() || c == '.' { c } else { '_' })
+        .map(|c| {
+            if c.is_alphanumeric() || c == '.' {
+                c
+            } else {
+                '_'
+            }
+        })
         .take(64)
         .collect();
     let hash = fnv1a(chat.as_os_str().as_encoded_bytes());
@@ -363,7 +373,11 @@ mod tests {
         let path = lock_path(&chat).unwrap();
         let other = File::create(&path).unwrap();
         other.lock().unwrap();
-        std::fs::write(&path, "pid=1\nhost=elsewhere\nprogram=chatmd send\nmembers=\n").unwrap();
+        std::fs::write(
+            &path,
+            "pid=1\nhost=elsewhere\nprogram=chatmd send\nmembers=\n",
+        )
+        .unwrap();
         match ChatLock::acquire(&chat, SEND) {
             Err(LockError::Busy(holder)) => assert_eq!(
                 holder.to_string(),

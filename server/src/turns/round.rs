@@ -191,8 +191,7 @@ async fn append_sections<P: EditorPort>(
         let mut live = Vec::new();
         for (number, p) in (first..).zip(planned) {
             let mut status = section::queued(&format!("t{number}"), &p.member.agent);
-            // Whose process runs the turn, until it ends (see `owner.rs`).
-            super::owner::Owner::this().stamp(&mut status);
+            super::owner::Owner::this().stamp(&mut status); // whose process runs it
             let (piece, status_range, body) =
                 section::new_section(&format!("{text}{insert}"), &p.member.handle, &status);
             let base = insert.len();

@@ -276,10 +276,12 @@ async fn a_document_closed_unsaved_mid_turn_gets_its_section_appended_on_disk() 
     // never the buffer's offsets applied to another text.
     assert_eq!(
         redact(&text),
-        format!("## @me\n@reviewer go\n\
+        format!(
+            "## @me\n@reviewer go\n\
          \n## @reviewer\n<!-- chatmd id=t1 agent=claude status=done started=… model=claude-opus-4-8[1m] session={SESSION} took=… stop=end_turn exit=0 tokens=10/4 -->\n\
          first second third fourth\n\
-         \n## @me\n")
+         \n## @me\n"
+        )
     );
 }
 
@@ -313,9 +315,11 @@ async fn a_document_saved_mid_turn_then_closed_unsaved_keeps_one_copy_of_the_sec
     let text = file_until(&path, "the reply stub", |t| t.ends_with("\n## @me\n")).await;
     assert_eq!(
         redact(&text),
-        format!("## @me\n@reviewer go\n\
+        format!(
+            "## @me\n@reviewer go\n\
          \n## @reviewer\n<!-- chatmd id=t1 agent=claude status=done started=… model=claude-opus-4-8[1m] session={SESSION} took=… stop=end_turn exit=0 tokens=10/4 -->\n\
          first second third fourth\n\
-         \n## @me\n")
+         \n## @me\n"
+        )
     );
 }

@@ -45,7 +45,10 @@ async fn file_until(s: &Setup, rel: &str, what: &str, done: impl Fn(&str) -> boo
         if done(&text) {
             return text;
         }
-        assert!(Instant::now() < deadline, "still waiting for {what}: {text}");
+        assert!(
+            Instant::now() < deadline,
+            "still waiting for {what}: {text}"
+        );
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
 }
@@ -116,7 +119,10 @@ async fn an_editor_neither_marks_nor_runs_a_turn_that_chatmd_send_is_running() {
     s.write("team/c.chat.md", chat);
     let child = chatmd_send(&s, "team/c.chat.md").spawn().unwrap();
     let pid = child.id();
-    let text = file_until(&s, "team/c.chat.md", "the first words", |t| t.contains("one")).await;
+    let text = file_until(&s, "team/c.chat.md", "the first words", |t| {
+        t.contains("one")
+    })
+    .await;
     let host = nix::unistd::gethostname().unwrap().into_string().unwrap();
     assert!(
         text.contains(&format!("status=streaming host={host} pid={pid} ")),
@@ -163,7 +169,9 @@ async fn a_turn_of_a_process_that_is_gone_is_interrupted_on_open_but_not_one_on_
          \n## @writer\n<!-- chatmd id=t1 agent=gemini status=streaming host=elsewhere pid=1 started=2026-11-20T10:00:00Z -->\nStill wri\n\
          \n## @reviewer\n<!-- chatmd id=t2 agent=claude status=streaming host={host} pid={dead} started=2026-11-20T10:00:00Z -->\nHalf an ans\n"
     );
-    let (mut editor, uri) = s.open_chat(Behaviour::VsCode, "team/g.chat.md", &chat).await;
+    let (mut editor, uri) = s
+        .open_chat(Behaviour::VsCode, "team/g.chat.md", &chat)
+        .await;
     editor
         .run_until("the status rewritten", |e| {
             e.text(&uri).contains("status=interrupted")

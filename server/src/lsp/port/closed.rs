@@ -74,7 +74,8 @@ fn end_with_blank_line(text: &mut String, eol: &str) {
         text.push_str(eol);
     }
     let trimmed = text.trim_end_matches([' ', '\t']);
-    let blank = trimmed.ends_with("\n\n") || trimmed.ends_with("\r\n\r\n") || trimmed.ends_with("\r\r");
+    let blank =
+        trimmed.ends_with("\n\n") || trimmed.ends_with("\r\n\r\n") || trimmed.ends_with("\r\r");
     if !blank && !trimmed.is_empty() {
         text.push_str(eol);
     }
@@ -131,11 +132,14 @@ mod tests {
     #[test]
     fn sections_replace_their_older_copy_in_the_file() {
         let view = format!("## @me\n@a go\n\n{SECTION}more words\n\nunsaved typing\n");
-        let disk = "## @me\n@a go\n\n## @a\n<!-- chatmd id=t2 status=queued -->\n\n## @me\nsaved reply\n";
+        let disk =
+            "## @me\n@a go\n\n## @a\n<!-- chatmd id=t2 status=queued -->\n\n## @me\nsaved reply\n";
         let carried = carry_over(&view, disk, &["t2".to_string()]).unwrap();
         assert_eq!(
             carried.text,
-            format!("## @me\n@a go\n\n{SECTION}more words\n\nunsaved typing\n\n## @me\nsaved reply\n")
+            format!(
+                "## @me\n@a go\n\n{SECTION}more words\n\nunsaved typing\n\n## @me\nsaved reply\n"
+            )
         );
         let (status, end) = follow(&carried, &view, "<!-- chatmd id=t2 status=streaming -->");
         assert_eq!(status, "<!-- chatmd id=t2 status=streaming -->");
@@ -144,7 +148,10 @@ mod tests {
 
     #[test]
     fn without_sections_there_is_nothing_to_carry() {
-        assert_eq!(carry_over("## @me\nhi\n", "## @me\n", &["t1".to_string()]), None);
+        assert_eq!(
+            carry_over("## @me\nhi\n", "## @me\n", &["t1".to_string()]),
+            None
+        );
         assert_eq!(carry_over(&format!("\n{SECTION}"), "", &[]), None);
     }
 }

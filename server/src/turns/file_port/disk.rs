@@ -122,7 +122,10 @@ fn read_once(path: &Path) -> Result<(Vec<u8>, Option<Stamp>), PortError> {
 /// The file's text once it stays the same, and its stamp. `known` is the text chatmd
 /// had: the same text again is taken at once, and a file that became empty or lost its
 /// end must stay so for a while (without `known`, an empty file must).
-pub fn read_settled(path: &Path, known: Option<&str>) -> Result<(String, Option<Stamp>), PortError> {
+pub fn read_settled(
+    path: &Path,
+    known: Option<&str>,
+) -> Result<(String, Option<Stamp>), PortError> {
     settle(known, path, || read_once(path))
 }
 
@@ -312,9 +315,15 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("a.chat.md");
         std::fs::write(&path, "one\n").unwrap();
-        assert!(matches!(write(&path, "one\n", "one\ntwo\n"), Ok(Written::Done(_))));
+        assert!(matches!(
+            write(&path, "one\n", "one\ntwo\n"),
+            Ok(Written::Done(_))
+        ));
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "one\ntwo\n");
-        assert!(matches!(write(&path, "one\n", "one\nthree\n"), Ok(Written::Changed)));
+        assert!(matches!(
+            write(&path, "one\n", "one\nthree\n"),
+            Ok(Written::Changed)
+        ));
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "one\ntwo\n");
         assert_eq!(names(dir.path()), ["a.chat.md"], "no temporary file left");
     }
@@ -323,7 +332,10 @@ mod tests {
     fn not_a_regular_file_is_refused_without_blocking() {
         let dir = tempfile::tempdir().unwrap();
         let fifo = dir.path().join("f.chat.md");
-        let made = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
         assert!(made.success());
         let error = read_settled(&fifo, None).unwrap_err();
         assert_eq!(
