@@ -402,3 +402,18 @@ fn a_turn_left_by_a_killed_send_is_marked_interrupted_and_not_built_on() {
     let runs = std::fs::read_to_string(record).unwrap();
     assert_eq!(runs.lines().count(), 1, "only the killed turn ran: {runs}");
 }
+
+#[test]
+fn a_turn_streaming_on_another_host_is_neither_marked_nor_answered_over() {
+    let s = Setup::new();
+    let chat = "## @me\n@reviewer go\n\n## @reviewer\n<!-- chatmd id=t1 agent=claude status=streaming host=elsewhere pid=77 started=2026-11-20T10:00:00Z -->\nHalf an ans\n\n## @me\n@reviewer and?\n";
+    s.write("team/h.chat.md", chat);
+    let out = s.send(&["team/h.chat.md"], &[("FAKE_AGENT_TEXT", ANSWER)]);
+    assert_eq!(
+        stderr(&out),
+        "chatmd send: nothing was sent: @reviewer's turn t1 is streaming in process 77 on elsewhere, and chatmd cannot tell from here whether it still runs; \
+         if it does not, set its status to `interrupted` and send again\n"
+    );
+    assert_eq!(out.status.code(), Some(75));
+    assert_eq!(s.read("team/h.chat.md"), chat);
+}

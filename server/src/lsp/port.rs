@@ -54,7 +54,8 @@ pub struct LspPort {
     started: Option<tokio::sync::oneshot::Sender<Vec<String>>>,
     /// Members whose turn began here and has not ended.
     claimed: Vec<String>,
-    /// The chat's lock, held while members are claimed.
+    /// The chat's lock, taken by the first turn and held until the run ends (a chain's
+    /// next round is not taken over by a `chatmd send` in between).
     lock: Option<ChatLock>,
     /// The turn ids of the sections this port wrote: they follow the document to disk.
     ids: Vec<String>,
@@ -358,9 +359,6 @@ impl EditorPort for LspPort {
         self.claimed.retain(|m| m != member);
         if let Some(lock) = &self.lock {
             lock.remove_member(member);
-        }
-        if self.claimed.is_empty() {
-            self.lock = None;
         }
         self.progress(ProgressEvent::End {
             member: member.to_string(),

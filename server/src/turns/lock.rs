@@ -83,6 +83,8 @@ pub enum LockError {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Probe {
     Free,
+    /// The lock folder cannot be used: nobody can tell.
+    Unknown,
     /// Held by this process.
     Ours,
     Other(Holder),
@@ -219,7 +221,7 @@ impl Drop for Held {
 /// Whether the chat's lock is held, without taking it for longer than an instant.
 pub fn probe(chat: &Path) -> Probe {
     let Ok(path) = lock_path(chat) else {
-        return Probe::Free;
+        return Probe::Unknown;
     };
     if table()
         .get(&path)

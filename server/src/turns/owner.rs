@@ -55,6 +55,7 @@ impl Owner {
 /// still run in another process: one on another host (chatmd cannot tell), or the
 /// process holding the chat's lock. A turn of this process is for its own registry to
 /// tell; a turn whose chat lock is free, or held by this process, runs nowhere else.
+/// Where locks cannot be taken, the turn's process being alive is what counts.
 pub fn runs_elsewhere(comment: &StatusComment, chat: Option<&Path>) -> bool {
     let owner = Owner::of(comment);
     match &owner {
@@ -70,6 +71,8 @@ pub fn runs_elsewhere(comment: &StatusComment, chat: Option<&Path>) -> bool {
             owner.is_none_or(|o| holder.pid.is_none_or(|pid| pid == o.pid) || alive(o.pid))
         }
         Probe::Free | Probe::Ours => false,
+        // Without locks, a live process of this host named by the turn may run it.
+        Probe::Unknown => owner.is_some_and(|o| alive(o.pid)),
     }
 }
 
