@@ -1,5 +1,11 @@
 //! `chatmd send FILE [--to HANDLE]...`: runs the turns the chat calls for into the file,
 //! streaming each answer to the terminal, with the same engine the editor uses.
+//!
+//! It holds the chat's lock while it runs (`turns/lock.rs`): when an editor (or another
+//! `chatmd send`) is running turns in the same chat, it says who and runs nothing. With
+//! the lock, a turn the file still shows unfinished runs nowhere: it was left by a
+//! process that is gone (killed, crashed) and is marked `interrupted` before anything
+//! else reads the chat.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -11,9 +17,14 @@ use tokio_util::sync::CancellationToken;
 
 use super::signals::Signals;
 use crate::agents::Registry;
-use crate::turns::Level;
+use crate::document::chat::Chat;
+use crate::document::status::TurnStatus;
 use crate::turns::engine::{self, Context};
-use crate::turns::file_port::FilePort;
+use crate::turns::file_port::{FilePort, kind};
+use crate::turns::lock::{self, ChatLock, LockError};
+use crate::turns::owner::{Owner, runs_elsewhere};
+use crate::turns::section::interrupted_edits;
+use crate::turns::{Applied, EditorPort, Level, PortError};
 
 #[derive(Debug, Args)]
 pub struct SendArgs {
@@ -32,15 +43,55 @@ macro_rules! say {
     }};
 }
 
+/// The exit status when another process is running turns in the chat (`EX_TEMPFAIL`:
+/// try again later).
+const BUSY: u8 = 75;
+
 /// Exit status: 0 when every turn succeeded, 1 when a turn failed or nothing could
-/// run, 2 for a file that cannot be used, 128 + the signal's number when SIGINT (130),
-/// SIGTERM (143) or SIGHUP (129) cancelled the turns.
+/// run, 2 for a file that cannot be used, 75 when another process is running turns in
+/// the chat, 128 + the signal's number when SIGINT (130), SIGTERM (143) or SIGHUP (129)
+/// cancelled the turns.
 pub fn run(args: &SendArgs) -> ExitCode {
     let file = match std::fs::canonicalize(&args.file) {
         Ok(file) => file,
         Err(error) => {
             say!("chatmd send: cannot open {}: {error}", args.file.display());
             return ExitCode::from(2);
+        }
+    };
+    match std::fs::metadata(&file) {
+        Ok(meta) if meta.is_file() => {}
+        Ok(meta) => {
+            let leads = if file != std::path::absolute(&args.file).unwrap_or_default() {
+                format!(" (it leads to {})", file.display())
+            } else {
+                String::new()
+            };
+            say!(
+                "chatmd send: {} is not a regular file but {}{leads}; a chat is a text file",
+                args.file.display(),
+                kind(&meta.file_type())
+            );
+            return ExitCode::from(2);
+        }
+        Err(error) => {
+            say!("chatmd send: cannot open {}: {error}", args.file.display());
+            return ExitCode::from(2);
+        }
+    }
+    // Taken before the file is read: whatever the file says from here on, no other
+    // chatmd process is writing turns into it.
+    let lock = match ChatLock::acquire(&file, lock::SEND) {
+        Ok(lock) => Some(lock),
+        Err(LockError::Busy(holder)) => {
+            say!(
+                "chatmd send: nothing was sent: {holder}. Wait until it ends (or cancel it there) and send again."
+            );
+            return ExitCode::from(BUSY);
+        }
+        Err(error) => {
+            say!("chatmd send: warning: {error}; going on without it");
+            None
         }
     };
     let folder = file.parent().map(PathBuf::from).unwrap_or_default();
@@ -59,6 +110,9 @@ pub fn run(args: &SendArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if let Some(lock) = lock {
+        port = port.with_lock(lock);
+    }
     let cancel = CancellationToken::new();
     let ctx = Context {
         workspace_root: root,
@@ -95,7 +149,14 @@ pub fn run(args: &SendArgs) -> ExitCode {
                 say!("chatmd send: cannot listen for Ctrl-C, SIGTERM and SIGHUP: {error}")
             }
         }
-        engine::run(&mut port, &ctx).await
+        match mark_interrupted(&mut port).await {
+            Ok(()) => engine::run(&mut port, &ctx).await.map(Some),
+            Err(Refused::Busy(why)) => {
+                say!("chatmd send: nothing was sent: {why}");
+                Ok(None)
+            }
+            Err(Refused::Port(error)) => Err(error),
+        }
     });
     if port.echoed() {
         // The streamed answers end where the agents stopped: finish their last line.
@@ -118,7 +179,8 @@ pub fn run(args: &SendArgs) -> ExitCode {
             say!("chatmd send: {error}");
             ExitCode::FAILURE
         }
-        Ok(report) => {
+        Ok(None) => ExitCode::from(BUSY),
+        Ok(Some(report)) => {
             for turn in &report.turns {
                 let status = turn.status.as_str();
                 let told = |e: &String| {
@@ -139,4 +201,73 @@ pub fn run(args: &SendArgs) -> ExitCode {
         }
     };
     stopped_by.map_or(code, super::signals::exit_code)
+}
+
+enum Refused {
+    /// A turn runs in a process chatmd cannot see (on another host).
+    Busy(String),
+    Port(PortError),
+}
+
+/// Marks the turns the file shows unfinished as `interrupted`: with the chat's lock
+/// held, no process of this host runs them. A turn on another host may still run:
+/// then nothing is sent.
+async fn mark_interrupted(port: &mut FilePort) -> Result<(), Refused> {
+    let path = port.path().to_path_buf();
+    for _ in 0..20 {
+        let text = port.text().await.map_err(Refused::Port)?;
+        let chat = Chat::parse(&text);
+        if let Some(why) = unfinished_elsewhere(&text, &chat) {
+            return Err(Refused::Busy(why));
+        }
+        let mut notes = Vec::new();
+        let edits = interrupted_edits(&text, &chat, |handle, comment| {
+            if runs_elsewhere(comment, Some(&path)) {
+                return true;
+            }
+            let id = comment.id().unwrap_or("?");
+            let status = comment.status().map_or("unfinished", TurnStatus::as_str);
+            let process = Owner::of(comment).map_or(String::new(), |o| format!(" (pid {})", o.pid));
+            notes.push(format!(
+                "@{handle}'s turn {id} was left {status} by a process that is gone{process}: marked interrupted"
+            ));
+            false
+        });
+        if edits.is_empty() {
+            return Ok(());
+        }
+        if port.apply(edits).await.map_err(Refused::Port)? == Applied::Done {
+            for note in notes {
+                say!("chatmd send: note: {note}");
+            }
+            return Ok(());
+        }
+    }
+    Err(Refused::Port(PortError::Other(format!(
+        "{} keeps changing: cannot mark its interrupted turns",
+        path.display()
+    ))))
+}
+
+/// Why an unfinished turn may still run on another host, if one does.
+fn unfinished_elsewhere(text: &str, chat: &Chat) -> Option<String> {
+    chat.messages.iter().find_map(|message| {
+        let comment = message.status_comment(text)?;
+        let status = comment.status()?;
+        if !matches!(
+            status,
+            TurnStatus::Queued | TurnStatus::Streaming | TurnStatus::Waiting
+        ) {
+            return None;
+        }
+        let owner = Owner::of(comment).filter(|o| !o.is_here())?;
+        Some(format!(
+            "@{}'s turn {} is {status} in process {} on {}, and chatmd cannot tell from here whether it still runs; \
+             if it does not, set its status to `interrupted` and send again",
+            message.handle(text),
+            comment.id().unwrap_or("?"),
+            owner.pid,
+            owner.host
+        ))
+    })
 }

@@ -1,6 +1,7 @@
 //! A document opened with turns left `streaming` (or `queued`, `waiting`) and no
 //! process behind them, after a crash or a killed editor: their status becomes
-//! `interrupted`, so the file tells the truth.
+//! `interrupted`, so the file tells the truth. A turn that another process runs (a
+//! `chatmd send` holding the chat's lock, a process on another host) is left alone.
 
 use std::sync::{Arc, Mutex};
 
@@ -10,19 +11,24 @@ use tower_lsp_server::ls_types::Uri;
 use super::port::LspPort;
 use super::state::{State, lock};
 use crate::document::chat::Chat;
+use crate::turns::owner::runs_elsewhere;
 use crate::turns::section::interrupted_edits;
 use crate::turns::{Applied, EditorPort};
 
 /// Marks the document's dead turns, in a task of its own (the edit waits for the
 /// editor).
 pub fn mark_later(client: Client, state: Arc<Mutex<State>>, uri: Uri) {
+    let path = uri.to_file_path().map(|p| p.into_owned());
     let needed = {
         let s = lock(&state);
         let Some(doc) = s.documents.get(&uri) else {
             return;
         };
         let text = doc.flat();
-        !interrupted_edits(&text, &doc.chat, |m| s.running.is_running(uri.as_str(), m)).is_empty()
+        !interrupted_edits(&text, &doc.chat, |m, c| {
+            s.running.is_running(uri.as_str(), m) || runs_elsewhere(c, path.as_deref())
+        })
+        .is_empty()
     };
     if !needed {
         return;
@@ -36,7 +42,9 @@ pub fn mark_later(client: Client, state: Arc<Mutex<State>>, uri: Uri) {
                 return;
             };
             let chat = Chat::parse(&text);
-            let edits = interrupted_edits(&text, &chat, |m| running.is_running(&key, m));
+            let edits = interrupted_edits(&text, &chat, |m, c| {
+                running.is_running(&key, m) || runs_elsewhere(c, path.as_deref())
+            });
             if edits.is_empty() {
                 return;
             }

@@ -5,7 +5,9 @@
 //! version and echo it late, Neovim may echo an edit at the end of the file with one
 //! more line break. So the echo is recognised by the text it produces, never assumed.
 //!
-//! A document closed while a turn writes into it is finished in the file on disk.
+//! A document closed while a turn writes into it is finished in the file on disk
+//! (see `port/closed.rs`). Turns take the chat's lock (`turns/lock.rs`) while they run,
+//! so `chatmd send` does not run turns in the same chat at the same time.
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -14,6 +16,7 @@ use tokio_util::sync::CancellationToken;
 use tower_lsp_server::Client;
 use tower_lsp_server::ls_types::*;
 
+mod closed;
 mod send;
 
 use super::echo::clamp;
@@ -23,6 +26,7 @@ use super::state::{State, lock};
 use crate::document::ByteRange;
 use crate::document::status::TurnStatus;
 use crate::turns::file_port::{FilePort, difference};
+use crate::turns::lock::{self, ChatLock, LockError};
 use crate::turns::registry::Running;
 use crate::turns::{Applied, Change, EditorPort, Level, PortError};
 
@@ -50,6 +54,11 @@ pub struct LspPort {
     started: Option<tokio::sync::oneshot::Sender<Vec<String>>>,
     /// Members whose turn began here and has not ended.
     claimed: Vec<String>,
+    /// The chat's lock, taken by the first turn and held until the run ends (a chain's
+    /// next round is not taken over by a `chatmd send` in between).
+    lock: Option<ChatLock>,
+    /// The turn ids of the sections this port wrote: they follow the document to disk.
+    ids: Vec<String>,
     /// The editor answers `applied: true` for edits it skipped (Neovim).
     skips_stale_edits: bool,
     /// Text appended at the end goes without its final line break (Neovim adds it).
@@ -93,6 +102,8 @@ impl LspPort {
             outbox,
             started,
             claimed: Vec::new(),
+            lock: None,
+            ids: Vec::new(),
             skips_stale_edits,
             adds_final_line_break,
             running,
@@ -115,8 +126,9 @@ impl LspPort {
         super::state::chat_team(&self.state, &path, chat)
     }
 
-    /// Leaves the editor buffer for the file on disk (the document was closed); what
-    /// differs between the last text seen and the file becomes someone else's change.
+    /// Leaves the editor buffer for the file on disk (the document was closed). When
+    /// the file is not the editor's last text (closed without saving), this port's
+    /// sections are carried into it; otherwise what differs is someone else's change.
     fn switch_to_disk(&mut self) -> Result<(), PortError> {
         let Some(path) = self.path.clone() else {
             return Err(PortError::Other(format!(
@@ -124,15 +136,41 @@ impl LspPort {
                 self.uri.as_str()
             )));
         };
-        let file = FilePort::open(&path, None)?;
-        if !self.view.is_empty()
-            && let Some((range, new_len)) = difference(&self.view, file.current())
-        {
-            self.pending.push(Change::theirs(range, new_len));
+        let mut file = FilePort::open(&path, None)?;
+        if !self.view.is_empty() && file.current() != self.view {
+            self.carry_into(&mut file)?;
         }
         self.view = file.current().to_string();
         self.disk = Some(file);
         Ok(())
+    }
+
+    fn carry_into(&mut self, file: &mut FilePort) -> Result<(), PortError> {
+        for _ in 0..20 {
+            let on_disk = file.current().to_string();
+            let Some(carried) = closed::carry_over(&self.view, &on_disk, &self.ids) else {
+                if let Some((range, new_len)) = difference(&self.view, &on_disk) {
+                    self.pending.push(Change::theirs(range, new_len));
+                }
+                return Ok(());
+            };
+            if file.replace_all(carried.text)? == Applied::Done {
+                tracing::info!(
+                    uri = self.uri.as_str(),
+                    "closed without saving: the running turns' sections were carried into the file"
+                );
+                self.pending.extend(carried.changes);
+                return Ok(());
+            }
+            file.reload()?;
+        }
+        Err(PortError::Other(format!(
+            "{} keeps changing on disk: the answer could not be written",
+            self.path
+                .as_deref()
+                .unwrap_or(std::path::Path::new(""))
+                .display()
+        )))
     }
 
     /// Goes back to the editor buffer when the document was opened again.
@@ -192,6 +230,9 @@ impl Drop for LspPort {
     fn drop(&mut self) {
         for member in self.claimed.drain(..) {
             self.running.release(self.uri.as_str(), &member);
+            if let Some(lock) = &self.lock {
+                lock.remove_member(&member);
+            }
         }
         let mut state = lock(&self.state);
         if let Some(journal) = state.journals.get_mut(&self.uri) {
@@ -229,6 +270,13 @@ impl EditorPort for LspPort {
     }
 
     async fn apply(&mut self, edits: Vec<(ByteRange, String)>) -> Result<Applied, PortError> {
+        for (_, text) in &edits {
+            for id in closed::section_ids(text) {
+                if !self.ids.contains(&id) {
+                    self.ids.push(id);
+                }
+            }
+        }
         self.return_from_disk()?;
         if let Some(file) = self.disk.as_mut() {
             return file.apply(edits).await;
@@ -258,6 +306,23 @@ impl EditorPort for LspPort {
 
     fn begin_turn(&mut self, member: &str, cancel: &CancellationToken) -> Result<(), String> {
         self.running.claim(self.key(), member, cancel)?;
+        if self.lock.is_none()
+            && let Some(path) = &self.path
+        {
+            match ChatLock::acquire(path, lock::SERVER) {
+                Ok(lock) => self.lock = Some(lock),
+                Err(LockError::Busy(holder)) => {
+                    self.running.release(self.key(), member);
+                    return Err(format!(
+                        "@{member} was not asked: {holder}; wait until it ends"
+                    ));
+                }
+                Err(error) => tracing::warn!(%error, "turns run without the chat's lock"),
+            }
+        }
+        if let Some(lock) = &self.lock {
+            lock.add_member(member);
+        }
         self.claimed.push(member.to_string());
         self.progress(ProgressEvent::Begin {
             document: self.key().to_string(),
@@ -292,6 +357,9 @@ impl EditorPort for LspPort {
     fn end_turn(&mut self, member: &str, status: TurnStatus, error: Option<&str>) {
         let elapsed = self.running.release(self.key(), member);
         self.claimed.retain(|m| m != member);
+        if let Some(lock) = &self.lock {
+            lock.remove_member(member);
+        }
         self.progress(ProgressEvent::End {
             member: member.to_string(),
             status,

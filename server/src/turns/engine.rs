@@ -85,7 +85,10 @@ pub async fn run<P: EditorPort>(port: &mut P, ctx: &Context) -> Result<Report, P
                 };
                 let next = match targets.take() {
                     Some(asked) => explicit(&roster, asked),
-                    None => routing::next(&text, &chat, &roster),
+                    None => match interrupted(&text, &chat, message) {
+                        Some(why) => Next::Nobody(why),
+                        None => routing::next(&text, &chat, &roster),
+                    },
                 };
                 let asked_by = match &next {
                     Next::Run(members) => vec![message; members.len()],
@@ -156,6 +159,20 @@ pub async fn run<P: EditorPort>(port: &mut P, ctx: &Context) -> Result<Report, P
         append_reply_stub(port, ctx).await?;
     }
     Ok(report)
+}
+
+/// Why nothing follows from the message at `index`: an answer that was interrupted
+/// (its process was killed, or crashed) is partial, and hands the word to nobody.
+fn interrupted(text: &str, chat: &Chat, index: usize) -> Option<String> {
+    let message = &chat.messages[index];
+    let comment = message.status_comment(text)?;
+    (comment.status()? == TurnStatus::Interrupted).then(|| {
+        let handle = message.handle(text);
+        format!(
+            "the last answer (@{handle}, {}) was interrupted before it ended, and a partial answer hands the word to nobody: ask @{handle} again or write your next message",
+            comment.id().unwrap_or("?")
+        )
+    })
 }
 
 /// The indices of the messages whose status comments carry `ids`, in document order

@@ -1,17 +1,32 @@
-//! The document as a file on disk, for `chatmd send`: edits are applied to the text and
-//! written atomically (a temporary file renamed over it), and a change someone else
-//! saved meanwhile is taken in, never overwritten.
+//! The document as a file on disk, for `chatmd send` and for a chat closed in the
+//! editor while a turn writes into it: edits are applied to the text and written
+//! atomically (see `disk.rs`), and a change someone else saved meanwhile is taken in,
+//! never overwritten.
+
+mod disk;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use tokio_util::sync::CancellationToken;
+
+use self::disk::{Stamp, Written};
+use super::lock::ChatLock;
 use super::{Applied, Change, EditorPort, Level, PortError};
 use crate::document::ByteRange;
+use crate::document::status::TurnStatus;
+
+pub use self::disk::kind;
 
 pub struct FilePort {
     path: PathBuf,
     /// The text as chatmd last wrote (or read) it.
     text: String,
+    /// The text before chatmd's last write: a file found back at it was saved by a
+    /// program that had read it before that write, and holds nothing new.
+    previous: Option<String>,
+    /// The file's text, read (settled) and found different, not taken in yet.
+    seen: Option<String>,
     /// Where streamed answers are echoed (a terminal), if anywhere.
     echo: Option<Box<dyn Write + Send>>,
     /// The member whose text was echoed last, to print a heading when it changes.
@@ -20,26 +35,31 @@ pub struct FilePort {
     notes: Option<Box<dyn Write + Send>>,
     /// chatmd's own edits since the engine last asked for the changes.
     ours: Vec<Change>,
-    /// The file as `text` was last read from or written to it: the file is read again
-    /// only when this changed (every write of the answer would otherwise read it twice).
+    /// The file as `text` was last read from or written to it: a file whose stamp is
+    /// the same and old enough is not read again.
     stamp: Option<Stamp>,
+    /// The chat's lock (`chatmd send`), told which members answer.
+    lock: Option<ChatLock>,
     /// Messages for the user, in order (the CLI prints them).
     pub messages: Vec<(Level, String)>,
 }
 
 impl FilePort {
-    /// Opens `path`; a file that is not UTF-8 is refused with the place of the bad byte.
+    /// Opens `path`; a file that is not a regular file, or not UTF-8 (refused with the
+    /// place of the bad byte), cannot be opened.
     pub fn open(path: &Path, echo: Option<Box<dyn Write + Send>>) -> Result<FilePort, PortError> {
-        let stamp = Stamp::of(path);
-        let text = read(path)?;
+        let (text, stamp) = disk::read_settled(path, None)?;
         Ok(FilePort {
             path: path.to_path_buf(),
             text,
+            previous: None,
+            seen: None,
             echo,
             echoing: None,
             notes: None,
             ours: Vec::new(),
             stamp,
+            lock: None,
             messages: Vec::new(),
         })
     }
@@ -47,6 +67,12 @@ impl FilePort {
     /// Prints progress lines (a CLI's retries) to `notes` (a terminal's stderr).
     pub fn with_notes(mut self, notes: Box<dyn Write + Send>) -> FilePort {
         self.notes = Some(notes);
+        self
+    }
+
+    /// Keeps the chat's lock up to date with the members answering.
+    pub fn with_lock(mut self, lock: ChatLock) -> FilePort {
+        self.lock = Some(lock);
         self
     }
 
@@ -64,75 +90,93 @@ impl FilePort {
         &self.text
     }
 
-    /// The file's text when it may differ from `text` (its stamp changed), else `None`.
-    fn read_if_changed(&mut self) -> Result<Option<String>, PortError> {
+    /// Replaces the whole text with `text` (someone else's change as far as this port
+    /// is concerned: it is not reported by `changes`). `Stale` when the file changed
+    /// since it was read: read it again (`text`) and compute `text` anew.
+    pub fn replace_all(&mut self, text: String) -> Result<Applied, PortError> {
+        if let Some(on_disk) = self.look()? {
+            self.seen = Some(on_disk);
+            return Ok(Applied::Stale);
+        }
+        match self.write(&text)? {
+            Applied::Done => {
+                self.previous = None;
+                self.text = text;
+                Ok(Applied::Done)
+            }
+            Applied::Stale => Ok(Applied::Stale),
+        }
+    }
+
+    /// Takes in the file's text as it is now; what [`EditorPort::changes`] returns next
+    /// happened after it.
+    pub fn reload(&mut self) -> Result<&str, PortError> {
+        if let Some(on_disk) = self.look()? {
+            self.text = on_disk;
+            self.previous = None;
+        }
+        self.ours.clear();
+        Ok(&self.text)
+    }
+
+    /// The file's text when it differs from `text` (read again only when its stamp
+    /// changed or is too recent to tell), else `None`.
+    fn look(&mut self) -> Result<Option<String>, PortError> {
+        if let Some(seen) = self.seen.take() {
+            return Ok(Some(seen));
+        }
         let stamp = Stamp::of(&self.path);
-        if stamp.is_some() && stamp == self.stamp {
+        if stamp.is_some_and(|s| s.is_settled()) && stamp == self.stamp {
             return Ok(None);
         }
-        let text = read(&self.path)?;
+        let (on_disk, stamp) = disk::read_settled(&self.path, Some(&self.text))?;
         self.stamp = stamp;
-        Ok(Some(text))
-    }
-
-    fn write(&mut self) -> Result<(), PortError> {
-        let name = self
-            .path
-            .file_name()
-            .and_then(|n| n.to_str())
-            .unwrap_or("chat.md");
-        let temp = self
-            .path
-            .with_file_name(format!(".{name}.chatmd-{}", std::process::id()));
-        let err = |source| PortError::Write {
-            path: self.path.display().to_string(),
-            source,
-        };
-        std::fs::write(&temp, &self.text).map_err(err)?;
-        if let Ok(meta) = std::fs::metadata(&self.path) {
-            let _ = std::fs::set_permissions(&temp, meta.permissions());
+        if on_disk == self.text {
+            return Ok(None);
         }
-        // The stamp of the file written, taken before it replaces the chat: a change
-        // made right after the rename then still shows.
-        let stamp = Stamp::of(&temp);
-        std::fs::rename(&temp, &self.path).map_err(|e| {
-            let _ = std::fs::remove_file(&temp);
-            err(e)
-        })?;
-        self.stamp = stamp;
-        Ok(())
+        if self.previous.as_deref() == Some(on_disk.as_str()) {
+            // Saved by a program that read the file before chatmd's last write: it
+            // holds nothing of its own. Put chatmd's write back.
+            let text = self.text.clone();
+            self.text = on_disk.clone();
+            match self.write(&text)? {
+                Applied::Done => {
+                    self.text = text;
+                    return Ok(None);
+                }
+                Applied::Stale => {
+                    self.text = text;
+                    return self.look();
+                }
+            }
+        }
+        Ok(Some(on_disk))
     }
-}
 
-/// What tells a file's content changed without reading it: its inode (a save that
-/// renames a new file over it), size and modification time (a write in place).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Stamp {
-    inode: u64,
-    len: u64,
-    modified: std::time::SystemTime,
-}
-
-impl Stamp {
-    fn of(path: &Path) -> Option<Stamp> {
-        use std::os::unix::fs::MetadataExt;
-        let meta = std::fs::metadata(path).ok()?;
-        Some(Stamp {
-            inode: meta.ino(),
-            len: meta.len(),
-            modified: meta.modified().ok()?,
-        })
+    /// Writes `new` over the file, which must still hold `text`.
+    fn write(&mut self, new: &str) -> Result<Applied, PortError> {
+        match disk::write(&self.path, &self.text, new)? {
+            Written::Done(stamp) => {
+                self.stamp = stamp;
+                Ok(Applied::Done)
+            }
+            Written::Changed => {
+                self.stamp = None;
+                Ok(Applied::Stale)
+            }
+            Written::Raced(theirs) => {
+                // Another program saved into the file being replaced: its text goes
+                // back on disk, and the edit is made again on top of it.
+                tracing::info!(path = %self.path.display(), "another program saved the chat as chatmd wrote it");
+                if let Ok(Written::Done(stamp)) = disk::write(&self.path, new, &theirs) {
+                    self.stamp = stamp;
+                } else {
+                    self.stamp = None;
+                }
+                Ok(Applied::Stale)
+            }
+        }
     }
-}
-
-fn read(path: &Path) -> Result<String, PortError> {
-    let bytes = std::fs::read(path).map_err(|source| PortError::Read {
-        path: path.display().to_string(),
-        source,
-    })?;
-    crate::document::decode(&bytes)
-        .map(str::to_owned)
-        .map_err(|e| PortError::Other(format!("{}: {e}", path.display())))
 }
 
 /// The one region where `new` differs from `old`: (range in `old`, length in `new`).
@@ -161,31 +205,32 @@ pub fn difference(old: &str, new: &str) -> Option<(ByteRange, usize)> {
 
 impl EditorPort for FilePort {
     async fn text(&mut self) -> Result<String, PortError> {
-        self.stamp = Stamp::of(&self.path);
-        self.text = read(&self.path)?;
-        self.ours.clear();
+        self.reload()?;
         Ok(self.text.clone())
     }
 
     async fn apply(&mut self, edits: Vec<(ByteRange, String)>) -> Result<Applied, PortError> {
         // A change saved by someone else since the engine computed the edit would make
         // its offsets wrong: take it in first.
-        if let Some(on_disk) = self.read_if_changed()?
-            && on_disk != self.text
-        {
-            // Keep the stamp of the text chatmd knows: `changes` reads the file again.
-            self.stamp = None;
+        if let Some(on_disk) = self.look()? {
+            self.seen = Some(on_disk);
+            return Ok(Applied::Stale);
+        }
+        let mut new = self.text.clone();
+        for (range, text) in edits.iter().rev() {
+            new.replace_range(range.clone(), text);
+        }
+        if self.write(&new)? == Applied::Stale {
             return Ok(Applied::Stale);
         }
         for (range, text) in edits.iter().rev() {
-            self.text.replace_range(range.clone(), text);
             self.ours.push(Change {
                 range: range.clone(),
                 new_len: text.len(),
                 ours: true,
             });
         }
-        self.write()?;
+        self.previous = Some(std::mem::replace(&mut self.text, new));
         Ok(Applied::Done)
     }
 
@@ -195,13 +240,27 @@ impl EditorPort for FilePort {
 
     async fn changes(&mut self) -> Result<Vec<Change>, PortError> {
         let mut changes = std::mem::take(&mut self.ours);
-        if let Some(on_disk) = self.read_if_changed()? {
+        if let Some(on_disk) = self.look()? {
             if let Some((range, new_len)) = difference(&self.text, &on_disk) {
                 changes.push(Change::theirs(range, new_len));
             }
             self.text = on_disk;
+            self.previous = None;
         }
         Ok(changes)
+    }
+
+    fn begin_turn(&mut self, member: &str, _cancel: &CancellationToken) -> Result<(), String> {
+        if let Some(lock) = &self.lock {
+            lock.add_member(member);
+        }
+        Ok(())
+    }
+
+    fn end_turn(&mut self, member: &str, _status: TurnStatus, _error: Option<&str>) {
+        if let Some(lock) = &self.lock {
+            lock.remove_member(member);
+        }
     }
 
     fn on_text(&mut self, member: &str, text: &str) {
@@ -274,6 +333,31 @@ mod tests {
             std::fs::read_dir(dir.path()).unwrap().count(),
             1,
             "no temporary file left"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_save_of_the_text_before_chatmds_last_write_is_undone() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.chat.md");
+        std::fs::write(&path, "## @me\nhi\n").unwrap();
+        let mut port = FilePort::open(&path, None).unwrap();
+        let applied = port.apply(vec![(10..10, "\n## @a\n".into())]).await;
+        assert_eq!(applied.unwrap(), Applied::Done);
+        // A program that read the file before that write saves what it read.
+        std::fs::write(&path, "## @me\nhi\n").unwrap();
+        assert_eq!(
+            port.changes().await.unwrap(),
+            vec![Change {
+                range: 10..10,
+                new_len: 7,
+                ours: true
+            }],
+            "nothing of someone else's"
+        );
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            "## @me\nhi\n\n## @a\n"
         );
     }
 

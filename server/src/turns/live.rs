@@ -21,8 +21,8 @@ pub(super) struct Live {
     pub(super) pending: String,
     /// Whether everything written so far ends a line (a section must end with one).
     pub(super) at_line_start: bool,
-    /// The document uses CRLF line breaks: the answer is written with them too.
-    pub(super) crlf: bool,
+    /// The document's line break (LF, CRLF or CR): the answer is written with it too.
+    pub(super) eol: &'static str,
     pub(super) answer: String,
     pub(super) tools: Vec<ToolEntry>,
     /// What the agent was not allowed to do, and the arguments that would allow it.

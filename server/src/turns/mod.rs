@@ -9,6 +9,8 @@ pub mod clock;
 pub mod engine;
 pub mod file_port;
 mod live;
+pub mod lock;
+pub mod owner;
 pub mod registry;
 mod resume;
 mod round;
@@ -40,6 +42,8 @@ pub enum PortError {
         path: String,
         source: std::io::Error,
     },
+    #[error("{path} is not a regular file but {kind}")]
+    NotAFile { path: String, kind: String },
     #[error("{0}")]
     Other(String),
 }

@@ -190,7 +190,8 @@ async fn append_sections<P: EditorPort>(
         let mut places = Vec::new();
         let mut live = Vec::new();
         for (number, p) in (first..).zip(planned) {
-            let status = section::queued(&format!("t{number}"), &p.member.agent);
+            let mut status = section::queued(&format!("t{number}"), &p.member.agent);
+            super::owner::Owner::this().stamp(&mut status); // whose process runs it
             let (piece, status_range, body) =
                 section::new_section(&format!("{text}{insert}"), &p.member.handle, &status);
             let base = insert.len();
@@ -350,10 +351,9 @@ fn pending_edits(live: &[Live], anchors: &Anchors) -> Vec<(ByteRange, String)> {
         if t.status.status() == Some(TurnStatus::Skipped) && places.end > places.body_start {
             edits.push((places.body_start..places.end, String::new()));
         } else if !t.pending.is_empty() {
-            let text = if t.crlf {
-                t.pending.replace("\r\n", "\n").replace('\n', "\r\n")
-            } else {
-                t.pending.clone()
+            let text = match t.eol {
+                "\n" => t.pending.clone(),
+                eol => t.pending.replace("\r\n", "\n").replace('\n', eol),
             };
             edits.push((places.end..places.end, text));
         }
@@ -371,7 +371,7 @@ impl Live {
             filter: OutputFilter::new(),
             pending: String::new(),
             at_line_start: true,
-            crlf: section::line_break(text) == "\r\n",
+            eol: section::line_break(text),
             answer: String::new(),
             tools: Vec::new(),
             denied: Vec::new(),

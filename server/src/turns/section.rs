@@ -19,11 +19,14 @@ pub fn next_turn_number(text: &str, chat: &Chat) -> u64 {
         .map_or(1, |n| n + 1)
 }
 
-/// The line break the document uses (CRLF when its first line ends with one).
+/// The line break the document uses, as its first line ends: LF, CRLF or a lone CR
+/// (old Mac files); LF for a text without one.
 pub fn line_break(text: &str) -> &'static str {
-    match text.find('\n') {
-        Some(i) if i > 0 && text.as_bytes()[i - 1] == b'\r' => "\r\n",
-        _ => "\n",
+    match text.find(['\n', '\r']) {
+        Some(i) if text.as_bytes()[i] == b'\n' => "\n",
+        Some(i) if text.as_bytes().get(i + 1) == Some(&b'\n') => "\r\n",
+        Some(_) => "\r",
+        None => "\n",
     }
 }
 
@@ -86,8 +89,9 @@ pub struct Ending {
 }
 
 /// The final status comment: the status, how long it took and whatever the agent
-/// reported (stop reason, exit code, tokens, error).
+/// reported (stop reason, exit code, tokens, error). The process no longer runs it.
 pub fn finished(c: &mut StatusComment, status: TurnStatus, took: Duration, ending: &Ending) {
+    super::owner::unstamp(c);
     c.set_status(status);
     c.set("took", clock::took(took));
     if let Some(stop) = &ending.stop {
@@ -141,11 +145,12 @@ pub fn reply_stub(text: &str, human: &str) -> String {
 }
 
 /// The status rewrites that mark turns left `queued`, `streaming` or `waiting` with
-/// no running process (`is_running(member)` says which still run) as `interrupted`.
+/// no running process (`is_running(member, status comment)` says which still run) as
+/// `interrupted`. The comment no longer names a process.
 pub fn interrupted_edits(
     text: &str,
     chat: &Chat,
-    is_running: impl Fn(&str) -> bool,
+    mut is_running: impl FnMut(&str, &StatusComment) -> bool,
 ) -> Vec<(std::ops::Range<usize>, String)> {
     let mut edits = Vec::new();
     for message in &chat.messages {
@@ -157,8 +162,9 @@ pub fn interrupted_edits(
             comment.status(),
             Some(TurnStatus::Queued | TurnStatus::Streaming | TurnStatus::Waiting)
         );
-        if unfinished && !is_running(message.handle(text)) {
+        if unfinished && !is_running(message.handle(text), comment) {
             let mut comment = comment.clone();
+            super::owner::unstamp(&mut comment);
             comment.set_status(TurnStatus::Interrupted);
             edits.push((range, comment.render()));
         }
@@ -191,6 +197,10 @@ mod tests {
         assert_eq!(
             new_section("## @me\r\nhi\r\n\r\n", "a", &c).0,
             "## @a\r\n<!-- chatmd id=t3 agent=claude status=queued -->\r\n"
+        );
+        assert_eq!(
+            new_section("## @me\rhi", "a", &c).0,
+            "\r\r## @a\r<!-- chatmd id=t3 agent=claude status=queued -->\r"
         );
     }
 
@@ -239,16 +249,25 @@ mod tests {
 
     #[test]
     fn unfinished_turns_without_a_process_are_interrupted() {
-        let text = "## @a\n<!-- chatmd id=t1 status=streaming -->\nhalf\n## @b\n<!-- chatmd id=t2 status=streaming -->\n## @c\n<!-- chatmd id=t3 status=done -->\n";
+        let text = "## @a\n<!-- chatmd id=t1 status=streaming host=h pid=7 -->\nhalf\n## @b\n<!-- chatmd id=t2 status=streaming -->\n## @c\n<!-- chatmd id=t3 status=done -->\n";
         let chat = Chat::parse(text);
-        let edits = interrupted_edits(text, &chat, |m| m == "b");
+        let edits = interrupted_edits(text, &chat, |m, _| m == "b");
         assert_eq!(
             edits,
             vec![(
-                6..44,
+                6..57,
                 "<!-- chatmd id=t1 status=interrupted -->".to_string()
             )]
         );
+    }
+
+    #[test]
+    fn the_line_break_is_the_documents_own() {
+        assert_eq!(line_break("a\nb\r\n"), "\n");
+        assert_eq!(line_break("a\r\nb\n"), "\r\n");
+        assert_eq!(line_break("a\rb"), "\r");
+        assert_eq!(line_break("a"), "\n");
+        assert_eq!(reply_stub("x\r", "me"), "\r## @me\r");
     }
 
     #[test]

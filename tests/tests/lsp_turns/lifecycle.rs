@@ -6,7 +6,7 @@ use chatmd_tests::sim_editor::Behaviour;
 use pretty_assertions::assert_eq;
 use serde_json::json;
 
-use crate::setup::{Setup, finished, progress_of, redact, send, turns_ended};
+use crate::setup::{At, Setup, finished, progress_of, redact, send, turns_ended};
 
 const SESSION: &str = "5e55a000-0000-4000-8000-000000000001";
 
@@ -228,4 +228,98 @@ async fn a_document_closed_mid_turn_is_finished_on_disk() {
     // The reply stub follows the turn's end; it may not be written yet.
     let turn = text.strip_suffix("\n## @me\n").unwrap_or(&text);
     assert!(turn.ends_with("-->\nfirst second third fourth\n"), "{text}");
+}
+
+/// Waits (bounded) until the file at `path` satisfies `done`; returns its text.
+async fn file_until(path: &std::path::Path, what: &str, done: impl Fn(&str) -> bool) -> String {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let text = std::fs::read_to_string(path).unwrap_or_default();
+        if done(&text) {
+            return text;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "still waiting for {what}: {text}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    }
+}
+
+#[tokio::test]
+async fn a_document_closed_unsaved_mid_turn_gets_its_section_appended_on_disk() {
+    let s = Setup::new(&[(
+        "reviewer",
+        &[
+            ("FAKE_AGENT_TEXT", "first second third fourth"),
+            ("FAKE_AGENT_DELAY_MS", "150"),
+            ("FAKE_AGENT_SESSION", SESSION),
+        ],
+    )]);
+    let chat = "## @me\n@reviewer go\n";
+    let (mut editor, uri) = s.open_chat(Behaviour::VsCode, "team/u.chat.md", chat).await;
+    // Typed in the editor, never saved: the file on disk does not have it.
+    editor
+        .type_text(&uri, At::Before("## @me".into()), "# Draft notes\n\n")
+        .await;
+    send(&mut editor, &uri).await;
+    editor
+        .run_until("the first words", |e| e.text(&uri).contains("first"))
+        .await;
+    assert!(editor.text(&uri).starts_with("# Draft notes\n\n## @me\n"));
+    // The user closes the chat and discards the changes.
+    editor.close(&uri).await;
+    turns_ended(&mut editor).await;
+    let path = s.path("team/u.chat.md");
+    let text = file_until(&path, "the reply stub", |t| t.ends_with("\n## @me\n")).await;
+    // The file on disk, then the turn's section (heading, status, the whole answer):
+    // never the buffer's offsets applied to another text.
+    assert_eq!(
+        redact(&text),
+        format!(
+            "## @me\n@reviewer go\n\
+         \n## @reviewer\n<!-- chatmd id=t1 agent=claude status=done started=… model=claude-opus-4-8[1m] session={SESSION} took=… stop=end_turn exit=0 tokens=10/4 -->\n\
+         first second third fourth\n\
+         \n## @me\n"
+        )
+    );
+}
+
+#[tokio::test]
+async fn a_document_saved_mid_turn_then_closed_unsaved_keeps_one_copy_of_the_section() {
+    let s = Setup::new(&[(
+        "reviewer",
+        &[
+            ("FAKE_AGENT_TEXT", "first second third fourth"),
+            ("FAKE_AGENT_DELAY_MS", "150"),
+            ("FAKE_AGENT_SESSION", SESSION),
+        ],
+    )]);
+    let chat = "## @me\n@reviewer go\n";
+    let (mut editor, uri) = s.open_chat(Behaviour::Neovim, "team/v.chat.md", chat).await;
+    send(&mut editor, &uri).await;
+    editor
+        .run_until("the first words", |e| e.text(&uri).contains("first"))
+        .await;
+    // Saved with part of the answer, then edited and closed without saving.
+    s.write("team/v.chat.md", editor.text(&uri));
+    editor
+        .type_text(&uri, At::Before("## @me".into()), "# Unsaved\n\n")
+        .await;
+    editor
+        .run_until("more words", |e| e.text(&uri).contains("second"))
+        .await;
+    editor.close(&uri).await;
+    turns_ended(&mut editor).await;
+    let path = s.path("team/v.chat.md");
+    let text = file_until(&path, "the reply stub", |t| t.ends_with("\n## @me\n")).await;
+    assert_eq!(
+        redact(&text),
+        format!(
+            "## @me\n@reviewer go\n\
+         \n## @reviewer\n<!-- chatmd id=t1 agent=claude status=done started=… model=claude-opus-4-8[1m] session={SESSION} took=… stop=end_turn exit=0 tokens=10/4 -->\n\
+         first second third fourth\n\
+         \n## @me\n"
+        )
+    );
 }

@@ -11,5 +11,6 @@ mod drafts;
 mod editing;
 mod failures;
 mod lifecycle;
+mod processes;
 mod resume;
 mod routing;

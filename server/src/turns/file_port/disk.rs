@@ -1,0 +1,391 @@
+//! The chat file on disk, read and written so that nothing in it is lost when another
+//! program writes it at the same time:
+//!
+//! - only a regular file is read (a FIFO would block for ever, `/dev/zero` never ends);
+//! - a text that changed is read again until it stays the same: a program that saves
+//!   in place truncates the file and then writes it, and the empty or half-written
+//!   file in between is not the truth (an empty file must stay empty for a while);
+//! - a write goes to a temporary file that is renamed over the chat only if the chat
+//!   is still the text the edit was made for, compared right before the rename; a
+//!   program that wrote into the old file just as it was replaced is noticed after the
+//!   rename, and its text is put back;
+//! - a failed write (disk full) leaves no temporary file behind.
+
+use std::fs::{File, OpenOptions};
+use std::io::{Read, Write};
+use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant, SystemTime};
+
+use crate::turns::PortError;
+
+/// How long a changed file is given to show the same text twice.
+const SETTLE: Duration = Duration::from_millis(20);
+/// How long a file that became empty, or lost its end, must stay so to be believed:
+/// that is what a file looks like between another program's truncate and its write.
+const SUSPECT_SETTLE: Duration = Duration::from_secs(1);
+/// A file rewritten without pause for this long is taken as last read (if not empty).
+const MAX_SETTLE: Duration = Duration::from_secs(3);
+
+/// What tells a file's content may have changed without reading it: its inode (a save
+/// that renames a new file over it), size and modification time (a write in place).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stamp {
+    inode: u64,
+    len: u64,
+    modified: SystemTime,
+}
+
+impl Stamp {
+    pub fn of(path: &Path) -> Option<Stamp> {
+        Self::from_meta(&std::fs::metadata(path).ok()?)
+    }
+
+    fn from_meta(meta: &std::fs::Metadata) -> Option<Stamp> {
+        Some(Stamp {
+            inode: meta.ino(),
+            len: meta.len(),
+            modified: meta.modified().ok()?,
+        })
+    }
+
+    /// Whether the file cannot have changed unseen: a write in place within the same
+    /// clock tick as the last one keeps size and time, so a recent stamp proves nothing.
+    pub fn is_settled(&self) -> bool {
+        SystemTime::now()
+            .duration_since(self.modified)
+            .is_ok_and(|age| age > Duration::from_secs(1))
+    }
+}
+
+/// Opens `path` for reading if it is a regular file (without blocking on a FIFO).
+pub fn open_regular(path: &Path) -> Result<File, PortError> {
+    let file = OpenOptions::new()
+        .read(true)
+        .custom_flags(nix::libc::O_NONBLOCK | nix::libc::O_NOCTTY)
+        .open(path)
+        .map_err(|source| read_error(path, source))?;
+    let meta = file.metadata().map_err(|source| read_error(path, source))?;
+    if !meta.is_file() {
+        return Err(PortError::NotAFile {
+            path: path.display().to_string(),
+            kind: kind(&meta.file_type()).to_string(),
+        });
+    }
+    Ok(file)
+}
+
+/// What a file that is not a regular file is, for the user.
+pub fn kind(file_type: &std::fs::FileType) -> &'static str {
+    if file_type.is_dir() {
+        "a folder"
+    } else if file_type.is_fifo() {
+        "a FIFO"
+    } else if file_type.is_char_device() {
+        "a character device"
+    } else if file_type.is_block_device() {
+        "a block device"
+    } else if file_type.is_socket() {
+        "a socket"
+    } else if file_type.is_symlink() {
+        "a symbolic link"
+    } else if file_type.is_file() {
+        "a regular file"
+    } else {
+        "not a regular file"
+    }
+}
+
+fn read_error(path: &Path, source: std::io::Error) -> PortError {
+    PortError::Read {
+        path: path.display().to_string(),
+        source,
+    }
+}
+
+/// Reads an open file from its start.
+fn read_from(file: &mut File, path: &Path) -> Result<(Vec<u8>, Option<Stamp>), PortError> {
+    use std::io::Seek;
+    file.rewind().map_err(|e| read_error(path, e))?;
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes)
+        .map_err(|e| read_error(path, e))?;
+    let stamp = file.metadata().ok().and_then(|m| Stamp::from_meta(&m));
+    Ok((bytes, stamp))
+}
+
+fn read_once(path: &Path) -> Result<(Vec<u8>, Option<Stamp>), PortError> {
+    read_from(&mut open_regular(path)?, path)
+}
+
+/// The file's text once it stays the same, and its stamp. `known` is the text chatmd
+/// had: the same text again is taken at once, and a file that became empty or lost its
+/// end must stay so for a while (without `known`, an empty file must).
+pub fn read_settled(
+    path: &Path,
+    known: Option<&str>,
+) -> Result<(String, Option<Stamp>), PortError> {
+    settle(known, path, || read_once(path))
+}
+
+/// The same for a file chatmd holds open (the one it just replaced).
+fn read_settled_from(
+    file: &mut File,
+    path: &Path,
+    known: &str,
+) -> Result<(String, Option<Stamp>), PortError> {
+    settle(Some(known), path, || read_from(file, path))
+}
+
+fn settle(
+    known: Option<&str>,
+    path: &Path,
+    mut read: impl FnMut() -> Result<(Vec<u8>, Option<Stamp>), PortError>,
+) -> Result<(String, Option<Stamp>), PortError> {
+    let (mut bytes, mut stamp) = read()?;
+    if known.is_some_and(|k| k.as_bytes() == bytes) {
+        return Ok((known.unwrap_or_default().to_string(), stamp));
+    }
+    // Empty, or the start of what chatmd had: maybe a save in place half done.
+    let suspect = |bytes: &[u8]| match known {
+        Some(k) => k.len() > bytes.len() && k.as_bytes().starts_with(bytes),
+        None => bytes.is_empty(),
+    };
+    let started = Instant::now();
+    let mut same_since = Instant::now();
+    // Without a text to compare with, the longest one seen is the likeliest whole.
+    let mut longest = bytes.clone();
+    loop {
+        std::thread::sleep(SETTLE);
+        let (again, again_stamp) = read()?;
+        if let Some(known) = known.filter(|k| k.as_bytes() == again) {
+            // Back to the text chatmd knows: a save in place of the same text.
+            return Ok((known.to_string(), again_stamp));
+        }
+        // The same text, and no write since (a program saving the same text again
+        // and again is not done yet).
+        if again == bytes && again_stamp == stamp {
+            let needed = if suspect(&bytes) {
+                SUSPECT_SETTLE
+            } else {
+                Duration::ZERO
+            };
+            if same_since.elapsed() >= needed {
+                break;
+            }
+        } else {
+            (bytes, stamp) = (again, again_stamp);
+            same_since = Instant::now();
+            if bytes.len() > longest.len() {
+                longest = bytes.clone();
+            }
+        }
+        if started.elapsed() > MAX_SETTLE {
+            if known.is_none() && !longest.is_empty() {
+                bytes = longest;
+                break;
+            }
+            if !suspect(&bytes) {
+                tracing::warn!(path = %path.display(), "the file keeps changing; taking it as last read");
+                break;
+            }
+            if started.elapsed() > 10 * MAX_SETTLE {
+                return Err(PortError::Other(format!(
+                    "{} keeps being emptied and rewritten; chatmd stopped writing it",
+                    path.display()
+                )));
+            }
+        }
+    }
+    let text = crate::document::decode(&bytes)
+        .map_err(|e| PortError::Other(format!("{}: {e}", path.display())))?;
+    Ok((text.to_string(), stamp))
+}
+
+/// How a write went.
+#[derive(Debug)]
+pub enum Written {
+    /// The file holds the new text; its stamp.
+    Done(Option<Stamp>),
+    /// The file was no longer the text the edit was made for: nothing was written.
+    Changed,
+    /// Another program wrote into the file just as it was replaced: this is its text
+    /// (the file on disk holds chatmd's; see [`write`]'s caller).
+    Raced(String),
+}
+
+/// Writes `new` over `path`, which must still hold `base`.
+pub fn write(path: &Path, base: &str, new: &str) -> Result<Written, PortError> {
+    let err = |source| PortError::Write {
+        path: path.display().to_string(),
+        source,
+    };
+    let temp = Temp::create(path).map_err(err)?;
+    let mut out = temp.file.as_ref().expect("created");
+    out.write_all(new.as_bytes()).map_err(err)?;
+    // Errors of a full disk or a quota show here, before the chat is replaced.
+    out.sync_data().map_err(err)?;
+    let new_stamp = out.metadata().ok().and_then(|m| Stamp::from_meta(&m));
+    // Right before the rename: is the chat still the text the edit was made for?
+    let mut current = open_regular(path)?;
+    let (bytes, before) = read_from(&mut current, path)?;
+    if bytes != base.as_bytes() {
+        return Ok(Written::Changed);
+    }
+    if let Ok(meta) = current.metadata() {
+        let _ = temp
+            .file
+            .as_ref()
+            .expect("created")
+            .set_permissions(meta.permissions());
+    }
+    temp.rename_over(path).map_err(err)?;
+    // A program that opened the chat before the rename writes into the old file.
+    let after = current.metadata().ok().and_then(|m| Stamp::from_meta(&m));
+    if after != before {
+        let (theirs, _) = read_settled_from(&mut current, path, base)?;
+        // An old file left empty or cut short is not a save to put back.
+        let cut = base.len() > theirs.len() && base.starts_with(theirs.as_str());
+        if theirs != base && !cut {
+            return Ok(Written::Raced(theirs));
+        }
+    }
+    Ok(Written::Done(new_stamp))
+}
+
+/// A temporary file next to the chat, removed unless it was renamed over it.
+struct Temp {
+    path: PathBuf,
+    file: Option<File>,
+}
+
+impl Temp {
+    fn create(chat: &Path) -> std::io::Result<Temp> {
+        static COUNT: AtomicU64 = AtomicU64::new(0);
+        let name = chat
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or("chat.md");
+        let n = COUNT.fetch_add(1, Ordering::Relaxed);
+        let path = chat.with_file_name(format!(".{name}.chatmd-{}-{n}", std::process::id()));
+        let file = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&path)?;
+        Ok(Temp {
+            path,
+            file: Some(file),
+        })
+    }
+
+    fn rename_over(mut self, chat: &Path) -> std::io::Result<()> {
+        std::fs::rename(&self.path, chat)?;
+        self.file = None;
+        self.path = PathBuf::new();
+        Ok(())
+    }
+}
+
+impl Drop for Temp {
+    fn drop(&mut self) {
+        if !self.path.as_os_str().is_empty() {
+            let _ = std::fs::remove_file(&self.path);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    fn names(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn a_write_replaces_the_file_only_while_it_holds_the_base_text() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.chat.md");
+        std::fs::write(&path, "one\n").unwrap();
+        assert!(matches!(
+            write(&path, "one\n", "one\ntwo\n"),
+            Ok(Written::Done(_))
+        ));
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "one\ntwo\n");
+        assert!(matches!(
+            write(&path, "one\n", "one\nthree\n"),
+            Ok(Written::Changed)
+        ));
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "one\ntwo\n");
+        assert_eq!(names(dir.path()), ["a.chat.md"], "no temporary file left");
+    }
+
+    #[test]
+    fn not_a_regular_file_is_refused_without_blocking() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("f.chat.md");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let error = read_settled(&fifo, None).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            format!("{} is not a regular file but a FIFO", fifo.display())
+        );
+        let error = read_settled(Path::new("/dev/zero"), None).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "/dev/zero is not a regular file but a character device"
+        );
+    }
+
+    #[test]
+    fn a_file_that_became_empty_is_read_again_until_it_is_whole() {
+        // The settling waits a second for an emptied file; the writer writes long before.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("b.chat.md");
+        std::fs::write(&path, "").unwrap();
+        let writer = {
+            let path = path.clone();
+            std::thread::spawn(move || {
+                // Another program between its truncate and its write.
+                std::thread::sleep(Duration::from_millis(100));
+                std::fs::write(&path, "## @me\nhello\n").unwrap();
+            })
+        };
+        let (text, _) = read_settled(&path, Some("## @me\nhello\n")).unwrap();
+        writer.join().unwrap();
+        assert_eq!(text, "## @me\nhello\n");
+    }
+
+    #[test]
+    fn an_empty_file_is_read_again_before_it_is_believed() {
+        // Nothing known yet (the chat is being opened): an empty file is waited for.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("c.chat.md");
+        std::fs::write(&path, "").unwrap();
+        let writer = {
+            let path = path.clone();
+            std::thread::spawn(move || {
+                std::thread::sleep(Duration::from_millis(100));
+                std::fs::write(&path, "## @me\nhi\n").unwrap();
+            })
+        };
+        let (text, _) = read_settled(&path, None).unwrap();
+        writer.join().unwrap();
+        assert_eq!(text, "## @me\nhi\n");
+        // One that stays empty is empty.
+        std::fs::write(&path, "").unwrap();
+        assert_eq!(read_settled(&path, None).unwrap().0, "");
+    }
+}
