@@ -1,0 +1,352 @@
+//! The built `chatmd lsp` against hostile input over its stdio: every malformed frame or
+//! message is answered (or dropped, without an id) and the server keeps answering; it
+//! exits at once on `exit`, with 0 after `shutdown` and 1 without; it does not grow
+//! without bound.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+/// Long enough for a loaded machine; a server that went deaf never answers at all.
+const TIMEOUT: Duration = Duration::from_secs(20);
+
+/// `chatmd lsp` over its stdio, initialized; frames read on a thread of their own.
+struct Server {
+    /// Taken by [`Server::exit_status`].
+    child: Option<Child>,
+    pid: u32,
+    stdin: Option<ChildStdin>,
+    frames: Receiver<Value>,
+    next_id: i64,
+}
+
+impl Server {
+    fn start() -> Server {
+        Server::start_in(None)
+    }
+
+    fn start_in(root: Option<&std::path::Path>) -> Server {
+        let mut child = Command::new(assert_cmd::cargo::cargo_bin("chatmd"))
+            .arg("lsp")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start chatmd lsp");
+        let stdin = child.stdin.take();
+        let mut stdout = BufReader::new(child.stdout.take().unwrap());
+        let (tx, frames) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            while let Some(frame) = read_frame(&mut stdout) {
+                if tx.send(frame).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut server = Server {
+            pid: child.id(),
+            child: Some(child),
+            stdin,
+            frames,
+            next_id: 1,
+        };
+        let mut params = json!({"capabilities": {}});
+        if let Some(root) = root {
+            params["rootUri"] = format!("file://{}", root.display()).into();
+        }
+        let init = server.request("initialize", params);
+        assert_eq!(init["result"]["serverInfo"]["name"], "chatmd");
+        server.send(&json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}));
+        server
+    }
+
+    fn send_raw(&mut self, bytes: &[u8]) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        stdin.write_all(bytes).expect("write to the server");
+        stdin.flush().expect("flush");
+    }
+
+    fn send(&mut self, message: &Value) {
+        self.send_raw(&frame(&message.to_string()));
+    }
+
+    /// The next frame from the server; `None` once it closed stdout.
+    fn next(&mut self) -> Option<Value> {
+        match self.frames.recv_timeout(TIMEOUT) {
+            Ok(frame) => Some(frame),
+            Err(RecvTimeoutError::Disconnected) => None,
+            Err(RecvTimeoutError::Timeout) => panic!("the server said nothing for {TIMEOUT:?}"),
+        }
+    }
+
+    /// The next answer (a frame without a method), skipping notifications.
+    fn answer(&mut self) -> Value {
+        loop {
+            let frame = self.next().expect("the server answers");
+            if frame.get("method").is_none() {
+                return frame;
+            }
+        }
+    }
+
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        let answer = self.answer();
+        assert_eq!(answer["id"], id, "answers come in order here: {answer}");
+        answer
+    }
+
+    /// A valid request after hostile input: the server must still answer it.
+    fn still_answers(&mut self) {
+        let answer = self.request("chatmd/turns", json!({}));
+        assert!(answer.get("result").is_some(), "{answer}");
+    }
+
+    /// Waits for the process to end, at most `TIMEOUT` (then kills it and fails).
+    fn exit_status(&mut self) -> ExitStatus {
+        let mut child = self.child.take().expect("not waited for yet");
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = tx.send(child.wait().expect("wait"));
+        });
+        match rx.recv_timeout(TIMEOUT) {
+            Ok(status) => status,
+            Err(_) => {
+                let pid = nix::unistd::Pid::from_raw(self.pid as i32);
+                let _ = nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGKILL);
+                panic!("the server did not exit within {TIMEOUT:?}");
+            }
+        }
+    }
+
+    /// Fails when the server's peak resident memory passed `mb` MB.
+    fn assert_peak_below(&self, mb: u64) {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.pid))
+            .expect("/proc status");
+        let kb: u64 = status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmHWM:"))
+            .and_then(|v| v.trim().trim_end_matches(" kB").parse().ok())
+            .expect("VmHWM");
+        assert!(kb / 1024 < mb, "the server's memory peaked at {} MB", kb / 1024);
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+fn read_frame(reader: &mut impl BufRead) -> Option<Value> {
+    let mut length = None;
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).ok()? == 0 {
+            return None;
+        }
+        let line = line.trim_end();
+        if line.is_empty() {
+            break;
+        }
+        let (name, value) = line.split_once(": ")?;
+        assert_eq!(name, "Content-Length", "only protocol on stdout");
+        length = value.parse::<usize>().ok();
+    }
+    let mut body = vec![0; length?];
+    reader.read_exact(&mut body).ok()?;
+    Some(serde_json::from_slice(&body).expect("the server writes JSON"))
+}
+
+fn frame(body: &str) -> Vec<u8> {
+    format!("Content-Length: {}\r\n\r\n{body}", body.len()).into_bytes()
+}
+
+/// The error of an answer: (id, code).
+fn error_of(answer: &Value) -> (Value, i64) {
+    let code = answer["error"]["code"]
+        .as_i64()
+        .unwrap_or_else(|| panic!("an error answer: {answer}"));
+    (answer["id"].clone(), code)
+}
+
+const INVALID_REQUEST: i64 = -32600;
+const PARSE_ERROR: i64 = -32700;
+const METHOD_NOT_FOUND: i64 = -32601;
+
+#[test]
+fn a_fractional_request_id_gets_an_error_and_the_server_keeps_answering() {
+    let mut server = Server::start();
+    server.send_raw(&frame(r#"{"jsonrpc":"2.0","id":1.5,"method":"shutdown"}"#));
+    assert_eq!(error_of(&server.answer()), (Value::Null, INVALID_REQUEST));
+    server.still_answers();
+}
+
+#[test]
+fn an_id_that_is_an_object_a_bool_or_too_large_gets_an_error_and_the_server_keeps_answering() {
+    let mut server = Server::start();
+    for id in ["{}", "true", "[1]", "18446744073709551616", "9223372036854775808"] {
+        let body = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"shutdown"}}"#);
+        server.send_raw(&frame(&body));
+        assert_eq!(
+            error_of(&server.answer()),
+            (Value::Null, INVALID_REQUEST),
+            "{id}"
+        );
+        server.still_answers();
+    }
+}
+
+#[test]
+fn a_duplicated_key_gets_an_error_and_the_server_keeps_answering() {
+    let mut server = Server::start();
+    server.send_raw(&frame(
+        r#"{"jsonrpc":"2.0","id":70,"method":"chatmd/turns","method":"shutdown"}"#,
+    ));
+    assert_eq!(error_of(&server.answer()), (json!(70), INVALID_REQUEST));
+    server.send_raw(&frame(r#"{"jsonrpc":"2.0","id":71,"id":72,"method":"x"}"#));
+    assert_eq!(error_of(&server.answer()), (Value::Null, INVALID_REQUEST));
+    server.still_answers();
+}
+
+#[test]
+fn a_bad_content_length_is_skipped() {
+    let mut server = Server::start();
+    for header in [
+        "Content-Length: abc",
+        "Content-Length: -5",
+        "Content-Type: application/vscode-jsonrpc",
+    ] {
+        // The body that header should have delimited is skipped with it.
+        let body = r#"{"jsonrpc":"2.0","id":80,"method":"shutdown"}"#;
+        server.send_raw(format!("{header}\r\n\r\n{body}").as_bytes());
+        assert_eq!(
+            error_of(&server.answer()),
+            (Value::Null, PARSE_ERROR),
+            "{header}"
+        );
+        server.still_answers();
+    }
+}
+
+#[test]
+fn garbage_between_frames_and_a_wrong_content_length_are_skipped() {
+    let mut server = Server::start();
+    server.send_raw(b"garbage\r\nno header at all\r\n\r\n");
+    server.still_answers();
+    // A Content-Length 10 bytes too long: the next frame's header is inside the body.
+    let body = r#"{"jsonrpc":"2.0","method":"initialized","params":{}}"#;
+    server.send_raw(format!("Content-Length: {}\r\n\r\n{body}", body.len() + 10).as_bytes());
+    server.send(&json!({"jsonrpc": "2.0", "id": 90, "method": "chatmd/turns", "params": {}}));
+    assert_eq!(error_of(&server.answer()), (Value::Null, PARSE_ERROR));
+    assert_eq!(server.answer()["id"], 90);
+    // A Content-Length too short: the rest of the body is garbage before the next header.
+    server.send_raw(format!("Content-Length: 10\r\n\r\n{body}").as_bytes());
+    assert_eq!(error_of(&server.answer()), (Value::Null, PARSE_ERROR));
+    server.still_answers();
+}
+
+#[test]
+fn what_is_not_json_rpc_gets_an_error_and_the_server_keeps_answering() {
+    let mut server = Server::start();
+    server.send_raw(&frame("not json"));
+    assert_eq!(error_of(&server.answer()), (Value::Null, PARSE_ERROR));
+    server.send_raw(&frame("[1, 2]"));
+    assert_eq!(error_of(&server.answer()), (Value::Null, INVALID_REQUEST));
+    server.send_raw(&frame(r#"{"jsonrpc":"1.0","id":5,"method":"x"}"#));
+    assert_eq!(error_of(&server.answer()), (json!(5), INVALID_REQUEST));
+    server.send_raw(b"Content-Length: 4\r\n\r\n\xff\xfe{}");
+    assert_eq!(error_of(&server.answer()), (Value::Null, PARSE_ERROR));
+    // A malformed notification has no id to answer: dropped.
+    server.send_raw(&frame(r#"{"jsonrpc":"2.0","method":7}"#));
+    server.still_answers();
+}
+
+#[test]
+fn an_unknown_request_is_answered_even_a_dollar_one() {
+    let mut server = Server::start();
+    for method in ["$/unknown", "chatmd/unknown", "$/cancelRequest"] {
+        let answer = server.request(method, json!({}));
+        let (_, code) = error_of(&answer);
+        assert!(
+            [METHOD_NOT_FOUND, INVALID_REQUEST].contains(&code),
+            "{method}: {answer}"
+        );
+    }
+    server.still_answers();
+}
+
+#[test]
+fn a_malformed_answer_from_the_editor_does_not_stop_the_server() {
+    let mut server = Server::start();
+    server.send_raw(&frame(r#"{"jsonrpc":"2.0","id":7,"error":"no"}"#));
+    server.send_raw(&frame(r#"{"jsonrpc":"2.0","id":{},"result":1}"#));
+    server.still_answers();
+}
+
+#[test]
+fn a_body_over_the_limit_is_refused_unread_and_the_server_keeps_answering() {
+    let mut server = Server::start();
+    let huge = format!(
+        r#"{{"jsonrpc":"2.0","id":3,"method":"x","params":"{}"}}"#,
+        "a".repeat(40 << 20)
+    );
+    // Written from a thread: the server reads while the pipe fills.
+    let mut stdin = server.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || {
+        stdin.write_all(&frame(&huge)).unwrap();
+        stdin
+    });
+    assert_eq!(error_of(&server.answer()), (Value::Null, INVALID_REQUEST));
+    server.stdin = Some(writer.join().unwrap());
+    server.still_answers();
+    server.assert_peak_below(150);
+}
+
+#[test]
+fn a_body_of_millions_of_numbers_is_refused_before_it_is_built() {
+    let mut server = Server::start();
+    // 24 MB: under the byte limit; 12 million values built would take over 400 MB.
+    let numbers = vec!["1"; 12_000_000].join(",");
+    let body = format!(r#"{{"jsonrpc":"2.0","id":4,"method":"x","params":[{numbers}]}}"#);
+    let mut stdin = server.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || {
+        stdin.write_all(&frame(&body)).unwrap();
+        stdin
+    });
+    assert_eq!(error_of(&server.answer()), (json!(4), INVALID_REQUEST));
+    server.stdin = Some(writer.join().unwrap());
+    server.still_answers();
+    server.assert_peak_below(150);
+}
+
+#[test]
+fn exit_after_shutdown_exits_with_0() {
+    let mut server = Server::start();
+    assert_eq!(server.request("shutdown", Value::Null)["result"], Value::Null);
+    // The input stays open, as some editors keep it: `exit` alone must end the server.
+    server.send(&json!({"jsonrpc": "2.0", "method": "exit"}));
+    assert_eq!(server.exit_status().code(), Some(0));
+}
+
+#[test]
+fn exit_without_shutdown_exits_with_1() {
+    let mut server = Server::start();
+    server.send(&json!({"jsonrpc": "2.0", "method": "exit"}));
+    assert_eq!(server.exit_status().code(), Some(1));
+}
+
+#[test]
+fn the_input_closing_without_shutdown_exits_with_1() {
+    let mut server = Server::start();
+    server.stdin = None;
+    assert_eq!(server.exit_status().code(), Some(1));
+}
