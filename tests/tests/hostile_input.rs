@@ -350,3 +350,55 @@ fn the_input_closing_without_shutdown_exits_with_1() {
     server.stdin = None;
     assert_eq!(server.exit_status().code(), Some(1));
 }
+
+#[test]
+fn one_hundred_thousand_unknown_mentions_give_a_capped_list() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("tester")).unwrap();
+    std::fs::write(dir.path().join("tester/AGENTS.md"), "# Tests\n").unwrap();
+    let mut server = Server::start_in(Some(dir.path()));
+    let uri = format!("file://{}/a.chat.md", dir.path().display());
+    let text = format!("## @me\n{}\n", vec!["@tster"; 100_000].join(" "));
+    server.send(&json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {
+        "textDocument": {"uri": uri, "languageId": "chatmd", "version": 1, "text": text}}}));
+    let published = loop {
+        let frame = server.next().expect("diagnostics");
+        if frame["method"] == "textDocument/publishDiagnostics" && frame["params"]["uri"] == uri {
+            break frame;
+        }
+    };
+    let diagnostics = published["params"]["diagnostics"].as_array().unwrap();
+    assert_eq!(diagnostics.len(), 1001);
+    assert_eq!(diagnostics[0]["code"], "unknown-mention");
+    assert_eq!(
+        diagnostics[0]["message"],
+        "@tster is not a member of this team; nobody will answer this mention. Did you mean @tester?"
+    );
+    // The summary sits on the first problem not shown: the 1001st mention.
+    assert_eq!(
+        diagnostics[1000],
+        json!({
+            "range": {"start": {"line": 1, "character": 7001}, "end": {"line": 1, "character": 7006}},
+            "severity": 2,
+            "code": "too-many-problems",
+            "source": "chatmd",
+            "message": "99000 more problems from here on are not shown: chatmd shows the first 1000 of a document. Fix these, and the next ones appear."
+        })
+    );
+    // A code action over the whole line offers the fixes of the problems shown only.
+    let actions = server.request(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": uri},
+            "range": {"start": {"line": 0, "character": 0}, "end": {"line": 2, "character": 0}},
+            "context": {"diagnostics": []}}),
+    );
+    let fixes: Vec<&Value> = actions["result"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|a| a["kind"] == "quickfix")
+        .collect();
+    assert_eq!(fixes.len(), 1000);
+    assert_eq!(fixes[0]["title"], "Change to @tester");
+    server.assert_peak_below(100);
+}
