@@ -402,3 +402,40 @@ fn one_hundred_thousand_unknown_mentions_give_a_capped_list() {
     assert_eq!(fixes[0]["title"], "Change to @tester");
     server.assert_peak_below(100);
 }
+
+#[test]
+fn a_one_gib_role_file_is_refused_with_a_diagnostic_not_read() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("tester")).unwrap();
+    let role = dir.path().join("tester/AGENTS.md");
+    // 1 GiB of zeros, sparse (a git pack holds it in 1 MB).
+    std::fs::File::create(&role)
+        .unwrap()
+        .set_len(1 << 30)
+        .unwrap();
+    let mut server = Server::start_in(Some(dir.path()));
+    let uri = format!("file://{}/a.chat.md", dir.path().display());
+    let role_uri = format!("file://{}", role.display());
+    server.send(&json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {
+        "textDocument": {"uri": uri, "languageId": "chatmd", "version": 1,
+            "text": "## @me\n@tester hello\n"}}}));
+    let published = loop {
+        let frame = server.next().expect("diagnostics");
+        if frame["method"] == "textDocument/publishDiagnostics"
+            && frame["params"]["uri"] == role_uri
+        {
+            break frame;
+        }
+    };
+    assert_eq!(
+        published["params"]["diagnostics"],
+        json!([{
+            "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}},
+            "severity": 1,
+            "source": "chatmd",
+            "message": "cannot read role file AGENTS.md: it is larger than 256 KiB, the most chatmd reads; shorten it; tester has no role until then"
+        }])
+    );
+    server.still_answers();
+    server.assert_peak_below(100);
+}
