@@ -439,3 +439,54 @@ fn a_one_gib_role_file_is_refused_with_a_diagnostic_not_read() {
     server.still_answers();
     server.assert_peak_below(100);
 }
+
+#[test]
+fn an_answer_over_the_limit_is_cut_with_a_note() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir_all(root.join(".git")).unwrap();
+    std::fs::create_dir_all(root.join("team/reviewer")).unwrap();
+    std::fs::write(root.join("team/reviewer/CLAUDE.md"), "# Reviews\n").unwrap();
+    let chat = "## @me\n@reviewer hi\n";
+    std::fs::write(root.join("team/a.chat.md"), chat).unwrap();
+    let fake = std::path::PathBuf::from(env!("CARGO_BIN_EXE_fake-agent"));
+    let bin = chatmd_tests::fake_agent::install(&fake, &root.join("bin")).unwrap();
+    let out = Command::new(assert_cmd::cargo::cargo_bin("chatmd"))
+        .args(["send", "team/a.chat.md"])
+        .current_dir(root)
+        .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
+        .env("HOME", root)
+        .env("XDG_CONFIG_HOME", root.join("config"))
+        .env("IS_SANDBOX", "")
+        // 3 MiB of answer text, in about 1 KiB pieces.
+        .env("FAKE_AGENT_FLOOD_MB", "3")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run chatmd send");
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "@reviewer: done\n");
+    let text = std::fs::read_to_string(root.join("team/a.chat.md")).unwrap();
+    let status_end = text.find("-->\n").expect("a status comment") + 4;
+    let section = &text[status_end..];
+    let note_at = section.find("\n\n> **Cut** — ").expect("the note");
+    // Exactly 1 MiB of the answer, then a line break (it was cut mid-line) and the
+    // note's blank line.
+    assert_eq!(note_at, 1 << 20);
+    assert!(!section[..note_at].ends_with('\n'));
+    assert!(section[..note_at].starts_with("flood flood "));
+    let note = &section[note_at + 2..];
+    let cut: usize = note
+        .strip_prefix("> **Cut** — the answer passed 1 MiB, the most chatmd writes into a chat; its last ")
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("the note: {}", &note[..note.len().min(200)]));
+    assert!(cut > 1 << 20, "{cut} bytes cut of 3 MiB");
+    assert!(note.starts_with(&format!(
+        "> **Cut** — the answer passed 1 MiB, the most chatmd writes into a chat; its last {cut} bytes are left out.\n"
+    )));
+    // The terminal showed what the chat holds (after the member's name), no more.
+    let shown = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(
+        shown,
+        format!("\n── @reviewer ──\n{}\n", &section[..note_at])
+    );
+}

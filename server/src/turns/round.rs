@@ -373,6 +373,7 @@ impl Live {
             at_line_start: true,
             crlf: section::line_break(text) == "\r\n",
             answer: String::new(),
+            cut: 0,
             tools: Vec::new(),
             denied: Vec::new(),
             allow: Vec::new(),
