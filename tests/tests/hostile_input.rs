@@ -29,7 +29,11 @@ impl Server {
     }
 
     fn start_in(root: Option<&std::path::Path>) -> Server {
-        let mut child = Command::new(assert_cmd::cargo::cargo_bin("chatmd"))
+        let mut command = Command::new(assert_cmd::cargo::cargo_bin("chatmd"));
+        if let Some(root) = root {
+            command.current_dir(root);
+        }
+        let mut child = command
             .arg("lsp")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -488,5 +492,56 @@ fn an_answer_over_the_limit_is_cut_with_a_note() {
     assert_eq!(
         shown,
         format!("\n── @reviewer ──\n{}\n", &section[..note_at])
+    );
+}
+
+#[test]
+fn a_non_file_uri_is_refused_for_turns_and_never_read_from_disk() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("reviewer")).unwrap();
+    std::fs::write(dir.path().join("reviewer/CLAUDE.md"), "# Reviews\n").unwrap();
+    // A chat in the server's working folder, and one at an absolute path: read as
+    // local paths, `untitled:a.chat.md` and `http://host/<path>` would find them.
+    std::fs::write(dir.path().join("a.chat.md"), "## @me\n@reviewer hi\n").unwrap();
+    let mut server = Server::start_in(Some(dir.path()));
+    let absolute = format!("http://example.com{}/a.chat.md", dir.path().display());
+    for uri in ["untitled:a.chat.md", absolute.as_str()] {
+        let answer = server.request(
+            "workspace/executeCommand",
+            json!({"command": "chatmd.send", "arguments": [{"uri": uri}]}),
+        );
+        assert_eq!(
+            answer["error"]["message"],
+            format!(
+                "chatmd runs turns in files on this computer, and {uri} is not one: save the chat as a .chat.md file first"
+            ),
+            "{answer}"
+        );
+    }
+    // An open untitled buffer still gets the features that work on its text.
+    let uri = "untitled:Untitled-1";
+    server.send(&json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {
+        "textDocument": {"uri": uri, "languageId": "chatmd", "version": 1,
+            "text": "## @me\nhello\n\n## @reviewer\nhi\n"}}}));
+    let symbols = server.request(
+        "textDocument/documentSymbol",
+        json!({"textDocument": {"uri": uri}}),
+    );
+    let names: Vec<&str> = symbols["result"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names.len(), 2, "{symbols}");
+    let answer = server.request(
+        "workspace/executeCommand",
+        json!({"command": "chatmd.send", "arguments": [{"uri": uri}]}),
+    );
+    assert!(
+        answer["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("save the chat as a .chat.md file first")),
+        "{answer}"
     );
 }

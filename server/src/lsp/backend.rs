@@ -93,7 +93,7 @@ impl LanguageServer for Backend {
                 #[allow(deprecated)]
                 params.root_uri.clone()
             })
-            .and_then(|uri| uri.to_file_path().map(|p| p.into_owned()));
+            .and_then(|uri| convert::file_path(&uri));
         {
             let mut state = lock(&self.state);
             state.encoding = encoding;
