@@ -130,14 +130,18 @@ impl Server {
 
     /// Fails when the server's peak resident memory passed `mb` MB.
     fn assert_peak_below(&self, mb: u64) {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.pid))
-            .expect("/proc status");
+        let status =
+            std::fs::read_to_string(format!("/proc/{}/status", self.pid)).expect("/proc status");
         let kb: u64 = status
             .lines()
             .find_map(|l| l.strip_prefix("VmHWM:"))
             .and_then(|v| v.trim().trim_end_matches(" kB").parse().ok())
             .expect("VmHWM");
-        assert!(kb / 1024 < mb, "the server's memory peaked at {} MB", kb / 1024);
+        assert!(
+            kb / 1024 < mb,
+            "the server's memory peaked at {} MB",
+            kb / 1024
+        );
     }
 }
 
@@ -197,7 +201,13 @@ fn a_fractional_request_id_gets_an_error_and_the_server_keeps_answering() {
 #[test]
 fn an_id_that_is_an_object_a_bool_or_too_large_gets_an_error_and_the_server_keeps_answering() {
     let mut server = Server::start();
-    for id in ["{}", "true", "[1]", "18446744073709551616", "9223372036854775808"] {
+    for id in [
+        "{}",
+        "true",
+        "[1]",
+        "18446744073709551616",
+        "9223372036854775808",
+    ] {
         let body = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"shutdown"}}"#);
         server.send_raw(&frame(&body));
         assert_eq!(
@@ -335,7 +345,10 @@ fn a_body_of_millions_of_numbers_is_refused_before_it_is_built() {
 #[test]
 fn exit_after_shutdown_exits_with_0() {
     let mut server = Server::start();
-    assert_eq!(server.request("shutdown", Value::Null)["result"], Value::Null);
+    assert_eq!(
+        server.request("shutdown", Value::Null)["result"],
+        Value::Null
+    );
     // The input stays open, as some editors keep it: `exit` alone must end the server.
     server.send(&json!({"jsonrpc": "2.0", "method": "exit"}));
     assert_eq!(server.exit_status().code(), Some(0));
@@ -363,8 +376,10 @@ fn one_hundred_thousand_unknown_mentions_give_a_capped_list() {
     let mut server = Server::start_in(Some(dir.path()));
     let uri = format!("file://{}/a.chat.md", dir.path().display());
     let text = format!("## @me\n{}\n", vec!["@tster"; 100_000].join(" "));
-    server.send(&json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {
-        "textDocument": {"uri": uri, "languageId": "chatmd", "version": 1, "text": text}}}));
+    server.send(
+        &json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {
+        "textDocument": {"uri": uri, "languageId": "chatmd", "version": 1, "text": text}}}),
+    );
     let published = loop {
         let frame = server.next().expect("diagnostics");
         if frame["method"] == "textDocument/publishDiagnostics" && frame["params"]["uri"] == uri {
@@ -420,9 +435,11 @@ fn a_one_gib_role_file_is_refused_with_a_diagnostic_not_read() {
     let mut server = Server::start_in(Some(dir.path()));
     let uri = format!("file://{}/a.chat.md", dir.path().display());
     let role_uri = format!("file://{}", role.display());
-    server.send(&json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {
+    server.send(
+        &json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {
         "textDocument": {"uri": uri, "languageId": "chatmd", "version": 1,
-            "text": "## @me\n@tester hello\n"}}}));
+            "text": "## @me\n@tester hello\n"}}}),
+    );
     let published = loop {
         let frame = server.next().expect("diagnostics");
         if frame["method"] == "textDocument/publishDiagnostics"
@@ -479,7 +496,9 @@ fn an_answer_over_the_limit_is_cut_with_a_note() {
     assert!(section[..note_at].starts_with("flood flood "));
     let note = &section[note_at + 2..];
     let cut: usize = note
-        .strip_prefix("> **Cut** — the answer passed 1 MiB, the most chatmd writes into a chat; its last ")
+        .strip_prefix(
+            "> **Cut** — the answer passed 1 MiB, the most chatmd writes into a chat; its last ",
+        )
         .and_then(|rest| rest.split(' ').next())
         .and_then(|n| n.parse().ok())
         .unwrap_or_else(|| panic!("the note: {}", &note[..note.len().min(200)]));
@@ -520,9 +539,11 @@ fn a_non_file_uri_is_refused_for_turns_and_never_read_from_disk() {
     }
     // An open untitled buffer still gets the features that work on its text.
     let uri = "untitled:Untitled-1";
-    server.send(&json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {
+    server.send(
+        &json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {
         "textDocument": {"uri": uri, "languageId": "chatmd", "version": 1,
-            "text": "## @me\nhello\n\n## @reviewer\nhi\n"}}}));
+            "text": "## @me\nhello\n\n## @reviewer\nhi\n"}}}),
+    );
     let symbols = server.request(
         "textDocument/documentSymbol",
         json!({"textDocument": {"uri": uri}}),

@@ -316,6 +316,10 @@ async fn limits_past_what_a_clock_can_tell_do_not_panic() {
         },
     );
     let (events, outcome) = turn(AgentKind::Codex, inv).await;
-    assert!(matches!(outcome.ended, Ended::Completed), "{:?}", outcome.ended);
+    assert!(
+        matches!(outcome.ended, Ended::Completed),
+        "{:?}",
+        outcome.ended
+    );
     assert_eq!(text(&events), "fine");
 }

@@ -74,7 +74,10 @@ impl Found {
         }
         self.more += 1;
         self.first_more.get_or_insert(problem.range);
-        self.worst_more = Some(self.worst_more.map_or(problem.severity, |w| w.min(problem.severity)));
+        self.worst_more = Some(
+            self.worst_more
+                .map_or(problem.severity, |w| w.min(problem.severity)),
+        );
     }
 }
 

@@ -67,9 +67,18 @@ mod tests {
     #[test]
     fn only_local_file_uris_have_a_path() {
         let path = |uri: &str| file_path(&uri.parse::<Uri>().unwrap());
-        assert_eq!(path("file:///ws/a.chat.md"), Some(PathBuf::from("/ws/a.chat.md")));
-        assert_eq!(path("FILE:///ws/a.chat.md"), Some(PathBuf::from("/ws/a.chat.md")));
-        assert_eq!(path("file://localhost/ws/a%20b.chat.md"), Some(PathBuf::from("/ws/a b.chat.md")));
+        assert_eq!(
+            path("file:///ws/a.chat.md"),
+            Some(PathBuf::from("/ws/a.chat.md"))
+        );
+        assert_eq!(
+            path("FILE:///ws/a.chat.md"),
+            Some(PathBuf::from("/ws/a.chat.md"))
+        );
+        assert_eq!(
+            path("file://localhost/ws/a%20b.chat.md"),
+            Some(PathBuf::from("/ws/a b.chat.md"))
+        );
         assert_eq!(path("untitled:Untitled-1"), None);
         assert_eq!(path("untitled:/ws/a.chat.md"), None);
         assert_eq!(path("http://example.com/a.chat.md"), None);

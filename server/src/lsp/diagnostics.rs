@@ -83,9 +83,7 @@ pub fn problems_of(state: &Mutex<State>, doc: &Document) -> (Vec<Problem>, Arc<T
             .unwrap_or_else(|| found.last().map_or(0..0, |p| p.range.clone()));
         found.push(Problem {
             range,
-            severity: checked
-                .worst_more
-                .unwrap_or(crate::team::Severity::Warning),
+            severity: checked.worst_more.unwrap_or(crate::team::Severity::Warning),
             code: "too-many-problems",
             message: format!(
                 "{more} more problems from here on are not shown: chatmd shows the first \
@@ -214,8 +212,7 @@ fn read_prefix(path: &std::path::Path, len: usize) -> String {
         return String::new();
     }
     let mut bytes = Vec::new();
-    let read = std::fs::File::open(path)
-        .and_then(|f| f.take(len as u64).read_to_end(&mut bytes));
+    let read = std::fs::File::open(path).and_then(|f| f.take(len as u64).read_to_end(&mut bytes));
     if read.is_err() {
         return String::new();
     }

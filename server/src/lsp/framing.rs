@@ -106,7 +106,11 @@ fn replacement(verdict: Verdict) -> Option<Vec<u8>> {
         Verdict::FailedResponse { id, message } => {
             tracing::warn!("{message}");
             let error = json!({"code": message::INTERNAL_ERROR, "message": message});
-            Some(json!({"jsonrpc": "2.0", "id": id, "error": error}).to_string().into_bytes())
+            Some(
+                json!({"jsonrpc": "2.0", "id": id, "error": error})
+                    .to_string()
+                    .into_bytes(),
+            )
         }
         Verdict::Drop(why) => {
             tracing::warn!("dropping a message from the client: {why}");

@@ -72,11 +72,12 @@ where
 {
     let ended = tokio_util::sync::CancellationToken::new();
     let backend_state = state.clone();
-    let (service, socket) = LspService::build(move |client| Backend::with_state(client, backend_state))
-        .custom_method(framing::INVALID_MESSAGE_METHOD, Backend::invalid_message)
-        .custom_method("chatmd/turns", Backend::turns)
-        .custom_method("window/workDoneProgress/cancel", Backend::cancel_progress)
-        .finish();
+    let (service, socket) =
+        LspService::build(move |client| Backend::with_state(client, backend_state))
+            .custom_method(framing::INVALID_MESSAGE_METHOD, Backend::invalid_message)
+            .custom_method("chatmd/turns", Backend::turns)
+            .custom_method("window/workDoneProgress/cancel", Backend::cancel_progress)
+            .finish();
     // Turn commands wait for the editor's answers to their edits; more slots than the
     // default 4 keep a few of them from holding up everything else.
     let server = Server::new(framing::guard(input, ended.clone()), output, socket)

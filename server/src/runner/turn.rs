@@ -216,7 +216,8 @@ impl Turn {
         let total = sleep_until(self.deadline);
         tokio::pin!(total);
         let idle = self.limits.idle;
-        let idle_timer = sleep_until(idle.map_or(self.deadline, |idle| after(self.last_output, idle)));
+        let idle_timer =
+            sleep_until(idle.map_or(self.deadline, |idle| after(self.last_output, idle)));
         tokio::pin!(idle_timer);
         // Once the leader has exited with stdout still open: when to stop waiting for
         // its end, and whether the group was already killed to force it.

@@ -60,7 +60,11 @@ pub(super) fn check(body: &[u8]) -> Verdict {
                 format!("the message holds more than {MAX_VALUES} JSON values; chatmd refuses it"),
             )
         } else {
-            answer(id, PARSE_ERROR, format!("the message is not valid JSON: {e}"))
+            answer(
+                id,
+                PARSE_ERROR,
+                format!("the message is not valid JSON: {e}"),
+            )
         };
     }
     if !fields.object {

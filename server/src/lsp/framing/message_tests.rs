@@ -108,7 +108,13 @@ fn what_is_not_json_gets_a_parse_error_with_the_id_read_before_it() {
 
 #[test]
 fn what_is_not_an_object_is_an_invalid_request() {
-    for body in ["[]", "[{\"jsonrpc\":\"2.0\",\"method\":\"x\"}]", "5", "null", "\"s\""] {
+    for body in [
+        "[]",
+        "[{\"jsonrpc\":\"2.0\",\"method\":\"x\"}]",
+        "5",
+        "null",
+        "\"s\"",
+    ] {
         assert_eq!(answered(body), (None, INVALID_REQUEST), "{body}");
     }
 }

@@ -137,7 +137,9 @@ impl<R: AsyncRead + Unpin> FrameReader<R> {
                 Ok(Some(n)) => n,
                 Ok(None) => {
                     self.resync = true;
-                    return Ok(Some(Frame::BadHeader("a header without Content-Length".into())));
+                    return Ok(Some(Frame::BadHeader(
+                        "a header without Content-Length".into(),
+                    )));
                 }
                 Err(e) => {
                     self.resync = true;
@@ -165,7 +167,8 @@ impl<R: AsyncRead + Unpin> FrameReader<R> {
     /// Reads `bytes` again before the rest of the input: the part of a bad body from a
     /// header found inside it (the body's Content-Length said more than it held).
     pub(super) fn unread(&mut self, bytes: &[u8]) {
-        self.buf.splice(self.start..self.start, bytes.iter().copied());
+        self.buf
+            .splice(self.start..self.start, bytes.iter().copied());
     }
 
     /// Reads more input after the unread bytes; false at the end of the input.
@@ -223,7 +226,11 @@ impl<R: AsyncRead + Unpin> FrameReader<R> {
                 }
                 None => {
                     // Keep what could be the start of the needle.
-                    self.start = self.buf.len().saturating_sub(NEEDLE.len() - 1).max(self.start);
+                    self.start = self
+                        .buf
+                        .len()
+                        .saturating_sub(NEEDLE.len() - 1)
+                        .max(self.start);
                     if !self.fill().await? {
                         return Ok(false);
                     }

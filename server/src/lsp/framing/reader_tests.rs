@@ -23,7 +23,11 @@ async fn frames_in_pieces(input: &[u8], piece: usize) -> Vec<Frame> {
 async fn frames(input: &[u8]) -> Vec<Frame> {
     let whole = frames_in_pieces(input, usize::MAX).await;
     for piece in [1, 2, 7, 64] {
-        assert_eq!(frames_in_pieces(input, piece).await, whole, "in pieces of {piece}");
+        assert_eq!(
+            frames_in_pieces(input, piece).await,
+            whole,
+            "in pieces of {piece}"
+        );
     }
     whole
 }
@@ -68,10 +72,7 @@ async fn a_bad_content_length_is_skipped() {
 
 #[tokio::test]
 async fn a_missing_content_length_is_skipped() {
-    let input = format!(
-        "Content-Type: x\r\n\r\n{{\"a\":1}}{}",
-        framed("next")
-    );
+    let input = format!("Content-Type: x\r\n\r\n{{\"a\":1}}{}", framed("next"));
     assert_eq!(
         frames(input.as_bytes()).await,
         [bad("a header without Content-Length"), body("next")]
@@ -86,23 +87,14 @@ async fn garbage_between_frames_is_skipped() {
         "x".repeat(20_000),
         framed("two")
     );
-    assert_eq!(
-        frames(input.as_bytes()).await,
-        [body("one"), body("two")]
-    );
+    assert_eq!(frames(input.as_bytes()).await, [body("one"), body("two")]);
 }
 
 #[tokio::test]
 async fn a_body_shorter_than_its_length_leaves_the_next_header_mid_line() {
     // The next frame's header follows the rest of the body on the same line.
-    let input = format!(
-        "Content-Length: 3\r\n\r\nabcdef{}",
-        framed("next")
-    );
-    assert_eq!(
-        frames(input.as_bytes()).await,
-        [body("abc"), body("next")]
-    );
+    let input = format!("Content-Length: 3\r\n\r\nabcdef{}", framed("next"));
+    assert_eq!(frames(input.as_bytes()).await, [body("abc"), body("next")]);
 }
 
 #[tokio::test]
@@ -153,7 +145,10 @@ async fn an_unread_part_is_read_first() {
 
 #[test]
 fn a_header_start_is_found_inside_bytes() {
-    assert_eq!(find_header_start(b"abc}Content-Length: 12\r\n\r\n"), Some(4));
+    assert_eq!(
+        find_header_start(b"abc}Content-Length: 12\r\n\r\n"),
+        Some(4)
+    );
     assert_eq!(find_header_start(b"abc content-length: 12\n"), Some(4));
     assert_eq!(find_header_start(b"Content-Length: 12\r\n"), None);
     assert_eq!(find_header_start(b"abc Content-Length: twelve\r\n"), None);
@@ -163,10 +158,16 @@ fn a_header_start_is_found_inside_bytes() {
 
 #[test]
 fn a_header_start_is_found_inside_a_body_even_cut() {
-    assert_eq!(find_header_in_body(b"{}Content-Length: 12\r\n\r\n{"), Some(2));
+    assert_eq!(
+        find_header_in_body(b"{}Content-Length: 12\r\n\r\n{"),
+        Some(2)
+    );
     assert_eq!(find_header_in_body(b"{}Content-Length: 1"), Some(2));
     assert_eq!(find_header_in_body(b"{}Content-Le"), Some(2));
     assert_eq!(find_header_in_body(b"{}c"), Some(2));
-    assert_eq!(find_header_in_body(b"{\"t\":\"Content-Length: 5 bytes\"}"), None);
+    assert_eq!(
+        find_header_in_body(b"{\"t\":\"Content-Length: 5 bytes\"}"),
+        None
+    );
     assert_eq!(find_header_in_body(b"Content-Length: 5\r\n"), None);
 }

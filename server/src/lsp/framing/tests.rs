@@ -130,4 +130,3 @@ async fn an_oversized_message_is_refused_and_the_next_one_passes() {
         ]
     );
 }
-
