@@ -3,7 +3,7 @@
 //! exits at once on `exit`, with 0 after `shutdown` and 1 without; it does not grow
 //! without bound.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::Duration;
