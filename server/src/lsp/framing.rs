@@ -12,6 +12,7 @@
 
 mod message;
 mod reader;
+mod values;
 
 use serde_json::{Value, json};
 use tokio::io::{AsyncRead, AsyncWriteExt, DuplexStream};
