@@ -223,6 +223,22 @@ fn main() {
         ),
         None => println!("(server memory not measured: no /proc on this system)"),
     }
+
+    // 100k pasted `@word`s nobody in the team answers to: 100k problems, of which the
+    // first 1000 are shown and one more diagnostic says how many are not.
+    let words: Vec<String> = (0..100_000).map(|i| format!("@nobody{i}")).collect();
+    let problems = format!("## @me\n{}\n", words.join(" "));
+    let mb = problems.len() as f64 / 1e6;
+    let allowed = 2.0 * mb + 20.0;
+    if let Some(memory) = server_memory::with_chat_open(&problems) {
+        row(
+            "a chat with 100k problems",
+            format!("RSS {:.0} MB (peak {:.0})", memory.open, memory.peak),
+            format!("{} diagnostics; chat {mb:.1} MB", memory.diagnostics),
+            &format!("1001 diags, RSS <= {allowed:.0} MB"),
+            memory.diagnostics == 1001 && memory.open <= allowed,
+        );
+    }
 }
 
 /// A long streamed answer in each CLI's real JSONL format (the recorded transcripts'

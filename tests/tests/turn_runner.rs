@@ -302,3 +302,24 @@ fn alive(pid: u32) -> bool {
         Err(_) => false,
     }
 }
+
+#[tokio::test]
+async fn limits_past_what_a_clock_can_tell_do_not_panic() {
+    let sandbox = Sandbox::new();
+    let inv = invocation(
+        &sandbox,
+        AgentKind::Codex,
+        &[("FAKE_AGENT_TEXT", "fine")],
+        |m| {
+            m.idle_timeout = Some(Duration::from_secs(i64::MAX as u64));
+            m.timeout = Some(Duration::MAX);
+        },
+    );
+    let (events, outcome) = turn(AgentKind::Codex, inv).await;
+    assert!(
+        matches!(outcome.ended, Ended::Completed),
+        "{:?}",
+        outcome.ended
+    );
+    assert_eq!(text(&events), "fine");
+}

@@ -14,6 +14,8 @@ pub struct Memory {
     pub open: f64,
     /// The most the process held at any point.
     pub peak: f64,
+    /// How many diagnostics the chat got.
+    pub diagnostics: usize,
 }
 
 /// Opens `chat` in a fresh server; None where `/proc` does not tell memory.
@@ -40,13 +42,16 @@ pub fn with_chat_open(chat: &str) -> Option<Memory> {
     let idle = server.memory("VmRSS")?;
     server.send(&json!({"jsonrpc": "2.0", "method": "textDocument/didOpen",
         "params": {"textDocument": {"uri": uri, "languageId": "chatmd", "version": 1, "text": chat}}}));
-    server.until(|m| {
+    let published = server.until(|m| {
         m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == uri.as_str()
     });
     let memory = Memory {
         idle,
         open: server.memory("VmRSS")?,
         peak: server.memory("VmHWM")?,
+        diagnostics: published["params"]["diagnostics"]
+            .as_array()
+            .map_or(0, Vec::len),
     };
     server.send(&json!({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}));
     server.until(|m| m["id"] == 2);
@@ -90,8 +95,8 @@ impl Server {
         stdin.flush().expect("flush");
     }
 
-    /// Reads messages until one satisfies `wanted`.
-    fn until(&mut self, wanted: impl Fn(&Value) -> bool) {
+    /// Reads messages until one satisfies `wanted`; returns it.
+    fn until(&mut self, wanted: impl Fn(&Value) -> bool) -> Value {
         loop {
             let mut length = 0;
             loop {
@@ -108,8 +113,9 @@ impl Server {
             }
             let mut body = vec![0; length];
             self.stdout.read_exact(&mut body).expect("body");
-            if wanted(&serde_json::from_slice(&body).expect("JSON")) {
-                return;
+            let message = serde_json::from_slice(&body).expect("JSON");
+            if wanted(&message) {
+                return message;
             }
         }
     }

@@ -34,7 +34,8 @@ enum Command {
 }
 
 /// Runs the command line and returns the process exit code: 0 on success, 2 on bad
-/// usage or an unreadable path, 1 when the language server fails, 128 + the signal's
+/// usage or an unreadable path, 1 when the language server fails or its client exits
+/// without `shutdown` first, 128 + the signal's
 /// number when SIGINT, SIGTERM or SIGHUP ended `send` or `lsp`.
 pub fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
@@ -49,8 +50,10 @@ pub fn main() -> ExitCode {
         Command::Lsp => {
             init_logging("info");
             match crate::lsp::run_stdio() {
-                Ok(None) => ExitCode::SUCCESS,
-                Ok(Some(signal)) => signals::exit_code(signal),
+                Ok(crate::lsp::Stopped::Exit { after_shutdown }) => {
+                    ExitCode::from(u8::from(!after_shutdown))
+                }
+                Ok(crate::lsp::Stopped::Signal(signal)) => signals::exit_code(signal),
                 Err(error) => {
                     tracing::error!("{error:#}");
                     eprintln!("chatmd lsp: {error:#}");

@@ -54,9 +54,50 @@ impl CliLookup for PathLookup<'_> {
     }
 }
 
+/// The problems found, up to a limit; past it they are only counted (100k pasted
+/// `@word`s must not make 100k problems).
+#[derive(Debug, Default)]
+pub struct Found {
+    pub problems: Vec<Problem>,
+    /// How many more there are, the range of the first of them and the most severe.
+    pub more: usize,
+    pub first_more: Option<ByteRange>,
+    pub worst_more: Option<Severity>,
+    limit: usize,
+}
+
+impl Found {
+    fn push(&mut self, problem: Problem) {
+        if self.problems.len() < self.limit {
+            self.problems.push(problem);
+            return;
+        }
+        self.more += 1;
+        self.first_more.get_or_insert(problem.range);
+        self.worst_more = Some(
+            self.worst_more
+                .map_or(problem.severity, |w| w.min(problem.severity)),
+        );
+    }
+}
+
 /// Every problem of `chat` read with `roster`.
 pub fn check(text: &str, chat: &Chat, roster: &Roster, clis: &dyn CliLookup) -> Vec<Problem> {
-    let mut out = Vec::new();
+    check_capped(text, chat, roster, clis, usize::MAX).problems
+}
+
+/// The first `limit` problems of `chat` read with `roster`, and how many more.
+pub fn check_capped(
+    text: &str,
+    chat: &Chat,
+    roster: &Roster,
+    clis: &dyn CliLookup,
+    limit: usize,
+) -> Found {
+    let mut out = Found {
+        limit,
+        ..Found::default()
+    };
     if let Some(fm) = &chat.front_matter {
         front_matter_problems(fm, roster, &mut out);
     }
@@ -158,7 +199,7 @@ pub fn check(text: &str, chat: &Chat, roster: &Roster, clis: &dyn CliLookup) -> 
     out
 }
 
-fn front_matter_problems(fm: &FrontMatter, roster: &Roster, out: &mut Vec<Problem>) {
+fn front_matter_problems(fm: &FrontMatter, roster: &Roster, out: &mut Found) {
     for p in &fm.problems {
         out.push(Problem {
             range: p.range.clone(),
@@ -275,7 +316,7 @@ fn missing_cli(
     range: ByteRange,
     clis: &dyn CliLookup,
     reported: &mut Vec<String>,
-    out: &mut Vec<Problem>,
+    out: &mut Found,
 ) {
     let Some(kind) = member.kind() else {
         return;

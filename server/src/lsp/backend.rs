@@ -60,9 +60,14 @@ impl Backend {
         }
     }
 
-    /// Answers the stand-in for a malformed client message (see `framing`).
-    pub async fn invalid_message(&self) -> Result<()> {
-        Err(tower_lsp_server::jsonrpc::Error::parse_error())
+    /// Answers the stand-in for a malformed client message with its error (see
+    /// `framing`).
+    pub async fn invalid_message(&self, params: super::framing::StandIn) -> Result<()> {
+        Err(tower_lsp_server::jsonrpc::Error {
+            code: params.code.into(),
+            message: params.message.into(),
+            data: None,
+        })
     }
 
     fn publish_later(&self, uri: Uri, version: i32, debounce: bool) {
@@ -88,7 +93,7 @@ impl LanguageServer for Backend {
                 #[allow(deprecated)]
                 params.root_uri.clone()
             })
-            .and_then(|uri| uri.to_file_path().map(|p| p.into_owned()));
+            .and_then(|uri| convert::file_path(&uri));
         {
             let mut state = lock(&self.state);
             state.encoding = encoding;

@@ -123,9 +123,13 @@ pub async fn execute(
 }
 
 pub(super) fn chat_path(uri: &Uri) -> Result<PathBuf> {
-    uri.to_file_path()
-        .map(|p| p.into_owned())
-        .ok_or_else(|| Error::invalid_params("chatmd works on files: save the chat first"))
+    super::convert::file_path(uri).ok_or_else(|| {
+        Error::invalid_params(format!(
+            "chatmd runs turns in files on this computer, and {} is not one: save the chat \
+             as a .chat.md file first",
+            uri.as_str()
+        ))
+    })
 }
 
 fn registry(state: &Mutex<State>) -> Arc<Registry> {

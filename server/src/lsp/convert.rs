@@ -1,11 +1,29 @@
 //! The only place where domain positions become LSP positions and back
 //! (texlab's to_proto / from_proto habit).
 
-use tower_lsp_server::ls_types::{DiagnosticSeverity, Position, Range};
+use std::path::PathBuf;
+
+use tower_lsp_server::ls_types::{DiagnosticSeverity, Position, Range, Uri};
 
 use crate::document::ByteRange;
 use crate::document::text::{LineCol, PositionEncoding, Text};
 use crate::team::Severity;
+
+/// The local path of a `file:` URI. `None` for any other scheme (`untitled:`,
+/// `http:`...): ls-types reads the path of any URI as a local path, so
+/// `http://host/a.chat.md` would be `/a.chat.md` and `untitled:Untitled-1` a file in
+/// the server's working folder.
+pub fn file_path(uri: &Uri) -> Option<PathBuf> {
+    if !uri.scheme().as_str().eq_ignore_ascii_case("file") {
+        return None;
+    }
+    let host = uri.authority().map(|a| a.host()).unwrap_or_default();
+    if !(host.is_empty() || host.eq_ignore_ascii_case("localhost")) {
+        return None;
+    }
+    let path = uri.to_file_path()?.into_owned();
+    path.is_absolute().then_some(path)
+}
 
 pub fn position(text: &Text, byte: usize, enc: PositionEncoding) -> Position {
     let lc = text.byte_to_position(byte, enc);
@@ -39,5 +57,32 @@ pub fn severity(s: Severity) -> DiagnosticSeverity {
         Severity::Warning => DiagnosticSeverity::WARNING,
         Severity::Info => DiagnosticSeverity::INFORMATION,
         Severity::Hint => DiagnosticSeverity::HINT,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_local_file_uris_have_a_path() {
+        let path = |uri: &str| file_path(&uri.parse::<Uri>().unwrap());
+        assert_eq!(
+            path("file:///ws/a.chat.md"),
+            Some(PathBuf::from("/ws/a.chat.md"))
+        );
+        assert_eq!(
+            path("FILE:///ws/a.chat.md"),
+            Some(PathBuf::from("/ws/a.chat.md"))
+        );
+        assert_eq!(
+            path("file://localhost/ws/a%20b.chat.md"),
+            Some(PathBuf::from("/ws/a b.chat.md"))
+        );
+        assert_eq!(path("untitled:Untitled-1"), None);
+        assert_eq!(path("untitled:/ws/a.chat.md"), None);
+        assert_eq!(path("http://example.com/a.chat.md"), None);
+        assert_eq!(path("vscode-remote://ssh-remote+h/ws/a.chat.md"), None);
+        assert_eq!(path("file://otherhost/ws/a.chat.md"), None);
     }
 }

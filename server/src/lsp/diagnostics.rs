@@ -17,6 +17,11 @@ use crate::team::Team;
 /// How long a burst of keystrokes may go on before diagnostics are computed.
 const DEBOUNCE: Duration = Duration::from_millis(40);
 
+/// The most problems shown for one document; one more diagnostic says how many are
+/// not. Nobody reads a thousand, and 100k pasted `@word`s made 100k diagnostics (and
+/// 1.1 GB of code actions).
+pub const MAX_PROBLEMS: usize = 1000;
+
 /// The team of an open document and a message when its team folder was refused.
 pub fn team_of(state: &Mutex<State>, doc: &Document) -> (Arc<Team>, Option<String>) {
     match &doc.path {
@@ -31,12 +36,14 @@ pub fn problems_of(state: &Mutex<State>, doc: &Document) -> (Vec<Problem>, Arc<T
     let text = doc.flat();
     let roster = Roster::new(&team, doc.chat.front_matter.as_ref());
     let agent_path = lock(state).agent_path.clone();
-    let mut found = problems::check(
+    let checked = problems::check_capped(
         &text,
         &doc.chat,
         &roster,
         &PathLookup(agent_path.as_deref()),
+        MAX_PROBLEMS,
     );
+    let mut found = checked.problems;
     // Problems about folders (a member folder linked out of the workspace, a name that
     // is not a valid handle) have no file to show them in: the chat shows them.
     let top = doc
@@ -65,6 +72,23 @@ pub fn problems_of(state: &Mutex<State>, doc: &Document) -> (Vec<Problem>, Arc<T
             severity: crate::team::Severity::Error,
             code: "team-folder",
             message: error,
+            fixes: Vec::new(),
+        });
+    }
+    let more = checked.more + found.len().saturating_sub(MAX_PROBLEMS);
+    if more > 0 {
+        found.truncate(MAX_PROBLEMS);
+        let range = checked
+            .first_more
+            .unwrap_or_else(|| found.last().map_or(0..0, |p| p.range.clone()));
+        found.push(Problem {
+            range,
+            severity: checked.worst_more.unwrap_or(crate::team::Severity::Warning),
+            code: "too-many-problems",
+            message: format!(
+                "{more} more problems from here on are not shown: chatmd shows the first \
+                 {MAX_PROBLEMS} of a document. Fix these, and the next ones appear."
+            ),
             fixes: Vec::new(),
         });
     }
@@ -142,9 +166,11 @@ async fn publish_team_problems(
         if p.file.is_dir() {
             continue;
         }
-        let content = std::fs::read_to_string(&p.file).unwrap_or_default();
-        let text = Text::new(&content);
+        // Only what comes before the problem is read: the file may be huge (a role
+        // file over the size limit is one of the problems).
         let range = p.range.clone().unwrap_or(0..0);
+        let content = read_prefix(&p.file, range.end);
+        let text = Text::new(&content);
         by_file.entry(p.file.clone()).or_default().push(Diagnostic {
             range: convert::range(&text, &range, enc),
             severity: Some(convert::severity(p.severity)),
@@ -176,4 +202,19 @@ async fn publish_team_problems(
     for (uri, diagnostics) in uris {
         client.publish_diagnostics(uri, diagnostics, None).await;
     }
+}
+
+/// The first `len` bytes of a file (fewer when it is shorter), as text; nothing when it
+/// cannot be read or is not a regular file (a FIFO would block).
+fn read_prefix(path: &std::path::Path, len: usize) -> String {
+    use std::io::Read;
+    if len == 0 || !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return String::new();
+    }
+    let mut bytes = Vec::new();
+    let read = std::fs::File::open(path).and_then(|f| f.take(len as u64).read_to_end(&mut bytes));
+    if read.is_err() {
+        return String::new();
+    }
+    String::from_utf8_lossy(&bytes).into_owned()
 }

@@ -40,6 +40,20 @@ use state::{State, lock};
 /// last edit) before the server exits anyway.
 const SIGNAL_WAIT: Duration = Duration::from_secs(5);
 
+/// After `exit` or the end of the input: how long handlers still running get to finish
+/// (one waiting for the client's answer never would) before the server stops anyway.
+const EXIT_WAIT: Duration = Duration::from_secs(1);
+
+/// How `chatmd lsp` ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stopped {
+    /// The client sent `exit` or closed the input; `after_shutdown`: it sent `shutdown`
+    /// first, as the protocol asks (the exit code is 0, else 1).
+    Exit { after_shutdown: bool },
+    /// SIGINT, SIGTERM or SIGHUP.
+    Signal(Signal),
+}
+
 /// Serves LSP over any pair of streams (stdio in production, in-memory pipes in tests)
 /// until the client exits.
 pub async fn serve<I, O>(input: I, output: O)
@@ -50,22 +64,37 @@ where
     serve_state(input, output, Arc::default()).await;
 }
 
-async fn serve_state<I, O>(input: I, output: O, state: Arc<Mutex<State>>)
+/// Serves until the client exits; returns whether it sent `shutdown` first.
+async fn serve_state<I, O>(input: I, output: O, state: Arc<Mutex<State>>) -> bool
 where
     I: AsyncRead + Unpin + Send + 'static,
     O: AsyncWrite + Unpin + Send + 'static,
 {
-    let (service, socket) = LspService::build(move |client| Backend::with_state(client, state))
-        .custom_method(framing::INVALID_MESSAGE_METHOD, Backend::invalid_message)
-        .custom_method("chatmd/turns", Backend::turns)
-        .custom_method("window/workDoneProgress/cancel", Backend::cancel_progress)
-        .finish();
+    let ended = tokio_util::sync::CancellationToken::new();
+    let backend_state = state.clone();
+    let (service, socket) =
+        LspService::build(move |client| Backend::with_state(client, backend_state))
+            .custom_method(framing::INVALID_MESSAGE_METHOD, Backend::invalid_message)
+            .custom_method("chatmd/turns", Backend::turns)
+            .custom_method("window/workDoneProgress/cancel", Backend::cancel_progress)
+            .finish();
     // Turn commands wait for the editor's answers to their edits; more slots than the
     // default 4 keep a few of them from holding up everything else.
-    Server::new(framing::guard(input), output, socket)
+    let server = Server::new(framing::guard(input, ended.clone()), output, socket)
         .concurrency_level(16)
-        .serve(service)
-        .await;
+        .serve(service);
+    tokio::pin!(server);
+    tokio::select! {
+        () = &mut server => {}
+        () = ended.cancelled() => {
+            if tokio::time::timeout(EXIT_WAIT, &mut server).await.is_err() {
+                tracing::warn!("requests still running {EXIT_WAIT:?} after the client left; stopping anyway");
+            }
+        }
+    }
+    // `shutdown` ends the turns (`end_turns`), which marks this; so does a signal, but
+    // that ends the server elsewhere.
+    lock(&state).shutting_down
 }
 
 /// Ends every turn: cancels the running ones (their agents' process groups are killed,
@@ -82,12 +111,12 @@ fn end_turns(state: &Mutex<State>) -> tokio_util::task::TaskTracker {
     runs
 }
 
-/// Serves LSP on stdin/stdout until the client exits (`None`) or SIGINT, SIGTERM or
-/// SIGHUP arrives (that signal): then the turns are cancelled and given
+/// Serves LSP on stdin/stdout until the client exits or SIGINT, SIGTERM or SIGHUP
+/// arrives: then the turns are cancelled and given
 /// [`SIGNAL_WAIT`] to write `cancelled` — into the editor's buffer while the editor
 /// answers, into the file on disk for a document that is not open — and the server
 /// stops without waiting for the client.
-pub fn run_stdio() -> anyhow::Result<Option<Signal>> {
+pub fn run_stdio() -> anyhow::Result<Stopped> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
@@ -106,8 +135,10 @@ pub fn run_stdio() -> anyhow::Result<Option<Signal>> {
             signal
         };
         anyhow::Ok(tokio::select! {
-            () = serve_state(tokio::io::stdin(), tokio::io::stdout(), state.clone()) => None,
-            signal = stop => Some(signal),
+            after_shutdown = serve_state(tokio::io::stdin(), tokio::io::stdout(), state.clone()) => {
+                Stopped::Exit { after_shutdown }
+            }
+            signal = stop => Stopped::Signal(signal),
         })
     })?;
     // Reading stdin blocks a thread that only the client's end of the pipe would free;

@@ -77,7 +77,7 @@ impl LspPort {
         outbox: Option<Outbox>,
         started: Option<tokio::sync::oneshot::Sender<Vec<String>>>,
     ) -> LspPort {
-        let path = uri.to_file_path().map(|p| p.into_owned());
+        let path = super::convert::file_path(&uri);
         let (reader, skips_stale_edits, adds_final_line_break, running) = {
             let mut s = lock(&state);
             let running = s.running.clone();

@@ -26,7 +26,7 @@ pub struct Document {
 
 impl Document {
     pub fn new(uri: Uri, version: i32, text: &str) -> Document {
-        let path = uri.to_file_path().map(|p| p.into_owned());
+        let path = super::convert::file_path(&uri);
         Document {
             uri,
             path,

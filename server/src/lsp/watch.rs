@@ -82,7 +82,7 @@ pub fn files_changed(state: &Mutex<State>, changes: Vec<FileEvent>) -> Vec<(Uri,
     let mut s = lock(state);
     let mut team_changed = false;
     for change in changes {
-        let Some(path) = change.uri.to_file_path().map(|p| p.into_owned()) else {
+        let Some(path) = super::convert::file_path(&change.uri) else {
             continue;
         };
         if is_chat_path(&path) {

@@ -118,9 +118,7 @@ pub(super) async fn run(
         cancel,
         limits: invocation.limits,
         settings,
-        deadline: now
-            .checked_add(invocation.limits.total)
-            .unwrap_or_else(|| now + Duration::from_secs(100 * 365 * 24 * 3600)),
+        deadline: after(now, invocation.limits.total),
         last_output: now,
         stderr_task: stderr::drain(stderr, Arc::clone(&tail)),
         stderr: tail,
@@ -128,6 +126,13 @@ pub(super) async fn run(
         secrets,
     };
     turn.run(started).await
+}
+
+/// `at + limit`, or a century later when that is past what a clock can tell: a limit
+/// of `9223372036854775807` seconds in a config must not panic.
+fn after(at: Instant, limit: Duration) -> Instant {
+    at.checked_add(limit)
+        .unwrap_or_else(|| at + Duration::from_secs(100 * 365 * 24 * 3600))
 }
 
 /// Writes the prompt, then closes the pipe. A child that exits without reading it
@@ -211,7 +216,8 @@ impl Turn {
         let total = sleep_until(self.deadline);
         tokio::pin!(total);
         let idle = self.limits.idle;
-        let idle_timer = sleep_until(idle.map_or(self.deadline, |idle| self.last_output + idle));
+        let idle_timer =
+            sleep_until(idle.map_or(self.deadline, |idle| after(self.last_output, idle)));
         tokio::pin!(idle_timer);
         // Once the leader has exited with stdout still open: when to stop waiting for
         // its end, and whether the group was already killed to force it.
@@ -236,7 +242,7 @@ impl Turn {
                 () = &mut total => return Stop::Total,
                 () = &mut idle_timer, if idle.is_some() => {
                     let Some(idle) = idle else { continue };
-                    let due = self.last_output + idle;
+                    let due = after(self.last_output, idle);
                     if Instant::now() >= due {
                         return Stop::Idle(idle);
                     }

@@ -2,6 +2,7 @@
 //! file, and reading role files without panicking, blocking or leaving the workspace.
 
 use std::fs;
+use std::io::Read;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
@@ -37,9 +38,14 @@ impl ReadError {
     }
 }
 
+/// The largest role file, team instruction or `chatmd.toml` read: far above any real
+/// one (a 1 GiB role file of zeros, 1 MB in a git pack, took the server to 2 GB).
+pub(crate) const MAX_TEXT_FILE: u64 = 256 << 10;
+
 /// Reads a UTF-8 text file of the workspace. Refuses symlinks that lead outside the
-/// workspace (a cloned repository could link `CLAUDE.md` to a secret) and anything that
-/// is not a regular file (reading a FIFO would block the server).
+/// workspace (a cloned repository could link `CLAUDE.md` to a secret), anything that
+/// is not a regular file (reading a FIFO would block the server) and files over
+/// [`MAX_TEXT_FILE`].
 pub(crate) fn read_text(workspace_root: &Path, file: &Path) -> Result<String, ReadError> {
     if let Some(target) = leads_outside(workspace_root, file) {
         return Err(ReadError::new(format!(
@@ -54,7 +60,23 @@ pub(crate) fn read_text(workspace_root: &Path, file: &Path) -> Result<String, Re
     if !meta.is_file() {
         return Err(ReadError::new("it is not a regular file"));
     }
-    let bytes = fs::read(file).map_err(|e| ReadError::new(e.to_string()))?;
+    let too_large = || {
+        ReadError::new(format!(
+            "it is larger than {} KiB, the most chatmd reads; shorten it",
+            MAX_TEXT_FILE >> 10
+        ))
+    };
+    if meta.len() > MAX_TEXT_FILE {
+        return Err(too_large());
+    }
+    // The size can change after it was looked at: the read is bounded too.
+    let mut bytes = Vec::new();
+    fs::File::open(file)
+        .and_then(|f| f.take(MAX_TEXT_FILE + 1).read_to_end(&mut bytes))
+        .map_err(|e| ReadError::new(e.to_string()))?;
+    if bytes.len() as u64 > MAX_TEXT_FILE {
+        return Err(too_large());
+    }
     String::from_utf8(bytes).map_err(|e| {
         let at = e.utf8_error().valid_up_to();
         let len = e.utf8_error().error_len().unwrap_or(1);
@@ -202,6 +224,24 @@ mod tests {
             read("missing.md"),
             Err(ReadError::new("No such file or directory (os error 2)"))
         );
+        Ok(())
+    }
+
+    #[test]
+    fn a_role_file_over_the_limit_is_refused_unread() -> std::io::Result<()> {
+        let ws = tempfile::tempdir()?;
+        let root = ws.path();
+        // 1 GiB of zeros, sparse: reading it whole would take 1 GiB.
+        fs::File::create(root.join("CLAUDE.md"))?.set_len(1 << 30)?;
+        fs::write(root.join("fits.md"), "a".repeat(MAX_TEXT_FILE as usize))?;
+        let read = |name: &str| read_text(root, &root.join(name));
+        assert_eq!(
+            read("CLAUDE.md"),
+            Err(ReadError::new(
+                "it is larger than 256 KiB, the most chatmd reads; shorten it"
+            ))
+        );
+        assert_eq!(read("fits.md").map(|t| t.len()), Ok(MAX_TEXT_FILE as usize));
         Ok(())
     }
 }

@@ -12,6 +12,10 @@ use crate::conversation::output::OutputFilter;
 use crate::document::status::{StatusComment, TurnStatus};
 use crate::runner::{Ended, RunOutcome};
 
+/// The most answer text one turn writes into the chat; the rest is left out, with a
+/// note. Real answers are tens of KiB; a 50 MB one went whole into the chat.
+pub(super) const MAX_ANSWER: usize = 1 << 20;
+
 /// One running turn, as the engine tracks it.
 pub(super) struct Live {
     pub(super) member: String,
@@ -24,6 +28,8 @@ pub(super) struct Live {
     /// The document's line break (LF, CRLF or CR): the answer is written with it too.
     pub(super) eol: &'static str,
     pub(super) answer: String,
+    /// Bytes of answer left out past [`MAX_ANSWER`].
+    pub(super) cut: usize,
     pub(super) tools: Vec<ToolEntry>,
     /// What the agent was not allowed to do, and the arguments that would allow it.
     pub(super) denied: Vec<Denial>,
@@ -54,9 +60,14 @@ pub(super) fn on_event<P: EditorPort>(port: &mut P, t: &mut Live, event: AgentEv
             t.status_dirty = true;
         }
         AgentEvent::Text(piece) => {
-            port.on_text(&t.member, &piece);
-            t.answer.push_str(&piece);
-            let safe = t.filter.push(&piece);
+            let kept = within(&piece, MAX_ANSWER.saturating_sub(t.answer.len()));
+            t.cut += piece.len() - kept.len();
+            if kept.is_empty() {
+                return;
+            }
+            port.on_text(&t.member, kept);
+            t.answer.push_str(kept);
+            let safe = t.filter.push(kept);
             t.pending.push_str(&safe);
         }
         AgentEvent::Tool {
@@ -96,6 +107,27 @@ pub(super) fn on_event<P: EditorPort>(port: &mut P, t: &mut Live, event: AgentEv
             t.status_dirty = true;
         }
     }
+}
+
+/// The start of `piece` that fits in `room` bytes, cut at a character.
+fn within(piece: &str, room: usize) -> &str {
+    if piece.len() <= room {
+        return piece;
+    }
+    let mut end = room;
+    while !piece.is_char_boundary(end) {
+        end -= 1;
+    }
+    &piece[..end]
+}
+
+/// Where an answer was cut, at its end.
+fn cut_note(cut: usize) -> String {
+    format!(
+        "\n> **Cut** — the answer passed {} MiB, the most chatmd writes into a chat; \
+         its last {cut} bytes are left out.\n",
+        MAX_ANSWER >> 20
+    )
 }
 
 /// A tool call starting or ending: a new entry, or the call's entry updated in place.
@@ -163,6 +195,9 @@ pub(super) fn on_end(t: &mut Live, outcome: &RunOutcome) {
     };
     if !written_ends_line {
         t.pending.push('\n');
+    }
+    if t.cut > 0 {
+        t.pending.push_str(&cut_note(t.cut));
     }
     if !t.tools.is_empty() {
         t.pending.push_str(&blocks::tools_block(&t.tools));

@@ -373,6 +373,7 @@ impl Live {
             at_line_start: true,
             eol: section::line_break(text),
             answer: String::new(),
+            cut: 0,
             tools: Vec::new(),
             denied: Vec::new(),
             allow: Vec::new(),

@@ -21,6 +21,10 @@ pub(crate) use layers::load_layers;
 /// The file name looked up from the team folder up to the workspace root.
 pub const CONFIG_FILE_NAME: &str = "chatmd.toml";
 
+/// The longest `timeout` or `idle_timeout`: 30 days. A turn runs for minutes; a larger
+/// number is a mistake, and `9223372036854775807` used to overflow the clock.
+const MAX_SECONDS: f64 = 30.0 * 24.0 * 3600.0;
+
 /// What one `chatmd.toml` says, after validation.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct FileConfig {
@@ -243,6 +247,13 @@ impl Checker<'_> {
 
     fn seconds(&mut self, key: &str, value: Spanned<Seconds>) -> Option<Duration> {
         let seconds = value.get_ref().0;
+        if seconds > MAX_SECONDS {
+            self.error(
+                value.span(),
+                format!("`{key}` is too large: at most {MAX_SECONDS} seconds (30 days)"),
+            );
+            return None;
+        }
         let duration = (seconds > 0.0)
             .then(|| Duration::try_from_secs_f64(seconds).ok())
             .flatten();

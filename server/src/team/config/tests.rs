@@ -101,6 +101,32 @@ fn bad_values_are_reported_at_their_range_and_dropped() {
 }
 
 #[test]
+fn a_huge_idle_timeout_is_refused_not_a_panic() {
+    let text = "[members.bob]\nagent = \"codex\"\nidle_timeout = 9223372036854775807\n\
+                timeout = 1e300\n[members.amy]\nagent = \"codex\"\ntimeout = 2592000\n\
+                idle_timeout = inf\n";
+    let (config, problems) = parse(text);
+    assert_eq!(
+        ranges(text, &problems),
+        vec![
+            ("9223372036854775807".to_owned(), Severity::Error),
+            ("1e300".to_owned(), Severity::Error),
+            ("inf".to_owned(), Severity::Error),
+        ]
+    );
+    assert_eq!(
+        problems[0].message,
+        "`idle_timeout` is too large: at most 2592000 seconds (30 days)"
+    );
+    let (bob, amy) = (&config.members[0], &config.members[1]);
+    assert_eq!((bob.idle_timeout, bob.timeout), (None, None));
+    assert_eq!(
+        (amy.timeout, amy.idle_timeout),
+        (Some(Duration::from_secs(2_592_000)), None)
+    );
+}
+
+#[test]
 fn syntax_errors_and_unknown_keys_carry_the_toml_span() {
     let text = "[members.bob]\nagent = \"codex\"\nmodle = \"x\"\n";
     let (config, problems) = parse(text);
