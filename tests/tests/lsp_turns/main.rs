@@ -13,3 +13,4 @@ mod failures;
 mod lifecycle;
 mod resume;
 mod routing;
+mod trust;

@@ -157,7 +157,11 @@ async fn initialize(
         "clientInfo": {"name": name},
         "capabilities": {
             "general": {"positionEncodings": encodings},
-            "window": {"workDoneProgress": true, "showDocument": {"support": true}},
+            "window": {
+                "workDoneProgress": true,
+                "showDocument": {"support": true},
+                "showMessage": {"messageActionItem": {"additionalPropertiesSupport": false}},
+            },
         },
         "rootUri": file_uri(root),
         "workspaceFolders": [{"uri": file_uri(root), "name": "ws"}],
