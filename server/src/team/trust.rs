@@ -157,9 +157,11 @@ pub fn content_hash(content: &[u8]) -> String {
         .collect()
 }
 
-/// The path that identifies a file in the store: with every symlink resolved.
+/// The path that identifies a file in the store: its folder resolved, its own name kept.
+/// Not the file a symlink leads to: a `chatmd.toml` linked to a trusted one elsewhere
+/// resolves its relative paths from its own folder, so it is a different file.
 fn file_identity(file: &Path) -> PathBuf {
-    resolve_existing(file)
+    link_identity(file)
 }
 
 /// The path that identifies a link in the store: its folder resolved, its own name kept

@@ -55,6 +55,11 @@ fn a_trusted_file_stays_trusted_only_with_the_same_content() -> Result<(), Trust
         "[members.bob]\nenv = { A = \"1\" }\n",
     );
     assert!(!trust.trusts_file(&other, b"[members.bob]\nenv = { A = \"1\" }\n"));
+    // Nor a link to this one: its relative paths would resolve from another folder.
+    let link = f.path("ws/linked/chatmd.toml");
+    std::fs::create_dir_all(f.path("ws/linked")).expect("mkdir");
+    std::os::unix::fs::symlink(&file, &link).expect("symlink");
+    assert!(!trust.trusts_file(&link, b"[members.bob]\nenv = { A = \"1\" }\n"));
 
     // Trusting again replaces the record: one entry per file.
     user.trust_file(&file, b"new")?;
