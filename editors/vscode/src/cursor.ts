@@ -7,38 +7,7 @@
 // next would land inside the new section. This puts such a cursor back before the section.
 
 import * as vscode from 'vscode';
-
-/** One change as VS Code reports it: `rangeLength` characters at `offset` became `text`. */
-export interface Insert {
-  offset: number;
-  rangeLength: number;
-  text: string;
-}
-
-/**
- * Whether `change` is chatmd appending a section (or the reply stub) at the end of a document
- * that is `lengthAfter` characters long once it is in: a pure insert at the very end that starts
- * a new line and holds a `## @handle` heading.
- */
-export function isAppendedSection(change: Insert, lengthAfter: number): boolean {
-  return (
-    change.rangeLength === 0 &&
-    change.offset + change.text.length === lengthAfter &&
-    /^(\r?\n)+## @[A-Za-z0-9]/.test(change.text)
-  );
-}
-
-/**
- * Where a cursor last seen collapsed at `seen` belongs after the appended section `change`: back
- * at the insertion point when the section was inserted exactly at it (VS Code moved it past the
- * section), else undefined (leave it). `seen` is the offset before the change, or already the
- * carried one just past the section (the selection event may come first): nobody but the
- * section's insert puts a cursor there.
- */
-export function cursorBeforeSection(seen: number, change: Insert): number | undefined {
-  const carried = seen === change.offset || seen === change.offset + change.text.length;
-  return carried ? change.offset : undefined;
-}
+import { cursorBeforeSection, isAppendedSection, type Insert } from './sections';
 
 /** Watches every editor of a chat and puts a carried cursor back. */
 export class CursorKeeper implements vscode.Disposable {
@@ -48,18 +17,26 @@ export class CursorKeeper implements vscode.Disposable {
 
   constructor(private readonly languageId: string) {
     this.subscriptions = [
-      vscode.window.onDidChangeTextEditorSelection((event) => this.remember(event.textEditor)),
+      vscode.window.onDidChangeTextEditorSelection((event) => {
+        this.remember(event.textEditor);
+      }),
       vscode.window.onDidChangeVisibleTextEditors((editors) => {
         for (const editor of [...this.seen.keys()]) {
           if (!editors.includes(editor)) {
             this.seen.delete(editor);
           }
         }
-        editors.forEach((editor) => this.remember(editor));
+        for (const editor of editors) {
+          this.remember(editor);
+        }
       }),
-      vscode.workspace.onDidChangeTextDocument((event) => this.onChange(event)),
+      vscode.workspace.onDidChangeTextDocument((event) => {
+        this.onChange(event);
+      }),
     ];
-    vscode.window.visibleTextEditors.forEach((editor) => this.remember(editor));
+    for (const editor of vscode.window.visibleTextEditors) {
+      this.remember(editor);
+    }
   }
 
   private remember(editor: vscode.TextEditor): void {
@@ -99,7 +76,9 @@ export class CursorKeeper implements vscode.Disposable {
   }
 
   dispose(): void {
-    this.subscriptions.forEach((s) => s.dispose());
+    for (const subscription of this.subscriptions) {
+      subscription.dispose();
+    }
     this.seen.clear();
   }
 }

@@ -169,8 +169,10 @@ export async function draftSteps(t, drafts) {
       await clearNotifications();
       // The Problems panel stays open during the step: the server's diagnostics, live. A status
       // comment broken by the typed words shows there as "Malformed status comment".
-      await page.keyboard.press('Control+Shift+M');
       const problems = page.locator('.markers-panel').first();
+      if (!(await problems.isVisible())) {
+        await page.keyboard.press('Control+Shift+M');
+      }
       await problems.waitFor({ timeout: 10_000 });
       const broken = new Set();
       const sample = async () => {
@@ -205,7 +207,7 @@ export async function draftSteps(t, drafts) {
       if (broken.size > 0) {
         throw new Error(`the Problems panel showed a broken status comment: ${[...broken].join(' | ')}`);
       }
-      await page.keyboard.press('Control+Shift+M'); // close the panel again
     });
   }
+  await page.keyboard.press('Control+Shift+M'); // close the Problems panel again
 }

@@ -4,7 +4,7 @@
 
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { cursorBeforeSection, isAppendedSection } from '../src/cursor';
+import { cursorBeforeSection, isAppendedSection } from '../src/sections';
 import { parseMembers } from '../src/members';
 import { formatElapsed, parseTurns, statusText, type Turn } from '../src/protocol';
 
@@ -69,7 +69,7 @@ void test('parseMembers reads `chatmd members --json`', () => {
 void test('isAppendedSection takes a new section or the reply stub at the very end only', () => {
   const section = '\n\n## @writer\n<!-- chatmd id=t1 agent=gemini status=queued -->\n';
   assert.equal(isAppendedSection({ offset: 30, rangeLength: 0, text: section }, 30 + section.length), true);
-  assert.equal(isAppendedSection({ offset: 30, rangeLength: 0, text: '\r\n\r\n## @me\r\n' }, 41), true);
+  assert.equal(isAppendedSection({ offset: 30, rangeLength: 0, text: '\r\n\r\n## @me\r\n' }, 42), true);
   // Not at the end, replacing text, typed words, a heading that is not a message.
   assert.equal(isAppendedSection({ offset: 10, rangeLength: 0, text: section }, 30 + section.length), false);
   assert.equal(isAppendedSection({ offset: 30, rangeLength: 2, text: section }, 28 + section.length), false);
