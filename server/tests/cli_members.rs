@@ -11,6 +11,8 @@ use pretty_assertions::assert_eq;
 struct Setup {
     ws: tempfile::TempDir,
     tools: tempfile::TempDir,
+    /// The user's config home, which trusts the team's chatmd.toml.
+    config: tempfile::TempDir,
 }
 
 impl Setup {
@@ -20,6 +22,7 @@ impl Setup {
         let setup = Setup {
             ws: tempfile::tempdir().expect("temp dir"),
             tools: tempfile::tempdir().expect("temp dir"),
+            config: tempfile::tempdir().expect("temp dir"),
         };
         setup.write(".git/HEAD", "ref: refs/heads/main\n");
         setup.write("AGENTS.md", "# Project rules\n");
@@ -27,10 +30,14 @@ impl Setup {
         setup.write("Team_A/bob/AGENTS.md", "## Bob writes billing code\n");
         setup.write("Team_A/john/GEMINI.md", "John documents.\n");
         setup.write("Team_A/team_instruction.md", "Ship on Fridays.\n");
-        setup.write(
+        let config = setup.write(
             "Team_A/chatmd.toml",
             "human = \"lead\"\n\n[members.bob]\nargs = [\"--model\", \"o3\"]\nenv = { TOKEN = \"secret\" }\ntimeout = 0\n",
         );
+        // The user wrote it: its `args` and `env` apply.
+        chatmd::team::UserConfig::with_config_home(setup.config.path())
+            .trust_file(&config, &fs::read(&config).expect("read"))
+            .expect("trust");
         setup.write(
             "chats/standup.chat.md",
             "---\nteam: ../Team_A\n---\n## @lead\nhi\n",
@@ -73,6 +80,7 @@ impl Setup {
             .args(args)
             .current_dir(dir)
             .env("PATH", path)
+            .env("XDG_CONFIG_HOME", self.config.path())
             .env_remove("CHATMD_LOG")
             .env_remove("RUST_LOG")
             .output()

@@ -27,6 +27,7 @@ fn member(agent: &str) -> Member {
         home: None,
         env: BTreeMap::new(),
         args: Vec::new(),
+        command: None,
         timeout: None,
         idle_timeout: None,
         resume: false,

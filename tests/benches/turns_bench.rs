@@ -17,6 +17,8 @@ const RUNS: usize = 7;
 struct Bench {
     dir: tempfile::TempDir,
     bin: PathBuf,
+    /// The user's config home: it trusts the bench's chatmd.toml (the knobs are `env`).
+    config: tempfile::TempDir,
 }
 
 impl Bench {
@@ -40,12 +42,19 @@ impl Bench {
                 toml.push_str(&format!("{k} = {v:?}\n"));
             }
         }
-        std::fs::write(dir.path().join("chatmd.toml"), toml).unwrap();
-        Bench { dir, bin }
+        std::fs::write(dir.path().join("chatmd.toml"), &toml).unwrap();
+        let config = tempfile::tempdir().unwrap();
+        chatmd::team::UserConfig::with_config_home(config.path())
+            .trust_file(&dir.path().join("chatmd.toml"), toml.as_bytes())
+            .unwrap();
+        Bench { dir, bin, config }
     }
 
     async fn editor(&self) -> SimEditor {
-        let mut client = TestClient::spawn(chatmd::lsp::serve);
+        let user = chatmd::team::UserConfig::with_config_home(self.config.path());
+        let mut client = TestClient::spawn(move |input, output| {
+            chatmd::lsp::serve_with_user_config(input, output, user)
+        });
         let root = file_uri(self.dir.path());
         client
             .request(

@@ -29,6 +29,7 @@ fn member(sandbox: &Sandbox, agent: &str) -> Member {
         home: None,
         env: BTreeMap::new(),
         args: Vec::new(),
+        command: None,
         timeout: None,
         idle_timeout: None,
         resume: false,

@@ -286,7 +286,7 @@ async fn hover_says_why_a_cli_inside_the_workspace_has_no_version() {
     );
     let codex = ws.path("tools/codex");
     std::fs::set_permissions(&codex, std::fs::Permissions::from_mode(0o755)).expect("chmod");
-    let mut client = chatmd_tests::TestClient::spawn(chatmd::lsp::serve);
+    let mut client = ws.spawn();
     let agent_path =
         std::env::join_paths([ws.path("tools"), ws.bin.path().to_path_buf()]).expect("join");
     let params = json!({

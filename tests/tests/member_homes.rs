@@ -31,6 +31,11 @@ impl Setup {
             "[members.reviewer]\nhome = \".state/reviewer\"\nenv = { SERVICE_TOKEN = \"tok-0123456789abcdef\" }\n",
         );
         std::fs::create_dir_all(s.path("team/.state/reviewer")).unwrap();
+        // The user wrote it: its `home` and `env` apply.
+        let config = s.path("team/chatmd.toml");
+        chatmd::team::UserConfig::with_config_home(&s.path("config"))
+            .trust_file(&config, &std::fs::read(&config).unwrap())
+            .expect("trust chatmd.toml");
         s
     }
 

@@ -30,6 +30,10 @@ impl Setup {
         s.write("team/tester/AGENTS.md", "# Writes tests\n");
         s.write("team/writer/GEMINI.md", "# Writes docs\n");
         s.write("team/chatmd.toml", config);
+        // The user wrote it: its `args` and `env` apply.
+        chatmd::team::UserConfig::with_config_home(&s.path("config"))
+            .trust_file(&s.path("team/chatmd.toml"), config.as_bytes())
+            .expect("trust chatmd.toml");
         s
     }
 

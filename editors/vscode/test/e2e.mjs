@@ -24,7 +24,7 @@
 // Every wait is for a condition, with a timeout; a failed step says what it waited for.
 // The last line is "N passed, N failed".
 
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -77,6 +77,13 @@ const notesPath = join(ws, 'notes.chat.md');
 writeFileSync(notesPath, '## @me\n@nobody please check the refund rounding.\n');
 writeFileSync(join(ws, 'ended.chat.md'), '---\nstatus: ended\n---\n\n## @me\n@reviewer one more thing.\n');
 const drafts = setUpDrafts(repo, ws, root);
+// The drafts' chatmd.toml sets `env`, which applies once the user trusts the file: trusted
+// with `chatmd trust`, in a config folder of this run's own (the server gets it below).
+const xdgConfig = join(root, 'xdg-config');
+execFileSync(CHATMD_BIN, ['trust', join(ws, 'drafts', 'chatmd.toml')], {
+  env: { ...process.env, XDG_CONFIG_HOME: xdgConfig },
+  stdio: ['ignore', 'ignore', 'inherit'],
+});
 const agents = join(root, 'agents');
 mkdirSync(agents);
 for (const cli of ['claude', 'codex', 'gemini']) {
@@ -97,6 +104,8 @@ writeFileSync(
         FAKE_AGENT_DELAY_MS: '400',
         // This machine sets IS_SANDBOX=yes; the fake agents must not see it.
         IS_SANDBOX: '',
+        // What the user trusts (the drafts' chatmd.toml), not the real user's.
+        XDG_CONFIG_HOME: xdgConfig,
       },
       'files.hotExit': 'off',
       'files.autoSave': 'off',

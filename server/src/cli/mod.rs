@@ -1,4 +1,5 @@
-//! The command line: `chatmd lsp`, `chatmd members`, `chatmd send`, `--version`, `--help`.
+//! The command line: `chatmd lsp`, `chatmd members`, `chatmd send`, `chatmd trust`,
+//! `--version`, `--help`.
 //! Logs go to stderr only: in `lsp` mode stdout carries the protocol.
 
 use std::process::ExitCode;
@@ -12,6 +13,7 @@ mod report;
 mod send;
 pub(crate) mod signals;
 mod table;
+mod trust;
 
 /// chatmd: conversations with a team of coding agents, in Markdown files.
 #[derive(Debug, Parser)]
@@ -31,6 +33,9 @@ enum Command {
     /// Run the turns a chat calls for (or ask members with --to), streaming each answer
     /// to the terminal while writing it into the file.
     Send(send::SendArgs),
+    /// Trust a workspace chatmd.toml (its command, args, env and home apply only once
+    /// trusted) or accept a symlink out of the workspace; --list, --revoke.
+    Trust(trust::TrustArgs),
 }
 
 /// Runs the command line and returns the process exit code: 0 on success, 2 on bad
@@ -68,6 +73,10 @@ pub fn main() -> ExitCode {
         Command::Send(args) => {
             init_logging("warn");
             send::run(&args)
+        }
+        Command::Trust(args) => {
+            init_logging("warn");
+            trust::run(&args)
         }
     }
 }

@@ -121,6 +121,7 @@ pub fn run(args: &SendArgs) -> ExitCode {
         cancel: cancel.clone(),
         targets: (!args.to.is_empty()).then(|| args.to.clone()),
         agent_path: None,
+        user_config: crate::team::UserConfig::from_env(),
     };
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -54,6 +54,9 @@ pub fn code_actions(
             });
         }
     }
+    actions.extend(super::trust::code_actions(
+        state, doc, enc, &wanted, &found, &team,
+    ));
     let text = doc.flat();
     if doc.chat.messages.is_empty() {
         let human = Roster::new(&team, doc.chat.front_matter.as_ref()).human;

@@ -26,7 +26,7 @@ use crate::turns::engine::{self, Context};
 use crate::turns::{Applied, EditorPort, actions};
 
 /// Every command the server answers, as announced in `executeCommandProvider`.
-pub const COMMANDS: [&str; 8] = [
+pub const COMMANDS: [&str; 9] = [
     "chatmd.send",
     "chatmd.ask",
     "chatmd.next",
@@ -35,6 +35,7 @@ pub const COMMANDS: [&str; 8] = [
     "chatmd.fork",
     "chatmd.answer",
     "chatmd.newChat",
+    super::trust::TRUST_COMMAND,
 ];
 
 #[derive(Debug, Default, Deserialize)]
@@ -112,6 +113,7 @@ pub async fn execute(
             new_files::new_chat(client, state, args.folder.as_deref(), args.title.as_deref())
                 .await?
         }
+        super::trust::TRUST_COMMAND => super::trust::execute(client, state, args.uri()?).await?,
         other => {
             return Err(Error::invalid_params(format!(
                 "unknown command `{other}`; chatmd answers {}",
@@ -165,9 +167,13 @@ async fn start(
             path.display()
         )));
     }
-    let (root, agent_path) = {
+    let (root, agent_path, user_config) = {
         let s = lock(state);
-        (s.root_for(&path), s.agent_path.clone())
+        (
+            s.root_for(&path),
+            s.agent_path.clone(),
+            s.user_config.clone(),
+        )
     };
     let ctx = Context {
         workspace_root: root,
@@ -176,6 +182,7 @@ async fn start(
         cancel: CancellationToken::new(),
         targets,
         agent_path,
+        user_config,
     };
     let (started_tx, started_rx) = tokio::sync::oneshot::channel();
     let outbox = progress::start(client.clone(), state.clone());

@@ -64,6 +64,7 @@ pub fn problems_of(state: &Mutex<State>, doc: &Document) -> (Vec<Problem>, Arc<T
             fixes: Vec::new(),
         });
     }
+    found.extend(super::trust::chat_problems(&team, &top));
     if let (Some(error), Some(fm)) = (team_error, doc.chat.front_matter.as_ref())
         && let Some(t) = &fm.team
     {
@@ -174,6 +175,7 @@ async fn publish_team_problems(
         by_file.entry(p.file.clone()).or_default().push(Diagnostic {
             range: convert::range(&text, &range, enc),
             severity: Some(convert::severity(p.severity)),
+            code: p.code.map(|c| NumberOrString::String(c.to_string())),
             source: Some("chatmd".to_string()),
             message: p.message.clone(),
             ..Default::default()

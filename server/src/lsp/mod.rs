@@ -20,6 +20,7 @@ mod port;
 mod progress;
 mod state;
 mod symbols;
+mod trust;
 mod turn_actions;
 mod watch;
 
@@ -33,6 +34,7 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use tower_lsp_server::{LspService, Server};
 
 use crate::cli::signals::Signals;
+use crate::team::UserConfig;
 use state::{State, lock};
 
 /// After SIGINT, SIGTERM or SIGHUP: how long the cancelled turns have to write
@@ -61,7 +63,21 @@ where
     I: AsyncRead + Unpin + Send + 'static,
     O: AsyncWrite + Unpin + Send + 'static,
 {
-    serve_state(input, output, Arc::default()).await;
+    serve_with_user_config(input, output, UserConfig::from_env()).await;
+}
+
+/// [`serve`] with the user's own config folder given (what the user trusts) instead of
+/// taken from `XDG_CONFIG_HOME`: tests run servers for several users in one process.
+pub async fn serve_with_user_config<I, O>(input: I, output: O, user_config: UserConfig)
+where
+    I: AsyncRead + Unpin + Send + 'static,
+    O: AsyncWrite + Unpin + Send + 'static,
+{
+    let state = State {
+        user_config,
+        ..State::default()
+    };
+    serve_state(input, output, Arc::new(Mutex::new(state))).await;
 }
 
 /// Serves until the client exits; returns whether it sent `shutdown` first.
@@ -120,7 +136,10 @@ pub fn run_stdio() -> anyhow::Result<Stopped> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
-    let state: Arc<Mutex<State>> = Arc::default();
+    let state = Arc::new(Mutex::new(State {
+        user_config: UserConfig::from_env(),
+        ..State::default()
+    }));
     let stopped = runtime.block_on(async {
         let mut signals = Signals::listen()?;
         let stop = async {

@@ -80,6 +80,8 @@ pub struct ClientFlags {
     /// back after text inserted past the last line (Neovim): text appended at the end
     /// is sent without its own final line break.
     pub adds_final_line_break: bool,
+    /// `window/showMessageRequest` may be sent (the client shows dialogs).
+    pub show_message_request: bool,
 }
 
 #[derive(Default)]
@@ -109,6 +111,10 @@ pub struct State {
     /// to write how their turns ended.
     pub runs: tokio_util::task::TaskTracker,
     pub shutting_down: bool,
+    /// The user's own config folder: what they trust in workspaces.
+    pub user_config: team::UserConfig,
+    /// When the trust store last changed, as the cached teams saw it.
+    pub trust_stamp: Option<std::time::SystemTime>,
 }
 
 impl State {
@@ -140,10 +146,12 @@ pub fn team_for(
     // The cache is only as good as the file watchers that clear it: a client that
     // cannot watch files gets the team read afresh (a few small files) every time.
     let watched = lock(state).client.dynamic_watchers;
+    super::trust::forget_teams_if_trust_changed(state);
     if watched && let Some(team) = lock(state).teams.get(&folder) {
         return (team.clone(), error);
     }
-    let team = Arc::new(team::load_team(&root, &folder));
+    let trust = lock(state).user_config.load_trust();
+    let team = Arc::new(team::load_team_with(&root, &folder, &trust));
     if watched {
         lock(state).teams.insert(folder, team.clone());
     }

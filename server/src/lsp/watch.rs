@@ -37,6 +37,10 @@ pub fn client_flags(caps: &ClientCapabilities) -> ClientFlags {
             .is_some_and(|s| s.support),
         skips_stale_edits: false,
         adds_final_line_break: false,
+        show_message_request: caps
+            .window
+            .as_ref()
+            .is_some_and(|w| w.show_message.is_some()),
     }
 }
 

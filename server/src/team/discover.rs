@@ -3,10 +3,12 @@
 
 use std::path::{Path, PathBuf};
 
+use super::autoload::role_files_loaded;
 use super::config::{MemberSettings, load_layers};
-use super::folders::{MemberFolder, find_member_folders, read_text};
+use super::folders::{MemberFolder, find_member_folders, read_text, read_text_anywhere};
 use super::model::{Member, Severity, Team, TeamProblem};
 use super::paths::{contain, leads_outside, normalize};
+use super::trust::{UserConfig, UserTrust, link_out, trust_command};
 
 /// The human's handle when `chatmd.toml` does not set `human`.
 pub const DEFAULT_HUMAN: &str = "me";
@@ -20,7 +22,22 @@ pub const TEAM_INSTRUCTION_FILE: &str = "team_instruction.md";
 ///
 /// Team order: the `[members.*]` tables of the nearest `chatmd.toml` in file order (then
 /// those only farther files define), then the remaining folders alphabetically.
+///
+/// What the user trusts comes from their own config folder (`$XDG_CONFIG_HOME/chatmd`);
+/// [`load_team_with`] takes it from the caller.
 pub fn load_team(workspace_root: &Path, team_folder: &Path) -> Team {
+    load_team_with(
+        workspace_root,
+        team_folder,
+        &UserConfig::from_env().load_trust(),
+    )
+}
+
+/// [`load_team`] with what the user trusts: the `chatmd.toml` files whose `command`,
+/// `args`, `env` and `home` apply, and the links out of the workspace that may be
+/// followed. Untrusted settings are left out (and listed in [`Team::untrusted`]); a
+/// member that depends on a link the user did not accept is left out of the team.
+pub fn load_team_with(workspace_root: &Path, team_folder: &Path, trust: &UserTrust) -> Team {
     let root = normalize(workspace_root);
     let folder = normalize(team_folder);
     let mut problems = Vec::new();
@@ -30,7 +47,11 @@ pub fn load_team(workspace_root: &Path, team_folder: &Path) -> Team {
         instruction: None,
         members: Vec::new(),
         problems: Vec::new(),
+        untrusted: Vec::new(),
     };
+    if let Some((store, why)) = &trust.problem {
+        problems.push(TeamProblem::new(store, None, Severity::Warning, why));
+    }
     if let Err(error) = contain(&root, &root, &folder) {
         problems.push(TeamProblem::new(
             &folder,
@@ -42,32 +63,28 @@ pub fn load_team(workspace_root: &Path, team_folder: &Path) -> Team {
         return team;
     }
 
-    let config = load_layers(&root, &folder, &mut problems);
+    let config = load_layers(&root, &folder, trust, &mut problems);
+    team.untrusted = config.untrusted;
     team.instruction = read_instruction(&root, &folder, &mut problems);
-    let mut found = find_member_folders(&root, &folder, &mut problems);
+    let mut found = find_member_folders(&root, &folder, trust, &mut problems);
+    let mut reader = Reader {
+        root: &root,
+        trust,
+        problems: &mut problems,
+    };
     for settings in config.members {
         let position = found
             .iter()
             .position(|f| f.handle.eq_ignore_ascii_case(&settings.name));
         let member = match position {
-            Some(index) => Some(member_from_folder(
-                &root,
-                found.remove(index),
-                settings,
-                &mut problems,
-            )),
-            None => member_from_config(&root, &folder, settings, &mut problems),
+            Some(index) => reader.member_from_folder(found.remove(index), settings),
+            None => reader.member_from_config(&folder, settings),
         };
         team.members.extend(member);
     }
     for member_folder in found {
-        let member = member_from_folder(
-            &root,
-            member_folder,
-            MemberSettings::default(),
-            &mut problems,
-        );
-        team.members.push(member);
+        let member = reader.member_from_folder(member_folder, MemberSettings::default());
+        team.members.extend(member);
     }
 
     if let Some((human, file, range)) = config.human {
@@ -109,120 +126,200 @@ fn read_instruction(root: &Path, folder: &Path, problems: &mut Vec<TeamProblem>)
     }
 }
 
-fn member_from_folder(
-    root: &Path,
-    found: MemberFolder,
-    settings: MemberSettings,
-    problems: &mut Vec<TeamProblem>,
-) -> Member {
-    let (role_text, role_error) = match read_text(root, &found.role_file) {
-        Ok(text) => (Some(text), None),
-        Err(error) => {
-            let message = format!(
-                "cannot read role file {}: {}",
-                found.kind.role_file_name(),
-                error.message
-            );
-            problems.push(TeamProblem::new(
-                &found.role_file,
-                error.range,
-                Severity::Error,
-                format!("{message}; {} has no role until then", found.handle),
-            ));
-            (None, Some(message))
+/// Turns folders and settings into members, leaving out those that depend on a link
+/// out of the workspace the user did not accept.
+struct Reader<'a> {
+    root: &'a Path,
+    trust: &'a UserTrust,
+    problems: &'a mut Vec<TeamProblem>,
+}
+
+impl Reader<'_> {
+    fn member_from_folder(
+        &mut self,
+        found: MemberFolder,
+        settings: MemberSettings,
+    ) -> Option<Member> {
+        let agent = found.kind.name().to_owned();
+        let mut member = self.member(found.handle.clone(), agent, found.folder, settings)?;
+        member.role_file = Some(found.role_file.clone());
+        if !self.files_stay_inside(&member) {
+            return None;
         }
-    };
-    let agent = found.kind.name().to_owned();
-    let mut member = member(found.handle, agent, found.folder, settings, problems);
-    member.role_file = Some(found.role_file);
-    member.role_text = role_text;
-    member.role_error = role_error;
-    member
-}
+        let read = match link_out(self.root, &found.role_file) {
+            // Accepted by the user (files_stay_inside checked it).
+            Some(_) => read_text_anywhere(&found.role_file),
+            None => read_text(self.root, &found.role_file),
+        };
+        match read {
+            Ok(text) => member.role_text = Some(text),
+            Err(error) => {
+                let message = format!(
+                    "cannot read role file {}: {}",
+                    found.kind.role_file_name(),
+                    error.message
+                );
+                self.problems.push(TeamProblem::new(
+                    &found.role_file,
+                    error.range,
+                    Severity::Error,
+                    format!("{message}; {} has no role until then", found.handle),
+                ));
+                member.role_error = Some(message);
+            }
+        }
+        Some(member)
+    }
 
-/// A member that only `[members.NAME]` defines: it needs an `agent`.
-fn member_from_config(
-    root: &Path,
-    team_folder: &Path,
-    settings: MemberSettings,
-    problems: &mut Vec<TeamProblem>,
-) -> Option<Member> {
-    let Some(agent) = settings.agent.clone() else {
-        let (file, range) = settings
-            .declared_at
-            .clone()
-            .map_or((team_folder.to_path_buf(), None), |(f, r)| (f, Some(r)));
-        problems.push(TeamProblem::new(
-            file,
-            range,
-            Severity::Warning,
-            format!(
-                "`[members.{0}]` matches no member folder in {1} and sets no `agent`, so it is \
-                 ignored here. Add a folder {0}/ with a role file, or set `agent`",
-                settings.name,
-                team_folder.display()
-            ),
-        ));
-        return None;
-    };
-    let own = team_folder.join(&settings.name);
-    let folder = if own.is_dir() && leads_outside(root, &own).is_none() {
-        own
-    } else {
-        team_folder.to_path_buf()
-    };
-    let handle = settings.name.clone();
-    Some(member(handle, agent, folder, settings, problems))
-}
+    /// A member that only `[members.NAME]` defines: it needs an `agent`.
+    fn member_from_config(
+        &mut self,
+        team_folder: &Path,
+        settings: MemberSettings,
+    ) -> Option<Member> {
+        let Some(agent) = settings.agent.clone() else {
+            let (file, range) = settings
+                .declared_at
+                .clone()
+                .map_or((team_folder.to_path_buf(), None), |(f, r)| (f, Some(r)));
+            self.problems.push(TeamProblem::new(
+                file,
+                range,
+                Severity::Warning,
+                format!(
+                    "`[members.{0}]` matches no member folder in {1} and sets no `agent`, so \
+                     it is ignored here. Add a folder {0}/ with a role file, or set `agent`",
+                    settings.name,
+                    team_folder.display()
+                ),
+            ));
+            return None;
+        };
+        let own = team_folder.join(&settings.name);
+        let folder = if own.is_dir() && leads_outside(self.root, &own).is_none() {
+            own
+        } else {
+            team_folder.to_path_buf()
+        };
+        let handle = settings.name.clone();
+        let member = self.member(handle, agent, folder, settings)?;
+        self.files_stay_inside(&member).then_some(member)
+    }
 
-fn member(
-    handle: String,
-    default_agent: String,
-    folder: PathBuf,
-    settings: MemberSettings,
-    problems: &mut Vec<TeamProblem>,
-) -> Member {
-    let workdir = match settings.workdir {
-        Some(workdir) => workdir,
-        None => default_workdir(&folder, problems),
-    };
-    Member {
-        handle,
-        agent: settings.agent.unwrap_or(default_agent),
-        folder,
-        role_file: None,
-        role_text: None,
-        role_error: None,
-        instructions: settings.instructions,
-        workdir,
-        home: settings.home,
-        env: settings.env,
-        args: settings.args.unwrap_or_default(),
-        timeout: settings.timeout,
-        idle_timeout: settings.idle_timeout,
-        resume: settings.resume.unwrap_or(false),
+    fn member(
+        &mut self,
+        handle: String,
+        default_agent: String,
+        folder: PathBuf,
+        settings: MemberSettings,
+    ) -> Option<Member> {
+        if settings.blocked {
+            // Its `workdir` or `home` leads out through a link; reported where it is set.
+            return None;
+        }
+        let workdir = match settings.workdir {
+            Some(workdir) => workdir,
+            None => self.default_workdir(&handle, &folder)?,
+        };
+        Some(Member {
+            handle,
+            agent: settings.agent.unwrap_or(default_agent),
+            folder,
+            role_file: None,
+            role_text: None,
+            role_error: None,
+            instructions: settings.instructions,
+            workdir,
+            home: settings.home,
+            env: settings.env,
+            args: settings.args.unwrap_or_default(),
+            command: settings.command,
+            timeout: settings.timeout,
+            idle_timeout: settings.idle_timeout,
+            resume: settings.resume.unwrap_or(false),
+        })
+    }
+
+    /// `work/` when the member folder has one, else the member folder itself. A `work`
+    /// link out of the workspace is followed only when the user accepted it: a
+    /// repository could ship `work -> /`.
+    fn default_workdir(&mut self, handle: &str, folder: &Path) -> Option<PathBuf> {
+        let work = folder.join("work");
+        if let Some((link, target)) = link_out(self.root, &work)
+            && link == work
+            && !self.trust.allows_link(&link, &target)
+        {
+            self.problems.push(TeamProblem::new(
+                &work,
+                None,
+                Severity::Warning,
+                format!(
+                    "@{handle} is left out: `work` is a link to {}, outside the workspace, and \
+                     a repository could ship such a link. If you made it, accept it with `{}`",
+                    target.display(),
+                    trust_command(&link)
+                ),
+            ));
+            return None;
+        }
+        if work.is_dir() {
+            return Some(work);
+        }
+        if let Ok(target) = std::fs::read_link(&work) {
+            self.problems.push(TeamProblem::new(
+                &work,
+                None,
+                Severity::Warning,
+                format!(
+                    "`work` is a symlink to {}, which is not a folder; the member works in {} \
+                     until the link is fixed",
+                    target.display(),
+                    folder.display()
+                ),
+            ));
+        }
+        Some(folder.to_path_buf())
+    }
+
+    /// Whether the member's role file and the files its CLI loads by itself from the
+    /// workspace stay inside it (or leave through links the user accepted). Otherwise
+    /// the member is left out: chatmd would not read such a file, but the CLI would.
+    fn files_stay_inside(&mut self, member: &Member) -> bool {
+        let loaded = role_files_loaded(member, self.root);
+        let files = member.role_file.iter().chain(loaded.iter());
+        for file in files {
+            let Some((link, target)) = link_out(self.root, file) else {
+                continue;
+            };
+            if self.trust.allows_link(&link, &target) {
+                continue;
+            }
+            let how = if link == *file {
+                format!("{} is a link to {}", file.display(), target.display())
+            } else {
+                format!(
+                    "{} goes through the link {} to {}",
+                    file.display(),
+                    link.display(),
+                    target.display()
+                )
+            };
+            self.problems.push(TeamProblem::new(
+                &member.folder,
+                None,
+                Severity::Warning,
+                format!(
+                    "@{} is left out: {how}, outside the workspace, and its CLI would load it. \
+                     A repository could ship such a link; if you made it, accept it with `{}`",
+                    member.handle,
+                    trust_command(&link)
+                ),
+            ));
+            return false;
+        }
+        true
     }
 }
 
-/// `work/` when the member folder has one (a symlink the user made may point anywhere),
-/// else the member folder itself.
-fn default_workdir(folder: &Path, problems: &mut Vec<TeamProblem>) -> PathBuf {
-    let work = folder.join("work");
-    if work.is_dir() {
-        return work;
-    }
-    if let Ok(target) = std::fs::read_link(&work) {
-        problems.push(TeamProblem::new(
-            &work,
-            None,
-            Severity::Warning,
-            format!(
-                "`work` is a symlink to {}, which is not a folder; the member works in {} \
-                 until the link is fixed",
-                target.display(),
-                folder.display()
-            ),
-        ));
-    }
-    folder.to_path_buf()
-}
+#[cfg(test)]
+mod tests;

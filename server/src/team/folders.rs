@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use super::kind::AgentKind;
 use super::model::{Severity, TeamProblem, is_valid_handle};
 use super::paths::leads_outside;
+use super::trust::{UserTrust, trust_command};
 
 /// A subfolder of the team folder that holds at least one role file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -53,6 +54,12 @@ pub(crate) fn read_text(workspace_root: &Path, file: &Path) -> Result<String, Re
             target.display()
         )));
     }
+    read_text_anywhere(file)
+}
+
+/// [`read_text`] without the workspace check: for a file behind a link the user
+/// accepted.
+pub(crate) fn read_text_anywhere(file: &Path) -> Result<String, ReadError> {
     let meta = fs::metadata(file).map_err(|e| ReadError::new(e.to_string()))?;
     if meta.is_dir() {
         return Err(ReadError::new("it is a folder, not a file"));
@@ -91,10 +98,12 @@ pub(crate) fn read_text(workspace_root: &Path, file: &Path) -> Result<String, Re
 
 /// The direct subfolders of `team_folder` that are members, sorted by handle
 /// (case-insensitively). Skipped folders are reported: invalid names (info), symlinks
-/// leading out of the workspace and handles differing only in case (warnings).
+/// leading out of the workspace that the user did not accept and handles differing
+/// only in case (warnings).
 pub(crate) fn find_member_folders(
     workspace_root: &Path,
     team_folder: &Path,
+    trust: &UserTrust,
     problems: &mut Vec<TeamProblem>,
 ) -> Vec<MemberFolder> {
     let entries = match fs::read_dir(team_folder) {
@@ -148,14 +157,17 @@ pub(crate) fn find_member_folders(
             ));
             continue;
         }
-        if let Some(target) = leads_outside(workspace_root, &folder) {
+        if let Some(target) = leads_outside(workspace_root, &folder)
+            && !trust.allows_link(&folder, &target)
+        {
             problems.push(skip(
                 Severity::Warning,
                 format!(
                     "member folder `{name}` is skipped: it is a symlink to {}, outside the \
-                     workspace. Move the folder into the workspace (a `work` link inside it \
-                     may point anywhere)",
-                    target.display()
+                     workspace. A repository could ship such a link; if you made it, accept \
+                     it with `{}`, else move the folder into the workspace",
+                    target.display(),
+                    trust_command(&folder)
                 ),
             ));
             continue;

@@ -3,10 +3,11 @@
 
 use std::collections::BTreeMap;
 use std::ops::Range;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::kind::AgentKind;
+use super::trust::{TrustKey, UntrustedConfig, key_list, trust_command};
 
 /// How bad a [`TeamProblem`] is; maps one to one onto diagnostic severities.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -39,7 +40,12 @@ pub struct TeamProblem {
     pub severity: Severity,
     /// One sentence for the user, saying what is wrong and what to do.
     pub message: String,
+    /// A stable code for problems an editor offers a fix for ([`UNTRUSTED_CODE`]).
+    pub code: Option<&'static str>,
 }
+
+/// The code of a setting left out until the user trusts its file.
+pub const UNTRUSTED_CODE: &str = "untrusted-config";
 
 impl TeamProblem {
     pub(crate) fn new(
@@ -53,6 +59,16 @@ impl TeamProblem {
             range,
             severity,
             message: message.into(),
+            code: None,
+        }
+    }
+
+    /// A setting left out until the user trusts `file` (a warning with
+    /// [`UNTRUSTED_CODE`]).
+    pub(crate) fn untrusted(file: &Path, range: Range<usize>, message: String) -> TeamProblem {
+        TeamProblem {
+            code: Some(UNTRUSTED_CODE),
+            ..TeamProblem::new(file, Some(range), Severity::Warning, message)
         }
     }
 }
@@ -82,6 +98,9 @@ pub struct Member {
     pub env: BTreeMap<String, String>,
     /// Extra command-line arguments for the agent's CLI.
     pub args: Vec<String>,
+    /// The program to run instead of the agent kind's (`command` in a trusted
+    /// `chatmd.toml`).
+    pub command: Option<String>,
     /// Total time a turn may take; `None` means the agent's default.
     pub timeout: Option<Duration>,
     /// How long the agent may stay silent; `None` means the agent's default.
@@ -105,6 +124,7 @@ impl Member {
             home: None,
             env: BTreeMap::new(),
             args: Vec::new(),
+            command: None,
             timeout: None,
             idle_timeout: None,
             resume: false,
@@ -135,6 +155,9 @@ pub struct Team {
     pub instruction: Option<String>,
     pub members: Vec<Member>,
     pub problems: Vec<TeamProblem>,
+    /// `chatmd.toml` files whose trust-needing settings were left out: the members they
+    /// set something for are not run until the user trusts them.
+    pub untrusted: Vec<UntrustedConfig>,
 }
 
 impl Team {
@@ -146,7 +169,41 @@ impl Team {
             instruction: None,
             members: Vec::new(),
             problems: Vec::new(),
+            untrusted: Vec::new(),
         }
+    }
+
+    /// Why `handle` may not run yet: settings of its own in `chatmd.toml` files the user
+    /// has not trusted. `None` when nothing stands in the way.
+    pub fn trust_refusal(&self, handle: &str) -> Option<String> {
+        let blocking: Vec<(&UntrustedConfig, Vec<TrustKey>)> = self
+            .untrusted
+            .iter()
+            .map(|config| (config, config.keys_of(handle)))
+            .filter(|(_, keys)| !keys.is_empty())
+            .collect();
+        if blocking.is_empty() {
+            return None;
+        }
+        let settings: Vec<String> = blocking
+            .iter()
+            .map(|(config, keys)| format!("{} in {}", key_list(keys), config.file.display()))
+            .collect();
+        let commands: Vec<String> = blocking
+            .iter()
+            .map(|(config, _)| format!("`{}`", trust_command(&config.file)))
+            .collect();
+        let (it, them) = if blocking.len() == 1 {
+            ("it", "the file")
+        } else {
+            ("them", "the files")
+        };
+        Some(format!(
+            "not run: {} can run programs on your machine, and a workspace file applies \
+             such settings only once you trust {it}. Review {them}, then run {}",
+            settings.join(" and "),
+            commands.join(" and ")
+        ))
     }
 
     /// The member with this handle; handles compare case-insensitively.
@@ -225,6 +282,7 @@ mod tests {
             instruction: None,
             members: handles.iter().map(|h| member(h, "claude", None)).collect(),
             problems: Vec::new(),
+            untrusted: Vec::new(),
         }
     }
 

@@ -29,6 +29,8 @@ pub struct Context {
     pub targets: Option<Vec<String>>,
     /// Folders searched for agent CLIs before `PATH` (an editor's `agentPath`).
     pub agent_path: Option<std::ffi::OsString>,
+    /// The user's own config folder: what they trust in workspaces.
+    pub user_config: team::UserConfig,
 }
 
 /// How one turn ended.
@@ -203,7 +205,8 @@ fn load_team(ctx: &Context, chat: &Chat) -> Team {
                 .map(Path::to_path_buf)
                 .unwrap_or_default()
         });
-    team::load_team(&ctx.workspace_root, &folder)
+    let trust = ctx.user_config.load_trust();
+    team::load_team_with(&ctx.workspace_root, &folder, &trust)
 }
 
 fn explicit(roster: &Roster, asked: Vec<String>) -> Next {
@@ -229,12 +232,25 @@ pub(super) fn plan(
     member: &team::Member,
     message: usize,
 ) -> Result<(Invocation, crate::agents::AgentEntry, Option<Invocation>), String> {
+    if let Some(why) = roster.team.trust_refusal(&member.handle) {
+        return Err(why);
+    }
     let entry = ctx.registry.entry(&member.agent).ok_or_else(|| {
         format!(
             "no agent kind `{}` (claude, codex, gemini, or one from ~/.config/chatmd/agents.toml)",
             member.agent
         )
     })?;
+    // A trusted `chatmd.toml` may name the program; the kind's protocol stays.
+    let own_program = member
+        .command
+        .as_ref()
+        .map(|program| crate::agents::AgentEntry {
+            program: program.clone(),
+            install_hint: None,
+            ..entry.clone()
+        });
+    let entry = own_program.as_ref().unwrap_or(entry);
     let last = super::resume::session_to_resume(ctx, text, chat, member, entry, message);
     let prompt = |since: Option<usize>| {
         let request = PromptRequest {

@@ -65,6 +65,7 @@ fn a_work_link_moves_the_walk_to_where_the_workdir_really_is() {
     fs::write(repo.join("src/AGENTS.md"), "src rules").expect("write");
     fs::write(elsewhere.path().join("AGENTS.md"), "above the repo").expect("write");
     ws.symlink(repo.join("src"), "t/bob/work");
+    ws.accept("t/bob/work");
 
     let team = ws.load("t");
     let bob = team.member("bob").expect("bob");

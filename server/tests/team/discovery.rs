@@ -157,7 +157,8 @@ fn unreadable_role_files_are_problems_not_panics() {
 }
 
 #[test]
-fn a_role_file_linked_out_of_the_workspace_is_not_read() {
+fn a_role_file_linked_out_of_the_workspace_leaves_its_member_out() {
+    // chatmd would not read it, but the CLI in that folder would load it by itself.
     let ws = Workspace::create();
     let secret_dir = outside();
     let secret = secret_dir.path().join("id_rsa");
@@ -166,22 +167,21 @@ fn a_role_file_linked_out_of_the_workspace_is_not_read() {
 
     let team = ws.load("t");
 
-    let mallory = team.member("mallory").expect("still a member");
-    assert_eq!(mallory.role_text, None);
+    assert!(team.member("mallory").is_none());
     assert_eq!(
-        mallory.role_error,
-        Some(format!(
-            "cannot read role file CLAUDE.md: it leads outside the workspace (to {}); chatmd \
-             only reads files inside it",
-            secret.display()
-        ))
+        ws.problems(&team),
+        vec![format!(
+            "warning t/mallory: @mallory is left out: <ws>/t/mallory/CLAUDE.md is a link to {}, \
+             outside the workspace, and its CLI would load it. A repository could ship such a \
+             link; if you made it, accept it with `chatmd trust <ws>/t/mallory/CLAUDE.md`",
+            secret.canonicalize().expect("canonical").display()
+        )]
     );
-    assert_eq!(team.problems.len(), 1);
-    assert_eq!(team.problems[0].severity, Severity::Error);
+    assert_eq!(team.problems[0].severity, Severity::Warning);
 }
 
 #[test]
-fn member_folders_linked_out_of_the_workspace_are_skipped_but_work_links_are_not() {
+fn links_out_of_the_workspace_leave_members_out_until_the_user_accepts_them() {
     let ws = Workspace::create();
     let elsewhere = outside();
     fs::create_dir(elsewhere.path().join("eve")).expect("mkdir");
@@ -200,6 +200,40 @@ fn member_folders_linked_out_of_the_workspace_are_skipped_but_work_links_are_not
     let team = ws.load("t");
 
     let billing = elsewhere.path().join("billing");
+    let real = |path: &std::path::Path| path.canonicalize().expect("canonical");
+    assert_eq!(
+        ws.members(&team),
+        vec![
+            "carl claude role=t/carl/CLAUDE.md folder=t/carl workdir=t/carl/work",
+            "dan claude role=t/dan/CLAUDE.md folder=t/dan workdir=t/dan",
+            "dora claude role=t/dora/CLAUDE.md folder=t/dora workdir=t/dora",
+        ]
+    );
+    assert_eq!(
+        ws.problems(&team),
+        vec![
+            format!(
+                "warning t/eve: member folder `eve` is skipped: it is a symlink to {}, outside \
+                 the workspace. A repository could ship such a link; if you made it, accept it \
+                 with `chatmd trust <ws>/t/eve`, else move the folder into the workspace",
+                real(&elsewhere.path().join("eve")).display()
+            ),
+            format!(
+                "warning t/bob/work: @bob is left out: `work` is a link to {}, outside the \
+                 workspace, and a repository could ship such a link. If you made it, accept it \
+                 with `chatmd trust <ws>/t/bob/work`",
+                real(&billing).display()
+            ),
+            "warning t/dora/work: `work` is a symlink to gone, which is not a folder; the \
+             member works in <ws>/t/dora until the link is fixed"
+                .to_owned(),
+        ]
+    );
+
+    // The user made these links.
+    ws.accept("t/eve");
+    ws.accept("t/bob/work");
+    let team = ws.load("t");
     assert_eq!(
         ws.members(&team),
         vec![
@@ -207,22 +241,13 @@ fn member_folders_linked_out_of_the_workspace_are_skipped_but_work_links_are_not
             "carl claude role=t/carl/CLAUDE.md folder=t/carl workdir=t/carl/work",
             "dan claude role=t/dan/CLAUDE.md folder=t/dan workdir=t/dan",
             "dora claude role=t/dora/CLAUDE.md folder=t/dora workdir=t/dora",
+            "eve codex role=t/eve/AGENTS.md folder=t/eve workdir=t/eve",
         ]
     );
-    assert!(team.members[0].workdir.canonicalize().ok() == billing.canonicalize().ok());
+    assert_eq!(real(&team.members[0].workdir), real(&billing));
     assert_eq!(
-        ws.problems(&team),
-        vec![
-            format!(
-                "warning t/eve: member folder `eve` is skipped: it is a symlink to {}, outside \
-                 the workspace. Move the folder into the workspace (a `work` link inside it may \
-                 point anywhere)",
-                elsewhere.path().join("eve").display()
-            ),
-            "warning t/dora/work: `work` is a symlink to gone, which is not a folder; the \
-             member works in <ws>/t/dora until the link is fixed"
-                .to_owned(),
-        ]
+        team.member("eve").and_then(|e| e.role_text.as_deref()),
+        Some("eve")
     );
 }
 

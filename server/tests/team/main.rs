@@ -11,17 +11,20 @@ mod scan;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use chatmd::team::{Member, Team, TeamProblem};
+use chatmd::team::{Member, Team, TeamProblem, UserConfig};
 
-/// A workspace in a temp folder (with `.git`, like a real repository).
+/// A workspace in a temp folder (with `.git`, like a real repository), and the user's
+/// own config folder (what they trust), empty at first.
 pub struct Workspace {
     dir: tempfile::TempDir,
+    config: tempfile::TempDir,
 }
 
 impl Workspace {
     pub fn create() -> Workspace {
         let workspace = Workspace {
             dir: tempfile::tempdir().expect("temp dir"),
+            config: tempfile::tempdir().expect("temp dir"),
         };
         workspace.mkdir(".git");
         workspace
@@ -56,8 +59,28 @@ impl Workspace {
         link
     }
 
+    pub fn user(&self) -> UserConfig {
+        UserConfig::with_config_home(self.config.path())
+    }
+
+    /// The team as the user sees it, with what they trust.
     pub fn load(&self, team: &str) -> Team {
-        chatmd::team::load_team(self.root(), &self.path(team))
+        let trust = self.user().load_trust();
+        chatmd::team::load_team_with(self.root(), &self.path(team), &trust)
+    }
+
+    /// The user trusts a `chatmd.toml` as it is now.
+    pub fn trust(&self, relative: &str) {
+        let file = self.path(relative);
+        let text = fs::read(&file).expect("read");
+        self.user().trust_file(&file, &text).expect("trust");
+    }
+
+    /// The user accepts a symlink out of the workspace.
+    pub fn accept(&self, relative: &str) {
+        self.user()
+            .trust_link(&self.path(relative))
+            .expect("accept");
     }
 
     /// A path as the tests show it: relative to the workspace, `<ws>` for its root.

@@ -11,6 +11,8 @@ pub struct Workspace {
     pub dir: tempfile::TempDir,
     /// Holds fake agent CLIs; outside the workspace, as a user's PATH would be.
     pub bin: tempfile::TempDir,
+    /// The user's config home (`XDG_CONFIG_HOME`): what the user trusts.
+    pub config: tempfile::TempDir,
 }
 
 impl Workspace {
@@ -19,7 +21,8 @@ impl Workspace {
     pub fn new() -> Workspace {
         let dir = tempfile::tempdir().expect("temp dir");
         let bin = tempfile::tempdir().expect("temp dir");
-        let ws = Workspace { dir, bin };
+        let config = tempfile::tempdir().expect("temp dir");
+        let ws = Workspace { dir, bin, config };
         ws.write(
             "team/reviewer/CLAUDE.md",
             "# Reviews Rust code for correctness\n\nBe precise and brief.\n",
@@ -56,9 +59,22 @@ impl Workspace {
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
     }
 
+    /// The user's own config folder the servers of this workspace read.
+    pub fn user_config(&self) -> chatmd::team::UserConfig {
+        chatmd::team::UserConfig::with_config_home(self.config.path())
+    }
+
+    /// A server reading this workspace's user config, not yet initialized.
+    pub fn spawn(&self) -> TestClient {
+        let user = self.user_config();
+        TestClient::spawn(move |input, output| {
+            chatmd::lsp::serve_with_user_config(input, output, user)
+        })
+    }
+
     /// Starts the server and initializes it on this workspace.
     pub async fn start(&self, capabilities: Value) -> TestClient {
-        let mut client = TestClient::spawn(chatmd::lsp::serve);
+        let mut client = self.spawn();
         let params = json!({
             "processId": null,
             "capabilities": capabilities,

@@ -122,13 +122,11 @@ async fn a_draft_does_not_stop_the_chain_the_answers_asked_for() {
     // alone and the writer answers the reviewer, not the draft.
     let s = setup();
     let chat = "## @me\n@reviewer look\n";
-    std::fs::write(
-        s.path("team/chatmd.toml"),
-        std::fs::read_to_string(s.path("team/chatmd.toml"))
-            .expect("read")
+    s.write(
+        "team/chatmd.toml",
+        &s.read("team/chatmd.toml")
             .replace("one two three four", "fine, @writer document it"),
-    )
-    .expect("write");
+    );
     let (mut editor, uri) = s.open_chat(Behaviour::VsCode, "team/c.chat.md", chat).await;
     editor.type_before_edit(3, &uri, At::End, "\n## @me\n@tester later\n");
     send(&mut editor, &uri).await;

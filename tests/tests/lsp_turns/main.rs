@@ -14,3 +14,4 @@ mod lifecycle;
 mod processes;
 mod resume;
 mod routing;
+mod trust;

@@ -14,6 +14,8 @@ pub struct Setup {
     pub dir: tempfile::TempDir,
     /// The fake agent as `claude`, `codex` and `gemini`.
     pub bin: PathBuf,
+    /// The user's config home (`XDG_CONFIG_HOME`): what the user trusts.
+    pub config: tempfile::TempDir,
 }
 
 /// Knobs for one member's fake agent.
@@ -21,14 +23,16 @@ pub type Knobs<'a> = &'a [(&'a str, &'a str)];
 
 impl Setup {
     /// A workspace (a git repository) whose `team/` has a claude reviewer, a codex tester
-    /// and a gemini writer, each with the fake knobs given for it in `chatmd.toml`.
+    /// and a gemini writer, each with the fake knobs given for it in `chatmd.toml` (which
+    /// the user trusts: see [`Setup::write`]).
     pub fn new(members: &[(&str, Knobs)]) -> Setup {
         let dir = tempfile::tempdir().expect("temp dir");
         std::fs::create_dir_all(dir.path().join(".git")).expect("git dir");
         let fake = PathBuf::from(env!("CARGO_BIN_EXE_fake-agent"));
         let bin = chatmd_tests::fake_agent::install(&fake, &dir.path().join(".bin"))
             .expect("install the fake");
-        let s = Setup { dir, bin };
+        let config = tempfile::tempdir().expect("temp dir");
+        let s = Setup { dir, bin, config };
         s.write("team/reviewer/CLAUDE.md", "# Reviews Rust code\n");
         s.write("team/tester/AGENTS.md", "# Writes tests\n");
         s.write("team/writer/GEMINI.md", "# Writes docs\n");
@@ -51,10 +55,36 @@ impl Setup {
         file_uri(&self.path(rel))
     }
 
+    /// Writes a file of the workspace. A `chatmd.toml` is trusted as written (the
+    /// user wrote it): the fake's knobs are in its `env`. [`Setup::write_untrusted`]
+    /// writes one as a cloned repository would bring it.
     pub fn write(&self, rel: &str, text: &str) {
+        self.write_untrusted(rel, text);
+        if rel.ends_with("chatmd.toml") {
+            self.user_config()
+                .trust_file(&self.path(rel), text.as_bytes())
+                .expect("trust chatmd.toml");
+        }
+    }
+
+    /// Writes a file of the workspace, trusting nothing.
+    pub fn write_untrusted(&self, rel: &str, text: &str) {
         let path = self.path(rel);
         std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
         std::fs::write(path, text).expect("write");
+    }
+
+    /// The user's own config folder the servers of this setup read.
+    pub fn user_config(&self) -> chatmd::team::UserConfig {
+        chatmd::team::UserConfig::with_config_home(self.config.path())
+    }
+
+    /// The server of this setup, over the test client's pipes.
+    fn client(&self) -> TestClient {
+        let user = self.user_config();
+        TestClient::spawn(move |input, output| {
+            chatmd::lsp::serve_with_user_config(input, output, user)
+        })
     }
 
     pub fn read(&self, rel: &str) -> String {
@@ -64,7 +94,7 @@ impl Setup {
     /// A started server (UTF-8 positions, progress and showDocument supported) and an
     /// editor behaving like `behaviour`.
     pub async fn editor(&self, behaviour: Behaviour) -> SimEditor {
-        let mut client = TestClient::spawn(chatmd::lsp::serve);
+        let mut client = self.client();
         initialize(&mut client, self.dir.path(), &self.bin, true, behaviour).await;
         SimEditor::new(client, behaviour, true)
     }
@@ -100,7 +130,7 @@ impl Setup {
 
     /// The same with UTF-16 positions (VS Code's).
     pub async fn editor_utf16(&self, behaviour: Behaviour) -> SimEditor {
-        let mut client = TestClient::spawn(chatmd::lsp::serve);
+        let mut client = self.client();
         initialize(&mut client, self.dir.path(), &self.bin, false, behaviour).await;
         SimEditor::new(client, behaviour, false)
     }
@@ -127,7 +157,11 @@ async fn initialize(
         "clientInfo": {"name": name},
         "capabilities": {
             "general": {"positionEncodings": encodings},
-            "window": {"workDoneProgress": true, "showDocument": {"support": true}},
+            "window": {
+                "workDoneProgress": true,
+                "showDocument": {"support": true},
+                "showMessage": {"messageActionItem": {"additionalPropertiesSupport": false}},
+            },
         },
         "rootUri": file_uri(root),
         "workspaceFolders": [{"uri": file_uri(root), "name": "ws"}],

@@ -1,5 +1,6 @@
 //! Layering `chatmd.toml` files: every file from the workspace root down to the team
-//! folder applies, and the nearer file wins key by key.
+//! folder applies, and the nearer file wins key by key. A file the user has not trusted
+//! applies without its trust-needing keys, each one reported where it is written.
 
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -7,6 +8,7 @@ use std::path::{Path, PathBuf};
 use super::{CONFIG_FILE_NAME, MemberSettings, parse_config};
 use crate::team::folders::read_text;
 use crate::team::model::{Severity, TeamProblem};
+use crate::team::trust::{UntrustedConfig, UserTrust, trust_command};
 
 /// The merged configuration of a team folder.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -16,6 +18,8 @@ pub(crate) struct Layered {
     /// Merged `[members.*]`: the nearest file's tables in its order, then tables only
     /// farther files define, in theirs.
     pub members: Vec<MemberSettings>,
+    /// Files whose trust-needing settings were left out, nearest first.
+    pub untrusted: Vec<UntrustedConfig>,
 }
 
 /// The `chatmd.toml` files that apply to `team_folder`, nearest first: the team folder
@@ -33,13 +37,29 @@ pub(crate) fn config_files(workspace_root: &Path, team_folder: &Path) -> Vec<Pat
 pub(crate) fn load_layers(
     workspace_root: &Path,
     team_folder: &Path,
+    trust: &UserTrust,
     problems: &mut Vec<TeamProblem>,
 ) -> Layered {
     let files = config_files(workspace_root, team_folder);
     let mut parsed = Vec::new();
+    let mut untrusted = Vec::new();
     for file in &files {
         match read_text(workspace_root, file) {
-            Ok(text) => parsed.push((file, parse_config(workspace_root, file, &text, problems))),
+            Ok(text) => {
+                let first = problems.len();
+                let mut config = parse_config(workspace_root, file, &text, trust, problems);
+                if !config.trust.is_empty() && !trust.trusts_file(file, text.as_bytes()) {
+                    report_untrusted(file, &config, problems);
+                    // In file order, as a reader meets them.
+                    problems[first..].sort_by_key(|p| p.range.as_ref().map(|r| r.start));
+                    config.drop_trusted_keys();
+                    untrusted.push(UntrustedConfig {
+                        file: file.clone(),
+                        items: config.trust.clone(),
+                    });
+                }
+                parsed.push((file, config));
+            }
             Err(error) => problems.push(TeamProblem::new(
                 file,
                 error.range,
@@ -49,7 +69,10 @@ pub(crate) fn load_layers(
         }
     }
 
-    let mut layered = Layered::default();
+    let mut layered = Layered {
+        untrusted,
+        ..Layered::default()
+    };
     // Team order: nearest file first.
     for (_, config) in &parsed {
         for member in &config.members {
@@ -81,4 +104,23 @@ pub(crate) fn load_layers(
         }
     }
     layered
+}
+
+/// One problem on each setting that was left out, saying why and how to trust the file.
+fn report_untrusted(file: &Path, config: &super::FileConfig, problems: &mut Vec<TeamProblem>) {
+    for item in &config.trust {
+        problems.push(TeamProblem::untrusted(
+            file,
+            item.range.clone(),
+            format!(
+                "`{}` is not applied until you trust this file: {}. @{} is not run until \
+                 then; review the file, then run `{}` or use the quick fix \"Trust this \
+                 chatmd.toml…\"",
+                item.key.name(),
+                item.key.why(&item.member),
+                item.member,
+                trust_command(file)
+            ),
+        ));
+    }
 }

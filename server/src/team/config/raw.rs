@@ -29,7 +29,7 @@ pub(super) struct RawMember {
     pub(super) timeout: Option<Spanned<Seconds>>,
     pub(super) idle_timeout: Option<Spanned<Seconds>>,
     pub(super) resume: Option<bool>,
-    /// Never honoured: read only to report it at its place.
+    /// The program to run instead of the agent kind's; applies once the file is trusted.
     pub(super) command: Option<Spanned<toml::Value>>,
 }
 

@@ -10,6 +10,7 @@ fn parse(text: &str) -> (FileConfig, Vec<TeamProblem>) {
         Path::new("/ws"),
         Path::new("/ws/team/chatmd.toml"),
         text,
+        &UserTrust::default(),
         &mut problems,
     );
     (config, problems)
@@ -161,8 +162,8 @@ fn syntax_errors_and_unknown_keys_carry_the_toml_span() {
 }
 
 #[test]
-fn command_is_refused_with_its_whole_assignment() {
-    let text = "[members.bob]\nagent = \"codex\"\n  \"command\"  =  [\"rm\", \"-rf\"]\n";
+fn a_top_level_command_is_refused_with_its_whole_assignment() {
+    let text = "  \"command\"  =  [\"rm\", \"-rf\"]\n[members.bob]\nagent = \"codex\"\n";
     let (config, problems) = parse(text);
     assert_eq!(
         ranges(text, &problems),
@@ -173,12 +174,119 @@ fn command_is_refused_with_its_whole_assignment() {
     );
     assert_eq!(
         problems[0].message,
-        "`command` is not allowed here: a workspace file may not choose which program \
-             runs. Define an agent kind in ~/.config/chatmd/agents.toml and name it with \
-             `agent = \"...\"` instead"
+        "`command` at the top of chatmd.toml applies to no member; put it in a \
+         `[members.NAME]` table"
     );
-    // The rest of the table still applies.
+    // The rest of the file still applies.
     assert_eq!(config.members[0].agent.as_deref(), Some("codex"));
+}
+
+#[test]
+fn a_member_command_is_one_program_resolved_against_the_file() {
+    let (config, problems) =
+        parse("[members.a]\ncommand = \"./bin/agent\"\n[members.b]\ncommand = \"llm\"\n");
+    assert_eq!(problems, vec![]);
+    assert_eq!(
+        config.members[0].command.as_deref(),
+        Some("/ws/team/bin/agent")
+    );
+    assert_eq!(config.members[1].command.as_deref(), Some("llm"));
+
+    let text = "[members.a]\ncommand = [\"rm\", \"-rf\"]\n";
+    let (config, problems) = parse(text);
+    assert_eq!(
+        ranges(text, &problems),
+        vec![("[\"rm\", \"-rf\"]".to_owned(), Severity::Error)]
+    );
+    assert_eq!(
+        problems[0].message,
+        "`command` must be one program: a name looked up on PATH or a path, like \
+         \"./bin/agent\"; put its arguments in `args`"
+    );
+    assert_eq!(config.members[0].command, None);
+    assert_eq!(config.trust, vec![]);
+}
+
+#[test]
+fn settings_that_can_run_code_are_listed_for_trust_at_their_place() {
+    let text = "[members.bob]\nagent = \"codex\"\ninstructions = \"Be brief.\"\n\
+                args = [\"--dangerously-bypass-approvals-and-sandbox\"]\n\
+                command = \"./bin/agent\"\nhome = \".state/bob\"\ntimeout = 60\n\
+                [members.bob.env]\nLD_PRELOAD = \"./evil.so\"\nNODE_OPTIONS = \"--require x\"\n\
+                [members.amy]\nenv = { PYTHONPATH = \".\" }\nargs = []\n";
+    let (config, problems) = parse(text);
+    assert_eq!(problems, vec![], "a missing home is made at the first turn");
+    let listed: Vec<(&str, &str, &str, Vec<&str>)> = config
+        .trust
+        .iter()
+        .map(|item| {
+            (
+                item.member.as_str(),
+                item.key.name(),
+                &text[item.range.clone()],
+                item.shown.iter().map(String::as_str).collect(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        listed,
+        vec![
+            (
+                "bob",
+                "args",
+                "args = [\"--dangerously-bypass-approvals-and-sandbox\"]",
+                vec!["args = [\"--dangerously-bypass-approvals-and-sandbox\"]"]
+            ),
+            (
+                "bob",
+                "command",
+                "command = \"./bin/agent\"",
+                vec!["command = \"/ws/team/bin/agent\""]
+            ),
+            (
+                "bob",
+                "home",
+                "home = \".state/bob\"",
+                vec!["home = \"/ws/team/.state/bob\""]
+            ),
+            (
+                "bob",
+                "env",
+                "[members.bob.env]",
+                vec![
+                    "env LD_PRELOAD = \"./evil.so\"",
+                    "env NODE_OPTIONS = \"--require x\""
+                ]
+            ),
+            (
+                "amy",
+                "env",
+                "env = { PYTHONPATH = \".\" }",
+                vec!["env PYTHONPATH = \".\""]
+            ),
+        ],
+        "empty `args` run nothing and need no trust"
+    );
+    let mut untrusted = config.clone();
+    untrusted.drop_trusted_keys();
+    let bob = &untrusted.members[0];
+    assert_eq!(
+        (
+            &bob.args,
+            &bob.command,
+            &bob.env,
+            &bob.home,
+            &bob.instructions
+        ),
+        (
+            &None,
+            &None,
+            &BTreeMap::new(),
+            &None,
+            &Some("Be brief.".to_owned())
+        )
+    );
+    assert_eq!(bob.timeout, Some(Duration::from_secs(60)));
 }
 
 #[test]

@@ -2,7 +2,7 @@
 //! role file from the workdir or above, else in `[SYSTEM]`. Real folders in temp dirs.
 
 use super::*;
-use crate::team::load_team;
+use crate::team::{UserTrust, load_team_with};
 
 struct Workspace {
     dir: tempfile::TempDir,
@@ -61,8 +61,14 @@ impl Workspace {
         fs::write(path, contents).expect("write");
     }
 
+    /// The team as a user who made carol's `work` link sees it.
     fn team(&self) -> Team {
-        load_team(self.root(), &self.root().join("t"))
+        let work = self.root().join("t/carol/work");
+        load_team_with(
+            self.root(),
+            &self.root().join("t"),
+            &UserTrust::with_links(&[&work]),
+        )
     }
 }
 
