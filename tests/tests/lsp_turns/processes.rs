@@ -20,7 +20,7 @@ fn chatmd_send(s: &Setup, rel: &str) -> Command {
         .current_dir(s.dir.path())
         .env("PATH", format!("{}:/usr/bin:/bin", s.bin.display()))
         .env("HOME", s.dir.path())
-        .env("XDG_CONFIG_HOME", s.dir.path().join("config"))
+        .env("XDG_CONFIG_HOME", s.config.path())
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
