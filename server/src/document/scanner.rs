@@ -136,6 +136,17 @@ impl ScanState {
     pub fn in_fence(&self) -> bool {
         self.fence.is_some() || self.quote_fence.is_some()
     }
+
+    /// True while a paragraph is open: a plain line next continues it (lazily, when
+    /// the paragraph is in a block quote).
+    pub fn in_paragraph(&self) -> bool {
+        self.in_paragraph
+    }
+
+    /// True while a list item is open.
+    pub fn in_list(&self) -> bool {
+        !self.lists.is_empty()
+    }
 }
 
 /// A heading of `level` whose `#`s start at `first`: its text starts after them and

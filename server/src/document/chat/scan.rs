@@ -63,7 +63,33 @@ pub(super) fn scan_with_room(
     // The first `@`, `[` or backtick at or after the start of the last line that was
     // looked at for mentions (or after `from`): lines before it have none.
     let mut next_special = find_special(bytes, from);
-    for line in Scanner::new(text, from) {
+    // Mentions and markers count only in prose (docs/format.md): not in a block quote
+    // (its `>` lines and the lines that continue its paragraph lazily), which holds
+    // someone else's words, nor inside a `<details>` element, such as the tools block
+    // the server writes at the end of an answer. Both reset at every message.
+    let mut quote_paragraph = false;
+    let mut open_details = 0usize;
+    let mut lines = Scanner::new(text, from);
+    while let Some(line) = lines.next() {
+        let in_quote = match line.kind {
+            LineKind::Quote => {
+                quote_paragraph = lines.state().in_paragraph();
+                true
+            }
+            LineKind::Text if quote_paragraph => {
+                let state = lines.state();
+                quote_paragraph = state.in_paragraph() && !state.in_list();
+                quote_paragraph
+            }
+            LineKind::NestedHeading => {
+                quote_paragraph = false;
+                starts_quote(&bytes[line.start..line.end])
+            }
+            _ => {
+                quote_paragraph = false;
+                false
+            }
+        };
         if let LineKind::Heading { level: 2, content } = line.kind {
             let at = line.start + content;
             let handle_len = if bytes.get(at) == Some(&b'@') {
@@ -77,6 +103,7 @@ pub(super) fn scan_with_room(
                     break;
                 }
                 out.finish_message(base + line.start);
+                open_details = 0;
                 let store = &mut out.store;
                 store.records.push(Record {
                     header: base + line.start..base + line.end,
@@ -124,6 +151,10 @@ pub(super) fn scan_with_room(
                         out.push_code_block(block);
                     }
                 }
+                LineKind::Html => {
+                    out.finish_permission();
+                    open_details = details_after(open_details, line_bytes);
+                }
                 _ => out.finish_permission(),
             }
             continue;
@@ -154,7 +185,7 @@ pub(super) fn scan_with_room(
                 continue;
             }
         }
-        if next_special < line.end {
+        if next_special < line.end && !in_quote && open_details == 0 {
             if next_special < line.start {
                 next_special = find_special(bytes, line.start);
             }
@@ -182,6 +213,28 @@ pub(super) fn scan_with_room(
         preamble_code_blocks: out.preamble_code_blocks,
         messages,
     }
+}
+
+/// Whether a line's first byte after its indentation is a block quote's `>`.
+fn starts_quote(line: &[u8]) -> bool {
+    line.iter().find(|&&b| b != b' ' && b != b'\t') == Some(&b'>')
+}
+
+/// How many `<details>` elements are open after an HTML line, `open` before it.
+fn details_after(mut open: usize, line: &[u8]) -> usize {
+    let tag_ends = |b: Option<&u8>| matches!(b, None | Some(b'>' | b' ' | b'\t' | b'/'));
+    for (i, _) in line.iter().enumerate().filter(|&(_, &b)| b == b'<') {
+        let tag = &line[i + 1..];
+        if tag.len() >= 7 && tag[..7].eq_ignore_ascii_case(b"details") && tag_ends(tag.get(7)) {
+            open += 1;
+        } else if tag.len() >= 8
+            && tag[..8].eq_ignore_ascii_case(b"/details")
+            && tag_ends(tag.get(8))
+        {
+            open = open.saturating_sub(1);
+        }
+    }
+    open
 }
 
 /// The offset of the first `@`, `[` or backtick at or after `from` (the text's length
