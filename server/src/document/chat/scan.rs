@@ -29,6 +29,8 @@ struct Building {
     /// `first_option` on.
     permission: Option<PermissionBlock>,
     first_option: usize,
+    /// How many `<details>` elements are open in the current message.
+    open_details: usize,
 }
 
 /// The prefix of a status comment line.
@@ -57,39 +59,14 @@ pub(super) fn scan_with_room(
         open_code: None,
         permission: None,
         first_option: 0,
+        open_details: 0,
     };
     let mut expect_status = false;
     let mut end_of_scan = text.len();
     // The first `@`, `[` or backtick at or after the start of the last line that was
     // looked at for mentions (or after `from`): lines before it have none.
     let mut next_special = find_special(bytes, from);
-    // Mentions and markers count only in prose (docs/format.md): not in a block quote
-    // (its `>` lines and the lines that continue its paragraph lazily), which holds
-    // someone else's words, nor inside a `<details>` element, such as the tools block
-    // the server writes at the end of an answer. Both reset at every message.
-    let mut quote_paragraph = false;
-    let mut open_details = 0usize;
-    let mut lines = Scanner::new(text, from);
-    while let Some(line) = lines.next() {
-        let in_quote = match line.kind {
-            LineKind::Quote => {
-                quote_paragraph = lines.state().in_paragraph();
-                true
-            }
-            LineKind::Text if quote_paragraph => {
-                let state = lines.state();
-                quote_paragraph = state.in_paragraph() && !state.in_list();
-                quote_paragraph
-            }
-            LineKind::NestedHeading => {
-                quote_paragraph = false;
-                starts_quote(&bytes[line.start..line.end])
-            }
-            _ => {
-                quote_paragraph = false;
-                false
-            }
-        };
+    for line in Scanner::new(text, from) {
         if let LineKind::Heading { level: 2, content } = line.kind {
             let at = line.start + content;
             let handle_len = if bytes.get(at) == Some(&b'@') {
@@ -103,7 +80,6 @@ pub(super) fn scan_with_room(
                     break;
                 }
                 out.finish_message(base + line.start);
-                open_details = 0;
                 let store = &mut out.store;
                 store.records.push(Record {
                     header: base + line.start..base + line.end,
@@ -153,7 +129,7 @@ pub(super) fn scan_with_room(
                 }
                 LineKind::Html => {
                     out.finish_permission();
-                    open_details = details_after(open_details, line_bytes);
+                    out.open_details = details_after(out.open_details, line_bytes);
                 }
                 _ => out.finish_permission(),
             }
@@ -185,7 +161,15 @@ pub(super) fn scan_with_room(
                 continue;
             }
         }
-        if next_special < line.end && !in_quote && open_details == 0 {
+        // Mentions and markers count only in prose (docs/format.md): not in a block
+        // quote (a quote line, lazy ones included), which holds someone else's words,
+        // nor inside a `<details>` element, such as the tools block the server writes
+        // at the end of an answer.
+        if next_special < line.end
+            && out.open_details == 0
+            && line.kind != LineKind::Quote
+            && !(line.kind == LineKind::NestedHeading && starts_quote(line_bytes))
+        {
             if next_special < line.start {
                 next_special = find_special(bytes, line.start);
             }
@@ -309,6 +293,7 @@ impl Building {
     /// Closes the current message at `end` (absolute): any block still open in it.
     fn finish_message(&mut self, end: usize) {
         self.finish_permission();
+        self.open_details = 0;
         if let Some(mut block) = self.open_code.take() {
             block.range.end = end;
             self.push_code_block(block);
