@@ -130,6 +130,17 @@ fn an_agent_that_answers_nothing_is_not_asked_again() {
     );
     assert_eq!(redacted(&s.read("team/e.chat.md")), answered);
     assert_eq!(s.runs(), ["claude"]);
+    // Asked explicitly, it answers the question again (not its own empty answer).
+    let out = s.send(&["team/e.chat.md", "--to", "reviewer"], &knobs);
+    assert_eq!(stderr(&out), "@reviewer: done\n");
+    assert_eq!(s.runs(), ["claude", "claude"]);
+    let record = std::fs::read_to_string(s.path("runs.jsonl")).unwrap();
+    let last: serde_json::Value = serde_json::from_str(record.lines().last().unwrap()).unwrap();
+    let prompt = last["prompt"].as_str().unwrap();
+    assert!(
+        prompt.ends_with("me: @reviewer anything to add?\n"),
+        "{prompt}"
+    );
 }
 
 #[test]
