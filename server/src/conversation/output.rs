@@ -1,20 +1,34 @@
 //! Agent output made safe to stream into a chat: a line that would start a message
 //! (`## @x`) is escaped as `## \@x`, and a code fence (or HTML comment) the agent left
 //! open is closed when the turn ends, so a broken answer never swallows the next message.
+//!
+//! The result depends only on the output, never on how it was cut into pieces: lines
+//! end where the chat's own scanner ends them (`\n`, `\r\n`, or a lone `\r`, even when
+//! a piece ends between the `\r` and the `\n`), and whether a line starts a message is
+//! decided by that scanner from the line's start once no later byte can change it.
 
-use crate::document::scanner::{LineKind, ScanState};
+use crate::document::inline::is_handle_start;
+use crate::document::scanner::{LineKind, ScanState, Scanner};
 
 /// Filters one turn's output as it streams. Text goes in as it arrives, in pieces of
 /// any size; what comes out can be inserted at once. Only the start of a line that may
-/// still turn into `## @` is held back, until the line shows what it is.
+/// still turn into a message heading (`##`, blanks, `@`: a few bytes) is held back,
+/// until the next byte shows what it is.
 #[derive(Debug, Default)]
 pub struct OutputFilter {
-    /// The current line's text so far (only its start is ever held back).
+    /// The current line's text so far, without its line break (its start is all that
+    /// is ever held back; the whole line is needed to advance the scanner at its end).
     line: String,
     /// How much of `line` was already emitted.
     emitted: usize,
-    /// Whether the current line's start was escaped (then the rest follows as is).
+    /// Whether the current line's start was decided (escaped or not); then the rest
+    /// follows as it comes.
     decided: bool,
+    /// The last byte taken was a `\r` that ended a piece: a `\n` first in the next
+    /// piece belongs to the same line break.
+    after_cr: bool,
+    /// The scanner's state after the lines so far: code, HTML, quotes and lists decide
+    /// whether a `## @x` line is a heading at all.
     state: ScanState,
 }
 
@@ -27,37 +41,42 @@ impl OutputFilter {
     pub fn push(&mut self, piece: &str) -> String {
         let mut out = String::with_capacity(piece.len() + 2);
         let mut rest = piece;
-        while !rest.is_empty() {
-            match rest.find('\n') {
-                Some(i) => {
-                    self.line.push_str(&rest[..=i]);
-                    rest = &rest[i + 1..];
-                    self.flush_line(&mut out, true);
-                }
-                None => {
-                    self.line.push_str(rest);
-                    rest = "";
-                    self.flush_line(&mut out, false);
-                }
+        if self.after_cr && !rest.is_empty() {
+            self.after_cr = false;
+            if let Some(after) = rest.strip_prefix('\n') {
+                out.push('\n');
+                rest = after;
+            }
+        }
+        while let Some(i) = rest.find(['\r', '\n']) {
+            self.line.push_str(&rest[..i]);
+            self.end_line(&mut out);
+            let bytes = rest.as_bytes();
+            let len = if bytes[i] == b'\r' && bytes.get(i + 1) == Some(&b'\n') {
+                2
+            } else {
+                1
+            };
+            out.push_str(&rest[i..i + len]);
+            self.after_cr = bytes[i] == b'\r' && i + 1 == rest.len();
+            rest = &rest[i + len..];
+        }
+        if !rest.is_empty() {
+            self.line.push_str(rest);
+            if self.decided || !may_become_heading(self.line.as_bytes()) {
+                self.emit(&mut out);
             }
         }
         out
     }
 
     /// The turn is over: returns what was held back, plus a closing line when the
-    /// output left a code fence or an HTML comment open.
+    /// output left a code fence or an HTML comment open. The filter is then as new.
     pub fn finish(&mut self) -> String {
         let mut out = String::new();
-        let mut ends_line = true;
-        if !self.line.is_empty() {
-            self.decided = true;
-            self.emit(&mut out);
-            let line = std::mem::take(&mut self.line);
-            ends_line = line.ends_with('\n');
-            self.state
-                .classify(line.trim_end_matches(['\r', '\n']).as_bytes());
-            self.emitted = 0;
-            self.decided = false;
+        let ends_line = self.line.is_empty();
+        if !ends_line {
+            self.end_line(&mut out);
         }
         if let Some(fence) = self.state.closing_line() {
             if !ends_line {
@@ -66,81 +85,120 @@ impl OutputFilter {
             out.push_str(&fence);
             out.push('\n');
         }
-        self.state = ScanState::default();
+        *self = OutputFilter::default();
         out
     }
 
-    fn flush_line(&mut self, out: &mut String, complete: bool) {
-        if !self.decided {
-            let start = self.line.as_bytes();
-            if complete || !could_become_heading(start) {
-                self.decided = true;
-            } else {
-                // Still ambiguous: hold the line's start back.
-                return;
-            }
-        }
-        self.emit(out);
-        if complete {
-            let line = std::mem::take(&mut self.line);
-            self.state
-                .classify(line.trim_end_matches(['\r', '\n']).as_bytes());
-            self.emitted = 0;
-            self.decided = false;
-        }
+    /// The start of the current line held back so far (for tests of the latency).
+    #[cfg(test)]
+    fn held_back(&self) -> &str {
+        &self.line[self.emitted..]
     }
 
-    /// Where the `@` is when the current line would start a message here, judged by
-    /// the scanner itself from the state the earlier lines left (code, quotes, lists).
-    fn heading_at(&self) -> Option<usize> {
-        let line = self.line.trim_end_matches(['\r', '\n']);
-        let mut probe = self.state.clone();
-        let LineKind::Heading { level: 2, content } = probe.classify(line.as_bytes()) else {
-            return None;
-        };
-        let b = line.as_bytes();
-        let is_message = b.get(content) == Some(&b'@')
-            && b.get(content + 1)
-                .is_some_and(|&c| crate::document::inline::is_handle_start(c));
-        is_message.then_some(content)
+    /// The current line is complete: emits what is left of it and advances the scanner.
+    fn end_line(&mut self, out: &mut String) {
+        self.emit(out);
+        self.state.classify(self.line.as_bytes());
+        self.line.clear();
+        self.emitted = 0;
+        self.decided = false;
     }
 
     /// Emits the unemitted part of the current line, escaping its start if it is a
-    /// message heading outside code.
+    /// message heading. Called once the start is decided: the line is complete, or
+    /// it can no longer become a heading, or it already is one.
     fn emit(&mut self, out: &mut String) {
-        if self.emitted == 0
-            && let Some(at) = self.heading_at()
-        {
-            out.push_str(&self.line[..at]);
-            out.push('\\');
-            out.push_str(&self.line[at..]);
-        } else {
-            out.push_str(&self.line[self.emitted..]);
+        if !self.decided {
+            self.decided = true;
+            if let Some(at) = message_at(&self.state, &self.line) {
+                out.push_str(&self.line[..at]);
+                out.push('\\');
+                out.push_str(&self.line[at..]);
+                self.emitted = self.line.len();
+                return;
+            }
         }
+        out.push_str(&self.line[self.emitted..]);
         self.emitted = self.line.len();
     }
 }
 
-/// Whether `start` (a line's beginning) is still undecided: a prefix of `## @` (up to
-/// three spaces of indent), so the next character tells whether it is a heading.
-fn could_become_heading(start: &[u8]) -> bool {
+/// Where the `@` is when `line` (or the start of one, past what decides it) starts a
+/// message after the lines that left `state`: judged by the chat's scanner itself,
+/// from the state the earlier lines left (code, HTML, quotes, lists).
+///
+/// A line's kind as a level-2 heading depends only on its first bytes (up to the
+/// blanks after the `#`s), so a start that has the handle's first byte decides it.
+fn message_at(state: &ScanState, line: &str) -> Option<usize> {
+    let b = line.as_bytes();
+    // A heading's first `#` comes after at most three spaces.
+    if !b.iter().take(4).any(|&c| c == b'#') {
+        return None;
+    }
+    let mut probe = state.clone();
+    let LineKind::Heading { level: 2, content } = probe.classify(b) else {
+        return None;
+    };
+    let is_message =
+        b.get(content) == Some(&b'@') && b.get(content + 1).is_some_and(|&c| is_handle_start(c));
+    is_message.then_some(content)
+}
+
+/// Whether `start` (a line's beginning, without a line break) may still become a
+/// message heading as more bytes arrive: it is a prefix of up to three spaces, `##`,
+/// one or more spaces or tabs and `@`, and the byte that decides (the handle's first)
+/// has not come yet. Every message heading starts that way: more indent is code, a tab
+/// in the indent makes four columns, and `###` is another level.
+fn may_become_heading(start: &[u8]) -> bool {
     let spaces = start.iter().take_while(|&&b| b == b' ').count();
     if spaces > 3 {
         return false;
     }
-    let rest = &start[spaces..];
-    let pattern = b"## @";
-    if rest.len() > pattern.len() {
-        return false;
+    match &start[spaces..] {
+        [] | [b'#'] | [b'#', b'#'] => true,
+        [b'#', b'#', after @ ..] => {
+            let blanks = after
+                .iter()
+                .take_while(|&&b| b == b' ' || b == b'\t')
+                .count();
+            blanks > 0 && (blanks == after.len() || &after[blanks..] == b"@")
+        }
+        _ => false,
     }
-    let n = rest.len();
-    // `##` then one space or tab, then `@`.
-    rest[..n]
-        .iter()
-        .zip(pattern.iter())
-        .enumerate()
-        .all(|(i, (&b, &p))| b == p || (i == 2 && b == b'\t'))
 }
 
+/// What [`OutputFilter`] makes of `output` when it arrives in one piece, computed the
+/// plain way: the chat's scanner runs over the whole output, every line it takes for
+/// a message heading gets its `\` (as the chat would parse it, lone `\r` breaks
+/// included), and a block left open is closed. The filter streams exactly this,
+/// however the output is split.
+pub fn filtered(output: &str) -> String {
+    let mut out = String::with_capacity(output.len() + 8);
+    let mut scanner = Scanner::new(output, 0);
+    let mut copied = 0;
+    for line in scanner.by_ref() {
+        if let LineKind::Heading { level: 2, content } = line.kind {
+            let b = output.as_bytes();
+            let at = line.start + content;
+            if b.get(at) == Some(&b'@') && at + 1 < line.end && is_handle_start(b[at + 1]) {
+                out.push_str(&output[copied..at]);
+                out.push('\\');
+                copied = at;
+            }
+        }
+    }
+    out.push_str(&output[copied..]);
+    if let Some(fence) = scanner.state().closing_line() {
+        if !output.is_empty() && !output.ends_with(['\n', '\r']) {
+            out.push('\n');
+        }
+        out.push_str(&fence);
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+mod splits;
 #[cfg(test)]
 mod tests;

@@ -102,7 +102,8 @@ pub struct PromptRequest<'a> {
     /// The member whose turn it is.
     pub member: &'a Member,
     /// The index in `chat.messages` of the message the member must answer: the human
-    /// message that addressed it, or in a chain the AI message that mentioned it.
+    /// message that addressed it, or in a chain the AI message that mentioned it (a
+    /// message without text stands for the last one with text before it).
     pub message: usize,
     /// Whether the member's CLI loads its role file by itself ([`role_loaded_by_cli`]);
     /// then the role is not sent again.
@@ -178,19 +179,25 @@ impl Parts {
     fn gather(req: &PromptRequest) -> Result<Parts, PromptError> {
         let (text, chat) = (req.text, req.chat);
         debug_assert_eq!(chat.len, text.len(), "the chat was parsed from this text");
-        let answered = chat
-            .messages
-            .get(req.message)
-            .ok_or(PromptError::NoSuchMessage {
+        if req.message >= chat.messages.len() {
+            return Err(PromptError::NoSuchMessage {
                 index: req.message,
                 count: chat.messages.len(),
-            })?;
+            });
+        }
+        // An answer without text asks nothing (a member asked right after it answered
+        // nothing, or skipped): the member answers the last message with text before it.
+        let asked = (0..=req.message)
+            .rev()
+            .find(|&i| entry(text, &chat.messages[i]).is_some())
+            .unwrap_or(req.message);
+        let answered = &chat.messages[asked];
         let limit = chat
             .front_matter
             .as_ref()
             .map_or(DEFAULT_CONTEXT, |fm| fm.context()) as usize;
         let first = req.since.map_or(0, |since| since.saturating_add(1));
-        let earlier = &chat.messages[first.min(req.message)..req.message];
+        let earlier = &chat.messages[first.min(asked)..asked];
         let mut context: Vec<String> = earlier
             .iter()
             .rev()

@@ -4,6 +4,7 @@
 use super::roster::Roster;
 use crate::document::chat::{Chat, Message};
 use crate::document::front_matter::Routing;
+use crate::document::status::TurnStatus;
 
 /// What should happen after a message.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -169,9 +170,17 @@ pub fn next(text: &str, chat: &Chat, roster: &Roster) -> Next {
     }
 }
 
-/// The index of the last message that is not an empty human message (a reply stub).
+/// The index of the last message that counts: not an empty human message (a reply
+/// stub), and not an agent's section left empty by a turn that is still running or
+/// did not end (error, cancel): the question before it is still open. An agent that
+/// finished and said nothing (or `SKIP`) has answered: after it, nobody is due, so an
+/// agent that answers nothing is never asked the same question again by itself.
 pub fn last_counting(text: &str, chat: &Chat) -> Option<usize> {
-    chat.messages.iter().rposition(|m| !m.is_empty(text))
+    chat.messages.iter().rposition(|m| {
+        !m.is_empty(text)
+            || m.status_comment(text)
+                .is_some_and(|c| matches!(c.status(), Some(TurnStatus::Done | TurnStatus::Skipped)))
+    })
 }
 
 /// The index of the last human message with text, if any.

@@ -40,7 +40,8 @@ pub enum LineKind {
     IndentedCode,
     /// A line of an HTML block (including `<!-- -->` comments).
     Html,
-    /// A line of a block quote that is not code.
+    /// A line of a block quote that is not code, including a plain line that
+    /// continues the quote's paragraph lazily (without its own `>`).
     Quote,
 }
 
@@ -93,13 +94,24 @@ pub(super) enum HtmlEnd {
     Blank,
 }
 
+/// The paragraph open at the end of a line, if any.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum Paragraph {
+    #[default]
+    None,
+    Text,
+    /// A block quote's: a plain line that continues it lazily is a line of the quote
+    /// (CommonMark's lazy continuation), and is classified [`LineKind::Quote`].
+    Quote,
+}
+
 /// Scanner state that carries from one line to the next.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ScanState {
     fence: Option<Fence>,
     quote_fence: Option<Fence>,
     html: Option<HtmlEnd>,
-    in_paragraph: bool,
+    paragraph: Paragraph,
     /// Content columns of the open list items, innermost last.
     lists: Vec<usize>,
 }
@@ -112,7 +124,7 @@ impl ScanState {
         self.fence.is_none()
             && self.quote_fence.is_none()
             && self.html.is_none()
-            && !self.in_paragraph
+            && self.paragraph == Paragraph::None
             && self.lists.is_empty()
     }
 
@@ -232,25 +244,29 @@ impl ScanState {
             match line.first() {
                 None => {
                     self.quote_fence = None;
-                    self.in_paragraph = false;
+                    self.paragraph = Paragraph::None;
                     return LineKind::Blank;
                 }
                 Some(&b) if PLAIN_START[b as usize] => {
                     // Not `>`: a fence in a block quote ends. In a list item, a plain line
                     // at column 0 continues its paragraph lazily or closes every item.
                     self.quote_fence = None;
-                    if !self.in_paragraph {
-                        self.lists.clear();
-                    }
-                    self.in_paragraph = true;
-                    return LineKind::Text;
+                    return match self.paragraph {
+                        Paragraph::None => {
+                            self.lists.clear();
+                            self.paragraph = Paragraph::Text;
+                            LineKind::Text
+                        }
+                        Paragraph::Text => LineKind::Text,
+                        Paragraph::Quote => LineKind::Quote,
+                    };
                 }
                 Some(b'#') => {
                     // An ATX heading at column 0 closes every list item and quote.
                     if let Some(level) = atx_level(line) {
                         self.quote_fence = None;
                         self.lists.clear();
-                        self.in_paragraph = false;
+                        self.paragraph = Paragraph::None;
                         return heading(line, 0, level);
                     }
                 }
@@ -268,7 +284,7 @@ impl ScanState {
                         self.quote_fence = None;
                         self.lists.clear();
                         self.fence = Some(fence);
-                        self.in_paragraph = false;
+                        self.paragraph = Paragraph::None;
                         return LineKind::FenceOpen;
                     }
                 }
@@ -279,8 +295,7 @@ impl ScanState {
                     if let Some(kind) = self.html_line(line) {
                         return kind;
                     }
-                    self.in_paragraph = true;
-                    return LineKind::Text;
+                    return self.paragraph_line();
                 }
                 Some(_) => {}
             }
@@ -333,15 +348,15 @@ impl ScanState {
         }
 
         if blank {
-            st.in_paragraph = false;
+            st.paragraph = Paragraph::None;
             return LineKind::Blank;
         }
 
         // Leave list items whose content column this line does not reach, unless the
         // line is a lazy continuation of a paragraph.
         if st.lists.last().is_some_and(|&c| indent < c) {
-            if st.in_paragraph && indent < 4 && !starts_block(rest) {
-                return LineKind::Text;
+            if st.paragraph != Paragraph::None && indent < 4 && !starts_block(rest) {
+                return st.paragraph_line();
             }
             while st.lists.last().is_some_and(|&c| indent < c) {
                 st.lists.pop();
@@ -351,8 +366,8 @@ impl ScanState {
         let rel = indent.saturating_sub(base);
 
         if rel >= 4 {
-            if st.in_paragraph {
-                return LineKind::Text;
+            if st.paragraph != Paragraph::None {
+                return st.paragraph_line();
             }
             return LineKind::IndentedCode;
         }
@@ -361,13 +376,13 @@ impl ScanState {
             b'`' | b'~' => {
                 if let Some(fence) = opening_fence(rest, base) {
                     st.fence = Some(fence);
-                    st.in_paragraph = false;
+                    st.paragraph = Paragraph::None;
                     return LineKind::FenceOpen;
                 }
             }
             b'#' => {
                 if let Some(level) = atx_level(rest) {
-                    st.in_paragraph = false;
+                    st.paragraph = Paragraph::None;
                     if !st.lists.is_empty() {
                         return LineKind::NestedHeading;
                     }
@@ -387,16 +402,33 @@ impl ScanState {
             }
             _ => {}
         }
-        st.in_paragraph = !is_thematic_break(rest);
-        LineKind::Text
+        if is_thematic_break(rest) {
+            st.paragraph = Paragraph::None;
+            return LineKind::Text;
+        }
+        st.paragraph_line()
+    }
+
+    /// A line of paragraph text: it continues the open paragraph (a block quote's,
+    /// lazily) or starts one.
+    #[inline(always)]
+    fn paragraph_line(&mut self) -> LineKind {
+        match self.paragraph {
+            Paragraph::None => {
+                self.paragraph = Paragraph::Text;
+                LineKind::Text
+            }
+            Paragraph::Text => LineKind::Text,
+            Paragraph::Quote => LineKind::Quote,
+        }
     }
 
     /// Classifies a line that may start an HTML block (`rest`, after the indentation,
     /// starts with `<`), or returns None when it does not.
     #[inline(always)]
     fn html_line(&mut self, rest: &[u8]) -> Option<LineKind> {
-        let end = html_start(rest, self.in_paragraph)?;
-        self.in_paragraph = false;
+        let end = html_start(rest, self.paragraph != Paragraph::None)?;
+        self.paragraph = Paragraph::None;
         let done = match end {
             HtmlEnd::Blank => false,
             // Most such blocks are one-line comments (status comments among them) that
@@ -427,14 +459,18 @@ impl ScanState {
         if let Some(mut fence) = opening_fence(&item[item_first..], 0) {
             fence.base = content;
             st.fence = Some(fence);
-            st.in_paragraph = false;
+            st.paragraph = Paragraph::None;
             return LineKind::FenceOpen;
         }
         if atx_level(&item[item_first..]).is_some() {
-            st.in_paragraph = false;
+            st.paragraph = Paragraph::None;
             return LineKind::NestedHeading;
         }
-        st.in_paragraph = !item[item_first..].is_empty();
+        st.paragraph = if item[item_first..].is_empty() {
+            Paragraph::None
+        } else {
+            Paragraph::Text
+        };
         LineKind::Text
     }
 
@@ -464,24 +500,24 @@ impl ScanState {
             return LineKind::FencedCode;
         }
         if content.is_empty() {
-            st.in_paragraph = false;
+            st.paragraph = Paragraph::None;
             return LineKind::Quote;
         }
-        if indent >= 4 && !st.in_paragraph {
+        if indent >= 4 && st.paragraph == Paragraph::None {
             return LineKind::IndentedCode;
         }
         if indent < 4
             && let Some(fence) = opening_fence(content, 0)
         {
             st.quote_fence = Some(fence);
-            st.in_paragraph = false;
+            st.paragraph = Paragraph::None;
             return LineKind::FenceOpen;
         }
         if indent < 4 && atx_level(content).is_some() {
-            st.in_paragraph = false;
+            st.paragraph = Paragraph::None;
             return LineKind::NestedHeading;
         }
-        st.in_paragraph = true;
+        st.paragraph = Paragraph::Quote;
         LineKind::Quote
     }
 }

@@ -9,6 +9,7 @@ mod agent_output;
 mod commands;
 mod drafts;
 mod editing;
+mod ending;
 mod failures;
 mod lifecycle;
 mod processes;

@@ -359,3 +359,27 @@ fn marker_removal_leaves_no_doubled_or_dangling_blanks() {
         "see now\nfoo bar\nend\n`[DONE]` stays"
     );
 }
+
+#[test]
+fn asked_right_after_an_answer_without_text_the_member_answers_the_question_before_it() {
+    let text = "\
+## @me
+Is the refund rounding right?
+
+## @reviewer
+<!-- chatmd id=t1 agent=claude status=done -->
+
+## @tester
+<!-- chatmd id=t2 agent=codex status=skipped -->
+";
+    let asked_after_the_empty_answers = Case::new(text, "reviewer", 2).build();
+    let asked_the_question = Case::new(text, "reviewer", 0).build();
+    assert_eq!(asked_after_the_empty_answers, asked_the_question);
+    assert!(
+        asked_the_question
+            .body
+            .ends_with("me: Is the refund rounding right?\n"),
+        "{}",
+        asked_the_question.body
+    );
+}

@@ -175,3 +175,49 @@ fn a_draft_typed_during_a_round_is_never_sent_by_its_end() {
     let text = "## @me\n@a go\n## @a\n@b your turn\n## @me\n@c draft\n";
     assert_eq!(after(text, &[1]), run(&["b"]));
 }
+
+#[test]
+fn an_answer_with_no_text_ends_the_chain_but_a_failed_turn_leaves_the_question_open() {
+    let answered = |status: &str| {
+        format!(
+            "## @me\n@a go\n\n## @a\n<!-- chatmd id=t1 agent=claude status={status} -->\n\n## @me\n\n"
+        )
+    };
+    for status in ["done", "skipped"] {
+        assert_eq!(
+            next_of(&answered(status)),
+            Next::Nobody("@a did not hand the word to anyone".to_string()),
+            "{status}"
+        );
+    }
+    // An error, a cancel, a turn still running: the question before it is still open.
+    for status in ["error", "cancelled", "interrupted", "streaming", "queued"] {
+        assert_eq!(next_of(&answered(status)), run(&["a"]), "{status}");
+    }
+}
+
+#[test]
+fn mentions_in_tool_summaries_quotes_and_code_hand_nothing_on() {
+    let team = team();
+    let after = |text: &str| {
+        let chat = Chat::parse(text);
+        let roster = Roster::new(&team, chat.front_matter.as_ref());
+        after_answers(text, &chat, &roster, &[1]).0
+    };
+    let nobody = Next::Nobody("@a did not hand the word to anyone".to_string());
+    let answer = "## @me\n@a go\n\n## @a\n<!-- chatmd id=t1 status=done -->\nFound 3 TODOs.\n\
+                  \n<details><summary>Tools (1)</summary>\n\n- Bash: grep -rn TODO src @b\n\n</details>\n";
+    assert_eq!(after(answer), nobody);
+    let quoting =
+        "## @me\n@a go\n\n## @a\n> @b asked [NEXT: c]\n\nAnswered, see `@c` and:\n```\n@b\n```\n";
+    assert_eq!(after(quoting), nobody);
+    // Prose after the quote still counts.
+    let prose = format!("{quoting}\nNow @c, please.\n");
+    assert_eq!(after(&prose), run(&["c"]));
+    // The same holds for a human's quote: the message is still the human's, and
+    // routing follows what they wrote themselves (no mention here: round-robin).
+    assert_eq!(
+        next_of("## @me\n> @c wrote: ask @b\n\nWhat do you think?\n"),
+        run(&["a"])
+    );
+}

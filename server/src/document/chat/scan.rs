@@ -29,6 +29,8 @@ struct Building {
     /// `first_option` on.
     permission: Option<PermissionBlock>,
     first_option: usize,
+    /// How many `<details>` elements are open in the current message.
+    open_details: usize,
 }
 
 /// The prefix of a status comment line.
@@ -57,6 +59,7 @@ pub(super) fn scan_with_room(
         open_code: None,
         permission: None,
         first_option: 0,
+        open_details: 0,
     };
     let mut expect_status = false;
     let mut end_of_scan = text.len();
@@ -124,6 +127,10 @@ pub(super) fn scan_with_room(
                         out.push_code_block(block);
                     }
                 }
+                LineKind::Html => {
+                    out.finish_permission();
+                    out.open_details = details_after(out.open_details, line_bytes);
+                }
                 _ => out.finish_permission(),
             }
             continue;
@@ -154,7 +161,15 @@ pub(super) fn scan_with_room(
                 continue;
             }
         }
-        if next_special < line.end {
+        // Mentions and markers count only in prose (docs/format.md): not in a block
+        // quote (a quote line, lazy ones included), which holds someone else's words,
+        // nor inside a `<details>` element, such as the tools block the server writes
+        // at the end of an answer.
+        if next_special < line.end
+            && out.open_details == 0
+            && line.kind != LineKind::Quote
+            && !(line.kind == LineKind::NestedHeading && starts_quote(line_bytes))
+        {
             if next_special < line.start {
                 next_special = find_special(bytes, line.start);
             }
@@ -182,6 +197,28 @@ pub(super) fn scan_with_room(
         preamble_code_blocks: out.preamble_code_blocks,
         messages,
     }
+}
+
+/// Whether a line's first byte after its indentation is a block quote's `>`.
+fn starts_quote(line: &[u8]) -> bool {
+    line.iter().find(|&&b| b != b' ' && b != b'\t') == Some(&b'>')
+}
+
+/// How many `<details>` elements are open after an HTML line, `open` before it.
+fn details_after(mut open: usize, line: &[u8]) -> usize {
+    let tag_ends = |b: Option<&u8>| matches!(b, None | Some(b'>' | b' ' | b'\t' | b'/'));
+    for (i, _) in line.iter().enumerate().filter(|&(_, &b)| b == b'<') {
+        let tag = &line[i + 1..];
+        if tag.len() >= 7 && tag[..7].eq_ignore_ascii_case(b"details") && tag_ends(tag.get(7)) {
+            open += 1;
+        } else if tag.len() >= 8
+            && tag[..8].eq_ignore_ascii_case(b"/details")
+            && tag_ends(tag.get(8))
+        {
+            open = open.saturating_sub(1);
+        }
+    }
+    open
 }
 
 /// The offset of the first `@`, `[` or backtick at or after `from` (the text's length
@@ -256,6 +293,7 @@ impl Building {
     /// Closes the current message at `end` (absolute): any block still open in it.
     fn finish_message(&mut self, end: usize) {
         self.finish_permission();
+        self.open_details = 0;
         if let Some(mut block) = self.open_code.take() {
             block.range.end = end;
             self.push_code_block(block);

@@ -144,6 +144,70 @@ fn summary_takes_the_first_words() {
     assert_eq!(chat.messages[0].summary(text, 20), "Please review the pa…");
 }
 
+/// The handles mentioned and the markers set in each message, as the parser finds them.
+fn mentions_and_markers(text: &str) -> Vec<(Vec<&str>, Vec<String>)> {
+    Chat::parse(text)
+        .messages
+        .iter()
+        .map(|m| {
+            let mentions = m.mentions().map(|x| &text[x.handle]).collect();
+            let markers = m
+                .markers()
+                .map(|x| match x.kind {
+                    MarkerKind::Next(h) => format!("NEXT {}", &text[h]),
+                    MarkerKind::Done => "DONE".to_string(),
+                })
+                .collect();
+            (mentions, markers)
+        })
+        .collect()
+}
+
+#[test]
+fn only_prose_mentions_and_markers_count() {
+    // What chatmd writes after an answer: the tools it ran, what it was not allowed.
+    let answer = "## @me\n@a look\n\n## @a\n<!-- chatmd id=t1 status=done -->\nFound them.\n\
+                  \n<details><summary>Tools (2)</summary>\n\n\
+                  - Bash: grep -rn TODO src @b\n\
+                  - Bash: echo [NEXT: c] — failed: @c\n\
+                  \n</details>\n\
+                  \n> **Not allowed** — @a's `claude` refused 1 action that needs approval:\n\
+                  > - `Bash`: `rm -rf @b`\n";
+    assert_eq!(
+        mentions_and_markers(answer),
+        [(vec!["a"], vec![]), (vec![], vec![])]
+    );
+    // Quotes of other messages, lazy lines of a quote, nested quotes, a heading in a
+    // quote; code spans and fences; and the prose around them, which counts.
+    let quoting = "## @me\n\
+                   > @b wrote: ask @c [NEXT: c] [DONE]\n\
+                   and this line continues the quote, @c\n\
+                   \n\
+                   > > @c\n\
+                   >\n\
+                   > ## @c heading\n\
+                   \n   > @c indented\n\
+                   \nSo @a, what do you think? `@b` [NEXT: a]\n\
+                   ```\n@c\n```\n\
+                   - a list @b after the quote\n";
+    assert_eq!(
+        mentions_and_markers(quoting),
+        [(vec!["a", "b"], vec!["NEXT a".to_string()])]
+    );
+    // A quote's paragraph ends at a blank line, a list item or another block.
+    let after = "## @me\n> quoted @b\n- item @a\n> quoted @b\n\n@c\n> q @b\n---\n@a\n";
+    assert_eq!(mentions_and_markers(after), [(vec!["a", "c", "a"], vec![])]);
+    // A `<details>` block hides mentions until it closes (here, with its message).
+    let details = "## @me\n<DETAILS open>\n\n@a\n\n</Details>\n\n@b\n<details>\n\n@c\n## @x\n@a\n";
+    assert_eq!(
+        mentions_and_markers(details),
+        [(vec!["b"], vec![]), (vec!["a"], vec![])]
+    );
+    // A one-line `<details>` element closes on its line.
+    let inline = "## @me\n<details><summary>x</summary>y</details>\n\n@a\n";
+    assert_eq!(mentions_and_markers(inline), [(vec!["a"], vec![])]);
+}
+
 fn apply(text: &str, start: usize, old_end: usize, insert: &str) -> (String, Edit) {
     let mut new = String::with_capacity(text.len() + insert.len());
     new.push_str(&text[..start]);
@@ -214,6 +278,11 @@ const PIECES: &[&str] = &[
     "/end",
     "é😀",
     "`@a`",
+    "<details><summary>Tools (1)</summary>\n\n",
+    "- Bash: grep @a\n",
+    "</details>\n",
+    "> @b said\n",
+    "lazily @a\n",
 ];
 
 #[test]

@@ -74,6 +74,23 @@ fn quotes_and_lists_never_hold_messages() {
 }
 
 #[test]
+fn a_plain_line_that_continues_a_quoted_paragraph_is_quoted() {
+    // CommonMark's lazy continuation: the line is part of the quote.
+    assert_eq!(kinds("> a\nb\n      c\n<span>\n\nd"), ">>>>_t");
+    // A blank line, an empty quote line, a list item, a thematic break, a heading,
+    // a fence or an HTML block end the quote's paragraph.
+    assert_eq!(kinds(">\nb"), ">t");
+    assert_eq!(kinds("> a\n>\nb"), ">>t");
+    assert_eq!(kinds("> a\n- b\nc"), ">tt");
+    assert_eq!(kinds("> a\n---\nc"), ">tt");
+    assert_eq!(kinds("> a\n## @b\nc"), ">Ht");
+    assert_eq!(kinds("> a\n```\nc"), ">[c");
+    assert_eq!(kinds("> a\n<div>\nc"), "><<");
+    // Code in a quote is no paragraph.
+    assert_eq!(kinds(">     code\nb"), "it");
+}
+
+#[test]
 fn line_ranges_cover_crlf_and_lone_cr() {
     let text = "a\r\nb\rc\n\nd";
     let lines: Vec<(usize, usize, usize)> = Scanner::new(text, 0)
