@@ -6,61 +6,32 @@
 //! runs are counted (each run appends a line to `FAKE_AGENT_RECORD`).
 
 use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 use std::time::Duration;
 
 use pretty_assertions::assert_eq;
 
-struct Setup {
-    dir: tempfile::TempDir,
-    bin: PathBuf,
+mod send_support;
+
+/// The shared workspace, with this file's way of running `chatmd send`.
+struct Setup(send_support::Workspace);
+
+impl std::ops::Deref for Setup {
+    type Target = send_support::Workspace;
+    fn deref(&self) -> &send_support::Workspace {
+        &self.0
+    }
 }
 
 impl Setup {
-    /// A workspace (a git repository) with a team of a claude reviewer and a codex tester,
-    /// and the fake agent installed as `claude`, `codex` and `gemini`.
     fn new() -> Setup {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::create_dir_all(dir.path().join(".git")).unwrap();
-        let fake = PathBuf::from(env!("CARGO_BIN_EXE_fake-agent"));
-        let bin = chatmd_tests::fake_agent::install(&fake, &dir.path().join("bin")).unwrap();
-        let s = Setup { dir, bin };
-        s.write("team/reviewer/CLAUDE.md", "# Reviews Rust code\n");
-        s.write("team/tester/AGENTS.md", "# Writes tests\n");
-        s
-    }
-
-    fn path(&self, rel: &str) -> PathBuf {
-        self.dir.path().join(rel)
-    }
-
-    fn write(&self, rel: &str, text: &str) {
-        let p = self.path(rel);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, text).unwrap();
-    }
-
-    fn read(&self, rel: &str) -> String {
-        std::fs::read_to_string(self.path(rel)).unwrap()
+        Setup(send_support::Workspace::new())
     }
 
     /// Runs `chatmd send` with the fake's knobs; every agent run is recorded.
     fn send(&self, args: &[&str], knobs: &[(&str, &str)]) -> Output {
-        let mut c = Command::new(assert_cmd::cargo::cargo_bin("chatmd"));
-        c.arg("send")
-            .args(args)
-            .current_dir(self.dir.path())
-            .env("PATH", format!("{}:/usr/bin:/bin", self.bin.display()))
-            .env("HOME", self.dir.path())
-            .env("XDG_CONFIG_HOME", self.dir.path().join("config"))
-            .env("IS_SANDBOX", "")
-            .env("FAKE_AGENT_RECORD", self.path("runs.jsonl"))
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        for (k, v) in knobs {
-            c.env(k, v);
-        }
+        let mut c = self.command(args, knobs);
+        c.env("FAKE_AGENT_RECORD", self.path("runs.jsonl"));
         let child = c.spawn().expect("run chatmd send");
         let pid = child.id();
         // A chain that never ends would hang the test: give up after a minute.
