@@ -4,8 +4,7 @@
 //! the same section, and the status says `resume=lost`. The fake agent keeps a session
 //! store and records every run (`runs.jsonl`).
 
-use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
 use pretty_assertions::assert_eq;
 use serde_json::Value;
@@ -24,22 +23,23 @@ const FRESH: &str = "5e55a000-0000-4000-8000-000000000002";
 /// Instructions that the CLIs do not load by themselves: the `[SYSTEM]` text.
 const ROLE: &str = "ROLE-MARKER: be strict.";
 
-struct Setup {
-    dir: tempfile::TempDir,
-    bin: PathBuf,
+mod send_support;
+
+/// The shared workspace, with a writer and every member resuming.
+struct Setup(send_support::Workspace);
+
+impl std::ops::Deref for Setup {
+    type Target = send_support::Workspace;
+    fn deref(&self) -> &send_support::Workspace {
+        &self.0
+    }
 }
 
 impl Setup {
     /// A workspace (a git repository) whose `team/` has the three members, each with
     /// `resume = true` and instructions, and the fake agent as `claude`, `codex`, `gemini`.
     fn new() -> Setup {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::create_dir_all(dir.path().join(".git")).unwrap();
-        let fake = PathBuf::from(env!("CARGO_BIN_EXE_fake-agent"));
-        let bin = chatmd_tests::fake_agent::install(&fake, &dir.path().join("bin")).unwrap();
-        let s = Setup { dir, bin };
-        s.write("team/reviewer/CLAUDE.md", "# Reviews Rust code\n");
-        s.write("team/tester/AGENTS.md", "# Writes tests\n");
+        let s = Setup(send_support::Workspace::new());
         s.write("team/writer/GEMINI.md", "# Writes docs\n");
         let mut toml = String::new();
         for (member, _) in MEMBERS {
@@ -52,37 +52,10 @@ impl Setup {
         s
     }
 
-    fn path(&self, rel: &str) -> PathBuf {
-        self.dir.path().join(rel)
-    }
-
-    fn write(&self, rel: &str, text: &str) {
-        let p = self.path(rel);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, text).unwrap();
-    }
-
-    fn read(&self, rel: &str) -> String {
-        std::fs::read_to_string(self.path(rel)).unwrap()
-    }
-
     fn send(&self, chat: &str, knobs: &[(&str, &str)]) -> Output {
-        let mut c = Command::new(assert_cmd::cargo::cargo_bin("chatmd"));
-        c.arg("send")
-            .arg(chat)
-            .current_dir(self.dir.path())
-            .env("PATH", format!("{}:/usr/bin:/bin", self.bin.display()))
-            .env("HOME", self.dir.path())
-            .env("XDG_CONFIG_HOME", self.dir.path().join("config"))
-            .env("IS_SANDBOX", "")
-            .env("FAKE_AGENT_SESSIONS", self.path("sessions"))
-            .env("FAKE_AGENT_RECORD", self.path("runs.jsonl"))
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        for (k, v) in knobs {
-            c.env(k, v);
-        }
+        let mut c = self.command(&[chat], knobs);
+        c.env("FAKE_AGENT_SESSIONS", self.path("sessions"))
+            .env("FAKE_AGENT_RECORD", self.path("runs.jsonl"));
         c.output().expect("run chatmd send")
     }
 
