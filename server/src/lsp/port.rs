@@ -17,6 +17,7 @@ use tower_lsp_server::Client;
 use tower_lsp_server::ls_types::*;
 
 mod closed;
+mod renamed;
 mod send;
 
 use super::echo::clamp;
@@ -136,6 +137,14 @@ impl LspPort {
                 self.uri.as_str()
             )));
         };
+        if !path.exists() {
+            if self.follow_rename() {
+                return Ok(());
+            }
+            return Err(PortError::Gone {
+                path: path.display().to_string(),
+            });
+        }
         let mut file = FilePort::open(&path, None)?;
         if !self.view.is_empty() && file.current() != self.view {
             self.carry_into(&mut file)?;
@@ -261,11 +270,14 @@ impl EditorPort for LspPort {
                 return Ok(self.view.clone());
             }
         }
-        self.switch_to_disk()?;
+        if let Err(error) = self.switch_to_disk() {
+            self.recover(error).await?;
+        }
         self.pending.clear();
         match self.disk.as_mut() {
             Some(file) => file.text().await,
-            None => unreachable!("switch_to_disk sets the file"),
+            // Renamed: the document under its new name.
+            None => Ok(self.view.clone()),
         }
     }
 
@@ -281,7 +293,14 @@ impl EditorPort for LspPort {
         if let Some(file) = self.disk.as_mut() {
             return file.apply(edits).await;
         }
-        self.send(edits).await
+        match self.send(edits).await {
+            Err(error) => {
+                // Renamed under the edit: computed again for the document's new text.
+                self.recover(error).await?;
+                Ok(Applied::Stale)
+            }
+            applied => applied,
+        }
     }
 
     async fn notify(&mut self, level: Level, message: &str) {
@@ -294,8 +313,10 @@ impl EditorPort for LspPort {
     }
 
     async fn changes(&mut self) -> Result<Vec<Change>, PortError> {
-        if self.disk.is_none() {
-            self.take_in()?;
+        if self.disk.is_none()
+            && let Err(error) = self.take_in()
+        {
+            self.recover(error).await?;
         }
         let mut out = std::mem::take(&mut self.pending);
         if let Some(file) = self.disk.as_mut() {

@@ -13,6 +13,7 @@ mod ending;
 mod failures;
 mod lifecycle;
 mod processes;
+mod reliability;
 mod resume;
 mod routing;
 mod trust;
