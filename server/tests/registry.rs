@@ -3,12 +3,12 @@
 
 use std::path::{Path, PathBuf};
 
+use chatmd::agents::AgentKind;
 use chatmd::agents::registry::{Location, default_path_from};
 use chatmd::agents::{
     Adapter, AgentEntry, CommandOutput, CommandSpec, JsonPointers, PromptDelivery, Registry,
     RegistryProblem,
 };
-use chatmd::team::AgentKind;
 use pretty_assertions::assert_eq;
 
 const FILE: &str = "/home/dev/.config/chatmd/agents.toml";

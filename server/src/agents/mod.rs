@@ -3,21 +3,27 @@
 //! tokio, no LSP types; the runner executes what an adapter describes.
 
 mod auth;
+mod autoload;
 pub mod claude;
 pub mod codex;
 pub mod command;
 mod fields;
 pub mod gemini;
 mod json;
+mod kind;
 mod output;
 mod permissions;
 mod plan;
+pub mod probe;
+pub mod program;
 pub mod provenance;
 mod reader;
 pub mod registry;
 mod resume;
 mod tools;
 
+pub use autoload::role_files_loaded;
+pub use kind::{AgentKind, UnknownAgentKind};
 pub use output::sanitize;
 pub use plan::{ARGUMENT_LIMIT, DEFAULT_IDLE, DEFAULT_TOTAL};
 pub use provenance::configured_model;

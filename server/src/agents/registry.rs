@@ -30,7 +30,7 @@ mod raw;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use crate::team::AgentKind;
+use crate::agents::AgentKind;
 
 pub use location::Location;
 

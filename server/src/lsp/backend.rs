@@ -98,13 +98,13 @@ impl LanguageServer for Backend {
             let mut state = lock(&self.state);
             state.encoding = encoding;
             state.root = root;
-            state.client = watch::client_flags(&params.capabilities);
+            state.client_flags = watch::client_flags(&params.capabilities);
             let neovim = params
                 .client_info
                 .as_ref()
                 .is_some_and(|info| info.name.to_lowercase().contains("vim"));
-            state.client.skips_stale_edits = neovim;
-            state.client.adds_final_line_break = neovim;
+            state.client_flags.skips_stale_edits = neovim;
+            state.client_flags.adds_final_line_break = neovim;
             state.agent_path = params
                 .initialization_options
                 .as_ref()

@@ -17,8 +17,7 @@ mod new_files;
 
 use super::port::LspPort;
 use super::progress;
-use super::state::{State, chat_team, lock};
-use crate::agents::Registry;
+use super::state::{State, agent_kinds, lock, team_of};
 use crate::conversation::roster::Roster;
 use crate::conversation::routing;
 use crate::document::chat::Chat;
@@ -134,21 +133,6 @@ pub(super) fn chat_path(uri: &Uri) -> Result<PathBuf> {
     })
 }
 
-fn registry(state: &Mutex<State>) -> Arc<Registry> {
-    if let Some(registry) = lock(state).registry.clone() {
-        return registry;
-    }
-    // The user's own agents.toml is optional: only an existing one is read.
-    let user = crate::agents::registry::default_path().filter(|p| p.exists());
-    let (registry, problems) = Registry::load(user.as_deref());
-    for problem in problems {
-        tracing::warn!("{problem}");
-    }
-    let registry = Arc::new(registry);
-    lock(state).registry = Some(registry.clone());
-    registry
-}
-
 /// Starts the turns the chat calls for (or `targets`); answers with the members that
 /// started, or why nobody did. `before` runs first in the same task (a retry takes
 /// the old answer out).
@@ -178,7 +162,7 @@ async fn start(
     let ctx = Context {
         workspace_root: root,
         chat_path: path,
-        registry: registry(state),
+        registry: agent_kinds(state),
         cancel: CancellationToken::new(),
         targets,
         agent_path,
@@ -234,7 +218,7 @@ async fn start(
 fn continue_targets(state: &Mutex<State>, uri: &Uri) -> Result<Option<Vec<String>>> {
     let (text, path) = read(state, uri)?;
     let chat = Chat::parse(&text);
-    let team = chat_team(state, &path, &chat);
+    let team = team_of(state, Some(&path), &chat).team;
     let roster = Roster::new(&team, chat.front_matter.as_ref());
     Ok(match routing::continue_next(&text, &chat, &roster) {
         routing::Next::Run(members) => Some(members),
@@ -291,7 +275,7 @@ impl BeforeRun {
 async fn retry(client: &Client, state: &Arc<Mutex<State>>, uri: Uri, line: u32) -> Result<Value> {
     let (text, path) = read(state, &uri)?;
     let chat = Chat::parse(&text);
-    let team = chat_team(state, &path, &chat);
+    let team = team_of(state, Some(&path), &chat).team;
     let roster = Roster::new(&team, chat.front_matter.as_ref());
     let member = match actions::retry(&text, &chat, &roster, line) {
         Ok((member, _)) => member,

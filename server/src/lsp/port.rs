@@ -84,8 +84,8 @@ impl LspPort {
             let running = s.running.clone();
             (
                 s.journals.entry(uri.clone()).or_default().subscribe(),
-                s.client.skips_stale_edits,
-                s.client.adds_final_line_break,
+                s.client_flags.skips_stale_edits,
+                s.client_flags.adds_final_line_break,
                 running,
             )
         };
@@ -123,8 +123,7 @@ impl LspPort {
 
     /// The team of the chat, as the editor features see it.
     pub fn team(&self, chat: &crate::document::chat::Chat) -> Arc<crate::team::Team> {
-        let path = self.path.clone().unwrap_or_default();
-        super::state::chat_team(&self.state, &path, chat)
+        super::state::team_of(&self.state, self.path.as_deref(), chat).team
     }
 
     /// Leaves the editor buffer for the file on disk (the document was closed). When

@@ -97,7 +97,7 @@ pub fn start(client: Client, state: Arc<Mutex<State>>) -> Outbox {
     tokio::spawn(async move {
         let (supported, running) = {
             let s = lock(&state);
-            (s.client.work_done_progress, s.running.clone())
+            (s.client_flags.work_done_progress, s.running.clone())
         };
         let mut open: HashMap<String, Open> = HashMap::new();
         while let Some(event) = rx.recv().await {

@@ -66,7 +66,7 @@ pub fn code_actions(
     chat_problems: &[Problem],
     team: &Team,
 ) -> Vec<CodeAction> {
-    if !lock(state).client.show_message_request {
+    if !lock(state).client_flags.show_message_request {
         return Vec::new();
     }
     let overlaps = |r: &ByteRange| r.start <= wanted.end && wanted.start <= r.end;
@@ -161,7 +161,7 @@ pub async fn execute(client: &Client, state: &Arc<Mutex<State>>, uri: Uri) -> Re
         let s = lock(state);
         (
             s.root_for(&path),
-            s.client.show_message_request,
+            s.client_flags.show_message_request,
             s.user_config.clone(),
         )
     };

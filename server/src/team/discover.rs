@@ -1,14 +1,14 @@
-//! `load_team`: members from folders plus `chatmd.toml`, in team order, with every
+//! `load_team_with`: members from folders plus `chatmd.toml`, in team order, with every
 //! problem found on the way collected instead of failing.
 
 use std::path::{Path, PathBuf};
 
-use super::autoload::role_files_loaded;
 use super::config::{MemberSettings, load_layers};
 use super::folders::{MemberFolder, find_member_folders, read_text, read_text_anywhere};
 use super::model::{Member, Severity, Team, TeamProblem};
 use super::paths::{contain, leads_outside, normalize};
-use super::trust::{UserConfig, UserTrust, link_out, trust_command};
+use super::trust::{UserTrust, link_out, trust_command};
+use crate::agents::role_files_loaded;
 
 /// The human's handle when `chatmd.toml` does not set `human`.
 pub const DEFAULT_HUMAN: &str = "me";
@@ -23,20 +23,11 @@ pub const TEAM_INSTRUCTION_FILE: &str = "team_instruction.md";
 /// Team order: the `[members.*]` tables of the nearest `chatmd.toml` in file order (then
 /// those only farther files define), then the remaining folders alphabetically.
 ///
-/// What the user trusts comes from their own config folder (`$XDG_CONFIG_HOME/chatmd`);
-/// [`load_team_with`] takes it from the caller.
-pub fn load_team(workspace_root: &Path, team_folder: &Path) -> Team {
-    load_team_with(
-        workspace_root,
-        team_folder,
-        &UserConfig::from_env().load_trust(),
-    )
-}
-
-/// [`load_team`] with what the user trusts: the `chatmd.toml` files whose `command`,
-/// `args`, `env` and `home` apply, and the links out of the workspace that may be
-/// followed. Untrusted settings are left out (and listed in [`Team::untrusted`]); a
-/// member that depends on a link the user did not accept is left out of the team.
+/// `trust` is what the user trusts: the `chatmd.toml` files whose `command`, `args`,
+/// `env` and `home` apply, and the links out of the workspace that may be followed.
+/// Untrusted settings are left out (and listed in [`Team::untrusted`]); a member that
+/// depends on a link the user did not accept is left out of the team. Callers with a
+/// chat find its root and folder with [`super::locate`].
 pub fn load_team_with(workspace_root: &Path, team_folder: &Path, trust: &UserTrust) -> Team {
     let root = normalize(workspace_root);
     let folder = normalize(team_folder);

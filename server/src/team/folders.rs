@@ -6,10 +6,10 @@ use std::io::Read;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
-use super::kind::AgentKind;
 use super::model::{Severity, TeamProblem, is_valid_handle};
 use super::paths::leads_outside;
 use super::trust::{UserTrust, trust_command};
+use crate::agents::AgentKind;
 
 /// A subfolder of the team folder that holds at least one role file.
 #[derive(Debug, Clone, PartialEq, Eq)]

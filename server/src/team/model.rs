@@ -6,8 +6,8 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::kind::AgentKind;
 use super::trust::{TrustKey, UntrustedConfig, key_list, trust_command};
+use crate::agents::AgentKind;
 
 /// How bad a [`TeamProblem`] is; maps one to one onto diagnostic severities.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -30,7 +30,10 @@ fn is_skipped_folder(entry: &DirEntry) -> bool {
     entry.file_type().is_dir() && (name.starts_with('.') || SKIPPED_FOLDERS.contains(&&*name))
 }
 
-fn is_chat_file(path: &Path) -> bool {
+/// Whether `path` is a chat by its name: `<name>.chat.md`, with a name. The one rule
+/// for the workspace scan, the file watchers and `chatmd members`; a file called just
+/// `.chat.md` is not a chat (it is a hidden file named `chat.md`).
+pub fn is_chat_file(path: &Path) -> bool {
     path.file_name()
         .and_then(|name| name.to_str())
         .is_some_and(|name| name.len() > ".chat.md".len() && name.ends_with(".chat.md"))

@@ -12,7 +12,8 @@ use super::location::{Location, dotted, key_at};
 use super::{
     Adapter, AgentEntry, CommandOutput, CommandSpec, JsonPointers, PromptDelivery, RegistryProblem,
 };
-use crate::team::{AgentKind, is_valid_handle};
+use crate::agents::AgentKind;
+use crate::team::is_valid_handle;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -20,8 +20,10 @@ fn team() -> Team {
 struct Installed(&'static [&'static str]);
 
 impl CliLookup for Installed {
-    fn is_installed(&self, binary: &str) -> bool {
-        self.0.contains(&binary)
+    fn is_installed(&self, member: &Member) -> bool {
+        member
+            .kind()
+            .is_some_and(|kind| self.0.contains(&kind.binary()))
     }
 }
 
