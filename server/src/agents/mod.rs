@@ -29,7 +29,6 @@ pub use plan::{ARGUMENT_LIMIT, DEFAULT_IDLE, DEFAULT_TOTAL};
 pub use provenance::configured_model;
 pub use registry::{
     Adapter, AgentEntry, CommandOutput, CommandSpec, JsonPointers, PromptDelivery, Registry,
-    RegistryProblem,
 };
 
 use std::fmt;

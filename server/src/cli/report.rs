@@ -8,7 +8,7 @@ use serde::Serialize;
 use super::members::Target;
 use crate::agents::probe::probe_version;
 use crate::agents::{Registry, program, role_files_loaded};
-use crate::team::{Member, TEAM_INSTRUCTION_FILE, Team, TeamProblem};
+use crate::team::{ConfigProblem, Location, Member, TEAM_INSTRUCTION_FILE, Team};
 
 /// The JSON document of `chatmd members --json`; field names are a stable interface.
 #[derive(Debug, Serialize)]
@@ -140,26 +140,19 @@ fn cli(m: &Member, root: &Path, agent_kinds: &Registry) -> CliReport {
     }
 }
 
-fn problem(p: &TeamProblem) -> ProblemReport {
-    let position = p.range.as_ref().and_then(|range| {
+fn problem(p: &ConfigProblem) -> ProblemReport {
+    // Problems found without the file's text at hand are placed now.
+    let position = p.location.or_else(|| {
+        let range = p.range.as_ref()?;
         let bytes = std::fs::read(&p.file).ok()?;
-        let before = bytes.get(..range.start)?;
-        let line_start = before
-            .iter()
-            .rposition(|b| *b == b'\n')
-            .map_or(0, |i| i + 1);
-        let line = before.iter().filter(|b| **b == b'\n').count() + 1;
-        let column = String::from_utf8_lossy(&before[line_start..])
-            .chars()
-            .count()
-            + 1;
-        Some((line, column))
+        let before = String::from_utf8_lossy(bytes.get(..range.start)?);
+        Some(Location::of(&before, before.len()))
     });
     ProblemReport {
         severity: p.severity.name().to_owned(),
         file: text(&p.file),
-        line: position.map(|(line, _)| line),
-        column: position.map(|(_, column)| column),
+        line: position.map(|at| at.line),
+        column: position.map(|at| at.column),
         range: p.range.as_ref().map(|r| ByteRange {
             start: r.start,
             end: r.end,

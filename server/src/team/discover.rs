@@ -5,8 +5,9 @@ use std::path::{Path, PathBuf};
 
 use super::config::{MemberSettings, load_layers};
 use super::folders::{MemberFolder, find_member_folders, read_text, read_text_anywhere};
-use super::model::{Member, Severity, Team, TeamProblem};
+use super::model::{Member, Team};
 use super::paths::{contain, leads_outside, normalize};
+use super::problem::{ConfigProblem, Severity};
 use super::trust::{UserTrust, link_out, trust_command};
 use crate::agents::role_files_loaded;
 
@@ -41,10 +42,10 @@ pub fn load_team_with(workspace_root: &Path, team_folder: &Path, trust: &UserTru
         untrusted: Vec::new(),
     };
     if let Some((store, why)) = &trust.problem {
-        problems.push(TeamProblem::new(store, None, Severity::Warning, why));
+        problems.push(ConfigProblem::new(store, None, Severity::Warning, why));
     }
     if let Err(error) = contain(&root, &root, &folder) {
-        problems.push(TeamProblem::new(
+        problems.push(ConfigProblem::new(
             &folder,
             None,
             Severity::Error,
@@ -80,7 +81,7 @@ pub fn load_team_with(workspace_root: &Path, team_folder: &Path, trust: &UserTru
 
     if let Some((human, file, range)) = config.human {
         if let Some(member) = team.member(&human) {
-            problems.push(TeamProblem::new(
+            problems.push(ConfigProblem::new(
                 file,
                 Some(range),
                 Severity::Warning,
@@ -97,13 +98,17 @@ pub fn load_team_with(workspace_root: &Path, team_folder: &Path, trust: &UserTru
     team
 }
 
-fn read_instruction(root: &Path, folder: &Path, problems: &mut Vec<TeamProblem>) -> Option<String> {
+fn read_instruction(
+    root: &Path,
+    folder: &Path,
+    problems: &mut Vec<ConfigProblem>,
+) -> Option<String> {
     let file = folder.join(TEAM_INSTRUCTION_FILE);
     file.symlink_metadata().ok()?;
     match read_text(root, &file) {
         Ok(text) => Some(text),
         Err(error) => {
-            problems.push(TeamProblem::new(
+            problems.push(ConfigProblem::new(
                 &file,
                 error.range,
                 Severity::Error,
@@ -122,7 +127,7 @@ fn read_instruction(root: &Path, folder: &Path, problems: &mut Vec<TeamProblem>)
 struct Reader<'a> {
     root: &'a Path,
     trust: &'a UserTrust,
-    problems: &'a mut Vec<TeamProblem>,
+    problems: &'a mut Vec<ConfigProblem>,
 }
 
 impl Reader<'_> {
@@ -150,7 +155,7 @@ impl Reader<'_> {
                     found.kind.role_file_name(),
                     error.message
                 );
-                self.problems.push(TeamProblem::new(
+                self.problems.push(ConfigProblem::new(
                     &found.role_file,
                     error.range,
                     Severity::Error,
@@ -173,7 +178,7 @@ impl Reader<'_> {
                 .declared_at
                 .clone()
                 .map_or((team_folder.to_path_buf(), None), |(f, r)| (f, Some(r)));
-            self.problems.push(TeamProblem::new(
+            self.problems.push(ConfigProblem::new(
                 file,
                 range,
                 Severity::Warning,
@@ -240,7 +245,7 @@ impl Reader<'_> {
             && link == work
             && !self.trust.allows_link(&link, &target)
         {
-            self.problems.push(TeamProblem::new(
+            self.problems.push(ConfigProblem::new(
                 &work,
                 None,
                 Severity::Warning,
@@ -257,7 +262,7 @@ impl Reader<'_> {
             return Some(work);
         }
         if let Ok(target) = std::fs::read_link(&work) {
-            self.problems.push(TeamProblem::new(
+            self.problems.push(ConfigProblem::new(
                 &work,
                 None,
                 Severity::Warning,
@@ -295,7 +300,7 @@ impl Reader<'_> {
                     target.display()
                 )
             };
-            self.problems.push(TeamProblem::new(
+            self.problems.push(ConfigProblem::new(
                 &member.folder,
                 None,
                 Severity::Warning,
