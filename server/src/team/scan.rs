@@ -63,6 +63,15 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_chat_file_is_a_name_then_dot_chat_md() {
+        assert!(is_chat_file(Path::new("t/standup.chat.md")));
+        assert!(is_chat_file(Path::new("a.b.chat.md")));
+        for no in [".chat.md", "t/.chat.md", "chat.md", "a.chat.md.bak", "a.chat.mdx"] {
+            assert!(!is_chat_file(Path::new(no)), "{no}");
+        }
+    }
+
+    #[test]
     fn relevant_files() {
         for yes in [
             "t/bob/AGENTS.md",
