@@ -16,13 +16,8 @@ pub fn code_lenses(state: &Mutex<State>, doc: &Document, enc: PositionEncoding) 
 }
 
 fn lenses(scope: &Scope, doc: &Document, enc: PositionEncoding) -> Vec<CodeLens> {
-    let (text, chat, roster, running, uri) = (
-        scope.text,
-        scope.chat,
-        &scope.roster,
-        scope.running,
-        scope.uri,
-    );
+    let (text, chat, uri) = (scope.text, scope.chat, scope.uri);
+    let (roster, running) = (&scope.roster, scope.running);
     let mut lenses = Vec::new();
     let header_range = |i: usize| convert::range(&doc.text, &chat.messages[i].header(), enc);
 

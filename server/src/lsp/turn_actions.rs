@@ -88,13 +88,8 @@ fn actions_at(
     enc: PositionEncoding,
     range: Range,
 ) -> Vec<CodeAction> {
-    let (text, chat, roster, running, uri) = (
-        scope.text,
-        scope.chat,
-        &scope.roster,
-        scope.running,
-        scope.uri,
-    );
+    let (text, chat, uri) = (scope.text, scope.chat, scope.uri);
+    let (roster, running) = (&scope.roster, scope.running);
     let is_running = |m: &str| running.is_running(uri, m);
     let mut out = Vec::new();
 

@@ -84,15 +84,14 @@ pub fn locate(editor_root: Option<&Path>, chat_path: &Path, chat: &Chat) -> Team
 #[cfg(test)]
 mod tests {
     use super::*;
-    use pretty_assertions::assert_eq;
 
     #[test]
     fn the_root_is_the_editors_folder_else_the_repository_else_the_chats_folder() {
         let dir = tempfile::tempdir().unwrap();
-        let repo = dir.path().join("repo");
-        std::fs::create_dir_all(repo.join(".git")).unwrap();
-        std::fs::create_dir_all(repo.join("team")).unwrap();
-        let team = repo.join("team");
+        let (repo, team) = (dir.path().join("repo"), dir.path().join("repo/team"));
+        for folder in [repo.join(".git"), team.clone()] {
+            std::fs::create_dir_all(folder).unwrap();
+        }
         assert_eq!(workspace_root(Some(&team), &team), team);
         assert_eq!(workspace_root(None, &team), repo);
         assert_eq!(workspace_root(Some(dir.path()), &team), dir.path());

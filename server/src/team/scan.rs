@@ -66,7 +66,13 @@ mod tests {
     fn a_chat_file_is_a_name_then_dot_chat_md() {
         assert!(is_chat_file(Path::new("t/standup.chat.md")));
         assert!(is_chat_file(Path::new("a.b.chat.md")));
-        for no in [".chat.md", "t/.chat.md", "chat.md", "a.chat.md.bak", "a.chat.mdx"] {
+        for no in [
+            ".chat.md",
+            "t/.chat.md",
+            "chat.md",
+            "a.chat.md.bak",
+            "a.chat.mdx",
+        ] {
             assert!(!is_chat_file(Path::new(no)), "{no}");
         }
     }
