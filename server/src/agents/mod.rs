@@ -1,6 +1,9 @@
 //! Agent adapters: how each kind of CLI (claude, codex, gemini, any command) is started
-//! for one turn, and how its output lines become normalized [`AgentEvent`]s. Pure: no
-//! tokio, no LSP types; the runner executes what an adapter describes.
+//! for one turn, and how its output lines become normalized [`AgentEvent`]s; and the
+//! other facts only this folder knows about CLIs: the built-in kinds (`kind.rs`), the
+//! role files each loads by itself (`autoload.rs`), where its program is found
+//! (`program.rs`) and its version (`probe.rs`). No tokio, no LSP types; the runner
+//! executes what an adapter describes.
 
 mod auth;
 mod autoload;

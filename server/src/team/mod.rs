@@ -1,6 +1,8 @@
-//! Teams: member discovery from folders, role files, `chatmd.toml`, path containment,
-//! workspace trust and the workspace scan. Library code: no async, no LSP types,
-//! problems instead of panics.
+//! Teams: where a chat's team is (`place.rs`: its workspace root and team folder),
+//! member discovery from folders, role files, `chatmd.toml`, path containment,
+//! workspace trust and the workspace scan; the configuration problem type and TOML
+//! checker that `agents.toml` shares. Library code: no async, no LSP types, problems
+//! instead of panics.
 
 mod config;
 mod discover;
