@@ -5,6 +5,7 @@
 use super::ByteRange;
 use super::front_matter::{self, FrontMatter};
 use super::inline::{Marker, MarkerKind, Mention};
+use super::lines::Lines;
 use super::permission::PermissionBlock;
 use super::status::{StatusComment, StatusError};
 
@@ -313,10 +314,9 @@ impl Message {
 
     /// The first words of the message (for outlines), at most `max` chars.
     pub fn summary(&self, text: &str, max: usize) -> String {
-        let line = self
-            .body(text)
-            .lines()
-            .map(str::trim)
+        let body = self.body(text);
+        let line = Lines::new(body)
+            .map(|line| body[line.range()].trim())
             .find(|l| !l.is_empty() && !l.starts_with("<!--") && !l.starts_with("```"))
             .unwrap_or("");
         let mut out: String = line.chars().take(max).collect();

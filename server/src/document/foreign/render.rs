@@ -1,7 +1,8 @@
 //! Writes chatmd text: message bodies with `## @x` escaped and open fences closed,
 //! verbatim fenced blocks, one-line labels and YAML scalars.
 
-use super::fence::{Fence, FenceStep, heading_at};
+use super::heading_at;
+use crate::document::fence::{FenceStep, TopLevelFences};
 
 /// Marker-line text for a heading or summary: control characters (a lone `\r` would end
 /// the line) become spaces.
@@ -28,7 +29,7 @@ impl Out {
     /// Message or preamble text: `## @x` lines outside fenced code are escaped as
     /// `## \@x`, and a fence still open at the end is closed.
     pub(super) fn body(&mut self, lines: &[&str]) {
-        let mut fence = Fence::default();
+        let mut fence = TopLevelFences::default();
         for &line in lines {
             // A heading line is never a fence line, so it can be stepped like any other.
             let step = fence.step(line);
@@ -41,8 +42,8 @@ impl Out {
                 _ => self.line(line),
             }
         }
-        if let Some((c, n)) = fence.open {
-            self.line(&char::from(c).to_string().repeat(n));
+        if let Some(open) = fence.open {
+            self.line(&open.closing_line());
         }
     }
 
