@@ -109,35 +109,39 @@ pub(super) fn after_indent(line: &[u8]) -> &[u8] {
 mod tests {
     use super::*;
 
-    fn steps(text: &str) -> String {
+    /// Each line of `picture` is the step expected (`.` outside, `[` open, `c` inside,
+    /// `]` close) and the line itself: the whole scenario in one string.
+    fn check(picture: &str) {
         let mut fences = TopLevelFences::default();
-        text.split('\n')
-            .map(|line| match fences.step(line) {
-                FenceStep::Outside => '.',
-                FenceStep::Open => '[',
-                FenceStep::Inside => 'c',
-                FenceStep::Close => ']',
-            })
-            .collect()
+        for row in picture.lines() {
+            let (want, line) = row.split_at(1);
+            let got = match fences.step(line) {
+                FenceStep::Outside => ".",
+                FenceStep::Open => "[",
+                FenceStep::Inside => "c",
+                FenceStep::Close => "]",
+            };
+            assert_eq!(got, want, "{line:?} in\n{picture}");
+        }
     }
 
     #[test]
     fn top_level_fences_follow_commonmark() {
-        assert_eq!(steps("```\n## @a\n```\nx"), "[c].");
-        assert_eq!(steps("~~~~ rust\n~~~\n```\n~~~~~\nx"), "[cc].");
-        assert_eq!(steps("   ```\nx\n   ```  \n"), "[c].");
-        assert_eq!(steps("    ```\n\t```\n ``\n``` a`b"), "....");
-        assert_eq!(steps("~~~ a`b\n```\n~~~\t"), "[c]");
-        assert_eq!(steps("```\n``` x\n```"), "[c]");
+        check("[```\nc## @a\n]```\n.x\n[~~~~ rust\nc~~~\nc```\n]~~~~~");
+        check("[   ```\ncx\n]   ```  \n.    ```\n.\t```\n. ``\n.``` a`b");
+        check("[~~~ a`b\nc```\n]~~~\t\n[```\nc``` x\n]```");
     }
 
     #[test]
     fn an_open_fence_closes_with_its_own_line() {
-        let fence = Fence::open(b"````rust", 0).unwrap();
+        let fence = Fence::open(b"````rust", 0).expect("a fence");
         assert_eq!(fence.closing_line(), "````");
-        assert!(fence.is_closed_by(fence.closing_line().as_bytes()));
-        assert!(!fence.is_closed_by(b"```"));
-        assert!(!fence.is_closed_by(b"````x"));
-        assert_eq!(Fence::open(b"~~~", 2).unwrap().closing_line(), "~~~");
+        let closes =
+            [b"````".as_slice(), b"```", b"````x", b"`````  "].map(|l| fence.is_closed_by(l));
+        assert_eq!(closes, [true, false, false, true]);
+        assert_eq!(
+            Fence::open(b"~~~", 2).map(|f| f.closing_line()),
+            Some("~~~".into())
+        );
     }
 }

@@ -9,7 +9,8 @@
 
 use std::sync::Arc;
 
-use super::{CodeBlock, Message, Record, Store, StoredPermission};
+use super::store::{Record, Store, StoredPermission};
+use super::{CodeBlock, Message};
 use crate::document::permission::{self, PermissionBlock};
 use crate::document::scanner::{LineKind, Scanner, message_at};
 use crate::document::{bytes, inline};
@@ -81,10 +82,7 @@ pub(super) fn scan_with_room(
                 handle: base + at + 1..base + at + 1 + handle_len,
                 status: 0..0,
                 body_start: base + line.next,
-                first_mention: store.mentions.len(),
-                first_marker: store.markers.len(),
-                first_permission: store.permissions.len(),
-                first_code_block: store.code_blocks.len(),
+                starts: store.starts(),
             });
             expect_status = true;
             continue;
