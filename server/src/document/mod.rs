@@ -10,6 +10,7 @@ pub mod front_matter;
 pub mod inline;
 pub mod lines;
 pub mod permission;
+pub mod quoted;
 pub mod scanner;
 pub mod status;
 pub mod text;
