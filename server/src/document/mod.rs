@@ -14,6 +14,7 @@ pub mod quoted;
 pub mod scanner;
 pub mod status;
 pub mod text;
+pub mod units;
 
 /// A byte range into a document's text.
 pub type ByteRange = std::ops::Range<usize>;

@@ -17,7 +17,7 @@ use tower_lsp_server::ls_types::*;
 
 use super::state::{State, lock};
 use crate::document::status::TurnStatus;
-use crate::turns::clock;
+use crate::document::units;
 use crate::turns::registry::Running;
 
 /// At most one progress report per turn this often.
@@ -126,7 +126,7 @@ pub fn start(client: Client, state: Arc<Mutex<State>>) -> Outbox {
                         && o.last_report.elapsed() >= REPORT_EVERY
                     {
                         o.last_report = Instant::now();
-                        let message = format!("{} · {}", clock::took(elapsed), size(bytes));
+                        let message = format!("{} · {}", units::took(elapsed), units::size(bytes));
                         report(
                             &client,
                             &o.token,
@@ -161,7 +161,7 @@ pub fn start(client: Client, state: Arc<Mutex<State>>) -> Outbox {
                     error,
                 } => {
                     if let Some(o) = open.remove(&member) {
-                        let took = elapsed.map(clock::took).unwrap_or_default();
+                        let took = elapsed.map(units::took).unwrap_or_default();
                         let message = match (status, error) {
                             (TurnStatus::Error, Some(error)) => format!("error: {error}"),
                             (status, _) => format!("{status} {took}").trim_end().to_string(),
@@ -220,13 +220,4 @@ async fn changed(client: &Client, running: &Running) {
     client
         .send_notification::<TurnsChanged>(turns_json(running))
         .await;
-}
-
-/// `1.2 KB`, `3.4 MB`.
-fn size(bytes: usize) -> String {
-    match bytes {
-        b if b < 1000 => format!("{b} B"),
-        b if b < 1_000_000 => format!("{:.1} KB", b as f64 / 1000.0),
-        b => format!("{:.1} MB", b as f64 / 1_000_000.0),
-    }
 }
