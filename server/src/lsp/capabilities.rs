@@ -51,7 +51,7 @@ pub fn server_capabilities(encoding: PositionEncoding) -> ServerCapabilities {
             resolve_provider: Some(false),
         }),
         execute_command_provider: Some(ExecuteCommandOptions {
-            commands: super::commands::COMMANDS.map(String::from).to_vec(),
+            commands: super::ext::COMMANDS.map(String::from).to_vec(),
             ..Default::default()
         }),
         ..Default::default()

@@ -5,9 +5,9 @@ use std::sync::Mutex;
 use serde_json::json;
 use tower_lsp_server::ls_types::*;
 
-use super::convert;
 use super::state::{Document, State};
 use super::turn_actions::{Scope, command, handles, scope};
+use super::{convert, ext};
 use crate::conversation::roster::Roster;
 use crate::conversation::routing::{self, Next};
 use crate::document::text::PositionEncoding;
@@ -36,7 +36,7 @@ pub fn code_lenses(state: &Mutex<State>, doc: &Document, enc: PositionEncoding) 
             range: header_range(last),
             command: Some(command(
                 &format!("▶ Send to {}", handles(&members)),
-                "chatmd.send",
+                ext::SEND,
                 json!({ "uri": uri }),
             )),
             data: None,
@@ -53,7 +53,7 @@ pub fn code_lenses(state: &Mutex<State>, doc: &Document, enc: PositionEncoding) 
                 range: header_range(i),
                 command: Some(command(
                     &format!("■ Cancel @{}", turn.member),
-                    "chatmd.cancel",
+                    ext::CANCEL,
                     json!({ "uri": uri, "member": turn.member }),
                 )),
                 data: None,

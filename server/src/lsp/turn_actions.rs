@@ -7,8 +7,8 @@ use std::sync::{Arc, Mutex};
 use serde_json::{Value, json};
 use tower_lsp_server::ls_types::*;
 
-use super::convert;
 use super::state::{Document, State, chat_team, lock};
+use super::{convert, ext};
 use crate::conversation::roster::Roster;
 use crate::conversation::routing::{self, Next};
 use crate::document::text::PositionEncoding;
@@ -89,12 +89,12 @@ pub fn turn_actions(
         match next {
             Next::Run(members) if last_is_human => out.push(action(
                 format!("Send to {}", handles(&members)),
-                "chatmd.send",
+                ext::SEND,
                 json!({ "uri": uri }),
             )),
             Next::Run(members) => out.push(action(
                 format!("Continue (next: {})", handles(&members)),
-                "chatmd.next",
+                ext::NEXT,
                 json!({ "uri": uri }),
             )),
             _ => {}
@@ -104,13 +104,13 @@ pub fn turn_actions(
         if is_running(&member.handle) {
             out.push(action(
                 format!("Cancel @{}", member.handle),
-                "chatmd.cancel",
+                ext::CANCEL,
                 json!({ "uri": uri, "member": member.handle }),
             ));
         } else {
             out.push(action(
                 format!("Ask @{}", member.handle),
-                "chatmd.ask",
+                ext::ASK,
                 json!({ "uri": uri, "member": member.handle }),
             ));
         }
@@ -122,14 +122,14 @@ pub fn turn_actions(
     {
         out.push(action(
             format!("Retry @{member}"),
-            "chatmd.retry",
+            ext::RETRY,
             json!({ "uri": uri, "line": line }),
         ));
     }
     if actions::message_on_line(&text, chat, line).is_some() {
         out.push(action(
             "Fork from here".into(),
-            "chatmd.fork",
+            ext::FORK,
             json!({ "uri": uri, "line": line }),
         ));
     }
@@ -145,7 +145,7 @@ pub fn turn_actions(
                 let label = &text[option.label.clone()];
                 out.push(action(
                     format!("{} ({request})", capitalized(label)),
-                    "chatmd.answer",
+                    ext::ANSWER,
                     json!({ "uri": uri, "request": request, "option": label }),
                 ));
             }
