@@ -24,7 +24,8 @@ use std::str::FromStr;
 pub enum TurnStatus {
     Queued,
     Streaming,
-    /// Waiting for the human to answer a permission request.
+    /// Waiting for the human to answer a permission request. Never set yet: no agent
+    /// asks for approval (see `document::permission`); read where a file says it.
     Waiting,
     Done,
     Skipped,

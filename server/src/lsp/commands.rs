@@ -262,6 +262,8 @@ pub(super) fn read(state: &Mutex<State>, uri: &Uri) -> Result<(String, PathBuf)>
     Ok((text.to_string(), path))
 }
 
+/// Rewrites a permission block with the answer. No agent writes such blocks yet, nor
+/// hears the answer: see `document::permission`.
 async fn answer(client: &Client, state: &Arc<Mutex<State>>, args: CommandArgs) -> Result<Value> {
     let uri = args.uri()?;
     let request = args
