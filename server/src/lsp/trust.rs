@@ -21,8 +21,6 @@ use crate::document::text::PositionEncoding;
 use crate::team::trust::{TrustItem, key_list, trust_command};
 use crate::team::{CONFIG_FILE_NAME, Severity, Team, UNTRUSTED_CODE, trust_summary};
 
-/// The command that trusts a `chatmd.toml`: `{"uri": "file:///…/chatmd.toml"}`.
-
 /// The dialog's button that records the trust.
 const TRUST_BUTTON: &str = "Trust";
 
