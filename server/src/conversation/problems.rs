@@ -90,7 +90,7 @@ pub fn check_capped(
             severity: Severity::Info,
             code: "foreign-format",
             message: format!(
-                "This file is a {} chat, not a chatmd chat. Use the code action \"Convert to chatmd format\" (or `chatmd import`) to convert it; every message is kept.",
+                "This file is a {} chat, not a chatmd chat. Use the code action \"Convert to chatmd format\" to convert it; every message is kept.",
                 found.format.name()
             ),
             fixes: Vec::new(),

@@ -5,9 +5,9 @@ use std::sync::Mutex;
 use serde_json::json;
 use tower_lsp_server::ls_types::*;
 
-use super::convert;
 use super::state::{Document, State};
 use super::turn_actions::{Scope, command, handles, offered};
+use super::{convert, ext};
 use crate::conversation::routing::{self, Next};
 use crate::document::text::PositionEncoding;
 
@@ -30,7 +30,7 @@ fn lenses(scope: &Scope, doc: &Document, enc: PositionEncoding) -> Vec<CodeLens>
             range: header_range(last),
             command: Some(command(
                 &format!("▶ Send to {}", handles(&members)),
-                "chatmd.send",
+                ext::SEND,
                 json!({ "uri": uri }),
             )),
             data: None,
@@ -47,7 +47,7 @@ fn lenses(scope: &Scope, doc: &Document, enc: PositionEncoding) -> Vec<CodeLens>
                 range: header_range(i),
                 command: Some(command(
                     &format!("■ Cancel @{}", turn.member),
-                    "chatmd.cancel",
+                    ext::CANCEL,
                     json!({ "uri": uri, "member": turn.member }),
                 )),
                 data: None,

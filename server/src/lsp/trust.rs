@@ -12,17 +12,14 @@ use tower_lsp_server::Client;
 use tower_lsp_server::jsonrpc::{Error, Result};
 use tower_lsp_server::ls_types::*;
 
-use super::convert;
 use super::diagnostics::to_diagnostic;
 use super::state::{Document, State, lock};
+use super::{convert, ext};
 use crate::conversation::problems::Problem;
 use crate::document::ByteRange;
 use crate::document::text::PositionEncoding;
 use crate::team::trust::{TrustItem, key_list, trust_command};
 use crate::team::{CONFIG_FILE_NAME, Severity, Team, UNTRUSTED_CODE, trust_summary};
-
-/// The command that trusts a `chatmd.toml`: `{"uri": "file:///…/chatmd.toml"}`.
-pub const TRUST_COMMAND: &str = "chatmd.trust";
 
 /// The dialog's button that records the trust.
 const TRUST_BUTTON: &str = "Trust";
@@ -123,7 +120,7 @@ fn action(title: &str, file: &Path, diagnostics: Vec<Diagnostic>) -> CodeAction 
         diagnostics: Some(diagnostics),
         command: Some(Command {
             title: title.to_owned(),
-            command: TRUST_COMMAND.to_owned(),
+            command: ext::TRUST.to_owned(),
             arguments: Some(vec![json!({ "uri": uri })]),
         }),
         ..Default::default()

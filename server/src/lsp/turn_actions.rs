@@ -7,8 +7,8 @@ use std::sync::Mutex;
 use serde_json::{Value, json};
 use tower_lsp_server::ls_types::*;
 
-use super::convert;
 use super::state::{Document, State, lock, team_of};
+use super::{convert, ext};
 use crate::conversation::roster::Roster;
 use crate::conversation::routing::{self, Next};
 use crate::document::chat::Chat;
@@ -103,12 +103,12 @@ fn actions_at(
         match next {
             Next::Run(members) if last_is_human => out.push(action(
                 format!("Send to {}", handles(&members)),
-                "chatmd.send",
+                ext::SEND,
                 json!({ "uri": uri }),
             )),
             Next::Run(members) => out.push(action(
                 format!("Continue (next: {})", handles(&members)),
-                "chatmd.next",
+                ext::NEXT,
                 json!({ "uri": uri }),
             )),
             _ => {}
@@ -118,13 +118,13 @@ fn actions_at(
         if is_running(&member.handle) {
             out.push(action(
                 format!("Cancel @{}", member.handle),
-                "chatmd.cancel",
+                ext::CANCEL,
                 json!({ "uri": uri, "member": member.handle }),
             ));
         } else {
             out.push(action(
                 format!("Ask @{}", member.handle),
-                "chatmd.ask",
+                ext::ASK,
                 json!({ "uri": uri, "member": member.handle }),
             ));
         }
@@ -136,14 +136,14 @@ fn actions_at(
     {
         out.push(action(
             format!("Retry @{member}"),
-            "chatmd.retry",
+            ext::RETRY,
             json!({ "uri": uri, "line": line }),
         ));
     }
     if actions::message_on_line(text, chat, line).is_some() {
         out.push(action(
             "Fork from here".into(),
-            "chatmd.fork",
+            ext::FORK,
             json!({ "uri": uri, "line": line }),
         ));
     }
@@ -159,7 +159,7 @@ fn actions_at(
                 let label = &text[option.label.clone()];
                 out.push(action(
                     format!("{} ({request})", capitalized(label)),
-                    "chatmd.answer",
+                    ext::ANSWER,
                     json!({ "uri": uri, "request": request, "option": label }),
                 ));
             }
