@@ -1,13 +1,18 @@
 //! The process runner: executes one agent turn that an adapter described (an
-//! [`Invocation`] and its [`OutputParser`]), streams the parser's events, and ends it.
+//! [`Invocation`] and its [`Session`]): feeds the session the agent's output and the
+//! caller's commands, writes what the session writes to the agent's stdin, streams the
+//! session's events, and ends the turn with no process left behind.
 
+mod ending;
 mod error;
 mod group;
 mod guard;
+mod input;
 mod lines;
 mod redact;
 mod resolve;
 mod stderr;
+mod stream;
 mod turn;
 
 use std::fmt;
@@ -16,10 +21,11 @@ use std::time::Duration;
 use tokio::sync::mpsc::Sender;
 use tokio_util::sync::CancellationToken;
 
-use crate::agents::{AgentEvent, ExitInfo, Invocation, OutputParser};
+use crate::agents::{AgentEvent, ExitInfo, Headless, Invocation, OutputParser};
 
 pub use error::RunError;
 pub use guard::{GUARD_ARG, guard_agents_with, run_if_guard};
+pub use turn::{Caller, run_session};
 
 /// How a turn ended and what it cost.
 #[derive(Debug)]
@@ -120,21 +126,8 @@ impl Default for Settings {
     }
 }
 
-/// Runs one turn with the default [`Settings`].
-///
-/// The child leads its own process group. Its stdout is read as capped, lossily
-/// decoded lines, each given to the parser; its stderr is kept as a bounded tail. The
-/// turn ends on the parser's `Done` or `Failed` (the process then has a grace to exit
-/// before the group is killed), on process exit (then [`OutputParser::finish`] has the
-/// last word), on cancel, or on the idle or total timeout (SIGTERM to the group, a
-/// grace, SIGKILL). Whatever ends it, no process of the group is left running when
-/// this returns, and a dropped `run` future kills the group too. With
-/// [`guard_agents_with`] the group also dies when this process is killed outright.
-///
-/// Events go to `events` as they come (a bounded channel: a slow receiver slows the
-/// reading, and the child with it); a dropped receiver does not stop the turn. The
-/// outcome, not the event stream, says how the turn ended: cancel and timeouts add no
-/// event.
+/// Runs one turn of a headless CLI (a line parser, as a [`Headless`] session) with the
+/// default [`Settings`] and no commands; see [`run_session`].
 pub async fn run(
     invocation: Invocation,
     parser: Box<dyn OutputParser>,
@@ -152,7 +145,20 @@ pub async fn run_with(
     cancel: CancellationToken,
     settings: Settings,
 ) -> RunOutcome {
-    turn::run(invocation, parser, events, cancel, settings).await
+    // Nobody sends commands: the sender is dropped at once.
+    let (_, commands) = tokio::sync::mpsc::channel(1);
+    let caller = Caller {
+        events,
+        commands,
+        cancel,
+    };
+    run_session(
+        invocation,
+        Box::new(Headless::new(parser)),
+        caller,
+        settings,
+    )
+    .await
 }
 
 /// `300 ms`, `12 s`, `1.5 s`, `10 min`, `1 h 5 min`: durations as a message shows them.

@@ -1,0 +1,338 @@
+//! The runner with two-way sessions: a permission request answered through the agent's
+//! stdin, which stays open while the session lives; cancel as a command (the agent's
+//! own way when the session has one, else the process is stopped); and the headless
+//! sessions, whose stdin is closed after the prompt whatever the caller sends.
+
+#[path = "runner/support.rs"]
+mod support;
+
+use std::time::Duration;
+
+use chatmd::agents::{
+    AgentEvent, ExitInfo, Headless, Outbox, PermissionKind, PermissionOption, PermissionOutcome,
+    PermissionRequest, RequestId, Session, SessionCommand, Stdin,
+};
+use chatmd::runner::{self, Caller, Ended, RunOutcome, Settings};
+use pretty_assertions::assert_eq;
+use support::*;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+/// An agent that answers every line on stdin by printing it back, and keeps a copy in
+/// `received.txt`; it ends at the end of its stdin.
+const ECHO: &str = r#"while IFS= read -r line; do
+  printf '%s\n' "$line" >> received.txt
+  printf '%s\n' "$line"
+done"#;
+
+/// A two-way session over [`ECHO`]: what it writes comes back as the agent's words.
+/// `prompt <text>` makes the agent ask permission `7`; `answer 7 <option>` is the
+/// answer; `input <text>` more input; `cancel` (when `cooperative`) the protocol's own
+/// cancel, which the agent acknowledges by ending its turn `cancelled`.
+struct Loopback {
+    cooperative: bool,
+}
+
+fn request() -> PermissionRequest {
+    let option = |id: &str, name: &str, kind| PermissionOption {
+        id: id.into(),
+        name: name.into(),
+        kind,
+    };
+    PermissionRequest {
+        id: RequestId("7".into()),
+        summary: "Bash: touch tool-wrote.txt".into(),
+        tool: Some("call-1".into()),
+        options: vec![
+            option("allow", "Allow", PermissionKind::AllowOnce),
+            option("reject", "Reject", PermissionKind::RejectOnce),
+        ],
+    }
+}
+
+fn done(stop_reason: &str) -> AgentEvent {
+    AgentEvent::Done {
+        stop_reason: Some(stop_reason.into()),
+        usage: None,
+    }
+}
+
+impl Session for Loopback {
+    fn start(&mut self, prompt: Option<String>, out: &mut Outbox) {
+        out.write(format!("prompt {}\n", prompt.unwrap_or_default()).into_bytes());
+    }
+
+    fn line(&mut self, line: &str, out: &mut Outbox) {
+        if line.starts_with("prompt ") {
+            out.push(AgentEvent::Permission(request()));
+        } else if let Some(option) = line.strip_prefix("answer 7 ") {
+            out.push(AgentEvent::Text(format!("{option}ed")));
+            out.push(done("end_turn"));
+        } else if let Some(text) = line.strip_prefix("input ") {
+            out.push(AgentEvent::Text(text.into()));
+        } else if line == "cancel" {
+            out.push(done("cancelled"));
+        }
+    }
+
+    fn command(&mut self, command: SessionCommand, out: &mut Outbox) -> bool {
+        let bytes = match command {
+            SessionCommand::Answer {
+                request,
+                outcome: PermissionOutcome::Selected(option),
+            } => format!("answer {request} {option}\n"),
+            SessionCommand::Answer { .. } => return false,
+            SessionCommand::Input(text) => format!("input {text}\n"),
+            SessionCommand::Cancel if self.cooperative => "cancel\n".into(),
+            SessionCommand::Cancel => return false,
+        };
+        out.write(bytes.into_bytes());
+        true
+    }
+
+    fn finish(&mut self, exit: &ExitInfo, out: &mut Outbox) {
+        out.push(AgentEvent::Failed {
+            message: format!("the agent left with {:?}", exit.code),
+        });
+    }
+}
+
+fn loopback(cooperative: bool) -> Box<dyn Session> {
+    Box::new(Loopback { cooperative })
+}
+
+/// [`ECHO`] with a prompt for the session, ending at its completion event.
+fn echo_agent() -> (Agent, chatmd::agents::Invocation) {
+    let agent = Agent::new(ECHO);
+    let mut invocation = agent.invocation();
+    invocation.stdin = Stdin::Prompt("do it".into());
+    invocation.limits.has_completion_event = true;
+    (agent, invocation)
+}
+
+/// Runs a turn to its end; `respond` sees each event as it comes and may send
+/// commands, and `cancel` is the turn's token.
+async fn drive(
+    invocation: chatmd::agents::Invocation,
+    session: Box<dyn Session>,
+    cancel: CancellationToken,
+    mut respond: impl FnMut(&AgentEvent) -> Vec<SessionCommand> + Send + 'static,
+) -> (RunOutcome, Vec<AgentEvent>) {
+    let (events, mut received) = mpsc::channel(16);
+    let (commands, orders) = mpsc::channel(16);
+    let driver = tokio::spawn(async move {
+        let mut all = Vec::new();
+        while let Some(event) = received.recv().await {
+            for command in respond(&event) {
+                commands.send(command).await.unwrap();
+            }
+            all.push(event);
+        }
+        all
+    });
+    let caller = Caller {
+        events,
+        commands: orders,
+        cancel,
+    };
+    let turn = runner::run_session(invocation, session, caller, quick());
+    let outcome = tokio::time::timeout(GUARD, turn)
+        .await
+        .expect("the turn did not end");
+    (outcome, driver.await.unwrap())
+}
+
+fn is_permission(event: &AgentEvent) -> bool {
+    matches!(event, AgentEvent::Permission(_))
+}
+
+fn answer(option: &str) -> SessionCommand {
+    SessionCommand::Answer {
+        request: RequestId("7".into()),
+        outcome: PermissionOutcome::Selected(option.into()),
+    }
+}
+
+#[tokio::test]
+async fn a_permission_request_is_answered_through_stdin_which_stays_open_until_the_end() {
+    let (agent, invocation) = echo_agent();
+    let (outcome, events) = drive(invocation, loopback(true), CancellationToken::new(), |e| {
+        if is_permission(e) {
+            vec![SessionCommand::Input("also this".into()), answer("allow")]
+        } else {
+            vec![]
+        }
+    })
+    .await;
+
+    assert!(outcome.is_success(), "{:?} {events:?}", outcome.ended);
+    assert_eq!(
+        events,
+        vec![
+            AgentEvent::Permission(request()),
+            AgentEvent::Text("also this".into()),
+            AgentEvent::Text("allowed".into()),
+            done("end_turn"),
+        ]
+    );
+    // Everything the session wrote reached the agent, in order: stdin was still open
+    // after the prompt. The agent then ended by itself at the end of its stdin, which
+    // the runner closed when the session ended the turn.
+    assert_eq!(
+        std::fs::read_to_string(agent.file("received.txt")).unwrap(),
+        "prompt do it\ninput also this\nanswer 7 allow\n"
+    );
+    assert_eq!(outcome.exit.unwrap().code, Some(0));
+}
+
+#[tokio::test]
+async fn the_idle_timer_does_not_run_while_the_user_decides() {
+    let (_agent, mut invocation) = echo_agent();
+    invocation.limits.idle = Some(Duration::from_millis(200));
+    let (events, mut received) = mpsc::channel(16);
+    let (commands, orders) = mpsc::channel(16);
+    let caller = Caller {
+        events,
+        commands: orders,
+        cancel: CancellationToken::new(),
+    };
+    let turn = tokio::spawn(runner::run_session(
+        invocation,
+        loopback(true),
+        caller,
+        Settings::default(),
+    ));
+    let first = tokio::time::timeout(GUARD, received.recv()).await.unwrap();
+    assert!(first.as_ref().is_some_and(is_permission), "{first:?}");
+    // The user takes longer than the idle limit to answer.
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    commands.send(answer("reject")).await.unwrap();
+    let outcome = tokio::time::timeout(GUARD, turn).await.unwrap().unwrap();
+    assert!(outcome.is_success(), "{:?}", outcome.ended);
+    assert_eq!(
+        received.recv().await,
+        Some(AgentEvent::Text("rejected".into()))
+    );
+}
+
+#[tokio::test]
+async fn a_cancel_command_ends_a_two_way_turn_the_agents_own_way() {
+    let (agent, invocation) = echo_agent();
+    let (outcome, events) = drive(invocation, loopback(true), CancellationToken::new(), |e| {
+        if is_permission(e) {
+            vec![SessionCommand::Cancel]
+        } else {
+            vec![]
+        }
+    })
+    .await;
+    assert!(
+        matches!(outcome.ended, Ended::Cancelled),
+        "{:?}",
+        outcome.ended
+    );
+    assert_eq!(
+        events,
+        vec![AgentEvent::Permission(request()), done("cancelled")]
+    );
+    assert_eq!(
+        std::fs::read_to_string(agent.file("received.txt")).unwrap(),
+        "prompt do it\ncancel\n"
+    );
+    // Not killed: it ended at the end of its stdin.
+    assert_eq!(outcome.exit.unwrap().code, Some(0));
+}
+
+#[tokio::test]
+async fn the_cancel_token_goes_the_same_way() {
+    let (agent, invocation) = echo_agent();
+    let cancel = CancellationToken::new();
+    let token = cancel.clone();
+    let (outcome, events) = drive(invocation, loopback(true), cancel, move |e| {
+        if is_permission(e) {
+            token.cancel();
+        }
+        vec![]
+    })
+    .await;
+    assert!(matches!(outcome.ended, Ended::Cancelled));
+    assert_eq!(events.last(), Some(&done("cancelled")));
+    assert_eq!(
+        std::fs::read_to_string(agent.file("received.txt")).unwrap(),
+        "prompt do it\ncancel\n"
+    );
+    assert_eq!(outcome.exit.unwrap().code, Some(0));
+}
+
+#[tokio::test]
+async fn an_agent_that_ignores_its_protocols_cancel_is_stopped_after_the_grace() {
+    let agent = Agent::new(
+        r#"echo $$ > agent.pid
+IFS= read -r line
+echo "$line"
+IFS= read -r line
+exec sleep 1000"#,
+    );
+    let mut invocation = agent.invocation();
+    invocation.stdin = Stdin::Prompt("do it".into());
+    invocation.limits.has_completion_event = true;
+    let (outcome, events) = drive(invocation, loopback(true), CancellationToken::new(), |e| {
+        if is_permission(e) {
+            vec![SessionCommand::Cancel]
+        } else {
+            vec![]
+        }
+    })
+    .await;
+    assert!(matches!(outcome.ended, Ended::Cancelled));
+    assert_eq!(events, vec![AgentEvent::Permission(request())]);
+    assert_eq!(outcome.exit.unwrap().code, None, "killed");
+    assert!(outcome.stats.elapsed >= quick().grace);
+    assert!(!is_running(read_pid(&agent.file("agent.pid"))));
+}
+
+#[tokio::test]
+async fn a_cancel_command_stops_a_headless_agent_at_once() {
+    let agent = Agent::new("echo $$ > agent.pid\necho started\nexec sleep 1000");
+    let session = Box::new(Headless::new(TestParser::boxed()));
+    let (outcome, events) = drive(agent.invocation(), session, CancellationToken::new(), |e| {
+        if *e == AgentEvent::Text("started".into()) {
+            vec![SessionCommand::Cancel]
+        } else {
+            vec![]
+        }
+    })
+    .await;
+    assert!(matches!(outcome.ended, Ended::Cancelled));
+    assert_eq!(texts(&events), vec!["started"]);
+    assert_eq!(outcome.exit.unwrap().code, None, "stopped by a signal");
+    assert!(outcome.stats.elapsed < Duration::from_secs(10));
+    assert!(!is_running(read_pid(&agent.file("agent.pid"))));
+}
+
+#[tokio::test]
+async fn a_headless_agents_stdin_is_closed_after_the_prompt_while_commands_may_still_come() {
+    // `cat` ends only at the end of its stdin.
+    let agent = Agent::new("cat > received.txt\necho DONE");
+    let mut invocation = agent.invocation();
+    invocation.stdin = Stdin::Prompt("[MESSAGE]\nme: hi".into());
+    let session = Box::new(Headless::new(TestParser::boxed()));
+    let (events, mut received) = mpsc::channel(16);
+    let (commands, orders) = mpsc::channel(16);
+    let caller = Caller {
+        events,
+        commands: orders,
+        cancel: CancellationToken::new(),
+    };
+    // A command a headless session cannot take changes nothing.
+    commands.send(answer("allow")).await.unwrap();
+    let turn = runner::run_session(invocation, session, caller, quick());
+    let outcome = tokio::time::timeout(GUARD, turn).await.unwrap();
+    assert!(outcome.is_success(), "{:?}", outcome.ended);
+    assert_eq!(received.recv().await, Some(support::done()));
+    assert_eq!(
+        std::fs::read_to_string(agent.file("received.txt")).unwrap(),
+        "[MESSAGE]\nme: hi"
+    );
+    drop(commands);
+}
