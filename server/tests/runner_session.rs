@@ -15,7 +15,7 @@ use chatmd::agents::{
 use chatmd::runner::{self, Caller, Ended, RunOutcome, Settings};
 use pretty_assertions::assert_eq;
 use support::*;
-use tokio::sync::mpsc;
+use tokio::sync::mpsc::{self, Receiver, Sender};
 use tokio_util::sync::CancellationToken;
 
 /// An agent that answers every line on stdin by printing it back, and keeps a copy in
@@ -110,6 +110,18 @@ fn echo_agent() -> (Agent, chatmd::agents::Invocation) {
     (agent, invocation)
 }
 
+/// The caller's side of a turn, with the other ends of its channels.
+fn caller(cancel: CancellationToken) -> (Caller, Receiver<AgentEvent>, Sender<SessionCommand>) {
+    let (events, received) = mpsc::channel(16);
+    let (commands, orders) = mpsc::channel(16);
+    let caller = Caller {
+        events,
+        commands: orders,
+        cancel,
+    };
+    (caller, received, commands)
+}
+
 /// Runs a turn to its end; `respond` sees each event as it comes and may send
 /// commands, and `cancel` is the turn's token.
 async fn drive(
@@ -118,8 +130,7 @@ async fn drive(
     cancel: CancellationToken,
     mut respond: impl FnMut(&AgentEvent) -> Vec<SessionCommand> + Send + 'static,
 ) -> (RunOutcome, Vec<AgentEvent>) {
-    let (events, mut received) = mpsc::channel(16);
-    let (commands, orders) = mpsc::channel(16);
+    let (caller, mut received, commands) = caller(cancel);
     let driver = tokio::spawn(async move {
         let mut all = Vec::new();
         while let Some(event) = received.recv().await {
@@ -130,11 +141,6 @@ async fn drive(
         }
         all
     });
-    let caller = Caller {
-        events,
-        commands: orders,
-        cancel,
-    };
     let turn = runner::run_session(invocation, session, caller, quick());
     let outcome = tokio::time::timeout(GUARD, turn)
         .await
@@ -146,6 +152,16 @@ fn is_permission(event: &AgentEvent) -> bool {
     matches!(event, AgentEvent::Permission(_))
 }
 
+/// Sends `commands` when the agent asks permission.
+fn on_permission(
+    commands: Vec<SessionCommand>,
+) -> impl FnMut(&AgentEvent) -> Vec<SessionCommand> + Send + 'static {
+    move |event| match is_permission(event) {
+        true => commands.clone(),
+        false => Vec::new(),
+    }
+}
+
 fn answer(option: &str) -> SessionCommand {
     SessionCommand::Answer {
         request: RequestId("7".into()),
@@ -153,16 +169,27 @@ fn answer(option: &str) -> SessionCommand {
     }
 }
 
+/// The turn was cancelled and its agent stopped by a signal, nothing left running.
+fn assert_stopped(outcome: RunOutcome, agent: &Agent) {
+    assert!(
+        matches!(outcome.ended, Ended::Cancelled),
+        "{:?}",
+        outcome.ended
+    );
+    assert_eq!(outcome.exit.unwrap().code, None, "stopped by a signal");
+    assert!(!is_running(read_pid(&agent.file("agent.pid"))));
+}
+
 #[tokio::test]
 async fn a_permission_request_is_answered_through_stdin_which_stays_open_until_the_end() {
     let (agent, invocation) = echo_agent();
-    let (outcome, events) = drive(invocation, loopback(true), CancellationToken::new(), |e| {
-        if is_permission(e) {
-            vec![SessionCommand::Input("also this".into()), answer("allow")]
-        } else {
-            vec![]
-        }
-    })
+    let commands = vec![SessionCommand::Input("also this".into()), answer("allow")];
+    let (outcome, events) = drive(
+        invocation,
+        loopback(true),
+        CancellationToken::new(),
+        on_permission(commands),
+    )
     .await;
 
     assert!(outcome.is_success(), "{:?} {events:?}", outcome.ended);
@@ -189,13 +216,7 @@ async fn a_permission_request_is_answered_through_stdin_which_stays_open_until_t
 async fn the_idle_timer_does_not_run_while_the_user_decides() {
     let (_agent, mut invocation) = echo_agent();
     invocation.limits.idle = Some(Duration::from_millis(200));
-    let (events, mut received) = mpsc::channel(16);
-    let (commands, orders) = mpsc::channel(16);
-    let caller = Caller {
-        events,
-        commands: orders,
-        cancel: CancellationToken::new(),
-    };
+    let (caller, mut received, commands) = caller(CancellationToken::new());
     let turn = tokio::spawn(runner::run_session(
         invocation,
         loopback(true),
@@ -216,52 +237,36 @@ async fn the_idle_timer_does_not_run_while_the_user_decides() {
 }
 
 #[tokio::test]
-async fn a_cancel_command_ends_a_two_way_turn_the_agents_own_way() {
-    let (agent, invocation) = echo_agent();
-    let (outcome, events) = drive(invocation, loopback(true), CancellationToken::new(), |e| {
-        if is_permission(e) {
-            vec![SessionCommand::Cancel]
-        } else {
-            vec![]
-        }
-    })
-    .await;
-    assert!(
-        matches!(outcome.ended, Ended::Cancelled),
-        "{:?}",
-        outcome.ended
-    );
-    assert_eq!(
-        events,
-        vec![AgentEvent::Permission(request()), done("cancelled")]
-    );
-    assert_eq!(
-        std::fs::read_to_string(agent.file("received.txt")).unwrap(),
-        "prompt do it\ncancel\n"
-    );
-    // Not killed: it ended at the end of its stdin.
-    assert_eq!(outcome.exit.unwrap().code, Some(0));
-}
-
-#[tokio::test]
-async fn the_cancel_token_goes_the_same_way() {
-    let (agent, invocation) = echo_agent();
-    let cancel = CancellationToken::new();
-    let token = cancel.clone();
-    let (outcome, events) = drive(invocation, loopback(true), cancel, move |e| {
-        if is_permission(e) {
-            token.cancel();
-        }
-        vec![]
-    })
-    .await;
-    assert!(matches!(outcome.ended, Ended::Cancelled));
-    assert_eq!(events.last(), Some(&done("cancelled")));
-    assert_eq!(
-        std::fs::read_to_string(agent.file("received.txt")).unwrap(),
-        "prompt do it\ncancel\n"
-    );
-    assert_eq!(outcome.exit.unwrap().code, Some(0));
+async fn a_cancel_ends_a_two_way_turn_the_agents_own_way_by_command_or_token() {
+    for by_token in [false, true] {
+        let (agent, invocation) = echo_agent();
+        let cancel = CancellationToken::new();
+        let token = cancel.clone();
+        let (outcome, events) = drive(invocation, loopback(true), cancel, move |event| {
+            match (is_permission(event), by_token) {
+                (true, false) => return vec![SessionCommand::Cancel],
+                (true, true) => token.cancel(),
+                (false, _) => {}
+            }
+            Vec::new()
+        })
+        .await;
+        assert!(
+            matches!(outcome.ended, Ended::Cancelled),
+            "{:?}",
+            outcome.ended
+        );
+        assert_eq!(
+            events,
+            vec![AgentEvent::Permission(request()), done("cancelled")]
+        );
+        assert_eq!(
+            std::fs::read_to_string(agent.file("received.txt")).unwrap(),
+            "prompt do it\ncancel\n"
+        );
+        // Not killed: it ended at the end of its stdin.
+        assert_eq!(outcome.exit.unwrap().code, Some(0), "by token: {by_token}");
+    }
 }
 
 #[tokio::test]
@@ -276,38 +281,33 @@ exec sleep 1000"#,
     let mut invocation = agent.invocation();
     invocation.stdin = Stdin::Prompt("do it".into());
     invocation.limits.has_completion_event = true;
-    let (outcome, events) = drive(invocation, loopback(true), CancellationToken::new(), |e| {
-        if is_permission(e) {
-            vec![SessionCommand::Cancel]
-        } else {
-            vec![]
-        }
-    })
-    .await;
-    assert!(matches!(outcome.ended, Ended::Cancelled));
+    let cancel = on_permission(vec![SessionCommand::Cancel]);
+    let (outcome, events) =
+        drive(invocation, loopback(true), CancellationToken::new(), cancel).await;
     assert_eq!(events, vec![AgentEvent::Permission(request())]);
-    assert_eq!(outcome.exit.unwrap().code, None, "killed");
     assert!(outcome.stats.elapsed >= quick().grace);
-    assert!(!is_running(read_pid(&agent.file("agent.pid"))));
+    assert_stopped(outcome, &agent);
 }
 
 #[tokio::test]
 async fn a_cancel_command_stops_a_headless_agent_at_once() {
     let agent = Agent::new("echo $$ > agent.pid\necho started\nexec sleep 1000");
     let session = Box::new(Headless::new(TestParser::boxed()));
-    let (outcome, events) = drive(agent.invocation(), session, CancellationToken::new(), |e| {
-        if *e == AgentEvent::Text("started".into()) {
-            vec![SessionCommand::Cancel]
-        } else {
-            vec![]
-        }
-    })
+    let started = AgentEvent::Text("started".into());
+    let cancel = move |event: &AgentEvent| match *event == started {
+        true => vec![SessionCommand::Cancel],
+        false => Vec::new(),
+    };
+    let (outcome, events) = drive(
+        agent.invocation(),
+        session,
+        CancellationToken::new(),
+        cancel,
+    )
     .await;
-    assert!(matches!(outcome.ended, Ended::Cancelled));
     assert_eq!(texts(&events), vec!["started"]);
-    assert_eq!(outcome.exit.unwrap().code, None, "stopped by a signal");
     assert!(outcome.stats.elapsed < Duration::from_secs(10));
-    assert!(!is_running(read_pid(&agent.file("agent.pid"))));
+    assert_stopped(outcome, &agent);
 }
 
 #[tokio::test]
@@ -317,13 +317,7 @@ async fn a_headless_agents_stdin_is_closed_after_the_prompt_while_commands_may_s
     let mut invocation = agent.invocation();
     invocation.stdin = Stdin::Prompt("[MESSAGE]\nme: hi".into());
     let session = Box::new(Headless::new(TestParser::boxed()));
-    let (events, mut received) = mpsc::channel(16);
-    let (commands, orders) = mpsc::channel(16);
-    let caller = Caller {
-        events,
-        commands: orders,
-        cancel: CancellationToken::new(),
-    };
+    let (caller, mut received, commands) = caller(CancellationToken::new());
     // A command a headless session cannot take changes nothing.
     commands.send(answer("allow")).await.unwrap();
     let turn = runner::run_session(invocation, session, caller, quick());

@@ -223,11 +223,18 @@ pub fn plan_turn(
     body: &str,
     resume: Option<&str>,
 ) -> Invocation {
+    let turn = plan::TurnSpec {
+        entry,
+        member,
+        system,
+        body,
+        resume: plan::resume_session(member, resume),
+    };
     match &entry.adapter {
-        Adapter::Claude => claude::plan(entry, member, system, body, resume),
-        Adapter::Codex => codex::plan(entry, member, system, body, resume),
-        Adapter::Gemini => gemini::plan(entry, member, system, body, resume),
-        Adapter::Command(spec) => command::plan(entry, spec, member, system, body),
+        Adapter::Claude => claude::plan(&turn),
+        Adapter::Codex => codex::plan(&turn),
+        Adapter::Gemini => gemini::plan(&turn),
+        Adapter::Command(spec) => command::plan(&turn, spec),
     }
 }
 

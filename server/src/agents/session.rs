@@ -97,24 +97,23 @@ impl fmt::Display for RequestId {
     }
 }
 
-/// The agent asks the user's approval before it acts, and waits for the answer.
+/// The agent asks the user's approval before it acts, and waits for the answer:
+/// `summary` is what it wants to do, in one line (`Bash: cargo test`); `tool` the tool
+/// call it is about, as the `Tool` events name it, when the agent says; `options` the
+/// agent's own ways to answer, in its order (the answer names one by its id).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PermissionRequest {
     pub id: RequestId,
-    /// What it wants to do, in one line (`Bash: cargo test`).
     pub summary: String,
-    /// The tool call it is about, as the `Tool` events name it, when the agent says.
     pub tool: Option<String>,
-    /// The agent's own options, in its order; the answer names one by its id.
     pub options: Vec<PermissionOption>,
 }
 
-/// One way the user may answer a permission request.
+/// One way to answer a permission request: the agent's `id` of it (`proceed_once`),
+/// its `name` in the agent's words (`Allow`), and what it does.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PermissionOption {
-    /// The agent's id of the option (`proceed_once`, `allow`).
     pub id: String,
-    /// Its label, in the agent's words (`Allow`, `Yes, proceed`).
     pub name: String,
     pub kind: PermissionKind,
 }
