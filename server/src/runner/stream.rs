@@ -105,7 +105,11 @@ impl Turn {
                     self.settings.max_line
                 ))),
             }
-            if let Some(stop) = self.act().await {
+            // Most lines give an event or none and nothing to write: no await for them.
+            self.write_input();
+            if !self.outbox.events.is_empty()
+                && let Some(stop) = self.act().await
+            {
                 return Some(stop);
             }
         }
@@ -123,12 +127,7 @@ impl Turn {
     /// says so) and forwards its events. Returns the end of the turn the first
     /// completion event stands for, and the stop that cut forwarding short, if any.
     pub(super) async fn flush(&mut self) -> (Option<Ended>, Option<Stop>) {
-        if !self.outbox.input.is_empty() {
-            self.input.write(std::mem::take(&mut self.outbox.input));
-        }
-        if std::mem::take(&mut self.outbox.close_input) {
-            self.input.close();
-        }
+        self.write_input();
         if self.outbox.events.is_empty() {
             return (None, None);
         }
@@ -155,6 +154,17 @@ impl Turn {
             self.outbox.events = events;
         }
         (answered, stopped)
+    }
+
+    /// Hands what the session wrote for the agent to the stdin writer, and closes
+    /// stdin when the session says so.
+    fn write_input(&mut self) {
+        if !self.outbox.input.is_empty() {
+            self.input.write(std::mem::take(&mut self.outbox.input));
+        }
+        if std::mem::take(&mut self.outbox.close_input) {
+            self.input.close();
+        }
     }
 
     /// Sends one event, waiting for room in the channel but not past cancel or the
