@@ -47,13 +47,14 @@ impl RunOutcome {
 /// Why a turn is over.
 #[derive(Debug)]
 pub enum Ended {
-    /// The agent finished its answer (the parser emitted `Done`, or, for a CLI without
+    /// The agent finished its answer (the session emitted `Done`, or, for a CLI without
     /// a completion event, the process exited with code 0).
     Completed,
-    /// The agent failed: the parser's `Failed` message, or the runner's account of
+    /// The agent failed: the session's `Failed` message, or the runner's account of
     /// the exit (code or signal, and the last stderr line).
     Failed(String),
-    /// The cancel token fired.
+    /// The turn was cancelled (the token, or a `Cancel` command), whether the agent
+    /// ended it its own way or was stopped.
     Cancelled,
     /// Nothing on stdout for this long.
     IdleTimeout(Duration),
@@ -90,11 +91,11 @@ impl fmt::Display for Ended {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Stats {
     pub stdout_bytes: u64,
-    /// Lines given to the parser.
+    /// Lines given to the session.
     pub lines: u64,
     /// Lines over `Settings::max_line`, skipped with a `Notice`.
     pub skipped_long_lines: u64,
-    /// The longest line given to the parser, in bytes.
+    /// The longest line given to the session, in bytes.
     pub longest_line: usize,
     /// The most the partial-line buffer held (lines that spanned reads).
     pub peak_line_buffer: usize,
@@ -108,7 +109,7 @@ pub struct Settings {
     /// After a completion event, or after SIGTERM, how long the process has to exit
     /// by itself before the group is SIGKILLed.
     pub grace: Duration,
-    /// Longest stdout line given to the parser; a longer one is skipped.
+    /// Longest stdout line given to the session; a longer one is skipped.
     pub max_line: usize,
     /// Bytes and lines of stderr kept for error messages.
     pub stderr_tail_bytes: usize,
