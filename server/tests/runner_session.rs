@@ -9,13 +9,14 @@ mod support;
 use std::time::Duration;
 
 use chatmd::agents::{
-    AgentEvent, ExitInfo, Headless, Outbox, PermissionKind, PermissionOption, PermissionOutcome,
-    PermissionRequest, RequestId, Session, SessionCommand, Stdin,
+    AgentEvent, ExitInfo, Headless, Invocation, Outbox, PermissionKind, PermissionOption,
+    PermissionOutcome, PermissionRequest, RequestId, Session, SessionCommand, Stdin,
 };
 use chatmd::runner::{self, Caller, Ended, RunOutcome, Settings};
 use pretty_assertions::assert_eq;
 use support::*;
 use tokio::sync::mpsc::{self, Receiver, Sender};
+use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 /// An agent that answers every line on stdin by printing it back, and keeps a copy in
@@ -102,7 +103,7 @@ fn loopback(cooperative: bool) -> Box<dyn Session> {
 }
 
 /// [`ECHO`] with a prompt for the session, ending at its completion event.
-fn echo_agent() -> (Agent, chatmd::agents::Invocation) {
+fn echo_agent() -> (Agent, Invocation) {
     let agent = Agent::new(ECHO);
     let mut invocation = agent.invocation();
     invocation.stdin = Stdin::Prompt("do it".into());
@@ -110,27 +111,46 @@ fn echo_agent() -> (Agent, chatmd::agents::Invocation) {
     (agent, invocation)
 }
 
-/// The caller's side of a turn, with the other ends of its channels.
-fn caller(cancel: CancellationToken) -> (Caller, Receiver<AgentEvent>, Sender<SessionCommand>) {
+/// Starts a turn of `session` on a task of its own; returns it with the other ends of
+/// its event and command channels.
+fn start(
+    invocation: Invocation,
+    session: Box<dyn Session>,
+    cancel: CancellationToken,
+    settings: Settings,
+) -> (
+    JoinHandle<RunOutcome>,
+    Receiver<AgentEvent>,
+    Sender<SessionCommand>,
+) {
     let (events, received) = mpsc::channel(16);
-    let (commands, orders) = mpsc::channel(16);
-    let caller = Caller {
-        events,
-        commands: orders,
-        cancel,
-    };
-    (caller, received, commands)
+    let (commands, mut orders) = mpsc::channel(16);
+    let turn = tokio::spawn(async move {
+        let caller = Caller {
+            events,
+            commands: &mut orders,
+            cancel,
+        };
+        runner::run_session(invocation, session, caller, settings).await
+    });
+    (turn, received, commands)
+}
+
+/// Waits for a turn started by [`start`]; fails the test after `GUARD`.
+async fn finished(turn: JoinHandle<RunOutcome>) -> RunOutcome {
+    let outcome = tokio::time::timeout(GUARD, turn).await;
+    outcome.expect("the turn did not end").unwrap()
 }
 
 /// Runs a turn to its end; `respond` sees each event as it comes and may send
 /// commands, and `cancel` is the turn's token.
 async fn drive(
-    invocation: chatmd::agents::Invocation,
+    invocation: Invocation,
     session: Box<dyn Session>,
     cancel: CancellationToken,
     mut respond: impl FnMut(&AgentEvent) -> Vec<SessionCommand> + Send + 'static,
 ) -> (RunOutcome, Vec<AgentEvent>) {
-    let (caller, mut received, commands) = caller(cancel);
+    let (turn, mut received, commands) = start(invocation, session, cancel, quick());
     let driver = tokio::spawn(async move {
         let mut all = Vec::new();
         while let Some(event) = received.recv().await {
@@ -141,10 +161,7 @@ async fn drive(
         }
         all
     });
-    let turn = runner::run_session(invocation, session, caller, quick());
-    let outcome = tokio::time::timeout(GUARD, turn)
-        .await
-        .expect("the turn did not end");
+    let outcome = finished(turn).await;
     (outcome, driver.await.unwrap())
 }
 
@@ -216,19 +233,15 @@ async fn a_permission_request_is_answered_through_stdin_which_stays_open_until_t
 async fn the_idle_timer_does_not_run_while_the_user_decides() {
     let (_agent, mut invocation) = echo_agent();
     invocation.limits.idle = Some(Duration::from_millis(200));
-    let (caller, mut received, commands) = caller(CancellationToken::new());
-    let turn = tokio::spawn(runner::run_session(
-        invocation,
-        loopback(true),
-        caller,
-        Settings::default(),
-    ));
+    let cancel = CancellationToken::new();
+    let (turn, mut received, commands) =
+        start(invocation, loopback(true), cancel, Settings::default());
     let first = tokio::time::timeout(GUARD, received.recv()).await.unwrap();
     assert!(first.as_ref().is_some_and(is_permission), "{first:?}");
     // The user takes longer than the idle limit to answer.
     tokio::time::sleep(Duration::from_millis(600)).await;
     commands.send(answer("reject")).await.unwrap();
-    let outcome = tokio::time::timeout(GUARD, turn).await.unwrap().unwrap();
+    let outcome = finished(turn).await;
     assert!(outcome.is_success(), "{:?}", outcome.ended);
     assert_eq!(
         received.recv().await,
@@ -317,11 +330,11 @@ async fn a_headless_agents_stdin_is_closed_after_the_prompt_while_commands_may_s
     let mut invocation = agent.invocation();
     invocation.stdin = Stdin::Prompt("[MESSAGE]\nme: hi".into());
     let session = Box::new(Headless::new(TestParser::boxed()));
-    let (caller, mut received, commands) = caller(CancellationToken::new());
+    let cancel = CancellationToken::new();
+    let (turn, mut received, commands) = start(invocation, session, cancel, quick());
     // A command a headless session cannot take changes nothing.
     commands.send(answer("allow")).await.unwrap();
-    let turn = runner::run_session(invocation, session, caller, quick());
-    let outcome = tokio::time::timeout(GUARD, turn).await.unwrap();
+    let outcome = finished(turn).await;
     assert!(outcome.is_success(), "{:?}", outcome.ended);
     assert_eq!(received.recv().await, Some(support::done()));
     assert_eq!(

@@ -39,10 +39,10 @@ async fn a_headless_session_writes_the_prompt_then_closes_stdin() {
         invocation.limits.idle = Some(Duration::from_secs(20));
 
         let (events, mut received) = mpsc::channel(64);
-        let (commands, orders) = mpsc::channel(1);
+        let (commands, mut orders) = mpsc::channel(1);
         let caller = Caller {
             events,
-            commands: orders,
+            commands: &mut orders,
             cancel: CancellationToken::new(),
         };
         let turn =

@@ -12,7 +12,7 @@ use crate::agents::ExitInfo;
 use super::Ended;
 use super::turn::{AFTER_KILL, Stop, Turn};
 
-impl Turn {
+impl Turn<'_> {
     /// Winds the process down the way `stop` calls for. Returns how the turn ended,
     /// or `None` when the process exited by itself (then [`Turn::finish`] decides).
     pub(super) async fn settle(&mut self, stop: Stop) -> Option<Ended> {

@@ -147,10 +147,10 @@ pub async fn run_with(
     settings: Settings,
 ) -> RunOutcome {
     // Nobody sends commands: the sender is dropped at once.
-    let (_, commands) = tokio::sync::mpsc::channel(1);
+    let (_, mut commands) = tokio::sync::mpsc::channel(1);
     let caller = Caller {
         events,
-        commands,
+        commands: &mut commands,
         cancel,
     };
     run_session(

@@ -14,7 +14,7 @@ use super::Ended;
 use super::lines::Line;
 use super::turn::{AFTER_KILL, Stop, Turn, after};
 
-impl Turn {
+impl Turn<'_> {
     /// Reads and parses until something ends the turn.
     pub(super) async fn stream(&mut self) -> Stop {
         let total = sleep_until(self.deadline);
@@ -228,7 +228,9 @@ impl Turn {
 }
 
 /// The next command, or never once the caller's sender is gone.
-async fn next_command(commands: &mut Option<Receiver<SessionCommand>>) -> Option<SessionCommand> {
+async fn next_command(
+    commands: &mut Option<&mut Receiver<SessionCommand>>,
+) -> Option<SessionCommand> {
     match commands {
         Some(commands) => commands.recv().await,
         None => std::future::pending().await,

@@ -31,12 +31,14 @@ use super::{Ended, RunOutcome, Settings, Stats};
 pub(super) const AFTER_KILL: Duration = Duration::from_secs(1);
 
 /// The caller's side of a running turn.
-pub struct Caller {
-    /// Where the session's events go.
+pub struct Caller<'a> {
+    /// Where the session's events go; dropped when the turn is over.
     pub events: Sender<AgentEvent>,
     /// Commands for the session (answers to permission requests, cancel, more input);
-    /// a closed channel only means that none will come.
-    pub commands: Receiver<SessionCommand>,
+    /// a closed channel only means that none will come. Borrowed: a turn that runs
+    /// again (a lost session resumed as a new one) takes its commands from the same
+    /// channel.
+    pub commands: &'a mut Receiver<SessionCommand>,
     /// Cancels the turn, like [`SessionCommand::Cancel`].
     pub cancel: CancellationToken,
 }
@@ -52,7 +54,7 @@ pub(super) enum Stop {
     Total,
 }
 
-pub(super) struct Turn {
+pub(super) struct Turn<'a> {
     pub(super) program: String,
     pub(super) child: Box<dyn ChildWrapper>,
     pub(super) group: Group,
@@ -66,7 +68,7 @@ pub(super) struct Turn {
     pub(super) input: Input,
     pub(super) events: Sender<AgentEvent>,
     /// `None` once the caller's sender is gone.
-    pub(super) commands: Option<Receiver<SessionCommand>>,
+    pub(super) commands: Option<&'a mut Receiver<SessionCommand>>,
     pub(super) cancel: CancellationToken,
     /// Once the session took a cancel: when the agent's time to end its turn is up.
     pub(super) cancelling: Option<Instant>,
@@ -109,7 +111,7 @@ pub(super) struct Turn {
 pub async fn run_session(
     invocation: Invocation,
     session: Box<dyn Session>,
-    caller: Caller,
+    caller: Caller<'_>,
     settings: Settings,
 ) -> RunOutcome {
     let started = Instant::now();
@@ -182,7 +184,7 @@ pub(super) fn after(at: Instant, limit: Duration) -> Instant {
         .unwrap_or_else(|| at + Duration::from_secs(100 * 365 * 24 * 3600))
 }
 
-impl Turn {
+impl Turn<'_> {
     async fn run(mut self, started: Instant) -> RunOutcome {
         let stop = self.stream().await;
         let ended = self.settle(stop).await;
