@@ -6,9 +6,9 @@ mod fake_support;
 
 use std::time::Duration;
 
-use chatmd::agents::{AgentEntry, AgentEvent, Stdin, plan_turn, session_for};
+use chatmd::agents::{AgentEntry, AgentEvent, AgentKind, Stdin, plan_turn, session_for};
 use chatmd::runner::{self, Caller, Ended, Settings};
-use chatmd::team::{AgentKind, Member};
+use chatmd::team::Member;
 use fake_support::{DEADLINE, Sandbox};
 use pretty_assertions::assert_eq;
 use serde_json::Value;
