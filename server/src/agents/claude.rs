@@ -14,9 +14,7 @@ mod parser;
 pub use parser::ClaudeParser;
 
 use super::Invocation;
-use super::plan::{self, ARGUMENT_LIMIT, base, extra_args, flag, inline, resume_session};
-use super::registry::AgentEntry;
-use crate::team::Member;
+use super::plan::{self, ARGUMENT_LIMIT, TurnSpec, flag, inline};
 
 /// The flags the parser depends on.
 pub const PROTOCOL_ARGS: [&str; 4] = [
@@ -27,25 +25,21 @@ pub const PROTOCOL_ARGS: [&str; 4] = [
 ];
 
 /// The command line of one claude turn.
-pub fn plan(
-    entry: &AgentEntry,
-    member: &Member,
-    system: &str,
-    body: &str,
-    resume: Option<&str>,
-) -> Invocation {
-    let resume = resume_session(member, resume);
-    let mut invocation = base(entry, member, true);
-    let (system_flag, prompt) = if system.len() <= ARGUMENT_LIMIT {
-        (Some(system).filter(|s| !s.is_empty()), body.to_owned())
+pub(super) fn plan(turn: &TurnSpec<'_>) -> Invocation {
+    let mut invocation = turn.base(true);
+    let (system_flag, prompt) = if turn.system.len() <= ARGUMENT_LIMIT {
+        (
+            Some(turn.system).filter(|s| !s.is_empty()),
+            turn.body.to_owned(),
+        )
     } else {
-        (None, inline(system, body))
+        (None, inline(turn.system, turn.body))
     };
     invocation.args.push("-p".to_owned());
     plan::prompt(&mut invocation, prompt, None);
     invocation.args.extend(PROTOCOL_ARGS.map(String::from));
-    flag(&mut invocation, "--resume", resume);
+    flag(&mut invocation, "--resume", turn.resume);
     flag(&mut invocation, "--append-system-prompt", system_flag);
-    extra_args(&mut invocation, entry, member);
+    turn.extra_args(&mut invocation);
     invocation
 }

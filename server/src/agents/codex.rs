@@ -15,21 +15,13 @@ mod parser;
 pub use parser::CodexParser;
 
 use super::Invocation;
-use super::plan::{self, ARGUMENT_LIMIT, base, extra_args, inline, resume_session};
-use super::registry::AgentEntry;
+use super::plan::{self, ARGUMENT_LIMIT, TurnSpec, inline};
 use crate::document::quoted;
-use crate::team::Member;
 
 /// The command line of one codex turn.
-pub fn plan(
-    entry: &AgentEntry,
-    member: &Member,
-    system: &str,
-    body: &str,
-    resume: Option<&str>,
-) -> Invocation {
-    let resume = resume_session(member, resume);
-    let mut invocation = base(entry, member, true);
+pub(super) fn plan(turn: &TurnSpec<'_>) -> Invocation {
+    let (system, body, resume) = (turn.system, turn.body, turn.resume);
+    let mut invocation = turn.base(true);
     invocation.args.push("exec".to_owned());
     if let Some(session) = resume {
         invocation
@@ -48,7 +40,7 @@ pub fn plan(
             prompt = inline(system, body);
         }
     }
-    extra_args(&mut invocation, entry, member);
+    turn.extra_args(&mut invocation);
     if resume.is_some() {
         // `exec resume` refuses `--sandbox` and `-C`: rewritten into what it takes.
         let (args, cwd) = super::resume::codex_resume_args(&invocation.args);

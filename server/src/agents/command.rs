@@ -10,29 +10,22 @@
 use serde_json::Value;
 
 use super::output::{sanitize, sanitized, str_at};
-use super::plan::{self, base, extra_args, inline};
+use super::plan::{self, TurnSpec, inline};
 use super::reader;
-use super::registry::{AgentEntry, CommandOutput, CommandSpec, PromptDelivery};
+use super::registry::{CommandOutput, CommandSpec, PromptDelivery};
 use super::{AgentEvent, ExitInfo, Invocation, OutputParser, Stdin};
-use crate::team::Member;
 
 /// The command line of one turn of a `command` entry. `resume` is not used: a plain
 /// program has no known way to continue a session, so every turn gets the whole prompt.
-pub fn plan(
-    entry: &AgentEntry,
-    spec: &CommandSpec,
-    member: &Member,
-    system: &str,
-    body: &str,
-) -> Invocation {
+pub(super) fn plan(turn: &TurnSpec<'_>, spec: &CommandSpec) -> Invocation {
     let has_completion_event =
         matches!(&spec.output, CommandOutput::Jsonl(pointers) if pointers.done.is_some());
-    let mut invocation = base(entry, member, has_completion_event);
+    let mut invocation = turn.base(has_completion_event);
     // A program may be slow to print anything and still be working: no idle limit
     // unless the member sets one, even with a `done` pointer.
-    invocation.limits.idle = member.idle_timeout;
-    extra_args(&mut invocation, entry, member);
-    let prompt = inline(system, body);
+    invocation.limits.idle = turn.member.idle_timeout;
+    turn.extra_args(&mut invocation);
+    let prompt = inline(turn.system, turn.body);
     match spec.prompt {
         // One argument cannot exceed 128 KiB on Linux: a large prompt goes on stdin
         // whatever the entry says, rather than failing to start.

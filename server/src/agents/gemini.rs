@@ -15,30 +15,21 @@ mod parser;
 pub use parser::GeminiParser;
 
 use super::Invocation;
-use super::plan::{self, base, extra_args, flag, inline, resume_session};
-use super::registry::AgentEntry;
-use crate::team::Member;
+use super::plan::{self, TurnSpec, flag, inline};
 
 /// The command line of one gemini turn.
-pub fn plan(
-    entry: &AgentEntry,
-    member: &Member,
-    system: &str,
-    body: &str,
-    resume: Option<&str>,
-) -> Invocation {
-    let resume = resume_session(member, resume);
-    let mut invocation = base(entry, member, true);
-    let prompt = match resume {
-        Some(_) => body.to_owned(),
-        None => inline(system, body),
+pub(super) fn plan(turn: &TurnSpec<'_>) -> Invocation {
+    let mut invocation = turn.base(true);
+    let prompt = match turn.resume {
+        Some(_) => turn.body.to_owned(),
+        None => inline(turn.system, turn.body),
     };
     invocation.args.push("-p".to_owned());
     plan::prompt(&mut invocation, prompt, Some(""));
     invocation
         .args
         .extend(["--output-format", "stream-json", "--skip-trust"].map(String::from));
-    flag(&mut invocation, "--resume", resume);
-    extra_args(&mut invocation, entry, member);
+    flag(&mut invocation, "--resume", turn.resume);
+    turn.extra_args(&mut invocation);
     invocation
 }

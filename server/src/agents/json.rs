@@ -15,7 +15,7 @@ mod shared;
 mod types;
 
 pub use lenient::{Lenient, lenient};
-pub use shared::{ErrorBody, TokenCounts, ToolInput};
+pub use shared::{ErrorBody, ErrorLine, OtherLine, TokenCounts, ToolInput};
 pub use types::{Bool, I64, List, NonNull, Obj, Str, U64};
 
 use std::borrow::Cow;
@@ -34,6 +34,39 @@ pub trait Events<'a>: Sized {
     /// it twice is refused here and read again the way `Value` reads it.
     fn read<D: Deserializer<'a>>(tag: Option<&str>, d: D) -> Result<Self, D::Error>;
 }
+
+/// Declares the lines of one CLI: an enum with a variant per `type` tag, and one for
+/// every other tag, read by [`Events::read`] into the variant's struct (a boxed one
+/// for a rare, large kind of line: a small enum is cheap to move).
+macro_rules! lines_by_type {
+    (
+        $(#[$doc:meta])*
+        $vis:vis enum $name:ident<$lt:lifetime> {
+            $($tag:literal => $variant:ident($ty:ty),)*
+            _ => $other:ident($other_ty:ty) $(,)?
+        }
+    ) => {
+        $(#[$doc])*
+        #[derive(Debug)]
+        $vis enum $name<$lt> {
+            $($variant($ty),)*
+            $other($other_ty),
+        }
+
+        impl<$lt> $crate::agents::json::Events<$lt> for $name<$lt> {
+            fn read<D: serde::Deserializer<$lt>>(
+                tag: Option<&str>,
+                d: D,
+            ) -> Result<Self, D::Error> {
+                Ok(match tag {
+                    $(Some($tag) => $name::$variant(serde::Deserialize::deserialize(d)?),)*
+                    _ => $name::$other(serde::Deserialize::deserialize(d)?),
+                })
+            }
+        }
+    };
+}
+pub(crate) use lines_by_type;
 
 /// One stdout line of a JSON-lines CLI, read into its kind of event. Blank lines give
 /// `Ok(None)`; a line that is not a JSON object gives the notice to emit (never a panic).

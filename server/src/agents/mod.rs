@@ -1,9 +1,10 @@
 //! Agent adapters: how each kind of CLI (claude, codex, gemini, any command) is started
-//! for one turn, and how its output lines become normalized [`AgentEvent`]s; and the
-//! other facts only this folder knows about CLIs: the built-in kinds (`kind.rs`), the
-//! role files each loads by itself (`autoload.rs`), where its program is found
-//! (`program.rs`) and its version (`probe.rs`). No tokio, no LSP types; the runner
-//! executes what an adapter describes.
+//! for one turn (an [`Invocation`]) and the [`Session`] that talks with it: its output
+//! lines become normalized [`AgentEvent`]s, and commands from the user's side become
+//! its input. Also the other facts only this folder knows about CLIs: the built-in
+//! kinds (`kind.rs`), the role files each loads by itself (`autoload.rs`), where its
+//! program is found (`program.rs`) and its version (`probe.rs`). No tokio, no LSP
+//! types; the runner executes what an adapter describes.
 
 mod auth;
 mod autoload;
@@ -23,6 +24,7 @@ pub mod provenance;
 mod reader;
 pub mod registry;
 mod resume;
+mod session;
 mod tools;
 
 pub use autoload::role_files_loaded;
@@ -32,6 +34,10 @@ pub use plan::{ARGUMENT_LIMIT, DEFAULT_IDLE, DEFAULT_TOTAL};
 pub use provenance::configured_model;
 pub use registry::{
     Adapter, AgentEntry, CommandOutput, CommandSpec, JsonPointers, PromptDelivery, Registry,
+};
+pub use session::{
+    Headless, Outbox, PermissionKind, PermissionOption, PermissionOutcome, PermissionRequest,
+    RequestId, Session, SessionCommand,
 };
 
 use std::fmt;
@@ -62,7 +68,9 @@ pub struct Invocation {
 pub enum Stdin {
     /// `/dev/null`: the prompt is in the arguments.
     Null,
-    /// The prompt, written to a pipe that is then closed.
+    /// A pipe, and the prompt the session writes to it: a headless CLI's session writes
+    /// it as it is and closes the pipe (the CLIs read to the end of file); a two-way
+    /// protocol's writes it in its own messages and keeps the pipe open while it lives.
     Prompt(String),
 }
 
@@ -174,6 +182,10 @@ pub enum AgentEvent {
     /// The CLI could not find the session it was asked to resume (`message`: its own
     /// words). A `Failed` follows; the turn may run again as a new session.
     SessionNotFound { message: String },
+    /// The agent asks the user's approval and waits: the answer goes back as a
+    /// [`SessionCommand::Answer`] with the request's id. No adapter asks yet (the
+    /// headless CLIs cannot ask anyone; ACP will).
+    Permission(PermissionRequest),
 }
 
 /// How the process ended, given to the parser when output is over.
@@ -185,7 +197,8 @@ pub struct ExitInfo {
     pub stderr_tail: String,
 }
 
-/// Turns a CLI's stdout lines into events. One parser per turn.
+/// Turns a headless CLI's stdout lines into events. One parser per turn; a
+/// [`Headless`] session runs it.
 ///
 /// Events are appended to a vector the caller owns and reuses: most lines give one
 /// event or none, and a vector per line would cost an allocation each.
@@ -210,11 +223,18 @@ pub fn plan_turn(
     body: &str,
     resume: Option<&str>,
 ) -> Invocation {
+    let turn = plan::TurnSpec {
+        entry,
+        member,
+        system,
+        body,
+        resume: plan::resume_session(member, resume),
+    };
     match &entry.adapter {
-        Adapter::Claude => claude::plan(entry, member, system, body, resume),
-        Adapter::Codex => codex::plan(entry, member, system, body, resume),
-        Adapter::Gemini => gemini::plan(entry, member, system, body, resume),
-        Adapter::Command(spec) => command::plan(entry, spec, member, system, body),
+        Adapter::Claude => claude::plan(&turn),
+        Adapter::Codex => codex::plan(&turn),
+        Adapter::Gemini => gemini::plan(&turn),
+        Adapter::Command(spec) => command::plan(&turn, spec),
     }
 }
 
@@ -226,4 +246,9 @@ pub fn parser_for(entry: &AgentEntry) -> Box<dyn OutputParser> {
         Adapter::Gemini => Box::new(gemini::GeminiParser::new(&entry.name)),
         Adapter::Command(spec) => Box::new(command::CommandParser::new(&entry.name, &spec.output)),
     }
+}
+
+/// A fresh session for one turn of `entry`. Every built-in adapter is headless today.
+pub fn session_for(entry: &AgentEntry) -> Box<dyn Session> {
+    Box::new(Headless::new(parser_for(entry)))
 }

@@ -38,28 +38,49 @@ pub fn resume_session<'a>(member: &Member, session: Option<&'a str>) -> Option<&
     session.filter(|id| member.resume && !id.is_empty())
 }
 
-/// An invocation of `entry`'s program in the member's workdir, with the member's
-/// environment and, when the member has a `home`, the kind's state variable pointing
-/// there (the folder is created first: codex refuses a `CODEX_HOME` that does not exist).
-/// Arguments and stdin are the adapter's to fill in.
-pub fn base(entry: &AgentEntry, member: &Member, has_completion_event: bool) -> Invocation {
-    let mut env = Vec::new();
-    let mut create_dirs = Vec::new();
-    if let (Some(home), Some(kind)) = (&member.home, entry.adapter.kind()) {
-        env.push((kind.state_env_var().to_owned(), home.display().to_string()));
-        create_dirs.push(home.clone());
+/// One turn to plan: the member answering through `entry`, its role (`system`, empty
+/// for none), the prompt and the session it continues (already `None` unless the
+/// member resumes).
+pub struct TurnSpec<'a> {
+    pub entry: &'a AgentEntry,
+    pub member: &'a Member,
+    pub system: &'a str,
+    pub body: &'a str,
+    pub resume: Option<&'a str>,
+}
+
+impl TurnSpec<'_> {
+    /// An invocation of the entry's program in the member's workdir, with the member's
+    /// environment and, when the member has a `home`, the kind's state variable pointing
+    /// there (the folder is created first: codex refuses a `CODEX_HOME` that does not
+    /// exist). Arguments and stdin are the adapter's to fill in.
+    pub fn base(&self, has_completion_event: bool) -> Invocation {
+        let (entry, member) = (self.entry, self.member);
+        let mut env = Vec::new();
+        let mut create_dirs = Vec::new();
+        if let (Some(home), Some(kind)) = (&member.home, entry.adapter.kind()) {
+            env.push((kind.state_env_var().to_owned(), home.display().to_string()));
+            create_dirs.push(home.clone());
+        }
+        // After the isolation variable, so a member's explicit setting wins.
+        env.extend(member.env.iter().map(|(k, v)| (k.clone(), v.clone())));
+        Invocation {
+            program: entry.program.clone(),
+            args: Vec::new(),
+            env,
+            create_dirs,
+            cwd: member.workdir.clone(),
+            stdin: Stdin::Null,
+            limits: limits(member, has_completion_event),
+            install_hint: entry.install_hint.clone(),
+        }
     }
-    // After the isolation variable, so a member's explicit setting wins.
-    env.extend(member.env.iter().map(|(k, v)| (k.clone(), v.clone())));
-    Invocation {
-        program: entry.program.clone(),
-        args: Vec::new(),
-        env,
-        create_dirs,
-        cwd: member.workdir.clone(),
-        stdin: Stdin::Null,
-        limits: limits(member, has_completion_event),
-        install_hint: entry.install_hint.clone(),
+
+    /// The entry's extra arguments, then the member's: after the adapter's own flags,
+    /// before the prompt.
+    pub fn extra_args(&self, invocation: &mut Invocation) {
+        invocation.args.extend(self.entry.args.iter().cloned());
+        invocation.args.extend(self.member.args.iter().cloned());
     }
 }
 
@@ -72,13 +93,6 @@ pub fn limits(member: &Member, has_completion_event: bool) -> Limits {
         total: member.timeout.unwrap_or(DEFAULT_TOTAL),
         has_completion_event,
     }
-}
-
-/// The entry's extra arguments, then the member's: after the adapter's own flags,
-/// before the prompt.
-pub fn extra_args(invocation: &mut Invocation, entry: &AgentEntry, member: &Member) {
-    invocation.args.extend(entry.args.iter().cloned());
-    invocation.args.extend(member.args.iter().cloned());
 }
 
 /// Puts the prompt where the CLI reads it: as the next argument when it fits in one,

@@ -5,12 +5,13 @@
 
 use serde_json::Value;
 
-use super::json::{Events, parse_line};
-use super::output::{json_line, sanitize};
+use super::json::{ErrorBody, Events, Obj, parse_line};
+use super::output::{json_line, readable_error, sanitize};
 use super::{AgentEvent, ExitInfo};
 
-/// A parser's view of how far its turn got.
-#[derive(Debug)]
+/// A parser's view of how far its turn got. (`Default` is for a parser's own
+/// `Default`, whose `new` then names the agent.)
+#[derive(Debug, Default)]
 pub struct Turn {
     /// The registry entry's name, which messages name the agent by.
     pub agent: String,
@@ -18,6 +19,9 @@ pub struct Turn {
     pub finished: bool,
     /// The last stdout line that was not JSON, sanitized.
     pub stray: Option<String>,
+    /// The last non-fatal error the CLI reported, readable: the words of a failure
+    /// that has none of its own.
+    pub last_error: Option<String>,
 }
 
 impl Turn {
@@ -26,6 +30,7 @@ impl Turn {
             agent: agent.to_owned(),
             finished: false,
             stray: None,
+            last_error: None,
         }
     }
 
@@ -61,6 +66,18 @@ impl Turn {
     fn not_json(&mut self, line: &str, notice: AgentEvent, out: &mut Vec<AgentEvent>) {
         self.stray = Some(sanitize(line.trim()));
         out.push(notice);
+    }
+
+    /// The message of a failure the CLI reported: the words of its `error` body, else
+    /// its last error, else "<agent> `otherwise`".
+    pub fn reported(&self, error: &Obj<ErrorBody<'_>>, otherwise: &str) -> String {
+        error
+            .get()
+            .and_then(|error| error.message.get())
+            .map(readable_error)
+            .filter(|m| !m.is_empty())
+            .or_else(|| self.last_error.clone())
+            .unwrap_or_else(|| format!("{} {otherwise}", self.agent))
     }
 
     /// Ends the turn when the process exited; true when the output had not already

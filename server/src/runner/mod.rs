@@ -1,13 +1,18 @@
 //! The process runner: executes one agent turn that an adapter described (an
-//! [`Invocation`] and its [`OutputParser`]), streams the parser's events, and ends it.
+//! [`Invocation`] and its [`Session`]): feeds the session the agent's output and the
+//! caller's commands, writes what the session writes to the agent's stdin, streams the
+//! session's events, and ends the turn with no process left behind.
 
+mod ending;
 mod error;
 mod group;
 mod guard;
+mod input;
 mod lines;
 mod redact;
 mod resolve;
 mod stderr;
+mod stream;
 mod turn;
 
 use std::fmt;
@@ -16,11 +21,12 @@ use std::time::Duration;
 use tokio::sync::mpsc::Sender;
 use tokio_util::sync::CancellationToken;
 
-use crate::agents::{AgentEvent, ExitInfo, Invocation, OutputParser};
+use crate::agents::{AgentEvent, ExitInfo, Headless, Invocation, OutputParser};
 use crate::document::units;
 
 pub use error::RunError;
 pub use guard::{GUARD_ARG, guard_agents_with, run_if_guard};
+pub use turn::{Caller, run_session};
 
 /// How a turn ended and what it cost.
 #[derive(Debug)]
@@ -42,13 +48,14 @@ impl RunOutcome {
 /// Why a turn is over.
 #[derive(Debug)]
 pub enum Ended {
-    /// The agent finished its answer (the parser emitted `Done`, or, for a CLI without
+    /// The agent finished its answer (the session emitted `Done`, or, for a CLI without
     /// a completion event, the process exited with code 0).
     Completed,
-    /// The agent failed: the parser's `Failed` message, or the runner's account of
+    /// The agent failed: the session's `Failed` message, or the runner's account of
     /// the exit (code or signal, and the last stderr line).
     Failed(String),
-    /// The cancel token fired.
+    /// The turn was cancelled (the token, or a `Cancel` command), whether the agent
+    /// ended it its own way or was stopped.
     Cancelled,
     /// Nothing on stdout for this long.
     IdleTimeout(Duration),
@@ -85,11 +92,11 @@ impl fmt::Display for Ended {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Stats {
     pub stdout_bytes: u64,
-    /// Lines given to the parser.
+    /// Lines given to the session.
     pub lines: u64,
     /// Lines over `Settings::max_line`, skipped with a `Notice`.
     pub skipped_long_lines: u64,
-    /// The longest line given to the parser, in bytes.
+    /// The longest line given to the session, in bytes.
     pub longest_line: usize,
     /// The most the partial-line buffer held (lines that spanned reads).
     pub peak_line_buffer: usize,
@@ -103,7 +110,7 @@ pub struct Settings {
     /// After a completion event, or after SIGTERM, how long the process has to exit
     /// by itself before the group is SIGKILLed.
     pub grace: Duration,
-    /// Longest stdout line given to the parser; a longer one is skipped.
+    /// Longest stdout line given to the session; a longer one is skipped.
     pub max_line: usize,
     /// Bytes and lines of stderr kept for error messages.
     pub stderr_tail_bytes: usize,
@@ -121,21 +128,8 @@ impl Default for Settings {
     }
 }
 
-/// Runs one turn with the default [`Settings`].
-///
-/// The child leads its own process group. Its stdout is read as capped, lossily
-/// decoded lines, each given to the parser; its stderr is kept as a bounded tail. The
-/// turn ends on the parser's `Done` or `Failed` (the process then has a grace to exit
-/// before the group is killed), on process exit (then [`OutputParser::finish`] has the
-/// last word), on cancel, or on the idle or total timeout (SIGTERM to the group, a
-/// grace, SIGKILL). Whatever ends it, no process of the group is left running when
-/// this returns, and a dropped `run` future kills the group too. With
-/// [`guard_agents_with`] the group also dies when this process is killed outright.
-///
-/// Events go to `events` as they come (a bounded channel: a slow receiver slows the
-/// reading, and the child with it); a dropped receiver does not stop the turn. The
-/// outcome, not the event stream, says how the turn ended: cancel and timeouts add no
-/// event.
+/// Runs one turn of a headless CLI (a line parser, as a [`Headless`] session) with the
+/// default [`Settings`] and no commands; see [`run_session`].
 pub async fn run(
     invocation: Invocation,
     parser: Box<dyn OutputParser>,
@@ -153,7 +147,20 @@ pub async fn run_with(
     cancel: CancellationToken,
     settings: Settings,
 ) -> RunOutcome {
-    turn::run(invocation, parser, events, cancel, settings).await
+    // Nobody sends commands: the sender is dropped at once.
+    let (_, mut commands) = tokio::sync::mpsc::channel(1);
+    let caller = Caller {
+        events,
+        commands: &mut commands,
+        cancel,
+    };
+    run_session(
+        invocation,
+        Box::new(Headless::new(parser)),
+        caller,
+        settings,
+    )
+    .await
 }
 
 #[cfg(test)]

@@ -1,11 +1,11 @@
 //! Credentials never reach the chat: the values of the secret-looking variables an
 //! agent runs with (the member's `env` and chatmd's own environment, which the agent
 //! inherits) are cut out of what the runner passes on about a turn: error messages,
-//! notices, tool summaries and the stderr tail that error messages quote. A CLI that
-//! echoes its API key in an error ("invalid key sk-…") does not put it in a status
-//! comment. Answer text is the agent's own and is passed on as it is.
+//! notices, tool summaries, permission requests and the stderr tail that error
+//! messages quote. A CLI that echoes its API key in an error ("invalid key sk-…") does
+//! not put it in a status comment. Answer text is the agent's own and is passed on as it is.
 
-use crate::agents::AgentEvent;
+use crate::agents::{AgentEvent, PermissionRequest};
 
 /// What replaces a secret value.
 pub(crate) const REDACTED: &str = "<redacted>";
@@ -98,6 +98,11 @@ impl Secrets {
             AgentEvent::SessionNotFound { message } => AgentEvent::SessionNotFound {
                 message: self.redact(&message),
             },
+            // What the agent wants to do is shown to the user, like a tool summary.
+            AgentEvent::Permission(request) => AgentEvent::Permission(PermissionRequest {
+                summary: self.redact(&request.summary),
+                ..request
+            }),
             other => other,
         }
     }

@@ -1,37 +1,51 @@
-//! One turn from spawn to return: a `select!` loop over stdout, the leader's exit,
-//! cancel and the two timers, then a wind-down that leaves the process group empty.
+//! One turn from spawn to return: starts the process and hands its session the prompt,
+//! lets `stream` run the turn until something ends it and `ending` wind the process
+//! down, then accounts for the outcome with no process of the group left running.
 
 use std::os::unix::process::ExitStatusExt;
 use std::process::ExitStatus;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use nix::sys::signal::Signal;
 use process_wrap::tokio::ChildWrapper;
-use tokio::io::AsyncWriteExt;
-use tokio::process::{ChildStdin, ChildStdout};
-use tokio::sync::mpsc::Sender;
-use tokio::sync::mpsc::error::TrySendError;
+use tokio::process::ChildStdout;
+use tokio::sync::mpsc::{Receiver, Sender};
 use tokio::task::JoinHandle;
-use tokio::time::{Instant, sleep_until};
+use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use crate::agents::{AgentEvent, ExitInfo, Invocation, Limits, OutputParser, Stdin};
+use crate::agents::{
+    AgentEvent, ExitInfo, Invocation, Limits, Outbox, RequestId, Session, SessionCommand, Stdin,
+};
 
 use super::error::RunError;
 use super::group::{self, Group, Spawned};
-use super::lines::{Line, LineReader};
+use super::input::Input;
+use super::lines::LineReader;
 use super::redact::Secrets;
 use super::stderr::{self, Tail};
 use super::{Ended, RunOutcome, Settings, Stats};
 
 /// Once the group has been SIGKILLed: how long its pipes may take to close and its
 /// processes to vanish. Only a process that left the group can make us wait this long.
-const AFTER_KILL: Duration = Duration::from_secs(1);
+pub(super) const AFTER_KILL: Duration = Duration::from_secs(1);
+
+/// The caller's side of a running turn.
+pub struct Caller<'a> {
+    /// Where the session's events go; dropped when the turn is over.
+    pub events: Sender<AgentEvent>,
+    /// Commands for the session (answers to permission requests, cancel, more input);
+    /// a closed channel only means that none will come. Borrowed: a turn that runs
+    /// again (a lost session resumed as a new one) takes its commands from the same
+    /// channel.
+    pub commands: &'a mut Receiver<SessionCommand>,
+    /// Cancels the turn, like [`SessionCommand::Cancel`].
+    pub cancel: CancellationToken,
+}
 
 /// Why the streaming loop stopped.
-enum Stop {
-    /// The parser emitted `Done` or `Failed`.
+pub(super) enum Stop {
+    /// The session emitted `Done` or `Failed`.
     Answered(Ended),
     /// The leader exited and stdout is closed (or was given up on).
     Exited,
@@ -40,33 +54,64 @@ enum Stop {
     Total,
 }
 
-struct Turn {
-    program: String,
-    child: Box<dyn ChildWrapper>,
-    group: Group,
-    stdout: LineReader<ChildStdout>,
-    stdout_open: bool,
+pub(super) struct Turn<'a> {
+    pub(super) program: String,
+    pub(super) child: Box<dyn ChildWrapper>,
+    pub(super) group: Group,
+    pub(super) stdout: LineReader<ChildStdout>,
+    pub(super) stdout_open: bool,
     /// `Some` once the leader has exited; the inner `None` when its status is unknown.
-    leader: Option<Option<ExitStatus>>,
-    parser: Box<dyn OutputParser>,
-    events: Sender<AgentEvent>,
-    cancel: CancellationToken,
-    limits: Limits,
-    settings: Settings,
-    deadline: Instant,
-    last_output: Instant,
-    stderr: Arc<Mutex<Tail>>,
-    stderr_task: JoinHandle<()>,
-    stdin_task: Option<JoinHandle<()>>,
+    pub(super) leader: Option<Option<ExitStatus>>,
+    pub(super) session: Box<dyn Session>,
+    /// What the session produced that the runner has not acted on yet.
+    pub(super) outbox: Outbox,
+    pub(super) input: Input,
+    pub(super) events: Sender<AgentEvent>,
+    /// `None` once the caller's sender is gone.
+    pub(super) commands: Option<&'a mut Receiver<SessionCommand>>,
+    pub(super) cancel: CancellationToken,
+    /// Once the session took a cancel: when the agent's time to end its turn is up.
+    pub(super) cancelling: Option<Instant>,
+    /// Permission requests waiting for the user: the agent's silence meanwhile is not
+    /// idleness.
+    pub(super) asked: Vec<RequestId>,
+    pub(super) limits: Limits,
+    pub(super) settings: Settings,
+    pub(super) deadline: Instant,
+    pub(super) last_output: Instant,
+    pub(super) stderr: Arc<Mutex<Tail>>,
+    pub(super) stderr_task: JoinHandle<()>,
     /// Cut from every message about the turn.
-    secrets: Secrets,
+    pub(super) secrets: Secrets,
 }
 
-pub(super) async fn run(
+/// Runs one turn of `session`: a headless CLI's or a two-way protocol's.
+///
+/// The child leads its own process group. The session writes the prompt first (the
+/// invocation's `Stdin::Prompt`); its stdin stays open until the session closes it or
+/// ends the turn. Its stdout is read as capped, lossily decoded lines, each given to
+/// the session; its stderr is kept as a bounded tail. The caller's commands go to the
+/// session as they come; whatever the session writes goes to stdin.
+///
+/// The turn ends on the session's `Done` or `Failed` (stdin is closed and the process
+/// has a grace to exit before the group is killed), on process exit (then
+/// [`Session::finish`] has the last word), on cancel (the token or
+/// [`SessionCommand::Cancel`](crate::agents::SessionCommand): a session that takes it
+/// has the grace to end the turn its own way, else the group gets SIGTERM, a grace,
+/// SIGKILL), or on the idle or total timeout (SIGTERM, a grace, SIGKILL). The idle
+/// timer does not run while a permission request waits for its answer. Whatever ends
+/// it, no process of the group is left running when this returns, and a dropped future
+/// kills the group too. With [`guard_agents_with`](super::guard_agents_with) the group also dies when this
+/// process is killed outright.
+///
+/// Events go to `caller.events` as they come (a bounded channel: a slow receiver slows
+/// the reading, and the child with it); a dropped receiver does not stop the turn.
+/// The outcome, not the event stream, says how the turn ended: cancel and timeouts add
+/// no event.
+pub async fn run_session(
     invocation: Invocation,
-    parser: Box<dyn OutputParser>,
-    events: Sender<AgentEvent>,
-    cancel: CancellationToken,
+    session: Box<dyn Session>,
+    caller: Caller<'_>,
     settings: Settings,
 ) -> RunOutcome {
     let started = Instant::now();
@@ -78,7 +123,7 @@ pub(super) async fn run(
             ..Stats::default()
         },
     };
-    if cancel.is_cancelled() {
+    if caller.cancel.is_cancelled() {
         return not_started(Ended::Cancelled);
     }
     let spawned = super::resolve::prepare(&invocation).and_then(|path| {
@@ -98,80 +143,51 @@ pub(super) async fn run(
         Err(error) => return not_started(Ended::SpawnFailed(error)),
     };
     tracing::debug!(program = %invocation.program, "agent process started");
-    let stdin_task = match (stdin, invocation.stdin) {
-        (Some(pipe), Stdin::Prompt(prompt)) => Some(tokio::spawn(write_prompt(pipe, prompt))),
-        _ => None,
+    let prompt = match invocation.stdin {
+        Stdin::Prompt(prompt) => Some(prompt),
+        Stdin::Null => None,
     };
-    let secrets = Secrets::of(&invocation.env);
     let tail = Tail::new(settings.stderr_tail_bytes, settings.stderr_tail_lines);
     let tail = Arc::new(Mutex::new(tail));
     let now = Instant::now();
-    let turn = Turn {
+    let mut turn = Turn {
         program: invocation.program,
         child,
         group,
         stdout: LineReader::new(stdout, settings.max_line),
         stdout_open: true,
         leader: None,
-        parser,
-        events,
-        cancel,
+        session,
+        outbox: Outbox::default(),
+        input: Input::new(stdin),
+        events: caller.events,
+        commands: Some(caller.commands),
+        cancel: caller.cancel,
+        cancelling: None,
+        asked: Vec::new(),
         limits: invocation.limits,
         settings,
         deadline: after(now, invocation.limits.total),
         last_output: now,
         stderr_task: stderr::drain(stderr, Arc::clone(&tail)),
         stderr: tail,
-        stdin_task,
-        secrets,
+        secrets: Secrets::of(&invocation.env),
     };
+    turn.session.start(prompt, &mut turn.outbox);
     turn.run(started).await
 }
 
 /// `at + limit`, or a century later when that is past what a clock can tell: a limit
 /// of `9223372036854775807` seconds in a config must not panic.
-fn after(at: Instant, limit: Duration) -> Instant {
+pub(super) fn after(at: Instant, limit: Duration) -> Instant {
     at.checked_add(limit)
         .unwrap_or_else(|| at + Duration::from_secs(100 * 365 * 24 * 3600))
 }
 
-/// Writes the prompt, then closes the pipe. A child that exits without reading it
-/// breaks the pipe, which only ends this task.
-async fn write_prompt(mut pipe: ChildStdin, prompt: String) {
-    if let Err(error) = pipe.write_all(prompt.as_bytes()).await
-        && error.kind() != std::io::ErrorKind::BrokenPipe
-    {
-        tracing::debug!(%error, "writing the prompt to the agent failed");
-    }
-}
-
-impl Turn {
+impl Turn<'_> {
     async fn run(mut self, started: Instant) -> RunOutcome {
         let stop = self.stream().await;
-        let ended = match stop {
-            Stop::Answered(ended) => {
-                self.wind_down(false).await;
-                Some(ended)
-            }
-            Stop::Cancelled => {
-                self.wind_down(true).await;
-                Some(Ended::Cancelled)
-            }
-            Stop::Idle(idle) => {
-                self.wind_down(true).await;
-                Some(Ended::IdleTimeout(idle))
-            }
-            Stop::Total => {
-                self.wind_down(true).await;
-                Some(Ended::TotalTimeout(self.limits.total))
-            }
-            Stop::Exited => {
-                // The answer is over; whatever the leader left running goes with it
-                // (and closes the stderr it may hold).
-                self.group.kill_and_wait(Instant::now() + AFTER_KILL).await;
-                None
-            }
-        };
+        let ended = self.settle(stop).await;
         let _ = tokio::time::timeout(AFTER_KILL, &mut self.stderr_task).await;
         self.stderr_task.abort();
         let (stderr_tail, stderr_bytes) = match self.stderr.lock() {
@@ -191,6 +207,7 @@ impl Turn {
         // after the answer (its session not saved, a quota hit), and the user is told.
         // An exit forced by the wind-down (a signal) leaves the answer done.
         let ended = match (ended, exit.code) {
+            _ if self.cancelling.is_some() => Ended::Cancelled,
             (Ended::Completed, Some(code)) if code != 0 => self.account(&exit, status),
             (ended, _) => ended,
         };
@@ -199,9 +216,7 @@ impl Turn {
         } else {
             tracing::warn!(program = %self.program, "a process of the agent survived SIGKILL");
         }
-        if let Some(task) = &self.stdin_task {
-            task.abort();
-        }
+        self.input.abort();
         let read = self.stdout.stats();
         RunOutcome {
             ended,
@@ -218,169 +233,8 @@ impl Turn {
         }
     }
 
-    /// Reads and parses until something ends the turn.
-    async fn stream(&mut self) -> Stop {
-        let total = sleep_until(self.deadline);
-        tokio::pin!(total);
-        let idle = self.limits.idle;
-        let idle_timer =
-            sleep_until(idle.map_or(self.deadline, |idle| after(self.last_output, idle)));
-        tokio::pin!(idle_timer);
-        // Once the leader has exited with stdout still open: when to stop waiting for
-        // its end, and whether the group was already killed to force it.
-        let mut drain_until: Option<Instant> = None;
-        let mut forced = false;
-        loop {
-            if let Some(stop) = self.deliver().await {
-                return stop;
-            }
-            if !self.stdout_open && self.leader.is_some() {
-                return Stop::Exited;
-            }
-            let drain_timer = async move {
-                match drain_until {
-                    Some(at) => sleep_until(at).await,
-                    None => std::future::pending().await,
-                }
-            };
-            tokio::select! {
-                biased;
-                () = self.cancel.cancelled() => return Stop::Cancelled,
-                () = &mut total => return Stop::Total,
-                () = &mut idle_timer, if idle.is_some() => {
-                    let Some(idle) = idle else { continue };
-                    let due = after(self.last_output, idle);
-                    if Instant::now() >= due {
-                        return Stop::Idle(idle);
-                    }
-                    idle_timer.as_mut().reset(due);
-                }
-                status = self.child.wait(), if self.leader.is_none() => {
-                    self.leader = Some(status.ok());
-                    if self.stdout_open {
-                        drain_until = Some(Instant::now() + self.settings.grace);
-                    }
-                }
-                read = self.stdout.fill(), if self.stdout_open => {
-                    match read {
-                        Ok(true) => self.last_output = Instant::now(),
-                        _ => self.stdout_open = false,
-                    }
-                }
-                () = drain_timer => {
-                    if forced {
-                        return Stop::Exited;
-                    }
-                    // The leader is gone but a process it started holds stdout open.
-                    self.group.signal(Signal::SIGKILL);
-                    forced = true;
-                    drain_until = Some(Instant::now() + AFTER_KILL);
-                }
-            }
-        }
-    }
-
-    /// Gives the parser every line read so far and forwards its events. Returns the
-    /// stop when an event ended the turn (all events of that line are forwarded).
-    async fn deliver(&mut self) -> Option<Stop> {
-        while let Some(line) = self.stdout.next_line() {
-            let mut events = Vec::new();
-            match line {
-                Line::Text(text) => self.parser.line(&text, &mut events),
-                Line::TooLong(bytes) => events.push(AgentEvent::Notice(format!(
-                    "skipped an output line of {bytes} bytes (over the {} byte limit)",
-                    self.settings.max_line
-                ))),
-            }
-            let mut answered = None;
-            for event in events {
-                let event = self.secrets.event(event);
-                if answered.is_none() {
-                    answered = completion(&event);
-                }
-                if let Err(stop) = self.forward(event).await {
-                    return Some(stop);
-                }
-            }
-            if let Some(ended) = answered {
-                return Some(Stop::Answered(ended));
-            }
-        }
-        None
-    }
-
-    /// Sends one event, waiting for room in the channel but not past cancel or the
-    /// total timeout. Nobody listening is not an error: the outcome still tells.
-    async fn forward(&mut self, event: AgentEvent) -> Result<(), Stop> {
-        let event = match self.events.try_send(event) {
-            Ok(()) | Err(TrySendError::Closed(_)) => return Ok(()),
-            Err(TrySendError::Full(event)) => event,
-        };
-        tokio::select! {
-            biased;
-            () = self.cancel.cancelled() => Err(Stop::Cancelled),
-            () = sleep_until(self.deadline) => Err(Stop::Total),
-            _ = self.events.send(event) => {
-                // Time spent waiting on the receiver is not the agent being silent.
-                self.last_output = Instant::now();
-                Ok(())
-            }
-        }
-    }
-
-    /// Lets the leader exit by itself within the grace (after a SIGTERM to the group
-    /// when `terminate`), reading and discarding its output meanwhile so it cannot block
-    /// on a full pipe; then SIGKILLs the group and reaps the leader.
-    async fn wind_down(&mut self, terminate: bool) {
-        self.stdout.discard();
-        let deadline = Instant::now() + self.settings.grace;
-        if terminate {
-            self.group.signal(Signal::SIGTERM);
-        }
-        let grace = sleep_until(deadline);
-        tokio::pin!(grace);
-        while self.leader.is_none() {
-            tokio::select! {
-                biased;
-                status = self.child.wait() => self.leader = Some(status.ok()),
-                read = self.stdout.fill(), if self.stdout_open => {
-                    self.stdout_open = matches!(read, Ok(true));
-                    self.stdout.discard();
-                }
-                () = &mut grace => break,
-            }
-        }
-        if terminate && self.leader.is_some() {
-            // The rest of the grace is for what the leader started (an `npx` wrapper
-            // exits at once; the agent under it may need the time).
-            self.group.wait_empty(deadline).await;
-        }
-        self.group.signal(Signal::SIGKILL);
-        if self.leader.is_none() {
-            let status = tokio::time::timeout(AFTER_KILL, self.child.wait()).await;
-            self.leader = Some(status.ok().and_then(Result::ok));
-        }
-    }
-
-    /// The process exited by itself: the parser has the last word, and when it says
-    /// nothing the exit status decides.
-    async fn finish(&mut self, exit: &ExitInfo, status: Option<ExitStatus>) -> Ended {
-        let mut ended = None;
-        let mut events = Vec::new();
-        self.parser.finish(exit, &mut events);
-        for event in events {
-            let event = self.secrets.event(event);
-            if ended.is_none() {
-                ended = completion(&event);
-            }
-            if self.forward(event).await.is_err() {
-                break;
-            }
-        }
-        ended.unwrap_or_else(|| self.account(exit, status))
-    }
-
-    fn account(&self, exit: &ExitInfo, status: Option<ExitStatus>) -> Ended {
+    /// The exit as the runner tells it, when the session has nothing to say about it.
+    pub(super) fn account(&self, exit: &ExitInfo, status: Option<ExitStatus>) -> Ended {
         let program = &self.program;
         let detail = match exit
             .stderr_tail
@@ -400,19 +254,11 @@ impl Turn {
                 Ended::Failed(format!("`{program}` exited with code {code}{detail}"))
             }
             (None, Some(signal)) => {
-                let name = Signal::try_from(signal).map_or("an unknown signal", Signal::as_str);
+                let name = nix::sys::signal::Signal::try_from(signal)
+                    .map_or("an unknown signal", nix::sys::signal::Signal::as_str);
                 Ended::Failed(format!("`{program}` was killed by {name}{detail}"))
             }
             (None, None) => Ended::Failed(format!("`{program}` ended in an unknown way{detail}")),
         }
-    }
-}
-
-/// The outcome a completion event stands for.
-fn completion(event: &AgentEvent) -> Option<Ended> {
-    match event {
-        AgentEvent::Done { .. } => Some(Ended::Completed),
-        AgentEvent::Failed { message } => Some(Ended::Failed(message.clone())),
-        _ => None,
     }
 }

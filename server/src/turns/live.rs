@@ -106,6 +106,16 @@ pub(super) fn on_event<P: EditorPort>(port: &mut P, t: &mut Live, event: AgentEv
             t.status.set("resume", "lost");
             t.status_dirty = true;
         }
+        // No adapter asks yet; writing the block and sending the answer back
+        // (`SessionCommand::Answer`) comes with the ACP adapter.
+        AgentEvent::Permission(request) => {
+            let member = t.member.as_str();
+            tracing::warn!(
+                member,
+                "permission request not answered: {}",
+                request.summary
+            );
+        }
     }
 }
 

@@ -111,6 +111,7 @@ pub fn seen(events: Vec<AgentEvent>) -> Seen {
                     .push(format!("allow with: {}", allow.join(" ")));
             }
             AgentEvent::Usage(_) => {}
+            AgentEvent::Permission(request) => panic!("a headless CLI cannot ask: {request:?}"),
             AgentEvent::Done { stop_reason, usage } => {
                 outcomes += 1;
                 seen.outcome = Outcome::Done(stop_reason, usage);

@@ -9,35 +9,23 @@ use serde::{Deserialize, Deserializer};
 
 use crate::agents::fields::Content;
 use crate::agents::json::{
-    Bool, ErrorBody, Events, Lenient, List, NonNull, Obj, Str, TokenCounts, ToolInput, U64, lenient,
+    Bool, ErrorBody, Events, Lenient, List, NonNull, Obj, Str, TokenCounts, ToolInput, U64,
+    lenient, lines_by_type,
 };
 use crate::agents::permissions::DenialEntry;
 
-/// One stream-json line, read by its `type` into a struct with the members that kind of
-/// line has (serde skips the others without building them). Each struct has the `type`
-/// member, read and dropped, so that a line that repeats it is caught, and
-/// `parent_tool_use_id`, which marks the lines of sub-agents.
-#[derive(Debug)]
-pub(super) enum Line<'a> {
-    Stream(StreamLine<'a>),
-    // The others are boxed: they are rare, and a small `Line` is cheap to move.
-    System(Box<SystemLine<'a>>),
-    Assistant(Box<MessageLine<'a>>),
-    User(Box<MessageLine<'a>>),
-    Result(Box<ResultLine<'a>>),
-    Other(OtherLine),
-}
-
-impl<'a> Events<'a> for Line<'a> {
-    fn read<D: Deserializer<'a>>(tag: Option<&str>, d: D) -> Result<Self, D::Error> {
-        Ok(match tag {
-            Some("stream_event") => Line::Stream(StreamLine::deserialize(d)?),
-            Some("assistant") => Line::Assistant(Deserialize::deserialize(d)?),
-            Some("user") => Line::User(Deserialize::deserialize(d)?),
-            Some("system") => Line::System(Deserialize::deserialize(d)?),
-            Some("result") => Line::Result(Deserialize::deserialize(d)?),
-            _ => Line::Other(OtherLine::deserialize(d)?),
-        })
+lines_by_type! {
+    /// One stream-json line, read by its `type` into a struct with the members that
+    /// kind of line has (serde skips the others without building them). Each struct has
+    /// the `type` member, read and dropped, so that a line that repeats it is caught,
+    /// and `parent_tool_use_id`, which marks the lines of sub-agents.
+    pub(super) enum Line<'a> {
+        "stream_event" => Stream(StreamLine<'a>),
+        "system" => System(Box<SystemLine<'a>>),
+        "assistant" => Assistant(Box<MessageLine<'a>>),
+        "user" => User(Box<MessageLine<'a>>),
+        "result" => Result(Box<ResultLine<'a>>),
+        _ => Other(OtherLine),
     }
 }
 

@@ -1,37 +1,26 @@
 //! Codex's `--json` events as typed, borrowing views in the manner of `agents::json`:
 //! one struct per kind of event, with only the members the parser reads.
 
+use serde::Deserialize;
 use serde::de::IgnoredAny;
-use serde::{Deserialize, Deserializer};
 
 use crate::agents::fields::ErrorField;
-use crate::agents::json::{ErrorBody, Events, I64, List, Obj, Str, TokenCounts};
+use crate::agents::json::{
+    ErrorBody, ErrorLine, I64, List, Obj, OtherLine, Str, TokenCounts, lines_by_type,
+};
 
-/// One `--json` event, read by its `type` into a struct with the members that kind of
-/// event has (serde skips the others without building them). Each struct has the `type`
-/// member, read and dropped, so that a line that repeats it is caught.
-#[derive(Debug)]
-pub(super) enum Line<'a> {
-    ThreadStarted(ThreadStarted<'a>),
-    ItemStarted(ItemLine<'a>),
-    ItemCompleted(ItemLine<'a>),
-    Error(ErrorLine<'a>),
-    TurnCompleted(TurnCompleted),
-    TurnFailed(TurnFailed<'a>),
-    Other(OtherLine),
-}
-
-impl<'a> Events<'a> for Line<'a> {
-    fn read<D: Deserializer<'a>>(tag: Option<&str>, d: D) -> Result<Self, D::Error> {
-        Ok(match tag {
-            Some("item.completed") => Line::ItemCompleted(ItemLine::deserialize(d)?),
-            Some("item.started") => Line::ItemStarted(ItemLine::deserialize(d)?),
-            Some("thread.started") => Line::ThreadStarted(ThreadStarted::deserialize(d)?),
-            Some("error") => Line::Error(ErrorLine::deserialize(d)?),
-            Some("turn.completed") => Line::TurnCompleted(TurnCompleted::deserialize(d)?),
-            Some("turn.failed") => Line::TurnFailed(TurnFailed::deserialize(d)?),
-            _ => Line::Other(OtherLine::deserialize(d)?),
-        })
+lines_by_type! {
+    /// One `--json` event, read by its `type` into a struct with the members that kind
+    /// of event has (serde skips the others without building them). Each struct has the
+    /// `type` member, read and dropped, so that a line that repeats it is caught.
+    pub(super) enum Line<'a> {
+        "thread.started" => ThreadStarted(ThreadStarted<'a>),
+        "item.started" => ItemStarted(ItemLine<'a>),
+        "item.completed" => ItemCompleted(ItemLine<'a>),
+        "error" => Error(ErrorLine<'a>),
+        "turn.completed" => TurnCompleted(TurnCompleted),
+        "turn.failed" => TurnFailed(TurnFailed<'a>),
+        _ => Other(OtherLine),
     }
 }
 
@@ -57,15 +46,6 @@ pub(super) struct ItemLine<'a> {
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
-pub(super) struct ErrorLine<'a> {
-    #[serde(rename = "type")]
-    _type: IgnoredAny,
-    #[serde(borrow)]
-    pub(super) message: Str<'a>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
 pub(super) struct TurnCompleted {
     #[serde(rename = "type")]
     _type: IgnoredAny,
@@ -79,13 +59,6 @@ pub(super) struct TurnFailed<'a> {
     _type: IgnoredAny,
     #[serde(borrow)]
     pub(super) error: Obj<ErrorBody<'a>>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-pub(super) struct OtherLine {
-    #[serde(rename = "type")]
-    _type: IgnoredAny,
 }
 
 /// A thread item: an agent message, an error, or a tool call of some kind.

@@ -18,12 +18,11 @@ use crate::agents::{AgentEvent, ExitInfo, OutputParser, Retry, Usage, auth, resu
 const STDERR_NOISE: [&str; 1] = ["Reading additional input from stdin"];
 
 /// Reads codex's `--json` events.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub struct CodexParser {
     turn: Turn,
     paragraphs: Paragraphs,
     tools: ToolCalls,
-    last_error: Option<String>,
 }
 
 impl CodexParser {
@@ -31,9 +30,7 @@ impl CodexParser {
     pub fn new(agent: &str) -> CodexParser {
         CodexParser {
             turn: Turn::new(agent),
-            paragraphs: Paragraphs::default(),
-            tools: ToolCalls::default(),
-            last_error: None,
+            ..CodexParser::default()
         }
     }
 
@@ -75,14 +72,7 @@ impl CodexParser {
             }
             Line::TurnFailed(line) => {
                 self.turn.finished = true;
-                let message = line
-                    .error
-                    .get()
-                    .and_then(|error| error.message.get())
-                    .map(readable_error)
-                    .filter(|m| !m.is_empty())
-                    .or_else(|| self.last_error.clone())
-                    .unwrap_or_else(|| format!("{} reported a failed turn", self.turn.agent));
+                let message = self.turn.reported(&line.error, "reported a failed turn");
                 out.push(auth::failure(message, AgentKind::Codex));
             }
             Line::Other(_) => {}
@@ -130,7 +120,7 @@ impl CodexParser {
                 self.turn.agent
             ))),
         }
-        self.last_error = Some(message);
+        self.turn.last_error = Some(message);
     }
 
     /// The summary of a tool item, remembered under its id; `None` for other items.
@@ -176,7 +166,7 @@ impl OutputParser for CodexParser {
     fn finish(&mut self, exit: &ExitInfo, out: &mut Vec<AgentEvent>) {
         if self.turn.exited() {
             out.extend(resume::codex_not_found(exit));
-            let own = self.last_error.as_deref();
+            let own = self.turn.last_error.as_deref();
             out.push(self.turn.failure(own, &STDERR_NOISE, exit));
         }
     }

@@ -1,40 +1,28 @@
 //! Gemini's stream-json lines as typed, borrowing views in the manner of
 //! `agents::json`: one struct per kind of line, with only the members the parser reads.
 
+use serde::Deserialize;
 use serde::de::IgnoredAny;
-use serde::{Deserialize, Deserializer};
 
 use crate::agents::fields::Members;
-use crate::agents::json::{Bool, ErrorBody, Events, Obj, Str, ToolInput, U64};
+use crate::agents::json::{
+    Bool, ErrorBody, ErrorLine, Obj, OtherLine, Str, ToolInput, U64, lines_by_type,
+};
 use crate::agents::output::sanitize;
 use crate::agents::provenance::{ModelTokens, routed_model};
 
-/// One stream-json line, read by its `type` into a struct with the members that kind of
-/// line has (serde skips the others without building them). Each struct has the `type`
-/// member, read and dropped, so that a line that repeats it is caught.
-#[derive(Debug)]
-pub(super) enum Line<'a> {
-    Message(MessageLine<'a>),
-    // The others are boxed: they are rare, and a small `Line` is cheap to move.
-    Init(Box<InitLine<'a>>),
-    ToolUse(Box<ToolUseLine<'a>>),
-    ToolResult(Box<ToolResultLine<'a>>),
-    Error(Box<ErrorLine<'a>>),
-    Result(Box<ResultLine<'a>>),
-    Other(OtherLine),
-}
-
-impl<'a> Events<'a> for Line<'a> {
-    fn read<D: Deserializer<'a>>(tag: Option<&str>, d: D) -> Result<Self, D::Error> {
-        Ok(match tag {
-            Some("message") => Line::Message(MessageLine::deserialize(d)?),
-            Some("init") => Line::Init(Deserialize::deserialize(d)?),
-            Some("tool_use") => Line::ToolUse(Deserialize::deserialize(d)?),
-            Some("tool_result") => Line::ToolResult(Deserialize::deserialize(d)?),
-            Some("error") => Line::Error(Deserialize::deserialize(d)?),
-            Some("result") => Line::Result(Deserialize::deserialize(d)?),
-            _ => Line::Other(OtherLine::deserialize(d)?),
-        })
+lines_by_type! {
+    /// One stream-json line, read by its `type` into a struct with the members that
+    /// kind of line has (serde skips the others without building them). Each struct has
+    /// the `type` member, read and dropped, so that a line that repeats it is caught.
+    pub(super) enum Line<'a> {
+        "message" => Message(MessageLine<'a>),
+        "init" => Init(Box<InitLine<'a>>),
+        "tool_use" => ToolUse(Box<ToolUseLine<'a>>),
+        "tool_result" => ToolResult(Box<ToolResultLine<'a>>),
+        "error" => Error(Box<ErrorLine<'a>>),
+        "result" => Result(Box<ResultLine<'a>>),
+        _ => Other(OtherLine),
     }
 }
 
@@ -91,15 +79,6 @@ pub(super) struct ToolResultLine<'a> {
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
-pub(super) struct ErrorLine<'a> {
-    #[serde(rename = "type")]
-    _type: IgnoredAny,
-    #[serde(borrow)]
-    pub(super) message: Str<'a>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
 pub(super) struct ResultLine<'a> {
     #[serde(rename = "type")]
     _type: IgnoredAny,
@@ -124,13 +103,6 @@ pub(super) struct Stats {
 pub(super) struct ModelStats {
     pub(super) input_tokens: U64,
     pub(super) output_tokens: U64,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-pub(super) struct OtherLine {
-    #[serde(rename = "type")]
-    _type: IgnoredAny,
 }
 
 impl Stats {

@@ -16,13 +16,12 @@ use crate::agents::tools::{ToolArguments, ToolCalls, error_line, tool_summary};
 use crate::agents::{AgentEvent, ExitInfo, OutputParser, Usage, auth, resume};
 
 /// Reads gemini's stream-json output.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub struct GeminiParser {
     turn: Turn,
     any_delta: bool,
     paragraphs: Paragraphs,
     tools: ToolCalls,
-    last_error: Option<String>,
 }
 
 impl GeminiParser {
@@ -30,10 +29,7 @@ impl GeminiParser {
     pub fn new(agent: &str) -> GeminiParser {
         GeminiParser {
             turn: Turn::new(agent),
-            any_delta: false,
-            paragraphs: Paragraphs::default(),
-            tools: ToolCalls::default(),
-            last_error: None,
+            ..GeminiParser::default()
         }
     }
 
@@ -84,7 +80,7 @@ impl GeminiParser {
                     "{}: {message}",
                     self.turn.agent
                 )));
-                self.last_error = Some(message);
+                self.turn.last_error = Some(message);
             }
             Line::Result(line) => {
                 self.turn.finished = true;
@@ -111,14 +107,7 @@ impl GeminiParser {
                 usage,
             };
         }
-        let message = line
-            .error
-            .get()
-            .and_then(|error| error.message.get())
-            .map(readable_error)
-            .filter(|m| !m.is_empty())
-            .or_else(|| self.last_error.clone())
-            .unwrap_or_else(|| format!("{} reported an error", self.turn.agent));
+        let message = self.turn.reported(&line.error, "reported an error");
         auth::failure(message, AgentKind::Gemini)
     }
 }
@@ -137,6 +126,7 @@ impl OutputParser for GeminiParser {
         out.extend(resume::gemini_not_found(exit));
         // An exit before the model loop printed no JSON; its code says what went wrong.
         let early = self
+            .turn
             .last_error
             .is_none()
             .then(|| early_exit(&self.turn.agent, exit));
@@ -144,7 +134,7 @@ impl OutputParser for GeminiParser {
             Some(message) => AgentEvent::Failed { message },
             None => self
                 .turn
-                .failure(self.last_error.as_deref(), &STDERR_NOISE, exit),
+                .failure(self.turn.last_error.as_deref(), &STDERR_NOISE, exit),
         });
     }
 }

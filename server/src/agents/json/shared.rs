@@ -1,5 +1,7 @@
 //! Objects that the lines of more than one CLI hold: a tool call's input, token counts,
-//! an error body.
+//! an error body; and the lines codex and gemini write alike.
+
+use serde::de::IgnoredAny;
 
 use super::types::{Str, U64};
 
@@ -44,4 +46,22 @@ pub struct TokenCounts {
 pub struct ErrorBody<'a> {
     #[serde(borrow)]
     pub message: Str<'a>,
+}
+
+/// An `error` line: `{"type":"error","message":...}` (codex, gemini).
+#[derive(Debug, Default, serde::Deserialize)]
+#[serde(default)]
+pub struct ErrorLine<'a> {
+    #[serde(rename = "type")]
+    _type: IgnoredAny,
+    #[serde(borrow)]
+    pub message: Str<'a>,
+}
+
+/// A line of a kind the parser does not read (codex, gemini).
+#[derive(Debug, Default, serde::Deserialize)]
+#[serde(default)]
+pub struct OtherLine {
+    #[serde(rename = "type")]
+    _type: IgnoredAny,
 }

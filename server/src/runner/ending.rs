@@ -1,0 +1,89 @@
+//! How a turn's process is brought to its end once the streaming stopped: let it exit
+//! by itself within a grace (stdin closed, after a SIGTERM when it must stop), then
+//! SIGKILL the group; and, when it exited by itself, let the session have the last word.
+
+use std::process::ExitStatus;
+
+use nix::sys::signal::Signal;
+use tokio::time::{Instant, sleep_until};
+
+use crate::agents::ExitInfo;
+
+use super::Ended;
+use super::turn::{AFTER_KILL, Stop, Turn};
+
+impl Turn<'_> {
+    /// Winds the process down the way `stop` calls for. Returns how the turn ended,
+    /// or `None` when the process exited by itself (then [`Turn::finish`] decides).
+    pub(super) async fn settle(&mut self, stop: Stop) -> Option<Ended> {
+        match stop {
+            Stop::Answered(ended) => {
+                self.wind_down(false).await;
+                Some(ended)
+            }
+            Stop::Cancelled => {
+                self.wind_down(true).await;
+                Some(Ended::Cancelled)
+            }
+            Stop::Idle(idle) => {
+                self.wind_down(true).await;
+                Some(Ended::IdleTimeout(idle))
+            }
+            Stop::Total => {
+                self.wind_down(true).await;
+                Some(Ended::TotalTimeout(self.limits.total))
+            }
+            Stop::Exited => {
+                // The answer is over; whatever the leader left running goes with it
+                // (and closes the stderr it may hold).
+                self.input.close();
+                self.group.kill_and_wait(Instant::now() + AFTER_KILL).await;
+                None
+            }
+        }
+    }
+
+    /// Closes stdin (an agent that waits for its end exits by itself) and lets the
+    /// leader exit within the grace (after a SIGTERM to the group when `terminate`),
+    /// reading and discarding its output meanwhile so it cannot block on a full pipe;
+    /// then SIGKILLs the group and reaps the leader.
+    async fn wind_down(&mut self, terminate: bool) {
+        self.input.close();
+        self.stdout.discard();
+        let deadline = Instant::now() + self.settings.grace;
+        if terminate {
+            self.group.signal(Signal::SIGTERM);
+        }
+        let grace = sleep_until(deadline);
+        tokio::pin!(grace);
+        while self.leader.is_none() {
+            tokio::select! {
+                biased;
+                status = self.child.wait() => self.leader = Some(status.ok()),
+                read = self.stdout.fill(), if self.stdout_open => {
+                    self.stdout_open = matches!(read, Ok(true));
+                    self.stdout.discard();
+                }
+                () = &mut grace => break,
+            }
+        }
+        if terminate && self.leader.is_some() {
+            // The rest of the grace is for what the leader started (an `npx` wrapper
+            // exits at once; the agent under it may need the time).
+            self.group.wait_empty(deadline).await;
+        }
+        self.group.signal(Signal::SIGKILL);
+        if self.leader.is_none() {
+            let status = tokio::time::timeout(AFTER_KILL, self.child.wait()).await;
+            self.leader = Some(status.ok().and_then(Result::ok));
+        }
+    }
+
+    /// The process exited by itself: the session has the last word, and when it says
+    /// nothing the exit status decides.
+    pub(super) async fn finish(&mut self, exit: &ExitInfo, status: Option<ExitStatus>) -> Ended {
+        self.session.finish(exit, &mut self.outbox);
+        let (answered, _) = self.flush().await;
+        answered.unwrap_or_else(|| self.account(exit, status))
+    }
+}
