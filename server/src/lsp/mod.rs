@@ -12,7 +12,7 @@ mod definition;
 mod diagnostics;
 mod echo;
 mod folding;
-mod framing;
+pub mod framing;
 mod hover;
 mod interrupted;
 mod journal;

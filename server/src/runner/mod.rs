@@ -4,7 +4,7 @@
 mod error;
 mod group;
 mod guard;
-mod lines;
+pub mod lines;
 mod redact;
 mod resolve;
 mod stderr;
