@@ -3,8 +3,8 @@
 //! the block; every range (values, entries, unknown keys, problems) lies inside the
 //! block on character boundaries; problems come sorted; `members` and `human` are valid
 //! handles. And `set_key_edit`, on a front matter without problems written as block
-//! lines (not one flow mapping, not indented: the edit's documented limits), or on a
-//! text without one, sets the key: the edited text parses without problems and reads
+//! lines (not one flow mapping; keys at the start of their lines, without a tag or an
+//! anchor: the edit's limits), or on a text without one, sets the key: the edited text parses without problems and reads
 //! back exactly the value set (any text for `title`, `team` and `forked_from`).
 //!
 //! Input: the first byte picks the key to set (`% 6`: title, team, forked_from, status,
@@ -33,8 +33,8 @@ fuzz_target!(|data: &[u8]| {
         fm
     });
 
-    // The edit's documented limits: keys after a problem are not seen, and the new line
-    // goes at column 0 of a block mapping.
+    // The edit's limits: keys after a problem are not seen, and the new line goes at
+    // column 0 of a block mapping.
     if let Some(fm) = &fm
         && (!fm.problems.is_empty()
             || text[fm.block.yaml.clone()]
@@ -43,7 +43,7 @@ fuzz_target!(|data: &[u8]| {
             || fm
                 .entries
                 .iter()
-                .any(|e| !at_line_start(&text, e.key.range.start)))
+                .any(|e| !plain_key_line(&text, &e.key.range)))
     {
         return;
     }
@@ -133,8 +133,12 @@ fn check(fm: &FrontMatter, text: &str) {
     );
 }
 
-fn at_line_start(text: &str, at: usize) -> bool {
-    at == 0 || text[..at].ends_with(['\n', '\r'])
+/// A key written the usual way: at the start of its line, a name or a quoted one (no
+/// tag, anchor or `?`, which can leave the mapping itself indented).
+fn plain_key_line(text: &str, key: &std::ops::Range<usize>) -> bool {
+    let at = key.start;
+    (at == 0 || text[..at].ends_with(['\n', '\r']))
+        && text[key.clone()].starts_with(|c: char| c.is_alphanumeric() || "_\"'".contains(c))
 }
 
 fn number(value: &str) -> u32 {
