@@ -6,10 +6,10 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
+use chatmd::agents::AgentKind;
 use chatmd::agents::{AgentEntry, parser_for};
 use chatmd::document::chat::Chat;
 use chatmd::document::text::{LineCol, PositionEncoding, Text};
-use chatmd::team::AgentKind;
 
 #[path = "support/server_memory.rs"]
 mod server_memory;

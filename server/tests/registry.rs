@@ -3,17 +3,17 @@
 
 use std::path::{Path, PathBuf};
 
-use chatmd::agents::registry::{Location, default_path_from};
+use chatmd::agents::AgentKind;
+use chatmd::agents::registry::default_path_from;
 use chatmd::agents::{
     Adapter, AgentEntry, CommandOutput, CommandSpec, JsonPointers, PromptDelivery, Registry,
-    RegistryProblem,
 };
-use chatmd::team::AgentKind;
+use chatmd::team::{ConfigProblem, Location, Severity};
 use pretty_assertions::assert_eq;
 
 const FILE: &str = "/home/dev/.config/chatmd/agents.toml";
 
-fn parse(text: &str) -> (Registry, Vec<RegistryProblem>) {
+fn parse(text: &str) -> (Registry, Vec<ConfigProblem>) {
     Registry::parse(Path::new(FILE), text)
 }
 
@@ -257,11 +257,10 @@ command = "ok"
 
 #[test]
 fn problems_print_as_file_line_column_key_message() {
-    let problem = RegistryProblem {
-        file: PathBuf::from(FILE),
+    let problem = ConfigProblem {
         location: Some(Location { line: 7, column: 1 }),
         key: Some("agents.llm.promt".into()),
-        message: "unknown field `promt`".into(),
+        ..ConfigProblem::new(FILE, None, Severity::Error, "unknown field `promt`")
     };
     assert_eq!(
         problem.to_string(),

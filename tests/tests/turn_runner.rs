@@ -6,9 +6,10 @@ mod fake_support;
 use std::path::Path;
 use std::time::Duration;
 
+use chatmd::agents::AgentKind;
 use chatmd::agents::{AgentEntry, AgentEvent, Invocation, parser_for, plan_turn};
 use chatmd::runner::{Ended, RunOutcome, run};
-use chatmd::team::{AgentKind, Member};
+use chatmd::team::Member;
 use fake_support::Sandbox;
 use pretty_assertions::assert_eq;
 use tokio::sync::mpsc;

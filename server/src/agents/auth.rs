@@ -4,7 +4,7 @@
 //! waiting for its own end only makes the user wait.
 
 use super::AgentEvent;
-use crate::team::AgentKind;
+use crate::agents::AgentKind;
 
 /// Words that only an authentication failure uses (compared in lowercase).
 const AUTH_WORDS: [&str; 12] = [

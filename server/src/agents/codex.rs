@@ -14,11 +14,10 @@ mod parser;
 
 pub use parser::CodexParser;
 
-use std::fmt::Write as _;
-
 use super::Invocation;
 use super::plan::{self, ARGUMENT_LIMIT, base, extra_args, inline, resume_session};
 use super::registry::AgentEntry;
+use crate::document::quoted;
 use crate::team::Member;
 
 /// The command line of one codex turn.
@@ -66,23 +65,7 @@ pub fn plan(
 /// unquoted value that is not valid TOML would be taken raw, but multi-line text or
 /// quotes must not depend on that fallback).
 pub fn toml_string(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + 2);
-    out.push('"');
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            c if c.is_control() => {
-                let _ = write!(out, "\\u{:04X}", u32::from(c));
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
+    quoted::quoted(text, quoted::control_as_u4)
 }
 
 #[cfg(test)]

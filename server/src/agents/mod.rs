@@ -1,29 +1,37 @@
 //! Agent adapters: how each kind of CLI (claude, codex, gemini, any command) is started
-//! for one turn, and how its output lines become normalized [`AgentEvent`]s. Pure: no
-//! tokio, no LSP types; the runner executes what an adapter describes.
+//! for one turn, and how its output lines become normalized [`AgentEvent`]s; and the
+//! other facts only this folder knows about CLIs: the built-in kinds (`kind.rs`), the
+//! role files each loads by itself (`autoload.rs`), where its program is found
+//! (`program.rs`) and its version (`probe.rs`). No tokio, no LSP types; the runner
+//! executes what an adapter describes.
 
 mod auth;
+mod autoload;
 pub mod claude;
 pub mod codex;
 pub mod command;
 mod fields;
 pub mod gemini;
 mod json;
+mod kind;
 mod output;
 mod permissions;
 mod plan;
+pub mod probe;
+pub mod program;
 pub mod provenance;
 mod reader;
 pub mod registry;
 mod resume;
 mod tools;
 
+pub use autoload::role_files_loaded;
+pub use kind::{AgentKind, UnknownAgentKind};
 pub use output::sanitize;
 pub use plan::{ARGUMENT_LIMIT, DEFAULT_IDLE, DEFAULT_TOTAL};
 pub use provenance::configured_model;
 pub use registry::{
     Adapter, AgentEntry, CommandOutput, CommandSpec, JsonPointers, PromptDelivery, Registry,
-    RegistryProblem,
 };
 
 use std::fmt;

@@ -241,7 +241,7 @@ mod tests {
     fn the_codex_home_of_the_member_is_read() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("config.toml"), "model = \"gpt-5.5\"\n").unwrap();
-        let entry = AgentEntry::builtin(crate::team::AgentKind::Codex);
+        let entry = AgentEntry::builtin(crate::agents::AgentKind::Codex);
         let invocation = Invocation {
             program: "codex".into(),
             args: vec!["exec".into(), "--json".into(), "hi".into()],
@@ -263,7 +263,7 @@ mod tests {
         told.args.insert(2, "-m".into());
         told.args.insert(3, "o4".into());
         assert_eq!(configured_model(&entry, &told).as_deref(), Some("o4"));
-        let claude = AgentEntry::builtin(crate::team::AgentKind::Claude);
+        let claude = AgentEntry::builtin(crate::agents::AgentKind::Claude);
         assert_eq!(configured_model(&claude, &invocation), None);
     }
 }

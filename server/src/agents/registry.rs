@@ -24,15 +24,12 @@
 //! codex's `--json`, ...) are not part of `args` and cannot be overridden: an entry's
 //! `args` are extra arguments, placed after them and before the member's own `args`.
 
-mod location;
 mod raw;
 
-use std::fmt;
 use std::path::{Path, PathBuf};
 
-use crate::team::AgentKind;
-
-pub use location::Location;
+use crate::agents::AgentKind;
+use crate::team::{ConfigProblem, Severity};
 
 /// How a CLI's output is read, and so which adapter runs it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -142,32 +139,6 @@ impl AgentEntry {
     }
 }
 
-/// Something wrong in an `agents.toml`. A file that does not parse (bad syntax, an
-/// unknown key, a value of the wrong type) is ignored as a whole; a valid file with an
-/// invalid entry loses only that entry (a built-in then keeps its defaults).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub struct RegistryProblem {
-    pub file: PathBuf,
-    /// Where in the file, when the problem is about a precise spot.
-    pub location: Option<Location>,
-    /// The dotted key concerned, like `agents.llm.prompt`.
-    pub key: Option<String>,
-    pub message: String,
-}
-
-impl fmt::Display for RegistryProblem {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.file.display())?;
-        if let Some(at) = &self.location {
-            write!(f, ":{}:{}", at.line, at.column)?;
-        }
-        if let Some(key) = &self.key {
-            write!(f, ": `{key}`")?;
-        }
-        write!(f, ": {}", self.message)
-    }
-}
-
 /// All agent kinds a member can name.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Registry {
@@ -191,10 +162,12 @@ impl Registry {
         }
     }
 
-    /// The built-ins with `path` (default: [`default_path`]) applied. A missing default
-    /// file is normal; a missing explicit file, an unreadable one, and every mistake in
-    /// one are problems (see [`RegistryProblem`] for what still applies).
-    pub fn load(path: Option<&Path>) -> (Registry, Vec<RegistryProblem>) {
+    /// The built-ins with `path` (default: [`default_path`], the user's own) applied. A
+    /// missing default file is normal; a missing explicit file, an unreadable one, and
+    /// every mistake in one are problems. A file that does not parse (bad syntax, an
+    /// unknown key, a value of the wrong type) is ignored as a whole; a valid file with
+    /// an invalid entry loses only that entry (a built-in then keeps its defaults).
+    pub fn load(path: Option<&Path>) -> (Registry, Vec<ConfigProblem>) {
         let (path, explicit) = match path {
             Some(path) => (path.to_path_buf(), true),
             None => match default_path() {
@@ -208,21 +181,21 @@ impl Registry {
                 (Registry::builtin(), Vec::new())
             }
             Err(error) => {
-                let problem = RegistryProblem {
-                    file: path,
-                    location: None,
-                    key: None,
-                    message: format!(
+                let problem = ConfigProblem::new(
+                    path,
+                    None,
+                    Severity::Error,
+                    format!(
                         "cannot read the agent registry ({error}); chatmd uses the built-in agents only"
                     ),
-                };
+                );
                 (Registry::builtin(), vec![problem])
             }
         }
     }
 
     /// The built-ins with the text of an `agents.toml` applied; `file` names it in problems.
-    pub fn parse(file: &Path, text: &str) -> (Registry, Vec<RegistryProblem>) {
+    pub fn parse(file: &Path, text: &str) -> (Registry, Vec<ConfigProblem>) {
         let mut registry = Registry::builtin();
         let home = std::env::var_os("HOME").map(PathBuf::from);
         let (entries, problems) = raw::parse(file, text, home.as_deref());

@@ -9,7 +9,9 @@ use anyhow::{Context, bail};
 
 use super::homes;
 use super::report::Report;
-use crate::team::{load_team, resolve_team_folder};
+use crate::agents::Registry;
+use crate::document::chat::Chat;
+use crate::team::{self, TeamPlace, UserConfig, is_chat_file};
 
 #[derive(Debug, clap::Args)]
 pub(super) struct MembersArgs {
@@ -21,10 +23,9 @@ pub(super) struct MembersArgs {
     json: bool,
 }
 
-/// Where the team is: the workspace root, the team folder and the chat, if one was given.
+/// Where the team is, and the chat it was asked for, if one was given.
 pub(super) struct Target {
-    pub root: PathBuf,
-    pub team_folder: PathBuf,
+    pub place: TeamPlace,
     pub chat: Option<PathBuf>,
 }
 
@@ -36,11 +37,15 @@ pub(super) fn run(args: &MembersArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let team = load_team(&target.root, &target.team_folder);
-    let mut report = Report::new(&target, &team);
+    let team = target.place.load(&UserConfig::from_env().load_trust());
+    let (agent_kinds, registry_problems) = Registry::load(None);
+    for problem in registry_problems {
+        eprintln!("chatmd members: {problem}");
+    }
+    let mut report = Report::new(&target, &team, &agent_kinds);
     report.problems.extend(homes::unignored(
         &team,
-        &target.root,
+        &target.place.root,
         &homes::Git::on_path(),
     ));
     let mut out = io::stdout().lock();
@@ -69,16 +74,11 @@ fn find_target(path: &Path) -> anyhow::Result<Target> {
         .with_context(|| format!("cannot read {}", path.display()))?;
     if path.is_dir() {
         return Ok(Target {
-            root: workspace_root(&path),
-            team_folder: path,
+            place: TeamPlace::of_folder(&path),
             chat: None,
         });
     }
-    let is_chat = path
-        .file_name()
-        .and_then(|n| n.to_str())
-        .is_some_and(|n| n.ends_with(".chat.md"));
-    if !is_chat {
+    if !is_chat_file(&path) {
         bail!(
             "{} is neither a folder nor a .chat.md file; give a team folder or a chat",
             path.display()
@@ -86,38 +86,26 @@ fn find_target(path: &Path) -> anyhow::Result<Target> {
     }
     let text = std::fs::read_to_string(&path)
         .with_context(|| format!("cannot read {}", path.display()))?;
-    let folder = path.parent().unwrap_or(Path::new("/"));
-    let root = workspace_root(folder);
-    let team = front_matter_team(&text);
-    let team_folder = resolve_team_folder(&root, &path, team.as_deref())
-        .with_context(|| format!("the team of {} cannot be used", path.display()))?;
+    let mut place = team::locate(None, &path, &Chat::parse(&text));
+    if let Some(error) = place.refused.take() {
+        return Err(anyhow::Error::new(error))
+            .with_context(|| format!("the team of {} cannot be used", path.display()));
+    }
     Ok(Target {
-        root,
-        team_folder,
+        place,
         chat: Some(path),
     })
-}
-
-/// The nearest folder holding `.git`, from `folder` upwards; else `folder` itself.
-pub(super) fn workspace_root(folder: &Path) -> PathBuf {
-    folder
-        .ancestors()
-        .find(|dir| dir.join(".git").exists())
-        .unwrap_or(folder)
-        .to_path_buf()
-}
-
-/// `team:` from a chat's front matter, read with the document model.
-fn front_matter_team(text: &str) -> Option<String> {
-    let block = crate::document::front_matter::locate(text)?;
-    let fm = crate::document::front_matter::parse(text, &block);
-    fm.team.map(|t| t.value)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
+
+    /// `team:` from a chat's front matter, as [`team::locate`] reads it.
+    fn front_matter_team(text: &str) -> Option<String> {
+        Chat::parse(text).front_matter?.team.map(|t| t.value)
+    }
 
     #[test]
     fn front_matter_team_reads_only_a_leading_block() {

@@ -6,10 +6,9 @@ use std::path::Path;
 use serde::Serialize;
 
 use super::members::Target;
-use crate::team::{
-    Member, TEAM_INSTRUCTION_FILE, Team, TeamProblem, find_on_path, probe_version,
-    role_files_loaded,
-};
+use crate::agents::probe::probe_version;
+use crate::agents::{Registry, program, role_files_loaded};
+use crate::team::{ConfigProblem, Location, Member, TEAM_INSTRUCTION_FILE, Team};
 
 /// The JSON document of `chatmd members --json`; field names are a stable interface.
 #[derive(Debug, Serialize)]
@@ -49,7 +48,8 @@ pub(super) struct MemberReport {
 
 #[derive(Debug, Serialize)]
 pub(super) struct CliReport {
-    /// The program looked up on PATH; `None` for agents that are not built in.
+    /// The program the member runs (looked up by the rule turns use); `None` for
+    /// agents that are not built in.
     pub binary: Option<String>,
     pub path: Option<String>,
     pub version: Option<String>,
@@ -78,8 +78,8 @@ fn text(path: &Path) -> String {
 }
 
 impl Report {
-    pub fn new(target: &Target, team: &Team) -> Report {
-        let root = &target.root;
+    pub fn new(target: &Target, team: &Team, agent_kinds: &Registry) -> Report {
+        let root = &target.place.root;
         Report {
             workspace_root: text(root),
             team_folder: text(&team.folder),
@@ -89,14 +89,18 @@ impl Report {
                 .instruction
                 .as_ref()
                 .map(|_| text(&team.folder.join(TEAM_INSTRUCTION_FILE))),
-            members: team.members.iter().map(|m| member(m, root)).collect(),
+            members: team
+                .members
+                .iter()
+                .map(|m| member(m, root, agent_kinds))
+                .collect(),
             problems: team.problems.iter().map(problem).collect(),
             root: root.clone(),
         }
     }
 }
 
-fn member(m: &Member, root: &Path) -> MemberReport {
+fn member(m: &Member, root: &Path, agent_kinds: &Registry) -> MemberReport {
     MemberReport {
         handle: m.handle.clone(),
         agent: m.agent.clone(),
@@ -111,13 +115,13 @@ fn member(m: &Member, root: &Path) -> MemberReport {
         timeout_secs: m.timeout.map(|d| d.as_secs_f64()),
         idle_timeout_secs: m.idle_timeout.map(|d| d.as_secs_f64()),
         resume: m.resume,
-        cli: cli(m, root),
+        cli: cli(m, root, agent_kinds),
         auto_loaded: role_files_loaded(m, root).iter().map(|f| text(f)).collect(),
     }
 }
 
-fn cli(m: &Member, root: &Path) -> CliReport {
-    let Some(kind) = m.kind() else {
+fn cli(m: &Member, root: &Path, agent_kinds: &Registry) -> CliReport {
+    let (Some(_), Some(entry)) = (m.kind(), agent_kinds.entry(&m.agent)) else {
         return CliReport {
             binary: None,
             path: None,
@@ -125,35 +129,30 @@ fn cli(m: &Member, root: &Path) -> CliReport {
             install_command: None,
         };
     };
-    let path = find_on_path(kind.binary());
+    let path = program::find_member_program(entry, m, None).ok();
+    // A program of the member's own is not the kind's, whose install command is moot.
+    let install = m.command.is_none().then_some(entry.install_hint.clone());
     CliReport {
-        binary: Some(kind.binary().to_owned()),
+        binary: Some(program::member_program(entry, m).to_owned()),
         version: path.as_deref().and_then(|p| probe_version(p, Some(root))),
         path: path.as_deref().map(text),
-        install_command: Some(kind.install_command().to_owned()),
+        install_command: install.flatten(),
     }
 }
 
-fn problem(p: &TeamProblem) -> ProblemReport {
-    let position = p.range.as_ref().and_then(|range| {
+fn problem(p: &ConfigProblem) -> ProblemReport {
+    // Problems found without the file's text at hand are placed now.
+    let position = p.location.or_else(|| {
+        let range = p.range.as_ref()?;
         let bytes = std::fs::read(&p.file).ok()?;
-        let before = bytes.get(..range.start)?;
-        let line_start = before
-            .iter()
-            .rposition(|b| *b == b'\n')
-            .map_or(0, |i| i + 1);
-        let line = before.iter().filter(|b| **b == b'\n').count() + 1;
-        let column = String::from_utf8_lossy(&before[line_start..])
-            .chars()
-            .count()
-            + 1;
-        Some((line, column))
+        let before = String::from_utf8_lossy(bytes.get(..range.start)?);
+        Some(Location::of(&before, before.len()))
     });
     ProblemReport {
         severity: p.severity.name().to_owned(),
         file: text(&p.file),
-        line: position.map(|(line, _)| line),
-        column: position.map(|(_, column)| column),
+        line: position.map(|at| at.line),
+        column: position.map(|at| at.column),
         range: p.range.as_ref().map(|r| ByteRange {
             start: r.start,
             end: r.end,

@@ -95,10 +95,9 @@ pub fn run(args: &SendArgs) -> ExitCode {
         }
     };
     let folder = file.parent().map(PathBuf::from).unwrap_or_default();
-    let root = super::members::workspace_root(&folder);
-    // The user's own agents.toml is optional: only an existing one is read.
-    let user_registry = crate::agents::registry::default_path().filter(|p| p.exists());
-    let (registry, problems) = Registry::load(user_registry.as_deref());
+    let root = crate::team::workspace_root(None, &folder);
+    // The user's own agents.toml, when there is one.
+    let (registry, problems) = Registry::load(None);
     for problem in problems {
         say!("chatmd send: {problem}");
     }

@@ -9,9 +9,8 @@ use std::process::ExitCode;
 
 use anyhow::{Context, anyhow, bail};
 
-use super::members::workspace_root;
 use crate::team::trust::{TrustItem, TrustedFile, TrustedLink, UserConfig, content_hash};
-use crate::team::{CONFIG_FILE_NAME, trust_summary};
+use crate::team::{CONFIG_FILE_NAME, trust_summary, workspace_root};
 
 #[derive(Debug, clap::Args)]
 pub(super) struct TrustArgs {
@@ -75,7 +74,7 @@ fn target(path: Option<&Path>) -> anyhow::Result<Target> {
         .symlink_metadata()
         .with_context(|| format!("cannot read {}", path.display()))?;
     let folder = path.parent().unwrap_or(Path::new("/"));
-    if meta.file_type().is_symlink() && leads_out(&path, &workspace_root(folder)) {
+    if meta.file_type().is_symlink() && leads_out(&path, &workspace_root(None, folder)) {
         return Ok(Target::Link(path));
     }
     if path.is_dir() {
@@ -132,7 +131,7 @@ fn trust_config(
         .map_err(|e| (2, e))?;
     let text = String::from_utf8(bytes.clone())
         .map_err(|_| (1, anyhow!("{} is not valid UTF-8", file.display())))?;
-    let root = workspace_root(file.parent().unwrap_or(Path::new("/")));
+    let root = workspace_root(None, file.parent().unwrap_or(Path::new("/")));
     let items = trust_summary(&root, file, &text)
         .map_err(|why| (1, anyhow!("{}: {why}; fix it first", file.display())))?;
     let write = |out: &mut dyn Write| -> io::Result<()> {

@@ -7,8 +7,8 @@
 //! a piece ends between the `\r` and the `\n`), and whether a line starts a message is
 //! decided by that scanner from the line's start once no later byte can change it.
 
-use crate::document::inline::is_handle_start;
-use crate::document::scanner::{LineKind, ScanState, Scanner};
+use crate::document::lines::Lines;
+use crate::document::scanner::{ScanState, Scanner, message_at};
 
 /// Filters one turn's output as it streams. Text goes in as it arrives, in pieces of
 /// any size; what comes out can be inserted at once. Only the start of a line that may
@@ -48,24 +48,18 @@ impl OutputFilter {
                 rest = after;
             }
         }
-        while let Some(i) = rest.find(['\r', '\n']) {
-            self.line.push_str(&rest[..i]);
-            self.end_line(&mut out);
-            let bytes = rest.as_bytes();
-            let len = if bytes[i] == b'\r' && bytes.get(i + 1) == Some(&b'\n') {
-                2
-            } else {
-                1
-            };
-            out.push_str(&rest[i..i + len]);
-            self.after_cr = bytes[i] == b'\r' && i + 1 == rest.len();
-            rest = &rest[i + len..];
-        }
-        if !rest.is_empty() {
-            self.line.push_str(rest);
-            if self.decided || !may_become_heading(self.line.as_bytes()) {
-                self.emit(&mut out);
+        for line in Lines::new(rest) {
+            self.line.push_str(&rest[line.range()]);
+            if !line.has_break() {
+                if self.decided || !may_become_heading(self.line.as_bytes()) {
+                    self.emit(&mut out);
+                }
+                break;
             }
+            self.end_line(&mut out);
+            let eol = &rest[line.end..line.next];
+            out.push_str(eol);
+            self.after_cr = eol == "\r" && line.next == rest.len();
         }
         out
     }
@@ -110,7 +104,7 @@ impl OutputFilter {
     fn emit(&mut self, out: &mut String) {
         if !self.decided {
             self.decided = true;
-            if let Some(at) = message_at(&self.state, &self.line) {
+            if let Some(at) = message_after(&self.state, &self.line) {
                 out.push_str(&self.line[..at]);
                 out.push('\\');
                 out.push_str(&self.line[at..]);
@@ -129,19 +123,13 @@ impl OutputFilter {
 ///
 /// A line's kind as a level-2 heading depends only on its first bytes (up to the
 /// blanks after the `#`s), so a start that has the handle's first byte decides it.
-fn message_at(state: &ScanState, line: &str) -> Option<usize> {
+fn message_after(state: &ScanState, line: &str) -> Option<usize> {
     let b = line.as_bytes();
     // A heading's first `#` comes after at most three spaces.
     if !b.iter().take(4).any(|&c| c == b'#') {
         return None;
     }
-    let mut probe = state.clone();
-    let LineKind::Heading { level: 2, content } = probe.classify(b) else {
-        return None;
-    };
-    let is_message =
-        b.get(content) == Some(&b'@') && b.get(content + 1).is_some_and(|&c| is_handle_start(c));
-    is_message.then_some(content)
+    message_at(b, state.clone().classify(b))
 }
 
 /// Whether `start` (a line's beginning, without a line break) may still become a
@@ -177,14 +165,11 @@ pub fn filtered(output: &str) -> String {
     let mut scanner = Scanner::new(output, 0);
     let mut copied = 0;
     for line in scanner.by_ref() {
-        if let LineKind::Heading { level: 2, content } = line.kind {
-            let b = output.as_bytes();
+        if let Some(content) = message_at(&output.as_bytes()[line.range()], line.kind) {
             let at = line.start + content;
-            if b.get(at) == Some(&b'@') && at + 1 < line.end && is_handle_start(b[at + 1]) {
-                out.push_str(&output[copied..at]);
-                out.push('\\');
-                copied = at;
-            }
+            out.push_str(&output[copied..at]);
+            out.push('\\');
+            copied = at;
         }
     }
     out.push_str(&output[copied..]);

@@ -2,8 +2,6 @@
 //! unknown members, members left out of `members:`, malformed front matter and status
 //! comments, unclosed fences, missing agent CLIs and chats in a foreign format.
 
-use std::path::Path;
-
 use super::roster::Roster;
 use crate::document::ByteRange;
 use crate::document::chat::Chat;
@@ -31,27 +29,10 @@ pub struct Fix {
     pub preferred: bool,
 }
 
-/// Finds whether a CLI is installed; a seam so tests need not depend on `PATH`.
+/// Finds whether a member's CLI is installed; a seam so tests need not depend on
+/// `PATH`. The server's answer follows the one rule of `agents::program`.
 pub trait CliLookup {
-    fn is_installed(&self, binary: &str) -> bool;
-}
-
-/// Looks CLIs up on `PATH`, or on a search path the editor configured instead.
-pub struct PathLookup<'a>(pub Option<&'a std::ffi::OsStr>);
-
-impl PathLookup<'_> {
-    pub fn find(&self, binary: &str) -> Option<std::path::PathBuf> {
-        match self.0 {
-            Some(list) => team::find_in(binary, list),
-            None => team::find_on_path(binary),
-        }
-    }
-}
-
-impl CliLookup for PathLookup<'_> {
-    fn is_installed(&self, binary: &str) -> bool {
-        self.find(binary).is_some()
-    }
+    fn is_installed(&self, member: &team::Member) -> bool;
 }
 
 /// The problems found, up to a limit; past it they are only counted (100k pasted
@@ -109,7 +90,7 @@ pub fn check_capped(
             severity: Severity::Info,
             code: "foreign-format",
             message: format!(
-                "This file is a {} chat, not a chatmd chat. Use the code action \"Convert to chatmd format\" (or `chatmd import`) to convert it; every message is kept.",
+                "This file is a {} chat, not a chatmd chat. Use the code action \"Convert to chatmd format\" to convert it; every message is kept.",
                 found.format.name()
             ),
             fixes: Vec::new(),
@@ -321,7 +302,7 @@ fn missing_cli(
     let Some(kind) = member.kind() else {
         return;
     };
-    if clis.is_installed(kind.binary()) {
+    if clis.is_installed(member) {
         return;
     }
     // One warning per member per document keeps the file readable.
@@ -358,13 +339,6 @@ pub fn convert_fix(text: &str, human: &str) -> Option<Fix> {
         )],
         preferred: false,
     })
-}
-
-/// Whether `path` is a chat file by name.
-pub fn is_chat_path(path: &Path) -> bool {
-    path.file_name()
-        .and_then(|n| n.to_str())
-        .is_some_and(|n| n.ends_with(".chat.md"))
 }
 
 #[cfg(test)]

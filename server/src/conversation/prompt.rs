@@ -42,7 +42,7 @@ use std::path::{Path, PathBuf};
 use super::roster::Roster;
 use crate::document::chat::{Chat, Message};
 use crate::document::front_matter::DEFAULT_CONTEXT;
-use crate::team::{self, Member};
+use crate::team::Member;
 
 /// The most a prompt may weigh, in bytes of UTF-8 (see [`Prompt::len`]).
 pub const PROMPT_CAP: usize = 768 * 1024;
@@ -153,7 +153,7 @@ pub fn role_loaded_by_cli(member: &Member, workspace_root: &Path) -> bool {
         return false;
     }
     let role_file = canonical(role_file);
-    team::role_files_loaded(member, workspace_root)
+    crate::agents::role_files_loaded(member, workspace_root)
         .iter()
         .any(|loaded| canonical(loaded) == role_file)
 }

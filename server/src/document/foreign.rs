@@ -16,23 +16,24 @@
 //! real chatmd file); [`parse`] splits a file into messages; [`convert`] renders a full
 //! chatmd document that keeps every line of the original.
 //!
-//! Markers count only at the start of a line and outside fenced code blocks (a minimal
-//! CommonMark fence tracker: 0–3 spaces of indent, at least three backticks or tildes,
-//! closed by a fence of the same character at least as long with nothing after it).
+//! Markers count only at the start of a line and outside fenced code blocks, followed by
+//! the CommonMark fence rules chatmd's own scanner uses ([`super::fence`]), at the top
+//! level only: these formats' markers are not Markdown (vim-ai's `>>> user` would read
+//! as a block quote).
 //! [`parse`] and [`convert`] add one recovery rule for a fence that cannot be closed
 //! properly (typically a truncated answer): it ends at the first marker line inside it
-//! (see `parsing::scan`). Lines end at `\r\n`, `\n` or a lone `\r`.
+//! (see `parsing::scan`). Lines end at `\r\n`, `\n` or a lone `\r` ([`super::lines`]).
 //!
 //! Pure code: no I/O, no async, no LSP types. Nothing here panics on any input.
 
 mod conversion;
 mod detection;
-mod fence;
-mod lines;
 mod markers;
 mod parsing;
 mod render;
 
+use super::lines::Lines;
+use super::scanner::{ScanState, message_at};
 use markers::Kind;
 use parsing::Parsed;
 use std::ops::Range;
@@ -172,4 +173,16 @@ pub fn parse(text: &str, format: ForeignFormat) -> (Option<String>, Vec<ForeignM
 /// falls back to `me` / `assistant`.
 pub fn convert(text: &str, format: ForeignFormat, human: &str, assistant: &str) -> String {
     conversion::convert(text, format, human, assistant)
+}
+
+/// If `line`, alone, is a chatmd message heading (`## @handle`), the byte index of its
+/// `@`: judged by chatmd's scanner, as a chat would read the line.
+fn heading_at(line: &str) -> Option<usize> {
+    let line = line.as_bytes();
+    message_at(line, ScanState::default().classify(line))
+}
+
+/// The lines of `text`, each with the byte offset of its start, without line breaks.
+fn lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    Lines::new(text).map(|line| (line.start, &text[line.range()]))
 }

@@ -37,7 +37,7 @@ pub const DEFAULT_REPLY_STUB: bool = true;
 pub const DEFAULT_HUMAN: &str = "me";
 
 /// Where the front matter block is in the file.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct FrontMatterBlock {
     /// From the opening `---` (after a BOM, if any) through the closing line, including
     /// its line break (if the file does not end there).
@@ -148,7 +148,7 @@ pub struct FrontMatterEntry {
 }
 
 /// The front matter, read. Every range is an absolute byte offset into the file's text.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct FrontMatter {
     pub block: FrontMatterBlock,
     pub title: Option<Spanned<String>>,
@@ -177,19 +177,7 @@ impl FrontMatter {
     pub fn empty(block: FrontMatterBlock) -> FrontMatter {
         FrontMatter {
             block,
-            title: None,
-            team: None,
-            members: None,
-            human: None,
-            routing: None,
-            max_chain: None,
-            context: None,
-            reply_stub: None,
-            status: None,
-            forked_from: None,
-            unknown_keys: Vec::new(),
-            entries: Vec::new(),
-            problems: Vec::new(),
+            ..FrontMatter::default()
         }
     }
 

@@ -1,15 +1,20 @@
-//! The pure document layer: text with LSP-compatible positions, the fence-aware line
-//! scanner and the chat model. No I/O, no async, no LSP types.
+//! The pure document layer: text with LSP-compatible positions, the one line splitter
+//! and set of fence rules, the fence-aware line scanner and the chat model. No I/O, no
+//! async, no LSP types.
 
 mod bytes;
 pub mod chat;
+mod fence;
 pub mod foreign;
 pub mod front_matter;
 pub mod inline;
+pub mod lines;
 pub mod permission;
+pub mod quoted;
 pub mod scanner;
 pub mod status;
 pub mod text;
+pub mod units;
 
 /// A byte range into a document's text.
 pub type ByteRange = std::ops::Range<usize>;

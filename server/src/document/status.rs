@@ -15,6 +15,7 @@
 //! which also end a comment at `--!>`).
 
 use crate::document::ByteRange;
+use crate::document::quoted::push_quoted;
 use std::fmt;
 use std::str::FromStr;
 
@@ -23,7 +24,8 @@ use std::str::FromStr;
 pub enum TurnStatus {
     Queued,
     Streaming,
-    /// Waiting for the human to answer a permission request.
+    /// Waiting for the human to answer a permission request. Never set yet: no agent
+    /// asks for approval (see `document::permission`); read where a file says it.
     Waiting,
     Done,
     Skipped,
@@ -278,24 +280,18 @@ fn render_value(value: &str, out: &mut String) {
         out.push_str(value);
         return;
     }
-    out.push('"');
-    for c in value.chars() {
+    push_quoted(out, value, |out, c| {
         match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
             // `-->` and `--!>` would end the comment.
             '>' | '!' if out.ends_with("--") => {
                 out.push('\\');
                 out.push(c);
             }
             c if needs_escape(c) => out.push_str(&format!("\\u{{{:X}}}", u32::from(c))),
-            c => out.push(c),
+            _ => return false,
         }
-    }
-    out.push('"');
+        true
+    });
 }
 
 mod parse;

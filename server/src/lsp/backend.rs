@@ -13,8 +13,8 @@ use tower_lsp_server::{Client, LanguageServer};
 use super::journal::Entry;
 use super::state::{Document, State, lock};
 use super::{
-    capabilities, code_actions, code_lens, commands, completion, convert, definition, diagnostics,
-    folding, hover, interrupted, progress, symbols, turn_actions, watch,
+    capabilities, code_actions, code_lens, commands, completion, config, convert, definition,
+    diagnostics, ext, folding, hover, interrupted, symbols, turn_actions, watch,
 };
 
 pub struct Backend {
@@ -43,9 +43,9 @@ impl Backend {
     }
 
     /// `chatmd/turns`: the running turns, for status bars.
-    pub async fn turns(&self, _params: serde_json::Value) -> Result<serde_json::Value> {
+    pub async fn turns(&self, _params: serde_json::Value) -> Result<ext::RunningTurns> {
         let running = lock(&self.state).running.clone();
-        Ok(progress::turns_json(&running))
+        Ok(ext::RunningTurns::of(&running))
     }
 
     /// `window/workDoneProgress/cancel`: the editor's cancel button on a turn's progress.
@@ -62,7 +62,7 @@ impl Backend {
 
     /// Answers the stand-in for a malformed client message with its error (see
     /// `framing`).
-    pub async fn invalid_message(&self, params: super::framing::StandIn) -> Result<()> {
+    pub async fn invalid_message(&self, params: ext::StandIn) -> Result<()> {
         Err(tower_lsp_server::jsonrpc::Error {
             code: params.code.into(),
             message: params.message.into(),
@@ -98,19 +98,17 @@ impl LanguageServer for Backend {
             let mut state = lock(&self.state);
             state.encoding = encoding;
             state.root = root;
-            state.client = watch::client_flags(&params.capabilities);
+            state.client_flags = watch::client_flags(&params.capabilities);
             let neovim = params
                 .client_info
                 .as_ref()
                 .is_some_and(|info| info.name.to_lowercase().contains("vim"));
-            state.client.skips_stale_edits = neovim;
-            state.client.adds_final_line_break = neovim;
-            state.agent_path = params
-                .initialization_options
-                .as_ref()
-                .and_then(|o| o.get("agentPath"))
-                .and_then(|p| p.as_str())
-                .map(std::ffi::OsString::from);
+            state.client_flags.skips_stale_edits = neovim;
+            state.client_flags.adds_final_line_break = neovim;
+            let settings = config::Settings::from_initialization_options(
+                params.initialization_options.as_ref(),
+            );
+            state.agent_path = settings.agent_path;
         }
         Ok(InitializeResult {
             capabilities: capabilities::server_capabilities(encoding),

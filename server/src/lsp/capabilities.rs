@@ -40,10 +40,9 @@ pub fn server_capabilities(encoding: PositionEncoding) -> ServerCapabilities {
         hover_provider: Some(HoverProviderCapability::Simple(true)),
         definition_provider: Some(OneOf::Left(true)),
         code_action_provider: Some(CodeActionProviderCapability::Options(CodeActionOptions {
-            code_action_kinds: Some(vec![
-                CodeActionKind::QUICKFIX,
-                CodeActionKind::REFACTOR_REWRITE,
-            ]),
+            // Only the kinds the actions carry: the quick fixes (Convert to chatmd
+            // format among them). The turn actions (Send, Ask, Retry, ...) have no kind.
+            code_action_kinds: Some(vec![CodeActionKind::QUICKFIX]),
             resolve_provider: Some(false),
             ..Default::default()
         })),
@@ -51,7 +50,7 @@ pub fn server_capabilities(encoding: PositionEncoding) -> ServerCapabilities {
             resolve_provider: Some(false),
         }),
         execute_command_provider: Some(ExecuteCommandOptions {
-            commands: super::commands::COMMANDS.map(String::from).to_vec(),
+            commands: super::ext::COMMANDS.map(String::from).to_vec(),
             ..Default::default()
         }),
         ..Default::default()

@@ -5,38 +5,32 @@ use std::sync::Mutex;
 use serde_json::json;
 use tower_lsp_server::ls_types::*;
 
-use super::convert;
 use super::state::{Document, State};
-use super::turn_actions::{Scope, command, handles, scope};
-use crate::conversation::roster::Roster;
+use super::turn_actions::{Scope, command, handles, offered};
+use super::{convert, ext};
 use crate::conversation::routing::{self, Next};
 use crate::document::text::PositionEncoding;
 
 pub fn code_lenses(state: &Mutex<State>, doc: &Document, enc: PositionEncoding) -> Vec<CodeLens> {
-    let Some(Scope {
-        text,
-        team,
-        running,
-    }) = scope(state, doc)
-    else {
-        return Vec::new();
-    };
-    let chat = &doc.chat;
-    let roster = Roster::new(&team, chat.front_matter.as_ref());
-    let uri = doc.uri.as_str();
+    offered(state, doc, |scope| lenses(&scope, doc, enc))
+}
+
+fn lenses(scope: &Scope, doc: &Document, enc: PositionEncoding) -> Vec<CodeLens> {
+    let (text, chat, uri) = (scope.text, scope.chat, scope.uri);
+    let (roster, running) = (&scope.roster, scope.running);
     let mut lenses = Vec::new();
     let header_range = |i: usize| convert::range(&doc.text, &chat.messages[i].header(), enc);
 
-    if let Some(last) = routing::last_counting(&text, chat)
-        && !roster.is_ai(chat.messages[last].handle(&text))
-        && let Next::Run(members) = routing::after_human(&text, chat, &roster, last)
+    if let Some(last) = routing::last_counting(text, chat)
+        && !roster.is_ai(chat.messages[last].handle(text))
+        && let Next::Run(members) = routing::after_human(text, chat, roster, last)
         && !members.iter().any(|m| running.is_running(uri, m))
     {
         lenses.push(CodeLens {
             range: header_range(last),
             command: Some(command(
                 &format!("▶ Send to {}", handles(&members)),
-                "chatmd.send",
+                ext::SEND,
                 json!({ "uri": uri }),
             )),
             data: None,
@@ -47,13 +41,13 @@ pub fn code_lenses(state: &Mutex<State>, doc: &Document, enc: PositionEncoding) 
         let found = chat
             .messages
             .iter()
-            .rposition(|m| m.handle(&text) == turn.member);
+            .rposition(|m| m.handle(text) == turn.member);
         if let Some(i) = found {
             lenses.push(CodeLens {
                 range: header_range(i),
                 command: Some(command(
                     &format!("■ Cancel @{}", turn.member),
-                    "chatmd.cancel",
+                    ext::CANCEL,
                     json!({ "uri": uri, "member": turn.member }),
                 )),
                 data: None,

@@ -6,7 +6,6 @@
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
-use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 use tower_lsp_server::Client;
@@ -15,109 +14,46 @@ use tower_lsp_server::ls_types::*;
 
 mod new_files;
 
+use super::ext::{self, CommandArgs};
 use super::port::LspPort;
 use super::progress;
-use super::state::{State, chat_team, lock};
-use crate::agents::Registry;
+use super::state::{State, agent_kinds, lock, team_of};
 use crate::conversation::roster::Roster;
 use crate::conversation::routing;
 use crate::document::chat::Chat;
 use crate::turns::engine::{self, Context};
 use crate::turns::{Applied, EditorPort, actions};
 
-/// Every command the server answers, as announced in `executeCommandProvider`.
-pub const COMMANDS: [&str; 9] = [
-    "chatmd.send",
-    "chatmd.ask",
-    "chatmd.next",
-    "chatmd.cancel",
-    "chatmd.retry",
-    "chatmd.fork",
-    "chatmd.answer",
-    "chatmd.newChat",
-    super::trust::TRUST_COMMAND,
-];
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Args {
-    uri: Option<Uri>,
-    member: Option<String>,
-    line: Option<u32>,
-    request: Option<String>,
-    option: Option<String>,
-    folder: Option<String>,
-    title: Option<String>,
-}
-
-impl Args {
-    fn uri(&self) -> Result<Uri> {
-        self.uri
-            .clone()
-            .ok_or_else(|| Error::invalid_params("this command needs `uri`: the chat's URI"))
-    }
-
-    fn member(&self) -> Result<String> {
-        let member = self
-            .member
-            .as_deref()
-            .ok_or_else(|| Error::invalid_params("this command needs `member`: a handle"))?;
-        Ok(member.trim_start_matches('@').to_string())
-    }
-
-    fn line(&self) -> Result<u32> {
-        self.line.ok_or_else(|| {
-            Error::invalid_params("this command needs `line`: a 0-based line in the message")
-        })
-    }
-}
-
-fn parse_args(params: &ExecuteCommandParams) -> Result<Args> {
-    match params.arguments.as_slice() {
-        [] => Ok(Args::default()),
-        [object] => serde_json::from_value(object.clone()).map_err(|e| {
-            Error::invalid_params(format!(
-                "{}: the argument must be one JSON object ({e})",
-                params.command
-            ))
-        }),
-        _ => Err(Error::invalid_params(format!(
-            "{} takes one JSON object argument",
-            params.command
-        ))),
-    }
-}
-
 pub async fn execute(
     client: &Client,
     state: &Arc<Mutex<State>>,
     params: ExecuteCommandParams,
 ) -> Result<Option<Value>> {
-    let args = parse_args(&params)?;
+    let args = CommandArgs::parse(&params)?;
     let value = match params.command.as_str() {
-        "chatmd.send" => start(client, state, args.uri()?, None, None).await?,
-        "chatmd.next" => {
+        ext::SEND => start(client, state, args.uri()?, None, None).await?,
+        ext::NEXT => {
             let uri = args.uri()?;
             let targets = continue_targets(state, &uri)?;
             start(client, state, uri, targets, None).await?
         }
-        "chatmd.ask" => {
+        ext::ASK => {
             let targets = Some(vec![args.member()?]);
             start(client, state, args.uri()?, targets, None).await?
         }
-        "chatmd.cancel" => cancel(client, state, &args.uri()?, args.member.as_deref()).await,
-        "chatmd.retry" => retry(client, state, args.uri()?, args.line()?).await?,
-        "chatmd.fork" => new_files::fork(client, state, &args.uri()?, args.line()?).await?,
-        "chatmd.answer" => answer(client, state, args).await?,
-        "chatmd.newChat" => {
+        ext::CANCEL => cancel(client, state, &args.uri()?, args.member.as_deref()).await,
+        ext::RETRY => retry(client, state, args.uri()?, args.line()?).await?,
+        ext::FORK => new_files::fork(client, state, &args.uri()?, args.line()?).await?,
+        ext::ANSWER => answer(client, state, args).await?,
+        ext::NEW_CHAT => {
             new_files::new_chat(client, state, args.folder.as_deref(), args.title.as_deref())
                 .await?
         }
-        super::trust::TRUST_COMMAND => super::trust::execute(client, state, args.uri()?).await?,
+        ext::TRUST => super::trust::execute(client, state, args.uri()?).await?,
         other => {
             return Err(Error::invalid_params(format!(
                 "unknown command `{other}`; chatmd answers {}",
-                COMMANDS.join(", ")
+                ext::COMMANDS.join(", ")
             )));
         }
     };
@@ -132,21 +68,6 @@ pub(super) fn chat_path(uri: &Uri) -> Result<PathBuf> {
             uri.as_str()
         ))
     })
-}
-
-fn registry(state: &Mutex<State>) -> Arc<Registry> {
-    if let Some(registry) = lock(state).registry.clone() {
-        return registry;
-    }
-    // The user's own agents.toml is optional: only an existing one is read.
-    let user = crate::agents::registry::default_path().filter(|p| p.exists());
-    let (registry, problems) = Registry::load(user.as_deref());
-    for problem in problems {
-        tracing::warn!("{problem}");
-    }
-    let registry = Arc::new(registry);
-    lock(state).registry = Some(registry.clone());
-    registry
 }
 
 /// Starts the turns the chat calls for (or `targets`); answers with the members that
@@ -178,7 +99,7 @@ async fn start(
     let ctx = Context {
         workspace_root: root,
         chat_path: path,
-        registry: registry(state),
+        registry: agent_kinds(state),
         cancel: CancellationToken::new(),
         targets,
         agent_path,
@@ -234,7 +155,7 @@ async fn start(
 fn continue_targets(state: &Mutex<State>, uri: &Uri) -> Result<Option<Vec<String>>> {
     let (text, path) = read(state, uri)?;
     let chat = Chat::parse(&text);
-    let team = chat_team(state, &path, &chat);
+    let team = team_of(state, Some(&path), &chat).team;
     let roster = Roster::new(&team, chat.front_matter.as_ref());
     Ok(match routing::continue_next(&text, &chat, &roster) {
         routing::Next::Run(members) => Some(members),
@@ -291,7 +212,7 @@ impl BeforeRun {
 async fn retry(client: &Client, state: &Arc<Mutex<State>>, uri: Uri, line: u32) -> Result<Value> {
     let (text, path) = read(state, &uri)?;
     let chat = Chat::parse(&text);
-    let team = chat_team(state, &path, &chat);
+    let team = team_of(state, Some(&path), &chat).team;
     let roster = Roster::new(&team, chat.front_matter.as_ref());
     let member = match actions::retry(&text, &chat, &roster, line) {
         Ok((member, _)) => member,
@@ -325,7 +246,9 @@ pub(super) fn read(state: &Mutex<State>, uri: &Uri) -> Result<(String, PathBuf)>
     Ok((text.to_string(), path))
 }
 
-async fn answer(client: &Client, state: &Arc<Mutex<State>>, args: Args) -> Result<Value> {
+/// Rewrites a permission block with the answer. No agent writes such blocks yet, nor
+/// hears the answer: see `document::permission`.
+async fn answer(client: &Client, state: &Arc<Mutex<State>>, args: CommandArgs) -> Result<Value> {
     let uri = args.uri()?;
     let request = args
         .request

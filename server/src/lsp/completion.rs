@@ -5,8 +5,7 @@ use std::sync::Mutex;
 use tower_lsp_server::ls_types::*;
 
 use super::convert;
-use super::diagnostics::team_of;
-use super::state::{Document, State};
+use super::state::{Document, State, team_of};
 use crate::conversation::roster::Roster;
 use crate::document::inline::is_handle_byte;
 use crate::document::text::PositionEncoding;
@@ -87,7 +86,7 @@ pub fn complete(
     if doc.chat.in_code(offset) {
         return None;
     }
-    let (team, _) = team_of(state, doc);
+    let team = team_of(state, doc.path.as_deref(), &doc.chat).team;
     let roster = Roster::new(&team, doc.chat.front_matter.as_ref());
     let range = convert::range(&doc.text, &(start..offset), enc);
     let items = team

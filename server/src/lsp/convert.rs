@@ -67,22 +67,23 @@ mod tests {
     #[test]
     fn only_local_file_uris_have_a_path() {
         let path = |uri: &str| file_path(&uri.parse::<Uri>().unwrap());
-        assert_eq!(
-            path("file:///ws/a.chat.md"),
-            Some(PathBuf::from("/ws/a.chat.md"))
-        );
-        assert_eq!(
-            path("FILE:///ws/a.chat.md"),
-            Some(PathBuf::from("/ws/a.chat.md"))
-        );
-        assert_eq!(
-            path("file://localhost/ws/a%20b.chat.md"),
-            Some(PathBuf::from("/ws/a b.chat.md"))
-        );
-        assert_eq!(path("untitled:Untitled-1"), None);
-        assert_eq!(path("untitled:/ws/a.chat.md"), None);
-        assert_eq!(path("http://example.com/a.chat.md"), None);
-        assert_eq!(path("vscode-remote://ssh-remote+h/ws/a.chat.md"), None);
-        assert_eq!(path("file://otherhost/ws/a.chat.md"), None);
+        let local = [
+            ("file:///ws/a.chat.md", "/ws/a.chat.md"),
+            ("FILE:///ws/a.chat.md", "/ws/a.chat.md"),
+            ("file://localhost/ws/a%20b.chat.md", "/ws/a b.chat.md"),
+        ];
+        for (uri, want) in local {
+            assert_eq!(path(uri), Some(PathBuf::from(want)), "{uri}");
+        }
+        let elsewhere = [
+            "untitled:Untitled-1",
+            "untitled:/ws/a.chat.md",
+            "http://example.com/a.chat.md",
+            "vscode-remote://ssh-remote+h/ws/a.chat.md",
+            "file://otherhost/ws/a.chat.md",
+        ];
+        for uri in elsewhere {
+            assert_eq!(path(uri), None, "{uri}");
+        }
     }
 }

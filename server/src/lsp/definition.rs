@@ -5,8 +5,7 @@ use std::sync::Mutex;
 use tower_lsp_server::ls_types::*;
 
 use super::convert;
-use super::diagnostics::team_of;
-use super::state::{Document, State};
+use super::state::{Document, State, team_of};
 use crate::document::text::PositionEncoding;
 
 pub fn definition(
@@ -19,7 +18,7 @@ pub fn definition(
     let offset = convert::offset(&doc.text, position, enc);
     let range = doc.chat.handle_at(offset)?;
     let handle = text[range].trim_start_matches('@').to_string();
-    let (team, _) = team_of(state, doc);
+    let team = team_of(state, doc.path.as_deref(), &doc.chat).team;
     let role = team.member(&handle)?.role_file.clone()?;
     let uri = Uri::from_file_path(role)?;
     Some(GotoDefinitionResponse::Scalar(Location::new(

@@ -8,11 +8,11 @@ use tower_lsp_server::Client;
 use tower_lsp_server::ls_types::*;
 
 use super::convert;
-use super::state::{Document, State, chat_team_checked, lock};
-use crate::conversation::problems::{self, PathLookup, Problem};
+use super::state::{ChatTeam, Document, State, find_cli, lock, team_of};
+use crate::conversation::problems::{self, CliLookup, Problem};
 use crate::conversation::roster::Roster;
 use crate::document::text::{PositionEncoding, Text};
-use crate::team::Team;
+use crate::team::{Member, Team};
 
 /// How long a burst of keystrokes may go on before diagnostics are computed.
 const DEBOUNCE: Duration = Duration::from_millis(40);
@@ -22,27 +22,26 @@ const DEBOUNCE: Duration = Duration::from_millis(40);
 /// 1.1 GB of code actions).
 pub const MAX_PROBLEMS: usize = 1000;
 
-/// The team of an open document and a message when its team folder was refused.
-pub fn team_of(state: &Mutex<State>, doc: &Document) -> (Arc<Team>, Option<String>) {
-    match &doc.path {
-        Some(path) => chat_team_checked(state, path, &doc.chat),
-        None => (Arc::new(Team::empty(std::path::PathBuf::new())), None),
+/// Whether a member's CLI is installed, by the rule turns use ([`find_cli`]).
+struct Installed<'a>(&'a Mutex<State>);
+
+impl CliLookup for Installed<'_> {
+    fn is_installed(&self, member: &Member) -> bool {
+        find_cli(self.0, member).is_ok()
     }
 }
 
 /// The problems of an open document.
 pub fn problems_of(state: &Mutex<State>, doc: &Document) -> (Vec<Problem>, Arc<Team>) {
-    let (team, team_error) = team_of(state, doc);
+    let ChatTeam {
+        team,
+        refused: team_error,
+        ..
+    } = team_of(state, doc.path.as_deref(), &doc.chat);
     let text = doc.flat();
     let roster = Roster::new(&team, doc.chat.front_matter.as_ref());
-    let agent_path = lock(state).agent_path.clone();
-    let checked = problems::check_capped(
-        &text,
-        &doc.chat,
-        &roster,
-        &PathLookup(agent_path.as_deref()),
-        MAX_PROBLEMS,
-    );
+    let checked =
+        problems::check_capped(&text, &doc.chat, &roster, &Installed(state), MAX_PROBLEMS);
     let mut found = checked.problems;
     // Problems about folders (a member folder linked out of the workspace, a name that
     // is not a valid handle) have no file to show them in: the chat shows them.

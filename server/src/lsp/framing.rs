@@ -18,19 +18,10 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncRead, AsyncWriteExt, DuplexStream};
 use tokio_util::sync::CancellationToken;
 
+use super::ext::{InvalidMessage, StandIn};
 use message::Verdict;
 use reader::{Frame, FrameReader};
-
-/// The method of the stand-in request; the server answers it with the error in its
-/// params (see [`StandIn`]).
-pub const INVALID_MESSAGE_METHOD: &str = "chatmd/invalidMessage";
-
-/// The params of the stand-in request: the error to answer with.
-#[derive(Debug, serde::Deserialize)]
-pub struct StandIn {
-    pub code: i64,
-    pub message: String,
-}
+use tower_lsp_server::ls_types::request::Request;
 
 /// Returns a stream carrying only frames tower-lsp-server can decode, read from
 /// `input`. `ended` is cancelled once `exit` went through or the input ended.
@@ -122,11 +113,15 @@ fn replacement(verdict: Verdict) -> Option<Vec<u8>> {
 
 /// A request the server answers with this error, for `id` (or the null id).
 fn stand_in(id: Option<Value>, code: i64, message: &str) -> Vec<u8> {
+    let params = StandIn {
+        code,
+        message: message.to_owned(),
+    };
     json!({
         "jsonrpc": "2.0",
         "id": id.unwrap_or(Value::Null),
-        "method": INVALID_MESSAGE_METHOD,
-        "params": {"code": code, "message": message},
+        "method": InvalidMessage::METHOD,
+        "params": params,
     })
     .to_string()
     .into_bytes()

@@ -7,10 +7,12 @@ mod code_actions;
 mod code_lens;
 mod commands;
 mod completion;
+mod config;
 mod convert;
 mod definition;
 mod diagnostics;
 mod echo;
+mod ext;
 mod folding;
 pub mod framing;
 mod hover;
@@ -31,6 +33,7 @@ use std::time::Duration;
 
 use nix::sys::signal::Signal;
 use tokio::io::{AsyncRead, AsyncWrite};
+use tower_lsp_server::ls_types::request::Request;
 use tower_lsp_server::{LspService, Server};
 
 use crate::cli::signals::Signals;
@@ -90,8 +93,8 @@ where
     let backend_state = state.clone();
     let (service, socket) =
         LspService::build(move |client| Backend::with_state(client, backend_state))
-            .custom_method(framing::INVALID_MESSAGE_METHOD, Backend::invalid_message)
-            .custom_method("chatmd/turns", Backend::turns)
+            .custom_method(ext::InvalidMessage::METHOD, Backend::invalid_message)
+            .custom_method(ext::Turns::METHOD, Backend::turns)
             .custom_method("window/workDoneProgress/cancel", Backend::cancel_progress)
             .finish();
     // Turn commands wait for the editor's answers to their edits; more slots than the

@@ -17,6 +17,7 @@ use tower_lsp_server::Client;
 use tower_lsp_server::ls_types::*;
 
 mod closed;
+mod renamed;
 mod send;
 
 use super::echo::clamp;
@@ -83,8 +84,8 @@ impl LspPort {
             let running = s.running.clone();
             (
                 s.journals.entry(uri.clone()).or_default().subscribe(),
-                s.client.skips_stale_edits,
-                s.client.adds_final_line_break,
+                s.client_flags.skips_stale_edits,
+                s.client_flags.adds_final_line_break,
                 running,
             )
         };
@@ -122,8 +123,7 @@ impl LspPort {
 
     /// The team of the chat, as the editor features see it.
     pub fn team(&self, chat: &crate::document::chat::Chat) -> Arc<crate::team::Team> {
-        let path = self.path.clone().unwrap_or_default();
-        super::state::chat_team(&self.state, &path, chat)
+        super::state::team_of(&self.state, self.path.as_deref(), chat).team
     }
 
     /// Leaves the editor buffer for the file on disk (the document was closed). When
@@ -136,6 +136,14 @@ impl LspPort {
                 self.uri.as_str()
             )));
         };
+        if !path.exists() {
+            if self.follow_rename() {
+                return Ok(());
+            }
+            return Err(PortError::Gone {
+                path: path.display().to_string(),
+            });
+        }
         let mut file = FilePort::open(&path, None)?;
         if !self.view.is_empty() && file.current() != self.view {
             self.carry_into(&mut file)?;
@@ -261,11 +269,14 @@ impl EditorPort for LspPort {
                 return Ok(self.view.clone());
             }
         }
-        self.switch_to_disk()?;
+        if let Err(error) = self.switch_to_disk() {
+            self.recover(error).await?;
+        }
         self.pending.clear();
         match self.disk.as_mut() {
             Some(file) => file.text().await,
-            None => unreachable!("switch_to_disk sets the file"),
+            // Renamed: the document under its new name.
+            None => Ok(self.view.clone()),
         }
     }
 
@@ -281,7 +292,14 @@ impl EditorPort for LspPort {
         if let Some(file) = self.disk.as_mut() {
             return file.apply(edits).await;
         }
-        self.send(edits).await
+        match self.send(edits).await {
+            Err(error) => {
+                // Renamed under the edit: computed again for the document's new text.
+                self.recover(error).await?;
+                Ok(Applied::Stale)
+            }
+            applied => applied,
+        }
     }
 
     async fn notify(&mut self, level: Level, message: &str) {
@@ -294,8 +312,10 @@ impl EditorPort for LspPort {
     }
 
     async fn changes(&mut self) -> Result<Vec<Change>, PortError> {
-        if self.disk.is_none() {
-            self.take_in()?;
+        if self.disk.is_none()
+            && let Err(error) = self.take_in()
+        {
+            self.recover(error).await?;
         }
         let mut out = std::mem::take(&mut self.pending);
         if let Some(file) = self.disk.as_mut() {

@@ -1,6 +1,6 @@
 //! `$/progress` for every turn (title `@member`, elapsed time and size, the CLI's
-//! retries as they happen, cancellable)
-//! and the `chatmd/turnsChanged` notification, sent in order by one task per run.
+//! retries as they happen, cancellable) and the `chatmd/turnsChanged` notification,
+//! sent in order by one task per run.
 //! When the run ends without ending a progress (an error, a panic), the task ends
 //! it: the editor never keeps a spinner for a turn that is gone.
 
@@ -9,15 +9,15 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use serde_json::{Value, json};
 use tokio::sync::mpsc;
 use tower_lsp_server::Client;
-use tower_lsp_server::ls_types::notification::{Notification, Progress};
+use tower_lsp_server::ls_types::notification::Progress;
 use tower_lsp_server::ls_types::*;
 
+use super::ext;
 use super::state::{State, lock};
 use crate::document::status::TurnStatus;
-use crate::turns::clock;
+use crate::document::units;
 use crate::turns::registry::Running;
 
 /// At most one progress report per turn this often.
@@ -60,32 +60,6 @@ impl Outbox {
     }
 }
 
-/// `chatmd/turnsChanged`: the running turns, sent when one starts or ends.
-pub enum TurnsChanged {}
-
-impl Notification for TurnsChanged {
-    type Params = Value;
-    const METHOD: &'static str = "chatmd/turnsChanged";
-}
-
-/// The running turns as the `chatmd/turns` request and notification carry them.
-pub fn turns_json(running: &Running) -> Value {
-    let turns: Vec<Value> = running
-        .list()
-        .into_iter()
-        .map(|t| {
-            json!({
-                "uri": t.document,
-                "member": t.member,
-                "status": "streaming",
-                "elapsedMs": t.elapsed.as_millis() as u64,
-                "bytes": t.bytes,
-            })
-        })
-        .collect();
-    json!({ "turns": turns })
-}
-
 struct Open {
     token: ProgressToken,
     last_report: Instant,
@@ -97,7 +71,7 @@ pub fn start(client: Client, state: Arc<Mutex<State>>) -> Outbox {
     tokio::spawn(async move {
         let (supported, running) = {
             let s = lock(&state);
-            (s.client.work_done_progress, s.running.clone())
+            (s.client_flags.work_done_progress, s.running.clone())
         };
         let mut open: HashMap<String, Open> = HashMap::new();
         while let Some(event) = rx.recv().await {
@@ -126,32 +100,14 @@ pub fn start(client: Client, state: Arc<Mutex<State>>) -> Outbox {
                         && o.last_report.elapsed() >= REPORT_EVERY
                     {
                         o.last_report = Instant::now();
-                        let message = format!("{} · {}", clock::took(elapsed), size(bytes));
-                        report(
-                            &client,
-                            &o.token,
-                            WorkDoneProgress::Report(WorkDoneProgressReport {
-                                cancellable: Some(true),
-                                message: Some(message),
-                                percentage: None,
-                            }),
-                        )
-                        .await;
+                        let message = format!("{} · {}", units::took(elapsed), units::size(bytes));
+                        report_message(&client, &o.token, message).await;
                     }
                 }
                 ProgressEvent::Retry { member, message } => {
                     if let Some(o) = open.get_mut(&member) {
                         o.last_report = Instant::now();
-                        report(
-                            &client,
-                            &o.token,
-                            WorkDoneProgress::Report(WorkDoneProgressReport {
-                                cancellable: Some(true),
-                                message: Some(message),
-                                percentage: None,
-                            }),
-                        )
-                        .await;
+                        report_message(&client, &o.token, message).await;
                     }
                 }
                 ProgressEvent::End {
@@ -161,7 +117,7 @@ pub fn start(client: Client, state: Arc<Mutex<State>>) -> Outbox {
                     error,
                 } => {
                     if let Some(o) = open.remove(&member) {
-                        let took = elapsed.map(clock::took).unwrap_or_default();
+                        let took = elapsed.map(units::took).unwrap_or_default();
                         let message = match (status, error) {
                             (TurnStatus::Error, Some(error)) => format!("error: {error}"),
                             (status, _) => format!("{status} {took}").trim_end().to_string(),
@@ -181,7 +137,7 @@ pub fn start(client: Client, state: Arc<Mutex<State>>) -> Outbox {
 
 async fn begin(client: &Client, member: &str) -> Option<ProgressToken> {
     let n = NEXT_TOKEN.fetch_add(1, Ordering::Relaxed);
-    let token = ProgressToken::String(format!("chatmd/turn/{n}/{member}"));
+    let token = ProgressToken::String(ext::progress_token(n, member));
     match tokio::time::timeout(CREATE_WAIT, client.create_work_done_progress(token.clone())).await {
         Ok(Ok(())) => {}
         Ok(Err(error)) => {
@@ -209,6 +165,16 @@ async fn report(client: &Client, token: &ProgressToken, value: WorkDoneProgress)
         .await;
 }
 
+/// A report of a running turn: a new message, and the turn still cancellable.
+async fn report_message(client: &Client, token: &ProgressToken, message: String) {
+    let value = WorkDoneProgress::Report(WorkDoneProgressReport {
+        cancellable: Some(true),
+        message: Some(message),
+        percentage: None,
+    });
+    report(client, token, value).await;
+}
+
 async fn end(client: &Client, token: ProgressToken, message: String) {
     let value = WorkDoneProgress::End(WorkDoneProgressEnd {
         message: Some(message),
@@ -218,15 +184,6 @@ async fn end(client: &Client, token: ProgressToken, message: String) {
 
 async fn changed(client: &Client, running: &Running) {
     client
-        .send_notification::<TurnsChanged>(turns_json(running))
+        .send_notification::<ext::TurnsChanged>(ext::RunningTurns::of(running))
         .await;
-}
-
-/// `1.2 KB`, `3.4 MB`.
-fn size(bytes: usize) -> String {
-    match bytes {
-        b if b < 1000 => format!("{b} B"),
-        b if b < 1_000_000 => format!("{:.1} KB", b as f64 / 1000.0),
-        b => format!("{:.1} MB", b as f64 / 1_000_000.0),
-    }
 }

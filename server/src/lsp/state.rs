@@ -1,15 +1,19 @@
 //! The server's state: open documents (text, parsed chat, version), the negotiated
-//! position encoding, the workspace root, cached teams and the chat index.
+//! position encoding, the workspace root, cached teams and agent kinds, and the chat
+//! index. The team of a chat and where a member's CLI is are asked here, through the
+//! one rule of `team::locate` and `agents::program`, with what is cached.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use tower_lsp_server::ls_types::Uri;
 
+use crate::agents::Registry;
+use crate::agents::program::{self, ProgramError};
 use crate::document::chat::Chat;
 use crate::document::text::{PositionEncoding, Text};
-use crate::team::{self, Team};
+use crate::team::{self, Member, Team};
 
 /// An open document.
 #[derive(Clone)]
@@ -88,8 +92,9 @@ pub struct ClientFlags {
 pub struct State {
     pub encoding: PositionEncoding,
     pub root: Option<PathBuf>,
-    pub client: ClientFlags,
-    /// Where to look for agent CLIs instead of `PATH` (initialization option
+    /// What the client said it can do.
+    pub client_flags: ClientFlags,
+    /// Folders searched for agent CLIs before `PATH` (initialization option
     /// `agentPath`): editors started from a desktop often lack the shell's `PATH`.
     pub agent_path: Option<std::ffi::OsString>,
     pub documents: HashMap<Uri, Document>,
@@ -103,8 +108,8 @@ pub struct State {
     pub team_problem_files: HashMap<PathBuf, Vec<Uri>>,
     /// Change journals of documents turns are writing into.
     pub journals: HashMap<Uri, super::journal::Journal>,
-    /// Agent kinds (built in and the user's `agents.toml`), read on the first run.
-    pub registry: Option<Arc<crate::agents::Registry>>,
+    /// Agent kinds (built in and the user's `agents.toml`), read on first use.
+    pub agent_kinds: Option<Arc<Registry>>,
     /// The turns running now.
     pub running: crate::turns::registry::Running,
     /// The tasks that run turns into documents, so an ending server can wait for them
@@ -118,68 +123,86 @@ pub struct State {
 }
 
 impl State {
-    /// The workspace root used for a file: the LSP root when the file is inside it,
-    /// else the file's own folder.
+    /// The workspace root used for a file: [`team::workspace_root`] with the editor's
+    /// workspace folder.
     pub fn root_for(&self, path: &Path) -> PathBuf {
-        match &self.root {
-            Some(root) if path.starts_with(root) => root.clone(),
-            _ => path.parent().map(Path::to_path_buf).unwrap_or_default(),
-        }
+        let folder = path.parent().unwrap_or(Path::new(""));
+        team::workspace_root(self.root.as_deref(), folder)
     }
 }
 
-/// Loads the team for a chat, through the cache in `state`. Reading role files and
-/// config happens outside the lock.
-pub fn team_for(
-    state: &std::sync::Mutex<State>,
-    path: &Path,
-    front_matter_team: Option<&str>,
-) -> (Arc<Team>, Option<String>) {
-    let root = lock(state).root_for(path);
-    let (folder, error) = match team::resolve_team_folder(&root, path, front_matter_team) {
-        Ok(folder) => (folder, None),
-        Err(e) => (
-            path.parent().map(Path::to_path_buf).unwrap_or_default(),
-            Some(e.to_string()),
-        ),
+/// The team of a chat, as the editor features see it.
+pub struct ChatTeam {
+    pub team: Arc<Team>,
+    /// The workspace root of the chat (empty for a document that is not a file).
+    pub root: PathBuf,
+    /// Why the front matter's `team:` was refused, when it was.
+    pub refused: Option<String>,
+}
+
+/// The team of the chat at `path` (`None`: a document that is not a file, which has an
+/// empty team), found by [`team::locate`] and loaded through the cache in `state`.
+/// Reading role files and config happens outside the lock.
+pub fn team_of(state: &Mutex<State>, path: Option<&Path>, chat: &Chat) -> ChatTeam {
+    let Some(path) = path else {
+        return ChatTeam {
+            team: Arc::new(Team::empty(PathBuf::new())),
+            root: PathBuf::new(),
+            refused: None,
+        };
+    };
+    let editor_root = lock(state).root.clone();
+    let place = team::locate(editor_root.as_deref(), path, chat);
+    let refused = place.refused.as_ref().map(ToString::to_string);
+    let chat_team = |team| ChatTeam {
+        team,
+        root: place.root.clone(),
+        refused: refused.clone(),
     };
     // The cache is only as good as the file watchers that clear it: a client that
     // cannot watch files gets the team read afresh (a few small files) every time.
-    let watched = lock(state).client.dynamic_watchers;
+    let watched = lock(state).client_flags.dynamic_watchers;
     super::trust::forget_teams_if_trust_changed(state);
-    if watched && let Some(team) = lock(state).teams.get(&folder) {
-        return (team.clone(), error);
+    if watched && let Some(team) = lock(state).teams.get(&place.folder) {
+        return chat_team(team.clone());
     }
     let trust = lock(state).user_config.load_trust();
-    let team = Arc::new(team::load_team_with(&root, &folder, &trust));
+    let team = Arc::new(place.load(&trust));
     if watched {
-        lock(state).teams.insert(folder, team.clone());
+        lock(state).teams.insert(place.folder.clone(), team.clone());
     }
-    (team, error)
+    chat_team(team)
 }
 
-/// The team of the chat at `path` (its front matter's `team:`, else its folder), and
-/// why its `team:` was refused, if it was.
-pub fn chat_team_checked(
-    state: &std::sync::Mutex<State>,
-    path: &Path,
-    chat: &crate::document::chat::Chat,
-) -> (Arc<Team>, Option<String>) {
-    let fm_team = chat.front_matter.as_ref().and_then(|fm| fm.team.as_ref());
-    team_for(state, path, fm_team.map(|t| t.value.as_str()))
+/// The agent kinds: the built-ins and the user's `agents.toml`, read once.
+pub fn agent_kinds(state: &Mutex<State>) -> Arc<Registry> {
+    if let Some(kinds) = lock(state).agent_kinds.clone() {
+        return kinds;
+    }
+    let (kinds, problems) = Registry::load(None);
+    for problem in problems {
+        tracing::warn!("{problem}");
+    }
+    let kinds = Arc::new(kinds);
+    lock(state).agent_kinds = Some(kinds.clone());
+    kinds
 }
 
-/// The team of the chat at `path`.
-pub fn chat_team(
-    state: &std::sync::Mutex<State>,
-    path: &Path,
-    chat: &crate::document::chat::Chat,
-) -> Arc<Team> {
-    chat_team_checked(state, path, chat).0
+/// Where `member`'s CLI is, by the rule turns use (`agents::program`): its program in
+/// the editor's `agentPath`, then on `PATH`.
+pub fn find_cli(state: &Mutex<State>, member: &Member) -> Result<PathBuf, ProgramError> {
+    let kinds = agent_kinds(state);
+    let Some(entry) = kinds.entry(&member.agent) else {
+        return Err(ProgramError::NotInstalled {
+            program: member.agent.clone(),
+        });
+    };
+    let agent_path = lock(state).agent_path.clone();
+    program::find_member_program(entry, member, agent_path.as_deref())
 }
 
 /// Locks the state; a panic elsewhere must not take the whole server down with it.
-pub fn lock(state: &std::sync::Mutex<State>) -> std::sync::MutexGuard<'_, State> {
+pub fn lock(state: &Mutex<State>) -> std::sync::MutexGuard<'_, State> {
     state
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())

@@ -9,6 +9,7 @@ use tower_lsp_server::ls_types::*;
 use super::convert;
 use super::state::{Document, State, lock};
 use crate::document::chat::Chat;
+use crate::document::lines::Lines;
 use crate::document::text::{PositionEncoding, Text};
 
 const SUMMARY_CHARS: usize = 60;
@@ -31,9 +32,8 @@ fn entries(text: &str, chat: &Chat) -> Vec<Entry> {
             .as_ref()
             .and_then(|fm| fm.title.as_ref())
             .map(|t| t.value.clone());
-        let first = preamble
-            .lines()
-            .map(str::trim)
+        let first = Lines::new(preamble)
+            .map(|line| preamble[line.range()].trim())
             .find(|l| !l.is_empty())
             .unwrap_or("");
         out.push(Entry {

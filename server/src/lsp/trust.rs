@@ -12,17 +12,14 @@ use tower_lsp_server::Client;
 use tower_lsp_server::jsonrpc::{Error, Result};
 use tower_lsp_server::ls_types::*;
 
-use super::convert;
 use super::diagnostics::to_diagnostic;
 use super::state::{Document, State, lock};
+use super::{convert, ext};
 use crate::conversation::problems::Problem;
 use crate::document::ByteRange;
 use crate::document::text::PositionEncoding;
 use crate::team::trust::{TrustItem, key_list, trust_command};
 use crate::team::{CONFIG_FILE_NAME, Severity, Team, UNTRUSTED_CODE, trust_summary};
-
-/// The command that trusts a `chatmd.toml`: `{"uri": "file:///…/chatmd.toml"}`.
-pub const TRUST_COMMAND: &str = "chatmd.trust";
 
 /// The dialog's button that records the trust.
 const TRUST_BUTTON: &str = "Trust";
@@ -66,7 +63,7 @@ pub fn code_actions(
     chat_problems: &[Problem],
     team: &Team,
 ) -> Vec<CodeAction> {
-    if !lock(state).client.show_message_request {
+    if !lock(state).client_flags.show_message_request {
         return Vec::new();
     }
     let overlaps = |r: &ByteRange| r.start <= wanted.end && wanted.start <= r.end;
@@ -123,7 +120,7 @@ fn action(title: &str, file: &Path, diagnostics: Vec<Diagnostic>) -> CodeAction 
         diagnostics: Some(diagnostics),
         command: Some(Command {
             title: title.to_owned(),
-            command: TRUST_COMMAND.to_owned(),
+            command: ext::TRUST.to_owned(),
             arguments: Some(vec![json!({ "uri": uri })]),
         }),
         ..Default::default()
@@ -161,7 +158,7 @@ pub async fn execute(client: &Client, state: &Arc<Mutex<State>>, uri: Uri) -> Re
         let s = lock(state);
         (
             s.root_for(&path),
-            s.client.show_message_request,
+            s.client_flags.show_message_request,
             s.user_config.clone(),
         )
     };

@@ -2,17 +2,17 @@
 //! Retry, Fork from here, and the options of a permission request. Each carries its
 //! command; nothing is computed later in `codeAction/resolve`.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
 use serde_json::{Value, json};
 use tower_lsp_server::ls_types::*;
 
-use super::convert;
-use super::state::{Document, State, chat_team, lock};
+use super::state::{Document, State, lock, team_of};
+use super::{convert, ext};
 use crate::conversation::roster::Roster;
 use crate::conversation::routing::{self, Next};
+use crate::document::chat::Chat;
 use crate::document::text::PositionEncoding;
-use crate::team::Team;
 use crate::turns::actions;
 use crate::turns::registry::Running;
 
@@ -41,21 +41,35 @@ pub fn handles(members: &[String]) -> String {
         .join(", ")
 }
 
-/// What the chat commands offered for a document depend on: its text, its team and
-/// the turns running now.
-pub struct Scope {
-    pub text: Arc<str>,
-    pub team: Arc<Team>,
-    pub running: Running,
+/// What the chat commands offered for a document depend on: its text, its team (as
+/// a roster) and the turns running now.
+pub struct Scope<'a> {
+    pub text: &'a str,
+    pub chat: &'a Chat,
+    pub roster: Roster<'a>,
+    pub running: &'a Running,
+    pub uri: &'a str,
 }
 
-/// The scope of a document that is a file (only files have a team).
-pub fn scope(state: &Mutex<State>, doc: &Document) -> Option<Scope> {
-    let path = doc.path.as_deref()?;
-    Some(Scope {
-        text: doc.flat(),
-        team: chat_team(state, path, &doc.chat),
-        running: lock(state).running.clone(),
+/// Runs `offer` on the scope of a document that is a file (only files have a team);
+/// nothing is offered for any other.
+pub fn offered<T>(
+    state: &Mutex<State>,
+    doc: &Document,
+    offer: impl FnOnce(Scope<'_>) -> Vec<T>,
+) -> Vec<T> {
+    let Some(path) = doc.path.as_deref() else {
+        return Vec::new();
+    };
+    let team = team_of(state, Some(path), &doc.chat).team;
+    let running = lock(state).running.clone();
+    let text = doc.flat();
+    offer(Scope {
+        text: &text,
+        chat: &doc.chat,
+        roster: Roster::new(&team, doc.chat.front_matter.as_ref()),
+        running: &running,
+        uri: doc.uri.as_str(),
     })
 }
 
@@ -65,36 +79,36 @@ pub fn turn_actions(
     enc: PositionEncoding,
     range: Range,
 ) -> Vec<CodeAction> {
-    let Some(Scope {
-        text,
-        team,
-        running,
-    }) = scope(state, doc)
-    else {
-        return Vec::new();
-    };
-    let chat = &doc.chat;
-    let roster = Roster::new(&team, chat.front_matter.as_ref());
-    let uri = doc.uri.as_str();
+    offered(state, doc, |scope| actions_at(&scope, doc, enc, range))
+}
+
+fn actions_at(
+    scope: &Scope,
+    doc: &Document,
+    enc: PositionEncoding,
+    range: Range,
+) -> Vec<CodeAction> {
+    let (text, chat, uri) = (scope.text, scope.chat, scope.uri);
+    let (roster, running) = (&scope.roster, scope.running);
     let is_running = |m: &str| running.is_running(uri, m);
     let mut out = Vec::new();
 
-    if let Some(last) = routing::last_counting(&text, chat) {
-        let last_is_human = !roster.is_ai(chat.messages[last].handle(&text));
+    if let Some(last) = routing::last_counting(text, chat) {
+        let last_is_human = !roster.is_ai(chat.messages[last].handle(text));
         let next = if last_is_human {
-            routing::next(&text, chat, &roster)
+            routing::next(text, chat, roster)
         } else {
-            routing::continue_next(&text, chat, &roster)
+            routing::continue_next(text, chat, roster)
         };
         match next {
             Next::Run(members) if last_is_human => out.push(action(
                 format!("Send to {}", handles(&members)),
-                "chatmd.send",
+                ext::SEND,
                 json!({ "uri": uri }),
             )),
             Next::Run(members) => out.push(action(
                 format!("Continue (next: {})", handles(&members)),
-                "chatmd.next",
+                ext::NEXT,
                 json!({ "uri": uri }),
             )),
             _ => {}
@@ -104,32 +118,32 @@ pub fn turn_actions(
         if is_running(&member.handle) {
             out.push(action(
                 format!("Cancel @{}", member.handle),
-                "chatmd.cancel",
+                ext::CANCEL,
                 json!({ "uri": uri, "member": member.handle }),
             ));
         } else {
             out.push(action(
                 format!("Ask @{}", member.handle),
-                "chatmd.ask",
+                ext::ASK,
                 json!({ "uri": uri, "member": member.handle }),
             ));
         }
     }
 
     let line = range.start.line;
-    if let Ok((member, _)) = actions::retry(&text, chat, &roster, line)
+    if let Ok((member, _)) = actions::retry(text, chat, roster, line)
         && !is_running(&member)
     {
         out.push(action(
             format!("Retry @{member}"),
-            "chatmd.retry",
+            ext::RETRY,
             json!({ "uri": uri, "line": line }),
         ));
     }
-    if actions::message_on_line(&text, chat, line).is_some() {
+    if actions::message_on_line(text, chat, line).is_some() {
         out.push(action(
             "Fork from here".into(),
-            "chatmd.fork",
+            ext::FORK,
             json!({ "uri": uri, "line": line }),
         ));
     }
@@ -145,7 +159,7 @@ pub fn turn_actions(
                 let label = &text[option.label.clone()];
                 out.push(action(
                     format!("{} ({request})", capitalized(label)),
-                    "chatmd.answer",
+                    ext::ANSWER,
                     json!({ "uri": uri, "request": request, "option": label }),
                 ));
             }

@@ -7,7 +7,6 @@ use tower_lsp_server::Client;
 use tower_lsp_server::ls_types::*;
 
 use super::state::{ClientFlags, State, lock};
-use crate::conversation::problems::is_chat_path;
 use crate::team;
 
 /// The files whose changes matter: chats, role files, team instructions, config.
@@ -46,7 +45,7 @@ pub fn client_flags(caps: &ClientCapabilities) -> ClientFlags {
 
 /// Asks the client to watch the files that matter, when it can register watchers.
 pub async fn register(client: &Client, state: &Mutex<State>) {
-    if !lock(state).client.dynamic_watchers {
+    if !lock(state).client_flags.dynamic_watchers {
         return;
     }
     let options = DidChangeWatchedFilesRegistrationOptions {
@@ -89,14 +88,14 @@ pub fn files_changed(state: &Mutex<State>, changes: Vec<FileEvent>) -> Vec<(Uri,
         let Some(path) = super::convert::file_path(&change.uri) else {
             continue;
         };
-        if is_chat_path(&path) {
+        if team::is_chat_file(&path) {
             s.chats.retain(|p| *p != path);
             if change.typ != FileChangeType::DELETED {
                 s.chats.push(path.clone());
                 s.chats.sort();
             }
         }
-        if team::is_team_relevant(&path) && !is_chat_path(&path) {
+        if team::is_team_relevant(&path) && !team::is_chat_file(&path) {
             team_changed = true;
         }
         // A new or deleted folder can add or remove a member, too.

@@ -17,6 +17,7 @@ use tokio::sync::mpsc::Sender;
 use tokio_util::sync::CancellationToken;
 
 use crate::agents::{AgentEvent, ExitInfo, Invocation, OutputParser};
+use crate::document::units;
 
 pub use error::RunError;
 pub use guard::{GUARD_ARG, guard_agents_with, run_if_guard};
@@ -66,12 +67,12 @@ impl fmt::Display for Ended {
             Ended::IdleTimeout(idle) => write!(
                 f,
                 "the agent printed nothing for {} (idle timeout); it was stopped",
-                human(*idle)
+                units::duration(*idle)
             ),
             Ended::TotalTimeout(total) => write!(
                 f,
                 "the turn took longer than {} (total timeout); the agent was stopped",
-                human(*total)
+                units::duration(*total)
             ),
             Ended::SpawnFailed(error) => write!(f, "{error}"),
         }
@@ -155,43 +156,9 @@ pub async fn run_with(
     turn::run(invocation, parser, events, cancel, settings).await
 }
 
-/// `300 ms`, `12 s`, `1.5 s`, `10 min`, `1 h 5 min`: durations as a message shows them.
-fn human(duration: Duration) -> String {
-    let millis = duration.as_millis();
-    let secs = duration.as_secs();
-    if millis < 1000 {
-        format!("{millis} ms")
-    } else if secs < 60 {
-        let tenths = millis / 100;
-        if tenths.is_multiple_of(10) {
-            format!("{secs} s")
-        } else {
-            format!("{}.{} s", tenths / 10, tenths % 10)
-        }
-    } else if secs < 3600 {
-        if secs.is_multiple_of(60) {
-            format!("{} min", secs / 60)
-        } else {
-            format!("{} min {} s", secs / 60, secs % 60)
-        }
-    } else {
-        format!("{} h {} min", secs / 3600, secs % 3600 / 60)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn durations_read_like_a_person_wrote_them() {
-        assert_eq!(human(Duration::from_millis(300)), "300 ms");
-        assert_eq!(human(Duration::from_secs(12)), "12 s");
-        assert_eq!(human(Duration::from_millis(1500)), "1.5 s");
-        assert_eq!(human(Duration::from_secs(600)), "10 min");
-        assert_eq!(human(Duration::from_secs(90)), "1 min 30 s");
-        assert_eq!(human(Duration::from_secs(3900)), "1 h 5 min");
-    }
 
     #[test]
     fn messages_name_the_limit() {

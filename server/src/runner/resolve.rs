@@ -1,30 +1,19 @@
-//! Before a spawn: find the program ourselves (so "not installed" is a clear error, not
-//! an `ENOENT`), create the folders the CLI needs, and check the working folder.
+//! Before a spawn: find the program ourselves, by the rule every other part of chatmd
+//! uses (so "not installed" is a clear error, not an `ENOENT`), create the folders the
+//! CLI needs, and check the working folder.
 
-use std::ffi::OsString;
-use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use crate::agents::Invocation;
+use crate::agents::program::{self, ProgramError};
 
 use super::error::RunError;
 
 /// Checks everything that can be checked without spawning; returns the program's path.
 /// The program is resolved first so a missing CLI creates no folder.
 pub(crate) fn prepare(invocation: &Invocation) -> Result<PathBuf, RunError> {
-    let path_var = invocation
-        .env
-        .iter()
-        .rev()
-        .find(|(name, _)| name == "PATH")
-        .map(|(_, value)| OsString::from(value))
-        .or_else(|| std::env::var_os("PATH"));
-    let program = resolve_program(
-        &invocation.program,
-        path_var.as_deref(),
-        &invocation.cwd,
-        invocation.install_hint.as_deref(),
-    )?;
+    let program = program::find_invoked(invocation)
+        .map_err(|error| run_error(error, invocation.install_hint.as_deref()))?;
     for dir in &invocation.create_dirs {
         std::fs::create_dir_all(dir).map_err(|source| RunError::CreateDir {
             path: dir.clone(),
@@ -39,48 +28,35 @@ pub(crate) fn prepare(invocation: &Invocation) -> Result<PathBuf, RunError> {
     Ok(program)
 }
 
-/// A name with a `/` is a path (relative ones are taken from the turn's working folder,
-/// where the child will run); a bare name is searched on `path_var`, like `which`.
-pub(crate) fn resolve_program(
-    program: &str,
-    path_var: Option<&std::ffi::OsStr>,
-    cwd: &Path,
-    install_hint: Option<&str>,
-) -> Result<PathBuf, RunError> {
-    if program.contains('/') {
-        let path = cwd.join(program);
-        return match std::fs::metadata(&path) {
-            Err(_) => Err(RunError::NotFound { path }),
-            Ok(meta) if meta.is_file() && meta.permissions().mode() & 0o111 != 0 => Ok(path),
-            Ok(_) => Err(RunError::NotExecutable { path }),
-        };
+/// A program that cannot be run, as the runner reports it (with how to install a
+/// missing CLI).
+fn run_error(error: ProgramError, install_hint: Option<&str>) -> RunError {
+    match error {
+        ProgramError::NotInstalled { program } => RunError::NotInstalled {
+            program,
+            install_hint: install_hint.map(str::to_string),
+        },
+        ProgramError::NotFound { path } => RunError::NotFound { path },
+        ProgramError::NotExecutable { path } => RunError::NotExecutable { path },
     }
-    let not_installed = || RunError::NotInstalled {
-        program: program.to_string(),
-        install_hint: install_hint.map(str::to_string),
-    };
-    if program.is_empty() {
-        return Err(not_installed());
-    }
-    let path_var = path_var.ok_or_else(not_installed)?;
-    std::env::split_paths(path_var)
-        // An empty entry means "the current folder" to a shell; a server has no such
-        // notion worth honouring.
-        .filter(|dir| !dir.as_os_str().is_empty())
-        .map(|dir| dir.join(program))
-        .find(|candidate| is_executable_file(candidate))
-        .ok_or_else(not_installed)
-}
-
-fn is_executable_file(path: &Path) -> bool {
-    std::fs::metadata(path)
-        .map(|meta| meta.is_file() && meta.permissions().mode() & 0o111 != 0)
-        .unwrap_or(false)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::ffi::OsString;
+    use std::os::unix::fs::PermissionsExt;
+    use std::path::Path;
+
+    /// The one rule, reported as the runner reports it.
+    fn resolve_program(
+        program: &str,
+        path_var: Option<&std::ffi::OsStr>,
+        cwd: &Path,
+        install_hint: Option<&str>,
+    ) -> Result<PathBuf, RunError> {
+        program::find_program(program, cwd, path_var).map_err(|e| run_error(e, install_hint))
+    }
 
     fn write_file(path: &Path, mode: u32) {
         std::fs::write(path, "#!/bin/sh\n").unwrap();

@@ -187,6 +187,13 @@ impl Turn {
             Some(ended) => ended,
             None => self.finish(&exit, status).await,
         };
+        // A whole answer, then a failing exit of the CLI's own: something went wrong
+        // after the answer (its session not saved, a quota hit), and the user is told.
+        // An exit forced by the wind-down (a signal) leaves the answer done.
+        let ended = match (ended, exit.code) {
+            (Ended::Completed, Some(code)) if code != 0 => self.account(&exit, status),
+            (ended, _) => ended,
+        };
         if self.group.kill_and_wait(Instant::now() + AFTER_KILL).await {
             self.group.disarm();
         } else {

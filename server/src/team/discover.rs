@@ -1,14 +1,15 @@
-//! `load_team`: members from folders plus `chatmd.toml`, in team order, with every
+//! `load_team_with`: members from folders plus `chatmd.toml`, in team order, with every
 //! problem found on the way collected instead of failing.
 
 use std::path::{Path, PathBuf};
 
-use super::autoload::role_files_loaded;
 use super::config::{MemberSettings, load_layers};
 use super::folders::{MemberFolder, find_member_folders, read_text, read_text_anywhere};
-use super::model::{Member, Severity, Team, TeamProblem};
+use super::model::{Member, Team};
 use super::paths::{contain, leads_outside, normalize};
-use super::trust::{UserConfig, UserTrust, link_out, trust_command};
+use super::problem::{ConfigProblem, Severity};
+use super::trust::{UserTrust, link_out, trust_command};
+use crate::agents::role_files_loaded;
 
 /// The human's handle when `chatmd.toml` does not set `human`.
 pub const DEFAULT_HUMAN: &str = "me";
@@ -23,20 +24,11 @@ pub const TEAM_INSTRUCTION_FILE: &str = "team_instruction.md";
 /// Team order: the `[members.*]` tables of the nearest `chatmd.toml` in file order (then
 /// those only farther files define), then the remaining folders alphabetically.
 ///
-/// What the user trusts comes from their own config folder (`$XDG_CONFIG_HOME/chatmd`);
-/// [`load_team_with`] takes it from the caller.
-pub fn load_team(workspace_root: &Path, team_folder: &Path) -> Team {
-    load_team_with(
-        workspace_root,
-        team_folder,
-        &UserConfig::from_env().load_trust(),
-    )
-}
-
-/// [`load_team`] with what the user trusts: the `chatmd.toml` files whose `command`,
-/// `args`, `env` and `home` apply, and the links out of the workspace that may be
-/// followed. Untrusted settings are left out (and listed in [`Team::untrusted`]); a
-/// member that depends on a link the user did not accept is left out of the team.
+/// `trust` is what the user trusts: the `chatmd.toml` files whose `command`, `args`,
+/// `env` and `home` apply, and the links out of the workspace that may be followed.
+/// Untrusted settings are left out (and listed in [`Team::untrusted`]); a member that
+/// depends on a link the user did not accept is left out of the team. Callers with a
+/// chat find its root and folder with [`super::locate`].
 pub fn load_team_with(workspace_root: &Path, team_folder: &Path, trust: &UserTrust) -> Team {
     let root = normalize(workspace_root);
     let folder = normalize(team_folder);
@@ -50,10 +42,10 @@ pub fn load_team_with(workspace_root: &Path, team_folder: &Path, trust: &UserTru
         untrusted: Vec::new(),
     };
     if let Some((store, why)) = &trust.problem {
-        problems.push(TeamProblem::new(store, None, Severity::Warning, why));
+        problems.push(ConfigProblem::new(store, None, Severity::Warning, why));
     }
     if let Err(error) = contain(&root, &root, &folder) {
-        problems.push(TeamProblem::new(
+        problems.push(ConfigProblem::new(
             &folder,
             None,
             Severity::Error,
@@ -89,7 +81,7 @@ pub fn load_team_with(workspace_root: &Path, team_folder: &Path, trust: &UserTru
 
     if let Some((human, file, range)) = config.human {
         if let Some(member) = team.member(&human) {
-            problems.push(TeamProblem::new(
+            problems.push(ConfigProblem::new(
                 file,
                 Some(range),
                 Severity::Warning,
@@ -106,13 +98,17 @@ pub fn load_team_with(workspace_root: &Path, team_folder: &Path, trust: &UserTru
     team
 }
 
-fn read_instruction(root: &Path, folder: &Path, problems: &mut Vec<TeamProblem>) -> Option<String> {
+fn read_instruction(
+    root: &Path,
+    folder: &Path,
+    problems: &mut Vec<ConfigProblem>,
+) -> Option<String> {
     let file = folder.join(TEAM_INSTRUCTION_FILE);
     file.symlink_metadata().ok()?;
     match read_text(root, &file) {
         Ok(text) => Some(text),
         Err(error) => {
-            problems.push(TeamProblem::new(
+            problems.push(ConfigProblem::new(
                 &file,
                 error.range,
                 Severity::Error,
@@ -131,7 +127,7 @@ fn read_instruction(root: &Path, folder: &Path, problems: &mut Vec<TeamProblem>)
 struct Reader<'a> {
     root: &'a Path,
     trust: &'a UserTrust,
-    problems: &'a mut Vec<TeamProblem>,
+    problems: &'a mut Vec<ConfigProblem>,
 }
 
 impl Reader<'_> {
@@ -159,7 +155,7 @@ impl Reader<'_> {
                     found.kind.role_file_name(),
                     error.message
                 );
-                self.problems.push(TeamProblem::new(
+                self.problems.push(ConfigProblem::new(
                     &found.role_file,
                     error.range,
                     Severity::Error,
@@ -182,7 +178,7 @@ impl Reader<'_> {
                 .declared_at
                 .clone()
                 .map_or((team_folder.to_path_buf(), None), |(f, r)| (f, Some(r)));
-            self.problems.push(TeamProblem::new(
+            self.problems.push(ConfigProblem::new(
                 file,
                 range,
                 Severity::Warning,
@@ -249,7 +245,7 @@ impl Reader<'_> {
             && link == work
             && !self.trust.allows_link(&link, &target)
         {
-            self.problems.push(TeamProblem::new(
+            self.problems.push(ConfigProblem::new(
                 &work,
                 None,
                 Severity::Warning,
@@ -266,7 +262,7 @@ impl Reader<'_> {
             return Some(work);
         }
         if let Ok(target) = std::fs::read_link(&work) {
-            self.problems.push(TeamProblem::new(
+            self.problems.push(ConfigProblem::new(
                 &work,
                 None,
                 Severity::Warning,
@@ -304,7 +300,7 @@ impl Reader<'_> {
                     target.display()
                 )
             };
-            self.problems.push(TeamProblem::new(
+            self.problems.push(ConfigProblem::new(
                 &member.folder,
                 None,
                 Severity::Warning,

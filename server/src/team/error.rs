@@ -1,4 +1,4 @@
-//! Errors of the team layer that a caller must handle (as opposed to `TeamProblem`s,
+//! Errors of the team layer that a caller must handle (as opposed to `ConfigProblem`s,
 //! which are collected and shown): mostly paths that lead outside the workspace.
 
 use std::io;

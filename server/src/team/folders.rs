@@ -6,10 +6,11 @@ use std::io::Read;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
-use super::kind::AgentKind;
-use super::model::{Severity, TeamProblem, is_valid_handle};
+use super::model::is_valid_handle;
 use super::paths::leads_outside;
+use super::problem::{ConfigProblem, Severity};
 use super::trust::{UserTrust, trust_command};
+use crate::agents::AgentKind;
 
 /// A subfolder of the team folder that holds at least one role file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -104,12 +105,12 @@ pub(crate) fn find_member_folders(
     workspace_root: &Path,
     team_folder: &Path,
     trust: &UserTrust,
-    problems: &mut Vec<TeamProblem>,
+    problems: &mut Vec<ConfigProblem>,
 ) -> Vec<MemberFolder> {
     let entries = match fs::read_dir(team_folder) {
         Ok(entries) => entries,
         Err(error) => {
-            problems.push(TeamProblem::new(
+            problems.push(ConfigProblem::new(
                 team_folder,
                 None,
                 Severity::Error,
@@ -145,7 +146,7 @@ pub(crate) fn find_member_folders(
             .map(|(kind, _)| kind.role_file_name())
             .collect::<Vec<_>>()
             .join(", ");
-        let skip = |severity, message: String| TeamProblem::new(&folder, None, severity, message);
+        let skip = |severity, message: String| ConfigProblem::new(&folder, None, severity, message);
         if !is_valid_handle(&name) {
             problems.push(skip(
                 Severity::Info,

@@ -2,76 +2,12 @@
 //! while reading folders and config (each one tied to a file and, when known, a range).
 
 use std::collections::BTreeMap;
-use std::ops::Range;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
-use super::kind::AgentKind;
+use super::problem::ConfigProblem;
 use super::trust::{TrustKey, UntrustedConfig, key_list, trust_command};
-
-/// How bad a [`TeamProblem`] is; maps one to one onto diagnostic severities.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Severity {
-    Error,
-    Warning,
-    Info,
-    Hint,
-}
-
-impl Severity {
-    /// Lowercase name, as printed by `chatmd members`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Severity::Error => "error",
-            Severity::Warning => "warning",
-            Severity::Info => "info",
-            Severity::Hint => "hint",
-        }
-    }
-}
-
-/// Something wrong (or worth knowing) about a team's folders or configuration.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TeamProblem {
-    /// The file (or folder) the problem is about.
-    pub file: PathBuf,
-    /// Byte range in `file`, when the problem is about a precise spot in it.
-    pub range: Option<Range<usize>>,
-    pub severity: Severity,
-    /// One sentence for the user, saying what is wrong and what to do.
-    pub message: String,
-    /// A stable code for problems an editor offers a fix for ([`UNTRUSTED_CODE`]).
-    pub code: Option<&'static str>,
-}
-
-/// The code of a setting left out until the user trusts its file.
-pub const UNTRUSTED_CODE: &str = "untrusted-config";
-
-impl TeamProblem {
-    pub(crate) fn new(
-        file: impl Into<PathBuf>,
-        range: Option<Range<usize>>,
-        severity: Severity,
-        message: impl Into<String>,
-    ) -> TeamProblem {
-        TeamProblem {
-            file: file.into(),
-            range,
-            severity,
-            message: message.into(),
-            code: None,
-        }
-    }
-
-    /// A setting left out until the user trusts `file` (a warning with
-    /// [`UNTRUSTED_CODE`]).
-    pub(crate) fn untrusted(file: &Path, range: Range<usize>, message: String) -> TeamProblem {
-        TeamProblem {
-            code: Some(UNTRUSTED_CODE),
-            ..TeamProblem::new(file, Some(range), Severity::Warning, message)
-        }
-    }
-}
+use crate::agents::AgentKind;
 
 /// One member of a team: who the agent is (role, folder) and how it runs (config).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -154,7 +90,7 @@ pub struct Team {
     /// The text of `team_instruction.md`, shared by every member.
     pub instruction: Option<String>,
     pub members: Vec<Member>,
-    pub problems: Vec<TeamProblem>,
+    pub problems: Vec<ConfigProblem>,
     /// `chatmd.toml` files whose trust-needing settings were left out: the members they
     /// set something for are not run until the user trusts them.
     pub untrusted: Vec<UntrustedConfig>,

@@ -30,7 +30,10 @@ fn is_skipped_folder(entry: &DirEntry) -> bool {
     entry.file_type().is_dir() && (name.starts_with('.') || SKIPPED_FOLDERS.contains(&&*name))
 }
 
-fn is_chat_file(path: &Path) -> bool {
+/// Whether `path` is a chat by its name: `<name>.chat.md`, with a name. The one rule
+/// for the workspace scan, the file watchers and `chatmd members`; a file called just
+/// `.chat.md` is not a chat (it is a hidden file named `chat.md`).
+pub fn is_chat_file(path: &Path) -> bool {
     path.file_name()
         .and_then(|name| name.to_str())
         .is_some_and(|name| name.len() > ".chat.md".len() && name.ends_with(".chat.md"))
@@ -58,6 +61,21 @@ pub fn is_team_relevant(path: &Path) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_chat_file_is_a_name_then_dot_chat_md() {
+        assert!(is_chat_file(Path::new("t/standup.chat.md")));
+        assert!(is_chat_file(Path::new("a.b.chat.md")));
+        for no in [
+            ".chat.md",
+            "t/.chat.md",
+            "chat.md",
+            "a.chat.md.bak",
+            "a.chat.mdx",
+        ] {
+            assert!(!is_chat_file(Path::new(no)), "{no}");
+        }
+    }
 
     #[test]
     fn relevant_files() {

@@ -1,7 +1,7 @@
-//! Timestamps for status comments: UTC, RFC 3339, to the second; and durations as
-//! `12.4s`. No time zone data and no dependency needed for that.
+//! Timestamps for status comments: UTC, RFC 3339, to the second. No time zone data
+//! and no dependency needed for that. (Durations: `document::units`.)
 
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{SystemTime, UNIX_EPOCH};
 
 /// `2026-11-22T01:17:03Z` for `time`.
 pub fn rfc3339(time: SystemTime) -> String {
@@ -14,17 +14,6 @@ pub fn rfc3339(time: SystemTime) -> String {
         rest % 3600 / 60,
         rest % 60
     )
-}
-
-/// `12.4s` (tenths), or `3m05s` past a minute.
-pub fn took(d: Duration) -> String {
-    let secs = d.as_secs_f64();
-    if secs < 60.0 {
-        format!("{secs:.1}s")
-    } else {
-        let whole = d.as_secs();
-        format!("{}m{:02}s", whole / 60, whole % 60)
-    }
 }
 
 /// Days since 1970-01-01 to (year, month, day), after Howard Hinnant's algorithm.
@@ -44,9 +33,10 @@ fn civil_from_days(z: i64) -> (i64, u32, u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Duration;
 
     #[test]
-    fn formats_utc_times_and_durations() {
+    fn formats_utc_times() {
         assert_eq!(rfc3339(UNIX_EPOCH), "1970-01-01T00:00:00Z");
         assert_eq!(
             rfc3339(UNIX_EPOCH + Duration::from_secs(1_795_310_223)),
@@ -56,7 +46,5 @@ mod tests {
             rfc3339(UNIX_EPOCH + Duration::from_secs(951_782_400)),
             "2000-02-29T00:00:00Z"
         );
-        assert_eq!(took(Duration::from_millis(12_449)), "12.4s");
-        assert_eq!(took(Duration::from_secs(185)), "3m05s");
     }
 }

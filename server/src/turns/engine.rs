@@ -2,7 +2,7 @@
 //! their agents in parallel, streams the answers into the sections (coalesced, at most
 //! one edit per document every 50 ms) and follows chains until nobody is due.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
@@ -193,20 +193,8 @@ fn messages_with_ids(text: &str, chat: &Chat, ids: &[String]) -> Vec<usize> {
 }
 
 fn load_team(ctx: &Context, chat: &Chat) -> Team {
-    let fm_team = chat
-        .front_matter
-        .as_ref()
-        .and_then(|fm| fm.team.as_ref())
-        .map(|t| t.value.as_str());
-    let folder = team::resolve_team_folder(&ctx.workspace_root, &ctx.chat_path, fm_team)
-        .unwrap_or_else(|_| {
-            ctx.chat_path
-                .parent()
-                .map(Path::to_path_buf)
-                .unwrap_or_default()
-        });
-    let trust = ctx.user_config.load_trust();
-    team::load_team_with(&ctx.workspace_root, &folder, &trust)
+    team::locate(Some(&ctx.workspace_root), &ctx.chat_path, chat)
+        .load(&ctx.user_config.load_trust())
 }
 
 fn explicit(roster: &Roster, asked: Vec<String>) -> Next {
@@ -268,7 +256,7 @@ pub(super) fn plan(
         let prompt = prompt(since)?;
         let mut invocation = plan_turn(entry, member, &prompt.system, &prompt.body, session);
         if let Some(extra) = &ctx.agent_path {
-            prepend_path(&mut invocation, extra);
+            crate::agents::program::put_first_on_path(&mut invocation, extra);
         }
         Ok(invocation)
     };
@@ -293,30 +281,13 @@ pub(super) fn plan(
     Ok((invocation, entry.clone(), fallback))
 }
 
-/// Puts `extra` before the `PATH` the agent gets (and is looked up on).
-fn prepend_path(invocation: &mut Invocation, extra: &std::ffi::OsStr) {
-    let current = match invocation.env.iter().rev().find(|(k, _)| k == "PATH") {
-        Some((_, path)) => path.clone(),
-        None => std::env::var("PATH").unwrap_or_default(),
-    };
-    let mut joined = extra.to_string_lossy().into_owned();
-    if !current.is_empty() {
-        joined.push(':');
-        joined.push_str(&current);
-    }
-    invocation.env.retain(|(k, _)| k != "PATH");
-    invocation.env.push(("PATH".to_string(), joined));
-}
-
 fn program_exists(invocation: &Invocation) -> bool {
-    let program = &invocation.program;
-    if program.contains('/') {
-        return invocation.cwd.join(program).exists();
-    }
-    match invocation.env.iter().rev().find(|(k, _)| k == "PATH") {
-        Some((_, path)) => team::find_in(program, std::ffi::OsStr::new(path)).is_some(),
-        None => team::find_on_path(program).is_some(),
-    }
+    use crate::agents::program::{ProgramError, find_invoked};
+    // A path that is not an executable file is left for the runner to name.
+    !matches!(
+        find_invoked(invocation),
+        Err(ProgramError::NotInstalled { .. } | ProgramError::NotFound { .. })
+    )
 }
 
 async fn append_reply_stub<P: EditorPort>(port: &mut P, ctx: &Context) -> Result<(), PortError> {

@@ -44,6 +44,13 @@ pub enum PortError {
     },
     #[error("{path} is not a regular file but {kind}")]
     NotAFile { path: String, kind: String },
+    /// The chat was closed in the editor and its file is gone (deleted, or moved
+    /// where no open document shows it).
+    #[error(
+        "{path} was closed and its file is gone (deleted or moved), so the answer has \
+         nowhere to go; the turn was stopped"
+    )]
+    Gone { path: String },
     #[error("{0}")]
     Other(String),
 }

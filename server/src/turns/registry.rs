@@ -95,6 +95,19 @@ impl Running {
         turn.map(|t| t.started.elapsed())
     }
 
+    /// Moves the turns of `from` to `to` (the chat was renamed while they ran); a
+    /// member already running in `to` keeps its own turn there.
+    pub fn move_document(&self, from: &str, to: &str) {
+        let mut turns = self.lock();
+        let Some(moved) = turns.remove(from) else {
+            return;
+        };
+        let members = turns.entry(to.to_string()).or_default();
+        for (member, turn) in moved {
+            members.entry(member).or_insert(turn);
+        }
+    }
+
     pub fn is_running(&self, document: &str, member: &str) -> bool {
         self.with_turn(document, member, |_| ()).is_some()
     }

@@ -7,6 +7,7 @@ use super::clock;
 use crate::agents::Usage;
 use crate::document::chat::Chat;
 use crate::document::status::{StatusComment, TurnStatus};
+use crate::document::units;
 
 /// The next free turn id of a chat: `t<N>` one past the largest in use.
 pub fn next_turn_number(text: &str, chat: &Chat) -> u64 {
@@ -93,7 +94,7 @@ pub struct Ending {
 pub fn finished(c: &mut StatusComment, status: TurnStatus, took: Duration, ending: &Ending) {
     super::owner::unstamp(c);
     c.set_status(status);
-    c.set("took", clock::took(took));
+    c.set("took", units::took(took));
     if let Some(stop) = &ending.stop {
         c.set("stop", stop.as_str());
     }

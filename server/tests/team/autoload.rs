@@ -2,7 +2,7 @@
 
 use std::fs;
 
-use chatmd::team::role_files_loaded;
+use chatmd::agents::role_files_loaded;
 use pretty_assertions::assert_eq;
 
 use crate::{Workspace, outside};

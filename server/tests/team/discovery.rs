@@ -2,7 +2,8 @@
 
 use std::fs;
 
-use chatmd::team::{AgentKind, Severity};
+use chatmd::agents::AgentKind;
+use chatmd::team::Severity;
 use pretty_assertions::assert_eq;
 
 use crate::{Workspace, outside};

@@ -11,7 +11,7 @@ mod scan;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use chatmd::team::{Member, Team, TeamProblem, UserConfig};
+use chatmd::team::{ConfigProblem, Member, Team, UserConfig};
 
 /// A workspace in a temp folder (with `.git`, like a real repository), and the user's
 /// own config folder (what they trust), empty at first.
@@ -97,7 +97,7 @@ impl Workspace {
         team.problems.iter().map(|p| self.problem(p)).collect()
     }
 
-    fn problem(&self, problem: &TeamProblem) -> String {
+    fn problem(&self, problem: &ConfigProblem) -> String {
         let at = match &problem.range {
             Some(range) => {
                 let text = fs::read(&problem.file).unwrap_or_default();

@@ -1,10 +1,11 @@
-//! The CLI probe: `PATH` lookup and `--version`, never for programs in the workspace.
+//! The CLI probe: the program lookup and `--version`, never for programs in the workspace.
 
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-use chatmd::team::{find_on_path, probe_version};
+use chatmd::agents::probe::probe_version;
+use chatmd::agents::program::{find_program, search_path};
 use pretty_assertions::assert_eq;
 
 use crate::{Workspace, outside};
@@ -19,10 +20,13 @@ fn script(path: PathBuf, body: &str) -> PathBuf {
 
 #[test]
 fn find_on_path_finds_real_programs_only() {
+    let elsewhere = tempfile::tempdir().expect("temp dir");
+    let find_on_path =
+        |name: &str| find_program(name, elsewhere.path(), search_path(None, None).as_deref()).ok();
     let sh = find_on_path("sh").expect("sh is on PATH");
     assert!(sh.is_absolute() && sh.ends_with("sh"), "{}", sh.display());
     assert_eq!(find_on_path("chatmd-surely-not-installed-anywhere"), None);
-    // Paths are not names: nothing is looked up relative to the current folder.
+    // Paths are not names: nothing is looked up relative to chatmd's current folder.
     assert_eq!(find_on_path("./sh"), None);
     assert_eq!(find_on_path(""), None);
 }

@@ -13,6 +13,8 @@ mod ending;
 mod failures;
 mod lifecycle;
 mod processes;
+mod program_rule;
+mod reliability;
 mod resume;
 mod routing;
 mod trust;

@@ -87,6 +87,42 @@ impl Setup {
         })
     }
 
+    /// The built `chatmd lsp` as a process of its own (what a real editor starts), over
+    /// the test client's pipes, and its pid: for what only a real process shows (being
+    /// killed, its children).
+    fn process_client(&self) -> (TestClient, u32) {
+        let mut child = tokio::process::Command::new(assert_cmd::cargo::cargo_bin("chatmd"))
+            .arg("lsp")
+            .env("XDG_CONFIG_HOME", self.config.path())
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("start chatmd lsp");
+        let pid = child.id().expect("a running server");
+        let mut stdin = child.stdin.take().expect("stdin");
+        let mut stdout = child.stdout.take().expect("stdout");
+        let client = TestClient::spawn(move |mut input, mut output| async move {
+            let to_server = async {
+                let _ = tokio::io::copy(&mut input, &mut stdin).await;
+                drop(stdin);
+            };
+            let from_server = tokio::io::copy(&mut stdout, &mut output);
+            let _ = tokio::join!(to_server, from_server);
+            let _ = child.wait().await;
+        });
+        (client, pid)
+    }
+
+    /// [`Setup::editor`] around the built server running as its own process; also
+    /// returns the server's pid.
+    pub async fn process_editor(&self, behaviour: Behaviour) -> (SimEditor, u32) {
+        let (mut client, pid) = self.process_client();
+        initialize(&mut client, self.dir.path(), &self.bin, true, behaviour).await;
+        (SimEditor::new(client, behaviour, true), pid)
+    }
+
     pub fn read(&self, rel: &str) -> String {
         std::fs::read_to_string(self.path(rel)).expect("read")
     }
@@ -121,7 +157,12 @@ impl Setup {
         self.open_in(editor, rel, text).await
     }
 
-    async fn open_in(&self, mut editor: SimEditor, rel: &str, text: &str) -> (SimEditor, String) {
+    pub async fn open_in(
+        &self,
+        mut editor: SimEditor,
+        rel: &str,
+        text: &str,
+    ) -> (SimEditor, String) {
         self.write(rel, text);
         let uri = self.uri(rel);
         editor.open(&uri, text).await;
@@ -175,12 +216,19 @@ async fn initialize(
 }
 
 fn toml_string(s: &str) -> String {
-    format!(
-        "\"{}\"",
-        s.replace('\\', "\\\\")
-            .replace('"', "\\\"")
-            .replace('\n', "\\n")
-    )
+    let mut quoted = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '\\' => quoted.push_str("\\\\"),
+            '"' => quoted.push_str("\\\""),
+            '\n' => quoted.push_str("\\n"),
+            // TOML allows no other control character in a basic string.
+            c if c.is_control() => quoted.push_str(&format!("\\u{:04X}", u32::from(c))),
+            c => quoted.push(c),
+        }
+    }
+    quoted.push('"');
+    quoted
 }
 
 /// Whether the document has every turn finished and the reply stub written.

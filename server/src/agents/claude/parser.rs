@@ -12,13 +12,13 @@ use std::collections::HashSet;
 use super::lines::{
     ErrorValue, Head, Kind, Line, MessageLine, ResultLine, StreamEvent, SystemLine,
 };
+use crate::agents::AgentKind;
 use crate::agents::json::{Obj, TokenCounts, U64, parse_line};
 use crate::agents::output::{Paragraphs, sanitize};
 use crate::agents::permissions::claude_denials;
 use crate::agents::reader::Turn;
 use crate::agents::tools::{ToolArguments, ToolCalls, error_line, tool_summary};
 use crate::agents::{AgentEvent, ExitInfo, OutputParser, Retry, Usage, auth, resume};
-use crate::team::AgentKind;
 
 /// Reads claude's stream-json output.
 #[derive(Debug)]

@@ -8,11 +8,11 @@
 
 use super::items::{self, tool_status};
 use super::lines::{Item, Line};
+use crate::agents::AgentKind;
 use crate::agents::output::{Paragraphs, readable_error};
 use crate::agents::reader::Turn;
 use crate::agents::tools::ToolCalls;
 use crate::agents::{AgentEvent, ExitInfo, OutputParser, Retry, Usage, auth, resume};
-use crate::team::AgentKind;
 
 /// Printed on stderr whenever stdin is not a terminal; never the reason for a failure.
 const STDERR_NOISE: [&str; 1] = ["Reading additional input from stdin"];

@@ -2,9 +2,9 @@
 //! they print no JSON, only stderr and an exit code, which become a message that says
 //! what went wrong and what to do.
 
+use crate::agents::AgentKind;
 use crate::agents::reader::stderr_message;
 use crate::agents::{ExitInfo, auth};
-use crate::team::AgentKind;
 
 /// stderr lines gemini prints on ordinary runs.
 pub(super) const STDERR_NOISE: [&str; 3] = [

@@ -9,11 +9,11 @@
 
 use super::exit::{STDERR_NOISE, early_exit};
 use super::lines::{Line, ResultLine, Stats};
+use crate::agents::AgentKind;
 use crate::agents::output::{Paragraphs, readable_error};
 use crate::agents::reader::Turn;
 use crate::agents::tools::{ToolArguments, ToolCalls, error_line, tool_summary};
 use crate::agents::{AgentEvent, ExitInfo, OutputParser, Usage, auth, resume};
-use crate::team::AgentKind;
 
 /// Reads gemini's stream-json output.
 #[derive(Debug)]

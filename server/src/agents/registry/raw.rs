@@ -2,17 +2,15 @@
 //! problem at its place) and its validation into [`AgentEntry`]s.
 
 use std::collections::BTreeMap;
-use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 use toml::Spanned;
 
-use super::location::{Location, dotted, key_at};
-use super::{
-    Adapter, AgentEntry, CommandOutput, CommandSpec, JsonPointers, PromptDelivery, RegistryProblem,
-};
-use crate::team::{AgentKind, is_valid_handle};
+use super::{Adapter, AgentEntry, CommandOutput, CommandSpec, JsonPointers, PromptDelivery};
+use crate::agents::AgentKind;
+use crate::team::toml_check::{dotted, parse_strict};
+use crate::team::{ConfigProblem, Severity, is_valid_handle};
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -78,21 +76,17 @@ pub(super) fn parse(
     file: &Path,
     text: &str,
     home: Option<&Path>,
-) -> (Vec<AgentEntry>, Vec<RegistryProblem>) {
+) -> (Vec<AgentEntry>, Vec<ConfigProblem>) {
     let mut check = Checker {
         file,
         text,
         home,
         problems: Vec::new(),
     };
-    let raw: RawFile = match toml::from_str(text) {
+    let until_fixed = "chatmd uses the built-in agents until this file is fixed";
+    let raw: RawFile = match parse_strict(file, text, until_fixed) {
         Ok(raw) => raw,
-        Err(error) => {
-            let span = error.span();
-            let key = span.as_ref().and_then(|s| key_at(text, s.start));
-            check.problem(span, key, parse_error_message(error.message()));
-            return (Vec::new(), check.problems);
-        }
+        Err(problem) => return (Vec::new(), vec![*problem]),
     };
     let entries = raw
         .agents
@@ -104,35 +98,20 @@ pub(super) fn parse(
     (entries, problems)
 }
 
-fn parse_error_message(message: &str) -> String {
-    let message = message.trim_end();
-    let hint = if message.starts_with("unknown field") {
-        "; remove it or fix its spelling"
-    } else {
-        ""
-    };
-    format!("{message}{hint}. chatmd uses the built-in agents until this file is fixed")
-}
-
 struct Checker<'a> {
     file: &'a Path,
     text: &'a str,
     home: Option<&'a Path>,
-    problems: Vec<RegistryProblem>,
+    problems: Vec<ConfigProblem>,
 }
 
 impl Checker<'_> {
-    fn problem(&mut self, span: Option<Range<usize>>, key: Option<String>, message: String) {
-        self.problems.push(RegistryProblem {
-            file: self.file.to_path_buf(),
-            location: span.map(|s| Location::of(self.text, s.start)),
-            key,
-            message,
-        });
-    }
-
     fn at<T>(&mut self, value: &Spanned<T>, key: String, message: String) {
-        self.problem(Some(value.span()), Some(key), message);
+        let problem = ConfigProblem::new(self.file, Some(value.span()), Severity::Error, message);
+        self.problems.push(ConfigProblem {
+            key: Some(key),
+            ..problem.located(self.text)
+        });
     }
 
     /// One `[agents.NAME]` table as an entry, or `None` (with problems) when invalid.

@@ -20,8 +20,10 @@ fn team() -> Team {
 struct Installed(&'static [&'static str]);
 
 impl CliLookup for Installed {
-    fn is_installed(&self, binary: &str) -> bool {
-        self.0.contains(&binary)
+    fn is_installed(&self, member: &Member) -> bool {
+        member
+            .kind()
+            .is_some_and(|kind| self.0.contains(&kind.binary()))
     }
 }
 
@@ -156,7 +158,7 @@ fn unclosed_fences_and_foreign_formats() {
     assert_eq!(
         problems(">>> user\nhello\n<<< assistant\nhi\n", &[]),
         [
-            "foreign-format \">>> user\" Info This file is a vim-ai chat, not a chatmd chat. Use the code action \"Convert to chatmd format\" (or `chatmd import`) to convert it; every message is kept."
+            "foreign-format \">>> user\" Info This file is a vim-ai chat, not a chatmd chat. Use the code action \"Convert to chatmd format\" to convert it; every message is kept."
         ]
     );
     let fix = convert_fix(">>> user\nhello\n", "me").expect("a conversion");

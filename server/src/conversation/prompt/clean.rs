@@ -3,6 +3,7 @@
 
 use crate::document::ByteRange;
 use crate::document::chat::Message;
+use crate::document::lines::Lines;
 
 /// The body of `message`, cleaned: `[DONE]` / `[NEXT: x]` markers and
 /// `<!-- chatmd ... -->` lines removed (a line left blank by that goes whole), blank
@@ -13,10 +14,8 @@ pub(super) fn message_text(text: &str, message: &Message) -> String {
     let mut cuts: Vec<ByteRange> = Vec::new();
     // Markers come in document order, so one pass hands each line its own.
     let mut markers = message.markers().map(|m| m.range).peekable();
-    let mut start = body.start;
-    for line in text[body.clone()].split_inclusive('\n') {
-        let end = start + line.len();
-        let content_end = start + line.trim_end_matches(['\n', '\r']).len();
+    for line in Lines::from(&text[..body.end], body.start) {
+        let (start, content_end, end) = (line.start, line.end, line.next);
         let mut in_line = Vec::new();
         while let Some(marker) = markers.next_if(|m| m.start < end) {
             in_line.push(marker);
@@ -34,7 +33,6 @@ pub(super) fn message_text(text: &str, message: &Message) -> String {
                 cuts.extend(line_cuts);
             }
         }
-        start = end;
     }
     let cleaned = cut(text, body, &cuts);
     unix_newlines(trim_blank_lines(&cleaned))

@@ -9,9 +9,10 @@
 
 use std::sync::Arc;
 
-use super::{CodeBlock, Message, Record, Store, StoredPermission};
+use super::store::{Record, Store, StoredPermission};
+use super::{CodeBlock, Message};
 use crate::document::permission::{self, PermissionBlock};
-use crate::document::scanner::{LineKind, Scanner};
+use crate::document::scanner::{LineKind, Scanner, message_at};
 use crate::document::{bytes, inline};
 
 pub(super) struct Scan {
@@ -67,33 +68,24 @@ pub(super) fn scan_with_room(
     // looked at for mentions (or after `from`): lines before it have none.
     let mut next_special = find_special(bytes, from);
     for line in Scanner::new(text, from) {
-        if let LineKind::Heading { level: 2, content } = line.kind {
+        if let Some(content) = message_at(&bytes[line.range()], line.kind) {
             let at = line.start + content;
-            let handle_len = if bytes.get(at) == Some(&b'@') {
-                inline::handle_len(&bytes[at + 1..line.end])
-            } else {
-                0
-            };
-            if handle_len > 0 {
-                if stop(base + line.start) {
-                    end_of_scan = line.start;
-                    break;
-                }
-                out.finish_message(base + line.start);
-                let store = &mut out.store;
-                store.records.push(Record {
-                    header: base + line.start..base + line.end,
-                    handle: base + at + 1..base + at + 1 + handle_len,
-                    status: 0..0,
-                    body_start: base + line.next,
-                    first_mention: store.mentions.len(),
-                    first_marker: store.markers.len(),
-                    first_permission: store.permissions.len(),
-                    first_code_block: store.code_blocks.len(),
-                });
-                expect_status = true;
-                continue;
+            let handle_len = inline::handle_len(&bytes[at + 1..line.end]);
+            if stop(base + line.start) {
+                end_of_scan = line.start;
+                break;
             }
+            out.finish_message(base + line.start);
+            let store = &mut out.store;
+            store.records.push(Record {
+                header: base + line.start..base + line.end,
+                handle: base + at + 1..base + at + 1 + handle_len,
+                status: 0..0,
+                body_start: base + line.next,
+                starts: store.starts(),
+            });
+            expect_status = true;
+            continue;
         }
         let line_bytes = &bytes[line.start..line.end];
         if expect_status {

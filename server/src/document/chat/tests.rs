@@ -32,15 +32,12 @@ fn outline(text: &str) -> String {
         .unwrap();
     }
     writeln!(out, "preamble: {:?}", &text[chat.preamble.clone()]).unwrap();
+    let code = |block: &CodeBlock| {
+        let (start, end) = (line(block.range.start), line(block.range.end));
+        format!("  code: lines {start}-{end} closed={}\n", block.closed)
+    };
     for block in &chat.preamble_code_blocks {
-        writeln!(
-            out,
-            "  code: lines {}-{} closed={}",
-            line(block.range.start),
-            line(block.range.end),
-            block.closed
-        )
-        .unwrap();
+        out.push_str(&code(block));
     }
     for m in &chat.messages {
         writeln!(
@@ -81,14 +78,7 @@ fn outline(text: &str) -> String {
             .unwrap();
         }
         for block in m.code_blocks() {
-            writeln!(
-                out,
-                "  code: lines {}-{} closed={}",
-                line(block.range.start),
-                line(block.range.end),
-                block.closed
-            )
-            .unwrap();
+            out.push_str(&code(&block));
         }
         let flags = [
             (m.is_empty(text), "empty"),

@@ -2,10 +2,10 @@
 //! matter, a preamble, and messages with other roles folded into `<details>` blocks.
 
 use super::ForeignFormat;
-use super::lines::uses_crlf;
 use super::markers::{Kind, Side};
 use super::parsing::{Parsed, trim_blank};
 use super::render::{Out, one_line, yaml_scalar};
+use crate::document::lines::line_break;
 
 /// See [`super::convert`].
 pub(super) fn convert(text: &str, format: ForeignFormat, human: &str, assistant: &str) -> String {
@@ -132,7 +132,7 @@ pub(super) fn convert(text: &str, format: ForeignFormat, human: &str, assistant:
             }
         }
     }
-    if uses_crlf(text) {
+    if line_break(text) == "\r\n" {
         out.buf.replace('\n', "\r\n")
     } else {
         out.buf

@@ -1,18 +1,17 @@
 //! The one pass behind [`super::detect`]: finds the first marker of each foreign
 //! format and gives up at the first chatmd message heading.
 
-use super::fence::{Fence, FenceStep, heading_at};
-use super::lines::Lines;
 use super::markers::{Kind, classify_any};
-use super::{Detection, ForeignFormat};
+use super::{Detection, ForeignFormat, heading_at, lines};
+use crate::document::fence::{FenceStep, TopLevelFences};
 use std::ops::Range;
 
 /// See [`super::detect`].
 pub(super) fn detect(text: &str) -> Option<Detection> {
-    let mut fence = Fence::default();
+    let mut fence = TopLevelFences::default();
     let mut first: [Option<Range<usize>>; 4] = [None, None, None, None];
     let mut has_user = [false; 4];
-    for (start, line) in Lines::new(text) {
+    for (start, line) in lines(text) {
         // Most lines are decided by their first byte; only the ones that may be a fence,
         // a heading or a marker go further.
         let Some(&b0) = line.as_bytes().first() else {

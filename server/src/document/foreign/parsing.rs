@@ -1,10 +1,9 @@
 //! Splits a foreign file into the text before its first marker and its messages,
 //! recovering from fences that a truncated answer left open.
 
-use super::ForeignFormat;
-use super::fence::{Fence, FenceStep, reopens};
-use super::lines::Lines;
 use super::markers::{Kind, Marker, classify};
+use super::{ForeignFormat, lines};
+use crate::document::fence::{Fence, FenceStep, TopLevelFences, after_indent};
 
 /// One message of the foreign file.
 pub(super) struct Block<'a> {
@@ -33,7 +32,7 @@ pub(super) fn scan<'a>(lines: &[&'a str], format: ForeignFormat) -> Vec<(usize, 
     let mut spent = 0usize;
     let mut from = 0;
     'scan: loop {
-        let mut fence = Fence::default();
+        let mut fence = TopLevelFences::default();
         let mut first_inside: Option<usize> = None;
         for (i, &line) in lines.iter().enumerate().skip(from) {
             spent += 1;
@@ -45,8 +44,8 @@ pub(super) fn scan<'a>(lines: &[&'a str], format: ForeignFormat) -> Vec<(usize, 
                     }
                 }
                 FenceStep::Inside => match (first_inside, open) {
-                    (Some(m), Some((c, n))) => {
-                        if reopens(line, c, n) && spent + (lines.len() - m) <= budget {
+                    (Some(m), Some(open)) => {
+                        if reopens(line, open) && spent + (lines.len() - m) <= budget {
                             from = m;
                             continue 'scan;
                         }
@@ -70,7 +69,7 @@ pub(super) fn scan<'a>(lines: &[&'a str], format: ForeignFormat) -> Vec<(usize, 
 
 impl<'a> Parsed<'a> {
     pub(super) fn new(text: &'a str, format: ForeignFormat) -> Self {
-        let lines: Vec<&str> = Lines::new(text).map(|(_, line)| line).collect();
+        let lines: Vec<&str> = lines(text).map(|(_, line)| line).collect();
         let markers = scan(&lines, format);
         let first = markers.first().map_or(lines.len(), |&(i, _)| i);
         let mut pre = trim_blank(&lines[..first]).to_vec();
@@ -97,6 +96,15 @@ impl<'a> Parsed<'a> {
         }
         Parsed { pre, blocks }
     }
+}
+
+/// Whether `line`, inside `open`, could only be the opening fence of a new block: the
+/// same character, long enough to close it, but with an info string.
+fn reopens(line: &str, open: Fence) -> bool {
+    let rest = &line[line.len() - after_indent(line.as_bytes()).len()..];
+    Fence::open(rest.as_bytes(), 0).is_some_and(|fence| {
+        fence.ch == open.ch && fence.len >= open.len && !rest[fence.len..].trim().is_empty()
+    })
 }
 
 fn is_blank(line: &str) -> bool {
@@ -129,7 +137,7 @@ mod tests {
             text.push_str(&"`".repeat(n + 3 - k));
             text.push_str("\n<|assistant|>\n");
         }
-        let lines: Vec<&str> = Lines::new(&text).map(|(_, l)| l).collect();
+        let lines: Vec<&str> = lines(&text).map(|(_, l)| l).collect();
         let markers = scan(&lines, ForeignFormat::LspAi);
         // The first few fences are recovered, then the budget (about four passes) is spent
         // and the rest is read strictly, as one fenced block.

@@ -2,6 +2,7 @@
 //! verbatim fenced blocks, one-line labels and YAML scalars.
 
 use crate::document::inline::is_handle_start;
+use crate::document::quoted::{control_as_u4, quoted};
 use crate::document::scanner::{LineKind, ScanState};
 
 /// Marker-line text for a heading or summary: control characters (a lone `\r` would end
@@ -84,7 +85,10 @@ fn longest_run(line: &str, c: u8) -> usize {
     best
 }
 
-/// A YAML scalar: plain when that is unambiguous, double-quoted otherwise.
+/// A YAML scalar for a converted chat's front matter: plain only when any YAML reader
+/// (1.1's `yes` and `no` included) takes it for this very string, double-quoted
+/// otherwise. Stricter than the front matter editor's `yaml_scalar`, which must keep
+/// what a user wrote plain: a converted file is new text, and other tools read it.
 pub(super) fn yaml_scalar(s: &str) -> String {
     let plain = s.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
         && !s.ends_with(' ')
@@ -98,19 +102,7 @@ pub(super) fn yaml_scalar(s: &str) -> String {
     if plain {
         return s.to_owned();
     }
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\t' => out.push_str("\\t"),
-            c if c.is_control() => out.push_str(&format!("\\u{:04X}", u32::from(c))),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
+    quoted(s, control_as_u4)
 }
 
 #[cfg(test)]
@@ -135,15 +127,14 @@ mod tests {
 
     #[test]
     fn yaml_scalars() {
-        assert_eq!(yaml_scalar("gp.nvim"), "gp.nvim");
+        // Plain where every YAML reader takes it for that string, quoted otherwise.
+        let plain = ["gp.nvim", "Fix the parser (again)"];
+        assert_eq!(plain.map(yaml_scalar), plain);
+        let ambiguous = ["yes", "2024", "a: b # c", ""];
         assert_eq!(
-            yaml_scalar("Fix the parser (again)"),
-            "Fix the parser (again)"
+            ambiguous.map(yaml_scalar),
+            ambiguous.map(|s| format!("\"{s}\""))
         );
-        assert_eq!(yaml_scalar("yes"), "\"yes\"");
-        assert_eq!(yaml_scalar("2024"), "\"2024\"");
-        assert_eq!(yaml_scalar("a: b # c"), "\"a: b # c\"");
         assert_eq!(yaml_scalar("tab\there \u{7}"), "\"tab\\there \\u0007\"");
-        assert_eq!(yaml_scalar(""), "\"\"");
     }
 }

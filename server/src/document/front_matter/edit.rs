@@ -3,6 +3,7 @@
 
 use super::{BOM, FrontMatter, locate, parse};
 use crate::document::ByteRange;
+use crate::document::quoted::quoted;
 
 /// The replacement (range of `text`, new text) that sets the top-level `key` to `value`:
 /// - `key` present: its value is replaced (the first one, if it is set twice);
@@ -99,23 +100,15 @@ fn is_plain_safe(text: &str) -> bool {
 }
 
 fn double_quoted(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + 2);
-    out.push('"');
-    for c in text.chars() {
+    quoted(text, |out, c| {
         match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
             '\u{85}' => out.push_str("\\N"),
             '\u{2028}' => out.push_str("\\L"),
             '\u{2029}' => out.push_str("\\P"),
             '\u{feff}' => out.push_str("\\uFEFF"),
             c if c.is_control() => out.push_str(&format!("\\x{:02X}", u32::from(c))),
-            c => out.push(c),
+            _ => return false,
         }
-    }
-    out.push('"');
-    out
+        true
+    })
 }

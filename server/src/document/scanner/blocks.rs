@@ -1,7 +1,9 @@
-//! CommonMark block-start rules used by the scanner: indentation, fences, ATX headings,
-//! thematic breaks, list markers and the seven kinds of HTML block.
+//! CommonMark block-start rules used by the scanner: indentation, ATX headings,
+//! thematic breaks, list markers and the seven kinds of HTML block (fences are in
+//! [`crate::document::fence`]).
 
-use super::{Fence, HtmlEnd};
+use super::HtmlEnd;
+use crate::document::fence::{Fence, run_length};
 
 /// Columns of leading indentation (tabs to the next multiple of 4) and the byte index
 /// of the first non-blank byte (the line's length when it is blank).
@@ -15,31 +17,6 @@ pub(super) fn indentation(line: &[u8]) -> (usize, usize) {
         }
     }
     (col, line.len())
-}
-
-pub(super) fn run_length(s: &[u8], ch: u8) -> usize {
-    s.iter().take_while(|&&b| b == ch).count()
-}
-
-pub(super) fn opening_fence(rest: &[u8], base: usize) -> Option<Fence> {
-    let ch = *rest.first()?;
-    if ch != b'`' && ch != b'~' {
-        return None;
-    }
-    let len = run_length(rest, ch);
-    if len < 3 {
-        return None;
-    }
-    // A backtick fence's info string may not contain backticks (it would be inline code).
-    if ch == b'`' && rest[len..].contains(&b'`') {
-        return None;
-    }
-    Some(Fence { ch, len, base })
-}
-
-pub(super) fn is_closing_fence(rest: &[u8], fence: Fence) -> bool {
-    let len = run_length(rest, fence.ch);
-    len >= fence.len && rest[len..].iter().all(|&b| b == b' ' || b == b'\t')
 }
 
 pub(super) fn atx_level(rest: &[u8]) -> Option<u8> {
@@ -56,7 +33,7 @@ pub(super) fn atx_level(rest: &[u8]) -> Option<u8> {
 /// Whether a line (after its indentation) starts a block that interrupts a paragraph.
 pub(super) fn starts_block(rest: &[u8]) -> bool {
     match rest[0] {
-        b'`' | b'~' => opening_fence(rest, 0).is_some(),
+        b'`' | b'~' => Fence::open(rest, 0).is_some(),
         b'#' => atx_level(rest).is_some(),
         b'>' => true,
         b'<' => html_start(rest, true).is_some(),

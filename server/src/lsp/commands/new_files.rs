@@ -12,7 +12,7 @@ use tower_lsp_server::ls_types::*;
 use super::read;
 use crate::conversation::roster::Roster;
 use crate::document::chat::Chat;
-use crate::lsp::state::{State, lock, team_for};
+use crate::lsp::state::{State, lock, team_of};
 use crate::turns::actions;
 
 pub(super) async fn fork(
@@ -60,7 +60,7 @@ pub(super) async fn new_chat(
     }
     let title = title.unwrap_or("New chat");
     let probe = folder.join("new.chat.md");
-    let (team, _) = team_for(state, &probe, None);
+    let team = team_of(state, Some(&probe), &Chat::default()).team;
     let human = Roster::new(&team, None).human;
     let created = create_unique(
         &folder,
@@ -111,7 +111,7 @@ fn create_unique(folder: &Path, stem: &str, text: &str) -> Result<PathBuf> {
 async fn show(client: &Client, state: &Mutex<State>, path: &Path) -> Result<Value> {
     let uri = Uri::from_file_path(path)
         .ok_or_else(|| Error::invalid_params(format!("{} has no URI", path.display())))?;
-    if lock(state).client.show_document {
+    if lock(state).client_flags.show_document {
         let params = ShowDocumentParams {
             uri: uri.clone(),
             external: Some(false),

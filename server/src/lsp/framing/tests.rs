@@ -25,7 +25,7 @@ fn framed(text: &str) -> String {
 }
 
 fn stand_in(id: Value, code: i64) -> Value {
-    json!({"jsonrpc": "2.0", "id": id, "method": INVALID_MESSAGE_METHOD, "params": {"code": code}})
+    json!({"jsonrpc": "2.0", "id": id, "method": InvalidMessage::METHOD, "params": {"code": code}})
 }
 
 /// The frames with the stand-ins' messages left out (they are for people).

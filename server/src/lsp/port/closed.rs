@@ -55,7 +55,7 @@ pub(super) fn carry_over(view: &str, disk: &str, ids: &[String]) -> Option<Carri
 }
 
 /// From the first message with one of `ids` to the end of the last one.
-fn sections(text: &str, ids: &[String]) -> Option<(usize, usize)> {
+pub(super) fn sections(text: &str, ids: &[String]) -> Option<(usize, usize)> {
     let chat = Chat::parse(text);
     let ours: Vec<_> = chat
         .messages

@@ -11,8 +11,9 @@ use toml::Spanned;
 use super::MemberSettings;
 use super::raw::{RawMember, Seconds};
 use crate::team::error::TeamError;
-use crate::team::model::{Severity, TeamProblem, is_valid_handle};
+use crate::team::model::is_valid_handle;
 use crate::team::paths::{contain, normalize};
+use crate::team::problem::{ConfigProblem, Severity};
 use crate::team::trust::{TrustItem, TrustKey, UserTrust, link_out, trust_command};
 
 /// The longest `timeout` or `idle_timeout`: 30 days. A turn runs for minutes; a larger
@@ -28,13 +29,17 @@ pub(super) struct Checker<'a> {
     pub(super) trust: &'a UserTrust,
     /// The settings found that need trust.
     pub(super) items: Vec<TrustItem>,
-    pub(super) problems: &'a mut Vec<TeamProblem>,
+    pub(super) problems: &'a mut Vec<ConfigProblem>,
 }
 
 impl Checker<'_> {
     fn report(&mut self, range: Range<usize>, severity: Severity, message: String) {
-        self.problems
-            .push(TeamProblem::new(self.file, Some(range), severity, message));
+        self.problems.push(ConfigProblem::new(
+            self.file,
+            Some(range),
+            severity,
+            message,
+        ));
     }
 
     pub(super) fn error(&mut self, range: Range<usize>, message: String) {

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use super::{CONFIG_FILE_NAME, MemberSettings, parse_config};
 use crate::team::folders::read_text;
-use crate::team::model::{Severity, TeamProblem};
+use crate::team::problem::{ConfigProblem, Severity};
 use crate::team::trust::{UntrustedConfig, UserTrust, trust_command};
 
 /// The merged configuration of a team folder.
@@ -38,7 +38,7 @@ pub(crate) fn load_layers(
     workspace_root: &Path,
     team_folder: &Path,
     trust: &UserTrust,
-    problems: &mut Vec<TeamProblem>,
+    problems: &mut Vec<ConfigProblem>,
 ) -> Layered {
     let files = config_files(workspace_root, team_folder);
     let mut parsed = Vec::new();
@@ -60,7 +60,7 @@ pub(crate) fn load_layers(
                 }
                 parsed.push((file, config));
             }
-            Err(error) => problems.push(TeamProblem::new(
+            Err(error) => problems.push(ConfigProblem::new(
                 file,
                 error.range,
                 Severity::Error,
@@ -107,9 +107,9 @@ pub(crate) fn load_layers(
 }
 
 /// One problem on each setting that was left out, saying why and how to trust the file.
-fn report_untrusted(file: &Path, config: &super::FileConfig, problems: &mut Vec<TeamProblem>) {
+fn report_untrusted(file: &Path, config: &super::FileConfig, problems: &mut Vec<ConfigProblem>) {
     for item in &config.trust {
-        problems.push(TeamProblem::untrusted(
+        problems.push(ConfigProblem::untrusted(
             file,
             item.range.clone(),
             format!(

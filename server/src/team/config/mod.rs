@@ -1,5 +1,5 @@
 //! `chatmd.toml`: one file parsed into validated member settings, every mistake a
-//! `TeamProblem` with its byte range; invalid values are dropped, valid ones kept.
+//! `ConfigProblem` with its byte range; invalid values are dropped, valid ones kept.
 
 use std::collections::BTreeMap;
 use std::ops::Range;
@@ -9,7 +9,9 @@ use std::time::Duration;
 use check::{Checker, assignment_range};
 use raw::RawFile;
 
-use super::model::{Severity, TeamProblem, is_valid_handle};
+use super::model::is_valid_handle;
+use super::problem::ConfigProblem;
+use super::toml_check::parse_strict;
 use super::trust::{TrustItem, UserTrust};
 
 mod check;
@@ -17,6 +19,9 @@ mod layers;
 mod raw;
 
 pub(crate) use layers::load_layers;
+
+/// What chatmd does with a `chatmd.toml` that does not parse.
+const UNTIL_FIXED: &str = "chatmd ignores this chatmd.toml until it is fixed";
 
 /// The file name looked up from the team folder up to the workspace root.
 pub const CONFIG_FILE_NAME: &str = "chatmd.toml";
@@ -99,17 +104,12 @@ pub(crate) fn parse_config(
     file: &Path,
     text: &str,
     trust: &UserTrust,
-    problems: &mut Vec<TeamProblem>,
+    problems: &mut Vec<ConfigProblem>,
 ) -> FileConfig {
-    let raw: RawFile = match toml::from_str(text) {
+    let raw: RawFile = match parse_strict(file, text, UNTIL_FIXED) {
         Ok(raw) => raw,
-        Err(error) => {
-            problems.push(TeamProblem::new(
-                file,
-                error.span(),
-                Severity::Error,
-                parse_error_message(error.message()),
-            ));
+        Err(problem) => {
+            problems.push(*problem);
             return FileConfig::default();
         }
     };
@@ -173,8 +173,8 @@ pub fn trust_summary(
     file: &Path,
     text: &str,
 ) -> Result<Vec<TrustItem>, String> {
-    if let Err(error) = toml::from_str::<RawFile>(text) {
-        return Err(parse_error_message(error.message()));
+    if let Err(problem) = parse_strict::<RawFile>(file, text, UNTIL_FIXED) {
+        return Err(problem.message);
     }
     let mut problems = Vec::new();
     Ok(parse_config(
@@ -185,18 +185,6 @@ pub fn trust_summary(
         &mut problems,
     )
     .trust)
-}
-
-fn parse_error_message(message: &str) -> String {
-    let message = message.trim_end();
-    let hint = if message.starts_with("unknown field `agents`") {
-        " (agent kinds belong in ~/.config/chatmd/agents.toml, not in the workspace)"
-    } else if message.starts_with("unknown field") {
-        "; remove it or fix its spelling"
-    } else {
-        ""
-    };
-    format!("{message}{hint}. chatmd ignores this chatmd.toml until it is fixed")
 }
 
 #[cfg(test)]

@@ -2,9 +2,10 @@
 //! the key-by-key overlay.
 
 use super::*;
+use crate::team::Severity;
 use pretty_assertions::assert_eq;
 
-fn parse(text: &str) -> (FileConfig, Vec<TeamProblem>) {
+fn parse(text: &str) -> (FileConfig, Vec<ConfigProblem>) {
     let mut problems = Vec::new();
     let config = parse_config(
         Path::new("/ws"),
@@ -16,7 +17,7 @@ fn parse(text: &str) -> (FileConfig, Vec<TeamProblem>) {
     (config, problems)
 }
 
-fn ranges(text: &str, problems: &[TeamProblem]) -> Vec<(String, Severity)> {
+fn ranges(text: &str, problems: &[ConfigProblem]) -> Vec<(String, Severity)> {
     problems
         .iter()
         .map(|p| {

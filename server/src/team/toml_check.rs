@@ -1,31 +1,43 @@
-//! Where a problem is in an `agents.toml`: byte offsets turned into line and column, and
-//! the dotted key whose text holds an offset (toml's errors carry a span but no key).
+//! The one TOML checker of chatmd's configuration files (`chatmd.toml`, `agents.toml`):
+//! a strict parse whose failure is one [`ConfigProblem`] at its place (line, column and
+//! the dotted key, which toml's errors lack), with the same hints for every file.
 
 use std::ops::Range;
+use std::path::Path;
 
+use serde::de::DeserializeOwned;
 use toml::de::{DeTable, DeValue};
 
-/// A 1-based line and column; the column counts characters, not bytes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Location {
-    pub line: usize,
-    pub column: usize,
-}
+use super::problem::{ConfigProblem, Severity};
 
-impl Location {
-    /// The location of byte `offset` in `text` (clamped to the text).
-    pub fn of(text: &str, offset: usize) -> Location {
-        let mut offset = offset.min(text.len());
-        while !text.is_char_boundary(offset) {
-            offset -= 1;
-        }
-        let before = &text[..offset];
-        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-        Location {
-            line: before.matches('\n').count() + 1,
-            column: before[line_start..].chars().count() + 1,
-        }
-    }
+/// Parses `text` (the content of `file`) into its strict serde shape. A file that does
+/// not parse is one error at its place; `until_fixed` says what chatmd does meanwhile
+/// ("chatmd ignores this chatmd.toml until it is fixed").
+pub fn parse_strict<T: DeserializeOwned>(
+    file: &Path,
+    text: &str,
+    until_fixed: &str,
+) -> Result<T, Box<ConfigProblem>> {
+    toml::from_str(text).map_err(|error| {
+        let span = error.span();
+        let message = error.message().trim_end();
+        let hint = if message.starts_with("unknown field `agents`") {
+            " (agent kinds belong in ~/.config/chatmd/agents.toml, not in the workspace)"
+        } else if message.starts_with("unknown field") {
+            "; remove it or fix its spelling"
+        } else {
+            ""
+        };
+        let mut problem = ConfigProblem::new(
+            file,
+            span.clone(),
+            Severity::Error,
+            format!("{message}{hint}. {until_fixed}"),
+        )
+        .located(text);
+        problem.key = span.and_then(|s| key_at(text, s.start));
+        Box::new(problem)
+    })
 }
 
 /// The dotted key (`agents.llm.prompt`) of the innermost key/value pair whose text
@@ -105,16 +117,6 @@ fn consider(
 mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
-
-    #[test]
-    fn locations_count_lines_and_characters() {
-        let text = "a = 1\nb = \"é\" x\n";
-        assert_eq!(Location::of(text, 0), Location { line: 1, column: 1 });
-        assert_eq!(Location::of(text, 6), Location { line: 2, column: 1 });
-        let x = text.find('x').unwrap();
-        assert_eq!(Location::of(text, x), Location { line: 2, column: 9 });
-        assert_eq!(Location::of(text, 999), Location { line: 3, column: 1 });
-    }
 
     #[test]
     fn keys_are_found_from_offsets_in_keys_and_values() {

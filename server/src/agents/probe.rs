@@ -1,5 +1,5 @@
-//! Is the agent's CLI installed, and which version? `PATH` lookup plus a guarded
-//! `--version` run that never executes a program shipped inside the workspace.
+//! Which version is an agent's CLI? A guarded `--version` run that never executes a
+//! program shipped inside the workspace (where the CLI is: `program.rs`).
 
 use std::collections::HashMap;
 use std::io::Read;
@@ -9,39 +9,10 @@ use std::sync::mpsc;
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
-use super::paths::resolve_existing;
+use crate::team::resolve_existing;
 
 /// How long `--version` may take before the probe gives up.
 pub const PROBE_TIMEOUT: Duration = Duration::from_secs(3);
-
-/// The first executable file named `binary` in the folders of `PATH`. Empty entries
-/// (which would mean the current folder) are ignored.
-pub fn find_on_path(binary: &str) -> Option<PathBuf> {
-    find_in(binary, &std::env::var_os("PATH")?)
-}
-
-/// Finds an executable `binary` in a `PATH`-style list of folders.
-pub fn find_in(binary: &str, path_list: &std::ffi::OsStr) -> Option<PathBuf> {
-    if binary.is_empty() || binary.contains(std::path::is_separator) {
-        return None;
-    }
-    std::env::split_paths(path_list)
-        .filter(|dir| dir.is_absolute())
-        .map(|dir| dir.join(binary))
-        .find(|candidate| is_executable(candidate))
-}
-
-#[cfg(unix)]
-fn is_executable(file: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    file.metadata()
-        .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-}
-
-#[cfg(not(unix))]
-fn is_executable(file: &Path) -> bool {
-    file.is_file()
-}
 
 /// What is shown instead of the version of a CLI that lies inside the workspace (the
 /// probe never runs it), so the user knows why there is none.
@@ -175,27 +146,6 @@ mod tests {
         fs::write(&path, format!("#!/bin/sh\n{body}\n")).expect("write");
         fs::set_permissions(&path, fs::Permissions::from_mode(mode)).expect("chmod");
         path
-    }
-
-    #[test]
-    fn find_in_wants_an_executable_file_in_an_absolute_folder() -> std::io::Result<()> {
-        let first = tempfile::tempdir()?;
-        let second = tempfile::tempdir()?;
-        script(first.path(), "codex", "", 0o644);
-        fs::create_dir(first.path().join("gemini"))?;
-        let codex = script(second.path(), "codex", "", 0o755);
-        script(second.path(), "gemini", "", 0o755);
-        let list = std::env::join_paths([
-            "relative",
-            "",
-            &*first.path().to_string_lossy(),
-            &*second.path().to_string_lossy(),
-        ])
-        .expect("join");
-        assert_eq!(find_in("codex", &list), Some(codex));
-        assert_eq!(find_in("gemini", &list), Some(second.path().join("gemini")));
-        assert_eq!(find_in("claude", &list), None);
-        Ok(())
     }
 
     #[test]

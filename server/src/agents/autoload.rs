@@ -4,8 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use super::kind::AgentKind;
-use super::model::Member;
-use super::paths::{normalize, resolve_existing};
+use crate::team::{Member, normalize, resolve_existing};
 
 /// The files `member`'s CLI will load on its own (reference: agent-clis.md §0), parent
 /// folders first, the order in which the CLIs concatenate them:

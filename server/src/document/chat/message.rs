@@ -1,0 +1,248 @@
+//! One message of a chat, as a view into its scan's [`Store`]: where its heading,
+//! status comment and body are, and its mentions, markers, permission blocks and code
+//! blocks, shifted to where they are now.
+
+use std::sync::Arc;
+
+use super::CodeBlock;
+use super::store::{ParsedStatus, Record, Starts, Store};
+use crate::document::ByteRange;
+use crate::document::inline::{Marker, MarkerKind, Mention};
+use crate::document::lines::Lines;
+use crate::document::permission::{PermissionBlock, PermissionOption};
+use crate::document::status::{StatusComment, StatusError};
+
+/// One message: a `## @handle` heading and everything up to the next one.
+///
+/// The parts live in the store of the scan that found them, shared (`Arc`) by all its
+/// messages. A message records only which of them it is and how far it moved since it
+/// was scanned, so an edit early in a long chat shifts every later message in O(1)
+/// and copying a chat for a request costs one reference count per message.
+#[derive(Clone)]
+pub struct Message {
+    delta: isize,
+    index: usize,
+    store: Arc<Store>,
+}
+
+fn shifted(r: &ByteRange, delta: isize) -> ByteRange {
+    r.start.wrapping_add_signed(delta)..r.end.wrapping_add_signed(delta)
+}
+
+impl PartialEq for Message {
+    /// Messages are equal when they are equal where they are now.
+    fn eq(&self, other: &Message) -> bool {
+        if Arc::ptr_eq(&self.store, &other.store)
+            && self.index == other.index
+            && self.delta == other.delta
+        {
+            return true;
+        }
+        self.range() == other.range()
+            && self.header() == other.header()
+            && self.handle_range() == other.handle_range()
+            && self.body_range() == other.body_range()
+            && self.status_range() == other.status_range()
+            && self.mentions().eq(other.mentions())
+            && self.markers().eq(other.markers())
+            && self.permissions().eq(other.permissions())
+            && self.code_blocks().eq(other.code_blocks())
+    }
+}
+
+impl std::fmt::Debug for Message {
+    /// The message where it is now.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Message")
+            .field("range", &self.range())
+            .field("header", &self.header())
+            .field("handle", &self.handle_range())
+            .field("status", &self.status_range())
+            .field("body", &self.body_range())
+            .field("mentions", &self.mentions().collect::<Vec<_>>())
+            .field("markers", &self.markers().collect::<Vec<_>>())
+            .field("permissions", &self.permissions().collect::<Vec<_>>())
+            .field("code_blocks", &self.code_blocks().collect::<Vec<_>>())
+            .finish()
+    }
+}
+
+impl Message {
+    /// The `index`th message of `store`.
+    pub(super) fn new(store: Arc<Store>, index: usize) -> Message {
+        Message {
+            delta: 0,
+            index,
+            store,
+        }
+    }
+
+    fn record(&self) -> &Record {
+        &self.store.records[self.index]
+    }
+
+    /// Where the message ends, as scanned.
+    fn end(&self) -> usize {
+        let store = &*self.store;
+        store
+            .records
+            .get(self.index + 1)
+            .map_or(store.end, |next| next.header.start)
+    }
+
+    /// Moves the message by `delta` bytes (text was inserted or removed before it).
+    pub(super) fn shift(&mut self, delta: isize) {
+        self.delta += delta;
+    }
+
+    /// From the heading's first byte to the next message's heading (or the end).
+    pub fn range(&self) -> ByteRange {
+        shifted(&(self.record().header.start..self.end()), self.delta)
+    }
+
+    /// The heading line, without its line break.
+    pub fn header(&self) -> ByteRange {
+        shifted(&self.record().header, self.delta)
+    }
+
+    /// The handle on the heading, without the `@`.
+    pub fn handle_range(&self) -> ByteRange {
+        shifted(&self.record().handle, self.delta)
+    }
+
+    /// Everything after the heading line and the status line.
+    pub fn body_range(&self) -> ByteRange {
+        let start = self.record().body_start;
+        shifted(&(start..self.end().max(start)), self.delta)
+    }
+
+    /// The status comment line (without its line break), if the message has one.
+    pub fn status_range(&self) -> Option<ByteRange> {
+        let status = &self.record().status;
+        (!status.is_empty()).then(|| shifted(status, self.delta))
+    }
+
+    /// The status comment as parsed (`Err` when the line is malformed). `text` is the
+    /// document the message belongs to.
+    pub fn status(&self, text: &str) -> Option<&Result<StatusComment, StatusError>> {
+        let range = self.status_range()?;
+        let store = &*self.store;
+        let slots = store
+            .parsed
+            .get_or_init(|| store.records.iter().map(|_| ParsedStatus::new()).collect());
+        Some(slots[self.index].get_or_init(|| StatusComment::parse(&text[range])))
+    }
+
+    /// This message's run of one of its store's lists (see [`Store::run`]).
+    fn run<T>(&self, list: fn(&Store) -> &[T], start: fn(&Starts) -> usize) -> &[T] {
+        self.store.run(self.index, list, start)
+    }
+
+    fn marker_slice(&self) -> &[Marker] {
+        self.run(|s| &s.markers, |s| s.markers)
+    }
+
+    pub fn mentions(&self) -> impl Iterator<Item = Mention> + '_ {
+        let mentions = self.run(|s| &s.mentions, |s| s.mentions);
+        mentions.iter().map(|m| Mention {
+            range: shifted(&m.range, self.delta),
+            handle: shifted(&m.handle, self.delta),
+        })
+    }
+
+    pub fn markers(&self) -> impl Iterator<Item = Marker> + '_ {
+        self.marker_slice().iter().map(|m| Marker {
+            range: shifted(&m.range, self.delta),
+            kind: match &m.kind {
+                MarkerKind::Next(h) => MarkerKind::Next(shifted(h, self.delta)),
+                MarkerKind::Done => MarkerKind::Done,
+            },
+        })
+    }
+
+    pub fn permissions(&self) -> impl Iterator<Item = PermissionBlock> + '_ {
+        let options = &self.store.options;
+        let permissions = self.run(|s| &s.permissions, |s| s.permissions);
+        permissions.iter().map(|p| PermissionBlock {
+            range: shifted(&p.range, self.delta),
+            id: shifted(&p.id, self.delta),
+            text: shifted(&p.text, self.delta),
+            options: options[p.options.clone()]
+                .iter()
+                .map(|o| PermissionOption {
+                    label: shifted(&o.label, self.delta),
+                    checked: o.checked,
+                })
+                .collect(),
+        })
+    }
+
+    pub fn code_blocks(&self) -> impl Iterator<Item = CodeBlock> + '_ {
+        let blocks = self.run(|s| &s.code_blocks, |s| s.code_blocks);
+        blocks.iter().map(|c| CodeBlock {
+            range: shifted(&c.range, self.delta),
+            opening: shifted(&c.opening, self.delta),
+            closed: c.closed,
+        })
+    }
+
+    pub fn handle<'t>(&self, text: &'t str) -> &'t str {
+        &text[self.handle_range()]
+    }
+
+    pub fn body<'t>(&self, text: &'t str) -> &'t str {
+        &text[self.body_range()]
+    }
+
+    /// Whether the body holds nothing but white space (a reply stub).
+    pub fn is_empty(&self, text: &str) -> bool {
+        self.body(text).trim().is_empty()
+    }
+
+    /// A human message that is exactly `/end` ends the conversation.
+    pub fn is_end_command(&self, text: &str) -> bool {
+        self.body(text).trim() == "/end"
+    }
+
+    /// An agent that declines to speak answers exactly `SKIP`.
+    pub fn is_skip(&self, text: &str) -> bool {
+        self.body(text).trim() == "SKIP"
+    }
+
+    pub fn has_done_marker(&self) -> bool {
+        self.marker_slice()
+            .iter()
+            .any(|m| m.kind == MarkerKind::Done)
+    }
+
+    /// The handle named by the message's last `[NEXT: x]` marker.
+    pub fn next_marker<'t>(&self, text: &'t str) -> Option<&'t str> {
+        self.markers()
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .find_map(|m| match m.kind {
+                MarkerKind::Next(h) => Some(&text[h]),
+                MarkerKind::Done => None,
+            })
+    }
+
+    /// The status comment, when it parsed.
+    pub fn status_comment(&self, text: &str) -> Option<&StatusComment> {
+        self.status(text).and_then(|s| s.as_ref().ok())
+    }
+
+    /// The first words of the message (for outlines), at most `max` chars.
+    pub fn summary(&self, text: &str, max: usize) -> String {
+        let body = self.body(text);
+        let line = Lines::new(body)
+            .map(|line| body[line.range()].trim())
+            .find(|l| !l.is_empty() && !l.starts_with("<!--") && !l.starts_with("```"))
+            .unwrap_or("");
+        let mut out: String = line.chars().take(max).collect();
+        if line.chars().count() > max {
+            out.push('…');
+        }
+        out
+    }
+}

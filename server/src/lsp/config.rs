@@ -1,0 +1,61 @@
+//! The client's settings for the server, as one typed struct: where they come from
+//! (`initializationOptions` today; the editors' plugins fill it from their own
+//! settings, see docs/editors.md) and how each is read.
+
+use std::ffi::OsString;
+
+use serde_json::Value;
+
+/// What the client set.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Settings {
+    /// `agentPath`: folders searched first for agent CLIs, as a `PATH`-style list.
+    /// Editors started from a desktop often lack the shell's `PATH`.
+    pub agent_path: Option<OsString>,
+}
+
+impl Settings {
+    /// The settings in `initializationOptions`. Keys it does not know are ignored, and
+    /// a setting of the wrong type is left out with a warning in the log: a plugin's
+    /// mistake must not keep the server from starting.
+    pub fn from_initialization_options(options: Option<&Value>) -> Settings {
+        let mut settings = Settings::default();
+        let Some(options) = options.and_then(Value::as_object) else {
+            return settings;
+        };
+        if let Some(value) = options.get("agentPath") {
+            match value.as_str() {
+                Some(path) => settings.agent_path = Some(OsString::from(path)),
+                None => tracing::warn!(%value, "agentPath is not a string; ignored"),
+            }
+        }
+        settings
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn agent_path(options: Option<Value>) -> Option<OsString> {
+        Settings::from_initialization_options(options.as_ref()).agent_path
+    }
+
+    #[test]
+    fn agent_path_is_a_path_list() {
+        let set = json!({"agentPath": "/opt/agents/bin:/usr/local/bin", "other": 1});
+        assert_eq!(
+            agent_path(Some(set)),
+            Some(OsString::from("/opt/agents/bin:/usr/local/bin"))
+        );
+    }
+
+    #[test]
+    fn missing_or_wrong_settings_are_left_out() {
+        let unset = [None, Some(json!(null)), Some(json!({})), Some(json!("x"))];
+        assert!(unset.into_iter().all(|o| agent_path(o).is_none()));
+        let wrong = [json!({"agentPath": 3}), json!({"agentPath": ["/a", "/b"]})];
+        assert!(wrong.into_iter().all(|o| agent_path(Some(o)).is_none()));
+    }
+}

@@ -1,0 +1,207 @@
+//! chatmd's extensions to the protocol, in one place (taplo's `lsp_ext`): the custom
+//! request and notifications, the commands `workspace/executeCommand` answers, and
+//! the types of their params. Editor plugins speak these names
+//! (docs/editor-features.md); the server refers to them only through this module.
+
+use serde::{Deserialize, Serialize};
+use tower_lsp_server::jsonrpc::{Error, Result};
+use tower_lsp_server::ls_types::notification::Notification;
+use tower_lsp_server::ls_types::request::Request;
+use tower_lsp_server::ls_types::{ExecuteCommandParams, Uri};
+
+use crate::turns::registry::Running;
+
+/// `chatmd/turns`: the running turns, for status bars (params `{}`).
+pub enum Turns {}
+
+impl Request for Turns {
+    type Params = serde_json::Value;
+    type Result = RunningTurns;
+    const METHOD: &'static str = "chatmd/turns";
+}
+
+/// `chatmd/turnsChanged`: the running turns, sent whenever one starts or ends.
+pub enum TurnsChanged {}
+
+impl Notification for TurnsChanged {
+    type Params = RunningTurns;
+    const METHOD: &'static str = "chatmd/turnsChanged";
+}
+
+/// What `chatmd/turns` answers and `chatmd/turnsChanged` carries.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunningTurns {
+    pub turns: Vec<RunningTurn>,
+}
+
+/// One running turn.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunningTurn {
+    /// The chat's URI.
+    pub uri: String,
+    pub member: String,
+    /// Always `streaming`: the list holds running turns only.
+    pub status: String,
+    pub elapsed_ms: u64,
+    /// How much answer text the turn wrote so far.
+    pub bytes: usize,
+}
+
+impl RunningTurns {
+    pub fn of(running: &Running) -> RunningTurns {
+        let turns = running.list().into_iter().map(|t| RunningTurn {
+            uri: t.document,
+            member: t.member,
+            status: "streaming".to_owned(),
+            elapsed_ms: t.elapsed.as_millis() as u64,
+            bytes: t.bytes,
+        });
+        RunningTurns {
+            turns: turns.collect(),
+        }
+    }
+}
+
+/// `chatmd/invalidMessage`: the stand-in request `framing` puts in place of a
+/// malformed client message; the server answers it with the error in its params, so
+/// the client gets that error for its own request. Never sent by a client.
+pub enum InvalidMessage {}
+
+impl Request for InvalidMessage {
+    type Params = StandIn;
+    type Result = ();
+    const METHOD: &'static str = "chatmd/invalidMessage";
+}
+
+/// The params of [`InvalidMessage`]: the error to answer with.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StandIn {
+    pub code: i64,
+    pub message: String,
+}
+
+/// The token of a turn's `$/progress`: `chatmd/turn/<n>/<member>`.
+pub fn progress_token(n: u64, member: &str) -> String {
+    format!("chatmd/turn/{n}/{member}")
+}
+
+/// `chatmd.send {uri}`: the members the last message calls for answer.
+pub const SEND: &str = "chatmd.send";
+/// `chatmd.ask {uri, member}`: one member answers now.
+pub const ASK: &str = "chatmd.ask";
+/// `chatmd.next {uri}`: whoever is due next answers.
+pub const NEXT: &str = "chatmd.next";
+/// `chatmd.cancel {uri, member?}`: stops a member's turn, or every turn of the chat.
+pub const CANCEL: &str = "chatmd.cancel";
+/// `chatmd.retry {uri, line}`: a new answer instead of the last one.
+pub const RETRY: &str = "chatmd.retry";
+/// `chatmd.fork {uri, line}`: a copy of the chat up to a message, in a new file.
+pub const FORK: &str = "chatmd.fork";
+/// `chatmd.answer {uri, request, option}`: answers a permission block by rewriting it.
+/// No agent writes such blocks yet, nor hears the answer (see `document::permission`).
+pub const ANSWER: &str = "chatmd.answer";
+/// `chatmd.newChat {folder?, title?}`: a new chat file.
+pub const NEW_CHAT: &str = "chatmd.newChat";
+/// `chatmd.trust {uri}`: trusts a workspace `chatmd.toml` as it is now.
+pub const TRUST: &str = "chatmd.trust";
+
+/// Every command the server answers, as announced in `executeCommandProvider`.
+pub const COMMANDS: [&str; 9] = [
+    SEND, ASK, NEXT, CANCEL, RETRY, FORK, ANSWER, NEW_CHAT, TRUST,
+];
+
+/// The one JSON object every command takes (each reads the fields it needs).
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CommandArgs {
+    pub uri: Option<Uri>,
+    pub member: Option<String>,
+    pub line: Option<u32>,
+    pub request: Option<String>,
+    pub option: Option<String>,
+    pub folder: Option<String>,
+    pub title: Option<String>,
+}
+
+impl CommandArgs {
+    /// The arguments of `params`: none, or one JSON object.
+    pub fn parse(params: &ExecuteCommandParams) -> Result<CommandArgs> {
+        match params.arguments.as_slice() {
+            [] => Ok(CommandArgs::default()),
+            [object] => serde_json::from_value(object.clone()).map_err(|e| {
+                Error::invalid_params(format!(
+                    "{}: the argument must be one JSON object ({e})",
+                    params.command
+                ))
+            }),
+            _ => Err(Error::invalid_params(format!(
+                "{} takes one JSON object argument",
+                params.command
+            ))),
+        }
+    }
+
+    pub fn uri(&self) -> Result<Uri> {
+        self.uri
+            .clone()
+            .ok_or_else(|| Error::invalid_params("this command needs `uri`: the chat's URI"))
+    }
+
+    /// The member's handle, without a leading `@`.
+    pub fn member(&self) -> Result<String> {
+        let member = self
+            .member
+            .as_deref()
+            .ok_or_else(|| Error::invalid_params("this command needs `member`: a handle"))?;
+        Ok(member.trim_start_matches('@').to_string())
+    }
+
+    pub fn line(&self) -> Result<u32> {
+        self.line.ok_or_else(|| {
+            Error::invalid_params("this command needs `line`: a 0-based line in the message")
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn running_turns_as_editors_read_them() {
+        let turns = RunningTurns {
+            turns: vec![RunningTurn {
+                uri: "file:///c.chat.md".into(),
+                member: "reviewer".into(),
+                status: "streaming".into(),
+                elapsed_ms: 1500,
+                bytes: 42,
+            }],
+        };
+        let want = json!({"turns": [{"uri": "file:///c.chat.md", "member": "reviewer",
+            "status": "streaming", "elapsedMs": 1500, "bytes": 42}]});
+        assert_eq!(serde_json::to_value(&turns).unwrap(), want);
+    }
+
+    #[test]
+    fn command_args_are_one_object() {
+        let params = |arguments| ExecuteCommandParams {
+            command: SEND.into(),
+            arguments,
+            work_done_progress_params: Default::default(),
+        };
+        let args = CommandArgs::parse(&params(vec![json!({"member": "@a", "line": 3})]));
+        let args = args.expect("one object");
+        assert_eq!(
+            (args.member().unwrap(), args.line().unwrap()),
+            ("a".into(), 3)
+        );
+        let no_uri = args.uri().unwrap_err().message;
+        assert_eq!(no_uri, "this command needs `uri`: the chat's URI");
+        let two = CommandArgs::parse(&params(vec![json!({}), json!({})])).unwrap_err();
+        assert_eq!(two.message, "chatmd.send takes one JSON object argument");
+        assert!(COMMANDS.iter().all(|c| c.starts_with("chatmd.")));
+    }
+}

@@ -1,0 +1,203 @@
+//! Tidy: the rules of the house, checked on the source tree (as rust-analyzer's tidy
+//! tests do), so they hold without a reviewer remembering them.
+//!
+//! For every `.rs` file under `server/src`:
+//! - LSP types (`tower_lsp_server`, `ls_types`, `lsp_types`) only under `src/lsp/`.
+//!   `main.rs` is no exception: it starts the CLI, and `chatmd lsp` goes through
+//!   `lsp::run_stdio`, which hides the LSP crate.
+//! - No `tokio` (nor `tokio_util`) in `document/`, `conversation/`, `agents/` or
+//!   `team/`: those are pure (or, for `team/`, blocking) code that a runtime drives
+//!   from outside.
+//! - At most [`MAX_LINES`] lines: split a module before it gets there.
+//! - The file opens with a `//!` doc comment that says the module's job. Test modules
+//!   (`tests.rs`, `*_tests.rs`, files under a `tests/` folder) are exempt: their
+//!   parent's `mod tests;` and their name say what they are.
+//!
+//! Comments are not code: a doc that says "no tokio here" breaks no rule.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+/// The most lines a source file may have.
+const MAX_LINES: usize = 400;
+
+/// Files allowed past [`MAX_LINES`] for now, relative to `server/src`. To split in
+/// issue 12 (runner/turn.rs, turns/round.rs): remove an entry when its file is split
+/// (the test fails while an entry is no longer needed).
+const TOO_LONG_FOR_NOW: &[&str] = &["runner/turn.rs", "turns/round.rs"];
+
+/// Folders (relative to `server/src`) whose code must not use tokio.
+const NO_TOKIO: &[&str] = &["document/", "conversation/", "agents/", "team/"];
+
+/// The names that mean LSP types.
+const LSP_CRATES: &[&str] = &["tower_lsp_server", "ls_types", "lsp_types"];
+
+#[test]
+fn the_source_tree_keeps_the_rules_of_the_house() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut problems = String::new();
+    let mut files = source_files(&src);
+    files.sort();
+    assert!(
+        files.len() > 50,
+        "found only {} files under {}",
+        files.len(),
+        src.display()
+    );
+    for path in &files {
+        let name = relative(&src, path);
+        let text = std::fs::read_to_string(path).expect("source files are UTF-8");
+        for problem in check(&name, &text) {
+            writeln!(problems, "server/src/{name}: {problem}").unwrap();
+        }
+    }
+    for allowed in TOO_LONG_FOR_NOW {
+        let Some(path) = files.iter().find(|p| relative(&src, p) == *allowed) else {
+            writeln!(
+                problems,
+                "server/src/{allowed}: listed in TOO_LONG_FOR_NOW but gone; remove the entry"
+            )
+            .unwrap();
+            continue;
+        };
+        let lines = std::fs::read_to_string(path).unwrap().lines().count();
+        if lines <= MAX_LINES {
+            writeln!(
+                problems,
+                "server/src/{allowed}: {lines} lines now, no longer over {MAX_LINES}; remove it from TOO_LONG_FOR_NOW"
+            )
+            .unwrap();
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "the rules of the house are broken:\n{problems}"
+    );
+}
+
+/// What is wrong with the file `name` (relative to `server/src`, with `/`) holding `text`.
+fn check(name: &str, text: &str) -> Vec<String> {
+    let mut problems = Vec::new();
+    let code: Vec<(usize, &str)> = text
+        .lines()
+        .enumerate()
+        .map(|(i, line)| (i + 1, code_part(line)))
+        .collect();
+    if !name.starts_with("lsp/") {
+        for &(n, line) in &code {
+            if let Some(word) = LSP_CRATES.iter().find(|w| has_word(line, w)) {
+                problems.push(format!(
+                    "line {n} uses `{word}`: LSP types belong in src/lsp/ only (convert at the lsp/ boundary)"
+                ));
+            }
+        }
+    }
+    if NO_TOKIO.iter().any(|dir| name.starts_with(dir)) {
+        for &(n, line) in &code {
+            if has_word(line, "tokio") || has_word(line, "tokio_util") {
+                problems.push(format!(
+                    "line {n} uses tokio: document/, conversation/, agents/ and team/ stay free of the async runtime"
+                ));
+            }
+        }
+    }
+    let lines = text.lines().count();
+    if lines > MAX_LINES && !TOO_LONG_FOR_NOW.contains(&name) {
+        problems.push(format!(
+            "{lines} lines, over the {MAX_LINES}-line limit: split the module"
+        ));
+    }
+    if !is_test_module(name) && !text.starts_with("//!") {
+        problems.push("does not open with a `//!` doc comment saying the module's job".into());
+    }
+    problems
+}
+
+fn is_test_module(name: &str) -> bool {
+    let file = name.rsplit('/').next().unwrap_or(name);
+    file == "tests.rs" || file.ends_with("_tests.rs") || name.contains("tests/")
+}
+
+/// The line without its `//` comment (a `//` inside a string literal cuts the line
+/// short too, which can only hide a match, never make one).
+fn code_part(line: &str) -> &str {
+    line.find("//").map_or(line, |i| &line[..i])
+}
+
+/// Whether `word` stands in `line` as a whole identifier.
+fn has_word(line: &str, word: &str) -> bool {
+    let is_ident = |c: char| c.is_alphanumeric() || c == '_';
+    line.match_indices(word).any(|(i, _)| {
+        let before = line[..i].chars().next_back();
+        let after = line[i + word.len()..].chars().next();
+        !before.is_some_and(is_ident) && !after.is_some_and(is_ident)
+    })
+}
+
+fn source_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).expect("readable source folder") {
+        let path = entry.expect("readable entry").path();
+        if path.is_dir() {
+            out.extend(source_files(&path));
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+    out
+}
+
+fn relative(src: &Path, path: &Path) -> String {
+    let rel = path.strip_prefix(src).expect("under src");
+    rel.components()
+        .map(|c| c.as_os_str().to_string_lossy())
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// The checks themselves, on made-up files: each rule fires, names its rule, and
+/// stays quiet where it should.
+#[test]
+fn each_rule_fires_and_says_which() {
+    let doc = "//! A module.\n";
+    assert_eq!(check("document/x.rs", doc), Vec::<String>::new());
+
+    let lsp = format!("{doc}use tower_lsp_server::ls_types::Position;\n");
+    assert_eq!(check("lsp/x.rs", &lsp), Vec::<String>::new());
+    let found = check("turns/x.rs", &lsp);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(found[0].starts_with("line 2 uses `tower_lsp_server`: LSP types belong in src/lsp/"));
+    // In a comment, or as part of a longer name, it is no use of the crate.
+    let quiet = format!("{doc}// ls_types stay in lsp/\nlet my_ls_types = 1;\n");
+    assert_eq!(check("turns/x.rs", &quiet), Vec::<String>::new());
+
+    let tokio = format!("{doc}#[tokio::test]\n");
+    assert_eq!(check("runner/x.rs", &tokio), Vec::<String>::new());
+    for dir in NO_TOKIO {
+        let found = check(&format!("{dir}x.rs"), &tokio);
+        assert_eq!(found.len(), 1, "{dir}: {found:?}");
+        assert!(found[0].starts_with("line 2 uses tokio: document/, conversation/"));
+    }
+    let said = format!("{doc}//! No tokio here.\nlet x = 1; // not tokio either\n");
+    assert_eq!(check("agents/x.rs", &said), Vec::<String>::new());
+
+    let long = format!("{doc}{}", "x\n".repeat(MAX_LINES - 1));
+    assert_eq!(check("team/x.rs", &long), Vec::<String>::new());
+    let too_long = format!("{long}x\n");
+    assert_eq!(
+        check("team/x.rs", &too_long),
+        ["401 lines, over the 400-line limit: split the module"]
+    );
+    assert_eq!(check(TOO_LONG_FOR_NOW[0], &too_long), Vec::<String>::new());
+
+    let undocumented = "/// An item doc is not a module doc.\nfn f() {}\n";
+    assert_eq!(
+        check("team/x.rs", undocumented),
+        ["does not open with a `//!` doc comment saying the module's job"]
+    );
+    assert_eq!(check("team/x/tests.rs", undocumented), Vec::<String>::new());
+    assert_eq!(
+        check("lsp/framing/reader_tests.rs", undocumented),
+        Vec::<String>::new()
+    );
+}
