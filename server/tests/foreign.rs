@@ -565,23 +565,6 @@ mod foreign {
         prefixes.iter().any(|p| line.starts_with(p))
     }
 
-    fn heading_at(line: &str) -> Option<usize> {
-        let t = line.trim_start_matches(' ');
-        if line.len() - t.len() > 3 {
-            return None;
-        }
-        let rest = t.strip_prefix("##")?;
-        let r = rest.trim_start_matches([' ', '\t']);
-        if r.len() == rest.len() {
-            return None;
-        }
-        let mut chars = r.strip_prefix('@')?.chars();
-        chars
-            .next()
-            .is_some_and(|c| c.is_ascii_alphanumeric())
-            .then(|| line.len() - r.len())
-    }
-
     /// Lines as chatmd sees them: ending at `\r\n`, `\n` or a lone `\r`.
     fn lines(text: &str) -> Vec<&str> {
         let mut out: Vec<&str> = text
@@ -594,35 +577,14 @@ mod foreign {
         out
     }
 
-    /// Headings outside fenced code in a chatmd text (a small independent fence tracker).
+    /// The message headings the chat parser reads in a chatmd text: what starts a
+    /// message once the converted file is opened (code, HTML and quotes included).
     fn headings(text: &str) -> Vec<String> {
-        let mut fence: Option<(char, usize)> = None;
-        let mut found = Vec::new();
-        for line in lines(text) {
-            let t = line.trim_start_matches(' ');
-            let indent = line.len() - t.len();
-            let c = t.chars().next().unwrap_or(' ');
-            let run = t.chars().take_while(|&x| x == c).count();
-            let is_fence = indent <= 3 && (c == '`' || c == '~') && run >= 3;
-            match fence {
-                Some((fc, n)) => {
-                    if is_fence
-                        && c == fc
-                        && run >= n
-                        && t[run..].trim_matches([' ', '\t']).is_empty()
-                    {
-                        fence = None;
-                    }
-                }
-                None if is_fence && !(c == '`' && t[run..].contains('`')) => fence = Some((c, run)),
-                None => {
-                    if heading_at(line).is_some() {
-                        found.push(line.to_owned());
-                    }
-                }
-            }
-        }
-        found
+        let chat = chatmd::document::chat::Chat::parse(text);
+        chat.messages
+            .iter()
+            .map(|m| text[m.header()].to_owned())
+            .collect()
     }
 
     fn marker_line() -> impl Strategy<Value = String> {

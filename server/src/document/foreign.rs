@@ -167,9 +167,9 @@ pub fn parse(text: &str, format: ForeignFormat) -> (Option<String>, Vec<ForeignM
 ///   `tool_execute` with the assistant), or their own message of that side.
 ///
 /// Nothing is lost: every non-marker line of the input appears in the output. A line
-/// that would start a chatmd message (`## @x`) is escaped as `## \@x` (outside fenced
-/// code); a fence left open by a message is closed at its end. CRLF input gives CRLF
-/// output. `human` and `assistant` are handles (a leading `@` is allowed); an invalid one
+/// that would start a chatmd message (`## @x`, where the chat reads it as a heading) is
+/// escaped as `## \@x`; a code fence or HTML block left open by a message is closed at
+/// its end. CRLF input gives CRLF output. `human` and `assistant` are handles (a leading `@` is allowed); an invalid one
 /// falls back to `me` / `assistant`.
 pub fn convert(text: &str, format: ForeignFormat, human: &str, assistant: &str) -> String {
     conversion::convert(text, format, human, assistant)

@@ -228,12 +228,12 @@ pub fn locate(text: &str) -> Option<FrontMatterBlock> {
     let start = if text.starts_with(BOM) { BOM.len() } else { 0 };
     let mut lines = Lines { text, pos: start };
     let (open, _) = lines.next()?;
-    if !is_fence(line_content(text, open.clone()), "---") {
+    if !is_fence(&text[open.clone()], "---") {
         return None;
     }
     let yaml_start = lines.pos;
     for (line, next) in lines {
-        let content = line_content(text, line.clone());
+        let content = &text[line.clone()];
         if is_fence(content, "---") || is_fence(content, "...") {
             return Some(FrontMatterBlock {
                 range: start..next,
@@ -277,19 +277,15 @@ impl Iterator for Lines<'_> {
             return None;
         }
         let start = self.pos;
-        let (end, next) = match rest.find('\n') {
+        // Lines end as everywhere in chatmd (and in YAML): `\n`, `\r\n` or a lone `\r`.
+        let (end, next) = match rest.find(['\n', '\r']) {
+            Some(i) if rest[i..].starts_with("\r\n") => (start + i, start + i + 2),
             Some(i) => (start + i, start + i + 1),
             None => (self.text.len(), self.text.len()),
         };
         self.pos = next;
         Some((start..end, next))
     }
-}
-
-/// The line's text without a trailing `\r`.
-fn line_content(text: &str, line: ByteRange) -> &str {
-    let line = &text[line];
-    line.strip_suffix('\r').unwrap_or(line)
 }
 
 fn is_fence(line: &str, fence: &str) -> bool {
@@ -302,4 +298,26 @@ pub fn is_valid_handle(handle: &str) -> bool {
     let mut chars = handle.chars();
     chars.next().is_some_and(|c| c.is_ascii_alphanumeric())
         && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Found by fuzzing: front matter lines ended only at `\n`, while YAML (and the rest
+    /// of chatmd) also ends them at a lone `\r`: a `...` before a lone `\r` ended the
+    /// YAML document inside the block, and a CR-only file had no front matter at all.
+    #[test]
+    fn a_lone_cr_ends_a_front_matter_line() {
+        let text = "---\rtitle: x\r---\r## @me\r";
+        let block = locate(text).expect("front matter");
+        assert_eq!((block.range, block.yaml), (0..17, 4..13));
+        let text = "---\r\ntitle: x\r\n...\r\r\nrest";
+        let block = locate(text).expect("front matter");
+        assert_eq!((block.range.clone(), block.yaml.clone()), (0..19, 5..15));
+        assert_eq!(
+            parse(text, &block).title.map(|t| t.value).as_deref(),
+            Some("x")
+        );
+    }
 }

@@ -14,7 +14,7 @@ mod diagnostics;
 mod echo;
 mod ext;
 mod folding;
-mod framing;
+pub mod framing;
 mod hover;
 mod interrupted;
 mod journal;

@@ -13,7 +13,7 @@ const KEEP_CAPACITY: usize = 1024 * 1024;
 
 /// One item of output, borrowed from the reader's buffer when it can be.
 #[derive(Debug, PartialEq, Eq)]
-pub(crate) enum Line<'a> {
+pub enum Line<'a> {
     /// A line without its `\n` (and `\r`), invalid UTF-8 replaced by U+FFFD.
     Text(Cow<'a, str>),
     /// A line longer than the cap, skipped; its length in bytes.
@@ -32,7 +32,7 @@ pub(crate) struct ReaderStats {
 
 /// Reads with [`LineReader::fill`] (the only await: cancel-safe in a `select!`) and
 /// takes lines with [`LineReader::next_line`] until it returns `None`.
-pub(crate) struct LineReader<R> {
+pub struct LineReader<R> {
     reader: R,
     chunk: Box<[u8]>,
     start: usize,
@@ -47,7 +47,7 @@ pub(crate) struct LineReader<R> {
 }
 
 impl<R: AsyncRead + Unpin> LineReader<R> {
-    pub(crate) fn new(reader: R, max_line: usize) -> Self {
+    pub fn new(reader: R, max_line: usize) -> Self {
         Self {
             reader,
             chunk: vec![0; CHUNK].into_boxed_slice(),
@@ -67,7 +67,7 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
 
     /// Reads once from the pipe. Returns `false` at end of file. Call it only after
     /// `next_line` returned `None`.
-    pub(crate) async fn fill(&mut self) -> std::io::Result<bool> {
+    pub async fn fill(&mut self) -> std::io::Result<bool> {
         debug_assert_eq!(self.start, self.end, "fill with unread lines");
         let read = self.reader.read(&mut self.chunk).await;
         match read {
@@ -86,7 +86,7 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
 
     /// The next complete line in what was read; at end of file, the last unterminated
     /// one.
-    pub(crate) fn next_line(&mut self) -> Option<Line<'_>> {
+    pub fn next_line(&mut self) -> Option<Line<'_>> {
         if let Some(at) = memchr::memchr(b'\n', &self.chunk[self.start..self.end]) {
             let (begin, stop) = (self.start, self.start + at);
             self.start = stop + 1;

@@ -8,7 +8,7 @@ mod error;
 mod group;
 mod guard;
 mod input;
-mod lines;
+pub mod lines;
 mod redact;
 mod resolve;
 mod stderr;

@@ -1,9 +1,9 @@
-//! Writes chatmd text: message bodies with `## @x` escaped and open fences closed,
+//! Writes chatmd text: message bodies with `## @x` escaped and open blocks closed,
 //! verbatim fenced blocks, one-line labels and YAML scalars.
 
-use super::heading_at;
-use crate::document::fence::{FenceStep, TopLevelFences};
+use crate::document::inline::is_handle_start;
 use crate::document::quoted::{control_as_u4, quoted};
+use crate::document::scanner::{LineKind, ScanState};
 
 /// Marker-line text for a heading or summary: control characters (a lone `\r` would end
 /// the line) become spaces.
@@ -27,24 +27,26 @@ impl Out {
         self.buf.push('\n');
     }
 
-    /// Message or preamble text: `## @x` lines outside fenced code are escaped as
-    /// `## \@x`, and a fence still open at the end is closed.
+    /// Message or preamble text: `## @x` lines that the chat would take for message
+    /// headings are escaped as `## \@x`, and a block still open at the end (a code
+    /// fence, an HTML comment) is closed. Both are judged by the chat's own scanner, so
+    /// nothing in the text can run into the next message or start one.
     pub(super) fn body(&mut self, lines: &[&str]) {
-        let mut fence = TopLevelFences::default();
+        let mut state = ScanState::default();
         for &line in lines {
-            // A heading line is never a fence line, so it can be stepped like any other.
-            let step = fence.step(line);
-            match heading_at(line) {
-                Some(at) if step == FenceStep::Outside => {
-                    self.buf.push_str(&line[..at]);
+            match state.classify(line.as_bytes()) {
+                LineKind::Heading { level: 2, content }
+                    if starts_message(line.as_bytes(), content) =>
+                {
+                    self.buf.push_str(&line[..content]);
                     self.buf.push('\\');
-                    self.line(&line[at..]);
+                    self.line(&line[content..]);
                 }
                 _ => self.line(line),
             }
         }
-        if let Some(open) = fence.open {
-            self.line(&open.closing_line());
+        if let Some(close) = state.closing_line() {
+            self.line(&close);
         }
     }
 
@@ -62,6 +64,11 @@ impl Out {
         }
         self.line(&fence);
     }
+}
+
+/// Whether a level-2 heading whose text starts at `content` is a message heading.
+fn starts_message(line: &[u8], content: usize) -> bool {
+    line.get(content) == Some(&b'@') && line.get(content + 1).is_some_and(|&b| is_handle_start(b))
 }
 
 fn longest_run(line: &str, c: u8) -> usize {
@@ -101,6 +108,22 @@ pub(super) fn yaml_scalar(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Found by fuzzing: a message that opened an HTML comment (or a `<pre>`) and never
+    /// closed it hid every later message of the converted chat inside it.
+    #[test]
+    fn an_html_block_left_open_is_closed_before_the_next_message() {
+        use crate::document::chat::Chat;
+        use crate::document::foreign::{ForeignFormat, convert};
+        let text = "💬: <!-- draft\n## @x\n\n🤖: <pre>\ncode\n\n💬: thanks\n";
+        let out = convert(text, ForeignFormat::GpNvim, "me", "assistant");
+        assert!(out.ends_with(
+            "## @me\n<!-- draft\n## @x\n-->\n\n## @assistant\n<pre>\ncode\n</pre>\n\n## @me\nthanks\n"
+        ));
+        let chat = Chat::parse(&out);
+        let handles: Vec<&str> = chat.messages.iter().map(|m| m.handle(&out)).collect();
+        assert_eq!(handles, ["me", "assistant", "me"], "{out}");
+    }
 
     #[test]
     fn yaml_scalars() {

@@ -52,8 +52,19 @@ pub(super) struct Outline {
 }
 
 pub(super) fn outline(src: &str) -> Outline {
-    let mut positions = Positions::new(src);
-    let (events, mut error) = events(src, &mut positions);
+    // yaml-rust2 takes a NUL for the end of its input: read up to it, and say so.
+    let nul = src.find('\0');
+    let read = &src[..nul.unwrap_or(src.len())];
+    let mut positions = Positions::new(read);
+    let (events, mut error) = events(read, &mut positions);
+    if let Some(at) = nul
+        && error.as_ref().is_none_or(|e| e.range.start > at)
+    {
+        error = Some(SyntaxError {
+            range: at..at + 1,
+            message: "YAML syntax error: a NUL character (U+0000) is not allowed; remove it".into(),
+        });
+    }
     let mut builder = Builder {
         src,
         frames: Vec::new(),
@@ -321,5 +332,33 @@ impl Builder<'_> {
                 Some(k) => entries.push((k, node)),
             },
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::document::front_matter::{ProblemKind, locate, parse};
+
+    /// Found by fuzzing: yaml-rust2 reads a NUL as the end of its input, so the keys
+    /// after one were dropped without a problem.
+    #[test]
+    fn a_nul_in_front_matter_is_a_syntax_error_not_the_end() {
+        let text = "---\ntitle: x\n# a\0b\nstatus: ended\n---\n## @me\n";
+        let fm = parse(text, &locate(text).unwrap());
+        let nul = text.find('\0').unwrap();
+        assert_eq!(fm.title.map(|t| t.value).as_deref(), Some("x"));
+        assert_eq!(fm.problems.len(), 1, "{:?}", fm.problems);
+        assert_eq!(fm.problems[0].range, nul..nul + 1);
+        assert_eq!(fm.problems[0].kind, ProblemKind::Syntax);
+        assert!(
+            fm.problems[0].message.contains("NUL"),
+            "{}",
+            fm.problems[0].message
+        );
+        // A syntax error right before the NUL, with text after it on the same line.
+        let text = "---\nmembers: [a\u{1}\0\" b]\ntitle: x\n---\n";
+        let fm = parse(text, &locate(text).unwrap());
+        assert_eq!(fm.problems.len(), 1, "{:?}", fm.problems);
+        assert!(fm.problems[0].range.end <= text.find('\0').unwrap() + 1);
     }
 }

@@ -260,11 +260,12 @@ pub(super) fn find_header_start(line: &[u8]) -> Option<usize> {
     (1..line.len()).find(|&at| is_length_header(line_from(line, at)))
 }
 
-/// Where a header may start in a body that is not valid, after its first byte: its
-/// Content-Length said more than it held, so the next frame's header is inside it — whole,
-/// or cut at the end of the body (the rest is still to be read).
+/// Where a header may start in a body that is not valid: its Content-Length said more
+/// than it held, so the next frame's header is inside it — whole, or cut at the end of
+/// the body (the rest is still to be read). It may start the body: a header sent
+/// without its body has the next frame for a body.
 pub(super) fn find_header_in_body(body: &[u8]) -> Option<usize> {
-    (1..body.len()).find(|&at| {
+    (0..body.len()).find(|&at| {
         let rest = &body[at..];
         if rest.len() < NEEDLE.len() {
             return rest.eq_ignore_ascii_case(&NEEDLE[..rest.len()]);

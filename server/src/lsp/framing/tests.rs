@@ -92,6 +92,22 @@ async fn a_header_inside_a_bad_body_is_read_again() {
     );
 }
 
+/// Found by fuzzing: a header sent without its body has the next frame for its body,
+/// header first; that frame was lost (its request never answered).
+#[tokio::test]
+async fn a_header_without_its_body_does_not_take_the_next_frame() {
+    let request = r#"{"jsonrpc":"2.0","id":2,"method":"shutdown"}"#;
+    let input = format!("Content-Length: 30\r\n\r\n{}", framed(request));
+    let (frames, _) = guarded(input.as_bytes()).await;
+    assert_eq!(
+        without_messages(frames),
+        [
+            stand_in(Value::Null, message::PARSE_ERROR),
+            serde_json::from_str::<Value>(request).unwrap()
+        ]
+    );
+}
+
 #[tokio::test]
 async fn a_malformed_answer_becomes_an_error_answer() {
     let input = framed(r#"{"jsonrpc":"2.0","id":4,"error":"nope"}"#);
