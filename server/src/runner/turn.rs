@@ -240,7 +240,9 @@ impl Turn {
                 biased;
                 () = self.cancel.cancelled() => return Stop::Cancelled,
                 () = &mut total => return Stop::Total,
-                () = &mut idle_timer, if idle.is_some() => {
+                // Silence counts only while the leader runs: once it has exited, its
+                // end is known and the drain timer bounds the wait for the pipe.
+                () = &mut idle_timer, if idle.is_some() && self.leader.is_none() => {
                     let Some(idle) = idle else { continue };
                     let due = after(self.last_output, idle);
                     if Instant::now() >= due {
