@@ -7,6 +7,7 @@
 
 mod framing;
 mod inbox;
+mod process;
 mod uri;
 
 use std::collections::{HashMap, HashSet, VecDeque};
