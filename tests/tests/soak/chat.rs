@@ -267,7 +267,7 @@ impl Chat {
             return 0;
         }
         let mut typed = 0;
-        if rng.percent(10) {
+        if rng.percent(6) {
             let marker = self.marker('t');
             let at = editor
                 .text(&self.uri)
@@ -287,7 +287,7 @@ impl Chat {
             self.message_markers.push((marker, line));
             typed += 1;
         }
-        if rng.percent(12) {
+        if rng.percent(8) {
             let text = editor.text(&self.uri);
             if let Some(section) = sections(text).get(self.current) {
                 // Anywhere in the answer but inside an earlier marker.
