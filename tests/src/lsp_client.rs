@@ -1,5 +1,6 @@
 //! An in-process LSP client for end-to-end tests: the real server runs on one end of two
 //! in-memory pipes, this client speaks JSON-RPC with real `Content-Length` framing on the other.
+//! [`TestClient::spawn_process`] puts a server process (`chatmd lsp`) behind the same pipes.
 //!
 //! Every wait is bounded by a timeout (default [`DEFAULT_TIMEOUT`]); on expiry the test fails
 //! with a list of what arrived in the meantime. Messages nobody asked for yet are queued, so
@@ -7,6 +8,7 @@
 
 mod framing;
 mod inbox;
+mod process;
 mod uri;
 
 use std::collections::{HashMap, HashSet, VecDeque};

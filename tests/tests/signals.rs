@@ -523,3 +523,34 @@ fn the_agent_guard_passes_the_agent_s_end_on() {
         "{text}"
     );
 }
+
+#[test]
+fn sigkill_after_the_agent_ended_leaves_no_process_it_started() {
+    // The agent crashes after its answer, and the child it started still holds
+    // stdout, so chatmd gives the pipe a moment to close. chatmd is killed outright in
+    // that moment: the agent's child must not be left running for ever (the guard
+    // waited only for the agent).
+    let s = Setup::new();
+    let record = s.path("run.json");
+    let mut child = s
+        .chatmd(&["send", "team/c.chat.md"])
+        .env_remove("FAKE_AGENT_HANG_AFTER")
+        .env("FAKE_AGENT_CRASH_AT", "6")
+        .env("FAKE_AGENT_RECORD", &record)
+        .spawn()
+        .unwrap();
+    let mut grandchild = None;
+    wait_until("the agent's child", || {
+        grandchild = std::fs::read_to_string(s.path("grandchild.pid"))
+            .ok()
+            .and_then(|p| p.trim().parse::<i32>().ok());
+        grandchild.is_some()
+    });
+    let agent: Value = serde_json::from_str(&std::fs::read_to_string(&record).unwrap()).unwrap();
+    let agent = agent["pid"].as_i64().unwrap() as i32;
+    let left = Processes(vec![grandchild.unwrap()]);
+    wait_until("the agent's crash", || !alive(agent));
+    signal(&child, Signal::SIGKILL);
+    wait_exit(&mut child);
+    left.assert_all_gone();
+}

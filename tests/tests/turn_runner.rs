@@ -169,6 +169,36 @@ async fn a_crash_mid_stream_keeps_the_text_so_far() {
 }
 
 #[tokio::test]
+async fn a_crash_whose_child_holds_stdout_is_the_crash_not_an_idle_timeout() {
+    // The agent aborts, but a child it left holds stdout open: the turn ends when the
+    // group is killed after the grace, with the agent's own end, even though no line
+    // came for longer than the (short) idle timeout meanwhile.
+    let sandbox = Sandbox::new();
+    let pid_file = sandbox.path("grandchild.pid");
+    let pid_path = pid_file.display().to_string();
+    let knobs = [
+        ("FAKE_AGENT_TEXT", "one two three"),
+        ("FAKE_AGENT_CRASH_AT", "2"),
+        ("FAKE_AGENT_GRANDCHILD", "1"),
+        ("FAKE_AGENT_GRANDCHILD_PID", pid_path.as_str()),
+    ];
+    let inv = invocation(&sandbox, AgentKind::Claude, &knobs, |m| {
+        m.idle_timeout = Some(Duration::from_millis(300));
+    });
+    let (_, outcome) = turn(AgentKind::Claude, inv).await;
+    let Ended::Failed(message) = &outcome.ended else {
+        panic!("{:?}", outcome.ended);
+    };
+    assert_eq!(message, "claude was killed by a signal");
+    let pid: u32 = std::fs::read_to_string(&pid_file)
+        .expect("pid file")
+        .trim()
+        .parse()
+        .expect("pid");
+    assert!(!alive(pid), "the grandchild {pid} survived the turn");
+}
+
+#[tokio::test]
 async fn a_silent_cli_is_ended_by_the_idle_timeout_not_the_total() {
     let sandbox = Sandbox::new();
     let inv = invocation(

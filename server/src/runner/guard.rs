@@ -9,7 +9,9 @@
 //! (`PR_SET_PDEATHSIG`, through nix's safe wrapper: no `pre_exec`, which would need
 //! `unsafe`), then checks that its parent is still chatmd (it may have died before the
 //! request). When chatmd is gone, the guard SIGKILLs its whole process group: the agent,
-//! whatever the agent started (grandchildren too) and itself.
+//! whatever the agent started (grandchildren too) and itself. When the agent ends first,
+//! the guard SIGKILLs what is left of the group before it exits too: once it is gone,
+//! nothing would end those processes if chatmd were killed before it ends the group.
 //!
 //! The parent-death signal comes when the *thread* that started the guard exits, which
 //! tokio's threads may do while chatmd lives on; so the signal only makes the guard
@@ -80,8 +82,8 @@ mod imp {
     use std::process::{Command, ExitStatus};
 
     use nix::sys::prctl;
-    use nix::sys::signal::{SigSet, Signal, killpg, raise};
-    use nix::unistd::{getpgrp, getppid};
+    use nix::sys::signal::{SigSet, Signal, kill, killpg, raise};
+    use nix::unistd::{Pid, getpgrp, getppid};
     use process_wrap::std::{CommandWrap, ResetSigmask};
 
     /// Starts the agent and waits for it; kills the group when chatmd dies first.
@@ -130,7 +132,13 @@ mod imp {
         loop {
             match watched.wait() {
                 Ok(Signal::SIGCHLD) => match child.try_wait() {
-                    Ok(Some(status)) => return pass_on(status),
+                    Ok(Some(status)) => {
+                        // The agent's end is the turn's: once the guard is gone,
+                        // nothing would kill what the agent left running if chatmd
+                        // died before it does.
+                        kill_the_rest();
+                        return pass_on(status);
+                    }
                     Ok(None) => {}
                     Err(error) => {
                         eprintln!("chatmd: the agent guard lost its agent: {error}");
@@ -148,6 +156,44 @@ mod imp {
                 }
             }
         }
+    }
+
+    /// SIGKILLs every other process of the guard's group (the guard leads it, so
+    /// `killpg` would end the guard too), until none is left.
+    fn kill_the_rest() {
+        let me = std::process::id() as i32;
+        let group = getpgrp().as_raw();
+        // Bounded: a process may fork while the group is read.
+        for _ in 0..100 {
+            let others: Vec<i32> = std::fs::read_dir("/proc")
+                .into_iter()
+                .flatten()
+                .flatten()
+                .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
+                .filter(|&pid| pid != me && in_group(pid, group))
+                .collect();
+            if others.is_empty() {
+                return;
+            }
+            for pid in others {
+                let _ = kill(Pid::from_raw(pid), Signal::SIGKILL);
+            }
+        }
+    }
+
+    /// Whether `pid` runs in process group `group` (a zombie is over already).
+    fn in_group(pid: i32, group: i32) -> bool {
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            return false;
+        };
+        // After the command name in parentheses: state, parent, group.
+        let mut fields = stat
+            .rsplit_once(')')
+            .map_or("", |(_, rest)| rest)
+            .split_ascii_whitespace();
+        let state = fields.next();
+        let group_of = fields.nth(1).and_then(|g| g.parse::<i32>().ok());
+        state != Some("Z") && group_of == Some(group)
     }
 
     /// Ends the guard the way the agent ended.

@@ -46,7 +46,9 @@ impl Turn<'_> {
                 }
                 () = given_up => return Stop::Cancelled,
                 () = &mut total => return Stop::Total,
-                () = &mut idle_timer, if idle.is_some() => {
+                // Silence counts only while the leader runs: once it has exited, its
+                // end is known and the drain timer bounds the wait for the pipe.
+                () = &mut idle_timer, if idle.is_some() && self.leader.is_none() => {
                     let Some(idle) = idle else { continue };
                     if !self.asked.is_empty() {
                         // The agent waits for the user, not the other way round.

@@ -29,7 +29,12 @@ pub struct Knobs {
     pub record: Option<PathBuf>,
     /// Where the sessions the fake knows are kept; `None`: every session is known.
     pub sessions: Option<PathBuf>,
+    /// Knobs may also come from the prompt (see [`Knobs::with_prompt`]).
+    pub prompt_knobs: bool,
 }
+
+/// Starts the line of a prompt that gives knobs for one run (`FAKE_AGENT_PROMPT_KNOBS`).
+pub const PROMPT_KNOBS_TAG: &str = "fake-agent:";
 
 impl Knobs {
     /// The knobs of this process's environment.
@@ -84,8 +89,51 @@ impl Knobs {
             grandchild_pid: text("FAKE_AGENT_GRANDCHILD_PID").map(PathBuf::from),
             record: text("FAKE_AGENT_RECORD").map(PathBuf::from),
             sessions: text("FAKE_AGENT_SESSIONS").map(PathBuf::from),
+            prompt_knobs: flag("FAKE_AGENT_PROMPT_KNOBS"),
         })
     }
+
+    /// The knobs of `get`, with those of the prompt's last `fake-agent:` line taking
+    /// precedence: `fake-agent: FAKE_AGENT_TEXT=some words, FAKE_AGENT_DELAY_MS=40`
+    /// (pairs separated by commas, so a value has none). One member can then behave
+    /// differently on every turn, as the message that asks it says.
+    pub fn with_prompt(
+        prompt: &str,
+        get: impl Fn(&str) -> Option<String>,
+    ) -> Result<Knobs, String> {
+        let given = prompt_knobs(prompt)?;
+        Knobs::from_lookup(|name| {
+            given
+                .iter()
+                .find(|(k, _)| k == name)
+                .map(|(_, v)| v.clone())
+                .or_else(|| get(name))
+        })
+    }
+}
+
+/// The `NAME=value` pairs of the prompt's last `fake-agent:` line (the message being
+/// answered comes last; earlier messages in the context may have their own).
+fn prompt_knobs(prompt: &str) -> Result<Vec<(String, String)>, String> {
+    let Some(at) = prompt.rfind(PROMPT_KNOBS_TAG) else {
+        return Ok(Vec::new());
+    };
+    let line = prompt[at + PROMPT_KNOBS_TAG.len()..]
+        .lines()
+        .next()
+        .unwrap_or("");
+    line.split(',')
+        .map(str::trim)
+        .filter(|pair| !pair.is_empty())
+        .map(|pair| match pair.split_once('=') {
+            Some((name, value)) if name.trim().starts_with("FAKE_AGENT_") => {
+                Ok((name.trim().to_string(), value.trim().to_string()))
+            }
+            _ => Err(format!(
+                "{PROMPT_KNOBS_TAG} {pair:?} in the prompt is not FAKE_AGENT_<NAME>=<value>"
+            )),
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -121,5 +169,24 @@ mod tests {
             "FAKE_AGENT_CRASH_AT=\"soon\" is not a whole number"
         );
         assert!(knobs(&[("FAKE_AGENT_AS", "copilot")]).is_err());
+    }
+
+    #[test]
+    fn the_prompts_last_knob_line_overrides_the_environment() {
+        let env = |name: &str| match name {
+            "FAKE_AGENT_TEXT" => Some("from env".to_string()),
+            "FAKE_AGENT_CHUNKS" => Some("2".to_string()),
+            _ => None,
+        };
+        let prompt = "me: fake-agent: FAKE_AGENT_TEXT=older\n[MESSAGE]\nme: @reviewer go\n\
+                      fake-agent: FAKE_AGENT_TEXT=ça va: yes, FAKE_AGENT_DELAY_MS=40 \nthanks\n";
+        let k = Knobs::with_prompt(prompt, env).expect("valid");
+        assert_eq!(k.text.as_deref(), Some("ça va: yes"));
+        assert_eq!(k.delay, Some(Duration::from_millis(40)));
+        assert_eq!(k.chunks, Some(2), "the environment's other knobs stay");
+        let k = Knobs::with_prompt("no knobs here", env).expect("valid");
+        assert_eq!(k.text.as_deref(), Some("from env"));
+        assert!(Knobs::with_prompt("fake-agent: PATH=/x", env).is_err());
+        assert!(Knobs::with_prompt("fake-agent: FAKE_AGENT_DELAY_MS=soon", env).is_err());
     }
 }

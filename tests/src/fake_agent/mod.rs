@@ -26,7 +26,8 @@
 //! | `FAKE_AGENT_IGNORE_TERM=1` | ignore SIGTERM (only SIGKILL ends it) |
 //! | `FAKE_AGENT_GRANDCHILD=1` | start a child process that sleeps forever (same process group, same stdout) |
 //! | `FAKE_AGENT_GRANDCHILD_PID=<file>` | write that child's pid here |
-//! | `FAKE_AGENT_RECORD=<file>` | write what it received as JSON: `as`, `argv`, `cwd`, `env` (the state and trust variables), `stdin`, `prompt`, `resume`, `refused`; a `<file>` ending in `.jsonl` gets one line per run appended instead |
+//! | `FAKE_AGENT_PROMPT_KNOBS=1` | also take knobs from the prompt's last `fake-agent: NAME=value, NAME=value` line (they win over the environment's), so one member can behave differently per turn |
+//! | `FAKE_AGENT_RECORD=<file>` | write what it received as JSON: `pid`, `as`, `argv`, `cwd`, `env` (the state and trust variables), `stdin`, `prompt`, `resume`, `refused`; a `<file>` ending in `.jsonl` gets one line per run appended instead |
 //! | `FAKE_AGENT_SESSIONS=<dir>` | a session store: each run adds the session it printed as `<dir>/<cli>/<id>`, and resuming an id not there prints the CLI's own "not found" (see `sessions.rs`); unset, every session resumes |
 //!
 //! A transcript's `<name>.meta.json` gives its exit code, stderr and whether the real
@@ -72,6 +73,15 @@ pub fn main() -> i32 {
         Cli::Claude => claude::decide(&argv[1..]),
         Cli::Codex => codex::decide(&argv[1..], &cwd),
         Cli::Gemini => gemini::decide(&argv[1..]),
+    };
+    let knobs = match &decision {
+        cli::Decision::Run(run) if knobs.prompt_knobs => {
+            match Knobs::with_prompt(&run.prompt, |name| std::env::var(name).ok()) {
+                Ok(knobs) => knobs,
+                Err(message) => return fail(&message),
+            }
+        }
+        _ => knobs,
     };
     if let Some(path) = &knobs.record
         && let Err(error) = play::record(path, cli, &argv, &cwd, &decision)

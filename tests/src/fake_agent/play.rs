@@ -186,6 +186,7 @@ pub fn record(
         Decision::Print(_) => (None, None, None, Value::Null),
     };
     let record = json!({
+        "pid": std::process::id(),
         "as": cli.name(),
         "argv": argv,
         "cwd": cwd,

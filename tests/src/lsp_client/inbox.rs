@@ -52,6 +52,29 @@ impl TestClient {
         }
     }
 
+    /// The next server→client request or notification whose method is one of
+    /// `methods`, whole (`method`, `params`, and `id` for a request, which is then
+    /// answered with [`TestClient::respond`]): for a test that reacts to several kinds
+    /// of events as they come.
+    pub async fn expect_message(&mut self, methods: &[&str]) -> Value {
+        assert!(
+            methods
+                .iter()
+                .all(|method| !self.auto_responses.contains_key(*method)),
+            "one of {methods:?} is answered automatically"
+        );
+        let what = format!("one of {methods:?}");
+        let message = self
+            .wait_for(&what, |client| {
+                client.take_queued(|m| m.method().is_some_and(|method| methods.contains(&method)))
+            })
+            .await;
+        if message.has_id() {
+            self.unanswered.insert(message["id"].to_string());
+        }
+        message
+    }
+
     /// Files every message already received, without waiting.
     pub(super) async fn receive_available(&mut self) {
         while let Ok(incoming) = self.incoming.try_recv() {
