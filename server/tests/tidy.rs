@@ -24,7 +24,7 @@ const MAX_LINES: usize = 400;
 /// Files allowed past [`MAX_LINES`] for now, relative to `server/src`. To split in
 /// issue 12 (runner/turn.rs, turns/round.rs): remove an entry when its file is split
 /// (the test fails while an entry is no longer needed).
-const TOO_LONG_FOR_NOW: &[&str] = &["turns/round.rs"];
+const TOO_LONG_FOR_NOW: &[&str] = &[];
 
 /// Folders (relative to `server/src`) whose code must not use tokio.
 const NO_TOKIO: &[&str] = &["document/", "conversation/", "agents/", "team/"];
@@ -188,7 +188,10 @@ fn each_rule_fires_and_says_which() {
         check("team/x.rs", &too_long),
         ["401 lines, over the 400-line limit: split the module"]
     );
-    assert_eq!(check(TOO_LONG_FOR_NOW[0], &too_long), Vec::<String>::new());
+    // (An exemption, while one is listed, lets a long file be.)
+    if let Some(allowed) = TOO_LONG_FOR_NOW.first() {
+        assert_eq!(check(allowed, &too_long), Vec::<String>::new());
+    }
 
     let undocumented = "/// An item doc is not a module doc.\nfn f() {}\n";
     assert_eq!(

@@ -15,16 +15,19 @@ use std::sync::{Arc, OnceLock};
 use clap::Args;
 use tokio_util::sync::CancellationToken;
 
+mod port;
+
+use self::port::SendPort;
 use super::signals::Signals;
 use crate::agents::Registry;
+use crate::conversation::section::interrupted_edits;
 use crate::document::chat::Chat;
 use crate::document::status::TurnStatus;
-use crate::turns::engine::{self, Context};
+use crate::turns::engine;
 use crate::turns::file_port::{FilePort, kind};
 use crate::turns::lock::{self, ChatLock, LockError};
 use crate::turns::owner::{Owner, runs_elsewhere};
-use crate::turns::section::interrupted_edits;
-use crate::turns::{Applied, EditorPort, Level, PortError};
+use crate::turns::{Context, Edited, EditorPort, Level, PortError, TurnError};
 
 #[derive(Debug, Args)]
 pub struct SendArgs {
@@ -101,17 +104,18 @@ pub fn run(args: &SendArgs) -> ExitCode {
     for problem in problems {
         say!("chatmd send: {problem}");
     }
-    let echo: Box<dyn Write + Send> = Box::new(std::io::stdout());
-    let mut port = match FilePort::open(&file, Some(echo)) {
-        Ok(port) => port.with_notes(Box::new(std::io::stderr())),
+    let mut port = match FilePort::open(&file) {
+        Ok(file) => SendPort::new(
+            file,
+            lock,
+            Box::new(std::io::stdout()),
+            Box::new(std::io::stderr()),
+        ),
         Err(error) => {
             say!("chatmd send: {error}");
             return ExitCode::from(2);
         }
     };
-    if let Some(lock) = lock {
-        port = port.with_lock(lock);
-    }
     let cancel = CancellationToken::new();
     let ctx = Context {
         workspace_root: root,
@@ -150,15 +154,15 @@ pub fn run(args: &SendArgs) -> ExitCode {
             }
         }
         match mark_interrupted(&mut port).await {
-            Ok(()) => engine::run(&mut port, &ctx).await.map(Some),
-            Err(Refused::Busy(why)) => {
-                say!("chatmd send: nothing was sent: {why}");
+            Ok(()) => Ok(Some(engine::run(&mut port, &ctx).await?)),
+            Err(busy @ Refused::Busy(_)) => {
+                say!("chatmd send: {busy}");
                 Ok(None)
             }
-            Err(Refused::Port(error)) => Err(error),
+            Err(error) => Err(error),
         }
     });
-    if port.echoed() {
+    if port.teed() {
         // The streamed answers end where the agents stopped: finish their last line.
         let _ = writeln!(std::io::stdout());
     }
@@ -181,17 +185,10 @@ pub fn run(args: &SendArgs) -> ExitCode {
         }
         Ok(None) => ExitCode::from(BUSY),
         Ok(Some(report)) => {
+            // A turn's error was told with the messages above (the engine tells every
+            // one as its turn ends): the summary gives each turn's status.
             for turn in &report.turns {
-                let status = turn.status.as_str();
-                let told = |e: &String| {
-                    port.messages
-                        .iter()
-                        .any(|(_, m)| *m == format!("@{}: {e}", turn.member))
-                };
-                match &turn.error {
-                    Some(error) if !told(error) => say!("@{}: {status}: {error}", turn.member),
-                    _ => say!("@{}: {status}", turn.member),
-                }
+                say!("@{}: {}", turn.member, turn.status.as_str());
             }
             if report.all_succeeded() {
                 ExitCode::SUCCESS
@@ -203,25 +200,36 @@ pub fn run(args: &SendArgs) -> ExitCode {
     stopped_by.map_or(code, super::signals::exit_code)
 }
 
+/// Why nothing or not everything ran.
+#[derive(Debug, thiserror::Error)]
 enum Refused {
     /// A turn runs in a process chatmd cannot see (on another host).
+    #[error("nothing was sent: {0}")]
     Busy(String),
-    Port(PortError),
+    #[error("{} keeps changing: cannot mark its interrupted turns", .0.display())]
+    KeepsChanging(PathBuf),
+    #[error(transparent)]
+    Turn(#[from] TurnError),
+}
+
+impl From<PortError> for Refused {
+    fn from(error: PortError) -> Refused {
+        Refused::Turn(error.into())
+    }
 }
 
 /// Marks the turns the file shows unfinished as `interrupted`: with the chat's lock
 /// held, no process of this host runs them. A turn on another host may still run:
 /// then nothing is sent.
-async fn mark_interrupted(port: &mut FilePort) -> Result<(), Refused> {
+async fn mark_interrupted(port: &mut SendPort) -> Result<(), Refused> {
     let path = port.path().to_path_buf();
-    for _ in 0..20 {
-        let text = port.text().await.map_err(Refused::Port)?;
-        let chat = Chat::parse(&text);
-        if let Some(why) = unfinished_elsewhere(&text, &chat) {
+    let marked = port.edit_until_applied(20, |snapshot| {
+        let (text, chat) = (&*snapshot.text, &*snapshot.chat);
+        if let Some(why) = unfinished_elsewhere(text, chat) {
             return Err(Refused::Busy(why));
         }
         let mut notes = Vec::new();
-        let edits = interrupted_edits(&text, &chat, |handle, comment| {
+        let edits = interrupted_edits(text, chat, |handle, comment| {
             if runs_elsewhere(comment, Some(&path)) {
                 return true;
             }
@@ -233,20 +241,18 @@ async fn mark_interrupted(port: &mut FilePort) -> Result<(), Refused> {
             ));
             false
         });
-        if edits.is_empty() {
-            return Ok(());
-        }
-        if port.apply(edits).await.map_err(Refused::Port)? == Applied::Done {
+        Ok((!edits.is_empty()).then_some((edits, notes)))
+    });
+    match marked.await? {
+        Edited::Applied(notes) => {
             for note in notes {
                 say!("chatmd send: note: {note}");
             }
-            return Ok(());
+            Ok(())
         }
+        Edited::Unneeded => Ok(()),
+        Edited::GaveUp => Err(Refused::KeepsChanging(path)),
     }
-    Err(Refused::Port(PortError::Other(format!(
-        "{} keeps changing: cannot mark its interrupted turns",
-        path.display()
-    ))))
 }
 
 /// Why an unfinished turn may still run on another host, if one does.

@@ -1,9 +1,16 @@
 //! The conversation layer: a parsed chat read together with its team — who is on it,
-//! who is human, and what is wrong with it. Pure apart from what the team already read.
+//! who is human, and what is wrong with it — and the text the server writes into a
+//! chat (new sections, status comments, the blocks at an answer's end, the commands'
+//! edits). Pure apart from what the team already read: no I/O, no async.
 
+pub mod actions;
+pub mod blocks;
+pub mod clock;
+pub mod diff;
 pub mod output;
 pub mod problems;
 pub mod prompt;
 pub mod resume;
 pub mod roster;
 pub mod routing;
+pub mod section;

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 use tower_lsp_server::Client;
-use tower_lsp_server::jsonrpc::{Error, Result};
+use tower_lsp_server::jsonrpc::{Error, ErrorCode, Result};
 use tower_lsp_server::ls_types::*;
 
 mod new_files;
@@ -18,11 +18,11 @@ use super::ext::{self, CommandArgs};
 use super::port::LspPort;
 use super::progress;
 use super::state::{State, agent_kinds, lock, team_of};
+use crate::conversation::actions;
 use crate::conversation::roster::Roster;
 use crate::conversation::routing;
-use crate::document::chat::Chat;
-use crate::turns::engine::{self, Context};
-use crate::turns::{Applied, EditorPort, actions};
+use crate::turns::engine;
+use crate::turns::{Context, Edited, EditorPort, Snapshot, TurnError};
 
 pub async fn execute(
     client: &Client,
@@ -58,6 +58,16 @@ pub async fn execute(
         }
     };
     Ok(Some(value))
+}
+
+/// A request that was understood but failed (a file that cannot be read or written,
+/// a chat that kept changing): LSP's `RequestFailed`, not the client's fault.
+pub(super) fn failed(message: impl ToString) -> Error {
+    Error {
+        code: ErrorCode::ServerError(-32803),
+        message: message.to_string().into(),
+        data: None,
+    }
 }
 
 pub(super) fn chat_path(uri: &Uri) -> Result<PathBuf> {
@@ -120,7 +130,8 @@ async fn start(
         if let Some(before) = before
             && let Err(why) = before.run(&mut port).await
         {
-            port.notify(crate::turns::Level::Error, &why).await;
+            port.notify(crate::turns::Level::Error, &why.to_string())
+                .await;
             return Err(why);
         }
         let result = engine::run(&mut port, &ctx).await;
@@ -129,22 +140,25 @@ async fn start(
                 .show_message(MessageType::ERROR, format!("chatmd: {error}"))
                 .await;
         }
-        result.map_err(|e| e.to_string())
+        result
     });
     if let Ok(members) = started_rx.await {
         return Ok(json!({ "members": members }));
     }
     // The run ended before any turn started: say why (the user was told already).
     let reason = match task.await {
-        Ok(Ok(report)) => report.stopped.unwrap_or_else(|| {
-            let errors: Vec<String> = report
-                .turns
-                .iter()
-                .filter_map(|t| t.error.as_ref().map(|e| format!("@{}: {e}", t.member)))
-                .collect();
-            errors.join("; ")
-        }),
-        Ok(Err(error)) => error,
+        Ok(Ok(report)) => match report.stopped {
+            Some(stopped) => stopped.to_string(),
+            None => {
+                let errors: Vec<String> = report
+                    .turns
+                    .iter()
+                    .filter_map(|t| t.error.as_ref().map(|e| format!("@{}: {e}", t.member)))
+                    .collect();
+                errors.join("; ")
+            }
+        },
+        Ok(Err(error)) => error.to_string(),
         Err(error) => format!("the run stopped unexpectedly: {error}"),
     };
     Ok(json!({ "members": [], "reason": reason }))
@@ -153,11 +167,11 @@ async fn start(
 /// Continue: the members due next, a reached chain limit lifted; `None` lets the run
 /// say why nobody is.
 fn continue_targets(state: &Mutex<State>, uri: &Uri) -> Result<Option<Vec<String>>> {
-    let (text, path) = read(state, uri)?;
-    let chat = Chat::parse(&text);
-    let team = team_of(state, Some(&path), &chat).team;
+    let (snapshot, path) = read(state, uri)?;
+    let (text, chat) = (&*snapshot.text, &*snapshot.chat);
+    let team = team_of(state, Some(&path), chat).team;
     let roster = Roster::new(&team, chat.front_matter.as_ref());
-    Ok(match routing::continue_next(&text, &chat, &roster) {
+    Ok(match routing::continue_next(text, chat, &roster) {
         routing::Next::Run(members) => Some(members),
         _ => None,
     })
@@ -186,45 +200,41 @@ enum BeforeRun {
 }
 
 impl BeforeRun {
-    async fn run(self, port: &mut LspPort) -> std::result::Result<(), String> {
+    async fn run(self, port: &mut LspPort) -> std::result::Result<(), TurnError> {
         let BeforeRun::TakeOut { member, line } = self;
-        for _ in 0..20 {
-            let text = port.text().await.map_err(|e| e.to_string())?;
-            let chat = Chat::parse(&text);
-            let team = port.team(&chat);
+        // The team is read before the edit is computed (the port is borrowed then).
+        let chat = port.snapshot().await?.chat;
+        let team = port.team(&chat);
+        let taken = port.edit_until_applied(20, |snapshot| {
+            let (text, chat) = (&*snapshot.text, &*snapshot.chat);
             let roster = Roster::new(&team, chat.front_matter.as_ref());
-            let (found, range) = actions::retry(&text, &chat, &roster, line)?;
+            let (found, range) = actions::retry(text, chat, &roster, line)?;
             if found != member {
-                return Err(format!(
-                    "the answer on that line is now @{found}'s, not @{member}'s"
-                ));
+                return Err(TurnError::AnswerMoved {
+                    found,
+                    member: member.clone(),
+                });
             }
-            match port.apply(vec![(range, String::new())]).await {
-                Ok(Applied::Done) => return Ok(()),
-                Ok(Applied::Stale) => continue,
-                Err(e) => return Err(e.to_string()),
-            }
+            Ok(Some((vec![(range, String::new())], ())))
+        });
+        match taken.await? {
+            Edited::Applied(()) | Edited::Unneeded => Ok(()),
+            Edited::GaveUp => Err(TurnError::KeptChanging { again: "retry" }),
         }
-        Err("the chat kept changing; retry again".into())
     }
 }
 
 async fn retry(client: &Client, state: &Arc<Mutex<State>>, uri: Uri, line: u32) -> Result<Value> {
-    let (text, path) = read(state, &uri)?;
-    let chat = Chat::parse(&text);
-    let team = team_of(state, Some(&path), &chat).team;
+    let (snapshot, path) = read(state, &uri)?;
+    let (text, chat) = (&*snapshot.text, &*snapshot.chat);
+    let team = team_of(state, Some(&path), chat).team;
     let roster = Roster::new(&team, chat.front_matter.as_ref());
-    let member = match actions::retry(&text, &chat, &roster, line) {
+    let member = match actions::retry(text, chat, &roster, line) {
         Ok((member, _)) => member,
-        Err(why) => {
-            client.show_message(MessageType::WARNING, &why).await;
-            return Ok(json!({ "members": [], "reason": why }));
-        }
+        Err(why) => return Ok(refused(client, why.into()).await),
     };
     if lock(state).running.is_running(uri.as_str(), &member) {
-        let why = format!("@{member} is still answering; cancel it first");
-        client.show_message(MessageType::WARNING, &why).await;
-        return Ok(json!({ "members": [], "reason": why }));
+        return Ok(refused(client, TurnError::StillAnswering { member }).await);
     }
     let before = BeforeRun::TakeOut {
         member: member.clone(),
@@ -233,17 +243,30 @@ async fn retry(client: &Client, state: &Arc<Mutex<State>>, uri: Uri, line: u32) 
     start(client, state, uri, Some(vec![member]), Some(before)).await
 }
 
-/// The text of a chat: the editor's when it is open, else the file's.
-pub(super) fn read(state: &Mutex<State>, uri: &Uri) -> Result<(String, PathBuf)> {
+/// A run refused before it started: the user is told why, and so is the caller.
+async fn refused(client: &Client, why: TurnError) -> Value {
+    let why = why.to_string();
+    client.show_message(MessageType::WARNING, &why).await;
+    json!({ "members": [], "reason": why })
+}
+
+/// The chat as it is: the editor's text and parsed chat when it is open, else the
+/// file's (parsed here).
+pub(super) fn read(state: &Mutex<State>, uri: &Uri) -> Result<(Snapshot, PathBuf)> {
     let path = chat_path(uri)?;
     if let Some(doc) = lock(state).documents.get(uri) {
-        return Ok((doc.flat().to_string(), path));
+        let snapshot = Snapshot {
+            text: doc.flat(),
+            chat: doc.chat.clone(),
+            version: i64::from(doc.version),
+        };
+        return Ok((snapshot, path));
     }
-    let bytes = std::fs::read(&path)
-        .map_err(|e| Error::invalid_params(format!("cannot read {}: {e}", path.display())))?;
-    let text = crate::document::decode(&bytes)
-        .map_err(|e| Error::invalid_params(format!("{}: {e}", path.display())))?;
-    Ok((text.to_string(), path))
+    let bytes =
+        std::fs::read(&path).map_err(|e| failed(format!("cannot read {}: {e}", path.display())))?;
+    let text =
+        crate::document::decode(&bytes).map_err(|e| failed(format!("{}: {e}", path.display())))?;
+    Ok((Snapshot::parse(text, 0), path))
 }
 
 /// Rewrites a permission block with the answer. No agent writes such blocks yet, nor
@@ -258,26 +281,20 @@ async fn answer(client: &Client, state: &Arc<Mutex<State>>, args: CommandArgs) -
         Error::invalid_params("chatmd.answer needs `option`: e.g. \"allow once\"")
     })?;
     let mut port = LspPort::new(client.clone(), state.clone(), uri, None, None);
-    for _ in 0..20 {
-        let text = port
-            .text()
-            .await
-            .map_err(|e| Error::invalid_params(e.to_string()))?;
-        let chat = Chat::parse(&text);
-        let edit = match actions::answer(&text, &chat, &request, &option) {
-            Ok(edit) => edit,
-            Err(why) => {
-                client.show_message(MessageType::WARNING, &why).await;
-                return Ok(json!({ "answered": false, "reason": why }));
-            }
-        };
-        match port.apply(vec![edit]).await {
-            Ok(Applied::Done) => return Ok(json!({ "answered": true, "option": option })),
-            Ok(Applied::Stale) => continue,
-            Err(e) => return Err(Error::invalid_params(e.to_string())),
+    let answered = port.edit_until_applied(20, |snapshot| {
+        let edit = actions::answer(&snapshot.text, &snapshot.chat, &request, &option)?;
+        Ok::<_, TurnError>(Some((vec![edit], ())))
+    });
+    match answered.await {
+        Ok(Edited::Applied(()) | Edited::Unneeded) => {
+            Ok(json!({ "answered": true, "option": option }))
         }
+        Ok(Edited::GaveUp) => Err(failed(TurnError::KeptChanging { again: "answer" })),
+        Err(TurnError::Action(why)) => {
+            let why = why.to_string();
+            client.show_message(MessageType::WARNING, &why).await;
+            Ok(json!({ "answered": false, "reason": why }))
+        }
+        Err(error) => Err(failed(error)),
     }
-    Err(Error::invalid_params(
-        "the chat kept changing; answer again",
-    ))
 }

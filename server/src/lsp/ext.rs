@@ -9,7 +9,7 @@ use tower_lsp_server::ls_types::notification::Notification;
 use tower_lsp_server::ls_types::request::Request;
 use tower_lsp_server::ls_types::{ExecuteCommandParams, Uri};
 
-use crate::turns::registry::Running;
+use crate::turns::running::Running;
 
 /// `chatmd/turns`: the running turns, for status bars (params `{}`).
 pub enum Turns {}

@@ -10,10 +10,9 @@ use tower_lsp_server::ls_types::Uri;
 
 use super::port::LspPort;
 use super::state::{State, lock};
-use crate::document::chat::Chat;
+use crate::conversation::section::interrupted_edits;
 use crate::turns::owner::runs_elsewhere;
-use crate::turns::section::interrupted_edits;
-use crate::turns::{Applied, EditorPort};
+use crate::turns::{EditorPort, PortError};
 
 /// Marks the document's dead turns, in a task of its own (the edit waits for the
 /// editor).
@@ -37,25 +36,14 @@ pub fn mark_later(client: Client, state: Arc<Mutex<State>>, uri: Uri) {
         let running = lock(&state).running.clone();
         let key = uri.as_str().to_string();
         let mut port = LspPort::new(client, state, uri, None, None);
-        for _ in 0..20 {
-            let Ok(text) = port.text().await else {
-                return;
-            };
-            let chat = Chat::parse(&text);
-            let edits = interrupted_edits(&text, &chat, |m, c| {
+        let marked = port.edit_until_applied(20, |snapshot| {
+            let edits = interrupted_edits(&snapshot.text, &snapshot.chat, |m, c| {
                 running.is_running(&key, m) || runs_elsewhere(c, path.as_deref())
             });
-            if edits.is_empty() {
-                return;
-            }
-            match port.apply(edits).await {
-                Ok(Applied::Stale) => continue,
-                Ok(Applied::Done) => return,
-                Err(error) => {
-                    tracing::warn!(%error, "could not mark interrupted turns");
-                    return;
-                }
-            }
+            Ok::<_, PortError>((!edits.is_empty()).then_some((edits, ())))
+        });
+        if let Err(error) = marked.await {
+            tracing::warn!(%error, "could not mark interrupted turns");
         }
     });
 }

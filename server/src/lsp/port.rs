@@ -6,8 +6,9 @@
 //! more line break. So the echo is recognised by the text it produces, never assumed.
 //!
 //! A document closed while a turn writes into it is finished in the file on disk
-//! (see `port/closed.rs`). Turns take the chat's lock (`turns/lock.rs`) while they run,
-//! so `chatmd send` does not run turns in the same chat at the same time.
+//! (`port/disk.rs`, `port/closed.rs`). Turns take the chat's lock (`turns/lock.rs`)
+//! while they run, so `chatmd send` does not run turns in the same chat at the same
+//! time.
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -17,6 +18,7 @@ use tower_lsp_server::Client;
 use tower_lsp_server::ls_types::*;
 
 mod closed;
+mod disk;
 mod renamed;
 mod send;
 
@@ -24,12 +26,11 @@ use super::echo::clamp;
 use super::journal::Entry;
 use super::progress::{Outbox, ProgressEvent};
 use super::state::{State, lock};
-use crate::document::ByteRange;
 use crate::document::status::TurnStatus;
-use crate::turns::file_port::{FilePort, difference};
+use crate::turns::file_port::FilePort;
 use crate::turns::lock::{self, ChatLock, LockError};
-use crate::turns::registry::Running;
-use crate::turns::{Applied, Change, EditorPort, Level, PortError};
+use crate::turns::running::Running;
+use crate::turns::{Applied, Change, EditorPort, Edits, Level, PortError, Snapshot, TurnError};
 
 pub struct LspPort {
     client: Client,
@@ -126,82 +127,22 @@ impl LspPort {
         super::state::team_of(&self.state, self.path.as_deref(), chat).team
     }
 
-    /// Leaves the editor buffer for the file on disk (the document was closed). When
-    /// the file is not the editor's last text (closed without saving), this port's
-    /// sections are carried into it; otherwise what differs is someone else's change.
-    fn switch_to_disk(&mut self) -> Result<(), PortError> {
-        let Some(path) = self.path.clone() else {
-            return Err(PortError::Other(format!(
-                "{} was closed and is not a file on disk",
-                self.uri.as_str()
-            )));
-        };
-        if !path.exists() {
-            if self.follow_rename() {
-                return Ok(());
-            }
-            return Err(PortError::Gone {
-                path: path.display().to_string(),
-            });
-        }
-        let mut file = FilePort::open(&path, None)?;
-        if !self.view.is_empty() && file.current() != self.view {
-            self.carry_into(&mut file)?;
-        }
-        self.view = file.current().to_string();
-        self.disk = Some(file);
-        Ok(())
-    }
-
-    fn carry_into(&mut self, file: &mut FilePort) -> Result<(), PortError> {
-        for _ in 0..20 {
-            let on_disk = file.current().to_string();
-            let Some(carried) = closed::carry_over(&self.view, &on_disk, &self.ids) else {
-                if let Some((range, new_len)) = difference(&self.view, &on_disk) {
-                    self.pending.push(Change::theirs(range, new_len));
-                }
-                return Ok(());
-            };
-            if file.replace_all(carried.text)? == Applied::Done {
-                tracing::info!(
-                    uri = self.uri.as_str(),
-                    "closed without saving: the running turns' sections were carried into the file"
-                );
-                self.pending.extend(carried.changes);
-                return Ok(());
-            }
-            file.reload()?;
-        }
-        Err(PortError::Other(format!(
-            "{} keeps changing on disk: the answer could not be written",
-            self.path
-                .as_deref()
-                .unwrap_or(std::path::Path::new(""))
-                .display()
-        )))
-    }
-
-    /// Goes back to the editor buffer when the document was opened again.
-    fn return_from_disk(&mut self) -> Result<(), PortError> {
-        let Some(file) = self.disk.as_mut() else {
-            return Ok(());
-        };
+    /// The open document as the editor last reported it: its text and the chat the
+    /// server keeps parsed for it (nothing is parsed here). The view and the journal
+    /// start from it.
+    fn open_snapshot(&mut self) -> Option<Snapshot> {
         let mut state = lock(&self.state);
-        let Some(doc) = state.documents.get(&self.uri) else {
-            return Ok(());
+        let doc = state.documents.get(&self.uri)?;
+        let snapshot = Snapshot {
+            text: doc.flat(),
+            chat: doc.chat.clone(),
+            version: i64::from(doc.version),
         };
-        let text = doc.flat().to_string();
-        // Drain the file's own pending changes first: they precede the reopening.
-        let on_disk = file.current().to_string();
-        if let Some((range, new_len)) = difference(&on_disk, &text) {
-            self.pending.push(Change::theirs(range, new_len));
-        }
+        self.view = snapshot.text.to_string();
         let journal = state.journals.entry(self.uri.clone()).or_default();
         self.cursor = journal.skip_to_end(self.reader);
-        self.view = text;
-        drop(state);
-        self.disk = None;
-        Ok(())
+        self.pending.clear();
+        Some(snapshot)
     }
 
     /// Takes in what the editor reported since `cursor`, as someone else's changes.
@@ -253,34 +194,30 @@ impl Drop for LspPort {
 }
 
 impl EditorPort for LspPort {
-    async fn text(&mut self) -> Result<String, PortError> {
+    async fn snapshot(&mut self) -> Result<Snapshot, PortError> {
         self.return_from_disk()?;
         if let Some(file) = self.disk.as_mut() {
             self.pending.clear();
-            return file.text().await;
+            return file.snapshot().await;
         }
-        {
-            let mut state = lock(&self.state);
-            if let Some(doc) = state.documents.get(&self.uri) {
-                self.view = doc.flat().to_string();
-                let journal = state.journals.entry(self.uri.clone()).or_default();
-                self.cursor = journal.skip_to_end(self.reader);
-                self.pending.clear();
-                return Ok(self.view.clone());
-            }
+        if let Some(snapshot) = self.open_snapshot() {
+            return Ok(snapshot);
         }
         if let Err(error) = self.switch_to_disk() {
             self.recover(error).await?;
         }
         self.pending.clear();
-        match self.disk.as_mut() {
-            Some(file) => file.text().await,
-            // Renamed: the document under its new name.
-            None => Ok(self.view.clone()),
+        if let Some(file) = self.disk.as_mut() {
+            return file.snapshot().await;
+        }
+        // Renamed: the document under its new name.
+        match self.open_snapshot() {
+            Some(snapshot) => Ok(snapshot),
+            None => Ok(Snapshot::parse(self.view.as_str(), 0)),
         }
     }
 
-    async fn apply(&mut self, edits: Vec<(ByteRange, String)>) -> Result<Applied, PortError> {
+    async fn apply(&mut self, edits: Edits) -> Result<Applied, PortError> {
         for (_, text) in &edits {
             for id in closed::section_ids(text) {
                 if !self.ids.contains(&id) {
@@ -324,7 +261,7 @@ impl EditorPort for LspPort {
         Ok(out)
     }
 
-    fn begin_turn(&mut self, member: &str, cancel: &CancellationToken) -> Result<(), String> {
+    fn begin_turn(&mut self, member: &str, cancel: &CancellationToken) -> Result<(), TurnError> {
         self.running.claim(self.key(), member, cancel)?;
         if self.lock.is_none()
             && let Some(path) = &self.path
@@ -333,9 +270,10 @@ impl EditorPort for LspPort {
                 Ok(lock) => self.lock = Some(lock),
                 Err(LockError::Busy(holder)) => {
                     self.running.release(self.key(), member);
-                    return Err(format!(
-                        "@{member} was not asked: {holder}; wait until it ends"
-                    ));
+                    return Err(TurnError::Busy {
+                        member: member.to_string(),
+                        holder,
+                    });
                 }
                 Err(error) => tracing::warn!(%error, "turns run without the chat's lock"),
             }
@@ -374,7 +312,7 @@ impl EditorPort for LspPort {
         });
     }
 
-    fn end_turn(&mut self, member: &str, status: TurnStatus, error: Option<&str>) {
+    fn end_turn(&mut self, member: &str, status: TurnStatus, error: Option<&TurnError>) {
         let elapsed = self.running.release(self.key(), member);
         self.claimed.retain(|m| m != member);
         if let Some(lock) = &self.lock {
@@ -384,7 +322,7 @@ impl EditorPort for LspPort {
             member: member.to_string(),
             status,
             elapsed,
-            error: error.map(str::to_string),
+            error: error.map(ToString::to_string),
         });
     }
 }

@@ -18,7 +18,7 @@ use super::ext;
 use super::state::{State, lock};
 use crate::document::status::TurnStatus;
 use crate::document::units;
-use crate::turns::registry::Running;
+use crate::turns::running::Running;
 
 /// At most one progress report per turn this often.
 const REPORT_EVERY: Duration = Duration::from_millis(500);

@@ -111,7 +111,7 @@ pub struct State {
     /// Agent kinds (built in and the user's `agents.toml`), read on first use.
     pub agent_kinds: Option<Arc<Registry>>,
     /// The turns running now.
-    pub running: crate::turns::registry::Running,
+    pub running: crate::turns::running::Running,
     /// The tasks that run turns into documents, so an ending server can wait for them
     /// to write how their turns ended.
     pub runs: tokio_util::task::TaskTracker,

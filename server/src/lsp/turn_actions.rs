@@ -9,12 +9,12 @@ use tower_lsp_server::ls_types::*;
 
 use super::state::{Document, State, lock, team_of};
 use super::{convert, ext};
+use crate::conversation::actions;
 use crate::conversation::roster::Roster;
 use crate::conversation::routing::{self, Next};
 use crate::document::chat::Chat;
 use crate::document::text::PositionEncoding;
-use crate::turns::actions;
-use crate::turns::registry::Running;
+use crate::turns::running::Running;
 
 pub fn command(title: &str, name: &str, argument: Value) -> Command {
     Command {

@@ -1,20 +1,14 @@
 //! The document as a file on disk, for `chatmd send` and for a chat closed in the
 //! editor while a turn writes into it: edits are applied to the text and written
 //! atomically (see `disk.rs`), and a change someone else saved meanwhile is taken in,
-//! never overwritten.
+//! never overwritten. Only the disk: what a terminal shows is `cli/send`'s.
 
 mod disk;
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use tokio_util::sync::CancellationToken;
-
 use self::disk::{Stamp, Written};
-use super::lock::ChatLock;
-use super::{Applied, Change, EditorPort, Level, PortError};
-use crate::document::ByteRange;
-use crate::document::status::TurnStatus;
+use super::{Applied, Change, EditorPort, Edits, Level, PortError, Snapshot};
 
 pub use self::disk::kind;
 
@@ -27,58 +21,29 @@ pub struct FilePort {
     previous: Option<String>,
     /// The file's text, read (settled) and found different, not taken in yet.
     seen: Option<String>,
-    /// Where streamed answers are echoed (a terminal), if anywhere.
-    echo: Option<Box<dyn Write + Send>>,
-    /// The member whose text was echoed last, to print a heading when it changes.
-    echoing: Option<String>,
-    /// Where progress lines go (`@reviewer: retrying (3/10): ...`), if anywhere.
-    notes: Option<Box<dyn Write + Send>>,
+    /// The last snapshot handed out: parsed once per text.
+    snapshot: Option<Snapshot>,
     /// chatmd's own edits since the engine last asked for the changes.
     ours: Vec<Change>,
     /// The file as `text` was last read from or written to it: a file whose stamp is
     /// the same and old enough is not read again.
     stamp: Option<Stamp>,
-    /// The chat's lock (`chatmd send`), told which members answer.
-    lock: Option<ChatLock>,
-    /// Messages for the user, in order (the CLI prints them).
-    pub messages: Vec<(Level, String)>,
 }
 
 impl FilePort {
     /// Opens `path`; a file that is not a regular file, or not UTF-8 (refused with the
     /// place of the bad byte), cannot be opened.
-    pub fn open(path: &Path, echo: Option<Box<dyn Write + Send>>) -> Result<FilePort, PortError> {
+    pub fn open(path: &Path) -> Result<FilePort, PortError> {
         let (text, stamp) = disk::read_settled(path, None)?;
         Ok(FilePort {
             path: path.to_path_buf(),
             text,
             previous: None,
             seen: None,
-            echo,
-            echoing: None,
-            notes: None,
+            snapshot: None,
             ours: Vec::new(),
             stamp,
-            lock: None,
-            messages: Vec::new(),
         })
-    }
-
-    /// Prints progress lines (a CLI's retries) to `notes` (a terminal's stderr).
-    pub fn with_notes(mut self, notes: Box<dyn Write + Send>) -> FilePort {
-        self.notes = Some(notes);
-        self
-    }
-
-    /// Keeps the chat's lock up to date with the members answering.
-    pub fn with_lock(mut self, lock: ChatLock) -> FilePort {
-        self.lock = Some(lock);
-        self
-    }
-
-    /// Whether any answer text was echoed.
-    pub fn echoed(&self) -> bool {
-        self.echoing.is_some()
     }
 
     pub fn path(&self) -> &Path {
@@ -92,7 +57,7 @@ impl FilePort {
 
     /// Replaces the whole text with `text` (someone else's change as far as this port
     /// is concerned: it is not reported by `changes`). `Stale` when the file changed
-    /// since it was read: read it again (`text`) and compute `text` anew.
+    /// since it was read: read it again (`reload`) and compute `text` anew.
     pub fn replace_all(&mut self, text: String) -> Result<Applied, PortError> {
         if let Some(on_disk) = self.look()? {
             self.seen = Some(on_disk);
@@ -179,37 +144,20 @@ impl FilePort {
     }
 }
 
-/// The one region where `new` differs from `old`: (range in `old`, length in `new`).
-pub fn difference(old: &str, new: &str) -> Option<(ByteRange, usize)> {
-    if old == new {
-        return None;
-    }
-    let (a, b) = (old.as_bytes(), new.as_bytes());
-    let mut prefix = a.iter().zip(b).take_while(|(x, y)| x == y).count();
-    while !old.is_char_boundary(prefix) || !new.is_char_boundary(prefix) {
-        prefix -= 1;
-    }
-    let max_suffix = a.len().min(b.len()) - prefix;
-    let mut suffix = a
-        .iter()
-        .rev()
-        .zip(b.iter().rev())
-        .take(max_suffix)
-        .take_while(|(x, y)| x == y)
-        .count();
-    while !old.is_char_boundary(a.len() - suffix) || !new.is_char_boundary(b.len() - suffix) {
-        suffix -= 1;
-    }
-    Some((prefix..a.len() - suffix, b.len() - suffix - prefix))
-}
-
 impl EditorPort for FilePort {
-    async fn text(&mut self) -> Result<String, PortError> {
+    async fn snapshot(&mut self) -> Result<Snapshot, PortError> {
         self.reload()?;
-        Ok(self.text.clone())
+        let version = match &self.snapshot {
+            Some(last) if *last.text == *self.text => return Ok(last.clone()),
+            Some(last) => last.version + 1,
+            None => 0,
+        };
+        let snapshot = Snapshot::parse(self.text.as_str(), version);
+        self.snapshot = Some(snapshot.clone());
+        Ok(snapshot)
     }
 
-    async fn apply(&mut self, edits: Vec<(ByteRange, String)>) -> Result<Applied, PortError> {
+    async fn apply(&mut self, edits: Edits) -> Result<Applied, PortError> {
         // A change saved by someone else since the engine computed the edit would make
         // its offsets wrong: take it in first.
         if let Some(on_disk) = self.look()? {
@@ -234,52 +182,20 @@ impl EditorPort for FilePort {
         Ok(Applied::Done)
     }
 
+    /// Alone, a file has nobody to tell: the message goes to the log (`chatmd send`
+    /// prints it, the editor shows it, through their own ports).
     async fn notify(&mut self, level: Level, message: &str) {
-        self.messages.push((level, message.to_string()));
+        tracing::info!(?level, path = %self.path.display(), "{message}");
     }
 
     async fn changes(&mut self) -> Result<Vec<Change>, PortError> {
         let mut changes = std::mem::take(&mut self.ours);
         if let Some(on_disk) = self.look()? {
-            if let Some((range, new_len)) = difference(&self.text, &on_disk) {
-                changes.push(Change::theirs(range, new_len));
-            }
+            changes.extend(Change::between(&self.text, &on_disk));
             self.text = on_disk;
             self.previous = None;
         }
         Ok(changes)
-    }
-
-    fn begin_turn(&mut self, member: &str, _cancel: &CancellationToken) -> Result<(), String> {
-        if let Some(lock) = &self.lock {
-            lock.add_member(member);
-        }
-        Ok(())
-    }
-
-    fn end_turn(&mut self, member: &str, _status: TurnStatus, _error: Option<&str>) {
-        if let Some(lock) = &self.lock {
-            lock.remove_member(member);
-        }
-    }
-
-    fn on_text(&mut self, member: &str, text: &str) {
-        let Some(out) = self.echo.as_mut() else {
-            return;
-        };
-        if self.echoing.as_deref() != Some(member) {
-            let _ = write!(out, "\n── @{member} ──\n");
-            self.echoing = Some(member.to_string());
-        }
-        let _ = out.write_all(text.as_bytes());
-        let _ = out.flush();
-    }
-
-    fn on_retry(&mut self, member: &str, retry: &crate::agents::Retry) {
-        if let Some(notes) = self.notes.as_mut() {
-            let _ = writeln!(notes, "@{member}: {retry}");
-            let _ = notes.flush();
-        }
     }
 }
 
@@ -288,21 +204,12 @@ mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
 
-    #[test]
-    fn the_difference_is_one_region() {
-        assert_eq!(difference("abc", "abc"), None);
-        assert_eq!(difference("abcdef", "abXYdef"), Some((2..3, 2)));
-        assert_eq!(difference("aaa", "aaaa"), Some((3..3, 1)));
-        assert_eq!(difference("é", "è"), Some((0..2, 2)));
-        assert_eq!(difference("x😀y", "x😁y"), Some((1..5, 4)));
-    }
-
     #[tokio::test]
     async fn edits_land_on_disk_and_outside_changes_are_kept() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("a.chat.md");
         std::fs::write(&path, "## @me\nhi\n").unwrap();
-        let mut port = FilePort::open(&path, None).unwrap();
+        let mut port = FilePort::open(&path).unwrap();
         let applied = port.apply(vec![(10..10, "\n## @a\n".into())]).await;
         assert_eq!(applied.unwrap(), Applied::Done);
         assert_eq!(
@@ -341,7 +248,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("a.chat.md");
         std::fs::write(&path, "## @me\nhi\n").unwrap();
-        let mut port = FilePort::open(&path, None).unwrap();
+        let mut port = FilePort::open(&path).unwrap();
         let applied = port.apply(vec![(10..10, "\n## @a\n".into())]).await;
         assert_eq!(applied.unwrap(), Applied::Done);
         // A program that read the file before that write saves what it read.
@@ -366,7 +273,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("a.chat.md");
         std::fs::write(&path, b"## @me\n\xff").unwrap();
-        let error = FilePort::open(&path, None).err().unwrap();
+        let error = FilePort::open(&path).err().unwrap();
         assert!(error.to_string().contains("line 2, column 1"), "{error}");
     }
 }

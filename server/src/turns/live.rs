@@ -2,15 +2,16 @@
 //! answer filtered for the chat, tool activity (one entry per call, updated as it
 //! ends), retries, refused actions, and how the turn ended.
 
-use std::time::Instant;
+use std::time::{Instant, SystemTime};
 
-use super::EditorPort;
-use super::blocks::{self, ToolEntry};
-use super::section::{self, Ending};
+use super::{EditorPort, TurnError};
 use crate::agents::{AgentEvent, Denial, Retry, ToolStatus};
+use crate::conversation::blocks::{self, ToolEntry};
 use crate::conversation::output::OutputFilter;
+use crate::conversation::section::{self, Ending};
 use crate::document::status::{StatusComment, TurnStatus};
 use crate::runner::{Ended, RunOutcome};
+use crate::team::Member;
 
 /// The most answer text one turn writes into the chat; the rest is left out, with a
 /// note. Real answers are tens of KiB; a 50 MB one went whole into the chat.
@@ -37,84 +38,163 @@ pub(super) struct Live {
     /// The member's `agent` and `args`, for the "not allowed" hint.
     pub(super) agent: String,
     pub(super) args: Vec<String>,
+    /// How the turn ended, for its status comment (its `error` is written from
+    /// `error` when the turn ends).
     pub(super) ending: Ending,
+    /// Why the turn failed, once it did.
+    pub(super) error: Option<TurnError>,
     pub(super) started: Instant,
     pub(super) done: bool,
     /// The port was told how the turn ended.
     pub(super) reported: bool,
 }
 
-pub(super) fn on_event<P: EditorPort>(port: &mut P, t: &mut Live, event: AgentEvent) {
-    match event {
-        AgentEvent::Started { session, model } => {
-            if let Some(model) = model {
-                t.status.set("model", model);
-            }
-            if let Some(session) = session {
-                t.status.set("session", session);
-            }
-            t.status_dirty = true;
-        }
-        AgentEvent::Model(model) => {
-            t.status.set("model", model);
-            t.status_dirty = true;
-        }
-        AgentEvent::Text(piece) => {
-            let kept = within(&piece, MAX_ANSWER.saturating_sub(t.answer.len()));
-            t.cut += piece.len() - kept.len();
-            if kept.is_empty() {
-                return;
-            }
-            port.on_text(&t.member, kept);
-            t.answer.push_str(kept);
-            let safe = t.filter.push(kept);
-            t.pending.push_str(&safe);
-        }
-        AgentEvent::Tool {
-            id,
-            summary,
+impl Live {
+    /// A turn of `member` about to be queued with `status`, in a document whose line
+    /// break is `eol`.
+    pub(super) fn new(member: &Member, status: StatusComment, eol: &'static str) -> Live {
+        Live {
+            member: member.handle.clone(),
             status,
-            detail,
-        } => tool(&mut t.tools, id, summary, status, detail),
-        AgentEvent::Retry(retry) => {
-            tracing::debug!(member = t.member.as_str(), "{retry}");
-            port.on_retry(&t.member, &retry);
-            t.status.set("retry", retry_value(&retry, &t.status));
-            t.status_dirty = true;
+            status_dirty: true,
+            filter: OutputFilter::new(),
+            pending: String::new(),
+            at_line_start: true,
+            eol,
+            answer: String::new(),
+            cut: 0,
+            tools: Vec::new(),
+            denied: Vec::new(),
+            allow: Vec::new(),
+            agent: member.agent.clone(),
+            args: member.args.clone(),
+            ending: Ending::default(),
+            error: None,
+            started: Instant::now(),
+            done: false,
+            reported: false,
         }
-        AgentEvent::Denied { denials, allow } => {
-            t.denied.extend(denials);
-            for arg in allow {
-                // `--allowedTools` once, each rule once, over several reports.
-                if !t.allow.contains(&arg) {
-                    t.allow.push(arg);
+    }
+
+    /// The agent was started; `model` is the one its configuration asks for, when
+    /// the CLI never names it.
+    pub(super) fn start(&mut self, model: Option<String>) {
+        section::streaming(&mut self.status, SystemTime::now());
+        if let Some(model) = model {
+            self.status.set("model", model);
+        }
+        self.started = Instant::now();
+    }
+
+    pub(super) fn dirty(&self) -> bool {
+        self.status_dirty || !self.pending.is_empty()
+    }
+
+    /// Everything buffered is now in the document.
+    pub(super) fn written(&mut self) {
+        self.status_dirty = false;
+        if !self.pending.is_empty() {
+            self.at_line_start = self.pending.ends_with('\n');
+            self.pending.clear();
+        }
+    }
+
+    /// The turn's runner went away without an end: the turn failed.
+    pub(super) fn lost(&mut self) {
+        self.done = true;
+        self.error = Some(TurnError::NoResult);
+        self.finish(TurnStatus::Error);
+    }
+
+    /// Writes how the turn ended into its status comment.
+    fn finish(&mut self, status: TurnStatus) {
+        self.ending.error = self.error.as_ref().map(ToString::to_string);
+        section::finished(
+            &mut self.status,
+            status,
+            self.started.elapsed(),
+            &self.ending,
+        );
+        self.status_dirty = true;
+    }
+}
+
+impl Live {
+    /// An event of the agent, taken into the turn (`port` shows the text and retries
+    /// where it can).
+    pub(super) fn on_event<P: EditorPort>(&mut self, port: &mut P, event: AgentEvent) {
+        let t = self;
+        match event {
+            AgentEvent::Started { session, model } => {
+                if let Some(model) = model {
+                    t.status.set("model", model);
+                }
+                if let Some(session) = session {
+                    t.status.set("session", session);
+                }
+                t.status_dirty = true;
+            }
+            AgentEvent::Model(model) => {
+                t.status.set("model", model);
+                t.status_dirty = true;
+            }
+            AgentEvent::Text(piece) => {
+                let kept = within(&piece, MAX_ANSWER.saturating_sub(t.answer.len()));
+                t.cut += piece.len() - kept.len();
+                if kept.is_empty() {
+                    return;
+                }
+                port.on_text(&t.member, kept);
+                t.answer.push_str(kept);
+                let safe = t.filter.push(kept);
+                t.pending.push_str(&safe);
+            }
+            AgentEvent::Tool {
+                id,
+                summary,
+                status,
+                detail,
+            } => tool(&mut t.tools, id, summary, status, detail),
+            AgentEvent::Retry(retry) => {
+                tracing::debug!(member = t.member.as_str(), "{retry}");
+                port.on_retry(&t.member, &retry);
+                t.status.set("retry", retry_value(&retry, &t.status));
+                t.status_dirty = true;
+            }
+            AgentEvent::Denied { denials, allow } => {
+                t.denied.extend(denials);
+                for arg in allow {
+                    // `--allowedTools` once, each rule once, over several reports.
+                    if !t.allow.contains(&arg) {
+                        t.allow.push(arg);
+                    }
                 }
             }
-        }
-        AgentEvent::Usage(usage) => t.ending.usage = Some(usage),
-        AgentEvent::Done { stop_reason, usage } => {
-            t.ending.stop = stop_reason;
-            if usage.is_some() {
-                t.ending.usage = usage;
+            AgentEvent::Usage(usage) => t.ending.usage = Some(usage),
+            AgentEvent::Done { stop_reason, usage } => {
+                t.ending.stop = stop_reason;
+                if usage.is_some() {
+                    t.ending.usage = usage;
+                }
             }
-        }
-        AgentEvent::Failed { message } => t.ending.error = Some(message),
-        AgentEvent::Notice(note) => tracing::debug!(member = t.member.as_str(), "{note}"),
-        AgentEvent::SessionNotFound { message } => {
-            // The turn runs again as a new session (turns/resume.rs); the status says so.
-            tracing::info!(member = t.member.as_str(), "{message}");
-            t.status.set("resume", "lost");
-            t.status_dirty = true;
-        }
-        // No adapter asks yet; writing the block and sending the answer back
-        // (`SessionCommand::Answer`) comes with the ACP adapter.
-        AgentEvent::Permission(request) => {
-            let member = t.member.as_str();
-            tracing::warn!(
-                member,
-                "permission request not answered: {}",
-                request.summary
-            );
+            AgentEvent::Failed { message } => t.error = Some(TurnError::Agent(message)),
+            AgentEvent::Notice(note) => tracing::debug!(member = t.member.as_str(), "{note}"),
+            AgentEvent::SessionNotFound { message } => {
+                // The turn runs again as a new session (turns/resume.rs); the status says so.
+                tracing::info!(member = t.member.as_str(), "{message}");
+                t.status.set("resume", "lost");
+                t.status_dirty = true;
+            }
+            // No adapter asks yet; writing the block and sending the answer back
+            // (`SessionCommand::Answer`) comes with the ACP adapter.
+            AgentEvent::Permission(request) => {
+                let member = t.member.as_str();
+                tracing::warn!(
+                    member,
+                    "permission request not answered: {}",
+                    request.summary
+                );
+            }
         }
     }
 }
@@ -195,46 +275,50 @@ fn retry_value(retry: &Retry, status: &StatusComment) -> String {
     }
 }
 
-pub(super) fn on_end(t: &mut Live, outcome: &RunOutcome) {
-    t.done = true;
-    t.pending.push_str(&t.filter.finish());
-    let written_ends_line = if t.pending.is_empty() {
-        t.at_line_start
-    } else {
-        t.pending.ends_with('\n')
-    };
-    if !written_ends_line {
-        t.pending.push('\n');
-    }
-    if t.cut > 0 {
-        t.pending.push_str(&cut_note(t.cut));
-    }
-    if !t.tools.is_empty() {
-        t.pending.push_str(&blocks::tools_block(&t.tools));
-    }
-    if !t.denied.is_empty() {
-        t.pending.push_str(&blocks::not_allowed(
-            &t.member, &t.agent, &t.denied, &t.args, &t.allow,
-        ));
-        t.ending.denied = t.denied.len();
-    }
-    t.ending.exit = outcome.exit.as_ref().and_then(|e| e.code);
-    let status = match &outcome.ended {
-        Ended::Completed if t.answer.trim() == "SKIP" => TurnStatus::Skipped,
-        Ended::Completed => TurnStatus::Done,
-        Ended::Cancelled => TurnStatus::Cancelled,
-        other => {
-            if t.ending.error.is_none() {
-                t.ending.error = Some(other.to_string());
-            }
-            TurnStatus::Error
+impl Live {
+    /// The agent's process ended: the rest of the answer, the blocks at its end and
+    /// the final status comment.
+    pub(super) fn on_end(&mut self, outcome: &RunOutcome) {
+        let t = self;
+        t.done = true;
+        t.pending.push_str(&t.filter.finish());
+        let written_ends_line = if t.pending.is_empty() {
+            t.at_line_start
+        } else {
+            t.pending.ends_with('\n')
+        };
+        if !written_ends_line {
+            t.pending.push('\n');
         }
-    };
-    if status == TurnStatus::Skipped {
-        t.pending.clear();
+        if t.cut > 0 {
+            t.pending.push_str(&cut_note(t.cut));
+        }
+        if !t.tools.is_empty() {
+            t.pending.push_str(&blocks::tools_block(&t.tools));
+        }
+        if !t.denied.is_empty() {
+            t.pending.push_str(&blocks::not_allowed(
+                &t.member, &t.agent, &t.denied, &t.args, &t.allow,
+            ));
+            t.ending.denied = t.denied.len();
+        }
+        t.ending.exit = outcome.exit.as_ref().and_then(|e| e.code);
+        let status = match &outcome.ended {
+            Ended::Completed if t.answer.trim() == "SKIP" => TurnStatus::Skipped,
+            Ended::Completed => TurnStatus::Done,
+            Ended::Cancelled => TurnStatus::Cancelled,
+            other => {
+                if t.error.is_none() {
+                    t.error = Some(TurnError::Agent(other.to_string()));
+                }
+                TurnStatus::Error
+            }
+        };
+        if status == TurnStatus::Skipped {
+            t.pending.clear();
+        }
+        t.finish(status);
     }
-    section::finished(&mut t.status, status, t.started.elapsed(), &t.ending);
-    t.status_dirty = true;
 }
 
 #[cfg(test)]

@@ -1,7 +1,8 @@
 //! Whose process runs a turn: the `host` and `pid` keys that an unfinished turn's
 //! status comment carries (`queued`, `streaming`, `waiting`), so that another process
 //! can tell a turn that still runs from one left behind by a process that is gone
-//! (killed, crashed). The keys are removed when the turn ends.
+//! (killed, crashed). The keys are removed when the turn ends
+//! (`conversation::section::unstamp`).
 
 use std::path::Path;
 use std::sync::OnceLock;
@@ -76,12 +77,6 @@ pub fn runs_elsewhere(comment: &StatusComment, chat: Option<&Path>) -> bool {
     }
 }
 
-/// Removes the owner from a status comment (the turn ended).
-pub fn unstamp(comment: &mut StatusComment) {
-    comment.remove("host");
-    comment.remove("pid");
-}
-
 /// Whether a process with this id exists on this host (a zombie counts as gone: it
 /// no longer runs anything). A process of another user exists too (`EPERM`).
 pub fn alive(pid: u32) -> bool {
@@ -136,7 +131,7 @@ mod tests {
             "<!-- chatmd id=t1 status=streaming host=\"build box\" pid=4242 -->"
         );
         assert_eq!(Owner::of(&c), Some(owner));
-        unstamp(&mut c);
+        crate::conversation::section::unstamp(&mut c);
         assert_eq!(c.render(), "<!-- chatmd id=t1 status=streaming -->");
         assert_eq!(Owner::of(&c), None);
     }

@@ -9,7 +9,7 @@ use std::path::Path;
 use tokio::sync::mpsc::{self, Sender};
 use tokio_util::sync::CancellationToken;
 
-use super::engine::Context;
+use super::Context;
 use crate::agents::{AgentEntry, AgentEvent, Invocation, parser_for};
 use crate::conversation::resume::{LastSession, last_session, sessions};
 use crate::document::chat::Chat;

@@ -2,23 +2,20 @@
 //! are appended at once, their agents run, and their answers stream into the sections
 //! (at most one edit per document every 50 ms, plus one at the end of each turn).
 
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, Instant};
 
 use tokio::sync::mpsc;
 use tokio::time::sleep_until;
 use tokio_util::sync::CancellationToken;
 
 use super::anchors::{Anchors, Places};
-use super::engine::{Context, TurnReport, plan};
-use super::live::{Live, on_end, on_event};
-use super::section::{self, Ending};
-use super::{Applied, EditorPort, Level, PortError};
-use crate::agents::{AgentEntry, AgentEvent, Invocation, configured_model};
-use crate::conversation::output::OutputFilter;
+use super::live::Live;
+use super::plan::{Planned, plan};
+use super::{Applied, Context, Edited, EditorPort, Edits, Level, PortError, Snapshot, TurnError};
+use crate::agents::{AgentEvent, configured_model};
 use crate::conversation::roster::Roster;
-use crate::document::ByteRange;
-use crate::document::chat::Chat;
-use crate::document::status::{StatusComment, TurnStatus};
+use crate::conversation::section;
+use crate::document::status::TurnStatus;
 use crate::runner::RunOutcome;
 use crate::team::Member;
 
@@ -35,13 +32,20 @@ enum Msg {
     Ended(usize, RunOutcome),
 }
 
-struct Planned<'a> {
+/// A member's turn that may start: its command line and the token that cancels it.
+struct Ready<'a> {
     member: &'a Member,
-    invocation: Invocation,
-    /// The turn as a new session, when `invocation` resumes one (`turns/resume.rs`).
-    fallback: Option<Invocation>,
-    entry: AgentEntry,
+    planned: Planned,
     cancel: CancellationToken,
+}
+
+/// How one turn ended. Every error here was told to the user already (through
+/// [`EditorPort::notify`]) when the turn ended.
+#[derive(Debug)]
+pub struct TurnReport {
+    pub member: String,
+    pub status: TurnStatus,
+    pub error: Option<TurnError>,
 }
 
 /// What a round did.
@@ -49,24 +53,23 @@ pub(super) struct Round {
     /// How each turn that was tried ended.
     pub(super) turns: Vec<TurnReport>,
     /// Why members were not started (they are already answering).
-    pub(super) refused: Vec<String>,
+    pub(super) refused: Vec<TurnError>,
     /// The turn ids of the sections the round wrote: only these answers may hand the
     /// word on when the round ends.
     pub(super) ids: Vec<String>,
 }
 
-/// Runs `members`, each answering its message (an index into `chat`'s messages).
+/// Runs `members`, each answering its message (an index into the snapshot's messages).
 pub(super) async fn run_round<P: EditorPort>(
     port: &mut P,
     ctx: &Context,
-    text: &str,
-    chat: &Chat,
+    snapshot: &Snapshot,
     roster: &Roster<'_>,
     members: &[(String, usize)],
-) -> Result<Round, PortError> {
+) -> Result<Round, TurnError> {
     let mut reports = Vec::new();
     let mut refused = Vec::new();
-    let mut planned = Vec::new();
+    let mut ready = Vec::new();
     for (handle, message) in members {
         let message = *message;
         let Some(member) = roster.member(handle) else {
@@ -74,16 +77,14 @@ pub(super) async fn run_round<P: EditorPort>(
         };
         let cancel = ctx.cancel.child_token();
         if let Err(why) = port.begin_turn(&member.handle, &cancel) {
-            port.notify(Level::Warning, &why).await;
+            port.notify(Level::Warning, &why.to_string()).await;
             refused.push(why);
             continue;
         }
-        match plan(ctx, text, chat, roster, member, message) {
-            Ok((invocation, entry, fallback)) => planned.push(Planned {
+        match plan(ctx, snapshot, roster, member, message) {
+            Ok(planned) => ready.push(Ready {
                 member,
-                invocation,
-                fallback,
-                entry,
+                planned,
                 cancel,
             }),
             Err(error) => {
@@ -99,38 +100,41 @@ pub(super) async fn run_round<P: EditorPort>(
             }
         }
     }
-    if planned.is_empty() {
+    if ready.is_empty() {
         return Ok(Round {
             turns: reports,
             refused,
             ids: Vec::new(),
         });
     }
-    let handles: Vec<String> = planned.iter().map(|p| p.member.handle.clone()).collect();
+    let handles: Vec<String> = ready.iter().map(|p| p.member.handle.clone()).collect();
     port.round_starting(&handles);
 
-    let (mut live, mut anchors) = match append_sections(port, &planned).await {
+    let (mut live, mut anchors) = match append_sections(port, &ready).await {
         Ok(appended) => appended,
         Err(error) => {
-            for p in &planned {
-                port.end_turn(
-                    &p.member.handle,
-                    TurnStatus::Error,
-                    Some(&error.to_string()),
-                );
+            let error = TurnError::Port(error);
+            for p in &ready {
+                port.end_turn(&p.member.handle, TurnStatus::Error, Some(&error));
             }
             return Err(error);
         }
     };
 
     let (tx, mut rx) = mpsc::channel::<Msg>(256);
-    for (i, p) in planned.into_iter().enumerate() {
+    for (i, p) in ready.into_iter().enumerate() {
         // A CLI that never names its model (codex): the one its configuration asks for.
-        let model = configured_model(&p.entry, &p.invocation);
+        let Planned {
+            invocation,
+            fallback,
+            entry,
+        } = p.planned;
+        let model = configured_model(&entry, &invocation);
         let tx = tx.clone();
+        let cancel = p.cancel;
         tokio::spawn(async move {
             let (events_tx, mut events_rx) = mpsc::channel(256);
-            let turn = super::resume::run(p.invocation, p.fallback, &p.entry, events_tx, p.cancel);
+            let turn = super::resume::run(invocation, fallback, &entry, events_tx, cancel);
             let forward = async {
                 while let Some(event) = events_rx.recv().await {
                     if tx.send(Msg::Event(i, event)).await.is_err() {
@@ -143,23 +147,18 @@ pub(super) async fn run_round<P: EditorPort>(
             let (outcome, ()) = tokio::join!(turn, forward);
             let _ = tx.send(Msg::Ended(i, outcome)).await;
         });
-        section::streaming(&mut live[i].status, SystemTime::now());
-        if let Some(model) = model {
-            live[i].status.set("model", model);
-        }
-        live[i].started = Instant::now();
+        live[i].start(model);
     }
     drop(tx);
 
-    let result = stream(port, &mut rx, &mut live, &mut anchors).await;
-    for t in &live {
-        if !t.reported {
-            // The document could not be written: the turn ends with the error.
-            let error = result.as_ref().err().map(ToString::to_string);
-            port.end_turn(&t.member, TurnStatus::Error, error.as_deref());
+    if let Err(error) = stream(port, &mut rx, &mut live, &mut anchors).await {
+        // The document could not be written: the turns not reported end with the error.
+        let error = TurnError::Port(error);
+        for t in live.iter().filter(|t| !t.reported) {
+            port.end_turn(&t.member, TurnStatus::Error, Some(&error));
         }
+        return Err(error);
     }
-    result?;
     let ids = live
         .iter()
         .filter_map(|t| t.status.id().map(str::to_owned))
@@ -167,7 +166,7 @@ pub(super) async fn run_round<P: EditorPort>(
     reports.extend(live.into_iter().map(|t| TurnReport {
         member: t.member,
         status: t.status.status().unwrap_or(TurnStatus::Error),
-        error: t.ending.error,
+        error: t.error,
     }));
     Ok(Round {
         turns: reports,
@@ -180,20 +179,22 @@ pub(super) async fn run_round<P: EditorPort>(
 /// document as it is when the edit lands.
 async fn append_sections<P: EditorPort>(
     port: &mut P,
-    planned: &[Planned<'_>],
+    ready: &[Ready<'_>],
 ) -> Result<(Vec<Live>, Anchors), PortError> {
-    for _ in 0..MAX_STALE {
-        let text = port.text().await?;
-        let chat = Chat::parse(&text);
-        let first = section::next_turn_number(&text, &chat);
+    let appended = port.edit_until_applied(MAX_STALE, |snapshot| {
+        let (text, chat) = (&*snapshot.text, &*snapshot.chat);
+        let first = section::next_turn_number(text, chat);
+        let eol = section::line_break(text);
         let mut insert = String::new();
         let mut places = Vec::new();
         let mut live = Vec::new();
-        for (number, p) in (first..).zip(planned) {
+        for (number, p) in (first..).zip(ready) {
             let mut status = section::queued(&format!("t{number}"), &p.member.agent);
             super::owner::Owner::this().stamp(&mut status); // whose process runs it
+            // The section follows the text, or the sections before it in this edit.
+            let before = if insert.is_empty() { text } else { &insert };
             let (piece, status_range, body) =
-                section::new_section(&format!("{text}{insert}"), &p.member.handle, &status);
+                section::section_after(before, eol, &p.member.handle, &status);
             let base = insert.len();
             places.push(Places {
                 status: base + status_range.start..base + status_range.end,
@@ -201,44 +202,44 @@ async fn append_sections<P: EditorPort>(
                 end: base + body,
             });
             insert.push_str(&piece);
-            live.push(Live::new(p.member, status, &text));
+            live.push(Live::new(p.member, status, eol));
         }
-        if port.apply(vec![(text.len()..text.len(), insert)]).await? == Applied::Stale {
-            continue;
-        }
-        // Place the anchors where the sections landed, then move them through what
-        // happened after.
-        let mut anchors = Anchors::default();
-        let mut landed = false;
-        for change in port.changes().await? {
-            if !landed && change.ours {
-                landed = true;
-                let at = change.range.start;
-                for p in &places {
-                    anchors.add(Places {
-                        status: at + p.status.start..at + p.status.end,
-                        body_start: at + p.body_start,
-                        end: at + p.end,
-                    });
-                }
-            } else if landed {
-                anchors.apply(&change);
+        Ok::<_, PortError>(Some((
+            vec![(text.len()..text.len(), insert)],
+            (live, places),
+        )))
+    });
+    let (live, places) = match appended.await? {
+        Edited::Applied(appended) => appended,
+        Edited::Unneeded | Edited::GaveUp => return Err(gave_up()),
+    };
+    // Place the anchors where the sections landed, then move them through what
+    // happened after.
+    let mut anchors = Anchors::default();
+    let mut landed = false;
+    for change in port.changes().await? {
+        if !landed && change.ours {
+            landed = true;
+            let at = change.range.start;
+            for p in &places {
+                anchors.add(Places {
+                    status: at + p.status.start..at + p.status.end,
+                    body_start: at + p.body_start,
+                    end: at + p.end,
+                });
             }
+        } else if landed {
+            anchors.apply(&change);
         }
-        if !landed {
-            return Err(PortError::Other(
-                "the new sections were written but the editor did not report them".into(),
-            ));
-        }
-        return Ok((live, anchors));
     }
-    Err(gave_up())
+    if !landed {
+        return Err(PortError::NotReported);
+    }
+    Ok((live, anchors))
 }
 
 fn gave_up() -> PortError {
-    PortError::Other(format!(
-        "the editor refused {MAX_STALE} edits in a row; the answer could not be written"
-    ))
+    PortError::Refused { times: MAX_STALE }
 }
 
 /// Streams every turn's events into its section until all turns have ended.
@@ -254,7 +255,7 @@ async fn stream<P: EditorPort>(
         tokio::select! {
             msg = rx.recv() => match msg {
                 Some(Msg::Event(i, event)) => {
-                    on_event(port, &mut live[i], event);
+                    live[i].on_event(port, event);
                     if next_flush.is_none() && live[i].dirty() {
                         // Write at once when the last write is long enough ago, so the
                         // first words show without waiting for a tick.
@@ -262,7 +263,7 @@ async fn stream<P: EditorPort>(
                     }
                 }
                 Some(Msg::Ended(i, outcome)) => {
-                    on_end(&mut live[i], &outcome);
+                    live[i].on_end(&outcome);
                     flush(port, live, anchors).await?;
                     last_flush = Instant::now();
                     next_flush = None;
@@ -281,16 +282,7 @@ async fn stream<P: EditorPort>(
     for t in live.iter_mut().filter(|t| !t.reported) {
         // The runner task went away without an end (it cannot, but never leave a turn
         // streaming in the file).
-        section::finished(
-            &mut t.status,
-            TurnStatus::Error,
-            t.started.elapsed(),
-            &Ending {
-                error: Some("the turn ended without a result".into()),
-                ..Ending::default()
-            },
-        );
-        t.status_dirty = true;
+        t.lost();
     }
     flush(port, live, anchors).await?;
     for t in live.iter_mut() {
@@ -306,11 +298,11 @@ async fn finish_turn<P: EditorPort>(port: &mut P, t: &mut Live) {
     }
     t.reported = true;
     let status = t.status.status().unwrap_or(TurnStatus::Error);
-    if let Some(error) = &t.ending.error {
+    if let Some(error) = &t.error {
         port.notify(Level::Error, &format!("@{}: {error}", t.member))
             .await;
     }
-    port.end_turn(&t.member, status, t.ending.error.as_deref());
+    port.end_turn(&t.member, status, t.error.as_ref());
 }
 
 /// Writes every turn's buffered text at its place and its status comment if it
@@ -341,8 +333,8 @@ async fn flush<P: EditorPort>(
 
 /// The edits that write what every turn has buffered (nothing is taken from the turns:
 /// an edit that does not land is computed again).
-fn pending_edits(live: &[Live], anchors: &Anchors) -> Vec<(ByteRange, String)> {
-    let mut edits: Vec<(ByteRange, String)> = Vec::new();
+fn pending_edits(live: &[Live], anchors: &Anchors) -> Edits {
+    let mut edits: Edits = Vec::new();
     for (i, t) in live.iter().enumerate() {
         let places = anchors.get(i);
         if t.status_dirty {
@@ -360,42 +352,4 @@ fn pending_edits(live: &[Live], anchors: &Anchors) -> Vec<(ByteRange, String)> {
     }
     edits.sort_by_key(|(r, _)| (r.start, r.end));
     edits
-}
-
-impl Live {
-    fn new(member: &Member, status: StatusComment, text: &str) -> Live {
-        Live {
-            member: member.handle.clone(),
-            status,
-            status_dirty: true,
-            filter: OutputFilter::new(),
-            pending: String::new(),
-            at_line_start: true,
-            eol: section::line_break(text),
-            answer: String::new(),
-            cut: 0,
-            tools: Vec::new(),
-            denied: Vec::new(),
-            allow: Vec::new(),
-            agent: member.agent.clone(),
-            args: member.args.clone(),
-            ending: Ending::default(),
-            started: Instant::now(),
-            done: false,
-            reported: false,
-        }
-    }
-
-    fn dirty(&self) -> bool {
-        self.status_dirty || !self.pending.is_empty()
-    }
-
-    /// Everything buffered is now in the document.
-    fn written(&mut self) {
-        self.status_dirty = false;
-        if !self.pending.is_empty() {
-            self.at_line_start = self.pending.ends_with('\n');
-            self.pending.clear();
-        }
-    }
 }

@@ -9,11 +9,11 @@ use tower_lsp_server::Client;
 use tower_lsp_server::jsonrpc::{Error, Result};
 use tower_lsp_server::ls_types::*;
 
-use super::read;
+use super::{failed, read};
+use crate::conversation::actions;
 use crate::conversation::roster::Roster;
 use crate::document::chat::Chat;
 use crate::lsp::state::{State, lock, team_of};
-use crate::turns::actions;
 
 pub(super) async fn fork(
     client: &Client,
@@ -21,13 +21,13 @@ pub(super) async fn fork(
     uri: &Uri,
     line: u32,
 ) -> Result<Value> {
-    let (text, path) = read(state, uri)?;
-    let chat = Chat::parse(&text);
+    let (snapshot, path) = read(state, uri)?;
     let name = path
         .file_name()
         .and_then(|n| n.to_str())
         .unwrap_or("chat.chat.md");
-    let forked = actions::fork(&text, &chat, line, name).map_err(Error::invalid_params)?;
+    let forked = actions::fork(&snapshot.text, &snapshot.chat, line, name)
+        .map_err(|e| Error::invalid_params(e.to_string()))?;
     let stem = name.strip_suffix(".chat.md").unwrap_or(name);
     let folder = path.parent().unwrap_or(Path::new("."));
     let created = create_unique(folder, &format!("{stem}-fork"), &forked)?;
@@ -87,18 +87,12 @@ fn create_unique(folder: &Path, stem: &str, text: &str) -> Result<PathBuf> {
             .open(&path)
         {
             Ok(mut file) => {
-                file.write_all(text.as_bytes()).map_err(|e| {
-                    Error::invalid_params(format!("cannot write {}: {e}", path.display()))
-                })?;
+                file.write_all(text.as_bytes())
+                    .map_err(|e| failed(format!("cannot write {}: {e}", path.display())))?;
                 return Ok(path);
             }
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-            Err(e) => {
-                return Err(Error::invalid_params(format!(
-                    "cannot create {}: {e}",
-                    path.display()
-                )));
-            }
+            Err(e) => return Err(failed(format!("cannot create {}: {e}", path.display()))),
         }
     }
     Err(Error::invalid_params(format!(

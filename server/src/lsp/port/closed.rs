@@ -6,9 +6,9 @@
 //! earlier), else they are appended at its end. The user's unsaved edits are gone, as
 //! the user asked; chatmd's answers are not.
 
+use crate::conversation::section::line_break;
 use crate::document::chat::Chat;
 use crate::turns::Change;
-use crate::turns::section::line_break;
 
 /// The file's new text, and the changes that turn the editor's text into it (so the
 /// running turns' places follow their sections).

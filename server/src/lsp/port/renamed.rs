@@ -8,7 +8,6 @@
 use std::time::Duration;
 
 use super::{LspPort, closed, lock};
-use crate::turns::file_port::difference;
 use crate::turns::lock::{ChatLock, SERVER};
 use crate::turns::{Change, PortError};
 
@@ -43,9 +42,7 @@ impl LspPort {
         self.reader = journal.subscribe();
         self.cursor = journal.end();
         drop(state);
-        if let Some((range, new_len)) = difference(&self.view, &text) {
-            self.pending.push(Change::theirs(range, new_len));
-        }
+        self.pending.extend(Change::between(&self.view, &text));
         self.view = text;
         self.running.move_document(self.uri.as_str(), uri.as_str());
         tracing::info!(

@@ -134,15 +134,14 @@ impl LspPort {
                             deadline = Instant::now() + REFUSED_WAIT;
                         }
                         Ok(Err(error)) => {
-                            return Err(PortError::Other(format!(
-                                "the editor did not apply chatmd's edit: {error}"
-                            )));
+                            return Err(PortError::EditFailed {
+                                message: error.to_string(),
+                            });
                         }
                         Err(_) => {
-                            return Err(PortError::Other(format!(
-                                "the editor did not answer chatmd's edit within {}s",
-                                ANSWER_WAIT.as_secs()
-                            )));
+                            return Err(PortError::NoAnswer {
+                                secs: ANSWER_WAIT.as_secs(),
+                            });
                         }
                     }
                 }

@@ -191,15 +191,16 @@ fn settle(
                 break;
             }
             if started.elapsed() > 10 * MAX_SETTLE {
-                return Err(PortError::Other(format!(
-                    "{} keeps being emptied and rewritten; chatmd stopped writing it",
-                    path.display()
-                )));
+                return Err(PortError::KeepsEmptied {
+                    path: path.display().to_string(),
+                });
             }
         }
     }
-    let text = crate::document::decode(&bytes)
-        .map_err(|e| PortError::Other(format!("{}: {e}", path.display())))?;
+    let text = crate::document::decode(&bytes).map_err(|source| PortError::NotUtf8 {
+        path: path.display().to_string(),
+        source,
+    })?;
     Ok((text.to_string(), stamp))
 }
 

@@ -9,6 +9,31 @@ use crate::document::front_matter::set_key_edit;
 use crate::document::permission::{self, PermissionBlock};
 use crate::document::text::Text;
 
+/// Why a chat command cannot do what it was asked, in the user's words.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ActionError {
+    #[error("put the cursor in an answer (a `## @member` section) to retry it")]
+    NoAnswerHere,
+    #[error("@{handle} is not an agent: only an agent's answer can be retried")]
+    NotAnAgent { handle: String },
+    #[error(
+        "only the latest answers can be retried: a later message replies to this one. Use Fork from here to try @{handle} again in a new chat"
+    )]
+    NotTheLatest { handle: String },
+    #[error("put the cursor in the message to fork from")]
+    NoMessageHere,
+    #[error("no permission request `{request}` in this chat")]
+    NoSuchRequest { request: String },
+    #[error("permission request `{request}` was already answered: {answer}")]
+    AlreadyAnswered { request: String, answer: String },
+    #[error("`{option}` is not an option of `{request}`; choose one of: {}", options.join(", "))]
+    NoSuchOption {
+        option: String,
+        request: String,
+        options: Vec<String>,
+    },
+}
+
 /// The message on 0-based `line`, if the line is inside one.
 pub fn message_on_line(text: &str, chat: &Chat, line: u32) -> Option<usize> {
     let rope = Text::new(text);
@@ -26,23 +51,22 @@ pub fn retry(
     chat: &Chat,
     roster: &Roster,
     line: u32,
-) -> Result<(String, ByteRange), String> {
-    let index = message_on_line(text, chat, line)
-        .ok_or("put the cursor in an answer (a `## @member` section) to retry it")?;
+) -> Result<(String, ByteRange), ActionError> {
+    let index = message_on_line(text, chat, line).ok_or(ActionError::NoAnswerHere)?;
     let message = &chat.messages[index];
     let handle = message.handle(text);
     if !roster.is_ai(handle) {
-        return Err(format!(
-            "@{handle} is not an agent: only an agent's answer can be retried"
-        ));
+        return Err(ActionError::NotAnAgent {
+            handle: handle.to_string(),
+        });
     }
     let later_human = chat.messages[index + 1..]
         .iter()
         .any(|m| !roster.is_ai(m.handle(text)) && !m.is_empty(text));
     if later_human {
-        return Err(format!(
-            "only the latest answers can be retried: a later message replies to this one. Use Fork from here to try @{handle} again in a new chat"
-        ));
+        return Err(ActionError::NotTheLatest {
+            handle: handle.to_string(),
+        });
     }
     let mut range = message.range();
     // Take the blank line before the heading with it, so the file looks as before.
@@ -65,9 +89,8 @@ pub fn retry(
 
 /// The text of a fork: everything up to the end of the message on `line`, with
 /// `forked_from:` in the front matter.
-pub fn fork(text: &str, chat: &Chat, line: u32, source: &str) -> Result<String, String> {
-    let index =
-        message_on_line(text, chat, line).ok_or("put the cursor in the message to fork from")?;
+pub fn fork(text: &str, chat: &Chat, line: u32, source: &str) -> Result<String, ActionError> {
+    let index = message_on_line(text, chat, line).ok_or(ActionError::NoMessageHere)?;
     let mut out = text[..chat.messages[index].range().end].to_string();
     if !out.ends_with('\n') {
         out.push('\n');
@@ -124,17 +147,19 @@ pub fn answer(
     chat: &Chat,
     request: &str,
     option: &str,
-) -> Result<(ByteRange, String), String> {
+) -> Result<(ByteRange, String), ActionError> {
     let blocks: Vec<PermissionBlock> = chat.messages.iter().flat_map(|m| m.permissions()).collect();
     let block = blocks
         .iter()
         .find(|b| &text[b.id.clone()] == request)
-        .ok_or_else(|| format!("no permission request `{request}` in this chat"))?;
+        .ok_or_else(|| ActionError::NoSuchRequest {
+            request: request.to_string(),
+        })?;
     if !block.is_pending() {
-        return Err(format!(
-            "permission request `{request}` was already answered: {}",
-            &text[block.text.clone()]
-        ));
+        return Err(ActionError::AlreadyAnswered {
+            request: request.to_string(),
+            answer: text[block.text.clone()].to_string(),
+        });
     }
     let labels: Vec<&str> = block
         .options
@@ -144,11 +169,10 @@ pub fn answer(
     let chosen = labels
         .iter()
         .find(|l| l.eq_ignore_ascii_case(option))
-        .ok_or_else(|| {
-            format!(
-                "`{option}` is not an option of `{request}`; choose one of: {}",
-                labels.join(", ")
-            )
+        .ok_or_else(|| ActionError::NoSuchOption {
+            option: option.to_string(),
+            request: request.to_string(),
+            options: labels.iter().map(|l| l.to_string()).collect(),
         })?;
     Ok((
         block.range.clone(),
@@ -195,10 +219,12 @@ mod tests {
         let mut after = CHAT.to_string();
         after.replace_range(range, "");
         assert_eq!(after, "## @me\nhi @reviewer\n");
-        let refused = retry(CHAT, &chat, &roster, 0).unwrap_err();
+        let refused = retry(CHAT, &chat, &roster, 0).unwrap_err().to_string();
         assert!(refused.contains("not an agent"), "{refused}");
         let later = format!("{CHAT}more\n");
-        let refused = retry(&later, &Chat::parse(&later), &roster, 4).unwrap_err();
+        let refused = retry(&later, &Chat::parse(&later), &roster, 4)
+            .unwrap_err()
+            .to_string();
         assert!(refused.contains("only the latest answers"), "{refused}");
     }
 
@@ -241,7 +267,7 @@ mod tests {
             after,
             "## @reviewer\n<!-- chatmd id=t1 status=waiting -->\n> **Permission** p1 — allowed once\n"
         );
-        let wrong = answer(text, &chat, "p1", "maybe").unwrap_err();
+        let wrong = answer(text, &chat, "p1", "maybe").unwrap_err().to_string();
         assert_eq!(
             wrong,
             "`maybe` is not an option of `p1`; choose one of: allow once, reject"

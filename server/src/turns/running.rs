@@ -1,5 +1,6 @@
 //! The turns running in this process, by document and member: one running turn per
-//! member and document, each with the token that cancels it.
+//! member and document, each with the token that cancels it. (The agent kinds a
+//! member can use are `agents::Registry`; this is who runs now.)
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -7,8 +8,10 @@ use std::time::{Duration, Instant};
 
 use tokio_util::sync::CancellationToken;
 
-/// One running turn.
-struct Turn {
+use super::TurnError;
+
+/// One running turn, as this set keeps it.
+struct Claim {
     cancel: CancellationToken,
     started: Instant,
     bytes: usize,
@@ -27,7 +30,7 @@ pub struct TurnInfo {
 
 /// Turns by document, then by member: looked up by `&str`, without building a key
 /// (streamed text counts its bytes here for every chunk).
-type Turns = BTreeMap<String, BTreeMap<String, Turn>>;
+type Turns = BTreeMap<String, BTreeMap<String, Claim>>;
 
 /// The running turns; clones share the same set.
 #[derive(Clone, Default)]
@@ -46,7 +49,7 @@ impl Running {
         &self,
         document: &str,
         member: &str,
-        f: impl FnOnce(&mut Turn) -> T,
+        f: impl FnOnce(&mut Claim) -> T,
     ) -> Option<T> {
         self.lock().get_mut(document)?.get_mut(member).map(f)
     }
@@ -57,24 +60,24 @@ impl Running {
         document: &str,
         member: &str,
         cancel: &CancellationToken,
-    ) -> Result<(), String> {
+    ) -> Result<(), TurnError> {
         let mut turns = self.lock();
         // Checked under the lock that `close` takes: a turn either is cancelled by it
         // or never starts.
         if self.closed.load(std::sync::atomic::Ordering::SeqCst) {
-            return Err(format!(
-                "@{member} was not started: chatmd is shutting down"
-            ));
+            return Err(TurnError::ShuttingDown {
+                member: member.to_string(),
+            });
         }
         let members = turns.entry(document.to_string()).or_default();
         if members.contains_key(member) {
-            return Err(format!(
-                "@{member} is already answering in this chat; wait for it or cancel it first"
-            ));
+            return Err(TurnError::AlreadyAnswering {
+                member: member.to_string(),
+            });
         }
         members.insert(
             member.to_string(),
-            Turn {
+            Claim {
                 cancel: cancel.clone(),
                 started: Instant::now(),
                 bytes: 0,
@@ -199,7 +202,7 @@ mod tests {
         running.claim("a.chat.md", "reviewer", &token).unwrap();
         let refused = running.claim("a.chat.md", "reviewer", &token).unwrap_err();
         assert_eq!(
-            refused,
+            refused.to_string(),
             "@reviewer is already answering in this chat; wait for it or cancel it first"
         );
         running.claim("b.chat.md", "reviewer", &token).unwrap();
@@ -237,8 +240,11 @@ mod tests {
         running.close();
         assert!(a.is_cancelled() && b.is_cancelled());
         assert_eq!(
-            running.claim("x", "c", &CancellationToken::new()),
-            Err("@c was not started: chatmd is shutting down".to_string())
+            running
+                .claim("x", "c", &CancellationToken::new())
+                .unwrap_err()
+                .to_string(),
+            "@c was not started: chatmd is shutting down"
         );
         running.release("x", "a");
         running.release("y", "b");

@@ -39,12 +39,22 @@ pub fn new_section(
     handle: &str,
     status: &StatusComment,
 ) -> (String, std::ops::Range<usize>, usize) {
-    let eol = line_break(text);
+    section_after(text, line_break(text), handle, status)
+}
+
+/// [`new_section`] after `before` (the text, or only its end: what the section
+/// follows), with the document's line break `eol`.
+pub fn section_after(
+    before: &str,
+    eol: &str,
+    handle: &str,
+    status: &StatusComment,
+) -> (String, std::ops::Range<usize>, usize) {
     let mut out = String::new();
-    if !text.is_empty() && !text.ends_with('\n') && !text.ends_with('\r') {
+    if !before.is_empty() && !before.ends_with('\n') && !before.ends_with('\r') {
         out.push_str(eol);
     }
-    if !text.is_empty() && !ends_with_blank_line(text) {
+    if !before.is_empty() && !ends_with_blank_line(before) {
         out.push_str(eol);
     }
     out.push_str("## @");
@@ -92,7 +102,7 @@ pub struct Ending {
 /// The final status comment: the status, how long it took and whatever the agent
 /// reported (stop reason, exit code, tokens, error). The process no longer runs it.
 pub fn finished(c: &mut StatusComment, status: TurnStatus, took: Duration, ending: &Ending) {
-    super::owner::unstamp(c);
+    unstamp(c);
     c.set_status(status);
     c.set("took", units::took(took));
     if let Some(stop) = &ending.stop {
@@ -145,6 +155,13 @@ pub fn reply_stub(text: &str, human: &str) -> String {
     out
 }
 
+/// Removes the process that runs a turn (`host`, `pid`, written by `turns/owner.rs`)
+/// from its status comment: the turn ended.
+pub fn unstamp(comment: &mut StatusComment) {
+    comment.remove("host");
+    comment.remove("pid");
+}
+
 /// The status rewrites that mark turns left `queued`, `streaming` or `waiting` with
 /// no running process (`is_running(member, status comment)` says which still run) as
 /// `interrupted`. The comment no longer names a process.
@@ -165,7 +182,7 @@ pub fn interrupted_edits(
         );
         if unfinished && !is_running(message.handle(text), comment) {
             let mut comment = comment.clone();
-            super::owner::unstamp(&mut comment);
+            unstamp(&mut comment);
             comment.set_status(TurnStatus::Interrupted);
             edits.push((range, comment.render()));
         }

@@ -1,0 +1,100 @@
+//! The chat as `chatmd send` runs it: the file on disk (`turns::file_port`), the
+//! chat's lock kept up to date with who answers, each answer teed to the terminal as
+//! it streams, retries on stderr, and the messages for the user kept for the end.
+
+use std::io::Write;
+use std::path::Path;
+
+use tokio_util::sync::CancellationToken;
+
+use crate::document::status::TurnStatus;
+use crate::turns::file_port::FilePort;
+use crate::turns::lock::ChatLock;
+use crate::turns::{Applied, Change, EditorPort, Edits, Level, PortError, Snapshot, TurnError};
+
+pub(super) struct SendPort {
+    file: FilePort,
+    /// The chat's lock, told which members answer.
+    lock: Option<ChatLock>,
+    /// Where streamed answers are teed (the terminal's stdout).
+    tee: Box<dyn Write + Send>,
+    /// The member whose text was teed last, to print a heading when it changes.
+    teeing: Option<String>,
+    /// Where progress lines go (`@reviewer: retrying (3/10): ...`): stderr.
+    notes: Box<dyn Write + Send>,
+    /// Messages for the user, in order (printed when the run ends).
+    pub messages: Vec<(Level, String)>,
+}
+
+impl SendPort {
+    pub fn new(
+        file: FilePort,
+        lock: Option<ChatLock>,
+        tee: Box<dyn Write + Send>,
+        notes: Box<dyn Write + Send>,
+    ) -> SendPort {
+        SendPort {
+            file,
+            lock,
+            tee,
+            teeing: None,
+            notes,
+            messages: Vec::new(),
+        }
+    }
+
+    /// Whether any answer text was teed to the terminal.
+    pub fn teed(&self) -> bool {
+        self.teeing.is_some()
+    }
+
+    pub fn path(&self) -> &Path {
+        self.file.path()
+    }
+}
+
+impl EditorPort for SendPort {
+    async fn snapshot(&mut self) -> Result<Snapshot, PortError> {
+        self.file.snapshot().await
+    }
+
+    async fn apply(&mut self, edits: Edits) -> Result<Applied, PortError> {
+        self.file.apply(edits).await
+    }
+
+    async fn notify(&mut self, level: Level, message: &str) {
+        self.messages.push((level, message.to_string()));
+    }
+
+    async fn changes(&mut self) -> Result<Vec<Change>, PortError> {
+        self.file.changes().await
+    }
+
+    fn begin_turn(&mut self, member: &str, _cancel: &CancellationToken) -> Result<(), TurnError> {
+        if let Some(lock) = &self.lock {
+            lock.add_member(member);
+        }
+        Ok(())
+    }
+
+    fn end_turn(&mut self, member: &str, _status: TurnStatus, _error: Option<&TurnError>) {
+        if let Some(lock) = &self.lock {
+            lock.remove_member(member);
+        }
+    }
+
+    fn on_text(&mut self, member: &str, text: &str) {
+        let out = &mut self.tee;
+        if self.teeing.as_deref() != Some(member) {
+            let _ = write!(out, "\n── @{member} ──\n");
+            self.teeing = Some(member.to_string());
+        }
+        let _ = out.write_all(text.as_bytes());
+        let _ = out.flush();
+    }
+
+    fn on_retry(&mut self, member: &str, retry: &crate::agents::Retry) {
+        let _ = writeln!(self.notes, "@{member}: {retry}");
+        let _ = self.notes.flush();
+    }
+}

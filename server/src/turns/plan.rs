@@ -1,0 +1,112 @@
+//! What a run needs besides the document, and the command line of one member's turn:
+//! its agent kind, the prompt, the session it resumes, and whether the program is
+//! there at all.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use tokio_util::sync::CancellationToken;
+
+use super::TurnError;
+use crate::agents::{AgentEntry, Invocation, Registry, plan_turn};
+use crate::conversation::prompt::{PromptRequest, build_prompt, role_loaded_by_cli};
+use crate::conversation::roster::Roster;
+use crate::team::{self, Member};
+
+/// What a run needs besides the document.
+pub struct Context {
+    /// The workspace root (config paths are contained in it).
+    pub workspace_root: PathBuf,
+    /// The chat file's path (its folder is the default team folder).
+    pub chat_path: PathBuf,
+    pub registry: Arc<Registry>,
+    pub cancel: CancellationToken,
+    /// Members asked explicitly (`--to`); otherwise the routing rules decide.
+    pub targets: Option<Vec<String>>,
+    /// Folders searched for agent CLIs before `PATH` (an editor's `agentPath`).
+    pub agent_path: Option<std::ffi::OsString>,
+    /// The user's own config folder: what they trust in workspaces.
+    pub user_config: team::UserConfig,
+}
+
+/// A member's turn, ready to run.
+pub(super) struct Planned {
+    pub invocation: Invocation,
+    /// The turn as a new session, when `invocation` resumes one (`turns/resume.rs`).
+    pub fallback: Option<Invocation>,
+    pub entry: AgentEntry,
+}
+
+/// The command line of one member's turn, or why it cannot start; for a member that
+/// resumes a session, also the same turn as a new session with the whole prompt, run
+/// when the CLI cannot find the session (see `turns/resume.rs`).
+pub(super) fn plan(
+    ctx: &Context,
+    snapshot: &super::Snapshot,
+    roster: &Roster,
+    member: &Member,
+    message: usize,
+) -> Result<Planned, TurnError> {
+    let (text, chat) = (&*snapshot.text, &*snapshot.chat);
+    if let Some(why) = roster.team.trust_refusal(&member.handle) {
+        return Err(TurnError::Untrusted { why });
+    }
+    let entry = ctx
+        .registry
+        .entry(&member.agent)
+        .ok_or_else(|| TurnError::UnknownAgent {
+            agent: member.agent.clone(),
+        })?;
+    // A trusted `chatmd.toml` may name the program; the kind's protocol stays.
+    let own_program = member.command.as_ref().map(|program| AgentEntry {
+        program: program.clone(),
+        install_hint: None,
+        ..entry.clone()
+    });
+    let entry = own_program.as_ref().unwrap_or(entry);
+    let last = super::resume::session_to_resume(ctx, text, chat, member, entry, message);
+    let command = |since: Option<usize>, session: Option<&str>| -> Result<Invocation, TurnError> {
+        let request = PromptRequest {
+            text,
+            chat,
+            roster,
+            member,
+            message,
+            role_loaded_by_cli: role_loaded_by_cli(member, &ctx.workspace_root),
+            since,
+        };
+        let prompt = build_prompt(&request)?;
+        let mut invocation = plan_turn(entry, member, &prompt.system, &prompt.body, session);
+        if let Some(extra) = &ctx.agent_path {
+            crate::agents::program::put_first_on_path(&mut invocation, extra);
+        }
+        Ok(invocation)
+    };
+    let (invocation, fallback) = match &last {
+        Some(last) => (
+            command(Some(last.since), Some(&last.session))?,
+            Some(command(None, None)?),
+        ),
+        None => (command(None, None)?, None),
+    };
+    if !program_exists(&invocation) {
+        return Err(TurnError::NotInstalled {
+            program: invocation.program.clone(),
+            hint: invocation.install_hint.clone(),
+        });
+    }
+    Ok(Planned {
+        invocation,
+        fallback,
+        entry: entry.clone(),
+    })
+}
+
+fn program_exists(invocation: &Invocation) -> bool {
+    use crate::agents::program::{ProgramError, find_invoked};
+    // A path that is not an executable file is left for the runner to name.
+    !matches!(
+        find_invoked(invocation),
+        Err(ProgramError::NotInstalled { .. } | ProgramError::NotFound { .. })
+    )
+}

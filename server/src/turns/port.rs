@@ -1,0 +1,157 @@
+//! The port the document lives behind, as the engine sees it: a snapshot of the text
+//! with its parsed chat, edits that land or find the document moved on, the changes
+//! since, and the user's messages. The LSP glue implements it for an editor buffer,
+//! `file_port` for a file on disk.
+
+use std::sync::Arc;
+
+use tokio_util::sync::CancellationToken;
+
+use super::error::{PortError, TurnError};
+use crate::document::ByteRange;
+use crate::document::chat::Chat;
+use crate::document::status::TurnStatus;
+
+/// How serious a message to the user is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Level {
+    Info,
+    Warning,
+    Error,
+}
+
+/// Edits to a text: byte ranges into it, sorted, not overlapping, and their new text.
+pub type Edits = Vec<(ByteRange, String)>;
+
+/// The document as of one version: its text and the chat parsed from it. Cloning is
+/// cheap (both are shared), and a port hands over what it already holds: the editor's
+/// incrementally parsed chat, or a file parsed once per change.
+#[derive(Clone, Debug)]
+pub struct Snapshot {
+    pub text: Arc<str>,
+    pub chat: Arc<Chat>,
+    /// Which version of the document this is: the editor's version number, or the
+    /// count of the texts a file port has seen.
+    pub version: i64,
+}
+
+impl Snapshot {
+    /// A snapshot of `text`, parsed here (for a port without a model of its own).
+    pub fn parse(text: impl Into<Arc<str>>, version: i64) -> Snapshot {
+        let text = text.into();
+        Snapshot {
+            chat: Arc::new(Chat::parse(&text)),
+            text,
+            version,
+        }
+    }
+}
+
+/// One change to the document: `range` (of the text just before it) was replaced by
+/// `new_len` bytes. `ours` marks the port's own edits as they landed, so the engine
+/// can tell its text from the user's typing at the same place.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Change {
+    pub range: ByteRange,
+    pub new_len: usize,
+    pub ours: bool,
+}
+
+impl Change {
+    pub fn theirs(range: ByteRange, new_len: usize) -> Change {
+        Change {
+            range,
+            new_len,
+            ours: false,
+        }
+    }
+
+    /// Someone else's change that turned `old` into `new`, as one region; `None` when
+    /// they are the same.
+    pub fn between(old: &str, new: &str) -> Option<Change> {
+        crate::conversation::diff::difference(old, new)
+            .map(|(range, new_len)| Change::theirs(range, new_len))
+    }
+}
+
+/// Whether an edit became part of the document.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Applied {
+    Done,
+    /// The document moved on before the edit landed (the user typed, the editor refused
+    /// an edit for an older version): nothing was applied. Take in [`EditorPort::changes`]
+    /// and compute the edit again.
+    Stale,
+}
+
+/// How [`EditorPort::edit_until_applied`] ended.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Edited<T> {
+    /// The edit is in the document; what was computed with it.
+    Applied(T),
+    /// There was nothing to change.
+    Unneeded,
+    /// The document moved on before every attempt landed.
+    GaveUp,
+}
+
+/// Where the document lives. The engine reads it, applies its edits through it, and
+/// tells the user things through it.
+pub trait EditorPort: Send {
+    /// The document as it is now. Taking a snapshot starts the change journal afresh:
+    /// what [`EditorPort::changes`] returns next happened after it.
+    fn snapshot(&mut self) -> impl Future<Output = Result<Snapshot, PortError>> + Send;
+    /// Applies `edits` (byte ranges into the text as of the last `changes`/`snapshot`,
+    /// sorted, not overlapping), all or nothing.
+    fn apply(&mut self, edits: Edits) -> impl Future<Output = Result<Applied, PortError>> + Send;
+    /// Tells the user something (a failed turn, the end of a chain).
+    fn notify(&mut self, level: Level, message: &str) -> impl Future<Output = ()> + Send;
+    /// Every change since the last call (or the last `snapshot`), oldest first: someone
+    /// else's, and the port's own edits where they landed (`ours`; a batch listed from
+    /// its last edit to its first, so that each applies to the text before it).
+    fn changes(&mut self) -> impl Future<Output = Result<Vec<Change>, PortError>> + Send;
+    /// A member's turn is about to start; `cancel` ends it. Returns why it cannot
+    /// start (the member is already answering in this document).
+    fn begin_turn(&mut self, _member: &str, _cancel: &CancellationToken) -> Result<(), TurnError> {
+        Ok(())
+    }
+    /// The members of a round, decided and about to be written into the document.
+    fn round_starting(&mut self, _members: &[String]) {}
+    /// Answer text as it streams, for ports that show it elsewhere too (a terminal,
+    /// a progress report).
+    fn on_text(&mut self, _member: &str, _text: &str) {}
+    /// The member's CLI retries a failed request (the turn goes on): for ports that
+    /// show it (a line on the terminal, the editor's progress message).
+    fn on_retry(&mut self, _member: &str, _retry: &crate::agents::Retry) {}
+    /// A member's turn ended (also after `begin_turn` when it could not start).
+    fn end_turn(&mut self, _member: &str, _status: TurnStatus, _error: Option<&TurnError>) {}
+
+    /// Computes an edit from the document as it is and applies it; when the document
+    /// moved on first, computes it again from the new text, `tries` times at most.
+    /// `compute` returns the edits with what goes with them, or `None` when nothing
+    /// is to change.
+    fn edit_until_applied<T, E>(
+        &mut self,
+        tries: usize,
+        mut compute: impl FnMut(&Snapshot) -> Result<Option<(Edits, T)>, E> + Send,
+    ) -> impl Future<Output = Result<Edited<T>, E>> + Send
+    where
+        Self: Sized,
+        T: Send,
+        E: From<PortError> + Send,
+    {
+        async move {
+            for _ in 0..tries {
+                let snapshot = self.snapshot().await?;
+                let Some((edits, value)) = compute(&snapshot)? else {
+                    return Ok(Edited::Unneeded);
+                };
+                drop(snapshot);
+                if self.apply(edits).await? == Applied::Done {
+                    return Ok(Edited::Applied(value));
+                }
+            }
+            Ok(Edited::GaveUp)
+        }
+    }
+}
