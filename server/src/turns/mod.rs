@@ -20,6 +20,10 @@ mod port;
 mod resume;
 mod round;
 pub mod running;
+#[cfg(test)]
+mod testing;
+#[cfg(test)]
+mod tests;
 
 pub use error::{PortError, TurnError};
 pub use plan::Context;
