@@ -219,8 +219,9 @@ fn explicit(roster: &Roster, asked: Vec<String>) -> Result<Vec<String>, TurnErro
 
 async fn append_reply_stub<P: EditorPort>(port: &mut P, ctx: &Context) -> Result<(), PortError> {
     // A stub that keeps finding the document moved on is left out: it is a
-    // convenience, and the user is typing anyway.
-    let stub = port.edit_until_applied(3, |snapshot| {
+    // convenience, and the user is typing anyway. Tries enough to get past another
+    // program saving the chat over and over (each try waits for the file to settle).
+    let stub = port.edit_until_applied(20, |snapshot| {
         let (text, chat) = (&*snapshot.text, &*snapshot.chat);
         if !chat.front_matter.as_ref().is_none_or(|fm| fm.reply_stub()) {
             return Ok::<_, PortError>(None);
