@@ -24,6 +24,16 @@ struct Bench {
 impl Bench {
     /// A team of four members (two claude, a codex, a gemini), each with `knobs`.
     fn new(knobs: &[(&str, String)]) -> Bench {
+        Bench::with_knobs(knobs, |_| true)
+    }
+
+    /// The same team, `knobs` only for alice: a large knob four times over would pass
+    /// the size limit of a team file (256 KiB), and the file would be refused.
+    fn alice_with(knobs: &[(&str, String)]) -> Bench {
+        Bench::with_knobs(knobs, |member| member == "alice")
+    }
+
+    fn with_knobs(knobs: &[(&str, String)], gets: impl Fn(&str) -> bool) -> Bench {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(dir.path().join(".git")).unwrap();
         let fake = PathBuf::from(env!("CARGO_BIN_EXE_fake-agent"));
@@ -38,7 +48,7 @@ impl Bench {
             std::fs::create_dir_all(dir.path().join(member)).unwrap();
             std::fs::write(dir.path().join(member).join(role), "# role\n").unwrap();
             toml.push_str(&format!("[members.{member}.env]\nIS_SANDBOX = \"\"\n"));
-            for (k, v) in knobs {
+            for (k, v) in knobs.iter().filter(|_| gets(member)) {
                 toml.push_str(&format!("{k} = {v:?}\n"));
             }
         }
@@ -234,7 +244,7 @@ async fn flood() -> (f64, bool, f64, Duration) {
         ("FAKE_AGENT_TEXT", answer.clone()),
         ("FAKE_AGENT_CHUNKS", "100000".to_string()),
     ];
-    let bench = Bench::new(&knobs);
+    let bench = Bench::alice_with(&knobs);
     let (mut editor, uri) = bench.ask_alice("flood.chat.md").await;
     let cpu = cpu_time();
     let start = Instant::now();
