@@ -4,5 +4,6 @@
 pub mod fake_agent;
 pub mod lsp_client;
 pub mod sim_editor;
+pub mod views;
 
 pub use lsp_client::{DEFAULT_TIMEOUT, TestClient, file_path, file_uri};

@@ -363,3 +363,46 @@ impl SimEditor {
         }
     }
 }
+
+/// Starts a session the way an editor like `behaviour` does, for the workspace at
+/// `root` with the agents' CLIs in `agent_path`: `initialize` (UTF-8 positions offered
+/// when `utf8`, else UTF-16 only; progress, showDocument and message actions
+/// supported), then `initialized`.
+pub async fn initialize(
+    client: &mut TestClient,
+    behaviour: Behaviour,
+    root: &std::path::Path,
+    agent_path: &std::path::Path,
+    utf8: bool,
+) {
+    let name = match behaviour {
+        Behaviour::VsCode => "Visual Studio Code",
+        Behaviour::Neovim => "Neovim",
+    };
+    let encodings = if utf8 {
+        json!(["utf-8", "utf-16"])
+    } else {
+        json!(["utf-16"])
+    };
+    let root = crate::file_uri(root);
+    let params = json!({
+        "processId": null,
+        "clientInfo": {"name": name},
+        "capabilities": {
+            "general": {"positionEncodings": encodings},
+            "window": {
+                "workDoneProgress": true,
+                "showDocument": {"support": true},
+                "showMessage": {"messageActionItem": {"additionalPropertiesSupport": false}},
+            },
+        },
+        "rootUri": root,
+        "workspaceFolders": [{"uri": root, "name": "ws"}],
+        "initializationOptions": {"agentPath": agent_path},
+    });
+    client
+        .request("initialize", params)
+        .await
+        .expect("initialize");
+    client.notify("initialized", json!({})).await;
+}

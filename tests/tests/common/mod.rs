@@ -108,22 +108,4 @@ pub fn neovim_like() -> Value {
     })
 }
 
-/// Diagnostics reduced to what a user sees: line:col-line:col severity code message.
-pub fn summarize(diagnostics: &[Value]) -> Vec<String> {
-    diagnostics
-        .iter()
-        .map(|d| {
-            let r = &d["range"];
-            format!(
-                "{}:{}-{}:{} {} {} {}",
-                r["start"]["line"],
-                r["start"]["character"],
-                r["end"]["line"],
-                r["end"]["character"],
-                d["severity"],
-                d["code"].as_str().unwrap_or("-"),
-                d["message"].as_str().unwrap_or("")
-            )
-        })
-        .collect()
-}
+pub use chatmd_tests::views::summarize;

@@ -7,7 +7,7 @@ use chatmd_tests::sim_editor::Behaviour;
 use pretty_assertions::assert_eq;
 use serde_json::json;
 
-use crate::setup::{At, Setup, finished, progress_of, redact, send, turns_ended};
+use crate::setup::{At, Setup, file_until, finished, progress_of, redact, send, turns_ended};
 
 const SESSION: &str = "5e55a000-0000-4000-8000-000000000001";
 
@@ -180,22 +180,6 @@ async fn the_progress_cancel_button_cancels_the_turn() {
     let text = redact(editor.text(&uri));
     assert!(text.contains("status=cancelled"), "{text}");
     assert!(text.ends_with("-->\nPartial answer\n\n## @me\n"), "{text}");
-}
-
-/// Waits (bounded) until the file at `path` satisfies `done`; returns its text.
-async fn file_until(path: &std::path::Path, what: &str, done: impl Fn(&str) -> bool) -> String {
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    loop {
-        let text = std::fs::read_to_string(path).unwrap_or_default();
-        if done(&text) {
-            return text;
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "still waiting for {what}: {text}"
-        );
-        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
-    }
 }
 
 #[tokio::test]

@@ -4,13 +4,13 @@
 //! marks one left by a process that is gone.
 
 use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use chatmd_tests::sim_editor::Behaviour;
 use pretty_assertions::assert_eq;
 use serde_json::json;
 
-use crate::setup::{Setup, finished, redact, send};
+use crate::setup::{Setup, file_until, finished, redact, send};
 
 const SESSION: &str = "5e55a000-0000-4000-8000-000000000001";
 
@@ -35,22 +35,6 @@ async fn finish(child: std::process::Child) -> Output {
         .expect("chatmd send ended within 30 s")
         .unwrap()
         .unwrap()
-}
-
-/// Waits (bounded) until the file satisfies `done`; returns its text.
-async fn file_until(s: &Setup, rel: &str, what: &str, done: impl Fn(&str) -> bool) -> String {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        let text = std::fs::read_to_string(s.path(rel)).unwrap_or_default();
-        if done(&text) {
-            return text;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "still waiting for {what}: {text}"
-        );
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    }
 }
 
 fn runs(s: &Setup) -> usize {
@@ -119,7 +103,7 @@ async fn an_editor_neither_marks_nor_runs_a_turn_that_chatmd_send_is_running() {
     s.write("team/c.chat.md", chat);
     let child = chatmd_send(&s, "team/c.chat.md").spawn().unwrap();
     let pid = child.id();
-    let text = file_until(&s, "team/c.chat.md", "the first words", |t| {
+    let text = file_until(&s.path("team/c.chat.md"), "the first words", |t| {
         t.contains("one")
     })
     .await;

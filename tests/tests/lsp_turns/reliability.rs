@@ -8,7 +8,8 @@ use chatmd_tests::sim_editor::{Behaviour, SimEditor};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
-use crate::setup::{At, Setup, finished, redact, send, turns_ended};
+use crate::setup::{At, Setup, file_until, finished, redact, send, turns_ended};
+use chatmd_tests::views::summarize;
 
 /// Every `window/showMessage` that has arrived.
 async fn shown(editor: &mut SimEditor) -> Vec<Value> {
@@ -414,22 +415,6 @@ fn slow_reviewer() -> Setup {
     )])
 }
 
-/// Waits (bounded) until the file at `path` satisfies `done`; returns its text.
-async fn file_until(path: &std::path::Path, what: &str, done: impl Fn(&str) -> bool) -> String {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        let text = std::fs::read_to_string(path).unwrap_or_default();
-        if done(&text) {
-            return text;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "still waiting for {what}: {text}"
-        );
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    }
-}
-
 #[tokio::test]
 async fn document_closed_renamed_or_deleted_mid_turn() {
     let done_section = "## @me\n@reviewer go\n\n## @reviewer\n<!-- chatmd id=t1 agent=claude \
@@ -597,26 +582,6 @@ async fn server_killed_mid_turn() {
         editor.text(&uri),
         owner.replace(&before, "status=interrupted "),
     );
-}
-
-/// `line:col-line:col severity code message` of each diagnostic.
-fn summarize(diagnostics: &[Value]) -> Vec<String> {
-    diagnostics
-        .iter()
-        .map(|d| {
-            let r = &d["range"];
-            format!(
-                "{}:{}-{}:{} {} {} {}",
-                r["start"]["line"],
-                r["start"]["character"],
-                r["end"]["line"],
-                r["end"]["character"],
-                d["severity"],
-                d["code"].as_str().unwrap_or("-"),
-                d["message"].as_str().unwrap_or("")
-            )
-        })
-        .collect()
 }
 
 #[tokio::test]

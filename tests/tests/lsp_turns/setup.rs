@@ -184,35 +184,7 @@ async fn initialize(
     utf8: bool,
     behaviour: Behaviour,
 ) {
-    let name = match behaviour {
-        Behaviour::VsCode => "Visual Studio Code",
-        Behaviour::Neovim => "Neovim",
-    };
-    let encodings = if utf8 {
-        json!(["utf-8", "utf-16"])
-    } else {
-        json!(["utf-16"])
-    };
-    let params = json!({
-        "processId": null,
-        "clientInfo": {"name": name},
-        "capabilities": {
-            "general": {"positionEncodings": encodings},
-            "window": {
-                "workDoneProgress": true,
-                "showDocument": {"support": true},
-                "showMessage": {"messageActionItem": {"additionalPropertiesSupport": false}},
-            },
-        },
-        "rootUri": file_uri(root),
-        "workspaceFolders": [{"uri": file_uri(root), "name": "ws"}],
-        "initializationOptions": {"agentPath": bin},
-    });
-    client
-        .request("initialize", params)
-        .await
-        .expect("initialize");
-    client.notify("initialized", json!({})).await;
+    chatmd_tests::sim_editor::initialize(client, behaviour, root, bin, utf8).await;
 }
 
 fn toml_string(s: &str) -> String {
@@ -268,5 +240,21 @@ pub async fn turns_ended(editor: &mut SimEditor) {
         if changed == json!({"turns": []}) {
             return;
         }
+    }
+}
+
+/// Waits (bounded) until the file at `path` satisfies `done`; returns its text.
+pub async fn file_until(path: &std::path::Path, what: &str, done: impl Fn(&str) -> bool) -> String {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let text = std::fs::read_to_string(path).unwrap_or_default();
+        if done(&text) {
+            return text;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "still waiting for {what}: {text}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
     }
 }

@@ -9,6 +9,7 @@ use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
 use crate::setup::{Setup, finished, turns_ended};
+use chatmd_tests::views::summarize;
 
 /// A cloned repository's chatmd.toml: it removes the tester's sandbox and sets a
 /// variable.
@@ -26,26 +27,6 @@ fn setup() -> Setup {
 
 fn config_path(s: &Setup) -> String {
     s.path("team/chatmd.toml").display().to_string()
-}
-
-/// The diagnostics as `line:col-line:col severity code message`.
-fn summarize(diagnostics: &[Value]) -> Vec<String> {
-    diagnostics
-        .iter()
-        .map(|d| {
-            let r = &d["range"];
-            format!(
-                "{}:{}-{}:{} {} {} {}",
-                r["start"]["line"],
-                r["start"]["character"],
-                r["end"]["line"],
-                r["end"]["character"],
-                d["severity"],
-                d["code"].as_str().unwrap_or("-"),
-                d["message"].as_str().unwrap_or_default()
-            )
-        })
-        .collect()
 }
 
 /// Waits for diagnostics of `uri` that satisfy `done`.

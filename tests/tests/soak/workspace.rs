@@ -7,7 +7,6 @@ use std::time::Duration;
 
 use chatmd_tests::sim_editor::{Behaviour, SimEditor};
 use chatmd_tests::{TestClient, file_uri};
-use serde_json::json;
 
 use super::plan::MEMBERS;
 
@@ -115,28 +114,7 @@ impl Drop for Workspace {
 }
 
 async fn initialize(client: &mut TestClient, root: &Path, bin: &Path, behaviour: Behaviour) {
-    let (name, encodings) = match behaviour {
-        Behaviour::VsCode => ("Visual Studio Code", json!(["utf-16"])),
-        Behaviour::Neovim => ("Neovim", json!(["utf-8", "utf-16"])),
-    };
-    let params = json!({
-        "processId": null,
-        "clientInfo": {"name": name},
-        "capabilities": {
-            "general": {"positionEncodings": encodings},
-            "window": {
-                "workDoneProgress": true,
-                "showDocument": {"support": true},
-                "showMessage": {"messageActionItem": {"additionalPropertiesSupport": false}},
-            },
-        },
-        "rootUri": file_uri(root),
-        "workspaceFolders": [{"uri": file_uri(root), "name": "ws"}],
-        "initializationOptions": {"agentPath": bin},
-    });
-    client
-        .request("initialize", params)
-        .await
-        .expect("initialize");
-    client.notify("initialized", json!({})).await;
+    // VS Code offers UTF-16 positions only, Neovim UTF-8 too.
+    let utf8 = behaviour == Behaviour::Neovim;
+    chatmd_tests::sim_editor::initialize(client, behaviour, root, bin, utf8).await;
 }
