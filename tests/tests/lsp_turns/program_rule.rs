@@ -15,27 +15,15 @@ use crate::setup::{Setup, finished, redact, send};
 
 /// The built `chatmd lsp` run with `path` as its `PATH`, over the test client's pipes.
 fn server_with_path(s: &Setup, path: &str) -> TestClient {
-    let mut child = tokio::process::Command::new(assert_cmd::cargo::cargo_bin("chatmd"))
+    let mut command = tokio::process::Command::new(assert_cmd::cargo::cargo_bin("chatmd"));
+    command
         .arg("lsp")
         .env("PATH", path)
         .env("XDG_CONFIG_HOME", s.config.path())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("start chatmd lsp");
-    let mut stdin = child.stdin.take().expect("stdin");
-    let mut stdout = child.stdout.take().expect("stdout");
-    TestClient::spawn(move |mut input, mut output| async move {
-        let to_server = async {
-            let _ = tokio::io::copy(&mut input, &mut stdin).await;
-            drop(stdin);
-        };
-        let from_server = tokio::io::copy(&mut stdout, &mut output);
-        let _ = tokio::join!(to_server, from_server);
-        let _ = child.wait().await;
-    })
+        .stderr(Stdio::null());
+    TestClient::spawn_process(command)
+        .expect("start chatmd lsp")
+        .0
 }
 
 async fn initialize(client: &mut TestClient, root: &Path, agent_path: &Path) {

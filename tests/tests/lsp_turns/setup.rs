@@ -91,28 +91,12 @@ impl Setup {
     /// the test client's pipes, and its pid: for what only a real process shows (being
     /// killed, its children).
     fn process_client(&self) -> (TestClient, u32) {
-        let mut child = tokio::process::Command::new(assert_cmd::cargo::cargo_bin("chatmd"))
+        let mut command = tokio::process::Command::new(assert_cmd::cargo::cargo_bin("chatmd"));
+        command
             .arg("lsp")
             .env("XDG_CONFIG_HOME", self.config.path())
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::null())
-            .kill_on_drop(true)
-            .spawn()
-            .expect("start chatmd lsp");
-        let pid = child.id().expect("a running server");
-        let mut stdin = child.stdin.take().expect("stdin");
-        let mut stdout = child.stdout.take().expect("stdout");
-        let client = TestClient::spawn(move |mut input, mut output| async move {
-            let to_server = async {
-                let _ = tokio::io::copy(&mut input, &mut stdin).await;
-                drop(stdin);
-            };
-            let from_server = tokio::io::copy(&mut stdout, &mut output);
-            let _ = tokio::join!(to_server, from_server);
-            let _ = child.wait().await;
-        });
-        (client, pid)
+            .stderr(std::process::Stdio::null());
+        TestClient::spawn_process(command).expect("start chatmd lsp")
     }
 
     /// [`Setup::editor`] around the built server running as its own process; also
