@@ -20,16 +20,8 @@ pub fn next_turn_number(text: &str, chat: &Chat) -> u64 {
         .map_or(1, |n| n + 1)
 }
 
-/// The line break the document uses, as its first line ends: LF, CRLF or a lone CR
-/// (old Mac files); LF for a text without one.
-pub fn line_break(text: &str) -> &'static str {
-    match text.find(['\n', '\r']) {
-        Some(i) if text.as_bytes()[i] == b'\n' => "\n",
-        Some(i) if text.as_bytes().get(i + 1) == Some(&b'\n') => "\r\n",
-        Some(_) => "\r",
-        None => "\n",
-    }
-}
+/// The file's own line break (of its first line; `\n` for a file without one).
+pub use crate::document::lines::line_break;
 
 /// The text that appends a section for `handle` at the end of `text`: a blank line
 /// first, then the heading, then the status comment. Returns the text and the byte
