@@ -6,68 +6,38 @@
 //! checked byte for byte (times redacted).
 
 mod fake_support;
+mod send_support;
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::path::Path;
+use std::process::Output;
 
 use pretty_assertions::assert_eq;
 
-struct Setup {
-    dir: tempfile::TempDir,
-    bin: PathBuf,
+/// The chat-send workspace with a gemini writer too and the given `chatmd.toml`.
+struct Setup(send_support::Workspace);
+
+impl std::ops::Deref for Setup {
+    type Target = send_support::Workspace;
+    fn deref(&self) -> &send_support::Workspace {
+        &self.0
+    }
 }
 
 impl Setup {
     /// A workspace (a git repository) with a claude reviewer, a codex tester and a
-    /// gemini writer, `chatmd.toml` as given, and the fake agent as the three CLIs.
+    /// gemini writer, `chatmd.toml` as given (the user wrote it: its `args` and `env`
+    /// apply), and the fake agent as the three CLIs.
     fn new(config: &str) -> Setup {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::create_dir_all(dir.path().join(".git")).unwrap();
-        let fake = PathBuf::from(env!("CARGO_BIN_EXE_fake-agent"));
-        let bin = chatmd_tests::fake_agent::install(&fake, &dir.path().join("bin")).unwrap();
-        let s = Setup { dir, bin };
-        s.write("team/reviewer/CLAUDE.md", "# Reviews Rust code\n");
-        s.write("team/tester/AGENTS.md", "# Writes tests\n");
+        let s = Setup(send_support::Workspace::new());
         s.write("team/writer/GEMINI.md", "# Writes docs\n");
-        s.write("team/chatmd.toml", config);
-        // The user wrote it: its `args` and `env` apply.
-        chatmd::team::UserConfig::with_config_home(&s.path("config"))
-            .trust_file(&s.path("team/chatmd.toml"), config.as_bytes())
-            .expect("trust chatmd.toml");
+        s.write_trusted("team/chatmd.toml", config);
         s
-    }
-
-    fn path(&self, rel: &str) -> PathBuf {
-        self.dir.path().join(rel)
-    }
-
-    fn write(&self, rel: &str, text: &str) {
-        let p = self.path(rel);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, text).unwrap();
-    }
-
-    fn read(&self, rel: &str) -> String {
-        std::fs::read_to_string(self.path(rel)).unwrap()
     }
 
     /// `chatmd send <chat>` with the knobs, to its end (within the harness deadline).
     fn send(&self, chat: &str, knobs: &[(&str, &str)]) -> Output {
-        let mut c = Command::new(assert_cmd::cargo::cargo_bin("chatmd"));
-        c.arg("send")
-            .arg(chat)
-            .current_dir(self.dir.path())
-            .env("PATH", format!("{}:/usr/bin:/bin", self.bin.display()))
-            .env("HOME", self.dir.path())
-            .env("XDG_CONFIG_HOME", self.dir.path().join("config"))
-            .env_remove("CODEX_HOME")
-            .env("IS_SANDBOX", "")
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        for (k, v) in knobs {
-            c.env(k, v);
-        }
+        let mut c = self.command(&[chat], knobs);
+        c.env_remove("CODEX_HOME");
         fake_support::wait(c.spawn().expect("run chatmd send"))
     }
 }

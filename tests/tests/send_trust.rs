@@ -3,15 +3,22 @@
 //! `--revoke`; a `work` link out of the workspace leaves its member out until accepted.
 //! Each user is a temporary `XDG_CONFIG_HOME`.
 
+mod send_support;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 
 use pretty_assertions::assert_eq;
 use serde_json::Value;
 
-struct Setup {
-    dir: tempfile::TempDir,
-    bin: PathBuf,
+/// The chat-send workspace with a chat asking the tester.
+struct Setup(send_support::Workspace);
+
+impl std::ops::Deref for Setup {
+    type Target = send_support::Workspace;
+    fn deref(&self) -> &send_support::Workspace {
+        &self.0
+    }
 }
 
 const CHAT: &str = "## @me\n@tester write tests\n";
@@ -20,29 +27,9 @@ impl Setup {
     /// A git repository with a codex tester and a claude reviewer, the fake agent as
     /// the CLIs, and a chat asking the tester.
     fn new() -> Setup {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::create_dir_all(dir.path().join(".git")).unwrap();
-        let fake = PathBuf::from(env!("CARGO_BIN_EXE_fake-agent"));
-        let bin = chatmd_tests::fake_agent::install(&fake, &dir.path().join("bin")).unwrap();
-        let s = Setup { dir, bin };
-        s.write("team/tester/AGENTS.md", "# Writes tests\n");
-        s.write("team/reviewer/CLAUDE.md", "# Reviews\n");
+        let s = Setup(send_support::Workspace::new());
         s.write("team/t.chat.md", CHAT);
         s
-    }
-
-    fn path(&self, rel: &str) -> PathBuf {
-        self.dir.path().join(rel)
-    }
-
-    fn write(&self, rel: &str, text: &str) {
-        let p = self.path(rel);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, text).unwrap();
-    }
-
-    fn read(&self, rel: &str) -> String {
-        std::fs::read_to_string(self.path(rel)).unwrap()
     }
 
     /// The team's chatmd.toml as chatmd names it.
@@ -52,16 +39,10 @@ impl Setup {
 
     /// `chatmd <args>` as the user of this setup, from the workspace folder.
     fn chatmd(&self, args: &[&str]) -> Output {
-        Command::new(assert_cmd::cargo::cargo_bin("chatmd"))
-            .args(args)
-            .current_dir(self.dir.path())
-            .env("PATH", format!("{}:/usr/bin:/bin", self.bin.display()))
-            .env("HOME", self.dir.path())
-            .env("XDG_CONFIG_HOME", self.path("config"))
-            .env("IS_SANDBOX", "")
+        self.0
+            .chatmd(args)
             .env("FAKE_AGENT_TEXT", "Tests written.")
             .env("FAKE_AGENT_RECORD", self.path("run.json"))
-            .stdin(Stdio::null())
             .output()
             .expect("run chatmd")
     }

@@ -37,11 +37,30 @@ impl Workspace {
         std::fs::read_to_string(self.path(rel)).unwrap()
     }
 
+    /// Writes a `chatmd.toml` (or any file) the user wrote: it is trusted in the
+    /// workspace's user config, so its `args`, `env` and `home` apply.
+    pub fn write_trusted(&self, rel: &str, text: &str) {
+        self.write(rel, text);
+        chatmd::team::UserConfig::with_config_home(&self.path("config"))
+            .trust_file(&self.path(rel), text.as_bytes())
+            .expect("trust the file");
+    }
+
     /// `chatmd send ARGS` in the workspace with the fake's `knobs`.
     pub fn command(&self, args: &[&str], knobs: &[(&str, &str)]) -> Command {
+        let mut c = self.chatmd(&["send"]);
+        c.args(args);
+        for (k, v) in knobs {
+            c.env(k, v);
+        }
+        c
+    }
+
+    /// `chatmd ARGS` as the user of this workspace, from its folder: the fakes first on
+    /// `PATH`, `HOME` and the user's config inside the workspace, output captured.
+    pub fn chatmd(&self, args: &[&str]) -> Command {
         let mut c = Command::new(assert_cmd::cargo::cargo_bin("chatmd"));
-        c.arg("send")
-            .args(args)
+        c.args(args)
             .current_dir(self.dir.path())
             .env("PATH", format!("{}:/usr/bin:/bin", self.bin.display()))
             .env("HOME", self.dir.path())
@@ -50,9 +69,6 @@ impl Workspace {
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
-        for (k, v) in knobs {
-            c.env(k, v);
-        }
         c
     }
 }
