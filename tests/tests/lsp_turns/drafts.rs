@@ -3,12 +3,10 @@
 //! reports in several notifications lands once; typing right after Send stays in the
 //! user's message. Slow agents (0.2 s between chunks), as the real CLIs stream.
 
-use std::time::Duration;
-
-use chatmd_tests::sim_editor::{Behaviour, SimEditor};
+use chatmd_tests::sim_editor::Behaviour;
 use pretty_assertions::assert_eq;
 
-use crate::setup::{At, Setup, send};
+use crate::setup::{At, Setup, nothing_more, send};
 
 /// One answer in four chunks, 0.2 s apart.
 fn slow_reviewer(s: &str) -> Vec<(&'static str, String)> {
@@ -55,18 +53,6 @@ fn without_status(text: &str) -> String {
         assert!(found.as_str().contains("status=done"), "{text}");
     }
     comment.replace_all(text, "<status>").into_owned()
-}
-
-/// No more edits come from the server (no turn starts) within a second.
-async fn nothing_more(editor: &mut SimEditor) {
-    let more = tokio::time::timeout(
-        Duration::from_secs(1),
-        editor.client.expect_request("workspace/applyEdit"),
-    )
-    .await;
-    if let Ok((_, params)) = more {
-        panic!("the server went on editing: {params}");
-    }
 }
 
 async fn draft_is_not_sent(behaviour: Behaviour, draft: &str) {

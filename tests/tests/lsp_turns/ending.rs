@@ -2,34 +2,11 @@
 //! Send even when the user keeps starting drafts between the answers (each of which
 //! would start the count of agent-to-agent hops afresh).
 
-use std::time::Duration;
-
-use chatmd_tests::sim_editor::{Behaviour, SimEditor};
+use chatmd_tests::sim_editor::Behaviour;
 use pretty_assertions::assert_eq;
 use serde_json::json;
 
-use crate::setup::{At, Setup, redact, send};
-
-/// A status comment with everything but the id, agent and status redacted.
-fn plain(text: &str) -> String {
-    let status = regex::Regex::new(r"<!-- chatmd id=(t\d+) agent=(\w+) status=(\w+)[^>]*-->")
-        .expect("regex");
-    status
-        .replace_all(&redact(text), "<!-- $1 $2 $3 -->")
-        .into_owned()
-}
-
-/// No more edits come from the server (no turn starts) within a second.
-async fn nothing_more(editor: &mut SimEditor) {
-    let more = tokio::time::timeout(
-        Duration::from_secs(1),
-        editor.client.expect_request("workspace/applyEdit"),
-    )
-    .await;
-    if let Ok((_, params)) = more {
-        panic!("the server went on editing: {params}");
-    }
-}
+use crate::setup::{At, Setup, nothing_more, plain, send};
 
 #[tokio::test]
 async fn max_chain_bounds_the_rounds_of_one_send_whatever_the_drafts() {

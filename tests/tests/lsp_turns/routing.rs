@@ -5,16 +5,7 @@ use chatmd_tests::sim_editor::Behaviour;
 use pretty_assertions::assert_eq;
 use serde_json::json;
 
-use crate::setup::{Setup, finished, redact, send};
-
-/// A status comment with everything but the id, agent and status redacted.
-fn plain(text: &str) -> String {
-    let status = regex::Regex::new(r"<!-- chatmd id=(t\d+) agent=(\w+) status=(\w+)[^>]*-->")
-        .expect("regex");
-    status
-        .replace_all(&redact(text), "<!-- $1 $2 $3 -->")
-        .into_owned()
-}
+use crate::setup::{Setup, finished, plain, send};
 
 #[tokio::test]
 async fn two_mentioned_members_answer_in_parallel_in_mention_order() {

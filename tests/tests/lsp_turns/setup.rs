@@ -242,3 +242,25 @@ pub async fn file_until(path: &std::path::Path, what: &str, done: impl Fn(&str) 
         tokio::time::sleep(std::time::Duration::from_millis(5)).await;
     }
 }
+
+/// The text with each status comment cut to `<!-- id agent status -->` (times
+/// redacted): for tests about who answered and how their turns ended.
+pub fn plain(text: &str) -> String {
+    let status = regex::Regex::new(r"<!-- chatmd id=(t\d+) agent=(\w+) status=(\w+)[^>]*-->")
+        .expect("regex");
+    status
+        .replace_all(&redact(text), "<!-- $1 $2 $3 -->")
+        .into_owned()
+}
+
+/// No more edits come from the server (no turn starts) within a second.
+pub async fn nothing_more(editor: &mut SimEditor) {
+    let more = tokio::time::timeout(
+        std::time::Duration::from_secs(1),
+        editor.client.expect_request("workspace/applyEdit"),
+    )
+    .await;
+    if let Ok((_, params)) = more {
+        panic!("the server went on editing: {params}");
+    }
+}
