@@ -23,7 +23,7 @@ use tokio::task::JoinHandle;
 
 use inbox::{Incoming, MessageExt, join_error, params_of, read_messages};
 
-pub use framing::{FrameReader, encode_frame};
+pub use framing::{FrameReader, encode_frame, read_body};
 pub use uri::{file_path, file_uri};
 
 /// How long any single wait may take unless [`TestClient::set_timeout`] says otherwise.

@@ -17,6 +17,29 @@ pub fn encode_frame(body: &[u8]) -> Vec<u8> {
     frame
 }
 
+/// Reads one frame's body from a blocking stream (a server's stdout on a thread of its
+/// own); `None` at the end of the stream or on a header without a length. A header
+/// other than `Content-Length` fails the test: stdout carries only the protocol.
+pub fn read_body(reader: &mut impl io::BufRead) -> Option<Vec<u8>> {
+    let mut length = None;
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).ok()? == 0 {
+            return None;
+        }
+        let line = line.trim_end();
+        if line.is_empty() {
+            break;
+        }
+        let (name, value) = line.split_once(": ")?;
+        assert_eq!(name, "Content-Length", "only protocol on stdout");
+        length = value.parse::<usize>().ok();
+    }
+    let mut body = vec![0; length?];
+    reader.read_exact(&mut body).ok()?;
+    Some(body)
+}
+
 /// Reads framed message bodies from a byte stream, however the bytes are split across reads.
 pub struct FrameReader<R> {
     reader: R,

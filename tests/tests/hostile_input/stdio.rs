@@ -153,22 +153,7 @@ impl Drop for Server {
 }
 
 fn read_frame(reader: &mut impl BufRead) -> Option<Value> {
-    let mut length = None;
-    loop {
-        let mut line = String::new();
-        if reader.read_line(&mut line).ok()? == 0 {
-            return None;
-        }
-        let line = line.trim_end();
-        if line.is_empty() {
-            break;
-        }
-        let (name, value) = line.split_once(": ")?;
-        assert_eq!(name, "Content-Length", "only protocol on stdout");
-        length = value.parse::<usize>().ok();
-    }
-    let mut body = vec![0; length?];
-    reader.read_exact(&mut body).ok()?;
+    let body = chatmd_tests::lsp_client::read_body(reader)?;
     Some(serde_json::from_slice(&body).expect("the server writes JSON"))
 }
 
