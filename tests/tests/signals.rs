@@ -9,8 +9,9 @@
 //! Every wait is on an event (the answer in the file, a frame from the server, a
 //! process gone), bounded by a timeout.
 
+mod send_support;
+
 use std::io::{BufRead, BufReader, Read, Write};
-use std::path::PathBuf;
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
@@ -33,58 +34,35 @@ const CANCELLED: &str = "## @me\n@reviewer show me\n\n## @reviewer\n\
      <!-- chatmd id=t1 agent=claude status=cancelled started=<time> model=claude-opus-4-8[1m] session=5e55a000-0000-4000-8000-00000000000c took=<took> -->\n\
      Here:\n```rust\nfn refund() {\n```\n\n## @me\n";
 
-struct Setup {
-    dir: tempfile::TempDir,
-    bin: PathBuf,
+/// The chat-send workspace with the chat.
+struct Setup(send_support::Workspace);
+
+impl std::ops::Deref for Setup {
+    type Target = send_support::Workspace;
+    fn deref(&self) -> &send_support::Workspace {
+        &self.0
+    }
 }
 
 impl Setup {
     /// A workspace (a git repository) with a claude reviewer, the fake agent installed
     /// as `claude`, and the chat.
     fn new() -> Setup {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::create_dir_all(dir.path().join(".git")).unwrap();
-        let fake = PathBuf::from(env!("CARGO_BIN_EXE_fake-agent"));
-        let bin = chatmd_tests::fake_agent::install(&fake, &dir.path().join("bin")).unwrap();
-        let s = Setup { dir, bin };
-        s.write("team/reviewer/CLAUDE.md", "# Reviews Rust code\n");
+        let s = Setup(send_support::Workspace::new());
         s.write("team/c.chat.md", CHAT);
         s
     }
 
-    fn path(&self, rel: &str) -> PathBuf {
-        self.dir.path().join(rel)
-    }
-
-    fn write(&self, rel: &str, text: &str) {
-        let p = self.path(rel);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, text).unwrap();
-    }
-
-    fn read(&self, rel: &str) -> String {
-        std::fs::read_to_string(self.path(rel)).unwrap()
-    }
-
     /// `chatmd <args>` in the workspace, the slow hanging agent configured.
     fn chatmd(&self, args: &[&str]) -> Command {
-        let mut c = Command::new(assert_cmd::cargo::cargo_bin("chatmd"));
-        c.args(args)
-            .current_dir(self.dir.path())
-            .env("PATH", format!("{}:/usr/bin:/bin", self.bin.display()))
-            .env("HOME", self.dir.path())
-            .env("XDG_CONFIG_HOME", self.dir.path().join("config"))
-            .env("IS_SANDBOX", "")
-            .env("FAKE_AGENT_SESSION", "5e55a000-0000-4000-8000-00000000000c")
+        let mut c = self.0.chatmd(args);
+        c.env("FAKE_AGENT_SESSION", "5e55a000-0000-4000-8000-00000000000c")
             .env("FAKE_AGENT_TEXT", PARTIAL)
             .env("FAKE_AGENT_CHUNKS", "3")
             .env("FAKE_AGENT_DELAY_MS", "200")
             .env("FAKE_AGENT_HANG_AFTER", "6")
             .env("FAKE_AGENT_GRANDCHILD", "1")
-            .env("FAKE_AGENT_GRANDCHILD_PID", self.path("grandchild.pid"))
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
+            .env("FAKE_AGENT_GRANDCHILD_PID", self.path("grandchild.pid"));
         c
     }
 
