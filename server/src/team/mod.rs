@@ -13,6 +13,8 @@ mod paths;
 mod place;
 mod problem;
 mod scan;
+#[cfg(test)]
+mod temp_tree;
 pub(crate) mod toml_check;
 pub mod trust;
 

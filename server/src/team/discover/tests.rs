@@ -2,39 +2,30 @@
 //! not run until the file is trusted, members left out behind links nobody accepted.
 
 use super::*;
-use crate::team::trust::UserConfig;
 use pretty_assertions::assert_eq;
 
 struct Ws {
-    dir: tempfile::TempDir,
+    tree: crate::team::temp_tree::TempTree,
     outside: tempfile::TempDir,
+}
+
+impl std::ops::Deref for Ws {
+    type Target = crate::team::temp_tree::TempTree;
+    fn deref(&self) -> &Self::Target {
+        &self.tree
+    }
 }
 
 impl Ws {
     fn new() -> Ws {
         let ws = Ws {
-            dir: tempfile::tempdir().expect("temp dir"),
+            tree: crate::team::temp_tree::TempTree::new(),
             outside: tempfile::tempdir().expect("temp dir"),
         };
         std::fs::create_dir_all(ws.path("ws/.git")).expect("mkdir");
         ws.write("ws/team/bob/AGENTS.md", "# Bob\n");
         ws.write("ws/team/amy/CLAUDE.md", "# Amy\n");
         ws
-    }
-
-    fn path(&self, rel: &str) -> PathBuf {
-        self.dir.path().join(rel)
-    }
-
-    fn write(&self, rel: &str, text: &str) -> PathBuf {
-        let path = self.path(rel);
-        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
-        std::fs::write(&path, text).expect("write");
-        path
-    }
-
-    fn user(&self) -> UserConfig {
-        UserConfig::with_config_home(&self.path("config"))
     }
 
     fn team(&self) -> Team {

@@ -3,32 +3,8 @@
 use super::*;
 use pretty_assertions::assert_eq;
 
-struct Fixture {
-    dir: tempfile::TempDir,
-}
-
-impl Fixture {
-    fn new() -> Fixture {
-        Fixture {
-            dir: tempfile::tempdir().expect("temp dir"),
-        }
-    }
-
-    fn path(&self, rel: &str) -> PathBuf {
-        self.dir.path().join(rel)
-    }
-
-    fn write(&self, rel: &str, text: &str) -> PathBuf {
-        let path = self.path(rel);
-        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
-        std::fs::write(&path, text).expect("write");
-        path
-    }
-
-    fn user(&self) -> UserConfig {
-        UserConfig::with_config_home(&self.path("config"))
-    }
-}
+/// The store's tests work in a temporary tree.
+type Fixture = crate::team::temp_tree::TempTree;
 
 #[test]
 fn a_trusted_file_stays_trusted_only_with_the_same_content() -> Result<(), TrustError> {
