@@ -13,14 +13,8 @@ use std::process::Output;
 
 use pretty_assertions::assert_eq;
 
-/// The chat-send workspace with a gemini writer too and the given `chatmd.toml`.
-struct Setup(send_support::Workspace);
-
-impl std::ops::Deref for Setup {
-    type Target = send_support::Workspace;
-    fn deref(&self) -> &send_support::Workspace {
-        &self.0
-    }
+send_support::setup_around_workspace! {
+    /// The chat-send workspace with a gemini writer too and the given `chatmd.toml`.
 }
 
 impl Setup {

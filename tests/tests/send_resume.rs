@@ -25,14 +25,8 @@ const ROLE: &str = "ROLE-MARKER: be strict.";
 
 mod send_support;
 
-/// The shared workspace, with a writer and every member resuming.
-struct Setup(send_support::Workspace);
-
-impl std::ops::Deref for Setup {
-    type Target = send_support::Workspace;
-    fn deref(&self) -> &send_support::Workspace {
-        &self.0
-    }
+send_support::setup_around_workspace! {
+    /// The shared workspace, with a writer and every member resuming.
 }
 
 impl Setup {

@@ -11,14 +11,8 @@ use std::process::{Command, Output};
 use pretty_assertions::assert_eq;
 use serde_json::Value;
 
-/// The chat-send workspace with a chat asking the tester.
-struct Setup(send_support::Workspace);
-
-impl std::ops::Deref for Setup {
-    type Target = send_support::Workspace;
-    fn deref(&self) -> &send_support::Workspace {
-        &self.0
-    }
+send_support::setup_around_workspace! {
+    /// The chat-send workspace with a chat asking the tester.
 }
 
 const CHAT: &str = "## @me\n@tester write tests\n";

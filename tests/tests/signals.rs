@@ -34,14 +34,8 @@ const CANCELLED: &str = "## @me\n@reviewer show me\n\n## @reviewer\n\
      <!-- chatmd id=t1 agent=claude status=cancelled started=<time> model=claude-opus-4-8[1m] session=5e55a000-0000-4000-8000-00000000000c took=<took> -->\n\
      Here:\n```rust\nfn refund() {\n```\n\n## @me\n";
 
-/// The chat-send workspace with the chat.
-struct Setup(send_support::Workspace);
-
-impl std::ops::Deref for Setup {
-    type Target = send_support::Workspace;
-    fn deref(&self) -> &send_support::Workspace {
-        &self.0
-    }
+send_support::setup_around_workspace! {
+    /// The chat-send workspace with the chat.
 }
 
 impl Setup {

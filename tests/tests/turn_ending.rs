@@ -13,14 +13,8 @@ use pretty_assertions::assert_eq;
 
 mod send_support;
 
-/// The shared workspace, with this file's way of running `chatmd send`.
-struct Setup(send_support::Workspace);
-
-impl std::ops::Deref for Setup {
-    type Target = send_support::Workspace;
-    fn deref(&self) -> &send_support::Workspace {
-        &self.0
-    }
+send_support::setup_around_workspace! {
+    /// The shared workspace, with this file's way of running `chatmd send`.
 }
 
 impl Setup {

@@ -6,6 +6,23 @@
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
+/// Declares `struct Setup(Workspace)`, which derefs to the workspace, for a test file to
+/// add its own setup and commands to.
+macro_rules! setup_around_workspace {
+    ($(#[$doc:meta])*) => {
+        $(#[$doc])*
+        struct Setup(send_support::Workspace);
+
+        impl std::ops::Deref for Setup {
+            type Target = send_support::Workspace;
+            fn deref(&self) -> &send_support::Workspace {
+                &self.0
+            }
+        }
+    };
+}
+pub(crate) use setup_around_workspace;
+
 pub struct Workspace {
     pub dir: tempfile::TempDir,
     pub bin: PathBuf,
