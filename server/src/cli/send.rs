@@ -15,8 +15,10 @@ use std::sync::{Arc, OnceLock};
 use clap::Args;
 use tokio_util::sync::CancellationToken;
 
+mod asking;
 mod port;
 
+use self::asking::Asking;
 use self::port::SendPort;
 use super::signals::Signals;
 use crate::agents::Registry;
@@ -110,6 +112,7 @@ pub fn run(args: &SendArgs) -> ExitCode {
             lock,
             Box::new(std::io::stdout()),
             Box::new(std::io::stderr()),
+            Asking::for_stdin(),
         ),
         Err(error) => {
             say!("chatmd send: {error}");

@@ -1,12 +1,12 @@
 //! What the chat commands besides running turns do to the text: retry (take the last
-//! answer out to ask again), fork (a new chat up to a message), a new chat, and the
-//! answer to a permission request. Pure: the caller reads and writes the files.
+//! answer out to ask again), fork (a new chat up to a message) and a new chat. Pure:
+//! the caller reads and writes the files. (The answer to a permission request goes to
+//! the turn that asked it: `turns::asks`.)
 
 use crate::conversation::roster::Roster;
 use crate::document::ByteRange;
 use crate::document::chat::Chat;
 use crate::document::front_matter::set_key_edit;
-use crate::document::permission::{self, PermissionBlock};
 use crate::document::text::Text;
 
 /// Why a chat command cannot do what it was asked, in the user's words.
@@ -22,16 +22,6 @@ pub enum ActionError {
     NotTheLatest { handle: String },
     #[error("put the cursor in the message to fork from")]
     NoMessageHere,
-    #[error("no permission request `{request}` in this chat")]
-    NoSuchRequest { request: String },
-    #[error("permission request `{request}` was already answered: {answer}")]
-    AlreadyAnswered { request: String, answer: String },
-    #[error("`{option}` is not an option of `{request}`; choose one of: {}", options.join(", "))]
-    NoSuchOption {
-        option: String,
-        request: String,
-        options: Vec<String>,
-    },
 }
 
 /// The message on 0-based `line`, if the line is inside one.
@@ -141,59 +131,6 @@ fn yaml_string(s: &str) -> String {
     }
 }
 
-/// The edit that records the answer `option` to permission request `request`.
-pub fn answer(
-    text: &str,
-    chat: &Chat,
-    request: &str,
-    option: &str,
-) -> Result<(ByteRange, String), ActionError> {
-    let blocks: Vec<PermissionBlock> = chat.messages.iter().flat_map(|m| m.permissions()).collect();
-    let block = blocks
-        .iter()
-        .find(|b| &text[b.id.clone()] == request)
-        .ok_or_else(|| ActionError::NoSuchRequest {
-            request: request.to_string(),
-        })?;
-    if !block.is_pending() {
-        return Err(ActionError::AlreadyAnswered {
-            request: request.to_string(),
-            answer: text[block.text.clone()].to_string(),
-        });
-    }
-    let labels: Vec<&str> = block
-        .options
-        .iter()
-        .map(|o| &text[o.label.clone()])
-        .collect();
-    let chosen = labels
-        .iter()
-        .find(|l| l.eq_ignore_ascii_case(option))
-        .ok_or_else(|| ActionError::NoSuchOption {
-            option: option.to_string(),
-            request: request.to_string(),
-            options: labels.iter().map(|l| l.to_string()).collect(),
-        })?;
-    Ok((
-        block.range.clone(),
-        permission::render_answer(request, &answered(chosen)),
-    ))
-}
-
-/// `allow once` → `allowed once`, `reject` → `rejected`.
-fn answered(option: &str) -> String {
-    let lower = option.to_lowercase();
-    if let Some(rest) = lower.strip_prefix("allow") {
-        format!("allowed{rest}")
-    } else if let Some(rest) = lower.strip_prefix("reject") {
-        format!("rejected{rest}")
-    } else if let Some(rest) = lower.strip_prefix("deny") {
-        format!("denied{rest}")
-    } else {
-        format!("answered: {option}")
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -254,24 +191,5 @@ mod tests {
         );
         assert_eq!(slug("Release plan, v2!"), "release-plan-v2");
         assert_eq!(slug("??"), "chat");
-    }
-
-    #[test]
-    fn answers_rewrite_the_block() {
-        let text = "## @reviewer\n<!-- chatmd id=t1 status=waiting -->\n> **Permission** `p1` — run `ls`\n> - [ ] allow once · - [ ] reject\n";
-        let chat = Chat::parse(text);
-        let (range, new) = answer(text, &chat, "p1", "Allow once").unwrap();
-        let mut after = text.to_string();
-        after.replace_range(range, &new);
-        assert_eq!(
-            after,
-            "## @reviewer\n<!-- chatmd id=t1 status=waiting -->\n> **Permission** p1 — allowed once\n"
-        );
-        let wrong = answer(text, &chat, "p1", "maybe").unwrap_err().to_string();
-        assert_eq!(
-            wrong,
-            "`maybe` is not an option of `p1`; choose one of: allow once, reject"
-        );
-        assert!(answer(text, &chat, "p9", "reject").is_err());
     }
 }

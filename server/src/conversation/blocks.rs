@@ -97,10 +97,96 @@ fn one_line(text: &str) -> String {
     text.replace(['\r', '\n'], " ")
 }
 
+/// A tool call starting or ending: a new entry, or the call's entry updated in place.
+pub fn record_tool(
+    tools: &mut Vec<ToolEntry>,
+    id: Option<String>,
+    summary: String,
+    status: ToolStatus,
+    detail: Option<String>,
+) {
+    let known = id
+        .as_deref()
+        .and_then(|id| tools.iter().position(|t| t.id.as_deref() == Some(id)))
+        // A CLI without ids: the last call of that name still running.
+        .or_else(|| {
+            (id.is_none() && status != ToolStatus::Started)
+                .then(|| {
+                    tools
+                        .iter()
+                        .rposition(|t| t.summary == summary && t.status == ToolStatus::Started)
+                })
+                .flatten()
+        });
+    match known {
+        Some(i) => {
+            let entry = &mut tools[i];
+            entry.status = status;
+            entry.detail = detail;
+            if summary != "tool" {
+                entry.summary = summary;
+            }
+        }
+        None => tools.push(ToolEntry {
+            id,
+            summary,
+            status,
+            detail,
+        }),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
+
+    fn entry(
+        id: Option<&str>,
+        summary: &str,
+        status: ToolStatus,
+        detail: Option<&str>,
+    ) -> ToolEntry {
+        ToolEntry {
+            id: id.map(str::to_owned),
+            summary: summary.into(),
+            status,
+            detail: detail.map(str::to_owned),
+        }
+    }
+
+    #[test]
+    fn each_tool_call_is_one_entry_updated_as_it_ends() {
+        use ToolStatus::{Completed, Failed, Started};
+        let mut tools = Vec::new();
+        let mut event = |id: Option<&str>, summary: &str, status, detail: Option<&str>| {
+            record_tool(
+                &mut tools,
+                id.map(str::to_owned),
+                summary.into(),
+                status,
+                detail.map(str::to_owned),
+            );
+        };
+        event(Some("a"), "Bash: touch x", Started, None);
+        event(Some("b"), "Read: x", Started, None);
+        event(Some("a"), "Bash: touch x", Failed, Some("blocked"));
+        event(Some("b"), "tool", Completed, None);
+        // codex's file changes come only completed.
+        event(Some("c"), "Edit: src/main.rs", Completed, None);
+        // Without ids: the last running call of that name.
+        event(None, "Shell: ls", Started, None);
+        event(None, "Shell: ls", Completed, None);
+        assert_eq!(
+            tools,
+            [
+                entry(Some("a"), "Bash: touch x", Failed, Some("blocked")),
+                entry(Some("b"), "Read: x", Completed, None),
+                entry(Some("c"), "Edit: src/main.rs", Completed, None),
+                entry(None, "Shell: ls", Completed, None),
+            ]
+        );
+    }
 
     #[test]
     fn tool_calls_are_listed_once_with_how_they_ended() {

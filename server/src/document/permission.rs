@@ -1,11 +1,9 @@
 //! Permission blocks: an agent's request for approval, written into its section as a
 //! block quote the user answers from any editor, and rewritten with the answer.
 //!
-//! Not produced yet: no agent chatmd runs asks for approval (the headless CLIs refuse
-//! what they may not do, and the answer lists it), so nothing calls
-//! [`render_request`] outside its test and no turn is ever `waiting`. Parsing and
-//! answering blocks work, for the agents that will ask (ACP, the next issue); until
-//! then a block is only text someone wrote, and no agent hears its answer.
+//! A running turn writes the block when its agent asks (`turns::asks`) and records the
+//! answer over it; the headless CLIs never ask (they refuse what they may not do, and
+//! the answer lists it), so only agents that speak a two-way protocol write blocks.
 //!
 //! ```markdown
 //! > **Permission** `p1` — reviewer wants to run `cargo test` (Execute)
@@ -155,8 +153,7 @@ fn split_separators(line: &str) -> impl Iterator<Item = &str> {
     })
 }
 
-/// The Markdown of a pending request, without a trailing line break. Not called yet
-/// (see the module doc): the agents that ask for approval will need it.
+/// The Markdown of a pending request, without a trailing line break.
 pub fn render_request(id: &str, description: &str, options: &[&str], eol: &str) -> String {
     let description = description.replace(['\r', '\n'], " ");
     let list: Vec<String> = options.iter().map(|o| format!("- [ ] {o}")).collect();

@@ -12,6 +12,7 @@ use tower_lsp_server::Client;
 use tower_lsp_server::jsonrpc::{Error, ErrorCode, Result};
 use tower_lsp_server::ls_types::*;
 
+mod answer;
 mod new_files;
 
 use super::ext::{self, CommandArgs};
@@ -44,7 +45,7 @@ pub async fn execute(
         ext::CANCEL => cancel(client, state, &args.uri()?, args.member.as_deref()).await,
         ext::RETRY => retry(client, state, args.uri()?, args.line()?).await?,
         ext::FORK => new_files::fork(client, state, &args.uri()?, args.line()?).await?,
-        ext::ANSWER => answer(client, state, args).await?,
+        ext::ANSWER => answer::answer(client, state, args).await?,
         ext::NEW_CHAT => {
             new_files::new_chat(client, state, args.folder.as_deref(), args.title.as_deref())
                 .await?
@@ -267,34 +268,4 @@ pub(super) fn read(state: &Mutex<State>, uri: &Uri) -> Result<(Snapshot, PathBuf
     let text =
         crate::document::decode(&bytes).map_err(|e| failed(format!("{}: {e}", path.display())))?;
     Ok((Snapshot::parse(text, 0), path))
-}
-
-/// Rewrites a permission block with the answer. No agent writes such blocks yet, nor
-/// hears the answer: see `document::permission`.
-async fn answer(client: &Client, state: &Arc<Mutex<State>>, args: CommandArgs) -> Result<Value> {
-    let uri = args.uri()?;
-    let request = args
-        .request
-        .clone()
-        .ok_or_else(|| Error::invalid_params("chatmd.answer needs `request`: the request id"))?;
-    let option = args.option.clone().ok_or_else(|| {
-        Error::invalid_params("chatmd.answer needs `option`: e.g. \"allow once\"")
-    })?;
-    let mut port = LspPort::new(client.clone(), state.clone(), uri, None, None);
-    let answered = port.edit_until_applied(20, |snapshot| {
-        let edit = actions::answer(&snapshot.text, &snapshot.chat, &request, &option)?;
-        Ok::<_, TurnError>(Some((vec![edit], ())))
-    });
-    match answered.await {
-        Ok(Edited::Applied(()) | Edited::Unneeded) => {
-            Ok(json!({ "answered": true, "option": option }))
-        }
-        Ok(Edited::GaveUp) => Err(failed(TurnError::KeptChanging { again: "answer" })),
-        Err(TurnError::Action(why)) => {
-            let why = why.to_string();
-            client.show_message(MessageType::WARNING, &why).await;
-            Ok(json!({ "answered": false, "reason": why }))
-        }
-        Err(error) => Err(failed(error)),
-    }
 }

@@ -98,8 +98,9 @@ pub const CANCEL: &str = "chatmd.cancel";
 pub const RETRY: &str = "chatmd.retry";
 /// `chatmd.fork {uri, line}`: a copy of the chat up to a message, in a new file.
 pub const FORK: &str = "chatmd.fork";
-/// `chatmd.answer {uri, request, option}`: answers a permission block by rewriting it.
-/// No agent writes such blocks yet, nor hears the answer (see `document::permission`).
+/// `chatmd.answer {uri, request, option}`: answers a permission block; the running turn
+/// whose agent asked hears it at once and records it over the block (`option`: an
+/// option's name, its id, or its kind such as `allow_once`).
 pub const ANSWER: &str = "chatmd.answer";
 /// `chatmd.newChat {folder?, title?}`: a new chat file.
 pub const NEW_CHAT: &str = "chatmd.newChat";

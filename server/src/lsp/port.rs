@@ -289,6 +289,15 @@ impl EditorPort for LspPort {
         Ok(())
     }
 
+    fn permission_asked(
+        &mut self,
+        asked: crate::turns::Asked<'_>,
+        answers: &crate::turns::Answers,
+    ) {
+        self.running
+            .asked(self.key(), asked.member, asked.block, answers);
+    }
+
     fn round_starting(&mut self, members: &[String]) {
         if let Some(started) = self.started.take() {
             let _ = started.send(members.to_vec());

@@ -20,6 +20,20 @@ pub struct Places {
 #[derive(Clone, Debug, Default)]
 pub struct Anchors {
     places: Vec<Places>,
+    /// The permission blocks the turns wrote, by id.
+    blocks: Vec<(String, Block)>,
+}
+
+/// Where a permission block lies.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Block {
+    /// Written by an insert at `at` that has not come back through the changes yet;
+    /// it lies at `within` of the inserted text.
+    Awaiting {
+        at: usize,
+        within: ByteRange,
+    },
+    Landed(ByteRange),
 }
 
 impl Anchors {
@@ -31,6 +45,22 @@ impl Anchors {
 
     pub fn get(&self, turn: usize) -> &Places {
         &self.places[turn]
+    }
+
+    /// The port applied an insert at `at` (in the text as of the last change taken
+    /// in) whose `within` is the permission block `id`: the block lands where that
+    /// insert comes back through [`Anchors::apply`].
+    pub fn expect_block(&mut self, id: &str, at: usize, within: ByteRange) {
+        self.blocks
+            .push((id.to_string(), Block::Awaiting { at, within }));
+    }
+
+    /// Where the permission block `id` lies now, once its insert came back.
+    pub fn block(&self, id: &str) -> Option<ByteRange> {
+        self.blocks.iter().find_map(|(b, place)| match place {
+            Block::Landed(range) if b == id => Some(range.clone()),
+            _ => None,
+        })
     }
 
     /// Moves every place through a change. Offsets before it stay, offsets after it
@@ -71,6 +101,28 @@ impl Anchors {
             };
             p.body_start = map(p.body_start, Stick::Before);
             p.end = map(p.end, end_stick).max(p.body_start);
+        }
+        for (_, block) in &mut self.blocks {
+            *block = match block {
+                Block::Awaiting { at, within }
+                    if change.ours && old.start == old.end && old.start == *at =>
+                {
+                    // The insert that wrote the block.
+                    Block::Landed(*at + within.start..*at + within.end)
+                }
+                Block::Awaiting { at, within } => Block::Awaiting {
+                    at: map(*at, end_stick),
+                    within: within.clone(),
+                },
+                // The block rewritten with its answer.
+                Block::Landed(range) if change.ours && range == old => {
+                    Block::Landed(old.start..old.start + new_len)
+                }
+                Block::Landed(range) => {
+                    let start = map(range.start, Stick::After);
+                    Block::Landed(start..map(range.end, Stick::Before).max(start))
+                }
+            };
         }
     }
 }
@@ -149,6 +201,24 @@ mod tests {
                 end: 34
             }
         );
+    }
+
+    #[test]
+    fn a_block_lands_with_its_insert_and_follows_changes() {
+        let mut a = anchors();
+        // The flush inserted "text\n> block\n\n" at the answer's end (30): the block
+        // is at 5..12 of it.
+        a.expect_block("t1-p1", 30, 5..12);
+        assert_eq!(a.block("t1-p1"), None, "not back through the changes yet");
+        a.apply(&Change::theirs(0..0, 2)); // typed before, reported before our insert
+        a.apply_ours(&[(32..32, "text\n> block\n\n".into())]);
+        assert_eq!(a.block("t1-p1"), Some(37..44));
+        a.apply(&Change::theirs(40..40, 3)); // typed inside the block
+        assert_eq!(a.block("t1-p1"), Some(37..47));
+        a.apply_ours(&[(37..47, "> answered".into())]); // rewritten with its answer
+        assert_eq!(a.block("t1-p1"), Some(37..47));
+        a.apply(&Change::theirs(0..4, 0)); // deleted before it
+        assert_eq!(a.block("t1-p1"), Some(33..43));
     }
 
     #[test]

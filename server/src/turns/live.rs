@@ -4,8 +4,11 @@
 
 use std::time::{Instant, SystemTime};
 
+use tokio::sync::mpsc;
+
+use super::asks::{Answers, Ask, Asked, NewBlock};
 use super::{EditorPort, TurnError};
-use crate::agents::{AgentEvent, Denial, Retry, ToolStatus};
+use crate::agents::{AgentEvent, Denial, Retry, SessionCommand};
 use crate::conversation::blocks::{self, ToolEntry};
 use crate::conversation::output::OutputFilter;
 use crate::conversation::section::{self, Ending};
@@ -47,6 +50,15 @@ pub(super) struct Live {
     pub(super) done: bool,
     /// The port was told how the turn ended.
     pub(super) reported: bool,
+    /// The permission requests the agent made (`asks.rs`).
+    pub(super) asks: Vec<Ask>,
+    /// The blocks in `pending`, not written yet: their ids and places in it.
+    pub(super) new_blocks: Vec<NewBlock>,
+    /// Commands for the agent's session (answers to its requests); `None` until it runs.
+    pub(super) commands: Option<mpsc::Sender<SessionCommand>>,
+    /// How long `answer` was when the last block was written (the agent said nothing
+    /// since when it is the same).
+    pub(super) answer_at_last_ask: usize,
 }
 
 impl Live {
@@ -73,6 +85,10 @@ impl Live {
             started: Instant::now(),
             done: false,
             reported: false,
+            asks: Vec::new(),
+            new_blocks: Vec::new(),
+            commands: None,
+            answer_at_last_ask: 0,
         }
     }
 
@@ -87,12 +103,13 @@ impl Live {
     }
 
     pub(super) fn dirty(&self) -> bool {
-        self.status_dirty || !self.pending.is_empty()
+        self.status_dirty || !self.pending.is_empty() || self.asks.iter().any(|a| a.rewrite)
     }
 
     /// Everything buffered is now in the document.
     pub(super) fn written(&mut self) {
         self.status_dirty = false;
+        self.new_blocks.clear();
         if !self.pending.is_empty() {
             self.at_line_start = self.pending.ends_with('\n');
             self.pending.clear();
@@ -121,8 +138,13 @@ impl Live {
 
 impl Live {
     /// An event of the agent, taken into the turn (`port` shows the text and retries
-    /// where it can).
-    pub(super) fn on_event<P: EditorPort>(&mut self, port: &mut P, event: AgentEvent) {
+    /// where it can, and hears of permission requests, whose answers go to `answers`).
+    pub(super) fn on_event<P: EditorPort>(
+        &mut self,
+        port: &mut P,
+        event: AgentEvent,
+        answers: &Answers,
+    ) {
         let t = self;
         match event {
             AgentEvent::Started { session, model } => {
@@ -154,7 +176,7 @@ impl Live {
                 summary,
                 status,
                 detail,
-            } => tool(&mut t.tools, id, summary, status, detail),
+            } => blocks::record_tool(&mut t.tools, id, summary, status, detail),
             AgentEvent::Retry(retry) => {
                 tracing::debug!(member = t.member.as_str(), "{retry}");
                 port.on_retry(&t.member, &retry);
@@ -185,15 +207,15 @@ impl Live {
                 t.status.set("resume", "lost");
                 t.status_dirty = true;
             }
-            // No adapter asks yet; writing the block and sending the answer back
-            // (`SessionCommand::Answer`) comes with the ACP adapter.
             AgentEvent::Permission(request) => {
-                let member = t.member.as_str();
-                tracing::warn!(
-                    member,
-                    "permission request not answered: {}",
-                    request.summary
-                );
+                let block = t.ask(request);
+                let Some(ask) = t.asks.last() else { return };
+                let asked = Asked {
+                    member: &t.member,
+                    block: &block,
+                    request: &ask.request,
+                };
+                port.permission_asked(asked, answers);
             }
         }
     }
@@ -218,45 +240,6 @@ fn cut_note(cut: usize) -> String {
          its last {cut} bytes are left out.\n",
         MAX_ANSWER >> 20
     )
-}
-
-/// A tool call starting or ending: a new entry, or the call's entry updated in place.
-fn tool(
-    tools: &mut Vec<ToolEntry>,
-    id: Option<String>,
-    summary: String,
-    status: ToolStatus,
-    detail: Option<String>,
-) {
-    let known = id
-        .as_deref()
-        .and_then(|id| tools.iter().position(|t| t.id.as_deref() == Some(id)))
-        // A CLI without ids: the last call of that name still running.
-        .or_else(|| {
-            (id.is_none() && status != ToolStatus::Started)
-                .then(|| {
-                    tools
-                        .iter()
-                        .rposition(|t| t.summary == summary && t.status == ToolStatus::Started)
-                })
-                .flatten()
-        });
-    match known {
-        Some(i) => {
-            let entry = &mut tools[i];
-            entry.status = status;
-            entry.detail = detail;
-            if summary != "tool" {
-                entry.summary = summary;
-            }
-        }
-        None => tools.push(ToolEntry {
-            id,
-            summary,
-            status,
-            detail,
-        }),
-    }
 }
 
 /// The `retry` value of the status comment: `3/10` when the CLI counts its attempts,
@@ -316,7 +299,9 @@ impl Live {
         };
         if status == TurnStatus::Skipped {
             t.pending.clear();
+            t.new_blocks.clear();
         }
+        t.close_asks();
         t.finish(status);
     }
 }
@@ -325,53 +310,6 @@ impl Live {
 mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
-
-    fn entry(
-        id: Option<&str>,
-        summary: &str,
-        status: ToolStatus,
-        detail: Option<&str>,
-    ) -> ToolEntry {
-        ToolEntry {
-            id: id.map(str::to_owned),
-            summary: summary.into(),
-            status,
-            detail: detail.map(str::to_owned),
-        }
-    }
-
-    #[test]
-    fn each_tool_call_is_one_entry_updated_as_it_ends() {
-        use ToolStatus::{Completed, Failed, Started};
-        let mut tools = Vec::new();
-        let mut event = |id: Option<&str>, summary: &str, status, detail: Option<&str>| {
-            tool(
-                &mut tools,
-                id.map(str::to_owned),
-                summary.into(),
-                status,
-                detail.map(str::to_owned),
-            );
-        };
-        event(Some("a"), "Bash: touch x", Started, None);
-        event(Some("b"), "Read: x", Started, None);
-        event(Some("a"), "Bash: touch x", Failed, Some("blocked"));
-        event(Some("b"), "tool", Completed, None);
-        // codex's file changes come only completed.
-        event(Some("c"), "Edit: src/main.rs", Completed, None);
-        // Without ids: the last running call of that name.
-        event(None, "Shell: ls", Started, None);
-        event(None, "Shell: ls", Completed, None);
-        assert_eq!(
-            tools,
-            [
-                entry(Some("a"), "Bash: touch x", Failed, Some("blocked")),
-                entry(Some("b"), "Read: x", Completed, None),
-                entry(Some("c"), "Edit: src/main.rs", Completed, None),
-                entry(None, "Shell: ls", Completed, None),
-            ]
-        );
-    }
 
     #[test]
     fn the_retry_value_counts_attempts() {

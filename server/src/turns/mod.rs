@@ -9,9 +9,13 @@
 //! chain. Everything the document needs goes through [`EditorPort`].
 
 pub mod anchors;
+mod asks;
+#[cfg(test)]
+mod asks_tests;
 pub mod engine;
 mod error;
 pub mod file_port;
+mod flush;
 mod live;
 pub mod lock;
 pub mod owner;
@@ -25,6 +29,7 @@ mod testing;
 #[cfg(test)]
 mod tests;
 
+pub use asks::{AnswerError, Answers, Asked, PermissionAnswer};
 pub use error::{PortError, TurnError};
 pub use plan::Context;
 pub use port::{Applied, Change, Edited, EditorPort, Edits, Level, Snapshot};

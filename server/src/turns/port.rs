@@ -123,6 +123,11 @@ pub trait EditorPort: Send {
     /// The member's CLI retries a failed request (the turn goes on): for ports that
     /// show it (a line on the terminal, the editor's progress message).
     fn on_retry(&mut self, _member: &str, _retry: &crate::agents::Retry) {}
+    /// A member's agent asks the user's permission; its block is in the member's
+    /// section (or about to be). The port may answer it itself (a terminal prompt, a
+    /// policy) or let the user answer from the document (an editor command), by
+    /// sending the answer to `answers`. Until one comes, the agent waits.
+    fn permission_asked(&mut self, _asked: super::Asked<'_>, _answers: &super::Answers) {}
     /// A member's turn ended (also after `begin_turn` when it could not start).
     fn end_turn(&mut self, _member: &str, _status: TurnStatus, _error: Option<&TurnError>) {}
 

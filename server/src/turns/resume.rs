@@ -6,11 +6,11 @@
 
 use std::path::Path;
 
-use tokio::sync::mpsc::{self, Sender};
+use tokio::sync::mpsc::{self, Receiver, Sender};
 use tokio_util::sync::CancellationToken;
 
 use super::Context;
-use crate::agents::{AgentEntry, AgentEvent, Invocation, parser_for};
+use crate::agents::{AgentEntry, AgentEvent, Invocation, SessionCommand, session_for};
 use crate::conversation::resume::{LastSession, last_session, sessions};
 use crate::document::chat::Chat;
 use crate::runner::{self, RunOutcome};
@@ -57,23 +57,26 @@ fn shared_with(original: &Path, session: &str) -> bool {
     }
 }
 
-/// Runs one turn, like [`runner::run`]; with a `fallback` (the same turn as a new
-/// session, with the whole prompt), runs that when the CLI reports that it cannot find
-/// the session it was to resume. The first attempt's events are held back until it
-/// has shown it got going (text, a tool, the end), so that a lost session leaves
-/// nothing behind but the [`AgentEvent::SessionNotFound`] that marks the status.
+/// Runs one turn of `entry`'s session (see [`runner::run_session`]), taking its
+/// commands (answers to permission requests) from `commands`; with a `fallback` (the
+/// same turn as a new session, with the whole prompt), runs that when the CLI reports
+/// that it cannot find the session it was to resume. The first attempt's events are
+/// held back until it has shown it got going (text, a tool, the end), so that a lost
+/// session leaves nothing behind but the [`AgentEvent::SessionNotFound`] that marks
+/// the status.
 pub(super) async fn run(
     invocation: Invocation,
     fallback: Option<Invocation>,
     entry: &AgentEntry,
     events: Sender<AgentEvent>,
+    commands: &mut Receiver<SessionCommand>,
     cancel: CancellationToken,
 ) -> RunOutcome {
     let Some(fallback) = fallback else {
-        return runner::run(invocation, parser_for(entry), events, cancel).await;
+        return attempt(invocation, entry, events, commands, cancel).await;
     };
     let (tx, mut rx) = mpsc::channel(256);
-    let first = runner::run(invocation, parser_for(entry), tx, cancel.clone());
+    let first = attempt(invocation, entry, tx, commands, cancel.clone());
     let forward = async {
         let mut held = Vec::new();
         let mut going = false;
@@ -112,5 +115,21 @@ pub(super) async fn run(
         agent = entry.name.as_str(),
         "the session to resume is gone; running the turn as a new session"
     );
-    runner::run(fallback, parser_for(entry), events, cancel).await
+    attempt(fallback, entry, events, commands, cancel).await
+}
+
+/// One run of `entry`'s session with the default runner settings.
+async fn attempt(
+    invocation: Invocation,
+    entry: &AgentEntry,
+    events: Sender<AgentEvent>,
+    commands: &mut Receiver<SessionCommand>,
+    cancel: CancellationToken,
+) -> RunOutcome {
+    let caller = runner::Caller {
+        events,
+        commands,
+        cancel,
+    };
+    runner::run_session(invocation, session_for(entry), caller, Default::default()).await
 }

@@ -9,9 +9,11 @@ use tokio::time::sleep_until;
 use tokio_util::sync::CancellationToken;
 
 use super::anchors::{Anchors, Places};
+use super::asks::PermissionAnswer;
+use super::flush::{MAX_STALE, flush, gave_up};
 use super::live::Live;
 use super::plan::{Planned, plan};
-use super::{Applied, Context, Edited, EditorPort, Edits, Level, PortError, Snapshot, TurnError};
+use super::{Context, Edited, EditorPort, Level, PortError, Snapshot, TurnError};
 use crate::agents::{AgentEvent, configured_model};
 use crate::conversation::roster::Roster;
 use crate::conversation::section;
@@ -21,11 +23,6 @@ use crate::team::Member;
 
 /// How often buffered answer text is written into the document.
 const FLUSH_EVERY: Duration = Duration::from_millis(50);
-
-/// How many times in a row an edit may find the document moved on before the round
-/// gives up (each retry follows a change the editor reported, so this is only reached
-/// when an editor refuses every edit).
-const MAX_STALE: usize = 200;
 
 enum Msg {
     Event(usize, AgentEvent),
@@ -132,9 +129,18 @@ pub(super) async fn run_round<P: EditorPort>(
         let model = configured_model(&entry, &invocation);
         let tx = tx.clone();
         let cancel = p.cancel;
+        let (commands_tx, mut commands) = mpsc::channel(16);
+        live[i].commands = Some(commands_tx);
         tokio::spawn(async move {
             let (events_tx, mut events_rx) = mpsc::channel(256);
-            let turn = super::resume::run(invocation, fallback, &entry, events_tx, cancel);
+            let turn = super::resume::run(
+                invocation,
+                fallback,
+                &entry,
+                events_tx,
+                &mut commands,
+                cancel,
+            );
             let forward = async {
                 while let Some(event) = events_rx.recv().await {
                     if tx.send(Msg::Event(i, event)).await.is_err() {
@@ -238,24 +244,29 @@ async fn append_sections<P: EditorPort>(
     Ok((live, anchors))
 }
 
-fn gave_up() -> PortError {
-    PortError::Refused { times: MAX_STALE }
-}
-
-/// Streams every turn's events into its section until all turns have ended.
+/// Streams every turn's events into its section until all turns have ended, and
+/// takes the answers to their permission requests.
 async fn stream<P: EditorPort>(
     port: &mut P,
     rx: &mut mpsc::Receiver<Msg>,
     live: &mut [Live],
     anchors: &mut Anchors,
 ) -> Result<(), PortError> {
+    let (answers, mut answered) = mpsc::channel::<PermissionAnswer>(16);
     let mut last_flush = Instant::now();
     let mut next_flush = Some(tokio::time::Instant::now());
     while live.iter().any(|t| !t.reported) {
         tokio::select! {
+            Some(answer) = answered.recv() => {
+                // The block is in the document before its record goes over it.
+                flush(port, live, anchors).await?;
+                last_flush = Instant::now();
+                take_answer(live, answer).await;
+                next_flush = Some((last_flush + FLUSH_EVERY).into());
+            }
             msg = rx.recv() => match msg {
                 Some(Msg::Event(i, event)) => {
-                    live[i].on_event(port, event);
+                    live[i].on_event(port, event, &answers);
                     if next_flush.is_none() && live[i].dirty() {
                         // Write at once when the last write is long enough ago, so the
                         // first words show without waiting for a tick.
@@ -291,6 +302,34 @@ async fn stream<P: EditorPort>(
     Ok(())
 }
 
+/// Gives an answer to the turn that waits for it (its agent hears it at once) and
+/// tells the answerer how it went.
+async fn take_answer(live: &mut [Live], answer: PermissionAnswer) {
+    let PermissionAnswer {
+        block,
+        option,
+        by,
+        reply,
+    } = answer;
+    let result = match live.iter_mut().find(|t| t.waits_for(&block)) {
+        None => Err(super::AnswerError::NotWaiting { block }),
+        Some(t) => match t.answer(&block, &option, by.as_deref()) {
+            Ok((command, record)) => {
+                if let Some(commands) = &t.commands {
+                    // A session that ended meanwhile has no one to hear it; the turn's
+                    // end then records how it went.
+                    let _ = commands.send(command).await;
+                }
+                Ok(record)
+            }
+            Err(error) => Err(error),
+        },
+    };
+    if let Some(reply) = reply {
+        let _ = reply.send(result);
+    }
+}
+
 /// Tells the port (and through it the user) how a turn ended, once.
 async fn finish_turn<P: EditorPort>(port: &mut P, t: &mut Live) {
     if t.reported || !t.done {
@@ -303,53 +342,4 @@ async fn finish_turn<P: EditorPort>(port: &mut P, t: &mut Live) {
             .await;
     }
     port.end_turn(&t.member, status, t.error.as_ref());
-}
-
-/// Writes every turn's buffered text at its place and its status comment if it
-/// changed, as one edit; when the document moved on first, takes the change in and
-/// writes again.
-async fn flush<P: EditorPort>(
-    port: &mut P,
-    live: &mut [Live],
-    anchors: &mut Anchors,
-) -> Result<(), PortError> {
-    for _ in 0..MAX_STALE {
-        for change in port.changes().await? {
-            anchors.apply(&change);
-        }
-        let edits = pending_edits(live, anchors);
-        if edits.is_empty() {
-            return Ok(());
-        }
-        if port.apply(edits).await? == Applied::Done {
-            for t in live.iter_mut() {
-                t.written();
-            }
-            return Ok(());
-        }
-    }
-    Err(gave_up())
-}
-
-/// The edits that write what every turn has buffered (nothing is taken from the turns:
-/// an edit that does not land is computed again).
-fn pending_edits(live: &[Live], anchors: &Anchors) -> Edits {
-    let mut edits: Edits = Vec::new();
-    for (i, t) in live.iter().enumerate() {
-        let places = anchors.get(i);
-        if t.status_dirty {
-            edits.push((places.status.clone(), t.status.render()));
-        }
-        if t.status.status() == Some(TurnStatus::Skipped) && places.end > places.body_start {
-            edits.push((places.body_start..places.end, String::new()));
-        } else if !t.pending.is_empty() {
-            let text = match t.eol {
-                "\n" => t.pending.clone(),
-                eol => t.pending.replace("\r\n", "\n").replace('\n', eol),
-            };
-            edits.push((places.end..places.end, text));
-        }
-    }
-    edits.sort_by_key(|(r, _)| (r.start, r.end));
-    edits
 }

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use tokio_util::sync::CancellationToken;
 
-use super::TurnError;
+use super::{Answers, TurnError};
 
 /// One running turn, as this set keeps it.
 struct Claim {
@@ -17,6 +17,8 @@ struct Claim {
     bytes: usize,
     /// The progress token the editor can cancel the turn with.
     progress: Option<String>,
+    /// The permission blocks the turn's agent asked, and where their answers go.
+    asks: Vec<(String, Answers)>,
 }
 
 /// What is known about a running turn, for lists and status bars.
@@ -82,9 +84,30 @@ impl Running {
                 started: Instant::now(),
                 bytes: 0,
                 progress: None,
+                asks: Vec::new(),
             },
         );
         Ok(())
+    }
+
+    /// `member`'s agent in `document` asked the permission block `block`; its answer
+    /// goes to `answers`.
+    pub fn asked(&self, document: &str, member: &str, block: &str, answers: &Answers) {
+        self.with_turn(document, member, |turn| {
+            turn.asks.push((block.to_string(), answers.clone()));
+        });
+    }
+
+    /// Where the answer to the permission block `block` of `document` goes, while the
+    /// turn that asked it runs.
+    pub fn answers_for(&self, document: &str, block: &str) -> Option<Answers> {
+        let turns = self.lock();
+        turns.get(document)?.values().find_map(|turn| {
+            turn.asks
+                .iter()
+                .find(|(b, _)| b == block)
+                .map(|(_, answers)| answers.clone())
+        })
     }
 
     /// Forgets `member`'s turn in `document`; returns how long it ran.

@@ -122,6 +122,11 @@ impl EditorPort for RecordingPort {
         Ok(())
     }
 
+    fn permission_asked(&mut self, asked: super::Asked<'_>, _answers: &super::Answers) {
+        self.turns
+            .push(format!("asked {} {}", asked.member, asked.block));
+    }
+
     fn round_starting(&mut self, members: &[String]) {
         self.turns.push(format!("round {}", members.join(" ")));
     }

@@ -7,6 +7,7 @@ use std::path::Path;
 
 use tokio_util::sync::CancellationToken;
 
+use super::asking::Asking;
 use crate::document::status::TurnStatus;
 use crate::turns::file_port::FilePort;
 use crate::turns::lock::ChatLock;
@@ -24,6 +25,8 @@ pub(super) struct SendPort {
     notes: Box<dyn Write + Send>,
     /// Messages for the user, in order (printed when the run ends).
     pub messages: Vec<(Level, String)>,
+    /// How permission requests are answered.
+    asking: Asking,
 }
 
 impl SendPort {
@@ -32,6 +35,7 @@ impl SendPort {
         lock: Option<ChatLock>,
         tee: Box<dyn Write + Send>,
         notes: Box<dyn Write + Send>,
+        asking: Asking,
     ) -> SendPort {
         SendPort {
             file,
@@ -40,6 +44,7 @@ impl SendPort {
             teeing: None,
             notes,
             messages: Vec::new(),
+            asking,
         }
     }
 
@@ -91,6 +96,14 @@ impl EditorPort for SendPort {
         }
         let _ = out.write_all(text.as_bytes());
         let _ = out.flush();
+    }
+
+    fn permission_asked(
+        &mut self,
+        asked: crate::turns::Asked<'_>,
+        answers: &crate::turns::Answers,
+    ) {
+        self.asking.ask(asked, answers);
     }
 
     fn on_retry(&mut self, member: &str, retry: &crate::agents::Retry) {

@@ -1,0 +1,180 @@
+//! Permission requests under `chatmd send`: asked on the terminal when stdin is one
+//! (one question at a time, whichever member asks), else answered by policy. Until the
+//! front matter can hold rules, the policy rejects: nothing runs that the user did not
+//! allow. The block in the chat records who answered.
+
+use std::io::{BufRead, Write};
+
+use crate::agents::{PermissionKind, PermissionRequest};
+use crate::turns::{Answers, Asked, PermissionAnswer};
+
+/// How `chatmd send` answers permission requests.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Asking {
+    /// Ask the user on the terminal (stdin and stderr).
+    Terminal,
+    /// No one to ask: answer by policy.
+    Policy,
+}
+
+impl Asking {
+    /// Asks on the terminal when stdin is one.
+    pub fn for_stdin() -> Asking {
+        if std::io::IsTerminal::is_terminal(&std::io::stdin()) {
+            Asking::Terminal
+        } else {
+            Asking::Policy
+        }
+    }
+
+    pub(super) fn ask(self, asked: Asked<'_>, answers: &Answers) {
+        let block = asked.block.to_string();
+        match self {
+            Asking::Policy => {
+                let answer = PermissionAnswer {
+                    block,
+                    option: policy_choice(asked.request).to_string(),
+                    by: Some("policy: no terminal to ask".into()),
+                    reply: None,
+                };
+                // The round reads its answers while its turns run; it has room.
+                let _ = answers.try_send(answer);
+            }
+            Asking::Terminal => {
+                let question = question(asked.member, asked.request);
+                let options: Vec<String> =
+                    asked.request.options.iter().map(|o| o.id.clone()).collect();
+                let answers = answers.clone();
+                // The terminal is read off the runtime; stdin's lock takes the questions
+                // of several members one at a time.
+                tokio::task::spawn_blocking(move || {
+                    let stdin = std::io::stdin();
+                    let chosen = ask_on(
+                        &mut stdin.lock(),
+                        &mut std::io::stderr(),
+                        &question,
+                        &options,
+                    );
+                    let _ = answers.blocking_send(PermissionAnswer {
+                        block,
+                        option: chosen,
+                        by: Some("the terminal".into()),
+                        reply: None,
+                    });
+                });
+            }
+        }
+    }
+}
+
+/// The option a policy without rules picks: a reject, never an allow.
+fn policy_choice(request: &PermissionRequest) -> &str {
+    request
+        .options
+        .iter()
+        .find(|o| o.kind == PermissionKind::RejectOnce)
+        .or_else(|| {
+            request
+                .options
+                .iter()
+                .find(|o| o.kind == PermissionKind::RejectAlways)
+        })
+        .map_or(PermissionKind::RejectOnce.as_str(), |o| o.id.as_str())
+}
+
+/// The question as the terminal shows it: what is asked, and the options numbered.
+fn question(member: &str, request: &PermissionRequest) -> String {
+    let mut q = format!("\n@{member} asks permission to {}\n", request.summary);
+    for (n, option) in request.options.iter().enumerate() {
+        q.push_str(&format!("  {}) {}\n", n + 1, option.name));
+    }
+    q.push_str("answer with a number: ");
+    q
+}
+
+/// Asks until the user gives an option's number; returns that option's id. An end of
+/// input (Ctrl-D) rejects.
+fn ask_on(
+    input: &mut impl BufRead,
+    out: &mut impl Write,
+    question: &str,
+    ids: &[String],
+) -> String {
+    loop {
+        let _ = out.write_all(question.as_bytes());
+        let _ = out.flush();
+        let mut line = String::new();
+        match input.read_line(&mut line) {
+            Ok(0) | Err(_) => return PermissionKind::RejectOnce.as_str().to_string(),
+            Ok(_) => {}
+        }
+        if let Some(id) = line
+            .trim()
+            .parse::<usize>()
+            .ok()
+            .and_then(|n| ids.get(n.checked_sub(1)?))
+        {
+            return id.clone();
+        }
+        let _ = writeln!(out, "not an option: {}", line.trim());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agents::{PermissionOption, RequestId};
+    use pretty_assertions::assert_eq;
+
+    fn request() -> PermissionRequest {
+        let option = |id: &str, name: &str, kind| PermissionOption {
+            id: id.into(),
+            name: name.into(),
+            kind,
+        };
+        PermissionRequest {
+            id: RequestId("0".into()),
+            summary: "run `touch x` (execute)".into(),
+            tool: None,
+            options: vec![
+                option(
+                    "proceed_always",
+                    "Allow for this session",
+                    PermissionKind::AllowAlways,
+                ),
+                option("proceed_once", "Allow", PermissionKind::AllowOnce),
+                option("cancel", "Reject", PermissionKind::RejectOnce),
+            ],
+        }
+    }
+
+    #[test]
+    fn the_policy_rejects() {
+        assert_eq!(policy_choice(&request()), "cancel");
+    }
+
+    #[test]
+    fn the_terminal_asks_until_a_number_names_an_option() {
+        let request = request();
+        let ids: Vec<String> = request.options.iter().map(|o| o.id.clone()).collect();
+        let mut out = Vec::new();
+        let chosen = ask_on(
+            &mut &b"yes\n7\n2\n"[..],
+            &mut out,
+            &question("tester", &request),
+            &ids,
+        );
+        assert_eq!(chosen, "proceed_once");
+        let shown = String::from_utf8(out).unwrap();
+        assert_eq!(
+            shown
+                .matches("@tester asks permission to run `touch x` (execute)")
+                .count(),
+            3
+        );
+        assert!(shown.contains("  1) Allow for this session\n  2) Allow\n  3) Reject\n"));
+        assert!(shown.contains("not an option: yes\n") && shown.contains("not an option: 7\n"));
+        let mut out = Vec::new();
+        assert_eq!(ask_on(&mut &b""[..], &mut out, "?", &ids), "reject_once");
+    }
+}

@@ -1,0 +1,245 @@
+//! Permission requests of running turns. When an agent asks before it acts, its turn
+//! writes a permission block into the member's section (`status=waiting`), tells the
+//! port (which may answer it itself: a terminal prompt, a policy; or let the user answer
+//! from the document: `chatmd.answer`), and waits. An answer goes back to the agent's
+//! session as [`SessionCommand::Answer`] and is recorded over the block. A turn that ends
+//! with requests still open records them as not answered.
+//!
+//! A block's id is the turn's id and the request's number (`t3-p1`): unique in the
+//! file, so the user's answer finds its turn without knowing the agent's own ids.
+
+use tokio::sync::{mpsc, oneshot};
+
+use super::live::Live;
+use crate::agents::{PermissionKind, PermissionOutcome, PermissionRequest, SessionCommand};
+use crate::document::ByteRange;
+use crate::document::permission;
+use crate::document::status::TurnStatus;
+
+/// An answer to a permission block, from whoever gave it.
+#[derive(Debug)]
+pub struct PermissionAnswer {
+    /// The block's id in the document (`t3-p1`).
+    pub block: String,
+    /// The option chosen: the agent's id of it, its kind (`allow_once`), or its name
+    /// as the block shows it (any case).
+    pub option: String,
+    /// Who answered, when it was not the user in the document (`policy`, `terminal`).
+    pub by: Option<String>,
+    /// Told how it went: the record written over the block, or why it was not taken.
+    pub reply: Option<oneshot::Sender<Result<String, AnswerError>>>,
+}
+
+/// Where the answers to a round's permission requests go.
+pub type Answers = mpsc::Sender<PermissionAnswer>;
+
+/// Why an answer was not taken.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum AnswerError {
+    #[error(
+        "permission request `{block}` is not waiting for an answer: it was answered, \
+         or the turn that asked has ended"
+    )]
+    NotWaiting { block: String },
+    #[error(
+        "`{option}` is not an option of permission request `{block}`; its options are {}",
+        options.join(", ")
+    )]
+    NoSuchOption {
+        block: String,
+        option: String,
+        options: Vec<String>,
+    },
+}
+
+/// A request a turn asked, as the port hears of it.
+#[derive(Clone, Copy, Debug)]
+pub struct Asked<'a> {
+    pub member: &'a str,
+    /// The block's id in the document.
+    pub block: &'a str,
+    pub request: &'a PermissionRequest,
+}
+
+/// One permission request of a turn.
+#[derive(Debug)]
+pub(super) struct Ask {
+    pub(super) block: String,
+    pub(super) request: PermissionRequest,
+    /// What is written over the block once it is answered (`allowed once ("Allow")`).
+    pub(super) record: Option<String>,
+    /// `record` is not in the document yet.
+    pub(super) rewrite: bool,
+}
+
+impl Live {
+    /// The agent asks permission: the block goes into the section after what the agent
+    /// wrote so far (a code fence it left open is closed first), and the turn waits.
+    /// Returns the block's id.
+    pub(super) fn ask(&mut self, request: PermissionRequest) -> String {
+        let t = self;
+        let block = format!("{}-p{}", t.status.id().unwrap_or("t"), t.asks.len() + 1);
+        t.pending.push_str(&t.filter.finish());
+        let written = t.at_line_start && t.pending.is_empty();
+        if !written && !t.pending.ends_with('\n') {
+            t.pending.push('\n');
+        }
+        // A blank line after the agent's words (a block before ends with one).
+        let after_words = !t.answer.is_empty() && t.answer.len() != t.answer_at_last_ask;
+        if after_words {
+            t.pending.push('\n');
+        }
+        t.answer_at_last_ask = t.answer.len();
+        let labels: Vec<String> = request.options.iter().map(|o| label(&o.name)).collect();
+        let labels: Vec<&str> = labels.iter().map(String::as_str).collect();
+        let what = format!("{} wants to {}", t.member, request.summary);
+        let text = permission::render_request(&block, &what, &labels, "\n");
+        let start = t.pending.len();
+        t.pending.push_str(&text);
+        t.new_blocks.push((block.clone(), start..t.pending.len()));
+        // A blank line: the agent's next words are not a lazy part of the quote.
+        t.pending.push_str("\n\n");
+        t.asks.push(Ask {
+            block: block.clone(),
+            request,
+            record: None,
+            rewrite: false,
+        });
+        t.status.set_status(TurnStatus::Waiting);
+        t.status_dirty = true;
+        block
+    }
+
+    /// Whether this turn asked `block` and waits for its answer.
+    pub(super) fn waits_for(&self, block: &str) -> bool {
+        self.asks
+            .iter()
+            .any(|a| a.block == block && a.record.is_none())
+    }
+
+    /// Takes an answer to one of this turn's open requests: the command for the
+    /// agent's session, and the record now due over the block.
+    pub(super) fn answer(
+        &mut self,
+        block: &str,
+        option: &str,
+        by: Option<&str>,
+    ) -> Result<(SessionCommand, String), AnswerError> {
+        let not_waiting = || AnswerError::NotWaiting {
+            block: block.to_string(),
+        };
+        let ask = self
+            .asks
+            .iter_mut()
+            .find(|a| a.block == block)
+            .filter(|a| a.record.is_none())
+            .ok_or_else(not_waiting)?;
+        let options = &ask.request.options;
+        let chosen = options
+            .iter()
+            .find(|o| o.id == option)
+            .or_else(|| options.iter().find(|o| o.kind.as_str() == option))
+            .or_else(|| {
+                options
+                    .iter()
+                    .find(|o| label(&o.name).eq_ignore_ascii_case(option.trim()))
+            })
+            .ok_or_else(|| AnswerError::NoSuchOption {
+                block: block.to_string(),
+                option: option.to_string(),
+                options: options.iter().map(|o| label(&o.name)).collect(),
+            })?;
+        let mut record = format!("{} (\"{}\")", answered(chosen.kind), label(&chosen.name));
+        if let Some(by) = by {
+            record.push_str(", by ");
+            record.push_str(by);
+        }
+        let command = SessionCommand::Answer {
+            request: ask.request.id.clone(),
+            outcome: PermissionOutcome::Selected(chosen.id.clone()),
+        };
+        ask.record = Some(record.clone());
+        ask.rewrite = true;
+        self.settle_status();
+        Ok((command, record))
+    }
+
+    /// The turn ended: the requests still open are recorded as never answered.
+    pub(super) fn close_asks(&mut self) {
+        for ask in self.asks.iter_mut().filter(|a| a.record.is_none()) {
+            ask.record = Some("not answered: the turn ended first".into());
+            ask.rewrite = true;
+        }
+    }
+
+    /// Back to `streaming` once no request waits (a turn that ended keeps its end).
+    fn settle_status(&mut self) {
+        if !self.done
+            && self.status.status() == Some(TurnStatus::Waiting)
+            && self.asks.iter().all(|a| a.record.is_some())
+        {
+            self.status.set_status(TurnStatus::Streaming);
+            self.status_dirty = true;
+        }
+    }
+
+    /// The blocks whose record is due, with the text that goes over them.
+    pub(super) fn rewrites(&self) -> impl Iterator<Item = (&str, String)> + '_ {
+        self.asks.iter().filter(|a| a.rewrite).map(|a| {
+            let record = a.record.as_deref().unwrap_or_default();
+            (
+                a.block.as_str(),
+                permission::render_answer(&a.block, record),
+            )
+        })
+    }
+
+    /// Records due over blocks not written yet are made in `pending` at once.
+    pub(super) fn fold_unwritten(&mut self) {
+        for ask in self.asks.iter_mut().filter(|a| a.rewrite) {
+            let Some(at) = self.new_blocks.iter().position(|(b, _)| *b == ask.block) else {
+                continue;
+            };
+            let range = self.new_blocks[at].1.clone();
+            let record = ask.record.as_deref().unwrap_or_default();
+            let text = permission::render_answer(&ask.block, record);
+            let grown = text.len() as isize - range.len() as isize;
+            self.pending.replace_range(range.clone(), &text);
+            self.new_blocks[at].1 = range.start..range.start + text.len();
+            for (_, later) in &mut self.new_blocks[at + 1..] {
+                *later = later.start.saturating_add_signed(grown)
+                    ..later.end.saturating_add_signed(grown);
+            }
+            ask.rewrite = false;
+        }
+    }
+
+    /// The records of `blocks` are in the document.
+    pub(super) fn rewritten(&mut self, blocks: &[String]) {
+        for ask in self.asks.iter_mut().filter(|a| blocks.contains(&a.block)) {
+            ask.rewrite = false;
+        }
+    }
+}
+
+/// An option's name as one line of a block (`·` separates options there).
+fn label(name: &str) -> String {
+    let one_line: String = name
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    one_line.replace(" · ", " - ").trim().to_string()
+}
+
+/// `allowed once`, `rejected always`: what an answer of `kind` did.
+fn answered(kind: PermissionKind) -> &'static str {
+    match kind {
+        PermissionKind::AllowOnce => "allowed once",
+        PermissionKind::AllowAlways => "allowed always",
+        PermissionKind::RejectOnce => "rejected",
+        PermissionKind::RejectAlways => "rejected always",
+    }
+}
+
+/// A block written in a flush: its id and where it lies in the inserted text.
+pub(super) type NewBlock = (String, ByteRange);

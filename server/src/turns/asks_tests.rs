@@ -1,0 +1,207 @@
+//! Permission requests in a running turn, against the recording port: the block as it
+//! lands in the section, the answer recorded over it while the user edits elsewhere,
+//! the status going `waiting` and back, and requests left open when the turn ends.
+
+use pretty_assertions::assert_eq;
+use tokio::sync::mpsc;
+
+use super::anchors::{Anchors, Places};
+use super::asks::AnswerError;
+use super::flush::flush;
+use super::live::Live;
+use super::testing::{RecordingPort, masked};
+use super::{EditorPort, PortError};
+use crate::agents::{
+    AgentEvent, PermissionKind, PermissionOption, PermissionOutcome, PermissionRequest, RequestId,
+    SessionCommand,
+};
+use crate::conversation::section;
+use crate::runner::{Ended, RunOutcome, Stats};
+use crate::team::Member;
+
+const ASKED: &str = "## @me\n@reviewer please create the file\n\n";
+
+/// A turn of @reviewer streaming into its new section at the end of `ASKED`.
+async fn turn(port: &mut RecordingPort) -> (Live, Anchors) {
+    let status = section::queued("t1", "gemini");
+    let text = port.text().to_string();
+    let (piece, status_range, body) = section::section_after(&text, "\n", "reviewer", &status);
+    let base = text.len();
+    port.apply(vec![(base..base, piece)]).await.unwrap();
+    port.changes().await.unwrap();
+    let mut anchors = Anchors::default();
+    anchors.add(Places {
+        status: base + status_range.start..base + status_range.end,
+        body_start: base + body,
+        end: base + body,
+    });
+    let member = Member::new("reviewer", "gemini", "/ws/reviewer".into());
+    let mut live = Live::new(&member, status, "\n");
+    live.start(None);
+    (live, anchors)
+}
+
+/// gemini's request to run `touch tool-wrote.txt`, with its own ids and order.
+fn request(id: &str) -> PermissionRequest {
+    let option = |id: &str, name: &str, kind| PermissionOption {
+        id: id.into(),
+        name: name.into(),
+        kind,
+    };
+    PermissionRequest {
+        id: RequestId(id.into()),
+        summary: "run `touch tool-wrote.txt` (execute)".into(),
+        tool: Some("run_shell_command_1".into()),
+        options: vec![
+            option(
+                "proceed_always",
+                "Allow for this session",
+                PermissionKind::AllowAlways,
+            ),
+            option("proceed_once", "Allow", PermissionKind::AllowOnce),
+            option("cancel", "Reject", PermissionKind::RejectOnce),
+        ],
+    }
+}
+
+fn completed() -> RunOutcome {
+    RunOutcome {
+        ended: Ended::Completed,
+        exit: None,
+        stats: Stats::default(),
+    }
+}
+
+async fn written(
+    port: &mut RecordingPort,
+    live: &mut Live,
+    anchors: &mut Anchors,
+) -> Result<String, PortError> {
+    flush(port, std::slice::from_mut(live), anchors).await?;
+    Ok(masked(port.text()))
+}
+
+#[tokio::test]
+async fn a_request_is_written_answered_and_recorded_while_the_user_types() {
+    let mut port = RecordingPort::new(ASKED);
+    let (mut live, mut anchors) = turn(&mut port).await;
+    let (answers, _unused) = mpsc::channel(4);
+    live.on_event(&mut port, AgentEvent::Text("I'll run a ".into()), &answers);
+    live.on_event(&mut port, AgentEvent::Text("command.".into()), &answers);
+    live.on_event(&mut port, AgentEvent::Permission(request("0")), &answers);
+    assert_eq!(port.turns, ["asked reviewer t1-p1"]);
+    assert_eq!(
+        written(&mut port, &mut live, &mut anchors).await.unwrap(),
+        format!(
+            "{ASKED}## @reviewer\n<!-- chatmd id=t1 agent=gemini status=waiting started=… -->\n\
+             I'll run a command.\n\n\
+             > **Permission** `t1-p1` — reviewer wants to run `touch tool-wrote.txt` (execute)\n\
+             > - [ ] Allow for this session · - [ ] Allow · - [ ] Reject\n\n"
+        )
+    );
+
+    // The user types above the section and inside the answer before the record lands.
+    port.before_edit(
+        |edits| edits.iter().any(|(_, new)| new.contains("allowed once")),
+        |_| (0..0, "# Notes\n".into()),
+    );
+    let wrong = live.answer("t1-p1", "maybe", None).unwrap_err();
+    assert_eq!(
+        wrong,
+        AnswerError::NoSuchOption {
+            block: "t1-p1".into(),
+            option: "maybe".into(),
+            options: vec![
+                "Allow for this session".into(),
+                "Allow".into(),
+                "Reject".into()
+            ],
+        }
+    );
+    let (command, record) = live.answer("t1-p1", "allow", None).unwrap();
+    assert_eq!(
+        command,
+        SessionCommand::Answer {
+            request: RequestId("0".into()),
+            outcome: PermissionOutcome::Selected("proceed_once".into()),
+        }
+    );
+    assert_eq!(record, "allowed once (\"Allow\")");
+    assert_eq!(
+        live.answer("t1-p1", "allow", None).unwrap_err(),
+        AnswerError::NotWaiting {
+            block: "t1-p1".into()
+        }
+    );
+    live.on_event(&mut port, AgentEvent::Text("Done.".into()), &answers);
+    live.on_end(&completed());
+    let text = written(&mut port, &mut live, &mut anchors).await.unwrap();
+    assert_eq!(port.stale, 1, "the record found the document moved on once");
+    assert_eq!(
+        text,
+        format!(
+            "# Notes\n{ASKED}## @reviewer\n<!-- chatmd id=t1 agent=gemini status=done started=… took=… -->\n\
+             I'll run a command.\n\n\
+             > **Permission** t1-p1 — allowed once (\"Allow\")\n\nDone.\n"
+        )
+    );
+}
+
+#[tokio::test]
+async fn the_status_waits_until_every_request_is_answered() {
+    let mut port = RecordingPort::new(ASKED);
+    let (mut live, mut anchors) = turn(&mut port).await;
+    let (answers, _unused) = mpsc::channel(4);
+    live.on_event(&mut port, AgentEvent::Permission(request("0")), &answers);
+    live.on_event(&mut port, AgentEvent::Permission(request("1")), &answers);
+    let text = written(&mut port, &mut live, &mut anchors).await.unwrap();
+    assert!(text.contains("status=waiting"), "{text}");
+    assert!(
+        text.contains("`t1-p1`") && text.contains("`t1-p2`"),
+        "{text}"
+    );
+    // Answered by kind, and by the agent's own id, with who answered.
+    live.answer("t1-p2", "reject_once", Some("the terminal"))
+        .unwrap();
+    let text = written(&mut port, &mut live, &mut anchors).await.unwrap();
+    assert!(text.contains("status=waiting"), "one is still open: {text}");
+    live.answer("t1-p1", "proceed_always", None).unwrap();
+    let text = written(&mut port, &mut live, &mut anchors).await.unwrap();
+    assert_eq!(
+        text,
+        format!(
+            "{ASKED}## @reviewer\n<!-- chatmd id=t1 agent=gemini status=streaming started=… -->\n\
+             > **Permission** t1-p1 — allowed always (\"Allow for this session\")\n\n\
+             > **Permission** t1-p2 — rejected (\"Reject\"), by the terminal\n\n"
+        )
+    );
+}
+
+#[tokio::test]
+async fn a_turn_that_ends_first_records_its_open_requests() {
+    let mut port = RecordingPort::new(ASKED);
+    let (mut live, mut anchors) = turn(&mut port).await;
+    let (answers, _unused) = mpsc::channel(4);
+    live.on_event(&mut port, AgentEvent::Text("Let me".into()), &answers);
+    live.on_event(&mut port, AgentEvent::Permission(request("0")), &answers);
+    // Ended (cancelled) before the block was even written: the record goes in its place.
+    live.on_end(&RunOutcome {
+        ended: Ended::Cancelled,
+        ..completed()
+    });
+    let text = written(&mut port, &mut live, &mut anchors).await.unwrap();
+    assert_eq!(
+        text,
+        format!(
+            "{ASKED}## @reviewer\n<!-- chatmd id=t1 agent=gemini status=cancelled started=… took=… -->\n\
+             Let me\n\n\
+             > **Permission** t1-p1 — not answered: the turn ended first\n\n"
+        )
+    );
+    assert_eq!(
+        live.answer("t1-p1", "allow", None).unwrap_err(),
+        AnswerError::NotWaiting {
+            block: "t1-p1".into()
+        }
+    );
+}
