@@ -14,6 +14,7 @@ import {
 import { execute, registerCommands, SERVER_COMMANDS, type Host } from './commands';
 import { CursorKeeper } from './cursor';
 import {
+  initializationOptions,
   readSettings,
   reportMissingServer,
   resolveServerPath,
@@ -86,7 +87,7 @@ class Extension implements Host, vscode.Disposable {
         { scheme: 'file', language: 'chatmd' },
         { scheme: 'untitled', language: 'chatmd' },
       ],
-      initializationOptions: settings.agentPath !== '' ? { agentPath: settings.agentPath } : {},
+      initializationOptions: initializationOptions(settings),
       outputChannel: this.output,
       traceOutputChannel: this.trace,
       markdown: { isTrusted: false, supportHtml: false },
@@ -218,7 +219,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       if (
         event.affectsConfiguration('chatmd.server.path') ||
         event.affectsConfiguration('chatmd.server.env') ||
-        event.affectsConfiguration('chatmd.agentPath')
+        event.affectsConfiguration('chatmd.agentPath') ||
+        event.affectsConfiguration('chatmd.permissionDialog')
       ) {
         void ext.restart();
       }

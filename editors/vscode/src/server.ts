@@ -16,6 +16,8 @@ export interface ServerSettings {
   env: Record<string, string>;
   /** `chatmd.agentPath`: sent as initializationOptions.agentPath when not empty. */
   agentPath: string;
+  /** `chatmd.permissionDialog`: sent as initializationOptions.permissionDialog. */
+  permissionDialog: boolean;
 }
 
 export function readSettings(): ServerSettings {
@@ -34,7 +36,17 @@ export function readSettings(): ServerSettings {
     configuredPath: (config.get<string>('server.path') ?? '').trim() || 'chatmd',
     env,
     agentPath: (config.get<string>('agentPath') ?? '').trim(),
+    permissionDialog: config.get<boolean>('permissionDialog') ?? true,
   };
+}
+
+/** What the server reads from `initializationOptions`. */
+export function initializationOptions(settings: ServerSettings): Record<string, unknown> {
+  const options: Record<string, unknown> = { permissionDialog: settings.permissionDialog };
+  if (settings.agentPath !== '') {
+    options.agentPath = settings.agentPath;
+  }
+  return options;
 }
 
 /** The server's environment: the extension host's, with `chatmd.server.env` on top. */

@@ -109,6 +109,7 @@ impl LanguageServer for Backend {
                 params.initialization_options.as_ref(),
             );
             state.agent_path = settings.agent_path;
+            state.permission_dialog = settings.permission_dialog;
         }
         Ok(InitializeResult {
             capabilities: capabilities::server_capabilities(encoding),

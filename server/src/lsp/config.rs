@@ -12,6 +12,10 @@ pub struct Settings {
     /// `agentPath`: folders searched first for agent CLIs, as a `PATH`-style list.
     /// Editors started from a desktop often lack the shell's `PATH`.
     pub agent_path: Option<OsString>,
+    /// `permissionDialog`: also ask an agent's permission requests in the editor's
+    /// dialog (`window/showMessageRequest`), beside the block in the file. Off unless
+    /// the plugin asks: some editors answer that request with a prompt that blocks.
+    pub permission_dialog: bool,
 }
 
 impl Settings {
@@ -27,6 +31,12 @@ impl Settings {
             match value.as_str() {
                 Some(path) => settings.agent_path = Some(OsString::from(path)),
                 None => tracing::warn!(%value, "agentPath is not a string; ignored"),
+            }
+        }
+        if let Some(value) = options.get("permissionDialog") {
+            match value.as_bool() {
+                Some(on) => settings.permission_dialog = on,
+                None => tracing::warn!(%value, "permissionDialog is not true or false; ignored"),
             }
         }
         settings
@@ -49,6 +59,14 @@ mod tests {
             agent_path(Some(set)),
             Some(OsString::from("/opt/agents/bin:/usr/local/bin"))
         );
+    }
+
+    #[test]
+    fn the_permission_dialog_is_off_unless_asked() {
+        let dialog = |o: Value| Settings::from_initialization_options(Some(&o)).permission_dialog;
+        assert!(dialog(json!({"permissionDialog": true})));
+        assert!(!dialog(json!({})));
+        assert!(!dialog(json!({"permissionDialog": "yes"})));
     }
 
     #[test]

@@ -18,6 +18,7 @@ use tower_lsp_server::Client;
 use tower_lsp_server::ls_types::*;
 
 mod closed;
+mod dialog;
 mod disk;
 mod renamed;
 mod send;
@@ -296,6 +297,9 @@ impl EditorPort for LspPort {
     ) {
         self.running
             .asked(self.key(), asked.member, asked.block, answers);
+        if lock(&self.state).permission_dialog {
+            dialog::ask(&self.client, asked, answers);
+        }
     }
 
     fn round_starting(&mut self, members: &[String]) {

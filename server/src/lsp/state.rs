@@ -97,6 +97,8 @@ pub struct State {
     /// Folders searched for agent CLIs before `PATH` (initialization option
     /// `agentPath`): editors started from a desktop often lack the shell's `PATH`.
     pub agent_path: Option<std::ffi::OsString>,
+    /// Ask permission requests in the editor's dialog too (`permissionDialog`).
+    pub permission_dialog: bool,
     pub documents: HashMap<Uri, Document>,
     /// Teams by team folder, loaded on first use and dropped when their files change.
     pub teams: HashMap<PathBuf, Arc<Team>>,

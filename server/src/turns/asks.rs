@@ -137,7 +137,7 @@ impl Live {
         let options = &ask.request.options;
         let chosen = options
             .iter()
-            .find(|o| o.id == option)
+            .find(|o| o.id == option || o.name == option)
             .or_else(|| options.iter().find(|o| o.kind.as_str() == option))
             .or_else(|| {
                 options
