@@ -3,6 +3,7 @@
 //! comments, unclosed fences, missing agent CLIs and chats in a foreign format.
 
 use super::roster::Roster;
+use crate::agents::program::ProgramError;
 use crate::document::ByteRange;
 use crate::document::chat::Chat;
 use crate::document::foreign;
@@ -29,10 +30,12 @@ pub struct Fix {
     pub preferred: bool,
 }
 
-/// Finds whether a member's CLI is installed; a seam so tests need not depend on
+/// Finds whether a member's program can run; a seam so tests need not depend on
 /// `PATH`. The server's answer follows the one rule of `agents::program`.
 pub trait CliLookup {
-    fn is_installed(&self, member: &team::Member) -> bool;
+    /// Why `member`'s program cannot run, and how to install it when that is known;
+    /// `None` when it can (or when its agent kind is unknown: another problem).
+    fn missing(&self, member: &team::Member) -> Option<(ProgramError, Option<String>)>;
 }
 
 /// The problems found, up to a limit; past it they are only counted (100k pasted
@@ -292,6 +295,27 @@ fn append_to_list(text: &str, last: &ByteRange, handle: &str) -> (ByteRange, Str
     }
 }
 
+/// What the diagnostic says of a program that cannot run: for a built-in CLI, how to
+/// install it and that it needs a login; for any other, the rule's own words.
+fn missing_message(member: &team::Member, error: &ProgramError, install: Option<&str>) -> String {
+    if let (Some(kind), ProgramError::NotInstalled { program }) = (member.kind(), error)
+        && program == kind.binary()
+    {
+        return format!(
+            "@{} runs {}, whose CLI `{}` is not installed (not found on PATH). Install it with `{}`, then log in once in a terminal.",
+            member.handle,
+            kind,
+            kind.binary(),
+            kind.install_command()
+        );
+    }
+    let mut message = format!("@{} runs {}, but {error}.", member.handle, member.agent);
+    if let Some(install) = install {
+        message.push_str(&format!(" Install it with `{install}`."));
+    }
+    message
+}
+
 fn missing_cli(
     member: &team::Member,
     range: ByteRange,
@@ -299,12 +323,9 @@ fn missing_cli(
     reported: &mut Vec<String>,
     out: &mut Found,
 ) {
-    let Some(kind) = member.kind() else {
+    let Some((error, install)) = clis.missing(member) else {
         return;
     };
-    if clis.is_installed(member) {
-        return;
-    }
     // One warning per member per document keeps the file readable.
     if reported
         .iter()
@@ -317,13 +338,7 @@ fn missing_cli(
         range,
         severity: Severity::Warning,
         code: "cli-missing",
-        message: format!(
-            "@{} runs {}, whose CLI `{}` is not installed (not found on PATH). Install it with `{}`, then log in once in a terminal.",
-            member.handle,
-            kind,
-            kind.binary(),
-            kind.install_command()
-        ),
+        message: missing_message(member, &error, install.as_deref()),
         fixes: Vec::new(),
     });
 }

@@ -8,7 +8,8 @@ use tower_lsp_server::Client;
 use tower_lsp_server::ls_types::*;
 
 use super::convert;
-use super::state::{ChatTeam, Document, State, find_cli, lock, team_of};
+use super::state::{ChatTeam, Document, State, agent_kinds, find_cli, lock, team_of};
+use crate::agents::program::ProgramError;
 use crate::conversation::problems::{self, CliLookup, Problem};
 use crate::conversation::roster::Roster;
 use crate::document::text::{PositionEncoding, Text};
@@ -26,8 +27,16 @@ pub const MAX_PROBLEMS: usize = 1000;
 struct Installed<'a>(&'a Mutex<State>);
 
 impl CliLookup for Installed<'_> {
-    fn is_installed(&self, member: &Member) -> bool {
-        find_cli(self.0, member).is_ok()
+    fn missing(&self, member: &Member) -> Option<(ProgramError, Option<String>)> {
+        let kinds = agent_kinds(self.0);
+        let entry = kinds.entry(&member.agent)?;
+        let error = find_cli(self.0, member).err()?;
+        // The kind's install hint is for its own program, not a member's `command`.
+        let hint = entry
+            .install_hint
+            .clone()
+            .filter(|_| member.command.is_none());
+        Some((error, hint))
     }
 }
 

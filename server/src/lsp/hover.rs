@@ -7,7 +7,7 @@ use std::sync::Mutex;
 use tower_lsp_server::ls_types::*;
 
 use super::convert;
-use super::state::{ChatTeam, Document, State, find_cli, team_of};
+use super::state::{ChatTeam, Document, State, agent_kinds, find_cli, team_of};
 use crate::agents::{self, probe};
 use crate::conversation::roster::Roster;
 use crate::document::text::PositionEncoding;
@@ -50,29 +50,42 @@ pub fn hover(
                 .collect();
             let _ = writeln!(md, "- the CLI also loads: {}", list.join(", "));
         }
-        if let Some(kind) = member.kind() {
-            match find_cli(state, member) {
-                Ok(path) => {
-                    // A CLI inside the workspace is never run to ask its version (the
-                    // workspace could ship it); say so rather than "unknown".
-                    let in_workspace =
-                        !root.as_os_str().is_empty() && probe::inside_workspace(&path, &root);
-                    let version = if in_workspace {
-                        probe::NOT_PROBED_IN_WORKSPACE.to_string()
-                    } else {
-                        probe::probe_version(&path, Some(&root))
-                            .unwrap_or_else(|| "version unknown".to_string())
-                    };
-                    let _ = writeln!(md, "- CLI: `{}` ({version})", path.display());
-                }
-                Err(_) => {
-                    let _ = writeln!(
-                        md,
-                        "- CLI: **`{}` is not installed** — `{}`",
-                        kind.binary(),
-                        kind.install_command()
-                    );
-                }
+        // A built-in CLI, unless the member runs a program of its own.
+        let cli = member.kind().filter(|_| member.command.is_none());
+        match (cli, find_cli(state, member)) {
+            (Some(_), Ok(path)) => {
+                // A CLI inside the workspace is never run to ask its version (the
+                // workspace could ship it); say so rather than "unknown".
+                let in_workspace =
+                    !root.as_os_str().is_empty() && probe::inside_workspace(&path, &root);
+                let version = if in_workspace {
+                    probe::NOT_PROBED_IN_WORKSPACE.to_string()
+                } else {
+                    probe::probe_version(&path, Some(&root))
+                        .unwrap_or_else(|| "version unknown".to_string())
+                };
+                let _ = writeln!(md, "- CLI: `{}` ({version})", path.display());
+            }
+            (Some(kind), Err(_)) => {
+                let _ = writeln!(
+                    md,
+                    "- CLI: **`{}` is not installed** — `{}`",
+                    kind.binary(),
+                    kind.install_command()
+                );
+            }
+            // Another kind's program is not run to ask its version: it may not have one.
+            (None, Ok(path)) => {
+                let _ = writeln!(md, "- program: `{}`", path.display());
+            }
+            (None, Err(error)) => {
+                let hint = agent_kinds(state)
+                    .entry(&member.agent)
+                    .filter(|_| member.command.is_none())
+                    .and_then(|entry| entry.install_hint.clone())
+                    .map(|hint| format!(" — `{hint}`"))
+                    .unwrap_or_default();
+                let _ = writeln!(md, "- program: **{error}**{hint}");
             }
         }
     } else {

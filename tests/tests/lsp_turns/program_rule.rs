@@ -124,3 +124,40 @@ async fn a_cli_only_on_path_is_installed_for_every_feature_and_its_turn_runs() {
         "## @me\n@tester write tests.\n\n## @tester\n<!-- t1 codex done -->\nTests: added.\n\n## @me\n"
     );
 }
+
+#[tokio::test]
+async fn a_member_program_that_is_missing_is_flagged_whatever_its_kind() {
+    let s = Setup::new(&[]);
+    s.write(
+        "team/chatmd.toml",
+        "[members.linter]\nagent = \"codex\"\ncommand = \"lint-bot-not-installed\"\n",
+    );
+    s.write("team/linter/AGENTS.md", "# Lints\n");
+    let chat = "## @me\n@linter check it.\n";
+    s.write("team/lint.chat.md", chat);
+    let mut editor = s.editor(Behaviour::VsCode).await;
+    let uri = s.uri("team/lint.chat.md");
+    editor.open(&uri, chat).await;
+    let diagnostics = editor.client.expect_diagnostics(&uri).await;
+    assert_eq!(
+        chatmd_tests::views::summarize(&diagnostics),
+        [
+            "1:1-1:7 2 cli-missing @linter runs codex, but `lint-bot-not-installed` is not installed (not found on PATH)."
+        ]
+    );
+    let hover = editor
+        .client
+        .request(
+            "textDocument/hover",
+            json!({"textDocument": {"uri": uri}, "position": {"line": 1, "character": 3}}),
+        )
+        .await
+        .expect("hover");
+    let markdown = hover["contents"]["value"].as_str().expect("markdown");
+    assert!(
+        markdown.ends_with(
+            "- program: **`lint-bot-not-installed` is not installed (not found on PATH)**\n"
+        ),
+        "{markdown}"
+    );
+}

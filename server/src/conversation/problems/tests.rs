@@ -20,10 +20,19 @@ fn team() -> Team {
 struct Installed(&'static [&'static str]);
 
 impl CliLookup for Installed {
-    fn is_installed(&self, member: &Member) -> bool {
-        member
+    fn missing(&self, member: &Member) -> Option<(ProgramError, Option<String>)> {
+        let program = member
             .kind()
-            .is_some_and(|kind| self.0.contains(&kind.binary()))
+            .map_or(member.agent.as_str(), |kind| kind.binary());
+        (!self.0.contains(&program)).then(|| {
+            let error = ProgramError::NotInstalled {
+                program: program.to_string(),
+            };
+            (
+                error,
+                Some(format!("pip install {program}")).filter(|_| member.kind().is_none()),
+            )
+        })
     }
 }
 
@@ -93,10 +102,20 @@ fn a_missing_cli_is_reported_once_per_member() {
     assert_eq!(
         problems(
             "## @me\n@tester one\n\n## @me\n@tester two, @bot three\n",
-            &["claude"]
+            &["claude", "my-script"]
         ),
         [
             "cli-missing \"tester\" Warning @tester runs codex, whose CLI `codex` is not installed (not found on PATH). Install it with `npm install -g @openai/codex`, then log in once in a terminal."
+        ]
+    );
+}
+
+#[test]
+fn a_missing_program_of_any_agent_kind_is_reported() {
+    assert_eq!(
+        problems("## @me\n@bot go\n", &["claude", "codex"]),
+        [
+            "cli-missing \"bot\" Warning @bot runs my-script, but `my-script` is not installed (not found on PATH). Install it with `pip install my-script`."
         ]
     );
 }
