@@ -76,27 +76,12 @@ fn a_held_back_end_is_released_by_finish() {
     assert_eq!(stream(&["## @a"]), "## \\@a");
 }
 
-const PIECES: &[&str] = &[
-    "text",
-    "\n",
-    "## @a",
-    "## @",
-    "b",
-    "   ## @x y",
-    "```",
-    "~~~",
-    "```rust",
-    "    code",
-    "> ",
-    "- ",
-    "## ",
-    "@",
-    " ",
-    "\t",
-    "é😀",
-    "<!--",
-    "-->",
-];
+/// Bits of generated outputs, with the block openers of `splits.rs`.
+fn bits() -> Vec<&'static str> {
+    let before = ["text", "\n", "## @a", "## @", "b", "   ## @x y"];
+    let after = ["## ", "@", " ", "\t", "é😀", "<!--", "-->"];
+    [&before[..], super::splits::BLOCK_BITS, &after].concat()
+}
 
 proptest::proptest! {
     #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
@@ -104,8 +89,9 @@ proptest::proptest! {
     /// Whatever the agent prints and however it is split, the filtered output never
     /// starts a message and never leaves a fence open.
     #[test]
-    fn output_never_breaks_the_chat(picks in proptest::collection::vec(0..PIECES.len(), 0..40), cut in 1usize..9) {
-        let text: String = picks.iter().map(|&i| PIECES[i]).collect();
+    fn output_never_breaks_the_chat(picks in proptest::collection::vec(0..bits().len(), 0..40), cut in 1usize..9) {
+        let bits = bits();
+        let text: String = picks.iter().map(|&i| bits[i]).collect();
         let whole = stream(&[&text]);
         let chars: Vec<char> = text.chars().collect();
         let pieces: Vec<String> = chars.chunks(cut).map(|c| c.iter().collect()).collect();
