@@ -34,7 +34,7 @@ const TRICKY: &[&str] = &[
 
 /// Streams `pieces` and returns the output, checking after each piece that only the
 /// start of the last line that may still become a message heading is held back.
-fn stream(pieces: &[&str]) -> String {
+pub(super) fn stream(pieces: &[&str]) -> String {
     let mut f = OutputFilter::new();
     let mut out = String::new();
     let mut taken = String::new();

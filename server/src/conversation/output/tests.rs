@@ -1,21 +1,29 @@
 use super::*;
 use pretty_assertions::assert_eq;
 
-/// Streams `pieces` through a filter and returns everything it emitted.
-fn stream(pieces: &[&str]) -> String {
+// Streams pieces through a filter, checking what it holds back after each.
+use super::splits::stream;
+
+/// Pushes each piece and checks what the filter lets out at once, then what `finish`
+/// adds.
+fn assert_emits(steps: &[(&str, &str)], at_finish: &str) {
     let mut f = OutputFilter::new();
-    let mut out: String = pieces.iter().map(|p| f.push(p)).collect();
-    out.push_str(&f.finish());
-    out
+    for (piece, out) in steps {
+        assert_eq!(f.push(piece), *out, "pushing {piece:?}");
+    }
+    assert_eq!(f.finish(), at_finish);
 }
 
 #[test]
 fn plain_text_passes_unchanged_as_it_comes() {
-    let mut f = OutputFilter::new();
-    assert_eq!(f.push("Hello, "), "Hello, ");
-    assert_eq!(f.push("world.\nNext"), "world.\nNext");
-    assert_eq!(f.push(" line\n"), " line\n");
-    assert_eq!(f.finish(), "");
+    assert_emits(
+        &[
+            ("Hello, ", "Hello, "),
+            ("world.\nNext", "world.\nNext"),
+            (" line\n", " line\n"),
+        ],
+        "",
+    );
 }
 
 #[test]
@@ -37,13 +45,16 @@ fn message_headings_in_the_output_are_escaped_wherever_the_pieces_split() {
 
 #[test]
 fn only_an_ambiguous_line_start_is_held_back() {
-    let mut f = OutputFilter::new();
-    assert_eq!(f.push("##"), "");
-    assert_eq!(f.push(" "), "");
-    assert_eq!(f.push("Sum"), "## Sum");
-    assert_eq!(f.push("mary\n## @"), "mary\n");
-    assert_eq!(f.push("b"), "## \\@b");
-    assert_eq!(f.finish(), "");
+    assert_emits(
+        &[
+            ("##", ""),
+            (" ", ""),
+            ("Sum", "## Sum"),
+            ("mary\n## @", "mary\n"),
+            ("b", "## \\@b"),
+        ],
+        "",
+    );
 }
 
 #[test]

@@ -22,13 +22,11 @@ fn parse_in(root: &Path, text: &str) -> (FileConfig, Vec<ConfigProblem>) {
     (config, problems)
 }
 
-fn ranges(text: &str, problems: &[ConfigProblem]) -> Vec<(String, Severity)> {
+/// Each problem as the text it underlines and its severity.
+fn ranges<'t>(text: &'t str, problems: &[ConfigProblem]) -> Vec<(&'t str, Severity)> {
     problems
         .iter()
-        .map(|p| {
-            let range = p.range.clone().unwrap_or(0..0);
-            (text[range].to_owned(), p.severity)
-        })
+        .map(|p| (&text[p.range.clone().unwrap_or(0..0)], p.severity))
         .collect()
 }
 
@@ -74,13 +72,13 @@ fn bad_values_are_reported_at_their_range_and_dropped() {
     assert_eq!(
         ranges(text, &problems),
         vec![
-            ("\"no way\"".to_owned(), Severity::Error),
-            ("0".to_owned(), Severity::Error),
-            ("-1.5".to_owned(), Severity::Error),
-            ("\" \"".to_owned(), Severity::Error),
-            ("\"../../etc\"".to_owned(), Severity::Error),
-            ("\"/tmp\"".to_owned(), Severity::Error),
-            ("\"b b\"".to_owned(), Severity::Error),
+            ("\"no way\"", Severity::Error),
+            ("0", Severity::Error),
+            ("-1.5", Severity::Error),
+            ("\" \"", Severity::Error),
+            ("\"../../etc\"", Severity::Error),
+            ("\"/tmp\"", Severity::Error),
+            ("\"b b\"", Severity::Error),
         ]
     );
     assert_eq!(config.human, None);
@@ -111,9 +109,9 @@ fn a_huge_idle_timeout_is_refused_not_a_panic() {
     assert_eq!(
         ranges(text, &problems),
         vec![
-            ("9223372036854775807".to_owned(), Severity::Error),
-            ("1e300".to_owned(), Severity::Error),
-            ("inf".to_owned(), Severity::Error),
+            ("9223372036854775807", Severity::Error),
+            ("1e300", Severity::Error),
+            ("inf", Severity::Error),
         ]
     );
     assert_eq!(
@@ -133,10 +131,7 @@ fn syntax_errors_and_unknown_keys_carry_the_toml_span() {
     let text = "[members.bob]\nagent = \"codex\"\nmodle = \"x\"\n";
     let (config, problems) = parse(text);
     assert_eq!(config, FileConfig::default());
-    assert_eq!(
-        ranges(text, &problems),
-        vec![("modle".to_owned(), Severity::Error)]
-    );
+    assert_eq!(ranges(text, &problems), vec![("modle", Severity::Error)]);
     assert!(
         problems[0]
             .message
@@ -168,10 +163,7 @@ fn a_top_level_command_is_refused_with_its_whole_assignment() {
     let (config, problems) = parse(text);
     assert_eq!(
         ranges(text, &problems),
-        vec![(
-            "\"command\"  =  [\"rm\", \"-rf\"]".to_owned(),
-            Severity::Error
-        )]
+        vec![("\"command\"  =  [\"rm\", \"-rf\"]", Severity::Error)]
     );
     assert_eq!(
         problems[0].message,
@@ -197,7 +189,7 @@ fn a_member_command_is_one_program_resolved_against_the_file() {
     let (config, problems) = parse(text);
     assert_eq!(
         ranges(text, &problems),
-        vec![("[\"rm\", \"-rf\"]".to_owned(), Severity::Error)]
+        vec![("[\"rm\", \"-rf\"]", Severity::Error)]
     );
     assert_eq!(
         problems[0].message,
