@@ -16,21 +16,8 @@ const SESSION: &str = "ba6318a6-8ff6-4537-9fb3-78cdd30bb441";
 
 fn member(agent: &str) -> Member {
     Member {
-        handle: "alice".into(),
-        agent: agent.into(),
-        folder: PathBuf::from("/team/alice"),
-        role_file: None,
-        role_text: None,
-        role_error: None,
-        instructions: None,
         workdir: PathBuf::from("/team/alice/work"),
-        home: None,
-        env: BTreeMap::new(),
-        args: Vec::new(),
-        command: None,
-        timeout: None,
-        idle_timeout: None,
-        resume: false,
+        ..Member::new("alice", agent, PathBuf::from("/team/alice"))
     }
 }
 
@@ -71,16 +58,40 @@ fn render(invocation: &Invocation) -> Value {
     })
 }
 
-/// The member setups every kind is planned for: (name, member, system, body, session).
-fn setups(
-    agent: &str,
-) -> Vec<(
-    &'static str,
-    Member,
-    &'static str,
-    String,
-    Option<&'static str>,
-)> {
+/// One member setup a kind is planned for.
+struct Setup {
+    name: &'static str,
+    member: Member,
+    system: &'static str,
+    body: String,
+    session: Option<&'static str>,
+}
+
+impl Setup {
+    fn new(
+        name: &'static str,
+        member: &Member,
+        system: &'static str,
+        body: &str,
+        session: Option<&'static str>,
+    ) -> Setup {
+        Setup {
+            name,
+            member: member.clone(),
+            system,
+            body: body.to_owned(),
+            session,
+        }
+    }
+
+    /// The turn `entry` plans for this setup.
+    fn plan(&self, entry: &AgentEntry) -> Invocation {
+        plan_turn(entry, &self.member, self.system, &self.body, self.session)
+    }
+}
+
+/// The member setups every kind is planned for.
+fn setups(agent: &str) -> Vec<Setup> {
     let plain = member(agent);
     let mut home = member(agent);
     home.home = Some(PathBuf::from("/team/alice/.state"));
@@ -96,43 +107,37 @@ fn setups(
         "me: words words words\n".repeat(6000)
     );
     vec![
-        ("plain", plain.clone(), SYSTEM, BODY.into(), None),
-        ("no system text", plain.clone(), "", BODY.into(), None),
-        ("with home", home, SYSTEM, BODY.into(), None),
-        (
-            "with env, args and timeouts",
-            custom,
-            SYSTEM,
-            BODY.into(),
-            None,
-        ),
-        (
+        Setup::new("plain", &plain, SYSTEM, BODY, None),
+        Setup::new("no system text", &plain, "", BODY, None),
+        Setup::new("with home", &home, SYSTEM, BODY, None),
+        Setup::new("with env, args and timeouts", &custom, SYSTEM, BODY, None),
+        Setup::new(
             "resume with a session",
-            resuming.clone(),
+            &resuming,
             SYSTEM,
-            BODY.into(),
+            BODY,
             Some(SESSION),
         ),
-        (
+        Setup::new(
             "resume, first turn (no session yet)",
-            resuming,
+            &resuming,
             SYSTEM,
-            BODY.into(),
+            BODY,
             None,
         ),
-        (
+        Setup::new(
             "session given but resume off",
-            plain.clone(),
+            &plain,
             SYSTEM,
-            BODY.into(),
+            BODY,
             Some(SESSION),
         ),
-        ("large prompt on stdin", plain.clone(), SYSTEM, large, None),
-        (
+        Setup::new("large prompt on stdin", &plain, SYSTEM, &large, None),
+        Setup::new(
             "prompt starting with a dash",
-            plain,
+            &plain,
             "",
-            "--help me\n".into(),
+            "--help me\n",
             None,
         ),
     ]
@@ -140,9 +145,8 @@ fn setups(
 
 fn snapshot(entry: &AgentEntry) -> Value {
     let mut cases = serde_json::Map::new();
-    for (name, member, system, body, session) in setups(&entry.name) {
-        let invocation = plan_turn(entry, &member, system, &body, session);
-        cases.insert(name.into(), render(&invocation));
+    for setup in setups(&entry.name) {
+        cases.insert(setup.name.into(), render(&setup.plan(entry)));
     }
     Value::Object(cases)
 }
@@ -191,17 +195,11 @@ fn the_role_reaches_each_agent_exactly_once() {
     let registry = registry();
     let marker = "ROLE-MARKER-7d1e";
     for name in ["claude", "codex", "gemini", "llm", "streamer"] {
-        for (setup, member, system, body, session) in setups(name) {
-            let system = if system.is_empty() { "" } else { marker };
-            let invocation = plan_turn(
-                registry.entry(name).expect("entry"),
-                &member,
-                system,
-                &body,
-                session,
-            );
-            let sent = delivered(&invocation);
-            let resumed = member.resume && session.is_some();
+        for setup in setups(name) {
+            let system = if setup.system.is_empty() { "" } else { marker };
+            let setup = Setup { system, ..setup };
+            let sent = delivered(&setup.plan(registry.entry(name).expect("entry")));
+            let resumed = setup.member.resume && setup.session.is_some();
             // On resume codex and gemini keep the role in their session; claude's is a
             // flag of each run.
             let expected = match (system.is_empty(), resumed, name) {
@@ -209,11 +207,12 @@ fn the_role_reaches_each_agent_exactly_once() {
                 (false, true, "codex" | "gemini") => 0,
                 _ => 1,
             };
-            assert_eq!(sent.matches(marker).count(), expected, "{name}: {setup}");
+            let case = setup.name;
+            assert_eq!(sent.matches(marker).count(), expected, "{name}: {case}");
             assert_eq!(
-                sent.matches(body.as_str()).count(),
+                sent.matches(setup.body.as_str()).count(),
                 1,
-                "{name}: {setup}: body once"
+                "{name}: {case}: body once"
             );
         }
     }
@@ -255,20 +254,14 @@ fn approvals_are_never_bypassed_unless_the_member_asks() {
     ];
     let registry = registry();
     for name in ["claude", "codex", "gemini"] {
-        for (setup, member, system, body, session) in setups(name) {
-            let invocation = plan_turn(
-                registry.entry(name).expect("entry"),
-                &member,
-                system,
-                &body,
-                session,
-            );
+        for setup in setups(name) {
+            let invocation = setup.plan(registry.entry(name).expect("entry"));
             let flags: Vec<_> = invocation
                 .args
                 .iter()
                 .filter(|a| BYPASS.contains(&a.as_str()))
                 .collect();
-            assert_eq!(flags, Vec::<&String>::new(), "{name}: {setup}");
+            assert_eq!(flags, Vec::<&String>::new(), "{name}: {}", setup.name);
         }
         let mut asked = member(name);
         asked.args = vec!["--yolo".into()];

@@ -44,6 +44,13 @@ fn set(text: &str, key: &str, value: &str) -> String {
 
 use ProblemKind::{BadValue, Syntax, WrongType};
 
+// Messages that several tests expect, written once.
+const MAX_CHAIN_NOT_A_NUMBER: &str = "`max_chain` must be a whole number (default 3)";
+const REPLY_STUB_NOT_A_BOOL: &str = "`reply_stub` must be `true` or `false` (default `true`)";
+const STATUS_NOT_OPEN_OR_ENDED: &str = "`status` must be `open` or `ended` (default `open`)";
+const MEMBERS_NOT_A_LIST: &str =
+    "`members` must be a list of member handles, such as `[reviewer, tester]`";
+
 // ---- locate ----------------------------------------------------------------------
 
 #[test]
@@ -327,11 +334,7 @@ fn members_problems() {
     let text = "---\nmembers: reviewer, tester\n---\n";
     assert_eq!(
         problems(text),
-        vec![(
-            WrongType,
-            "reviewer, tester",
-            "`members` must be a list of member handles, such as `[reviewer, tester]`".into()
-        )]
+        vec![(WrongType, "reviewer, tester", MEMBERS_NOT_A_LIST.into())]
     );
     assert_eq!(read(text).members, None);
 }
@@ -448,26 +451,14 @@ forked_from: ~
     assert_eq!(
         problems(text),
         vec![
-            (
-                WrongType,
-                "lots",
-                "`max_chain` must be a whole number (default 3)".into()
-            ),
+            (WrongType, "lots", MAX_CHAIN_NOT_A_NUMBER.into()),
             (
                 WrongType,
                 "2.5",
                 "`context` must be a whole number (default 20)".into()
             ),
-            (
-                WrongType,
-                "maybe",
-                "`reply_stub` must be `true` or `false` (default `true`)".into()
-            ),
-            (
-                WrongType,
-                "{reviewer: yes}",
-                "`members` must be a list of member handles, such as `[reviewer, tester]`".into()
-            ),
+            (WrongType, "maybe", REPLY_STUB_NOT_A_BOOL.into()),
+            (WrongType, "{reviewer: yes}", MEMBERS_NOT_A_LIST.into()),
             (WrongType, "[a, b]", "`title` must be text".into()),
             // An omitted value underlines its key.
             (WrongType, "team", "`team` must be a folder path".into()),
@@ -496,25 +487,13 @@ fn quoted_numbers_and_booleans_are_text() {
     assert_eq!(
         problems("---\nmax_chain: \"3\"\nreply_stub: 'false'\nreply_stub2: yes\n---\n"),
         vec![
-            (
-                WrongType,
-                "\"3\"",
-                "`max_chain` must be a whole number (default 3)".into()
-            ),
-            (
-                WrongType,
-                "'false'",
-                "`reply_stub` must be `true` or `false` (default `true`)".into()
-            ),
+            (WrongType, "\"3\"", MAX_CHAIN_NOT_A_NUMBER.into()),
+            (WrongType, "'false'", REPLY_STUB_NOT_A_BOOL.into()),
         ]
     );
     assert_eq!(
         problems("---\nreply_stub: yes\n---\n"),
-        vec![(
-            WrongType,
-            "yes",
-            "`reply_stub` must be `true` or `false` (default `true`)".into()
-        )]
+        vec![(WrongType, "yes", REPLY_STUB_NOT_A_BOOL.into())]
     );
     // Any scalar is text for a text key.
     let fm = read("---\ntitle: 42\nteam: true\n---\n");
@@ -541,11 +520,7 @@ max_chain: 4294967296
                 "random",
                 "`routing` must be `mentions`, `round-robin` or `all` (default `mentions`)".into()
             ),
-            (
-                BadValue,
-                "closed",
-                "`status` must be `open` or `ended` (default `open`)".into()
-            ),
+            (BadValue, "closed", STATUS_NOT_OPEN_OR_ENDED.into()),
             (
                 BadValue,
                 "\"@@x\"",
@@ -659,16 +634,8 @@ fn non_ascii_text_before_a_problem() {
     assert_eq!(
         problems(text),
         vec![
-            (
-                WrongType,
-                "lots",
-                "`max_chain` must be a whole number (default 3)".into()
-            ),
-            (
-                BadValue,
-                "🎉",
-                "`status` must be `open` or `ended` (default `open`)".into()
-            ),
+            (WrongType, "lots", MAX_CHAIN_NOT_A_NUMBER.into()),
+            (BadValue, "🎉", STATUS_NOT_OPEN_OR_ENDED.into()),
         ]
     );
 
@@ -739,116 +706,114 @@ g:
 
 // ---- set_key_edit -----------------------------------------------------------------
 
+/// Sets `key: value` in each `(before, after)` text and checks the whole result.
+fn assert_sets(key: &str, value: &str, cases: &[(&str, &str)]) {
+    for &(before, after) in cases {
+        assert_eq!(
+            set(before, key, value),
+            after,
+            "setting {key} to {value:?} in {before:?}"
+        );
+    }
+}
+
+/// `assert_sets` for the key the server writes most: `status: ended`.
+fn assert_ends(cases: &[(&str, &str)]) {
+    assert_sets("status", "ended", cases);
+}
+
+/// The edit that sets `status: ended`, given the text's own front matter (if any).
+fn end_edit(text: &str) -> (ByteRange, String) {
+    let fm = locate(text).map(|b| parse(text, &b));
+    set_key_edit(text, fm.as_ref(), "status", "ended")
+}
+
 #[test]
 fn set_key_replaces_an_existing_value() {
     let text = "---\ntitle: x\nstatus: open\n---\nbody\n";
-    let fm = read(text);
-    assert_eq!(
-        set_key_edit(text, Some(&fm), "status", "ended"),
-        (21..25, "ended".into())
-    );
-    assert_eq!(
-        set(text, "status", "ended"),
-        "---\ntitle: x\nstatus: ended\n---\nbody\n"
-    );
+    assert_eq!(end_edit(text), (21..25, "ended".into()));
+    assert_ends(&[(text, "---\ntitle: x\nstatus: ended\n---\nbody\n")]);
 }
 
 #[test]
 fn set_key_inserts_a_line_before_the_closing_fence() {
     let text = "---\ntitle: x\n---\nbody\n";
-    let fm = read(text);
-    assert_eq!(
-        set_key_edit(text, Some(&fm), "status", "ended"),
-        (13..13, "status: ended\n".into())
-    );
-    assert_eq!(
-        set(text, "status", "ended"),
-        "---\ntitle: x\nstatus: ended\n---\nbody\n"
-    );
-    assert_eq!(
-        set("---\n---\n", "status", "ended"),
-        "---\nstatus: ended\n---\n"
-    );
-    assert_eq!(
-        set("---\ntitle: x\n...\nbody", "status", "ended"),
-        "---\ntitle: x\nstatus: ended\n...\nbody"
-    );
+    assert_eq!(end_edit(text), (13..13, "status: ended\n".into()));
+    assert_ends(&[
+        (text, "---\ntitle: x\nstatus: ended\n---\nbody\n"),
+        ("---\n---\n", "---\nstatus: ended\n---\n"),
+        (
+            "---\ntitle: x\n...\nbody",
+            "---\ntitle: x\nstatus: ended\n...\nbody",
+        ),
+    ]);
 }
 
 #[test]
 fn set_key_creates_a_front_matter_block() {
     let text = "## @me\nhi\n";
-    assert_eq!(
-        set_key_edit(text, None, "status", "ended"),
-        (0..0, "---\nstatus: ended\n---\n".into())
-    );
-    assert_eq!(
-        set(text, "status", "ended"),
-        "---\nstatus: ended\n---\n## @me\nhi\n"
-    );
-    assert_eq!(set("", "status", "ended"), "---\nstatus: ended\n---\n");
-    // After a BOM; an unclosed `---` is ordinary text.
-    assert_eq!(
-        set("\u{feff}hello", "status", "ended"),
-        "\u{feff}---\nstatus: ended\n---\nhello"
-    );
-    assert_eq!(
-        set("---\nhello\n", "status", "ended"),
-        "---\nstatus: ended\n---\n---\nhello\n"
-    );
+    assert_eq!(end_edit(text), (0..0, "---\nstatus: ended\n---\n".into()));
+    assert_ends(&[
+        (text, "---\nstatus: ended\n---\n## @me\nhi\n"),
+        ("", "---\nstatus: ended\n---\n"),
+        // After a BOM; an unclosed `---` is ordinary text.
+        ("\u{feff}hello", "\u{feff}---\nstatus: ended\n---\nhello"),
+        ("---\nhello\n", "---\nstatus: ended\n---\n---\nhello\n"),
+    ]);
 }
 
 #[test]
 fn set_key_keeps_crlf() {
-    assert_eq!(
-        set("---\r\ntitle: x\r\n---\r\nbody", "status", "ended"),
-        "---\r\ntitle: x\r\nstatus: ended\r\n---\r\nbody"
-    );
-    assert_eq!(
-        set("---\r\nstatus: open\r\n---\r\n", "status", "ended"),
-        "---\r\nstatus: ended\r\n---\r\n"
-    );
-    assert_eq!(
-        set("## @me\r\nhi\r\n", "status", "ended"),
-        "---\r\nstatus: ended\r\n---\r\n## @me\r\nhi\r\n"
-    );
+    assert_ends(&[
+        (
+            "---\r\ntitle: x\r\n---\r\nbody",
+            "---\r\ntitle: x\r\nstatus: ended\r\n---\r\nbody",
+        ),
+        (
+            "---\r\nstatus: open\r\n---\r\n",
+            "---\r\nstatus: ended\r\n---\r\n",
+        ),
+        (
+            "## @me\r\nhi\r\n",
+            "---\r\nstatus: ended\r\n---\r\n## @me\r\nhi\r\n",
+        ),
+    ]);
 }
 
 #[test]
 fn set_key_fills_an_omitted_value() {
-    assert_eq!(
-        set("---\nstatus:\n---\n", "status", "ended"),
-        "---\nstatus: ended\n---\n"
-    );
-    assert_eq!(
-        set("---\nstatus: # later\ntitle: x\n---\n", "status", "ended"),
-        "---\nstatus: ended # later\ntitle: x\n---\n"
-    );
+    assert_ends(&[
+        ("---\nstatus:\n---\n", "---\nstatus: ended\n---\n"),
+        (
+            "---\nstatus: # later\ntitle: x\n---\n",
+            "---\nstatus: ended # later\ntitle: x\n---\n",
+        ),
+    ]);
 }
 
 #[test]
 fn set_key_replaces_any_kind_of_value() {
-    assert_eq!(
-        set(
+    assert_sets(
+        "title",
+        "New",
+        &[(
             "---\ntitle: |\n  old\n  text\nstatus: open\n---\n",
-            "title",
-            "New"
-        ),
-        "---\ntitle: New\nstatus: open\n---\n"
+            "---\ntitle: New\nstatus: open\n---\n",
+        )],
     );
-    assert_eq!(
-        set(
+    assert_sets(
+        "forked_from",
+        "c.chat.md",
+        &[(
             "---\nforked_from: \"a b\" # where from\n---\n",
-            "forked_from",
-            "c.chat.md"
-        ),
-        "---\nforked_from: c.chat.md # where from\n---\n"
+            "---\nforked_from: c.chat.md # where from\n---\n",
+        )],
     );
     // Set twice: the first (the one that is used) changes.
-    assert_eq!(
-        set("---\nstatus: open\nstatus: open\n---\n", "status", "ended"),
-        "---\nstatus: ended\nstatus: open\n---\n"
-    );
+    assert_ends(&[(
+        "---\nstatus: open\nstatus: open\n---\n",
+        "---\nstatus: ended\nstatus: open\n---\n",
+    )]);
 }
 
 #[test]

@@ -7,35 +7,53 @@ mod support;
 use std::time::Duration;
 
 use chatmd::agents::AgentEvent;
-use chatmd::runner::{self, Ended};
+use chatmd::runner::{self, Ended, RunOutcome};
 use pretty_assertions::assert_eq;
 use support::*;
 use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-#[tokio::test]
-async fn cancel_kills_a_child_that_ignores_sigterm_after_the_grace() {
-    let agent = Agent::new("trap '' TERM\necho $$ > agent.pid\necho ready\nexec sleep 1000");
+/// Starts `agent`'s turn in a task and waits for its first line, `ready`. The
+/// receiver comes back too: the turn's events keep a place to go.
+async fn started(
+    agent: &Agent,
+    cancel: CancellationToken,
+    settings: runner::Settings,
+) -> (JoinHandle<RunOutcome>, mpsc::Receiver<AgentEvent>) {
     let (events, mut received) = mpsc::channel(8);
-    let cancel = CancellationToken::new();
-    let turn = tokio::spawn(runner::run(
+    let turn = tokio::spawn(runner::run_with(
         agent.invocation(),
         TestParser::boxed(),
         events,
-        cancel.clone(),
+        cancel,
+        settings,
     ));
     let first = tokio::time::timeout(GUARD, received.recv()).await.unwrap();
     assert_eq!(first, Some(AgentEvent::Text("ready".into())));
-    let cancelled_at = Instant::now();
+    (turn, received)
+}
+
+/// Cancels the turn and waits for its outcome, which must say `Cancelled`.
+async fn cancel_and_wait(cancel: &CancellationToken, turn: JoinHandle<RunOutcome>) -> RunOutcome {
     cancel.cancel();
     let outcome = tokio::time::timeout(GUARD, turn).await.unwrap().unwrap();
-
     assert!(
         matches!(outcome.ended, Ended::Cancelled),
         "{:?}",
         outcome.ended
     );
+    outcome
+}
+
+#[tokio::test]
+async fn cancel_kills_a_child_that_ignores_sigterm_after_the_grace() {
+    let agent = Agent::new("trap '' TERM\necho $$ > agent.pid\necho ready\nexec sleep 1000");
+    let cancel = CancellationToken::new();
+    let (turn, _received) = started(&agent, cancel.clone(), runner::Settings::default()).await;
+    let cancelled_at = Instant::now();
+    let outcome = cancel_and_wait(&cancel, turn).await;
     let waited = cancelled_at.elapsed();
     assert!(
         waited >= runner::Settings::default().grace,
@@ -66,26 +84,11 @@ const STUBBORN_GRANDCHILD: &str =
 #[tokio::test]
 async fn no_grandchild_survives_a_cancel() {
     let agent = Agent::new(&format!("{STUBBORN_GRANDCHILD}\necho ready\nwait"));
-    let (events, mut received) = mpsc::channel(8);
     let cancel = CancellationToken::new();
-    let turn = tokio::spawn(runner::run_with(
-        agent.invocation(),
-        TestParser::boxed(),
-        events,
-        cancel.clone(),
-        quick(),
-    ));
-    let first = tokio::time::timeout(GUARD, received.recv()).await.unwrap();
-    assert_eq!(first, Some(AgentEvent::Text("ready".into())));
+    let (turn, _received) = started(&agent, cancel.clone(), quick()).await;
     let grandchild = read_pid(&agent.file("grandchild.pid"));
     assert!(is_running(grandchild));
-    cancel.cancel();
-    let outcome = tokio::time::timeout(GUARD, turn).await.unwrap().unwrap();
-    assert!(
-        matches!(outcome.ended, Ended::Cancelled),
-        "{:?}",
-        outcome.ended
-    );
+    cancel_and_wait(&cancel, turn).await;
     assert!(
         !is_running(grandchild),
         "the grandchild survived the cancel"
@@ -148,15 +151,12 @@ async fn a_completion_event_ends_the_turn_and_a_lingering_process_is_killed() {
 #[tokio::test]
 async fn dropping_a_running_turn_kills_its_group() {
     let agent = Agent::new(&format!("{STUBBORN_GRANDCHILD}\necho ready\nwait"));
-    let (events, mut received) = mpsc::channel(8);
-    let turn = tokio::spawn(runner::run(
-        agent.invocation(),
-        TestParser::boxed(),
-        events,
+    let (turn, _received) = started(
+        &agent,
         CancellationToken::new(),
-    ));
-    let first = tokio::time::timeout(GUARD, received.recv()).await.unwrap();
-    assert_eq!(first, Some(AgentEvent::Text("ready".into())));
+        runner::Settings::default(),
+    )
+    .await;
     let grandchild = read_pid(&agent.file("grandchild.pid"));
     turn.abort();
     assert!(turn.await.unwrap_err().is_cancelled());

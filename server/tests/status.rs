@@ -1,6 +1,9 @@
 //! Status comments: `<!-- chatmd key=value ... -->` parse and render tables, errors with
 //! ranges, every turn status, and the round-trip properties.
 
+use StatusError::{
+    BadKey, MissingClose, MissingEquals, TextAfterClose, TextAfterQuote, UnterminatedQuote,
+};
 use chatmd::document::status::{
     InvalidKey, KNOWN_KEYS, StatusComment, StatusError, TurnStatus, UnknownTurnStatus, is_valid_key,
 };
@@ -18,11 +21,13 @@ fn comment(pairs: &[(&str, &str)]) -> StatusComment {
     StatusComment::from_fields(fields(pairs)).expect("valid keys")
 }
 
-fn parsed(line: &str) -> Vec<(String, String)> {
-    match StatusComment::parse(line) {
+/// Parses `line` and checks its fields, naming the line when they differ.
+fn assert_parses(line: &str, expected: &[(&str, &str)]) {
+    let got = match StatusComment::parse(line) {
         Ok(c) => c.fields().to_vec(),
         Err(e) => panic!("{line:?}: {e}"),
-    }
+    };
+    assert_eq!(got, fields(expected), "{line:?}");
 }
 
 #[test]
@@ -94,7 +99,7 @@ fn parse_table() {
         ("<!-- chatmd id=t1 -->\r", &[("id", "t1")]),
     ];
     for (line, expected) in cases {
-        assert_eq!(parsed(line), fields(expected), "{line:?}");
+        assert_parses(line, expected);
     }
 }
 
@@ -126,31 +131,31 @@ fn errors_have_ranges_and_messages() {
     let cases: &[(&str, StatusError, &str, &str)] = &[
         (
             "<!-- chatmd id=t1",
-            StatusError::MissingClose { range: 0..17 },
+            MissingClose { range: 0..17 },
             "<!-- chatmd id=t1",
             "the status comment is not closed: end the line with `-->`",
         ),
         (
             "  <!-- chatmd id=t1  ",
-            StatusError::MissingClose { range: 2..19 },
+            MissingClose { range: 2..19 },
             "<!-- chatmd id=t1",
             "the status comment is not closed: end the line with `-->`",
         ),
         (
             "<!-- chatmd error=\"oops -->",
-            StatusError::UnterminatedQuote { range: 18..27 },
+            UnterminatedQuote { range: 18..27 },
             "\"oops -->",
             "unterminated quoted value: add a closing `\"`",
         ),
         (
             "<!-- chatmd error=\"ends with backslash\\\" -->",
-            StatusError::UnterminatedQuote { range: 18..44 },
+            UnterminatedQuote { range: 18..44 },
             "\"ends with backslash\\\" -->",
             "unterminated quoted value: add a closing `\"`",
         ),
         (
             "<!-- chatmd id=t1 done -->",
-            StatusError::MissingEquals {
+            MissingEquals {
                 range: 18..22,
                 token: "done".into(),
             },
@@ -159,7 +164,7 @@ fn errors_have_ranges_and_messages() {
         ),
         (
             "<!-- chatmd 1d=x -->",
-            StatusError::BadKey {
+            BadKey {
                 range: 12..14,
                 key: "1d".into(),
             },
@@ -169,7 +174,7 @@ fn errors_have_ranges_and_messages() {
         ),
         (
             "<!-- chatmd k\"=x -->",
-            StatusError::BadKey {
+            BadKey {
                 range: 12..14,
                 key: "k\"".into(),
             },
@@ -179,7 +184,7 @@ fn errors_have_ranges_and_messages() {
         ),
         (
             "<!-- chatmd =x -->",
-            StatusError::BadKey {
+            BadKey {
                 range: 12..13,
                 key: String::new(),
             },
@@ -188,19 +193,19 @@ fn errors_have_ranges_and_messages() {
         ),
         (
             "<!-- chatmd a=\"b\"c -->",
-            StatusError::TextAfterQuote { range: 17..18 },
+            TextAfterQuote { range: 17..18 },
             "c",
             "expected a space after the closing `\"`",
         ),
         (
             "<!-- chatmd id=t1 --> hello ",
-            StatusError::TextAfterClose { range: 22..27 },
+            TextAfterClose { range: 22..27 },
             "hello",
             "text after `-->`: the status comment must be alone on its line",
         ),
         (
             "<!-- chatmd 日本=x -->",
-            StatusError::BadKey {
+            BadKey {
                 range: 12..18,
                 key: "日本".into(),
             },
@@ -258,7 +263,7 @@ fn render_table() {
         let c = comment(pairs);
         assert_eq!(c.render(), *line);
         assert_eq!(c.to_string(), *line);
-        assert_eq!(parsed(line), fields(pairs), "{line:?}");
+        assert_parses(line, pairs);
     }
 }
 
@@ -277,17 +282,10 @@ fn the_format_example_round_trips() {
 
 #[test]
 fn every_turn_status() {
-    let names = [
-        "queued",
-        "streaming",
-        "waiting",
-        "done",
-        "skipped",
-        "error",
-        "cancelled",
-        "interrupted",
-    ];
-    assert_eq!(TurnStatus::ALL.map(TurnStatus::as_str), names);
+    assert_eq!(
+        TurnStatus::ALL.map(TurnStatus::as_str).join(" "),
+        "queued streaming waiting done skipped error cancelled interrupted"
+    );
     for status in TurnStatus::ALL {
         assert_eq!(status.as_str().parse::<TurnStatus>(), Ok(status));
         assert_eq!(status.to_string(), status.as_str());

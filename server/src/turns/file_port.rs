@@ -204,8 +204,9 @@ mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
 
-    #[tokio::test]
-    async fn edits_land_on_disk_and_outside_changes_are_kept() {
+    /// `a.chat.md` holding `## @me\nhi\n`, and a port on it after chatmd appended
+    /// `## @a` (checked on disk).
+    async fn after_one_write() -> (tempfile::TempDir, PathBuf, FilePort) {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("a.chat.md");
         std::fs::write(&path, "## @me\nhi\n").unwrap();
@@ -216,19 +217,25 @@ mod tests {
             std::fs::read_to_string(&path).unwrap(),
             "## @me\nhi\n\n## @a\n"
         );
+        (dir, path, port)
+    }
+
+    /// That append, as the port reports it.
+    const OUR_APPEND: Change = Change {
+        range: 10..10,
+        new_len: 7,
+        ours: true,
+    };
+
+    #[tokio::test]
+    async fn edits_land_on_disk_and_outside_changes_are_kept() {
+        let (dir, path, mut port) = after_one_write().await;
         std::fs::write(&path, "## @me\nhi there\n\n## @a\n").unwrap();
         let stale = port.apply(vec![(17..17, "answer\n".into())]).await;
         assert_eq!(stale.unwrap(), Applied::Stale, "the file changed under it");
         assert_eq!(
             port.changes().await.unwrap(),
-            vec![
-                Change {
-                    range: 10..10,
-                    new_len: 7,
-                    ours: true
-                },
-                Change::theirs(9..9, 6)
-            ]
+            vec![OUR_APPEND, Change::theirs(9..9, 6)]
         );
         let applied = port.apply(vec![(23..23, "answer\n".into())]).await;
         assert_eq!(applied.unwrap(), Applied::Done);
@@ -245,21 +252,12 @@ mod tests {
 
     #[tokio::test]
     async fn a_save_of_the_text_before_chatmds_last_write_is_undone() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("a.chat.md");
-        std::fs::write(&path, "## @me\nhi\n").unwrap();
-        let mut port = FilePort::open(&path).unwrap();
-        let applied = port.apply(vec![(10..10, "\n## @a\n".into())]).await;
-        assert_eq!(applied.unwrap(), Applied::Done);
+        let (_dir, path, mut port) = after_one_write().await;
         // A program that read the file before that write saves what it read.
         std::fs::write(&path, "## @me\nhi\n").unwrap();
         assert_eq!(
             port.changes().await.unwrap(),
-            vec![Change {
-                range: 10..10,
-                new_len: 7,
-                ours: true
-            }],
+            vec![OUR_APPEND],
             "nothing of someone else's"
         );
         assert_eq!(

@@ -3,7 +3,7 @@
 
 use chatmd::agents::ToolStatus::{Completed, Failed, Started};
 
-use super::{Outcome, Seen, s, tool, usage};
+use super::{Outcome, Seen, failed_early, s, tool, usage};
 
 const CLAUDE_SESSION: &str = "ba6318a6-8ff6-4537-9fb3-78cdd30bb441";
 const CLAUDE_MODEL: &str = "claude-opus-4-8[1m]";
@@ -69,15 +69,11 @@ pub fn expected(name: &str) -> Seen {
             outcome: Outcome::Done(s("end_turn"), usage(360, 20)),
         },
         "resume-unknown" => Seen {
-            session: None,
-            model: None,
-            text: String::new(),
-            tools: vec![],
             notices: vec![
                 format!("session not found: {unknown}"),
                 format!("claude printed a line that is not a JSON event: {unknown}"),
             ],
-            outcome: Outcome::Failed(unknown.into()),
+            ..failed_early(unknown)
         },
         "max-turns" => Seen {
             session: s("8e4f0b52-1c3d-4e6f-9a7b-2c3d4e5f6a71"),

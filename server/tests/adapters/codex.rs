@@ -3,13 +3,15 @@
 
 use chatmd::agents::ToolStatus::{Completed, Failed, Started};
 
-use super::{Outcome, Seen, s, tool, usage};
+use super::{Outcome, Seen, failed_early, s, tool, usage};
 
 const CODEX_THREAD: &str = "01a2007b-3fb0-7ff3-8fab-536458979726";
 
 pub fn expected(name: &str) -> Seen {
     let shell = "Shell: echo hello-from-tool";
     let waiting = "Reconnecting... waiting for network (Connection failed: error sending request)";
+    let no_rollout = "Error: thread/resume: thread/resume failed: no rollout found for thread id \
+                      01a2007b-0000-7000-8000-000000000000 (code -32600)";
     match name {
         "tool-use" => Seen {
         session: s(CODEX_THREAD),
@@ -71,20 +73,8 @@ pub fn expected(name: &str) -> Seen {
         outcome: Outcome::Done(None, usage(1200, 150)),
     },
         "resume-unknown" => Seen {
-        session: None,
-        model: None,
-        text: String::new(),
-        tools: vec![],
-        notices: vec![
-            "session not found: Error: thread/resume: thread/resume failed: no rollout found \
-             for thread id 01a2007b-0000-7000-8000-000000000000 (code -32600)"
-                .into(),
-        ],
-        outcome: Outcome::Failed(
-            "Error: thread/resume: thread/resume failed: no rollout found for thread id \
-             01a2007b-0000-7000-8000-000000000000 (code -32600)"
-                .into(),
-        ),
+        notices: vec![format!("session not found: {no_rollout}")],
+        ..failed_early(no_rollout)
     },
         // Recorded byte for byte: the read-only sandbox refused `touch`, and the stream
         // shows no item for it (nothing to report as a tool or a refusal).

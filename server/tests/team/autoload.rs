@@ -10,17 +10,19 @@ use crate::{Workspace, outside};
 #[test]
 fn parent_role_files_leak_into_every_member_of_their_kind() {
     let ws = Workspace::create();
-    ws.write("AGENTS.md", "project rules for codex");
-    ws.write("CLAUDE.md", "project rules for claude");
-    ws.write("GEMINI.md", "project rules for gemini");
-    ws.write("teams/AGENTS.md", "teams folder, replaced by the override");
-    ws.write("teams/AGENTS.override.md", "teams override");
-    ws.write("teams/t/alice/CLAUDE.md", "alice");
-    ws.write("teams/t/alice/CLAUDE.local.md", "alice, local");
-    ws.write("teams/t/bob/AGENTS.md", "bob");
-    ws.write("teams/t/john/GEMINI.md", "john");
-    ws.write("teams/t/olga/AGENTS.md", "olga");
-    ws.write("teams/t/chatmd.toml", "[members.olga]\nagent = \"acp\"\n");
+    ws.files(&[
+        ("AGENTS.md", "project rules for codex"),
+        ("CLAUDE.md", "project rules for claude"),
+        ("GEMINI.md", "project rules for gemini"),
+        ("teams/AGENTS.md", "teams folder, replaced by the override"),
+        ("teams/AGENTS.override.md", "teams override"),
+        ("teams/t/alice/CLAUDE.md", "alice"),
+        ("teams/t/alice/CLAUDE.local.md", "alice, local"),
+        ("teams/t/bob/AGENTS.md", "bob"),
+        ("teams/t/john/GEMINI.md", "john"),
+        ("teams/t/olga/AGENTS.md", "olga"),
+        ("teams/t/chatmd.toml", "[members.olga]\nagent = \"acp\"\n"),
+    ]);
 
     let team = ws.load("teams/t");
     let loaded = |handle: &str| -> Vec<String> {

@@ -11,15 +11,17 @@ use crate::{Workspace, outside};
 #[test]
 fn every_kind_of_role_file_makes_a_member() {
     let ws = Workspace::create();
-    ws.write("Team_A/alice/CLAUDE.md", "# Alice, the reviewer\nStrict.");
-    ws.write("Team_A/bob/AGENTS.md", "\n## Bob writes the billing code\n");
-    ws.write("Team_A/john/GEMINI.md", "John documents.");
-    ws.write("Team_A/team_instruction.md", "We ship on Fridays.");
-    ws.write("Team_A/standup.chat.md", "## @me\nhi\n");
-    ws.write("Team_A/notes/README.md", "not a member");
-    ws.write("Team_A/.hidden/CLAUDE.md", "hidden");
-    ws.write("Team_A/my folder/CLAUDE.md", "bad name");
-    ws.write("Team_A/CLAUDE.md", "the team folder itself is no member");
+    ws.files(&[
+        ("Team_A/alice/CLAUDE.md", "# Alice, the reviewer\nStrict."),
+        ("Team_A/bob/AGENTS.md", "\n## Bob writes the billing code\n"),
+        ("Team_A/john/GEMINI.md", "John documents."),
+        ("Team_A/team_instruction.md", "We ship on Fridays."),
+        ("Team_A/standup.chat.md", "## @me\nhi\n"),
+        ("Team_A/notes/README.md", "not a member"),
+        ("Team_A/.hidden/CLAUDE.md", "hidden"),
+        ("Team_A/my folder/CLAUDE.md", "bad name"),
+        ("Team_A/CLAUDE.md", "the team folder itself is no member"),
+    ]);
 
     let team = ws.load("Team_A");
 
@@ -69,11 +71,13 @@ fn every_kind_of_role_file_makes_a_member() {
 #[test]
 fn several_role_files_pick_claude_then_codex_then_gemini_with_a_warning() {
     let ws = Workspace::create();
-    ws.write("t/bob/AGENTS.md", "codex role");
-    ws.write("t/bob/GEMINI.md", "gemini role");
-    ws.write("t/carol/GEMINI.md", "gemini role");
-    ws.write("t/carol/CLAUDE.md", "claude role");
-    ws.write("t/carol/AGENTS.md", "codex role");
+    ws.files(&[
+        ("t/bob/AGENTS.md", "codex role"),
+        ("t/bob/GEMINI.md", "gemini role"),
+        ("t/carol/GEMINI.md", "gemini role"),
+        ("t/carol/CLAUDE.md", "claude role"),
+        ("t/carol/AGENTS.md", "codex role"),
+    ]);
 
     let team = ws.load("t");
 

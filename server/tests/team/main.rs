@@ -46,6 +46,13 @@ impl Workspace {
         path
     }
 
+    /// Writes each `(path, contents)`: a folder tree in one table.
+    pub fn files(&self, files: &[(&str, &str)]) {
+        for (relative, contents) in files {
+            self.write(relative, contents);
+        }
+    }
+
     pub fn mkdir(&self, relative: &str) -> PathBuf {
         let path = self.path(relative);
         fs::create_dir_all(&path).expect("mkdir");

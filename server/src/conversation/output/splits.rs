@@ -34,7 +34,7 @@ const TRICKY: &[&str] = &[
 
 /// Streams `pieces` and returns the output, checking after each piece that only the
 /// start of the last line that may still become a message heading is held back.
-fn stream(pieces: &[&str]) -> String {
+pub(super) fn stream(pieces: &[&str]) -> String {
     let mut f = OutputFilter::new();
     let mut out = String::new();
     let mut taken = String::new();
@@ -171,37 +171,29 @@ fn a_lone_carriage_return_at_the_end_of_a_piece_waits_for_no_one() {
     assert_eq!(out, "<div>\r\n## @in-html\n");
 }
 
+/// Fences, indented code, a quote and a list item: the bits of generated outputs that
+/// open blocks, here and in `tests.rs`.
+pub(super) const BLOCK_BITS: &[&str] = &["```", "~~~", "```rust", "    code", "> ", "- "];
+
 /// Bits that, put together, make outputs with headings, blanks, code, HTML, quotes,
 /// lists and every kind of line break, in many places.
-const ATOMS: &[&str] = &[
-    "text",
-    "\n",
-    "\r",
-    "\r\n",
-    "## @a",
-    "##",
-    "#",
-    " ",
-    "\t",
-    "@",
-    "b",
-    "   ",
-    "```",
-    "~~~",
-    "```rust",
-    "    code",
-    "> ",
-    "- ",
-    "1. ",
-    "<!--",
-    "-->",
-    "<div>",
-    "</div>",
-    "<pre>",
-    "é😀",
-    "\u{a0}",
-    "[NEXT: a]",
-];
+fn atoms() -> Vec<&'static str> {
+    let before = [
+        "text", "\n", "\r", "\r\n", "## @a", "##", "#", " ", "\t", "@", "b", "   ",
+    ];
+    let after = [
+        "1. ",
+        "<!--",
+        "-->",
+        "<div>",
+        "</div>",
+        "<pre>",
+        "é😀",
+        "\u{a0}",
+        "[NEXT: a]",
+    ];
+    [&before[..], BLOCK_BITS, &after].concat()
+}
 
 proptest::proptest! {
     #![proptest_config(proptest::prelude::ProptestConfig::with_cases(500))]
@@ -210,10 +202,11 @@ proptest::proptest! {
     /// whole output filters to, and the answer never starts a message.
     #[test]
     fn any_output_split_anywhere_gives_the_same_result(
-        picks in proptest::collection::vec(0..ATOMS.len(), 0..48),
+        picks in proptest::collection::vec(0..atoms().len(), 0..48),
         places in proptest::collection::vec(0usize..1000, 0..12),
     ) {
-        let text: String = picks.iter().map(|&i| ATOMS[i]).collect();
+        let atoms = atoms();
+        let text: String = picks.iter().map(|&i| atoms[i]).collect();
         let whole = filtered(&text);
         let at = boundaries(&text);
         let mut cuts: Vec<usize> = if at.is_empty() {

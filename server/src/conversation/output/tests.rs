@@ -1,21 +1,29 @@
 use super::*;
 use pretty_assertions::assert_eq;
 
-/// Streams `pieces` through a filter and returns everything it emitted.
-fn stream(pieces: &[&str]) -> String {
+// Streams pieces through a filter, checking what it holds back after each.
+use super::splits::stream;
+
+/// Pushes each piece and checks what the filter lets out at once, then what `finish`
+/// adds.
+fn assert_emits(steps: &[(&str, &str)], at_finish: &str) {
     let mut f = OutputFilter::new();
-    let mut out: String = pieces.iter().map(|p| f.push(p)).collect();
-    out.push_str(&f.finish());
-    out
+    for (piece, out) in steps {
+        assert_eq!(f.push(piece), *out, "pushing {piece:?}");
+    }
+    assert_eq!(f.finish(), at_finish);
 }
 
 #[test]
 fn plain_text_passes_unchanged_as_it_comes() {
-    let mut f = OutputFilter::new();
-    assert_eq!(f.push("Hello, "), "Hello, ");
-    assert_eq!(f.push("world.\nNext"), "world.\nNext");
-    assert_eq!(f.push(" line\n"), " line\n");
-    assert_eq!(f.finish(), "");
+    assert_emits(
+        &[
+            ("Hello, ", "Hello, "),
+            ("world.\nNext", "world.\nNext"),
+            (" line\n", " line\n"),
+        ],
+        "",
+    );
 }
 
 #[test]
@@ -37,13 +45,16 @@ fn message_headings_in_the_output_are_escaped_wherever_the_pieces_split() {
 
 #[test]
 fn only_an_ambiguous_line_start_is_held_back() {
-    let mut f = OutputFilter::new();
-    assert_eq!(f.push("##"), "");
-    assert_eq!(f.push(" "), "");
-    assert_eq!(f.push("Sum"), "## Sum");
-    assert_eq!(f.push("mary\n## @"), "mary\n");
-    assert_eq!(f.push("b"), "## \\@b");
-    assert_eq!(f.finish(), "");
+    assert_emits(
+        &[
+            ("##", ""),
+            (" ", ""),
+            ("Sum", "## Sum"),
+            ("mary\n## @", "mary\n"),
+            ("b", "## \\@b"),
+        ],
+        "",
+    );
 }
 
 #[test]
@@ -76,27 +87,12 @@ fn a_held_back_end_is_released_by_finish() {
     assert_eq!(stream(&["## @a"]), "## \\@a");
 }
 
-const PIECES: &[&str] = &[
-    "text",
-    "\n",
-    "## @a",
-    "## @",
-    "b",
-    "   ## @x y",
-    "```",
-    "~~~",
-    "```rust",
-    "    code",
-    "> ",
-    "- ",
-    "## ",
-    "@",
-    " ",
-    "\t",
-    "é😀",
-    "<!--",
-    "-->",
-];
+/// Bits of generated outputs, with the block openers of `splits.rs`.
+fn bits() -> Vec<&'static str> {
+    let before = ["text", "\n", "## @a", "## @", "b", "   ## @x y"];
+    let after = ["## ", "@", " ", "\t", "é😀", "<!--", "-->"];
+    [&before[..], super::splits::BLOCK_BITS, &after].concat()
+}
 
 proptest::proptest! {
     #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
@@ -104,8 +100,9 @@ proptest::proptest! {
     /// Whatever the agent prints and however it is split, the filtered output never
     /// starts a message and never leaves a fence open.
     #[test]
-    fn output_never_breaks_the_chat(picks in proptest::collection::vec(0..PIECES.len(), 0..40), cut in 1usize..9) {
-        let text: String = picks.iter().map(|&i| PIECES[i]).collect();
+    fn output_never_breaks_the_chat(picks in proptest::collection::vec(0..bits().len(), 0..40), cut in 1usize..9) {
+        let bits = bits();
+        let text: String = picks.iter().map(|&i| bits[i]).collect();
         let whole = stream(&[&text]);
         let chars: Vec<char> = text.chars().collect();
         let pieces: Vec<String> = chars.chunks(cut).map(|c| c.iter().collect()).collect();

@@ -6,10 +6,15 @@ use crate::team::Severity;
 use pretty_assertions::assert_eq;
 
 fn parse(text: &str) -> (FileConfig, Vec<ConfigProblem>) {
+    parse_in(Path::new("/ws"), text)
+}
+
+/// `text` parsed as `team/chatmd.toml` of the workspace `root`.
+fn parse_in(root: &Path, text: &str) -> (FileConfig, Vec<ConfigProblem>) {
     let mut problems = Vec::new();
     let config = parse_config(
-        Path::new("/ws"),
-        Path::new("/ws/team/chatmd.toml"),
+        root,
+        &root.join("team/chatmd.toml"),
         text,
         &UserTrust::default(),
         &mut problems,
@@ -17,52 +22,45 @@ fn parse(text: &str) -> (FileConfig, Vec<ConfigProblem>) {
     (config, problems)
 }
 
-fn ranges(text: &str, problems: &[ConfigProblem]) -> Vec<(String, Severity)> {
+/// Each problem as the text it underlines and its severity.
+fn ranges<'t>(text: &'t str, problems: &[ConfigProblem]) -> Vec<(&'t str, Severity)> {
     problems
         .iter()
-        .map(|p| {
-            let range = p.range.clone().unwrap_or(0..0);
-            (text[range].to_owned(), p.severity)
-        })
+        .map(|p| (&text[p.range.clone().unwrap_or(0..0)], p.severity))
         .collect()
 }
 
 #[test]
 fn members_keep_file_order_and_every_key() {
-    let text = r#"
-human = "lead"
-[members.zed]
-agent = "gemini"
-[members.amy]
-agent = "acp"
-instructions = "Be brief."
-env = { A = "1", B = "two" }
-args = ["--model", "x"]
-timeout = 90
-idle_timeout = 2.5
-resume = true
-"#;
-    let (config, problems) = parse(text);
+    let text = include_str!("../../../tests/fixtures/team/every_key.toml");
+    // A real workspace: `workdir` must exist (`home` is created at the first turn).
+    let ws = tempfile::tempdir().unwrap();
+    let root = ws.path().canonicalize().unwrap();
+    std::fs::create_dir_all(root.join("team/repo")).unwrap();
+    let (config, problems) = parse_in(&root, text);
     assert_eq!(problems, vec![]);
-    assert_eq!(config.human, Some(("lead".to_owned(), 9..15)));
+    let (human, range) = config.human.clone().unwrap_or_default();
+    assert_eq!((human.as_str(), &text[range]), ("lead", "\"lead\""));
     let names: Vec<_> = config.members.iter().map(|m| m.name.as_str()).collect();
-    assert_eq!(names, vec!["zed", "amy"]);
-    let amy = &config.members[1];
-    assert_eq!(amy.agent.as_deref(), Some("acp"));
-    assert_eq!(amy.instructions.as_deref(), Some("Be brief."));
+    assert_eq!(names, vec!["zed", "bob"]);
+    let bob = &config.members[1];
+    assert_eq!(bob.agent.as_deref(), Some("claude"));
+    assert_eq!(bob.instructions.as_deref(), Some("Answer in French."));
+    assert_eq!(bob.workdir, Some(root.join("team/repo")));
+    assert_eq!(bob.home, Some(root.join("team/bob/state")));
     assert_eq!(
-        amy.env,
-        BTreeMap::from([("A".into(), "1".into()), ("B".into(), "two".into())])
+        bob.env,
+        BTreeMap::from([
+            ("RUST_LOG".into(), "debug".into()),
+            ("TOKEN_FILE".into(), "/run/x".into())
+        ])
     );
-    assert_eq!(amy.args, Some(vec!["--model".into(), "x".into()]));
-    assert_eq!(amy.timeout, Some(Duration::from_secs(90)));
-    assert_eq!(amy.idle_timeout, Some(Duration::from_millis(2500)));
-    assert_eq!(amy.resume, Some(true));
-    let (file, range) = amy.declared_at.clone().unwrap_or_default();
-    assert_eq!(
-        (file, &text[range]),
-        (PathBuf::from("/ws/team/chatmd.toml"), "amy")
-    );
+    assert_eq!(bob.args, Some(vec!["--model".into(), "opus".into()]));
+    assert_eq!(bob.timeout, Some(Duration::from_secs(120)));
+    assert_eq!(bob.idle_timeout, Some(Duration::from_millis(500)));
+    assert_eq!(bob.resume, Some(true));
+    let (file, range) = bob.declared_at.clone().unwrap_or_default();
+    assert_eq!((file, &text[range]), (root.join("team/chatmd.toml"), "bob"));
 }
 
 #[test]
@@ -74,13 +72,13 @@ fn bad_values_are_reported_at_their_range_and_dropped() {
     assert_eq!(
         ranges(text, &problems),
         vec![
-            ("\"no way\"".to_owned(), Severity::Error),
-            ("0".to_owned(), Severity::Error),
-            ("-1.5".to_owned(), Severity::Error),
-            ("\" \"".to_owned(), Severity::Error),
-            ("\"../../etc\"".to_owned(), Severity::Error),
-            ("\"/tmp\"".to_owned(), Severity::Error),
-            ("\"b b\"".to_owned(), Severity::Error),
+            ("\"no way\"", Severity::Error),
+            ("0", Severity::Error),
+            ("-1.5", Severity::Error),
+            ("\" \"", Severity::Error),
+            ("\"../../etc\"", Severity::Error),
+            ("\"/tmp\"", Severity::Error),
+            ("\"b b\"", Severity::Error),
         ]
     );
     assert_eq!(config.human, None);
@@ -111,9 +109,9 @@ fn a_huge_idle_timeout_is_refused_not_a_panic() {
     assert_eq!(
         ranges(text, &problems),
         vec![
-            ("9223372036854775807".to_owned(), Severity::Error),
-            ("1e300".to_owned(), Severity::Error),
-            ("inf".to_owned(), Severity::Error),
+            ("9223372036854775807", Severity::Error),
+            ("1e300", Severity::Error),
+            ("inf", Severity::Error),
         ]
     );
     assert_eq!(
@@ -133,10 +131,7 @@ fn syntax_errors_and_unknown_keys_carry_the_toml_span() {
     let text = "[members.bob]\nagent = \"codex\"\nmodle = \"x\"\n";
     let (config, problems) = parse(text);
     assert_eq!(config, FileConfig::default());
-    assert_eq!(
-        ranges(text, &problems),
-        vec![("modle".to_owned(), Severity::Error)]
-    );
+    assert_eq!(ranges(text, &problems), vec![("modle", Severity::Error)]);
     assert!(
         problems[0]
             .message
@@ -168,10 +163,7 @@ fn a_top_level_command_is_refused_with_its_whole_assignment() {
     let (config, problems) = parse(text);
     assert_eq!(
         ranges(text, &problems),
-        vec![(
-            "\"command\"  =  [\"rm\", \"-rf\"]".to_owned(),
-            Severity::Error
-        )]
+        vec![("\"command\"  =  [\"rm\", \"-rf\"]", Severity::Error)]
     );
     assert_eq!(
         problems[0].message,
@@ -197,7 +189,7 @@ fn a_member_command_is_one_program_resolved_against_the_file() {
     let (config, problems) = parse(text);
     assert_eq!(
         ranges(text, &problems),
-        vec![("[\"rm\", \"-rf\"]".to_owned(), Severity::Error)]
+        vec![("[\"rm\", \"-rf\"]", Severity::Error)]
     );
     assert_eq!(
         problems[0].message,
