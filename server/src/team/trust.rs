@@ -252,28 +252,34 @@ impl UserConfig {
     /// Records `file` with the hash of `content` (the text the user was shown), in
     /// place of an earlier record of the same file.
     pub fn trust_file(&self, file: &Path, content: &[u8]) -> Result<TrustedFile, TrustError> {
-        let path = self.store_path()?;
         let entry = TrustedFile {
             path: file_identity(file),
             sha256: content_hash(content),
         };
-        store::update(&path, |store| {
-            store.files.retain(|f| f.path != entry.path);
-            store.files.push(entry.clone());
-        })?;
-        Ok(entry)
+        self.replace(entry, |store| &mut store.files, |f| &f.path)
     }
 
     /// Records the symlink `link` with where it leads now.
     pub fn trust_link(&self, link: &Path) -> Result<TrustedLink, TrustError> {
-        let path = self.store_path()?;
         let entry = TrustedLink {
             path: link_identity(link),
             target: resolve_existing(link),
         };
+        self.replace(entry, |store| &mut store.links, |l| &l.path)
+    }
+
+    /// Puts `entry` in its list of the store in place of the one for the same path.
+    fn replace<T: Clone>(
+        &self,
+        entry: T,
+        list: impl Fn(&mut StoreFile) -> &mut Vec<T>,
+        path_of: impl Fn(&T) -> &PathBuf,
+    ) -> Result<T, TrustError> {
+        let path = self.store_path()?;
         store::update(&path, |store| {
-            store.links.retain(|l| l.path != entry.path);
-            store.links.push(entry.clone());
+            let list = list(store);
+            list.retain(|e| path_of(e) != path_of(&entry));
+            list.push(entry.clone());
         })?;
         Ok(entry)
     }
