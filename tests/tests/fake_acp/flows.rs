@@ -1,0 +1,1 @@
+//! More ACP flows of the fake agent.

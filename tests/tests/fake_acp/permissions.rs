@@ -1,0 +1,1 @@
+//! Permission flows of the fake agent.
