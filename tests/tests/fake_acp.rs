@@ -18,6 +18,9 @@ use replay::{Ids, replay};
 
 const FLAVORS: [&str; 3] = ["gemini", "claude", "codex"];
 
+/// The recordings' prompt for a permission-gated `touch tool-wrote.txt`.
+const TOOL_PROMPT: &str = "MOCK-MODE=toolwrite please create the file. ASK-TOOL";
+
 /// Replays `<flavor>-<scenario>` in a fresh process; returns the agent's messages and
 /// its stderr, after checking it exits 0 when stdin closes.
 fn replay_one(

@@ -9,7 +9,7 @@ use std::sync::mpsc::Receiver;
 
 use serde_json::{Value, json};
 
-use crate::fake_support::{assert_closed, lines, next_line, wait};
+use crate::fake_support::{DEADLINE, assert_closed, lines, next_line, wait};
 
 /// A temp folder with the fake installed under the ACP programs' names, a working
 /// folder `work/` and a state folder per agent.
@@ -134,6 +134,15 @@ impl Agent {
                 return got;
             }
         }
+    }
+
+    /// Every message until the agent closes stdout (it exits by itself).
+    pub fn drain(&mut self) -> Vec<Value> {
+        let mut got = Vec::new();
+        while let Ok(line) = self.rx.recv_timeout(DEADLINE) {
+            got.push(serde_json::from_slice(&line).expect("JSON"));
+        }
+        got
     }
 
     /// Closes stdin and waits for the exit; asserts nothing more was printed.

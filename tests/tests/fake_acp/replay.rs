@@ -62,6 +62,19 @@ pub struct Ids {
 }
 
 impl Ids {
+    /// Says that the recorded id `recorded` is `actual` in this run.
+    pub fn rename(&mut self, recorded: &str, actual: &str) {
+        self.pair(recorded, actual, "a renaming given by the test");
+    }
+
+    /// The id that stands for the recorded `recorded`.
+    pub fn actual(&self, recorded: &str) -> String {
+        self.forward
+            .get(recorded)
+            .unwrap_or_else(|| panic!("no id stands for {recorded}"))
+            .clone()
+    }
+
     /// Records or checks that `recorded` stands for `actual`.
     fn pair(&mut self, recorded: &str, actual: &str, at: &str) {
         match (self.forward.get(recorded), self.backward.get(actual)) {

@@ -242,7 +242,9 @@ impl Turn<'_> {
                 }
                 Ok(None) => {}
                 Err(stop) => {
-                    if let Some(pending) = self.agent.pending.get_mut(&id) {
+                    if let (Stop::Cancelled, Some(pending)) =
+                        (&stop, self.agent.pending.get_mut(&id))
+                    {
                         pending.must_cancel = true;
                     }
                     return Err(stop);
