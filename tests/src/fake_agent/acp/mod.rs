@@ -53,6 +53,8 @@ mod answer;
 mod flavor;
 mod ids;
 pub(crate) mod json;
+mod modes;
+mod permission;
 mod replay;
 mod server;
 mod store;

@@ -209,12 +209,13 @@ impl Agent {
             Ok(cwd) => cwd,
             Err(error) => return self.out.error(id, error),
         };
+        if let Err(error) = self.setup_auth() {
+            return self.out.error(id, error);
+        }
+        // With its custom provider codex-acp reports the gateway before the result.
         if self.flavor == Cli::Codex {
             self.out
                 .notify("_auth/status_update", flavor::codex_auth_status());
-        }
-        if let Err(error) = self.setup_auth() {
-            return self.out.error(id, error);
         }
         let sid = match self.flavor {
             Cli::Codex => ids::uuid_v7(),
@@ -318,11 +319,11 @@ impl Agent {
     /// The stored session a load or resume names, or the agent's error for it.
     fn reopen(&mut self, params: &Value) -> Result<Session, J> {
         let cwd = Self::check_setup(params)?;
+        self.setup_auth()?;
         if self.flavor == Cli::Codex {
             self.out
                 .notify("_auth/status_update", flavor::codex_auth_status());
         }
-        self.setup_auth()?;
         let sid = params["sessionId"].as_str().unwrap_or_default();
         let open = self.sessions.get(sid).map(|l| l.session.clone());
         match open
