@@ -311,3 +311,36 @@ fn the_text_knobs_replace_the_answer() {
         "fake-agent: session/request_permission 0 was never answered\n"
     );
 }
+
+#[test]
+fn claude_offers_bypass_permissions_only_when_allowed() {
+    let sandbox = Sandbox::new();
+    let modes = |is_sandbox: Option<&str>| {
+        let mut command = sandbox.command("claude");
+        command.env_remove("IS_SANDBOX");
+        if let Some(value) = is_sandbox {
+            command.env("IS_SANDBOX", value);
+        }
+        let mut agent = Agent::spawn(command);
+        agent.initialize();
+        agent.send(&json!({"jsonrpc": "2.0", "id": 2, "method": "session/new",
+            "params": {"cwd": sandbox.work, "mcpServers": []}}));
+        let result = agent.until_response(2).pop().unwrap()["result"].clone();
+        agent.recv();
+        stderr_of(agent);
+        let ids: Vec<String> = result["modes"]["availableModes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["id"].as_str().unwrap().to_string())
+            .collect();
+        ids
+    };
+    assert!(modes(Some("1")).contains(&"bypassPermissions".to_string()));
+    // As root without IS_SANDBOX, claude-agent-acp leaves the mode out.
+    let root = crate::fake_support::is_root();
+    assert_eq!(
+        !modes(None).contains(&"bypassPermissions".to_string()),
+        root
+    );
+}

@@ -112,9 +112,25 @@ pub fn run(flavor: Cli, argv: &[String], knobs: Knobs) -> i32 {
     if let Some(text) = &knobs.stderr {
         eprintln!("{text}");
     }
-    let log = std::env::var_os("FAKE_ACP_LOG")
-        .filter(|v| !v.is_empty())
-        .map(Into::into);
+    let log = match std::env::var_os("FAKE_ACP_LOG").filter(|v| !v.is_empty()) {
+        None => None,
+        Some(path) => {
+            let opened = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&path);
+            match opened {
+                Ok(file) => Some(file),
+                Err(error) => {
+                    eprintln!(
+                        "fake-agent: cannot open FAKE_ACP_LOG {}: {error}",
+                        Path::new(&path).display()
+                    );
+                    return 2;
+                }
+            }
+        }
+    };
     let mut agent = server::Agent::new(flavor, knobs, wire::Inbox::start(log));
     loop {
         match agent.inbox.next() {

@@ -3,8 +3,8 @@
 //! every line to `FAKE_ACP_LOG`; the main thread writes.
 
 use std::collections::VecDeque;
+use std::fs::File;
 use std::io::{BufRead, BufReader, Write};
-use std::path::PathBuf;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
@@ -31,16 +31,9 @@ pub struct Inbox {
 
 impl Inbox {
     /// Starts the reader thread; each line is appended to `log` first when given.
-    pub fn start(log: Option<PathBuf>) -> Inbox {
+    pub fn start(mut log: Option<File>) -> Inbox {
         let (tx, rx) = mpsc::channel();
         std::thread::spawn(move || {
-            let mut log = log.map(|path| {
-                std::fs::OpenOptions::new()
-                    .create(true)
-                    .append(true)
-                    .open(&path)
-                    .unwrap_or_else(|e| panic!("cannot open FAKE_ACP_LOG {}: {e}", path.display()))
-            });
             for line in BufReader::new(std::io::stdin()).split(b'\n') {
                 let Ok(line) = line else { break };
                 let text = String::from_utf8_lossy(&line).trim().to_string();
