@@ -54,6 +54,8 @@ fn each_invocation_picks_its_flavor() {
         if let Some(cli) = as_cli {
             command.env("FAKE_AGENT_AS", cli);
         }
+        let record = sandbox.path("record.json");
+        command.env("FAKE_AGENT_RECORD", &record);
         let mut agent = Agent::spawn(command);
         assert_eq!(
             agent.initialize()["result"]["agentInfo"]["name"],
@@ -61,6 +63,14 @@ fn each_invocation_picks_its_flavor() {
             "{program}"
         );
         assert_eq!(stderr_of(agent), "");
+        let record: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&record).unwrap()).unwrap();
+        assert_eq!(record["acp"], true);
+        assert_eq!(
+            record["argv"].as_array().unwrap()[1..],
+            args[..],
+            "{program}"
+        );
     }
     // Claude Code itself has no --acp.
     let output = Command::new(sandbox.bin.join("claude"))

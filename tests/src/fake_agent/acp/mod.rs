@@ -40,6 +40,17 @@
 //! | `CLAUDE_CONFIG_DIR`, `CODEX_HOME`, `GEMINI_CLI_HOME` | where sessions are kept (`fake-acp-sessions/`), so a new process resumes them |
 //! | `FAKE_AGENT_TEXT`, `FAKE_AGENT_CHUNKS`, `FAKE_AGENT_DELAY_MS`, `FAKE_AGENT_STDERR`, `FAKE_AGENT_RECORD`, `FAKE_AGENT_PROMPT_KNOBS` | as for the headless CLIs (per prompt with `fake-agent:` lines) |
 //!
+//! # Permission answers
+//!
+//! Each flavor offers its own options (`tools.rs`, `permission.rs`) and request ids count
+//! from 0. An allow creates the file; a reject makes gemini and claude answer with the
+//! refusal quoted and `end_turn`, codex end the turn `cancelled` with no text. An
+//! "always" answer is kept where the real agent keeps it: gemini for the session only,
+//! claude in `<cwd>/.claude/settings.local.json`, codex in
+//! `$CODEX_HOME/rules/default.rules`; a later matching command is not asked about. The
+//! outcome `cancelled` ends the turn `cancelled`. An `optionId` that was not offered is
+//! taken as a refusal and reported on stderr.
+//!
 //! # Checks
 //!
 //! The first message must be `initialize` (else `-32600` and a stderr line; no real agent
@@ -47,7 +58,10 @@
 //! not open answers the agent's own `-32603`. A line that is not JSON gets what the ACP
 //! SDK does: a stderr line and no answer. After `session/cancel`, a permission request
 //! still waiting must be answered `cancelled`, else stderr says so; so does stderr for a
-//! request never answered when stdin closes. The process exits 0 when stdin closes.
+//! request never answered when stdin closes. `session/new`, `load` and `resume` need an
+//! absolute `cwd` and an `mcpServers` list (`-32602` otherwise); a session resumes or loads
+//! only in the folder it was created in. codex-acp stops at once (exit 1) when
+//! `CODEX_HOME` names a missing folder. The process exits 0 when stdin closes.
 
 mod answer;
 mod flavor;
