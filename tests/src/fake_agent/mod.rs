@@ -3,7 +3,8 @@
 //!
 //! It picks the CLI from its own file name (`argv[0]`'s base name; tests symlink the
 //! binary as `claude`, `codex` or `gemini` in a temp `PATH` folder) or `FAKE_AGENT_AS`.
-//! It never touches the network.
+//! It never touches the network. Run as `claude-agent-acp`, `codex-acp`, `gemini --acp`
+//! or `fake-agent --acp`, it speaks ACP instead: see [`acp`] for its prompt keywords.
 //!
 //! # Knobs (environment variables)
 //!
@@ -33,6 +34,7 @@
 //! A transcript's `<name>.meta.json` gives its exit code, stderr and whether the real
 //! CLI would hang (see `fixtures/agents/README.md`).
 
+pub mod acp;
 mod claude;
 mod cli;
 mod codex;
@@ -60,6 +62,9 @@ pub fn main() -> i32 {
         Ok(knobs) => knobs,
         Err(message) => return fail(&message),
     };
+    if let Some(flavor) = acp::flavor_of(&argv, knobs.cli) {
+        return acp::run(flavor, &argv, knobs);
+    }
     let Some(cli) = knobs
         .cli
         .or_else(|| Cli::from_program(argv.first().map(String::as_str)))
@@ -118,6 +123,19 @@ pub fn install(fake: &Path, dir: &Path) -> std::io::Result<std::path::PathBuf> {
     std::fs::create_dir_all(dir)?;
     for cli in [Cli::Claude, Cli::Codex, Cli::Gemini] {
         let link = dir.join(cli.name());
+        if link.symlink_metadata().is_err() {
+            std::os::unix::fs::symlink(fake, &link)?;
+        }
+    }
+    Ok(dir.to_path_buf())
+}
+
+/// Like [`install`], plus `claude-agent-acp` and `codex-acp` (the ACP adapters; gemini
+/// speaks ACP as `gemini --acp`). Kept apart so a test can still find these missing.
+pub fn install_acp(fake: &Path, dir: &Path) -> std::io::Result<std::path::PathBuf> {
+    install(fake, dir)?;
+    for name in acp::PROGRAMS {
+        let link = dir.join(name);
         if link.symlink_metadata().is_err() {
             std::os::unix::fs::symlink(fake, &link)?;
         }

@@ -16,7 +16,7 @@ use super::transcript::{Script, flood_line, garbage};
 pub const SLEEPER: &str = "FAKE_AGENT_SLEEPER";
 
 /// Variables recorded when set: the state-isolation and trust variables.
-const RECORDED_ENV: [&str; 5] = [
+pub(super) const RECORDED_ENV: [&str; 5] = [
     "CLAUDE_CONFIG_DIR",
     "CODEX_HOME",
     "GEMINI_CLI_HOME",
@@ -196,6 +196,11 @@ pub fn record(
         "resume": resume,
         "refused": refused,
     });
+    write_record(path, &record)
+}
+
+/// Writes `record` to `path`: one line appended to a `.jsonl` file, else the whole file.
+pub(super) fn write_record(path: &Path, record: &Value) -> std::io::Result<()> {
     if path.extension().is_some_and(|e| e == "jsonl") {
         // One line per run, so a test sees every run of a turn (a resume and its retry).
         let mut file = std::fs::OpenOptions::new()
@@ -207,6 +212,6 @@ pub fn record(
     }
     std::fs::write(
         path,
-        serde_json::to_string_pretty(&record).unwrap_or_default(),
+        serde_json::to_string_pretty(record).unwrap_or_default(),
     )
 }

@@ -1,0 +1,185 @@
+//! The fake agent's ACP mode: it speaks the Agent Client Protocol on stdin/stdout the
+//! way `gemini --acp` 0.61, `claude-agent-acp` 0.49 and `codex-acp` 2.6 do
+//! (`fixtures/acp/recorded/`), with the mock model of those recordings behind it.
+//!
+//! # Invocation
+//!
+//! | command | flavor |
+//! | --- | --- |
+//! | `claude-agent-acp` (the binary under that name) | claude |
+//! | `codex-acp` | codex |
+//! | `gemini --acp` (or `--experimental-acp`) | gemini |
+//! | `fake-agent --acp` with `FAKE_AGENT_AS=claude\|codex\|gemini` | that one |
+//!
+//! `fake_agent::install_acp` links the binary under the first three names.
+//!
+//! # Keywords in the prompt
+//!
+//! Looked for in the message being answered (after the prompt's last `[MESSAGE]` line,
+//! else the whole prompt). The answer is the mock's line, three words per chunk:
+//! `ANSWER-<api> role_seen=… marker_count=… roles=… team=… turn=… user_msgs=… assistant_msgs=… ask=<last ASK-… token>`.
+//!
+//! | keyword | behaviour |
+//! | --- | --- |
+//! | (none) | plain answer in several chunks, `end_turn` |
+//! | `MOCK-MODE=slow` | the answer line, then 40 `SLOW-CHUNK-NN ` chunks `FAKE_AGENT_DELAY_MS` apart (default 250 ms) |
+//! | `MOCK-MODE=toolwrite` | `touch tool-wrote.txt` (or `WRITE=<name>`) in the session's folder behind one permission request, in the flavor's exact sequence |
+//! | `MOCK-MODE=toolwrite2` | two such commands, two permission requests (`WRITE=<a> WRITE=<b>`, default `tool-wrote.txt`, `tool-wrote-2.txt`) |
+//! | `MOCK-MODE=crash` | two chunks, a stderr line, exit 1 |
+//! | `MOCK-MODE=readfile` | an `fs/read_text_file` request for `READ=<name>` (default `notes.txt`); the answer quotes the client's error |
+//! | `MOCK-MODE=noauth` | claude: `session/prompt` fails `-32000 "Authentication required"` |
+//!
+//! # Environment
+//!
+//! | variable | effect |
+//! | --- | --- |
+//! | `FAKE_ACP_LOG=<file>` | append every line received, one JSON per line (a line that is not JSON as `{"malformed": "<line>"}`) |
+//! | `FAKE_ACP_NO_AUTH=1` | no credentials: gemini `session/new` → `-32000 "Gemini API key is missing or not configured."`, codex `session/new` → `-32000 "Authentication required"`, claude `session/prompt` → the same |
+//! | `FAKE_ACP_GEMINI_LOAD_FAILS=1` | gemini's `session/load` fails `-32603` "No previous sessions found for this project." and forgets the session, as the real one does within the minute of the session's creation |
+//! | `INITIAL_AGENT_MODE` | codex's mode (default `agent`, which never asks; `workspace-write` and `read-only` ask) |
+//! | `CLAUDE_CONFIG_DIR`, `CODEX_HOME`, `GEMINI_CLI_HOME` | where sessions are kept (`fake-acp-sessions/`), so a new process resumes them |
+//! | `FAKE_AGENT_TEXT`, `FAKE_AGENT_CHUNKS`, `FAKE_AGENT_DELAY_MS`, `FAKE_AGENT_STDERR`, `FAKE_AGENT_RECORD`, `FAKE_AGENT_PROMPT_KNOBS` | as for the headless CLIs (per prompt with `fake-agent:` lines) |
+//!
+//! # Permission answers
+//!
+//! Each flavor offers its own options (`tools.rs`, `permission.rs`) and request ids count
+//! from 0. An allow creates the file; a reject makes gemini and claude answer with the
+//! refusal quoted and `end_turn`, codex end the turn `cancelled` with no text. An
+//! "always" answer is kept where the real agent keeps it: gemini for the session only,
+//! claude in `<cwd>/.claude/settings.local.json`, codex in
+//! `$CODEX_HOME/rules/default.rules`; a later matching command is not asked about. The
+//! outcome `cancelled` ends the turn `cancelled`. An `optionId` that was not offered is
+//! taken as a refusal and reported on stderr.
+//!
+//! # Checks
+//!
+//! The first message must be `initialize` (else `-32600` and a stderr line; no real agent
+//! checks this), asking `protocolVersion` 1 (else a stderr line). A prompt for a session
+//! not open answers the agent's own `-32603`. A line that is not JSON gets what the ACP
+//! SDK does: a stderr line and no answer. After `session/cancel`, a permission request
+//! still waiting must be answered `cancelled`, else stderr says so; so does stderr for a
+//! request never answered when stdin closes. `session/new`, `load` and `resume` need an
+//! absolute `cwd` and an `mcpServers` list (`-32602` otherwise); a session resumes or loads
+//! only in the folder it was created in. codex-acp stops at once (exit 1) when
+//! `CODEX_HOME` names a missing folder. The process exits 0 when stdin closes.
+
+mod answer;
+mod flavor;
+mod ids;
+pub(crate) mod json;
+mod modes;
+mod permission;
+mod replay;
+mod server;
+mod store;
+mod tools;
+mod turn;
+mod usage;
+mod wire;
+
+use std::path::Path;
+
+use super::Knobs;
+use super::cli::Cli;
+
+/// The ACP flavor this command line asks for, if it is an ACP one.
+pub fn flavor_of(argv: &[String], forced: Option<Cli>) -> Option<Cli> {
+    let stem = Path::new(argv.first()?).file_stem()?.to_str()?;
+    match stem {
+        "claude-agent-acp" => return Some(Cli::Claude),
+        "codex-acp" => return Some(Cli::Codex),
+        _ => {}
+    }
+    let acp = argv[1..]
+        .iter()
+        .any(|a| a == "--acp" || a == "--experimental-acp");
+    match Cli::from_name(stem) {
+        // `claude --acp` and `codex --acp` are left to their own checkers, which refuse.
+        Some(Cli::Gemini) if forced.is_none_or(|f| f == Cli::Gemini) => acp.then_some(Cli::Gemini),
+        Some(_) => None,
+        None => forced.filter(|_| acp),
+    }
+}
+
+/// The program names [`install`] links.
+pub const PROGRAMS: [&str; 2] = ["claude-agent-acp", "codex-acp"];
+
+/// Runs the agent until stdin closes; returns the exit code.
+pub fn run(flavor: Cli, argv: &[String], knobs: Knobs) -> i32 {
+    if flavor == Cli::Codex
+        && let Some(home) = std::env::var_os("CODEX_HOME")
+        && !Path::new(&home).exists()
+    {
+        // codex-acp's app-server stops at once, with codex's own words.
+        eprintln!(
+            "Error finding codex home: CODEX_HOME points to \"{}\", but that path does not exist",
+            Path::new(&home).display()
+        );
+        return 1;
+    }
+    if let Some(path) = &knobs.record
+        && let Err(error) = record(path, flavor, argv)
+    {
+        eprintln!("fake-agent: cannot write {}: {error}", path.display());
+        return 2;
+    }
+    if let Some(text) = &knobs.stderr {
+        eprintln!("{text}");
+    }
+    let log = match std::env::var_os("FAKE_ACP_LOG").filter(|v| !v.is_empty()) {
+        None => None,
+        Some(path) => {
+            let opened = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&path);
+            match opened {
+                Ok(file) => Some(file),
+                Err(error) => {
+                    eprintln!(
+                        "fake-agent: cannot open FAKE_ACP_LOG {}: {error}",
+                        Path::new(&path).display()
+                    );
+                    return 2;
+                }
+            }
+        }
+    };
+    let mut agent = server::Agent::new(flavor, knobs, wire::Inbox::start(log));
+    loop {
+        match agent.inbox.next() {
+            wire::Event::Eof => break,
+            wire::Event::Malformed(line) => wire::report_malformed(&line),
+            wire::Event::Msg(msg) => agent.dispatch(msg),
+        }
+    }
+    agent.finish();
+    0
+}
+
+/// `FAKE_AGENT_RECORD` for an ACP run: how it was started (the messages are in
+/// `FAKE_ACP_LOG`).
+fn record(path: &Path, flavor: Cli, argv: &[String]) -> std::io::Result<()> {
+    let env: serde_json::Map<String, serde_json::Value> = super::play::RECORDED_ENV
+        .iter()
+        .chain(&["INITIAL_AGENT_MODE"])
+        .filter_map(|name| Some((name.to_string(), std::env::var(name).ok()?.into())))
+        .collect();
+    let record = serde_json::json!({
+        "pid": std::process::id(),
+        "as": flavor.name(),
+        "acp": true,
+        "argv": argv,
+        "cwd": std::env::current_dir().unwrap_or_default(),
+        "env": env,
+    });
+    super::play::write_record(path, &record)
+}
+
+/// The program a test runs for `flavor` (with `--acp` for gemini).
+pub fn command_of(flavor: Cli) -> (&'static str, &'static [&'static str]) {
+    match flavor {
+        Cli::Gemini => (flavor::program(flavor), &["--acp"]),
+        _ => (flavor::program(flavor), &[]),
+    }
+}
