@@ -16,6 +16,8 @@ pub struct Knobs {
     pub text: Option<String>,
     pub chunks: Option<usize>,
     pub delay: Option<Duration>,
+    /// `FAKE_AGENT_SPREAD_MS` with the number of chunks it spreads.
+    pub spread: Option<(Duration, usize)>,
     pub crash_at: Option<usize>,
     pub hang: bool,
     pub hang_after: Option<usize>,
@@ -77,6 +79,9 @@ impl Knobs {
             text: get("FAKE_AGENT_TEXT"),
             chunks: number("FAKE_AGENT_CHUNKS")?.map(|n| n.max(1) as usize),
             delay: number("FAKE_AGENT_DELAY_MS")?.map(Duration::from_millis),
+            spread: number("FAKE_AGENT_SPREAD_MS")?
+                .map(Duration::from_millis)
+                .zip(number("FAKE_AGENT_CHUNKS")?.map(|n| n.max(1) as usize)),
             crash_at: number("FAKE_AGENT_CRASH_AT")?.map(|n| n as usize),
             hang: flag("FAKE_AGENT_HANG"),
             hang_after: number("FAKE_AGENT_HANG_AFTER")?.map(|n| n as usize),

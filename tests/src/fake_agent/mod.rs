@@ -17,6 +17,7 @@
 //! | `FAKE_AGENT_TEXT=<text>` | instead of a transcript, answer `<text>` in the CLI's format |
 //! | `FAKE_AGENT_CHUNKS=<n>` | with `FAKE_AGENT_TEXT`: stream it as `n` deltas (default: one per word; codex has no deltas) |
 //! | `FAKE_AGENT_DELAY_MS=<ms>` | sleep before each stdout line |
+//! | `FAKE_AGENT_SPREAD_MS=<ms>` | with `FAKE_AGENT_CHUNKS`: spread the chunk lines evenly over this long (a flood of 100k chunks in 1 s) |
 //! | `FAKE_AGENT_CRASH_AT=<n>` | abort (killed by SIGABRT, no exit code) after `n` stdout lines |
 //! | `FAKE_AGENT_HANG=1` | print nothing (but `FAKE_AGENT_STDERR`) and sleep forever |
 //! | `FAKE_AGENT_HANG_AFTER=<n>` | print `n` stdout lines, then sleep forever |

@@ -53,6 +53,7 @@ pub fn play(knobs: &Knobs, cli: Cli, script: Script) -> i32 {
         knobs,
         printed: 0,
         stdout: std::io::stdout().lock(),
+        started: None,
     };
     out.check_faults();
     let mut lines = script.lines.iter();
@@ -91,12 +92,26 @@ struct Printer<'a> {
     knobs: &'a Knobs,
     printed: usize,
     stdout: std::io::StdoutLock<'static>,
+    /// When the first line went out, for `FAKE_AGENT_SPREAD_MS`.
+    started: Option<std::time::Instant>,
 }
 
 impl Printer<'_> {
     fn line(&mut self, bytes: &[u8], delayed: bool) -> std::io::Result<()> {
         if let (Some(delay), true) = (self.knobs.delay, delayed) {
             std::thread::sleep(delay);
+        }
+        if let (Some((spread, lines)), true) = (self.knobs.spread, delayed) {
+            // Line i goes out no sooner than i/lines of the spread after the first: an
+            // even flood, however short each line's share (a sleep per line could not
+            // be shorter than the scheduler's tick).
+            let started = *self.started.get_or_insert_with(std::time::Instant::now);
+            let due = spread.mul_f64(self.printed as f64 / lines.max(1) as f64);
+            if let Some(ahead) = due.checked_sub(started.elapsed())
+                && ahead >= std::time::Duration::from_millis(1)
+            {
+                std::thread::sleep(ahead);
+            }
         }
         self.stdout.write_all(bytes)?;
         self.stdout.write_all(b"\n")?;
