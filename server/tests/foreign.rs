@@ -811,6 +811,8 @@ mod foreign {
         if let Some(d) = detect(text) {
             let marker = text.get(d.marker.clone());
             prop_assert!(marker.is_some_and(|m| !m.contains('\n') && !m.ends_with('\r')));
+            // Never a file in which the chat reads a message.
+            prop_assert_eq!(headings(text), Vec::<String>::new(), "detected as {:?}", d);
         }
         for format in ForeignFormat::ALL {
             let _ = parse(text, format);
