@@ -509,6 +509,140 @@ mod foreign {
         );
     }
 
+    // --- the chat's view of fences, HTML blocks and front matter ------------------------
+
+    /// Converts `text` as `format` and checks what a chat makes of the result: exactly
+    /// `expected`, only the converter's own message headings (`want`), and no longer
+    /// detected as a foreign file.
+    fn check_converted(text: &str, format: ForeignFormat, expected: &str, want: &[&str]) {
+        let out = convert(text, format, "me", "assistant");
+        assert_eq!(out, expected, "{format:?} conversion of {text:?}");
+        assert_eq!(headings(&out), want, "headings of\n{out}");
+        assert_eq!(detect(&out), None, "converted file detected again:\n{out}");
+    }
+
+    /// Found by the property tests with random seeds: detection followed fences on its
+    /// own and opened one on the ```` ``` ```` inside a `<details>` block, where the chat
+    /// reads only HTML; that fence hid the converted file's `## @me` from detection, so
+    /// the converted file was taken for an lsp-ai chat (by the `<|user|>` in the block).
+    #[test]
+    fn regression_a_fence_inside_an_html_block_does_not_hide_the_converted_heading() {
+        let text = "# %% user\n```\n```\n#%% system\n```\n```\n<details>\n<|user|>\n```";
+        assert_eq!(
+            detect(text),
+            Some(Detection {
+                format: ForeignFormat::PercentCells,
+                marker: 0..9
+            })
+        );
+        check_converted(
+            text,
+            ForeignFormat::PercentCells,
+            "---\nimported_from: \"chat.md (`# %% user`)\"\n---\n\nSystem prompt:\n\n```\n```\n<details>\n<|user|>\n```\n\n## @me\n```\n```\n",
+            &["## @me"],
+        );
+    }
+
+    /// Found by the property tests with random seeds: after a `<details>` block, a
+    /// blank line and an empty fence, the chat reads `## @me` (after a lone `\r`) as a
+    /// message heading; detection and the importer took the fences the other way round
+    /// and read `💬:` as a gp.nvim marker, and an earlier fix that closed fences for both
+    /// views let a `## @me` through as a stray heading. Now the file is a chat (not
+    /// foreign), and imported anyway as any format it keeps `## @me` escaped.
+    #[test]
+    fn regression_a_heading_after_an_html_block_and_a_fence_is_the_chats() {
+        let text = "<details>\n```\n\n```\n💬:\n```\r## @me\r```";
+        assert_eq!(detect(text), None);
+        let body = "<details>\n```\n\n```\n💬:\n```\n## \\@me\n```\n```\n";
+        check_converted(
+            text,
+            ForeignFormat::GpNvim,
+            &format!("---\nimported_from: gp.nvim\n---\n\n{body}"),
+            &[],
+        );
+        check_converted(
+            text,
+            ForeignFormat::VimAi,
+            &format!("---\nimported_from: vim-ai\n---\n\n{body}"),
+            &[],
+        );
+        check_converted(
+            text,
+            ForeignFormat::LspAi,
+            &format!("---\nimported_from: lsp-ai\n---\n\n## @me\n{body}"),
+            &["## @me"],
+        );
+    }
+
+    #[test]
+    fn markers_are_read_where_the_chat_reads_lines() {
+        // In an HTML block, as in fenced code, a marker is only text; the block ends at a
+        // blank line.
+        assert_eq!(detect("<details>\n<|user|>\n"), None);
+        assert_eq!(
+            detect("<details>\n\n<|user|>\n"),
+            Some(Detection {
+                format: ForeignFormat::LspAi,
+                marker: 11..19
+            })
+        );
+        // A fence in a list item ends with the item, at a line that starts further left.
+        assert_eq!(
+            detect("- item\n  ```\n<|user|>\n"),
+            Some(Detection {
+                format: ForeignFormat::LspAi,
+                marker: 13..21
+            })
+        );
+        // A heading in a list item is no message heading, to the chat or to detection.
+        assert!(detect("- item\n\n  ## @me\n<|user|>\n").is_some());
+    }
+
+    #[test]
+    fn front_matter_is_read_as_the_chat_reads_it() {
+        // The chat reads `## @me` as a message (the `<pre>` is YAML), so the file is no
+        // foreign one, and the marker inside the front matter counts for nothing.
+        let text = "---\n<|user|>\nnote: |\n  <pre>\n---\n## @me\nhi\n";
+        let chat = chatmd::document::chat::Chat::parse(text);
+        assert_eq!(chat.messages.len(), 1);
+        assert_eq!(detect(text), None);
+        assert_eq!(detect("---\n<|user|>\n---\nhi\n"), None);
+        // After the front matter, markers count; the front matter is kept as text.
+        let text = "---\ntitle: x\n---\n<|user|>\nhi\n";
+        assert_eq!(
+            detect(text),
+            Some(Detection {
+                format: ForeignFormat::LspAi,
+                marker: 17..25
+            })
+        );
+        check_converted(
+            text,
+            ForeignFormat::LspAi,
+            "---\nimported_from: lsp-ai\n---\n\n## @me\n---\ntitle: x\n---\n\n## @me\nhi\n",
+            &["## @me", "## @me"],
+        );
+    }
+
+    #[test]
+    fn truncated_html_comment_ends_at_next_marker() {
+        // An answer cut off inside an HTML comment would hide every later message: the
+        // comment is closed where the next marker starts, as a truncated fence is.
+        let text = "💬: q\n🤖:\n<!-- cut off\n\n💬: again\n🤖: ok\n";
+        let (_, messages) = parse(text, ForeignFormat::GpNvim);
+        let roles: Vec<Role> = messages.into_iter().map(|m| m.role).collect();
+        assert_eq!(
+            roles,
+            [Role::User, Role::Assistant, Role::User, Role::Assistant]
+        );
+        check_converted(
+            text,
+            ForeignFormat::GpNvim,
+            "---\nimported_from: gp.nvim\n---\n\n## @me\nq\n\n## @assistant\n<!-- cut off\n-->\n\n## @me\nagain\n\n## @assistant\nok\n",
+            &["## @me", "## @assistant", "## @me", "## @assistant"],
+        );
+    }
+
     #[test]
     fn detect_scales_to_ten_megabytes() {
         let mut text = String::from(">>> user\n\n");
@@ -641,6 +775,11 @@ mod foreign {
                 "# topic: ?",
                 "<details>",
                 "<!-- c",
+                "-->",
+                "<pre>",
+                "- item",
+                "  ```",
+                "> ```",
                 "é日本",
                 "x\r## @me",
                 "```\r## @me\r```",
@@ -672,6 +811,8 @@ mod foreign {
         if let Some(d) = detect(text) {
             let marker = text.get(d.marker.clone());
             prop_assert!(marker.is_some_and(|m| !m.contains('\n') && !m.ends_with('\r')));
+            // Never a file in which the chat reads a message.
+            prop_assert_eq!(headings(text), Vec::<String>::new(), "detected as {:?}", d);
         }
         for format in ForeignFormat::ALL {
             let _ = parse(text, format);
@@ -709,16 +850,11 @@ mod foreign {
     }
 
     proptest! {
-        // A fixed seed: random seeds found importer cases still open (a fence inside an
-        // HTML block is seen differently by detection and by the chat scanner, e.g.
-        // "<details>\n```\n\n```\n💬:\n```\r## @me\r```" and
-        // "# %% user\n```\n```\n#%% system\n```\n```\n<details>\n<|user|>\n```"),
-        // which must not make every CI run a lottery; the foreign_formats fuzz target
-        // keeps looking. Remove the seed once detection follows the chat scanner.
+        // Random seeds (proptest's default), so that every run looks somewhere new; the
+        // inputs earlier runs found are the named regression tests above.
         #![proptest_config(ProptestConfig {
-            cases: ProptestConfig::default().cases.max(512),
+            cases: ProptestConfig::default().cases.max(1024),
             failure_persistence: None,
-            rng_seed: proptest::test_runner::RngSeed::Fixed(20261125),
             ..ProptestConfig::default()
         })]
 

@@ -4,9 +4,7 @@
 //! close one left open.
 //!
 //! The chat scanner applies these rules inside its container model (block quotes,
-//! list items); [`TopLevelFences`] applies them to lines alone, for the chat formats
-//! of other tools, whose markers (vim-ai's `>>> user`, for one) are not Markdown
-//! containers.
+//! list items); the chat formats of other tools are read through that scanner too.
 
 /// An open code fence.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -56,48 +54,6 @@ pub(super) fn run_length(s: &[u8], ch: u8) -> usize {
     s.iter().take_while(|&&b| b == ch).count()
 }
 
-/// What a line is to [`TopLevelFences`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum FenceStep {
-    /// An ordinary line outside fenced code.
-    Outside,
-    /// An opening fence.
-    Open,
-    /// A line inside fenced code.
-    Inside,
-    /// A closing fence.
-    Close,
-}
-
-/// Fenced code followed line by line at the top level only: a fence line has 0–3
-/// spaces of indent and no container around it.
-#[derive(Debug, Default, Clone, Copy)]
-pub(super) struct TopLevelFences {
-    /// The fence open after the lines so far.
-    pub(super) open: Option<Fence>,
-}
-
-impl TopLevelFences {
-    /// Takes the next line (without its line break).
-    pub(super) fn step(&mut self, line: &str) -> FenceStep {
-        let rest = after_indent(line.as_bytes());
-        match self.open {
-            Some(fence) if fence.is_closed_by(rest) => {
-                self.open = None;
-                FenceStep::Close
-            }
-            Some(_) => FenceStep::Inside,
-            None => match Fence::open(rest, 0) {
-                Some(fence) => {
-                    self.open = Some(fence);
-                    FenceStep::Open
-                }
-                None => FenceStep::Outside,
-            },
-        }
-    }
-}
-
 /// `line` without up to three spaces of indent: where a fence may start (a fourth
 /// space, or a tab, leaves a blank first, which no fence starts with).
 pub(super) fn after_indent(line: &[u8]) -> &[u8] {
@@ -108,29 +64,6 @@ pub(super) fn after_indent(line: &[u8]) -> &[u8] {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Each line of `picture` is the step expected (`.` outside, `[` open, `c` inside,
-    /// `]` close) and the line itself: the whole scenario in one string.
-    fn check(picture: &str) {
-        let mut fences = TopLevelFences::default();
-        for row in picture.lines() {
-            let (want, line) = row.split_at(1);
-            let got = match fences.step(line) {
-                FenceStep::Outside => ".",
-                FenceStep::Open => "[",
-                FenceStep::Inside => "c",
-                FenceStep::Close => "]",
-            };
-            assert_eq!(got, want, "{line:?} in\n{picture}");
-        }
-    }
-
-    #[test]
-    fn top_level_fences_follow_commonmark() {
-        check("[```\nc## @a\n]```\n.x\n[~~~~ rust\nc~~~\nc```\n]~~~~~");
-        check("[   ```\ncx\n]   ```  \n.    ```\n.\t```\n. ``\n.``` a`b");
-        check("[~~~ a`b\nc```\n]~~~\t\n[```\nc``` x\n]```");
-    }
 
     #[test]
     fn an_open_fence_closes_with_its_own_line() {

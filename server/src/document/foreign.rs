@@ -16,13 +16,15 @@
 //! real chatmd file); [`parse`] splits a file into messages; [`convert`] renders a full
 //! chatmd document that keeps every line of the original.
 //!
-//! Markers count only at the start of a line and outside fenced code blocks, followed by
-//! the CommonMark fence rules chatmd's own scanner uses ([`super::fence`]), at the top
-//! level only: these formats' markers are not Markdown (vim-ai's `>>> user` would read
-//! as a block quote).
-//! [`parse`] and [`convert`] add one recovery rule for a fence that cannot be closed
-//! properly (typically a truncated answer): it ends at the first marker line inside it
-//! (see `parsing::scan`). Lines end at `\r\n`, `\n` or a lone `\r` ([`super::lines`]).
+//! The text is read as the chat reads it: lines end at `\r\n`, `\n` or a lone `\r`
+//! ([`super::lines`]), front matter is skipped as [`super::chat::Chat::parse`] skips it,
+//! and every line after it goes through the chat's own scanner ([`super::scanner`]), so
+//! detection and conversion see exactly the code fences, HTML blocks and message headings
+//! a chat would. Markers count only at the start of a line that the scanner does not read
+//! as code or as part of an HTML block.
+//! [`parse`] and [`convert`] add one recovery rule for a block that cannot be closed
+//! properly (typically a truncated answer): a code fence or HTML comment still open at the
+//! end of the text ends at the first marker line inside it (see `parsing::scan`).
 //!
 //! Pure code: no I/O, no async, no LSP types. Nothing here panics on any input.
 
@@ -32,8 +34,9 @@ mod markers;
 mod parsing;
 mod render;
 
+use super::front_matter;
 use super::lines::Lines;
-use super::scanner::{ScanState, message_at};
+use super::scanner::LineKind;
 use markers::Kind;
 use parsing::Parsed;
 use std::ops::Range;
@@ -118,10 +121,11 @@ pub struct ForeignMessage {
 
 /// Finds out whether `text` is a chat file of another tool.
 ///
-/// Never fires on a chatmd file: any `## @handle` message heading outside fenced code
-/// makes the answer `None`. A format needs at least one user marker (for lsp-ai, one
-/// `<|user|>` or `<|assistant|>` line). When several formats qualify, the one whose first
-/// marker comes first wins. One pass over the lines, no allocation.
+/// Never fires on a chatmd file: any `## @handle` line that the chat reads as a message
+/// heading (by its own scanner, from the same state) makes the answer `None`. A format
+/// needs at least one user marker (for lsp-ai, one `<|user|>` or `<|assistant|>` line).
+/// When several formats qualify, the one whose first marker comes first wins. One pass
+/// of the chat's scanner over the lines.
 pub fn detect(text: &str) -> Option<Detection> {
     detection::detect(text)
 }
@@ -175,11 +179,15 @@ pub fn convert(text: &str, format: ForeignFormat, human: &str, assistant: &str) 
     conversion::convert(text, format, human, assistant)
 }
 
-/// If `line`, alone, is a chatmd message heading (`## @handle`), the byte index of its
-/// `@`: judged by chatmd's scanner, as a chat would read the line.
-fn heading_at(line: &str) -> Option<usize> {
-    let line = line.as_bytes();
-    message_at(line, ScanState::default().classify(line))
+/// Where the chat's scanner starts on `text`: after its front matter, if it has any.
+fn body_start(text: &str) -> usize {
+    front_matter::locate(text).map_or(0, |block| block.range.end)
+}
+
+/// Whether a line the chat's scanner read as `kind` may be a marker: it is not code and
+/// not part of an HTML block, where the chat reads nothing as a heading either.
+fn may_be_marker(kind: LineKind) -> bool {
+    !kind.is_code() && kind != LineKind::Html
 }
 
 /// The lines of `text`, each with the byte offset of its start, without line breaks.

@@ -136,7 +136,7 @@ impl ScanState {
     /// a raw tag's end). Blocks that end at a blank line, and fences in a block quote
     /// or list item, end by themselves before the next message heading.
     pub fn closing_line(&self) -> Option<String> {
-        if let Some(fence) = self.fence.filter(|f| f.base == 0) {
+        if let Some(fence) = self.top_fence() {
             return Some(fence.closing_line());
         }
         match self.html? {
@@ -145,6 +145,18 @@ impl ScanState {
             HtmlEnd::RawTag => Some("</pre>".to_string()),
             HtmlEnd::Blank => None,
         }
+    }
+
+    /// True while a block is open that only its own closing line ends: the block that
+    /// [`ScanState::closing_line`] closes.
+    pub fn awaits_closing_line(&self) -> bool {
+        self.top_fence().is_some()
+            || matches!(self.html, Some(HtmlEnd::Contains(_) | HtmlEnd::RawTag))
+    }
+
+    /// The code fence open at the top level (outside list items and block quotes).
+    pub(super) fn top_fence(&self) -> Option<Fence> {
+        self.fence.filter(|f| f.base == 0)
     }
 
     /// True while a fenced code block is open.

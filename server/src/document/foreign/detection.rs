@@ -1,47 +1,31 @@
 //! The one pass behind [`super::detect`]: finds the first marker of each foreign
-//! format and gives up at the first chatmd message heading.
+//! format and gives up at the first chatmd message heading, reading the lines with the
+//! chat's own scanner.
 
 use super::markers::{Kind, classify_any};
-use super::{Detection, ForeignFormat, heading_at, lines};
-use crate::document::fence::{FenceStep, TopLevelFences};
+use super::{Detection, ForeignFormat, body_start, may_be_marker};
+use crate::document::scanner::{Scanner, message_at};
 use std::ops::Range;
 
 /// See [`super::detect`].
 pub(super) fn detect(text: &str) -> Option<Detection> {
-    let mut fence = TopLevelFences::default();
+    let bytes = text.as_bytes();
     let mut first: [Option<Range<usize>>; 4] = [None, None, None, None];
     let mut has_user = [false; 4];
-    for (start, line) in lines(text) {
-        // Most lines are decided by their first byte; only the ones that may be a fence,
-        // a heading or a marker go further.
-        let Some(&b0) = line.as_bytes().first() else {
-            continue;
-        };
-        if fence.open.is_some() {
-            if matches!(b0, b' ' | b'`' | b'~') {
-                fence.step(line);
-            }
+    for line in Scanner::new(text, body_start(text)) {
+        let content = &bytes[line.range()];
+        if message_at(content, line.kind).is_some() {
+            return None;
+        }
+        // Only lines that start like a marker go further.
+        if !matches!(content.first(), Some(b'#' | b'<' | b'>' | 0xF0)) || !may_be_marker(line.kind)
+        {
             continue;
         }
-        match b0 {
-            b' ' | b'`' | b'~' => {
-                if fence.step(line) == FenceStep::Outside && heading_at(line).is_some() {
-                    return None;
-                }
-                continue;
-            }
-            b'#' => {
-                if heading_at(line).is_some() {
-                    return None;
-                }
-            }
-            b'<' | b'>' | 0xF0 => {}
-            _ => continue,
-        }
-        if let Some((format, marker)) = classify_any(line) {
+        if let Some((format, marker)) = classify_any(&text[line.range()]) {
             let i = format.index();
             if first[i].is_none() {
-                first[i] = Some(start..start + line.len());
+                first[i] = Some(line.range());
             }
             if marker.kind == Kind::User
                 || (format == ForeignFormat::LspAi && marker.kind == Kind::Assistant)

@@ -1,9 +1,10 @@
 //! Splits a foreign file into the text before its first marker and its messages,
-//! recovering from fences that a truncated answer left open.
+//! recovering from fences and HTML blocks that a truncated answer left open.
 
 use super::markers::{Kind, Marker, classify};
-use super::{ForeignFormat, lines};
-use crate::document::fence::{Fence, FenceStep, TopLevelFences, after_indent};
+use super::{ForeignFormat, body_start, lines, may_be_marker};
+use crate::document::fence::{Fence, after_indent};
+use crate::document::scanner::ScanState;
 
 /// One message of the foreign file.
 pub(super) struct Block<'a> {
@@ -20,48 +21,57 @@ pub(super) struct Parsed<'a> {
     pub(super) blocks: Vec<Block<'a>>,
 }
 
-/// Marker lines (by line index), outside fenced code, with one recovery rule for fences
-/// that cannot be closed properly, which in a chat file mean a truncated answer: a fence
-/// still open at the end of the text, or one followed (before its closing fence) by a line
-/// that could only open a new fence of its kind (```` ```rust ```` inside ```` ``` ````),
-/// is taken to end at the first marker line inside it. Restarts are budgeted so that the
-/// work stays linear in the number of lines.
-pub(super) fn scan<'a>(lines: &[&'a str], format: ForeignFormat) -> Vec<(usize, Marker<'a>)> {
+/// Marker lines (by line index), from line `from` on, where the chat's scanner does not
+/// read them as code or HTML, with one recovery rule for blocks that cannot be closed
+/// properly, which in a chat file mean a truncated answer: a block that only its own
+/// closing line ends (a top-level code fence, an HTML comment, a `<pre>`) still open at
+/// the end of the text, or a fence followed (before its closing fence) by a line that
+/// could only open a new fence of its kind (```` ```rust ```` inside ```` ``` ````), is
+/// taken to end at the first marker line inside it, where the scanner starts afresh.
+/// Restarts are budgeted so that the work stays linear in the number of lines.
+pub(super) fn scan<'a>(
+    lines: &[&'a str],
+    from: usize,
+    format: ForeignFormat,
+) -> Vec<(usize, Marker<'a>)> {
     let mut markers = Vec::new();
     let budget = lines.len().saturating_mul(4).saturating_add(64);
     let mut spent = 0usize;
-    let mut from = 0;
+    let mut from = from;
     'scan: loop {
-        let mut fence = TopLevelFences::default();
+        let mut state = ScanState::default();
+        // The first marker line inside the block still open, if any.
         let mut first_inside: Option<usize> = None;
         for (i, &line) in lines.iter().enumerate().skip(from) {
             spent += 1;
-            let open = fence.open;
-            match fence.step(line) {
-                FenceStep::Outside => {
-                    if let Some(marker) = classify(line, format) {
-                        markers.push((i, marker));
-                    }
+            let open = state.top_fence();
+            let kind = state.classify(line.as_bytes());
+            if may_be_marker(kind) {
+                if let Some(marker) = classify(line, format) {
+                    markers.push((i, marker));
                 }
-                FenceStep::Inside => match (first_inside, open) {
+            } else if state.awaits_closing_line() {
+                match (first_inside, open) {
                     (Some(m), Some(open)) => {
                         if reopens(line, open) && spent + (lines.len() - m) <= budget {
                             from = m;
                             continue 'scan;
                         }
                     }
-                    _ => {
+                    (Some(_), None) => {}
+                    (None, _) => {
                         if classify(line, format).is_some() {
                             first_inside = Some(i);
                         }
                     }
-                },
-                FenceStep::Close => first_inside = None,
-                FenceStep::Open => {}
+                }
+            }
+            if !state.awaits_closing_line() {
+                first_inside = None;
             }
         }
         match first_inside {
-            Some(m) if fence.open.is_some() && spent + (lines.len() - m) <= budget => from = m,
+            Some(m) if spent + (lines.len() - m) <= budget => from = m,
             _ => return markers,
         }
     }
@@ -69,8 +79,15 @@ pub(super) fn scan<'a>(lines: &[&'a str], format: ForeignFormat) -> Vec<(usize, 
 
 impl<'a> Parsed<'a> {
     pub(super) fn new(text: &'a str, format: ForeignFormat) -> Self {
-        let lines: Vec<&str> = lines(text).map(|(_, line)| line).collect();
-        let markers = scan(&lines, format);
+        let body = body_start(text);
+        let mut front = 0;
+        let lines: Vec<&str> = lines(text)
+            .map(|(start, line)| {
+                front += usize::from(start < body);
+                line
+            })
+            .collect();
+        let markers = scan(&lines, front, format);
         let first = markers.first().map_or(lines.len(), |&(i, _)| i);
         let mut pre = trim_blank(&lines[..first]).to_vec();
         let mut blocks = Vec::with_capacity(markers.len() + 1);
@@ -138,7 +155,7 @@ mod tests {
             text.push_str("\n<|assistant|>\n");
         }
         let lines: Vec<&str> = lines(&text).map(|(_, l)| l).collect();
-        let markers = scan(&lines, ForeignFormat::LspAi);
+        let markers = scan(&lines, 0, ForeignFormat::LspAi);
         // The first few fences are recovered, then the budget (about four passes) is spent
         // and the rest is read strictly, as one fenced block.
         assert!(markers.len() > 2, "{}", markers.len());

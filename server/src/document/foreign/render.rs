@@ -1,9 +1,8 @@
 //! Writes chatmd text: message bodies with `## @x` escaped and open blocks closed,
 //! verbatim fenced blocks, one-line labels and YAML scalars.
 
-use crate::document::inline::is_handle_start;
 use crate::document::quoted::{control_as_u4, quoted};
-use crate::document::scanner::{LineKind, ScanState};
+use crate::document::scanner::{ScanState, message_at};
 
 /// Marker-line text for a heading or summary: control characters (a lone `\r` would end
 /// the line) become spaces.
@@ -34,15 +33,14 @@ impl Out {
     pub(super) fn body(&mut self, lines: &[&str]) {
         let mut state = ScanState::default();
         for &line in lines {
-            match state.classify(line.as_bytes()) {
-                LineKind::Heading { level: 2, content }
-                    if starts_message(line.as_bytes(), content) =>
-                {
-                    self.buf.push_str(&line[..content]);
+            let kind = state.classify(line.as_bytes());
+            match message_at(line.as_bytes(), kind) {
+                Some(at) => {
+                    self.buf.push_str(&line[..at]);
                     self.buf.push('\\');
-                    self.line(&line[content..]);
+                    self.line(&line[at..]);
                 }
-                _ => self.line(line),
+                None => self.line(line),
             }
         }
         if let Some(close) = state.closing_line() {
@@ -64,11 +62,6 @@ impl Out {
         }
         self.line(&fence);
     }
-}
-
-/// Whether a level-2 heading whose text starts at `content` is a message heading.
-fn starts_message(line: &[u8], content: usize) -> bool {
-    line.get(content) == Some(&b'@') && line.get(content + 1).is_some_and(|&b| is_handle_start(b))
 }
 
 fn longest_run(line: &str, c: u8) -> usize {
