@@ -5,7 +5,10 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use chatmd::agents::acp::PRESETS;
+use chatmd::agents::program::find_invoked;
 use chatmd::agents::{AgentEntry, Invocation, Registry, Stdin, plan_turn};
+use chatmd::runner::RunError;
 use chatmd::team::Member;
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
@@ -143,6 +146,15 @@ fn setups(agent: &str) -> Vec<Setup> {
     ]
 }
 
+/// Runs `check` with the snapshot's keys sorted: JSON objects keep their insertion
+/// order (serde_json's `preserve_order`, which the ACP crate turns on), and a snapshot
+/// must not depend on the order a `json!` lists them in.
+fn sorted(check: impl FnOnce()) {
+    let mut settings = insta::Settings::clone_current();
+    settings.set_sort_maps(true);
+    settings.bind(check);
+}
+
 fn snapshot(entry: &AgentEntry) -> Value {
     let mut cases = serde_json::Map::new();
     for setup in setups(&entry.name) {
@@ -176,7 +188,7 @@ fn command_lines() {
     let registry = registry();
     for name in ["claude", "codex", "gemini", "llm", "streamer"] {
         let entry = registry.entry(name).expect("entry");
-        insta::assert_json_snapshot!(name, snapshot(entry));
+        sorted(|| insta::assert_json_snapshot!(name, snapshot(entry)));
     }
 }
 
@@ -194,7 +206,7 @@ fn delivered(invocation: &Invocation) -> String {
 fn the_role_reaches_each_agent_exactly_once() {
     let registry = registry();
     let marker = "ROLE-MARKER-7d1e";
-    for name in ["claude", "codex", "gemini", "llm", "streamer"] {
+    for name in ["claude", "codex", "gemini", "llm", "streamer", "acp"] {
         for setup in setups(name) {
             let system = if setup.system.is_empty() { "" } else { marker };
             let setup = Setup { system, ..setup };
@@ -318,4 +330,91 @@ fn codex_resume_takes_the_member_sandbox_and_folder_in_forms_it_accepts() {
         ]
     );
     assert_eq!(resumed.cwd, PathBuf::from("/team/alice/work/sub"));
+}
+
+/// An ACP member of each preset, plain: the command line each agent is started with.
+/// The prompt is the session's to send (stdin stays a pipe), whatever its size.
+#[test]
+fn acp_presets() {
+    let registry = Registry::builtin();
+    let acp = registry.entry("acp").expect("the acp entry");
+    let mut cases = serde_json::Map::new();
+    for preset in PRESETS {
+        let mut alice = member("acp");
+        alice.preset = Some(preset.name.into());
+        let invocation = plan_turn(acp, &alice, SYSTEM, BODY, None);
+        // Permission requests must reach the user: no preset turns approvals off.
+        let said = format!("{:?} {:?}", invocation.args, invocation.env).to_lowercase();
+        for bypass in [
+            "yolo",
+            "skip-permissions",
+            "bypass",
+            "full-access",
+            "dontask",
+        ] {
+            assert!(!said.contains(bypass), "{}: {said}", preset.name);
+        }
+        cases.insert(preset.name.into(), render(&invocation));
+    }
+    sorted(|| insta::assert_json_snapshot!("acp_presets", Value::Object(cases)));
+}
+
+/// The member setups for ACP members of the three proven presets, and a member's own
+/// `command`: `home` becomes the state folder of the CLI behind the preset, the
+/// member's `env` wins over the preset's, its `args` come after the preset's, and a
+/// session id to resume is not used (every turn is a new ACP session for now).
+#[test]
+fn acp_members() {
+    let registry = Registry::builtin();
+    let acp = registry.entry("acp").expect("the acp entry");
+    for preset in ["gemini", "claude", "codex"] {
+        let mut cases = serde_json::Map::new();
+        for mut setup in setups("acp") {
+            setup.member.preset = Some(preset.into());
+            if setup.name == "with env, args and timeouts" {
+                let mode = ("INITIAL_AGENT_MODE".into(), "read-only".into());
+                setup.member.env.extend([mode]);
+            }
+            cases.insert(setup.name.into(), render(&setup.plan(acp)));
+        }
+        let mut own = member("acp");
+        own.command = Some("/opt/agents/my-acp".into());
+        own.args = vec!["serve".into(), "--stdio".into()];
+        let invocation = plan_turn(acp, &own, SYSTEM, BODY, None);
+        cases.insert("own command, no preset".into(), render(&invocation));
+        own.preset = Some(preset.into());
+        let invocation = plan_turn(acp, &own, SYSTEM, BODY, None);
+        cases.insert("own command with the preset".into(), render(&invocation));
+        let name = format!("acp_{preset}");
+        sorted(|| insta::assert_json_snapshot!(name, Value::Object(cases)));
+    }
+}
+
+/// What a user reads when a preset's program is not installed: its name, and how to
+/// install it where that is known.
+#[test]
+fn a_missing_preset_says_how_to_install_it() {
+    let registry = Registry::builtin();
+    let acp = registry.entry("acp").expect("the acp entry");
+    let empty = tempfile::tempdir().expect("tempdir");
+    let mut messages = Vec::new();
+    for preset in PRESETS {
+        let mut alice = member("acp");
+        alice.preset = Some(preset.name.into());
+        alice
+            .env
+            .insert("PATH".into(), empty.path().display().to_string());
+        let invocation = plan_turn(acp, &alice, "", BODY, None);
+        let missing = find_invoked(&invocation).expect_err("nothing on PATH");
+        assert_eq!(
+            missing.to_string(),
+            format!("`{}` is not installed (not found on PATH)", preset.program)
+        );
+        let error = RunError::NotInstalled {
+            program: invocation.program.clone(),
+            install_hint: invocation.install_hint.clone(),
+        };
+        messages.push(format!("{}: {error}", preset.name));
+    }
+    insta::assert_snapshot!("acp_missing", messages.join("\n"));
 }

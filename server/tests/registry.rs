@@ -6,7 +6,8 @@ use std::path::{Path, PathBuf};
 use chatmd::agents::AgentKind;
 use chatmd::agents::registry::default_path_from;
 use chatmd::agents::{
-    Adapter, AgentEntry, CommandOutput, CommandSpec, JsonPointers, PromptDelivery, Registry,
+    AcpSpec, Adapter, AgentEntry, CommandOutput, CommandSpec, JsonPointers, PromptDelivery,
+    Registry,
 };
 use chatmd::team::{ConfigProblem, Location, Severity};
 use pretty_assertions::assert_eq;
@@ -33,10 +34,10 @@ fn problems(text: &str) -> Vec<String> {
 }
 
 #[test]
-fn builtins_are_claude_codex_and_gemini() {
+fn builtins_are_claude_codex_gemini_and_acp() {
     let registry = Registry::builtin();
     let names: Vec<_> = registry.entries().iter().map(|e| e.name.as_str()).collect();
-    assert_eq!(names, ["claude", "codex", "gemini"]);
+    assert_eq!(names, ["claude", "codex", "gemini", "acp"]);
     assert_eq!(
         registry.entry("codex"),
         Some(&AgentEntry {
@@ -48,7 +49,18 @@ fn builtins_are_claude_codex_and_gemini() {
             source: None,
         })
     );
-    assert_eq!(registry.entry("acp"), None);
+    // Members name the ACP agent (`preset` or `command`); the entry has no program.
+    assert_eq!(
+        registry.entry("acp"),
+        Some(&AgentEntry {
+            name: "acp".into(),
+            adapter: Adapter::Acp(AcpSpec { preset: None }),
+            program: String::new(),
+            args: vec![],
+            install_hint: None,
+            source: None,
+        })
+    );
     assert_eq!(registry.entry("Claude"), None, "names are exact");
     assert_eq!(Registry::default(), registry);
 }
@@ -137,7 +149,15 @@ args = ["--model", "haiku"]
     let names: Vec<_> = registry.entries().iter().map(|e| e.name.as_str()).collect();
     assert_eq!(
         names,
-        ["claude", "codex", "gemini", "claude-fast", "llm", "stream"]
+        [
+            "claude",
+            "codex",
+            "gemini",
+            "acp",
+            "claude-fast",
+            "llm",
+            "stream"
+        ]
     );
 }
 
@@ -149,7 +169,7 @@ fn a_file_that_does_not_parse_is_reported_at_its_key_and_ignored() {
         [
             "7:1 agents.llm.promt unknown field `promt`, expected one of `type`, `command`, \
           `args`, `prompt`, `output`, `text`, `session`, `done`, `done_value`, `error`, \
-          `install`; remove it or fix its spelling. chatmd uses the built-in agents until this \
+          `install`, `preset`; remove it or fix its spelling. chatmd uses the built-in agents until this \
           file is fixed"
         ]
     );
@@ -227,7 +247,7 @@ command = "ok"
              your entry another name to define a new kind",
             "5:10 agents.codex.prompt `prompt` is only for `type = \"command\"` entries; codex \
              has its own protocol",
-            "8:9 agents.mystery a new agent needs `type = \"command\"` (or \"claude\", \"codex\", \
+            "8:9 agents.mystery a new agent needs `type = \"command\"` or `type = \"acp\"` (or \"claude\", \"codex\", \
              \"gemini\" for another setup of a built-in CLI)",
             "11:9 agents.nocmd.command a `command` agent needs `command = \"<program>\"`",
             "17:10 agents.json.text `output = \"jsonl\"` needs `text`, the JSON pointer to the \
@@ -317,4 +337,116 @@ fn the_default_file_follows_xdg_config_home() {
     );
     assert_eq!(path(None, None), None);
     assert_eq!(path(Some(""), Some("")), None);
+}
+
+/// ACP kinds: a preset by name (its program and install command), or any program; the
+/// generic `acp` entry takes only `args`, since members name their agent.
+#[test]
+fn acp_kinds_run_a_preset_or_any_program() {
+    let text = r#"
+[agents.goose]
+type = "acp"
+preset = "goose"
+args = ["--with-builtin", "developer"]
+
+[agents.mine]
+type = "acp"
+command = "/opt/mine/bin/mine-acp"
+install = "make install"
+
+[agents.gemini-work]
+type = "acp"
+preset = "gemini"
+command = "/opt/gemini/bin/gemini"
+
+[agents.acp]
+args = ["--verbose"]
+"#;
+    let (registry, problems) = parse(text);
+    assert_eq!(problems, vec![]);
+    let goose = registry.entry("goose").expect("goose");
+    assert_eq!(
+        goose,
+        &AgentEntry {
+            name: "goose".into(),
+            adapter: Adapter::Acp(AcpSpec {
+                preset: Some("goose".into())
+            }),
+            program: "goose".into(),
+            args: vec!["--with-builtin".into(), "developer".into()],
+            install_hint: Some(
+                "curl -fsSL https://github.com/block/goose/releases/download/stable/download_cli.sh | bash"
+                    .into()
+            ),
+            source: Some(PathBuf::from(FILE)),
+        }
+    );
+    let mine = registry.entry("mine").expect("mine");
+    assert_eq!(
+        (
+            &mine.adapter,
+            mine.program.as_str(),
+            mine.install_hint.as_deref()
+        ),
+        (
+            &Adapter::Acp(AcpSpec { preset: None }),
+            "/opt/mine/bin/mine-acp",
+            Some("make install")
+        )
+    );
+    let work = registry.entry("gemini-work").expect("gemini-work");
+    assert_eq!(
+        (&work.adapter, work.program.as_str()),
+        (
+            &Adapter::Acp(AcpSpec {
+                preset: Some("gemini".into())
+            }),
+            "/opt/gemini/bin/gemini"
+        )
+    );
+    assert_eq!(
+        registry.entry("acp").map(|e| e.args.clone()),
+        Some(vec!["--verbose".to_owned()])
+    );
+}
+
+#[test]
+fn acp_mistakes_name_the_presets() {
+    let text = r#"
+[agents.typo]
+type = "acp"
+preset = "gooose"
+
+[agents.nothing]
+type = "acp"
+
+[agents.headless]
+type = "codex"
+preset = "codex"
+
+[agents.acp]
+preset = "goose"
+"#;
+    let presets = chatmd::agents::acp::preset_names();
+    assert_eq!(
+        problems(text),
+        [
+            format!(
+                "4:10 agents.typo.preset `gooose` is not an ACP preset; presets: {presets}. For \
+                 another ACP agent, set `command` (and `args`) instead"
+            ),
+            format!(
+                "6:9 agents.nothing.preset an `acp` agent needs `preset = \"<name>\"` (one of \
+                 {presets}) or `command = \"<program>\"`"
+            ),
+            "11:10 agents.headless.preset `preset` is only for `type = \"acp\"` entries".to_owned(),
+            "13:9 agents.acp the generic `acp` entry runs the agent each member names (`preset` \
+             or `command` in `[members.NAME]`); give your own ACP agent a name of its own, like \
+             `[agents.my-agent]` with `type = \"acp\"`"
+                .to_owned(),
+        ]
+    );
+    let (registry, _) = parse(text);
+    assert_eq!(registry.entry("acp"), Some(&AgentEntry::acp()));
+    assert_eq!(registry.entry("typo"), None);
 }

@@ -45,8 +45,8 @@ async fn a_headless_session_writes_the_prompt_then_closes_stdin() {
             commands: &mut orders,
             cancel: CancellationToken::new(),
         };
-        let turn =
-            runner::run_session(invocation, session_for(&entry), caller, Settings::default());
+        let session = session_for(&entry, &invocation);
+        let turn = runner::run_session(invocation, session, caller, Settings::default());
         let outcome = tokio::time::timeout(DEADLINE, turn).await.expect("no hang");
         assert!(
             matches!(outcome.ended, Ended::Completed),

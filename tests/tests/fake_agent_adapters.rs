@@ -20,6 +20,7 @@ fn member(sandbox: &Sandbox, agent: &str) -> Member {
     Member {
         handle: "alice".into(),
         agent: agent.into(),
+        preset: None,
         folder: sandbox.work.clone(),
         role_file: None,
         role_text: None,

@@ -19,9 +19,10 @@ use crate::team::{Member, normalize, resolve_existing};
 /// by every codex member of every team below it, on top of its own role. A workdir
 /// outside the workspace (a `work` symlink) is walked where it really is: up to `/` for
 /// claude, up to the nearest `.git` folder (else the workdir alone) for codex and gemini.
-/// Members whose agent is not a built-in kind load nothing chatmd knows of.
+/// Members whose agent is not a built-in kind (nor an ACP preset of one) load nothing
+/// chatmd knows of.
 pub fn role_files_loaded(member: &Member, workspace_root: &Path) -> Vec<PathBuf> {
-    let Some(kind) = member.kind() else {
+    let Some(kind) = cli_kind(member) else {
         return Vec::new();
     };
     let root = normalize(workspace_root);
@@ -39,6 +40,20 @@ pub fn role_files_loaded(member: &Member, workspace_root: &Path) -> Vec<PathBuf>
     };
     dirs.reverse();
     dirs.iter().flat_map(|dir| loaded_in(kind, dir)).collect()
+}
+
+/// The built-in CLI a member's turns run, headless or behind ACP: its `agent`'s kind,
+/// or, for `agent = "acp"`, its preset's (`gemini --acp` loads `GEMINI.md` like
+/// `gemini -p` does).
+pub fn cli_kind(member: &Member) -> Option<AgentKind> {
+    if member.agent == super::registry::ACP {
+        return member
+            .preset
+            .as_deref()
+            .and_then(super::acp::preset_named)
+            .and_then(|preset| preset.kind);
+    }
+    member.kind()
 }
 
 /// The folders walked for a workdir outside the workspace, nearest first.

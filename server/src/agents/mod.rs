@@ -1,11 +1,12 @@
-//! Agent adapters: how each kind of CLI (claude, codex, gemini, any command) is started
-//! for one turn (an [`Invocation`]) and the [`Session`] that talks with it: its output
-//! lines become normalized [`AgentEvent`]s, and commands from the user's side become
-//! its input. Also the other facts only this folder knows about CLIs: the built-in
+//! Agent adapters: how each kind of CLI (claude, codex, gemini, any command, any ACP
+//! agent) is started for one turn (an [`Invocation`]) and the [`Session`] that talks
+//! with it: its output lines become normalized [`AgentEvent`]s, and commands from the
+//! user's side become its input. Also the other facts only this folder knows about CLIs: the built-in
 //! kinds (`kind.rs`), the role files each loads by itself (`autoload.rs`), where its
 //! program is found (`program.rs`) and its version (`probe.rs`). No tokio, no LSP
 //! types; the runner executes what an adapter describes.
 
+pub mod acp;
 mod auth;
 mod autoload;
 pub mod claude;
@@ -27,13 +28,14 @@ mod resume;
 mod session;
 mod tools;
 
-pub use autoload::role_files_loaded;
+pub use autoload::{cli_kind, role_files_loaded};
 pub use kind::{AgentKind, UnknownAgentKind};
-pub use output::sanitize;
+pub use output::{code_span, sanitize};
 pub use plan::{ARGUMENT_LIMIT, DEFAULT_IDLE, DEFAULT_TOTAL};
 pub use provenance::configured_model;
 pub use registry::{
-    Adapter, AgentEntry, CommandOutput, CommandSpec, JsonPointers, PromptDelivery, Registry,
+    AcpSpec, Adapter, AgentEntry, CommandOutput, CommandSpec, JsonPointers, PromptDelivery,
+    Registry,
 };
 pub use session::{
     Headless, Outbox, PermissionKind, PermissionOption, PermissionOutcome, PermissionRequest,
@@ -183,8 +185,8 @@ pub enum AgentEvent {
     /// words). A `Failed` follows; the turn may run again as a new session.
     SessionNotFound { message: String },
     /// The agent asks the user's approval and waits: the answer goes back as a
-    /// [`SessionCommand::Answer`] with the request's id. No adapter asks yet (the
-    /// headless CLIs cannot ask anyone; ACP will).
+    /// [`SessionCommand::Answer`] with the request's id. Only ACP agents ask (the
+    /// headless CLIs cannot ask anyone).
     Permission(PermissionRequest),
 }
 
@@ -235,20 +237,45 @@ pub fn plan_turn(
         Adapter::Codex => codex::plan(&turn),
         Adapter::Gemini => gemini::plan(&turn),
         Adapter::Command(spec) => command::plan(&turn, spec),
+        Adapter::Acp(spec) => acp::plan(&turn, spec),
     }
 }
 
-/// A fresh parser for one turn of `entry`.
+/// A fresh parser for one turn of a headless `entry`. An ACP entry has none (it is a
+/// two-way [`Session`]: see [`session_for`]); its parser fails the turn saying so.
 pub fn parser_for(entry: &AgentEntry) -> Box<dyn OutputParser> {
     match &entry.adapter {
         Adapter::Claude => Box::new(claude::ClaudeParser::new(&entry.name)),
         Adapter::Codex => Box::new(codex::CodexParser::new(&entry.name)),
         Adapter::Gemini => Box::new(gemini::GeminiParser::new(&entry.name)),
         Adapter::Command(spec) => Box::new(command::CommandParser::new(&entry.name, &spec.output)),
+        Adapter::Acp(_) => Box::new(NotHeadless(entry.name.clone())),
     }
 }
 
-/// A fresh session for one turn of `entry`. Every built-in adapter is headless today.
-pub fn session_for(entry: &AgentEntry) -> Box<dyn Session> {
-    Box::new(Headless::new(parser_for(entry)))
+/// A fresh session for one turn of `entry` planned as `invocation` (by [`plan_turn`]):
+/// the headless CLIs' [`Headless`] session, or an ACP agent's [`acp::AcpSession`],
+/// which needs the turn's working folder and program.
+pub fn session_for(entry: &AgentEntry, invocation: &Invocation) -> Box<dyn Session> {
+    match &entry.adapter {
+        Adapter::Acp(_) => Box::new(acp::AcpSession::for_turn(invocation)),
+        _ => Box::new(Headless::new(parser_for(entry))),
+    }
+}
+
+/// The parser of an ACP entry run as a headless CLI, which it is not: the turn fails
+/// with that, not with silence.
+struct NotHeadless(String);
+
+impl OutputParser for NotHeadless {
+    fn line(&mut self, _line: &str, _out: &mut Vec<AgentEvent>) {}
+
+    fn finish(&mut self, _exit: &ExitInfo, out: &mut Vec<AgentEvent>) {
+        out.push(AgentEvent::Failed {
+            message: format!(
+                "{} speaks ACP, a two-way protocol; it runs as a session, not as a headless CLI",
+                self.0
+            ),
+        });
+    }
 }

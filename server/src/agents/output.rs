@@ -60,6 +60,19 @@ pub fn push_quote(out: &mut String, text: &str) {
     }
 }
 
+/// `text` as a Markdown code span, fenced with more backticks than it holds (and
+/// padded when it starts or ends with one).
+pub fn code_span(text: &str) -> String {
+    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest + 1);
+    let pad = if text.starts_with('`') || text.ends_with('`') {
+        " "
+    } else {
+        ""
+    };
+    format!("{fence}{pad}{text}{pad}{fence}")
+}
+
 /// The string at `pointer` in `value`, if there is one.
 pub fn str_at<'a>(value: &'a Value, pointer: &str) -> Option<&'a str> {
     value.pointer(pointer).and_then(Value::as_str)

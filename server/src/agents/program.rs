@@ -3,8 +3,9 @@
 //! runs is never reported missing and the other way round.
 //!
 //! The rule:
-//! - the program is the member's own `command` (a trusted `chatmd.toml`), else its
-//!   agent kind's (`agents.toml`, else the built-in name such as `codex`);
+//! - the program is the member's own `command` (a trusted `chatmd.toml`), else, for an
+//!   ACP member, its `preset`'s, else its agent kind's (`agents.toml`, else the
+//!   built-in name such as `codex`);
 //! - a program with a `/` is a path, relative ones taken from the member's working
 //!   folder (where the turn runs);
 //! - a bare name is the first executable file of that name in the editor's
@@ -16,7 +17,7 @@ use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 
 use super::Invocation;
-use super::registry::AgentEntry;
+use super::registry::{Adapter, AgentEntry};
 use crate::team::Member;
 
 /// Why a program cannot be run.
@@ -33,9 +34,25 @@ pub enum ProgramError {
     NotExecutable { path: PathBuf },
 }
 
-/// The program `member` runs: its own `command`, else its agent kind's.
+/// The program `member` runs: its own `command`, else its ACP preset's, else its agent
+/// kind's.
 pub fn member_program<'a>(entry: &'a AgentEntry, member: &'a Member) -> &'a str {
+    if let Adapter::Acp(_) = entry.adapter {
+        return super::acp::program(entry, member);
+    }
     member.command.as_deref().unwrap_or(&entry.program)
+}
+
+/// How to install what [`member_program`] names, for the "not installed" message:
+/// nothing for a program of the member's own.
+pub fn member_install_hint<'a>(entry: &'a AgentEntry, member: &'a Member) -> Option<&'a str> {
+    if let Adapter::Acp(_) = entry.adapter {
+        return super::acp::install_hint(entry, member);
+    }
+    match member.command {
+        Some(_) => None,
+        None => entry.install_hint.as_deref(),
+    }
 }
 
 /// Where a turn of `member`, run by `entry`, finds its program, with the editor's

@@ -1,5 +1,6 @@
-//! The agent registry: how to talk to each CLI (built-in claude, codex and gemini, plus
-//! the user's own `agents.toml` overrides and `command` kinds). No role text lives here.
+//! The agent registry: how to talk to each CLI (built-in claude, codex and gemini, the
+//! generic `acp` entry for Agent Client Protocol agents, plus the user's own
+//! `agents.toml` overrides, `command` kinds and `acp` kinds). No role text lives here.
 //!
 //! ```toml
 //! # ~/.config/chatmd/agents.toml
@@ -18,6 +19,10 @@
 //! prompt = "stdin"               # or "argument" (the prompt becomes the last argument)
 //! output = "text"                # or "jsonl", with JSON pointers:
 //! # text = "/delta"  session = "/session_id"  done = "/type"  done_value = "done"  error = "/error"
+//!
+//! [agents.goose]                 # an Agent Client Protocol agent: a preset by name
+//! type = "acp"
+//! preset = "goose"               # or `command = "..."` (and `args`) for any ACP agent
 //! ```
 //!
 //! The flags each built-in parser depends on (claude's `--output-format stream-json`,
@@ -38,6 +43,8 @@ pub enum Adapter {
     Codex,
     Gemini,
     Command(CommandSpec),
+    /// An Agent Client Protocol agent, run as a two-way session (`agents/acp`).
+    Acp(AcpSpec),
 }
 
 impl Adapter {
@@ -48,16 +55,18 @@ impl Adapter {
             Adapter::Codex => "codex",
             Adapter::Gemini => "gemini",
             Adapter::Command(_) => "command",
+            Adapter::Acp(_) => "acp",
         }
     }
 
-    /// The built-in kind whose protocol this is, if any.
+    /// The built-in kind whose protocol this is, if any (an ACP agent speaks ACP even
+    /// when it is one of the built-in CLIs: see [`AcpSpec`]).
     pub fn kind(&self) -> Option<AgentKind> {
         match self {
             Adapter::Claude => Some(AgentKind::Claude),
             Adapter::Codex => Some(AgentKind::Codex),
             Adapter::Gemini => Some(AgentKind::Gemini),
-            Adapter::Command(_) => None,
+            Adapter::Command(_) | Adapter::Acp(_) => None,
         }
     }
 
@@ -76,6 +85,17 @@ pub struct CommandSpec {
     pub prompt: PromptDelivery,
     pub output: CommandOutput,
 }
+
+/// How an `acp` kind is started: a preset's command line (`agents/acp/presets.rs`), or
+/// the entry's own program and arguments. A member's own `preset` wins over the entry's.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AcpSpec {
+    /// A preset name, already checked against the list.
+    pub preset: Option<String>,
+}
+
+/// The name members use for any ACP agent: `agent = "acp"` with a `preset` or `command`.
+pub const ACP: &str = "acp";
 
 /// Where a `command` kind reads the prompt.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -137,6 +157,19 @@ impl AgentEntry {
             source: None,
         }
     }
+
+    /// The generic ACP entry: no program of its own, the member's `preset` or `command`
+    /// names it.
+    pub fn acp() -> AgentEntry {
+        AgentEntry {
+            name: ACP.to_owned(),
+            adapter: Adapter::Acp(AcpSpec::default()),
+            program: String::new(),
+            args: Vec::new(),
+            install_hint: None,
+            source: None,
+        }
+    }
 }
 
 /// All agent kinds a member can name.
@@ -152,14 +185,15 @@ impl Default for Registry {
 }
 
 impl Registry {
-    /// The built-in entries only: claude, codex and gemini with their usual binaries.
+    /// The built-in entries only: claude, codex and gemini with their usual binaries,
+    /// then `acp`.
     pub fn builtin() -> Registry {
-        Registry {
-            entries: AgentKind::ALL
-                .into_iter()
-                .map(AgentEntry::builtin)
-                .collect(),
-        }
+        let mut entries: Vec<AgentEntry> = AgentKind::ALL
+            .into_iter()
+            .map(AgentEntry::builtin)
+            .collect();
+        entries.push(AgentEntry::acp());
+        Registry { entries }
     }
 
     /// The built-ins with `path` (default: [`default_path`], the user's own) applied. A

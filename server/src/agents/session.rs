@@ -13,8 +13,7 @@
 //!   agent into an [`AgentEvent::Permission`] and the user's [`SessionCommand::Answer`]
 //!   into its reply, and a cancel into the protocol's own cancel.
 //!
-//! No adapter asks for permission yet: the headless CLIs cannot ask anyone, and the
-//! ACP adapter is the next step.
+//! Only ACP agents ask for permission (`acp/`): the headless CLIs cannot ask anyone.
 
 use std::fmt;
 

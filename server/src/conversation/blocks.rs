@@ -2,6 +2,7 @@
 //! line each, with how they ended) and what it was not allowed to do, with the member
 //! `args` that would allow it.
 
+use crate::agents::code_span;
 use crate::agents::codex::toml_string;
 use crate::agents::{Denial, ToolStatus};
 
@@ -79,17 +80,9 @@ pub fn not_allowed(
     out
 }
 
-/// `text` as inline code, fenced with more backticks than it holds.
+/// `text` on one line as inline code.
 fn code(text: &str) -> String {
-    let text = one_line(text);
-    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
-    let fence = "`".repeat(longest + 1);
-    let pad = if text.starts_with('`') || text.ends_with('`') {
-        " "
-    } else {
-        ""
-    };
-    format!("{fence}{pad}{text}{pad}{fence}")
+    code_span(&one_line(text))
 }
 
 /// `text` on one line (a list item must not break).

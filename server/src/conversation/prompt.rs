@@ -146,7 +146,7 @@ pub(crate) fn build_prompt_with_cap(
 /// workdir or a folder above it (a `work` link elsewhere moves the CLI away from it).
 /// Then the prompt does not carry the role again; otherwise it goes into `[SYSTEM]`.
 pub fn role_loaded_by_cli(member: &Member, workspace_root: &Path) -> bool {
-    let (Some(kind), Some(role_file)) = (member.kind(), &member.role_file) else {
+    let (Some(kind), Some(role_file)) = (crate::agents::cli_kind(member), &member.role_file) else {
         return false;
     };
     if role_file.file_name().and_then(|n| n.to_str()) != Some(kind.role_file_name()) {

@@ -220,6 +220,7 @@ impl Reader<'_> {
         Some(Member {
             handle,
             agent: settings.agent.unwrap_or(default_agent),
+            preset: settings.preset,
             folder,
             role_file: None,
             role_text: None,

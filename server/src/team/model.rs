@@ -14,9 +14,12 @@ use crate::agents::AgentKind;
 pub struct Member {
     /// The name used in `## @handle`: the member folder's name or the `[members.NAME]` key.
     pub handle: String,
-    /// The agent registry entry that runs this member: `claude`, `codex`, `gemini`, or
-    /// any other name the user's agent registry defines.
+    /// The agent registry entry that runs this member: `claude`, `codex`, `gemini`,
+    /// `acp`, or any other name the user's agent registry defines.
     pub agent: String,
+    /// The ACP agent an `acp` member runs, by preset name (`gemini`, `goose`, …; checked
+    /// against the list when the config is read).
+    pub preset: Option<String>,
     /// The member folder, or the team folder for a member defined only in `chatmd.toml`.
     pub folder: PathBuf,
     /// The role file that made the folder a member (`CLAUDE.md`, `AGENTS.md`, `GEMINI.md`).
@@ -51,6 +54,7 @@ impl Member {
         Member {
             handle: handle.to_owned(),
             agent: agent.to_owned(),
+            preset: None,
             workdir: folder.clone(),
             folder,
             role_file: None,

@@ -131,5 +131,6 @@ async fn attempt(
         commands,
         cancel,
     };
-    runner::run_session(invocation, session_for(entry), caller, Default::default()).await
+    let session = session_for(entry, &invocation);
+    runner::run_session(invocation, session, caller, Default::default()).await
 }

@@ -21,7 +21,12 @@ fn parent_role_files_leak_into_every_member_of_their_kind() {
         ("teams/t/bob/AGENTS.md", "bob"),
         ("teams/t/john/GEMINI.md", "john"),
         ("teams/t/olga/AGENTS.md", "olga"),
-        ("teams/t/chatmd.toml", "[members.olga]\nagent = \"acp\"\n"),
+        ("teams/t/ivan/GEMINI.md", "ivan"),
+        (
+            "teams/t/chatmd.toml",
+            "[members.olga]\nagent = \"acp\"\npreset = \"goose\"\n\
+             [members.ivan]\nagent = \"acp\"\npreset = \"gemini\"\n",
+        ),
     ]);
 
     let team = ws.load("teams/t");
@@ -52,6 +57,8 @@ fn parent_role_files_leak_into_every_member_of_their_kind() {
     assert_eq!(loaded("john"), vec!["GEMINI.md", "teams/t/john/GEMINI.md"]);
     // Not a built-in kind: chatmd knows of no file it loads.
     assert_eq!(loaded("olga"), Vec::<String>::new());
+    // `gemini --acp` is gemini: it loads what `gemini -p` loads.
+    assert_eq!(loaded("ivan"), vec!["GEMINI.md", "teams/t/ivan/GEMINI.md"]);
 }
 
 #[test]

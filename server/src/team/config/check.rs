@@ -10,6 +10,8 @@ use toml::Spanned;
 
 use super::MemberSettings;
 use super::raw::{RawMember, Seconds};
+use crate::agents::AgentKind;
+use crate::agents::acp::{preset_named, preset_names};
 use crate::team::error::TeamError;
 use crate::team::model::is_valid_handle;
 use crate::team::paths::{contain, normalize};
@@ -123,6 +125,7 @@ impl Checker<'_> {
             }
             Some(agent)
         });
+        let preset = raw.preset.and_then(|p| self.preset(agent.as_deref(), p));
         let mut blocked = false;
         let workdir = raw
             .workdir
@@ -139,6 +142,7 @@ impl Checker<'_> {
         Some(MemberSettings {
             declared_at: Some((self.file.to_path_buf(), name_range)),
             agent,
+            preset,
             instructions: raw.instructions,
             workdir,
             home,
@@ -153,6 +157,35 @@ impl Checker<'_> {
             resume: raw.resume,
             name,
         })
+    }
+
+    /// An ACP member's `preset`: a name from the list, for an agent that can be ACP
+    /// (`agent` here, when this table sets it).
+    fn preset(&mut self, agent: Option<&str>, value: Spanned<String>) -> Option<String> {
+        let span = value.span();
+        let name = value.into_inner();
+        if let Some(kind) = agent.and_then(|a| a.parse::<AgentKind>().ok()) {
+            self.error(
+                span,
+                format!(
+                    "`preset` is for ACP members; `agent = \"{kind}\"` runs {kind} headless. Set \
+                     `agent = \"acp\"` to run `preset = \"{name}\"` over ACP, or remove `preset`"
+                ),
+            );
+            return None;
+        }
+        if preset_named(&name).is_none() {
+            self.error(
+                span,
+                format!(
+                    "`{name}` is not an ACP preset; presets: {}. For another ACP agent, set \
+                     `command` (and `args`) instead",
+                    preset_names()
+                ),
+            );
+            return None;
+        }
+        Some(name)
     }
 
     /// A folder setting: inside the workspace, or through a link out of it that the

@@ -6,9 +6,11 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use super::{CONFIG_FILE_NAME, MemberSettings, parse_config};
+use crate::agents::acp::preset_names;
+use crate::agents::registry::ACP;
 use crate::team::folders::read_text;
 use crate::team::problem::{ConfigProblem, Severity};
-use crate::team::trust::{UntrustedConfig, UserTrust, trust_command};
+use crate::team::trust::{TrustKey, UntrustedConfig, UserTrust, trust_command};
 
 /// The merged configuration of a team folder.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -103,7 +105,47 @@ pub(crate) fn load_layers(
             }
         }
     }
+    for member in &layered.members {
+        unnamed_acp_agent(member, &layered.untrusted, problems);
+    }
     layered
+}
+
+/// The problem of an `agent = "acp"` member that names no agent to run: neither a
+/// `preset` nor a `command` (one left out until its file is trusted counts: the trust
+/// problem says what to do).
+fn unnamed_acp_agent(
+    member: &MemberSettings,
+    untrusted: &[UntrustedConfig],
+    problems: &mut Vec<ConfigProblem>,
+) {
+    let withheld = untrusted
+        .iter()
+        .flat_map(|config| &config.items)
+        .any(|item| {
+            item.key == TrustKey::Command && item.member.eq_ignore_ascii_case(&member.name)
+        });
+    if member.agent.as_deref() != Some(ACP)
+        || member.preset.is_some()
+        || member.command.is_some()
+        || withheld
+    {
+        return;
+    }
+    let Some((file, range)) = &member.declared_at else {
+        return;
+    };
+    problems.push(ConfigProblem::new(
+        file,
+        Some(range.clone()),
+        Severity::Error,
+        format!(
+            "@{} is an ACP member (`agent = \"acp\"`) but names no agent to run: set `preset = \
+             \"<name>\"` (one of {}) or `command = \"<program>\"` (and `args`)",
+            member.name,
+            preset_names()
+        ),
+    ));
 }
 
 /// One problem on each setting that was left out, saying why and how to trust the file.

@@ -56,6 +56,8 @@ pub(crate) struct MemberSettings {
     /// The file and byte range of the table's name, for problems about the whole table.
     pub declared_at: Option<(PathBuf, Range<usize>)>,
     pub agent: Option<String>,
+    /// An ACP preset name, checked against the list.
+    pub preset: Option<String>,
     pub instructions: Option<String>,
     pub workdir: Option<PathBuf>,
     pub home: Option<PathBuf>,
@@ -83,6 +85,7 @@ impl MemberSettings {
         }
         take(&mut self.declared_at, nearer.declared_at);
         take(&mut self.agent, nearer.agent);
+        take(&mut self.preset, nearer.preset);
         take(&mut self.instructions, nearer.instructions);
         take(&mut self.workdir, nearer.workdir);
         take(&mut self.home, nearer.home);

@@ -1,0 +1,185 @@
+//! `session/request_permission`: the agent's question becomes an
+//! [`AgentEvent::Permission`](crate::agents::AgentEvent::Permission) with the agent's own
+//! options in its order, and waits here until the user's answer (or a cancel) turns it
+//! into the JSON-RPC response, echoing the agent's id exactly.
+
+use agent_client_protocol::v1::schema::{
+    PermissionOption as AcpOption, PermissionOptionKind, RequestId, RequestPermissionOutcome,
+    RequestPermissionResponse, SelectedPermissionOutcome, ToolCallUpdate, ToolKind,
+};
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::rpc;
+use super::updates::{Stream, first_line, kind_name};
+use crate::agents::output::{code_span, quote};
+use crate::agents::{PermissionKind, PermissionOption, PermissionOutcome, PermissionRequest};
+
+/// The params of a permission request, read leniently: an option of a kind this
+/// version does not know is left out rather than the whole request.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Asked {
+    tool_call: ToolCallUpdate,
+    #[serde(default)]
+    options: Vec<Value>,
+}
+
+/// One request waiting for the user.
+#[derive(Debug)]
+struct Pending {
+    /// The agent's id, echoed in the answer.
+    id: RequestId,
+    /// The id the user's side answers by.
+    key: crate::agents::RequestId,
+    /// The option ids the agent offered: an answer must name one of them.
+    options: Vec<String>,
+}
+
+/// The permission requests of a turn that wait for an answer, oldest first.
+#[derive(Debug, Default)]
+pub struct Permissions {
+    pending: Vec<Pending>,
+}
+
+/// What became of a request of the agent's.
+pub enum Asking {
+    /// The user is asked; the answer comes as a command.
+    User(PermissionRequest),
+    /// Answered at once, with this line (nothing to ask: no option could be read).
+    Answered(Vec<u8>),
+}
+
+impl Permissions {
+    /// The agent's request `id` as the question for the user; `stream` learns the tool
+    /// call it is about.
+    pub fn ask(&mut self, id: RequestId, params: Value, stream: &mut Stream) -> Asking {
+        let asked = match serde_json::from_value::<Asked>(params) {
+            Ok(asked) => asked,
+            Err(error) => {
+                tracing::debug!("ACP permission request not read: {error}");
+                return Asking::Answered(rpc::result(&id, response(&PermissionOutcome::Cancelled)));
+            }
+        };
+        let options: Vec<PermissionOption> = asked.options.into_iter().filter_map(option).collect();
+        if options.is_empty() {
+            tracing::debug!("ACP permission request with no option chatmd can offer");
+            return Asking::Answered(rpc::result(&id, response(&PermissionOutcome::Cancelled)));
+        }
+        let tool = asked.tool_call.tool_call_id.to_string();
+        let fields = asked.tool_call.fields;
+        stream.asked_about(&tool, fields.kind, fields.title.as_deref());
+        let known = stream.call(&tool);
+        let kind = fields.kind.or_else(|| known.and_then(|c| c.kind));
+        let title = fields.title.or_else(|| known.and_then(|c| c.title.clone()));
+        let key = crate::agents::RequestId(id.to_string());
+        self.pending.push(Pending {
+            id,
+            key: key.clone(),
+            options: options.iter().map(|o| o.id.clone()).collect(),
+        });
+        Asking::User(PermissionRequest {
+            id: key,
+            summary: summary(kind, title.as_deref()),
+            tool: Some(tool),
+            options,
+        })
+    }
+
+    /// The response line to `request`, or `None` when no such request waits (unknown,
+    /// or answered already) or the answer names an option the agent did not offer.
+    pub fn answer(
+        &mut self,
+        request: &crate::agents::RequestId,
+        outcome: &PermissionOutcome,
+    ) -> Option<Vec<u8>> {
+        let index = self.pending.iter().position(|p| p.key == *request)?;
+        if let PermissionOutcome::Selected(option) = outcome
+            && !self.pending[index].options.contains(option)
+        {
+            tracing::debug!("option `{option}` was not offered for request {request}");
+            return None;
+        }
+        let pending = self.pending.remove(index);
+        Some(rpc::result(&pending.id, response(outcome)))
+    }
+
+    /// Every waiting request answered `cancelled`, as the protocol requires after
+    /// `session/cancel`.
+    pub fn cancel_all(&mut self) -> Vec<u8> {
+        let cancelled = response(&PermissionOutcome::Cancelled);
+        self.pending
+            .drain(..)
+            .flat_map(|pending| rpc::result(&pending.id, &cancelled))
+            .collect()
+    }
+}
+
+fn response(outcome: &PermissionOutcome) -> RequestPermissionResponse {
+    RequestPermissionResponse::new(match outcome {
+        PermissionOutcome::Selected(option) => {
+            RequestPermissionOutcome::Selected(SelectedPermissionOutcome::new(option.clone()))
+        }
+        PermissionOutcome::Cancelled => RequestPermissionOutcome::Cancelled,
+    })
+}
+
+/// One offered option, or `None` (with a debug line) when it does not read.
+fn option(value: Value) -> Option<PermissionOption> {
+    let option = match serde_json::from_value::<AcpOption>(value) {
+        Ok(option) => option,
+        Err(error) => {
+            tracing::debug!("ACP permission option left out: {error}");
+            return None;
+        }
+    };
+    let kind = match option.kind {
+        PermissionOptionKind::AllowOnce => PermissionKind::AllowOnce,
+        PermissionOptionKind::AllowAlways => PermissionKind::AllowAlways,
+        PermissionOptionKind::RejectOnce => PermissionKind::RejectOnce,
+        PermissionOptionKind::RejectAlways => PermissionKind::RejectAlways,
+        _ => return None,
+    };
+    Some(PermissionOption {
+        id: option.option_id.to_string(),
+        name: option.name,
+        kind,
+    })
+}
+
+/// What the agent wants to do, in one line: `run `touch x` (execute)` for a command,
+/// `use `<title>` (<kind>)` for any other tool.
+pub fn summary(kind: Option<ToolKind>, title: Option<&str>) -> String {
+    let kind = kind.unwrap_or(ToolKind::Other);
+    let verb = if kind == ToolKind::Execute {
+        "run"
+    } else {
+        "use"
+    };
+    match title.map(first_line).filter(|t| !t.is_empty()) {
+        Some(title) => format!("{verb} {} ({})", code_span(&quote(&title)), kind_name(kind)),
+        None => format!("use a tool ({})", kind_name(kind)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn summaries_name_the_command_and_the_kind() {
+        assert_eq!(
+            summary(Some(ToolKind::Execute), Some("touch x\nmore")),
+            "run `touch x` (execute)"
+        );
+        assert_eq!(
+            summary(Some(ToolKind::Edit), Some("Edit src/lib.rs")),
+            "use `Edit src/lib.rs` (edit)"
+        );
+        assert_eq!(summary(None, None), "use a tool (other)");
+        assert_eq!(
+            summary(Some(ToolKind::Execute), Some("echo `date`")),
+            "run `` echo `date` `` (execute)"
+        );
+    }
+}
