@@ -375,6 +375,18 @@ pub async fn initialize(
     agent_path: &std::path::Path,
     utf8: bool,
 ) {
+    let options = json!({"agentPath": agent_path});
+    initialize_with(client, behaviour, root, utf8, options).await;
+}
+
+/// [`initialize`] with these `initializationOptions`.
+pub async fn initialize_with(
+    client: &mut TestClient,
+    behaviour: Behaviour,
+    root: &std::path::Path,
+    utf8: bool,
+    options: Value,
+) {
     let name = match behaviour {
         Behaviour::VsCode => "Visual Studio Code",
         Behaviour::Neovim => "Neovim",
@@ -398,7 +410,7 @@ pub async fn initialize(
         },
         "rootUri": root,
         "workspaceFolders": [{"uri": root, "name": "ws"}],
-        "initializationOptions": {"agentPath": agent_path},
+        "initializationOptions": options,
     });
     client
         .request("initialize", params)

@@ -81,8 +81,7 @@ pub fn hover(
             (None, Err(error)) => {
                 let hint = agent_kinds(state)
                     .entry(&member.agent)
-                    .filter(|_| member.command.is_none())
-                    .and_then(|entry| entry.install_hint.clone())
+                    .and_then(|entry| crate::agents::program::member_install_hint(entry, member))
                     .map(|hint| format!(" — `{hint}`"))
                     .unwrap_or_default();
                 let _ = writeln!(md, "- program: **{error}**{hint}");

@@ -81,9 +81,14 @@ pub enum TurnError {
     #[error("{why}")]
     Untrusted { why: String },
     #[error(
-        "no agent kind `{agent}` (claude, codex, gemini, or one from ~/.config/chatmd/agents.toml)"
+        "no agent kind `{agent}` (claude, codex, gemini, acp, or one from ~/.config/chatmd/agents.toml)"
     )]
     UnknownAgent { agent: String },
+    #[error(
+        "@{member} is an ACP member that names no agent: give it `preset = \"gemini\"` (or \
+         another preset) or a `command` in chatmd.toml"
+    )]
+    NoAcpAgent { member: String },
     #[error("`{program}` is not installed (not found on PATH).{}", install_hint(.hint))]
     NotInstalled {
         program: String,

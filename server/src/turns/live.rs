@@ -161,7 +161,14 @@ impl Live {
                 t.status_dirty = true;
             }
             AgentEvent::Text(piece) => {
-                let kept = within(&piece, MAX_ANSWER.saturating_sub(t.answer.len()));
+                // A permission block already ends with a blank line: the agent's new
+                // paragraph after it needs none of its own.
+                let piece = if !t.asks.is_empty() && t.answer.len() == t.answer_at_last_ask {
+                    piece.trim_start_matches(['\r', '\n'])
+                } else {
+                    &piece
+                };
+                let kept = within(piece, MAX_ANSWER.saturating_sub(t.answer.len()));
                 t.cut += piece.len() - kept.len();
                 if kept.is_empty() {
                     return;

@@ -64,6 +64,13 @@ pub(super) fn plan(
         ..entry.clone()
     });
     let entry = own_program.as_ref().unwrap_or(entry);
+    if matches!(entry.adapter, crate::agents::Adapter::Acp(_))
+        && crate::agents::program::member_program(entry, member).is_empty()
+    {
+        return Err(TurnError::NoAcpAgent {
+            member: member.handle.clone(),
+        });
+    }
     let last = super::resume::session_to_resume(ctx, text, chat, member, entry, message);
     let command = |since: Option<usize>, session: Option<&str>| -> Result<Invocation, TurnError> {
         let request = PromptRequest {

@@ -230,7 +230,9 @@ async fn fork_and_new_chat_create_files_and_show_them() {
 }
 
 #[tokio::test]
-async fn a_permission_request_is_answered_in_the_file() {
+async fn a_permission_block_no_running_turn_asked_is_not_answered() {
+    // A block typed by hand, or left by a turn that ended: its code actions are
+    // offered (the block looks like any other), but no agent waits for the answer.
     let s = Setup::new(&[]);
     let chat = "## @me\n@reviewer run the tests\n\n## @reviewer\n<!-- chatmd id=t1 agent=claude status=done -->\n> **Permission** `p1` — reviewer wants to run `cargo test` (Execute)\n> - [ ] allow once · - [ ] allow always · - [ ] reject\n";
     let (mut editor, uri) = s
@@ -246,9 +248,11 @@ async fn a_permission_request_is_answered_in_the_file() {
     let answer = editor
         .command("chatmd.answer", reject["arguments"][0].clone())
         .await;
-    assert_eq!(answer, Ok(json!({"answered": true, "option": "reject"})));
     assert_eq!(
-        editor.text(&uri),
-        "## @me\n@reviewer run the tests\n\n## @reviewer\n<!-- chatmd id=t1 agent=claude status=done -->\n> **Permission** p1 — rejected\n"
+        answer,
+        Ok(
+            json!({"answered": false, "reason": "permission request `p1` is not waiting for an answer: it was answered, or the turn that asked has ended"})
+        )
     );
+    assert_eq!(editor.text(&uri), chat, "the block is left as it was");
 }

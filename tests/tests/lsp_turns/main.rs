@@ -12,6 +12,7 @@ mod editing;
 mod ending;
 mod failures;
 mod lifecycle;
+mod permissions;
 mod processes;
 mod program_rule;
 mod reliability;

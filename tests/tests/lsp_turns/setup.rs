@@ -153,6 +153,22 @@ impl Setup {
         (editor, uri)
     }
 
+    /// [`Setup::editor`] for a plugin that asks permission requests in the editor's
+    /// dialog too (`permissionDialog`).
+    pub async fn dialog_editor(&self, behaviour: Behaviour) -> SimEditor {
+        let mut client = self.client();
+        let options = json!({"agentPath": self.bin, "permissionDialog": true});
+        chatmd_tests::sim_editor::initialize_with(
+            &mut client,
+            behaviour,
+            self.dir.path(),
+            true,
+            options,
+        )
+        .await;
+        SimEditor::new(client, behaviour, true)
+    }
+
     /// The same with UTF-16 positions (VS Code's).
     pub async fn editor_utf16(&self, behaviour: Behaviour) -> SimEditor {
         let mut client = self.client();

@@ -1,0 +1,243 @@
+//! Permission requests of an ACP member in the editor (the fake `gemini --acp`): the
+//! block in the member's section with `status=waiting`, the answer through
+//! `chatmd.answer` or the block's code actions reaching the agent (what it received is
+//! in its log), the record over the block, and cancel while a request waits.
+
+use chatmd_tests::sim_editor::{Behaviour, SimEditor};
+use pretty_assertions::assert_eq;
+use serde_json::{Value, json};
+
+use crate::setup::{Setup, finished, redact, send};
+
+/// A workspace whose writer is `gemini --acp`, logging what it receives.
+fn acp_writer() -> (Setup, std::path::PathBuf) {
+    let s = Setup::new(&[]);
+    let log = s.path("acp.jsonl");
+    s.write(
+        "team/chatmd.toml",
+        &format!(
+            "[members.writer]\nagent = \"acp\"\npreset = \"gemini\"\n\n\
+             [members.writer.env]\nFAKE_ACP_LOG = \"{}\"\n",
+            log.display()
+        ),
+    );
+    (s, log)
+}
+
+/// The client's answers to the agent's permission requests, as the agent received them.
+fn answers_received(log: &std::path::Path) -> Vec<Value> {
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .filter(|m| m.get("result").is_some_and(|r| r.get("outcome").is_some()))
+        .map(|m| m["result"]["outcome"].clone())
+        .collect()
+}
+
+const ASK: &str = "## @me\n@writer MOCK-MODE=toolwrite WRITE=notes.txt please create the file.\n";
+
+/// Sends `ASK` and waits until the writer's request is in the document.
+async fn asked(s: &Setup) -> (SimEditor, String) {
+    let (mut editor, uri) = s
+        .open_chat(Behaviour::VsCode, "team/ask.chat.md", ASK)
+        .await;
+    send(&mut editor, &uri).await;
+    editor
+        .run_until("the request", |e| {
+            e.text(&uri).contains("status=waiting") && e.text(&uri).contains("- [ ] Reject")
+        })
+        .await;
+    (editor, uri)
+}
+
+const BLOCK: &str = "> **Permission** `t1-p1` — writer wants to run `touch notes.txt` (execute)\n\
+                     > - [ ] Allow for this session · - [ ] Allow · - [ ] Reject\n";
+
+#[tokio::test]
+async fn the_answer_from_the_editor_reaches_the_agent_and_is_recorded() {
+    let (s, log) = acp_writer();
+    let (mut editor, uri) = asked(&s).await;
+    let text = redact(editor.text(&uri));
+    assert!(text.contains(&format!("\n\n{BLOCK}\n")), "{text}");
+    assert!(
+        !s.path("team/writer/notes.txt").exists(),
+        "nothing ran before the answer"
+    );
+
+    let wrong = editor
+        .command(
+            "chatmd.answer",
+            json!({"uri": uri, "request": "t1-p1", "option": "maybe"}),
+        )
+        .await
+        .expect("an answer");
+    assert_eq!(
+        wrong,
+        json!({"answered": false, "reason": "`maybe` is not an option of permission request `t1-p1`; its options are Allow for this session, Allow, Reject"})
+    );
+    let answered = editor
+        .command(
+            "chatmd.answer",
+            json!({"uri": uri, "request": "t1-p1", "option": "allow"}),
+        )
+        .await
+        .expect("an answer");
+    assert_eq!(
+        answered,
+        json!({"answered": true, "option": "allow", "record": "allowed once (\"Allow\")"})
+    );
+    editor
+        .run_until("the answer", |e| finished(e.text(&uri)))
+        .await;
+    assert!(s.path("team/writer/notes.txt").exists(), "the agent ran it");
+    assert_eq!(
+        answers_received(&log),
+        [json!({"outcome": "selected", "optionId": "proceed_once"})]
+    );
+    let text = redact(editor.text(&uri));
+    assert!(
+        text.contains("I'll run a command.\n\n> **Permission** t1-p1 — allowed once (\"Allow\")\n\nANSWER-gemini "),
+        "one blank line around the block: {text}"
+    );
+    assert!(!text.contains("- [ ]"), "{text}");
+    assert!(text.contains("status=done"), "{text}");
+    // Too late: the turn is over.
+    let late = editor
+        .command(
+            "chatmd.answer",
+            json!({"uri": uri, "request": "t1-p1", "option": "Reject"}),
+        )
+        .await
+        .expect("an answer");
+    assert_eq!(late["answered"], false);
+}
+
+#[tokio::test]
+async fn the_blocks_code_actions_answer_it() {
+    let (s, log) = acp_writer();
+    let (mut editor, uri) = asked(&s).await;
+    let line = editor
+        .text(&uri)
+        .lines()
+        .position(|l| l.starts_with("> **Permission**"))
+        .expect("the block");
+    let actions = editor
+        .client
+        .request(
+            "textDocument/codeAction",
+            json!({
+                "textDocument": {"uri": uri},
+                "range": {"start": {"line": line, "character": 0}, "end": {"line": line, "character": 0}},
+                "context": {"diagnostics": []},
+            }),
+        )
+        .await
+        .expect("code actions");
+    let titles: Vec<&str> = actions
+        .as_array()
+        .expect("a list")
+        .iter()
+        .filter_map(|a| a["title"].as_str())
+        .filter(|t| t.contains("t1-p1"))
+        .collect();
+    assert_eq!(
+        titles,
+        [
+            "Allow for this session (t1-p1)",
+            "Allow (t1-p1)",
+            "Reject (t1-p1)"
+        ]
+    );
+    let reject = actions
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["title"] == "Reject (t1-p1)")
+        .unwrap();
+    let command = &reject["command"];
+    let answered = editor
+        .command(
+            command["command"].as_str().unwrap(),
+            command["arguments"][0].clone(),
+        )
+        .await
+        .expect("an answer");
+    assert_eq!(answered["record"], "rejected (\"Reject\")");
+    editor
+        .run_until("the answer", |e| finished(e.text(&uri)))
+        .await;
+    assert!(
+        !s.path("team/writer/notes.txt").exists(),
+        "rejected: nothing ran"
+    );
+    assert_eq!(
+        answers_received(&log),
+        [json!({"outcome": "selected", "optionId": "cancel"})]
+    );
+    let text = redact(editor.text(&uri));
+    assert!(
+        text.contains("> **Permission** t1-p1 — rejected (\"Reject\")\n"),
+        "{text}"
+    );
+}
+
+#[tokio::test]
+async fn cancel_while_a_request_waits_answers_it_cancelled() {
+    let (s, log) = acp_writer();
+    let (mut editor, uri) = asked(&s).await;
+    let cancelled = editor
+        .command("chatmd.cancel", json!({"uri": uri}))
+        .await
+        .expect("an answer");
+    assert_eq!(cancelled["cancelled"], json!(["writer"]));
+    editor
+        .run_until("the end", |e| e.text(&uri).contains("status=cancelled"))
+        .await;
+    assert_eq!(answers_received(&log), [json!({"outcome": "cancelled"})]);
+    let text = redact(editor.text(&uri));
+    assert!(
+        text.contains("> **Permission** t1-p1 — not answered: the turn ended first\n"),
+        "{text}"
+    );
+    assert!(!s.path("team/writer/notes.txt").exists());
+}
+
+#[tokio::test]
+async fn the_editors_dialog_answers_it_when_the_plugin_asks_for_one() {
+    let (s, log) = acp_writer();
+    let editor = s.dialog_editor(Behaviour::VsCode).await;
+    let (mut editor, uri) = s.open_in(editor, "team/ask.chat.md", ASK).await;
+    send(&mut editor, &uri).await;
+    editor
+        .run_until("the block", |e| e.text(&uri).contains("- [ ] Reject"))
+        .await;
+    let (id, params) = editor
+        .client
+        .expect_request("window/showMessageRequest")
+        .await;
+    assert_eq!(
+        params,
+        json!({
+            "type": 2,
+            "message": "@writer asks permission to run `touch notes.txt` (execute) (t1-p1)",
+            "actions": [{"title": "Allow for this session"}, {"title": "Allow"}, {"title": "Reject"}],
+        })
+    );
+    editor.client.respond(id, json!({"title": "Allow"})).await;
+    editor
+        .run_until("the answer", |e| finished(e.text(&uri)))
+        .await;
+    assert_eq!(
+        answers_received(&log),
+        [json!({"outcome": "selected", "optionId": "proceed_once"})]
+    );
+    let text = redact(editor.text(&uri));
+    assert!(
+        text.contains(
+            "> **Permission** t1-p1 — allowed once (\"Allow\"), by the editor's dialog\n"
+        ),
+        "{text}"
+    );
+    assert!(s.path("team/writer/notes.txt").exists());
+}
