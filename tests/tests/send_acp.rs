@@ -14,18 +14,38 @@ send_support::setup_around_workspace! {
 
 impl Setup {
     fn new(preset: &str) -> Setup {
+        Setup::with(preset, "")
+    }
+
+    /// An ACP writer with the `preset`, more lines for its `[members.writer]`, and the
+    /// fake installed under every ACP adapter's name.
+    fn with(preset: &str, more: &str) -> Setup {
         let s = Setup(send_support::Workspace::new());
+        let fake = std::path::PathBuf::from(env!("CARGO_BIN_EXE_fake-agent"));
+        chatmd_tests::fake_agent::install_acp(&fake, &s.bin).expect("install the ACP fakes");
         s.write("team/writer/GEMINI.md", "# Writes docs\n");
         let log = s.path("acp.jsonl");
         s.write_trusted(
             "team/chatmd.toml",
             &format!(
-                "[members.writer]\nagent = \"acp\"\npreset = \"{preset}\"\n\n\
-                 [members.writer.env]\nFAKE_ACP_LOG = \"{}\"\n",
-                log.display()
+                "[members.writer]\nagent = \"acp\"\npreset = \"{preset}\"\n{more}\n\
+                 [members.writer.env]\nFAKE_ACP_LOG = \"{}\"\nIS_SANDBOX = \"1\"\n\
+                 CLAUDE_CONFIG_DIR = \"{state}\"\nGEMINI_CLI_HOME = \"{state}\"\n",
+                log.display(),
+                state = s.path("state").display()
             ),
         );
         s
+    }
+
+    /// The methods the agent received, in order, across its runs.
+    fn methods_received(&self) -> Vec<String> {
+        std::fs::read_to_string(self.path("acp.jsonl"))
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+            .filter_map(|m| m["method"].as_str().map(str::to_owned))
+            .collect()
     }
 
     /// The client's answers to the agent's permission requests, as it received them.
@@ -98,4 +118,118 @@ fn without_a_terminal_a_permission_request_is_rejected_by_policy() {
     );
     assert!(text.contains("status=done"), "{text}");
     assert!(!text.contains("- [ ]"), "{text}");
+}
+
+/// Two turns of a writer with `resume = true` (`between` runs between them); returns
+/// the chat's text.
+fn two_turns(s: &Setup, between: impl Fn()) -> String {
+    s.write("team/two.chat.md", "## @me\n@writer ASK-ONE first\n");
+    let out = s
+        .command(&["team/two.chat.md"], &[])
+        .output()
+        .expect("run chatmd send");
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let mut text = s.read("team/two.chat.md");
+    text.push_str("@writer ASK-TWO and now?\n");
+    s.write("team/two.chat.md", &text);
+    between();
+    let out = s
+        .command(&["team/two.chat.md"], &[])
+        .output()
+        .expect("run chatmd send");
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    s.read("team/two.chat.md")
+}
+
+/// The session ids of the chat's status comments, in order.
+fn sessions(text: &str) -> Vec<String> {
+    let session = regex::Regex::new(r"session=([^ ]+)").unwrap();
+    session
+        .captures_iter(text)
+        .map(|c| c[1].to_string())
+        .collect()
+}
+
+#[test]
+fn the_next_turn_resumes_the_acp_session_and_sends_only_what_is_new() {
+    let s = Setup::with("claude", "resume = true");
+    let text = two_turns(&s, || {});
+    let ids = sessions(&text);
+    assert_eq!(ids.len(), 2, "{text}");
+    assert_eq!(ids[0], ids[1], "the same session: {text}");
+    assert_eq!(
+        s.methods_received(),
+        [
+            "initialize",
+            "session/new",
+            "session/prompt",
+            "initialize",
+            "session/resume",
+            "session/prompt",
+        ]
+    );
+    // The agent had the first exchange in its session: the second prompt carried only
+    // the new message.
+    assert!(
+        text.contains("turn=2 user_msgs=2 assistant_msgs=1 ask=ASK-TWO"),
+        "{text}"
+    );
+    assert!(!text.contains("resume=lost"), "{text}");
+}
+
+#[test]
+fn an_agent_without_resume_starts_a_new_session_with_the_whole_chat() {
+    // gemini --acp offers only session/load, whose replay cannot be told from the
+    // new answer: each turn is a new session seeded from the file.
+    let s = Setup::with("gemini", "resume = true");
+    let text = two_turns(&s, || {});
+    let ids = sessions(&text);
+    assert_eq!(ids.len(), 2, "{text}");
+    assert_ne!(ids[0], ids[1], "{text}");
+    assert_eq!(
+        s.methods_received(),
+        [
+            "initialize",
+            "session/new",
+            "session/prompt",
+            "initialize",
+            "session/new",
+            "session/prompt",
+        ]
+    );
+    assert_eq!(text.matches("ask=ASK-ONE").count(), 1, "{text}");
+    assert!(
+        text.contains("user_msgs=1 assistant_msgs=0 ask=ASK-TWO"),
+        "{text}"
+    );
+    assert!(!text.contains("resume=lost"), "{text}");
+}
+
+#[test]
+fn a_session_the_agent_lost_goes_on_as_a_new_one_with_the_whole_chat() {
+    let s = Setup::with("claude", "resume = true");
+    // The agent's state is gone between the turns (a new machine, a cleared folder).
+    let text = two_turns(&s, || {
+        std::fs::remove_dir_all(s.path("state")).expect("rm state")
+    });
+    let ids = sessions(&text);
+    assert_eq!(ids.len(), 2, "{text}");
+    assert_ne!(ids[0], ids[1], "a new session: {text}");
+    assert_eq!(
+        s.methods_received(),
+        [
+            "initialize",
+            "session/new",
+            "session/prompt",
+            "initialize",
+            "session/resume",
+            "session/new",
+            "session/prompt",
+        ]
+    );
+    assert!(text.contains("resume=lost"), "{text}");
+    assert!(
+        text.contains("user_msgs=1 assistant_msgs=0 ask=ASK-TWO"),
+        "{text}"
+    );
 }

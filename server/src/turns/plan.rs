@@ -34,6 +34,8 @@ pub(super) struct Planned {
     pub invocation: Invocation,
     /// The turn as a new session, when `invocation` resumes one (`turns/resume.rs`).
     pub fallback: Option<Invocation>,
+    /// The session `invocation` resumes.
+    pub session: Option<String>,
     pub entry: AgentEntry,
 }
 
@@ -105,6 +107,7 @@ pub(super) fn plan(
     Ok(Planned {
         invocation,
         fallback,
+        session: last.map(|last| last.session),
         entry: entry.clone(),
     })
 }

@@ -10,15 +10,18 @@ use tokio::sync::mpsc::{self, Receiver, Sender};
 use tokio_util::sync::CancellationToken;
 
 use super::Context;
-use crate::agents::{AgentEntry, AgentEvent, Invocation, SessionCommand, session_for};
+use crate::agents::acp::AcpSession;
+use crate::agents::{
+    Adapter, AgentEntry, AgentEvent, Invocation, Session, SessionCommand, Stdin, session_for,
+};
 use crate::conversation::resume::{LastSession, last_session, sessions};
 use crate::document::chat::Chat;
 use crate::runner::{self, RunOutcome};
 use crate::team::Member;
 
 /// The session `member` continues to answer message `message`, if it resumes at all:
-/// `resume = true`, a built-in CLI, and an earlier answer of the same kind of CLI with
-/// a session.
+/// `resume = true`, a built-in CLI (or an ACP agent), and an earlier answer of the
+/// same kind of CLI (the same agent name, for ACP) with a session.
 pub(super) fn session_to_resume(
     ctx: &Context,
     text: &str,
@@ -28,10 +31,17 @@ pub(super) fn session_to_resume(
     message: usize,
 ) -> Option<LastSession> {
     let kind = entry.adapter.kind();
-    if !member.resume || kind.is_none() {
+    let acp = matches!(entry.adapter, Adapter::Acp(_));
+    if !member.resume || (kind.is_none() && !acp) {
         return None;
     }
-    let same_kind = |agent: &str| ctx.registry.entry(agent).and_then(|e| e.adapter.kind()) == kind;
+    let same_kind = |agent: &str| {
+        if acp {
+            agent == member.agent
+        } else {
+            ctx.registry.entry(agent).and_then(|e| e.adapter.kind()) == kind
+        }
+    };
     let last = last_session(text, chat, &member.handle, message, same_kind)?;
     let forked_from = chat
         .front_matter
@@ -67,16 +77,29 @@ fn shared_with(original: &Path, session: &str) -> bool {
 pub(super) async fn run(
     invocation: Invocation,
     fallback: Option<Invocation>,
+    session: Option<String>,
     entry: &AgentEntry,
     events: Sender<AgentEvent>,
     commands: &mut Receiver<SessionCommand>,
     cancel: CancellationToken,
 ) -> RunOutcome {
     let Some(fallback) = fallback else {
-        return attempt(invocation, entry, events, commands, cancel).await;
+        let agent = session_for(entry, &invocation);
+        return attempt(invocation, agent, events, commands, cancel).await;
     };
+    if let (Adapter::Acp(_), Some(session)) = (&entry.adapter, session) {
+        // An ACP agent tells in the same process whether it still has the session, and
+        // goes on as a new one when not: one run, with both prompts.
+        let Stdin::Prompt(since) = invocation.stdin else {
+            let agent = session_for(entry, &fallback);
+            return attempt(fallback, agent, events, commands, cancel).await;
+        };
+        let agent = Box::new(AcpSession::for_turn(&fallback).resuming(session, since));
+        return attempt(fallback, agent, events, commands, cancel).await;
+    }
     let (tx, mut rx) = mpsc::channel(256);
-    let first = attempt(invocation, entry, tx, commands, cancel.clone());
+    let agent = session_for(entry, &invocation);
+    let first = attempt(invocation, agent, tx, commands, cancel.clone());
     let forward = async {
         let mut held = Vec::new();
         let mut going = false;
@@ -115,13 +138,14 @@ pub(super) async fn run(
         agent = entry.name.as_str(),
         "the session to resume is gone; running the turn as a new session"
     );
-    attempt(fallback, entry, events, commands, cancel).await
+    let agent = session_for(entry, &fallback);
+    attempt(fallback, agent, events, commands, cancel).await
 }
 
-/// One run of `entry`'s session with the default runner settings.
+/// One run of `session` with the default runner settings.
 async fn attempt(
     invocation: Invocation,
-    entry: &AgentEntry,
+    session: Box<dyn Session>,
     events: Sender<AgentEvent>,
     commands: &mut Receiver<SessionCommand>,
     cancel: CancellationToken,
@@ -131,6 +155,5 @@ async fn attempt(
         commands,
         cancel,
     };
-    let session = session_for(entry, &invocation);
     runner::run_session(invocation, session, caller, Default::default()).await
 }

@@ -124,6 +124,7 @@ pub(super) async fn run_round<P: EditorPort>(
         let Planned {
             invocation,
             fallback,
+            session,
             entry,
         } = p.planned;
         let model = configured_model(&entry, &invocation);
@@ -136,6 +137,7 @@ pub(super) async fn run_round<P: EditorPort>(
             let turn = super::resume::run(
                 invocation,
                 fallback,
+                session,
                 &entry,
                 events_tx,
                 &mut commands,

@@ -36,7 +36,7 @@ use agent_client_protocol::v1::schema::{
     CancelNotification, ClientCapabilities, ContentBlock, Error, FileSystemCapabilities,
     Implementation, InitializeRequest, NewSessionRequest, PromptRequest, RequestId, TextContent,
 };
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use super::output::sanitize;
 use super::reader::Turn;
@@ -51,6 +51,8 @@ use updates::Stream;
 enum Waiting {
     Initialize(i64),
     NewSession(i64),
+    /// `session/resume` of the session the turn continues.
+    Resume(i64),
     Prompt(i64),
     /// The turn is over (answered, failed, or not started).
     Nothing,
@@ -68,6 +70,9 @@ pub struct AcpSession {
     waiting: Waiting,
     /// The ACP session id, once `session/new` answered.
     session: Option<String>,
+    /// The session this turn continues, and the prompt for it (only what is new since
+    /// its last turn); the whole prompt is `prompt`, for a new session.
+    resume: Option<(String, String)>,
     /// A cancel was sent: later permission requests are answered `cancelled` at once.
     cancelled: bool,
     permissions: Permissions,
@@ -87,6 +92,7 @@ impl AcpSession {
             next_id: 1,
             waiting: Waiting::Nothing,
             session: None,
+            resume: None,
             cancelled: false,
             permissions: Permissions::default(),
             stream: Stream::default(),
@@ -111,6 +117,14 @@ impl AcpSession {
         AcpSession::new(file, invocation.cwd.clone(), login)
     }
 
+    /// The turn continues `session`, with `prompt` (what is new since its last turn),
+    /// by `session/resume` where the agent offers it; else, or when the agent has lost
+    /// the session, it is a new session with the whole prompt.
+    pub fn resuming(mut self, session: String, prompt: String) -> AcpSession {
+        self.resume = Some((session, prompt));
+        self
+    }
+
     fn send<P: serde::Serialize>(&mut self, method: &str, params: P, out: &mut Outbox) -> i64 {
         let id = self.next_id;
         self.next_id += 1;
@@ -130,6 +144,7 @@ impl AcpSession {
         let (step, waited) = match self.waiting {
             Waiting::Initialize(n) => ("initialize", n),
             Waiting::NewSession(n) => ("session/new", n),
+            Waiting::Resume(n) => ("session/resume", n),
             Waiting::Prompt(n) => ("session/prompt", n),
             Waiting::Nothing => return,
         };
@@ -139,6 +154,13 @@ impl AcpSession {
         }
         let result = match outcome {
             Ok(result) => result,
+            Err(error) if matches!(self.waiting, Waiting::Resume(_)) => {
+                // The agent lost the session: the turn goes on as a new one.
+                let message = format!("{step}: {}", error.message);
+                out.push(AgentEvent::SessionNotFound { message });
+                self.resume = None;
+                return self.new_session(out);
+            }
             Err(error) => {
                 let failed = ending::refused(step, &self.turn.agent, &error, &self.login);
                 return self.end(failed, out);
@@ -147,6 +169,7 @@ impl AcpSession {
         match self.waiting {
             Waiting::Initialize(_) => self.initialized(&result, out),
             Waiting::NewSession(_) => self.created(&result, out),
+            Waiting::Resume(_) => self.resumed(&result, out),
             _ => self.end(ending::done(&result), out),
         }
     }
@@ -169,9 +192,44 @@ impl AcpSession {
                 methods.iter().filter_map(name).collect()
             })
             .unwrap_or_default();
+        if let Some((session, _)) = &self.resume {
+            // Only `session/resume` continues a session here. `session/load` replays the
+            // history as updates, and gemini (the one real agent without resume) sends
+            // part of that replay after its answer to the load, where nothing tells it
+            // from the new answer; its load also fails within the minute the session
+            // was made (gemini-cli #28693). Such an agent starts a new session with the
+            // whole chat instead.
+            let resumes = result
+                .pointer("/agentCapabilities/sessionCapabilities/resume")
+                .is_some_and(|v| !v.is_null());
+            if resumes {
+                let params = json!({"sessionId": session, "cwd": self.cwd, "mcpServers": []});
+                let id = self.send("session/resume", params, out);
+                self.waiting = Waiting::Resume(id);
+                return;
+            }
+            self.resume = None;
+        }
+        self.new_session(out);
+    }
+
+    fn new_session(&mut self, out: &mut Outbox) {
         let params = NewSessionRequest::new(self.cwd.clone());
         let id = self.send("session/new", params, out);
         self.waiting = Waiting::NewSession(id);
+    }
+
+    /// The session to continue is back: the turn prompts it with what is new.
+    fn resumed(&mut self, result: &Value, out: &mut Outbox) {
+        let Some((session, prompt)) = self.resume.take() else {
+            return self.new_session(out);
+        };
+        out.push(AgentEvent::Started {
+            session: Some(session.clone()),
+            model: model(result),
+        });
+        self.prompt = Some(prompt);
+        self.prompt_session(session, out);
     }
 
     fn created(&mut self, result: &Value, out: &mut Outbox) {
@@ -179,14 +237,18 @@ impl AcpSession {
             let message = format!("{} created a session without an id", self.turn.agent);
             return self.end(AgentEvent::Failed { message }, out);
         };
-        self.session = Some(session.to_owned());
         out.push(AgentEvent::Started {
             session: Some(session.to_owned()),
             model: model(result),
         });
+        self.prompt_session(session.to_owned(), out);
+    }
+
+    fn prompt_session(&mut self, session: String, out: &mut Outbox) {
+        self.session = Some(session.clone());
         let prompt = self.prompt.take().unwrap_or_default();
         let text = ContentBlock::Text(TextContent::new(prompt));
-        let params = PromptRequest::new(session.to_owned(), vec![text]);
+        let params = PromptRequest::new(session, vec![text]);
         let id = self.send("session/prompt", params, out);
         self.waiting = Waiting::Prompt(id);
     }
