@@ -26,6 +26,7 @@ mod tree;
 pub use edit::set_key_edit;
 
 use crate::document::ByteRange;
+use crate::document::lines::Lines;
 
 /// Default for `max_chain`: AI-to-AI hops after one human message.
 pub const DEFAULT_MAX_CHAIN: u32 = 3;
@@ -226,18 +227,18 @@ const BOM: &str = "\u{feff}";
 /// on both). Without a closing line the file has no front matter.
 pub fn locate(text: &str) -> Option<FrontMatterBlock> {
     let start = if text.starts_with(BOM) { BOM.len() } else { 0 };
-    let mut lines = Lines { text, pos: start };
-    let (open, _) = lines.next()?;
-    if !is_fence(&text[open.clone()], "---") {
+    // Lines end as everywhere in chatmd (and in YAML): `\n`, `\r\n` or a lone `\r`.
+    let mut lines = Lines::from(text, start);
+    let open = lines.next()?;
+    if !is_fence(&text[open.range()], "---") {
         return None;
     }
-    let yaml_start = lines.pos;
-    for (line, next) in lines {
-        let content = &text[line.clone()];
+    for line in lines {
+        let content = &text[line.range()];
         if is_fence(content, "---") || is_fence(content, "...") {
             return Some(FrontMatterBlock {
-                range: start..next,
-                yaml: yaml_start..line.start,
+                range: start..line.next,
+                yaml: open.next..line.start,
             });
         }
     }
@@ -259,33 +260,6 @@ pub fn parse(text: &str, block: &FrontMatterBlock) -> FrontMatter {
     fields::read(&mut fm, yaml, block.yaml.start, outline);
     fm.problems.sort_by_key(|p| (p.range.start, p.range.end));
     fm
-}
-
-/// Lines of `text` from `pos`: each item is the line without its break, and the offset
-/// where the next line starts. A final line without a break is included if non-empty.
-struct Lines<'a> {
-    text: &'a str,
-    pos: usize,
-}
-
-impl Iterator for Lines<'_> {
-    type Item = (ByteRange, usize);
-
-    fn next(&mut self) -> Option<Self::Item> {
-        let rest = self.text.get(self.pos..)?;
-        if rest.is_empty() {
-            return None;
-        }
-        let start = self.pos;
-        // Lines end as everywhere in chatmd (and in YAML): `\n`, `\r\n` or a lone `\r`.
-        let (end, next) = match rest.find(['\n', '\r']) {
-            Some(i) if rest[i..].starts_with("\r\n") => (start + i, start + i + 2),
-            Some(i) => (start + i, start + i + 1),
-            None => (self.text.len(), self.text.len()),
-        };
-        self.pos = next;
-        Some((start..end, next))
-    }
 }
 
 fn is_fence(line: &str, fence: &str) -> bool {
