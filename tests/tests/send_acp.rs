@@ -233,3 +233,47 @@ fn a_session_the_agent_lost_goes_on_as_a_new_one_with_the_whole_chat() {
         "{text}"
     );
 }
+
+#[test]
+fn chatmd_acp_record_writes_the_traffic_in_the_recorded_format() {
+    let s = Setup::new("gemini");
+    s.write("team/hello.chat.md", "## @me\n@writer say hello\n");
+    let record = s.path("traffic");
+    let out = s
+        .command(&["team/hello.chat.md"], &[])
+        .env("CHATMD_ACP_RECORD", &record)
+        .output()
+        .expect("run chatmd send");
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let files: Vec<_> = std::fs::read_dir(&record)
+        .expect("the folder")
+        .flatten()
+        .collect();
+    assert_eq!(files.len(), 1, "one file for the one turn");
+    let text = std::fs::read_to_string(files[0].path()).expect("read");
+    let steps: Vec<String> = text
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).expect("JSON"))
+        .map(|r| {
+            let msg = &r["msg"];
+            let what = msg["method"]
+                .as_str()
+                .map(str::to_owned)
+                .or_else(|| msg.get("result").map(|_| format!("result {}", msg["id"])))
+                .unwrap_or_default();
+            format!("{} {what}", r["dir"].as_str().unwrap_or_default())
+        })
+        .filter(|step| !step.ends_with("session/update"))
+        .collect();
+    assert_eq!(
+        steps,
+        [
+            "C->A initialize",
+            "A->C result 1",
+            "C->A session/new",
+            "A->C result 2",
+            "C->A session/prompt",
+            "A->C result 3",
+        ]
+    );
+}

@@ -37,6 +37,12 @@ pub trait Session: Send {
     /// The process has exited and stdout is closed: the final `Done` or `Failed` if
     /// the output did not already end the turn.
     fn finish(&mut self, exit: &ExitInfo, out: &mut Outbox);
+
+    /// Whether the session speaks a two-way protocol whose traffic
+    /// `CHATMD_ACP_RECORD` records (the headless CLIs' output is not traffic).
+    fn records_traffic(&self) -> bool {
+        false
+    }
 }
 
 /// What a session hands the runner after each call. The runner empties it each time.

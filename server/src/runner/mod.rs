@@ -9,11 +9,14 @@ mod group;
 mod guard;
 mod input;
 pub mod lines;
+mod record;
 mod redact;
 mod resolve;
 mod stderr;
 mod stream;
 mod turn;
+
+pub use record::RECORD_VAR;
 
 use std::fmt;
 use std::time::Duration;

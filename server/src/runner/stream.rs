@@ -101,7 +101,12 @@ impl Turn<'_> {
         }
         while let Some(line) = self.stdout.next_line() {
             match line {
-                Line::Text(text) => self.session.line(&text, &mut self.outbox),
+                Line::Text(text) => {
+                    if let Some(recorder) = &mut self.recorder {
+                        recorder.from_agent(&text);
+                    }
+                    self.session.line(&text, &mut self.outbox);
+                }
                 Line::TooLong(bytes) => self.outbox.push(AgentEvent::Notice(format!(
                     "skipped an output line of {bytes} bytes (over the {} byte limit)",
                     self.settings.max_line
@@ -162,6 +167,9 @@ impl Turn<'_> {
     /// stdin when the session says so.
     fn write_input(&mut self) {
         if !self.outbox.input.is_empty() {
+            if let Some(recorder) = &mut self.recorder {
+                recorder.to_agent(&self.outbox.input);
+            }
             self.input.write(std::mem::take(&mut self.outbox.input));
         }
         if std::mem::take(&mut self.outbox.close_input) {

@@ -83,6 +83,8 @@ pub(super) struct Turn<'a> {
     pub(super) stderr_task: JoinHandle<()>,
     /// Cut from every message about the turn.
     pub(super) secrets: Secrets,
+    /// Where the traffic is recorded (`CHATMD_ACP_RECORD`), for two-way sessions.
+    pub(super) recorder: Option<super::record::Recorder>,
 }
 
 /// Runs one turn of `session`: a headless CLI's or a two-way protocol's.
@@ -150,6 +152,7 @@ pub async fn run_session(
     let tail = Tail::new(settings.stderr_tail_bytes, settings.stderr_tail_lines);
     let tail = Arc::new(Mutex::new(tail));
     let now = Instant::now();
+    let session_records = session.records_traffic();
     let mut turn = Turn {
         program: invocation.program,
         child,
@@ -172,7 +175,11 @@ pub async fn run_session(
         stderr_task: stderr::drain(stderr, Arc::clone(&tail)),
         stderr: tail,
         secrets: Secrets::of(&invocation.env),
+        recorder: None,
     };
+    if session_records {
+        turn.recorder = super::record::Recorder::from_env(&turn.program);
+    }
     turn.session.start(prompt, &mut turn.outbox);
     turn.run(started).await
 }

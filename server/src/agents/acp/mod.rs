@@ -377,6 +377,10 @@ impl Session for AcpSession {
         }
     }
 
+    fn records_traffic(&self) -> bool {
+        true
+    }
+
     fn finish(&mut self, exit: &ExitInfo, out: &mut Outbox) {
         if self.turn.exited() {
             out.push(ending::exited(&self.turn, exit, &self.login));
