@@ -46,12 +46,12 @@ impl Recorder {
     }
 
     /// A line the agent wrote.
-    pub(super) fn from_agent(&mut self, line: &str) {
+    pub(super) fn agent_wrote(&mut self, line: &str) {
         self.write("A->C", line);
     }
 
     /// Bytes chatmd wrote to the agent: one message a line.
-    pub(super) fn to_agent(&mut self, bytes: &[u8]) {
+    pub(super) fn chatmd_wrote(&mut self, bytes: &[u8]) {
         for line in String::from_utf8_lossy(bytes).lines() {
             self.write("C->A", line);
         }
@@ -78,9 +78,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let mut recorder = Recorder::create(dir.path(), "/usr/bin/gemini").unwrap();
         recorder
-            .to_agent(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\"}\n{\"id\":2}\n");
-        recorder.from_agent("{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}");
-        recorder.from_agent("not json");
+            .chatmd_wrote(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\"}\n{\"id\":2}\n");
+        recorder.agent_wrote("{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}");
+        recorder.agent_wrote("not json");
         drop(recorder);
         let files: Vec<_> = std::fs::read_dir(dir.path()).unwrap().flatten().collect();
         assert_eq!(files.len(), 1);

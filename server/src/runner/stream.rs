@@ -103,7 +103,7 @@ impl Turn<'_> {
             match line {
                 Line::Text(text) => {
                     if let Some(recorder) = &mut self.recorder {
-                        recorder.from_agent(&text);
+                        recorder.agent_wrote(&text);
                     }
                     self.session.line(&text, &mut self.outbox);
                 }
@@ -168,7 +168,7 @@ impl Turn<'_> {
     fn write_input(&mut self) {
         if !self.outbox.input.is_empty() {
             if let Some(recorder) = &mut self.recorder {
-                recorder.to_agent(&self.outbox.input);
+                recorder.chatmd_wrote(&self.outbox.input);
             }
             self.input.write(std::mem::take(&mut self.outbox.input));
         }
