@@ -77,8 +77,9 @@ mod tests {
     fn each_message_is_one_line_in_the_recorded_format() {
         let dir = tempfile::tempdir().unwrap();
         let mut recorder = Recorder::create(dir.path(), "/usr/bin/gemini").unwrap();
-        recorder
-            .chatmd_wrote(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\"}\n{\"id\":2}\n");
+        recorder.chatmd_wrote(
+            b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\"}\n{\"id\":2}\n",
+        );
         recorder.agent_wrote("{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}");
         recorder.agent_wrote("not json");
         drop(recorder);
