@@ -343,25 +343,7 @@ fn the_default_file_follows_xdg_config_home() {
 /// generic `acp` entry takes only `args`, since members name their agent.
 #[test]
 fn acp_kinds_run_a_preset_or_any_program() {
-    let text = r#"
-[agents.goose]
-type = "acp"
-preset = "goose"
-args = ["--with-builtin", "developer"]
-
-[agents.mine]
-type = "acp"
-command = "/opt/mine/bin/mine-acp"
-install = "make install"
-
-[agents.gemini-work]
-type = "acp"
-preset = "gemini"
-command = "/opt/gemini/bin/gemini"
-
-[agents.acp]
-args = ["--verbose"]
-"#;
+    let text = include_str!("fixtures/agents/acp_kinds.toml");
     let (registry, problems) = parse(text);
     assert_eq!(problems, vec![]);
     let goose = registry.entry("goose").expect("goose");
@@ -412,21 +394,7 @@ args = ["--verbose"]
 
 #[test]
 fn acp_mistakes_name_the_presets() {
-    let text = r#"
-[agents.typo]
-type = "acp"
-preset = "gooose"
-
-[agents.nothing]
-type = "acp"
-
-[agents.headless]
-type = "codex"
-preset = "codex"
-
-[agents.acp]
-preset = "goose"
-"#;
+    let text = include_str!("fixtures/agents/acp_mistakes.toml");
     let presets = chatmd::agents::acp::preset_names();
     assert_eq!(
         problems(text),

@@ -35,11 +35,7 @@ struct Loopback {
 }
 
 fn request() -> PermissionRequest {
-    let option = |id: &str, name: &str, kind| PermissionOption {
-        id: id.into(),
-        name: name.into(),
-        kind,
-    };
+    let option = PermissionOption::new;
     PermissionRequest {
         id: RequestId("7".into()),
         summary: "Bash: touch tool-wrote.txt".into(),

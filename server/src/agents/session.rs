@@ -123,6 +123,16 @@ pub struct PermissionOption {
     pub kind: PermissionKind,
 }
 
+impl PermissionOption {
+    pub fn new(id: &str, name: &str, kind: PermissionKind) -> PermissionOption {
+        PermissionOption {
+            id: id.to_owned(),
+            name: name.to_owned(),
+            kind,
+        }
+    }
+}
+
 /// What an option does, whatever the agent calls it (options are chosen by kind,
 /// never by position: agents order them differently).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -42,12 +42,8 @@ async fn turn(port: &mut RecordingPort) -> (Live, Anchors) {
 }
 
 /// gemini's request to run `touch tool-wrote.txt`, with its own ids and order.
-fn request(id: &str) -> PermissionRequest {
-    let option = |id: &str, name: &str, kind| PermissionOption {
-        id: id.into(),
-        name: name.into(),
-        kind,
-    };
+pub(crate) fn request(id: &str) -> PermissionRequest {
+    let option = PermissionOption::new;
     PermissionRequest {
         id: RequestId(id.into()),
         summary: "run `touch tool-wrote.txt` (execute)".into(),

@@ -11,7 +11,7 @@
 pub mod anchors;
 mod asks;
 #[cfg(test)]
-mod asks_tests;
+pub(crate) mod asks_tests;
 pub mod engine;
 mod error;
 pub mod file_port;

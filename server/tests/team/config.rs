@@ -321,17 +321,7 @@ fn acp_members_name_a_preset_or_a_trusted_command() {
     ws.write("t/john/GEMINI.md", "john");
     ws.write(
         "t/chatmd.toml",
-        r#"[members.john]
-agent = "acp"
-preset = "gemini"
-[members.goose]
-agent = "acp"
-preset = "goose"
-[members.mine]
-agent = "acp"
-command = "./bin/my-acp"
-args = ["serve"]
-"#,
+        include_str!("../fixtures/team/acp_members.toml"),
     );
 
     let team = ws.load("t");
@@ -383,15 +373,7 @@ fn acp_mistakes_name_the_presets() {
     ws.write("t/bob/AGENTS.md", "bob");
     ws.write(
         "t/chatmd.toml",
-        r#"[members.typo]
-agent = "acp"
-preset = "gooose"
-[members.bare]
-agent = "acp"
-[members.bob]
-preset = "codex"
-agent = "codex"
-"#,
+        include_str!("../fixtures/team/acp_mistakes.toml"),
     );
 
     let team = ws.load("t");

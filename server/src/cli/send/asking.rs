@@ -123,29 +123,10 @@ fn ask_on(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agents::{PermissionOption, RequestId};
     use pretty_assertions::assert_eq;
 
     fn request() -> PermissionRequest {
-        let option = |id: &str, name: &str, kind| PermissionOption {
-            id: id.into(),
-            name: name.into(),
-            kind,
-        };
-        PermissionRequest {
-            id: RequestId("0".into()),
-            summary: "run `touch x` (execute)".into(),
-            tool: None,
-            options: vec![
-                option(
-                    "proceed_always",
-                    "Allow for this session",
-                    PermissionKind::AllowAlways,
-                ),
-                option("proceed_once", "Allow", PermissionKind::AllowOnce),
-                option("cancel", "Reject", PermissionKind::RejectOnce),
-            ],
-        }
+        crate::turns::asks_tests::request("0")
     }
 
     #[test]
@@ -168,7 +149,7 @@ mod tests {
         let shown = String::from_utf8(out).unwrap();
         assert_eq!(
             shown
-                .matches("@tester asks permission to run `touch x` (execute)")
+                .matches("@tester asks permission to run `touch tool-wrote.txt` (execute)")
                 .count(),
             3
         );
