@@ -112,3 +112,29 @@ fn double_quoted(text: &str) -> String {
         true
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Found by fuzzing: a plain value continued on lines that look like list items
+    /// (`  - a`) is one scalar (`Dnoe deaa - - a`), but its range covered only its first
+    /// line, so setting the key left the continuation lines behind as a syntax error.
+    #[test]
+    fn setting_a_key_replaces_every_line_of_a_multi_line_plain_value() {
+        let text = "---\ntitle: Dnoe deaa\n  -\n  - a\nmax_\u{fffd}chain: -1se\n...\n";
+        let fm = parse(text, &locate(text).unwrap());
+        let title = fm.title.clone().unwrap();
+        assert_eq!(title.value, "Dnoe deaa - - a");
+        assert_eq!(&text[title.range], "Dnoe deaa\n  -\n  - a");
+        let (range, new) = set_key_edit(text, Some(&fm), "title", "");
+        let edited = format!("{}{new}{}", &text[..range.start], &text[range.end..]);
+        assert_eq!(
+            edited,
+            "---\ntitle: \"\"\nmax_\u{fffd}chain: -1se\n...\n"
+        );
+        let after = parse(&edited, &locate(&edited).unwrap());
+        assert_eq!(after.problems, []);
+        assert_eq!(after.title.map(|t| t.value).as_deref(), Some(""));
+    }
+}

@@ -14,6 +14,7 @@ use yaml_rust2::scanner::TScalarStyle;
 pub(super) fn read(fm: &mut FrontMatter, yaml: &str, base: usize, outline: Outline) {
     let mut reader = Reader {
         fm,
+        yaml,
         base,
         key: 0..0,
     };
@@ -62,6 +63,7 @@ pub(super) fn read(fm: &mut FrontMatter, yaml: &str, base: usize, outline: Outli
 
 struct Reader<'a> {
     fm: &'a mut FrontMatter,
+    yaml: &'a str,
     base: usize,
     /// The key being read (relative), shown instead of an omitted value.
     key: ByteRange,
@@ -316,9 +318,12 @@ impl Reader<'_> {
         for item in items {
             let Value::Text { text, .. } = value(item) else {
                 let message = "each member must be a handle, such as `reviewer`".to_owned();
-                // An omitted entry (`-` alone) has an empty range just after its `-`.
+                // An omitted entry (`-` alone) has an empty range just after its `-`:
+                // underline the character before (a whole one, whatever it is).
                 let range = if item.range.is_empty() {
-                    item.range.start.saturating_sub(1)..item.range.start
+                    let at = item.range.start;
+                    let before = self.yaml[..at].chars().next_back();
+                    at - before.map_or(0, char::len_utf8)..at
                 } else {
                     item.range.clone()
                 };
@@ -338,5 +343,35 @@ impl Reader<'_> {
             members.push(Spanned::new(handle.to_owned(), self.abs(&item.range)));
         }
         Some(members)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::document::front_matter::{ProblemKind, locate, parse};
+
+    /// An omitted member that does not follow a `-` (a tag alone, in a flow list) has
+    /// its empty range right after the previous member: the problem underlined the
+    /// byte before it, inside a multi-byte character. Now the whole character.
+    #[test]
+    fn an_empty_member_after_a_multi_byte_one_is_underlined_on_a_whole_character() {
+        let text = "---\nmembers: [é, !t ]\n---\n";
+        let fm = parse(text, &locate(text).unwrap());
+        let at = text.find('é').unwrap();
+        let problems: Vec<_> = fm
+            .problems
+            .iter()
+            .map(|p| (p.range.clone(), p.kind, p.message.as_str()))
+            .collect();
+        let bad = "`é` is not a valid handle: use letters, digits, `_`, `.` and `-`, \
+                   starting with a letter or digit";
+        let empty = "each member must be a handle, such as `reviewer`";
+        assert_eq!(
+            problems,
+            [
+                (at..at + "é".len(), ProblemKind::BadValue, bad),
+                (at..at + "é".len(), ProblemKind::WrongType, empty),
+            ]
+        );
     }
 }
