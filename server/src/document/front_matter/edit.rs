@@ -1,7 +1,7 @@
 //! Edits to the front matter: the smallest text replacement that sets one top-level
 //! key, for the server to write `status: ended` or `forked_from:`.
 
-use super::{BOM, FrontMatter, locate, parse};
+use super::{BOM, FrontMatter, Lines, locate, parse};
 use crate::document::ByteRange;
 use crate::document::quoted::quoted;
 
@@ -52,10 +52,32 @@ pub fn set_key_edit(
         Some(entry) => (entry.value.clone(), value),
         None => {
             let eol = line_ending(text, fm.block.range.start);
-            let at = fm.block.yaml.end;
+            let at = document_end(text, fm);
             (at..at, format!("{}: {value}{eol}", yaml_scalar(key)))
         }
     }
+}
+
+/// Where a new last line of the YAML document goes: before the closing fence, or
+/// before a `...` that ends the document earlier (`... # done`, which is no fence):
+/// a line after that would start a second document.
+fn document_end(text: &str, fm: &FrontMatter) -> usize {
+    let yaml = &fm.block.yaml;
+    let last = fm.entries.iter().map(|e| e.value.end.max(e.key.range.end));
+    let from = last.max().unwrap_or(yaml.start).clamp(yaml.start, yaml.end);
+    let mut lines = Lines { text, pos: from };
+    // The line holding the last value is not the marker (`from` may be mid-line).
+    if from > yaml.start {
+        lines.next();
+    }
+    lines
+        .map(|(line, _)| line)
+        .take_while(|line| line.start < yaml.end)
+        .find(|line| {
+            let line = &text[line.clone()];
+            line.starts_with("...") && line[3..].starts_with([' ', '\t'])
+        })
+        .map_or(yaml.end, |line| line.start)
 }
 
 /// Whether `fm`'s entry ranges can be used on `text` without slicing out of bounds.
@@ -136,5 +158,18 @@ mod tests {
         let after = parse(&edited, &locate(&edited).unwrap());
         assert_eq!(after.problems, []);
         assert_eq!(after.title.map(|t| t.value).as_deref(), Some(""));
+    }
+
+    /// Found by fuzzing: a `...` with a comment after it ends the YAML document without
+    /// closing the block; a new key went after it, into a second document.
+    #[test]
+    fn a_new_key_goes_before_a_document_end_marker() {
+        let text = "---\na: 1\n... # done\n---\n## @me\n";
+        let (range, new) = set_key_edit(text, None, "title", "x");
+        let edited = format!("{}{new}{}", &text[..range.start], &text[range.end..]);
+        assert_eq!(edited, "---\na: 1\ntitle: x\n... # done\n---\n## @me\n");
+        let after = parse(&edited, &locate(&edited).unwrap());
+        assert_eq!(after.problems, []);
+        assert_eq!(after.title.map(|t| t.value).as_deref(), Some("x"));
     }
 }
