@@ -151,10 +151,7 @@ mod tests {
         assert_eq!(&text[title.range], "Dnoe deaa\n  -\n  - a");
         let (range, new) = set_key_edit(text, Some(&fm), "title", "");
         let edited = format!("{}{new}{}", &text[..range.start], &text[range.end..]);
-        assert_eq!(
-            edited,
-            "---\ntitle: \"\"\nmax_\u{fffd}chain: -1se\n...\n"
-        );
+        assert_eq!(edited, "---\ntitle: \"\"\nmax_\u{fffd}chain: -1se\n...\n");
         let after = parse(&edited, &locate(&edited).unwrap());
         assert_eq!(after.problems, []);
         assert_eq!(after.title.map(|t| t.value).as_deref(), Some(""));

@@ -350,9 +350,10 @@ impl Reader<'_> {
 mod tests {
     use crate::document::front_matter::{ProblemKind, locate, parse};
 
-    /// An omitted member that does not follow a `-` (a tag alone, in a flow list) has
-    /// its empty range right after the previous member: the problem underlined the
-    /// byte before it, inside a multi-byte character. Now the whole character.
+    /// Fuzzing found a problem range off a character boundary (input not kept); this is
+    /// the other such place: an omitted member that does not follow a `-` (a tag alone
+    /// in a flow list) has its empty range right after the previous member, and the
+    /// problem underlined the byte before it, inside `é`. Now the whole character.
     #[test]
     fn an_empty_member_after_a_multi_byte_one_is_underlined_on_a_whole_character() {
         let text = "---\nmembers: [é, !t ]\n---\n";

@@ -374,19 +374,21 @@ mod tests {
         assert!(fm.problems[0].range.end <= text.find('\0').unwrap() + 1);
     }
 
-    /// Found by fuzzing: a second document begun after `... #` (not a closing fence:
-    /// text follows) has no `---`, and the problem's three bytes (from the `:` where
-    /// its event sits) ended inside the `€` of its value.
+    /// Fuzzing found a problem range off a character boundary (input not kept); this is
+    /// one such place: a second document begun after `... #` (no closing fence: text
+    /// follows) has no `---`, and the problem's three bytes (from the `:` where its
+    /// event sits) ended inside the `€` of its value.
     #[test]
     fn a_second_document_without_dashes_is_underlined_on_whole_characters() {
         let text = "---\na: 1\n... #\n  é: €\n---\n";
         let fm = parse(text, &locate(text).unwrap());
         let at = text.find('é').unwrap();
-        assert_eq!(fm.problems.len(), 1, "{:?}", fm.problems);
-        assert_eq!(fm.problems[0].range, at..at + "é".len(), "{:?}", fm.problems);
-        assert_eq!(
-            fm.problems[0].message,
-            "only one YAML document is allowed in front matter"
-        );
+        let problems: Vec<_> = fm
+            .problems
+            .iter()
+            .map(|p| (p.range.clone(), &*p.message))
+            .collect();
+        let message = "only one YAML document is allowed in front matter";
+        assert_eq!(problems, [(at..at + "é".len(), message)]);
     }
 }
