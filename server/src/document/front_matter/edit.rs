@@ -169,4 +169,18 @@ mod tests {
         assert_eq!(after.problems, []);
         assert_eq!(after.title.map(|t| t.value).as_deref(), Some("x"));
     }
+
+    /// Found by fuzzing: yaml-rust2 reads a comment line indented by a tab as a blank
+    /// line inside a plain value (`)`, `\t#`, ` 0` is the value `) 0`); the value's
+    /// range stopped before the comment, and setting the key left ` 0` behind.
+    #[test]
+    fn setting_a_key_replaces_a_plain_value_read_across_a_tab_indented_comment() {
+        let text = "---\ntitle: )\n\t#\n 0\n---\n";
+        let fm = parse(text, &locate(text).unwrap());
+        let title = fm.title.clone().unwrap();
+        assert_eq!((&*title.value, &text[title.range]), (") 0", ")\n\t#\n 0"));
+        let (range, new) = set_key_edit(text, Some(&fm), "title", "");
+        let edited = format!("{}{new}{}", &text[..range.start], &text[range.end..]);
+        assert_eq!(edited, "---\ntitle: \"\"\n---\n");
+    }
 }

@@ -85,18 +85,29 @@ fn is_blank_or_end(c: Option<char>) -> bool {
 /// reading it only folds its line breaks and drops the blanks around them, so the
 /// source's non-blank characters are `value`'s, in order. That holds across
 /// continuation lines that look like indicators (`  - a` under `title: x`), which no
-/// scan of the source alone can tell apart. `None` if the source does not match within
+/// scan of the source alone can tell apart. yaml-rust2 also skips a comment on a line
+/// it reads as blank (`\t# c`, a tab in the indentation) and goes on with the scalar:
+/// such a comment is skipped here too. `None` if the source does not match within
 /// `bound` (then `plain_end` guesses).
 fn folded_end(src: &str, start: usize, bound: usize, value: &str) -> Option<usize> {
     let is_blank = |c: char| matches!(c, ' ' | '\t' | '\n' | '\r');
-    let mut source = src.get(start..bound)?.char_indices();
+    let mut source = src.get(start..bound)?.char_indices().peekable();
+    let mut after_blank = false;
     let mut end = None;
     for want in value.chars().filter(|&c| !is_blank(c)) {
-        let (i, c) = source.by_ref().find(|&(_, c)| !is_blank(c))?;
-        if c != want {
-            return None;
+        loop {
+            let (i, c) = source.next()?;
+            if c == want {
+                end = Some(start + i + c.len_utf8());
+                after_blank = false;
+                break;
+            } else if c == '#' && after_blank {
+                while source.next_if(|&(_, c)| c != '\n' && c != '\r').is_some() {}
+            } else if !is_blank(c) {
+                return None;
+            }
+            after_blank = is_blank(c);
         }
-        end = Some(start + i + c.len_utf8());
     }
     end
 }
