@@ -3,6 +3,7 @@
 
 use super::{BOM, FrontMatter, locate, parse};
 use crate::document::ByteRange;
+use crate::document::lines::Lines;
 use crate::document::quoted::quoted;
 
 /// The replacement (range of `text`, new text) that sets the top-level `key` to `value`:
@@ -52,10 +53,31 @@ pub fn set_key_edit(
         Some(entry) => (entry.value.clone(), value),
         None => {
             let eol = line_ending(text, fm.block.range.start);
-            let at = fm.block.yaml.end;
+            let at = document_end(text, fm);
             (at..at, format!("{}: {value}{eol}", yaml_scalar(key)))
         }
     }
+}
+
+/// Where a new last line of the YAML document goes: before the closing fence, or
+/// before a `...` that ends the document earlier (`... # done`, which is no fence):
+/// a line after that would start a second document.
+fn document_end(text: &str, fm: &FrontMatter) -> usize {
+    let yaml = &fm.block.yaml;
+    let last = fm.entries.iter().map(|e| e.value.end.max(e.key.range.end));
+    let from = last.max().unwrap_or(yaml.start).clamp(yaml.start, yaml.end);
+    let mut lines = Lines::from(text, from);
+    // The line holding the last value is not the marker (`from` may be mid-line).
+    if from > yaml.start {
+        lines.next();
+    }
+    lines
+        .take_while(|line| line.start < yaml.end)
+        .find(|line| {
+            let line = &text[line.range()];
+            line.starts_with("...") && line[3..].starts_with([' ', '\t'])
+        })
+        .map_or(yaml.end, |line| line.start)
 }
 
 /// Whether `fm`'s entry ranges can be used on `text` without slicing out of bounds.
@@ -111,4 +133,56 @@ fn double_quoted(text: &str) -> String {
         }
         true
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `text` after setting `key` to `value`, checked to parse without problems.
+    fn set(text: &str, key: &str, value: &str) -> String {
+        let (range, new) = set_key_edit(text, None, key, value);
+        let edited = format!("{}{new}{}", &text[..range.start], &text[range.end..]);
+        let problems = parse(&edited, &locate(&edited).unwrap()).problems;
+        assert_eq!(problems, [], "{edited:?}");
+        edited
+    }
+
+    /// The title's value and its source text.
+    fn title(text: &str) -> (String, &str) {
+        let title = parse(text, &locate(text).unwrap()).title.unwrap();
+        (title.value, &text[title.range])
+    }
+
+    /// Found by fuzzing: a plain value continued on lines that look like list items
+    /// (`  - a`) is one scalar (`Dnoe deaa - - a`), but its range covered only its first
+    /// line, so setting the key left the continuation lines behind as a syntax error.
+    #[test]
+    fn setting_a_key_replaces_every_line_of_a_multi_line_plain_value() {
+        let text = "---\ntitle: Dnoe deaa\n  -\n  - a\nmax_\u{fffd}chain: -1se\n...\n";
+        let source = "Dnoe deaa\n  -\n  - a";
+        assert_eq!(title(text), ("Dnoe deaa - - a".to_owned(), source));
+        let edited = "---\ntitle: \"\"\nmax_\u{fffd}chain: -1se\n...\n";
+        assert_eq!(set(text, "title", ""), edited);
+    }
+
+    /// Found by fuzzing: yaml-rust2 reads a comment line indented by a tab as a blank
+    /// line inside a plain value (`)`, `\t#`, ` 0` is the value `) 0`); the value's
+    /// range stopped before the comment, and setting the key left ` 0` behind.
+    #[test]
+    fn setting_a_key_replaces_a_plain_value_read_across_a_tab_indented_comment() {
+        let text = "---\ntitle: )\n\t#\n 0\n---\n";
+        assert_eq!(title(text), (") 0".to_owned(), ")\n\t#\n 0"));
+        assert_eq!(set(text, "title", "x"), "---\ntitle: x\n---\n");
+    }
+
+    /// Found by fuzzing: a `...` with a comment after it ends the YAML document without
+    /// closing the block; a new key went after it, into a second document.
+    #[test]
+    fn a_new_key_goes_before_a_document_end_marker() {
+        let text = "---\na: 1\n... # done\n---\n## @me\n";
+        let edited = "---\na: 1\ntitle: x\n... # done\n---\n## @me\n";
+        assert_eq!(set(text, "title", "x"), edited);
+        assert_eq!(title(edited), ("x".to_owned(), "x"));
+    }
 }

@@ -14,6 +14,7 @@ use yaml_rust2::scanner::TScalarStyle;
 pub(super) fn read(fm: &mut FrontMatter, yaml: &str, base: usize, outline: Outline) {
     let mut reader = Reader {
         fm,
+        yaml,
         base,
         key: 0..0,
     };
@@ -62,6 +63,7 @@ pub(super) fn read(fm: &mut FrontMatter, yaml: &str, base: usize, outline: Outli
 
 struct Reader<'a> {
     fm: &'a mut FrontMatter,
+    yaml: &'a str,
     base: usize,
     /// The key being read (relative), shown instead of an omitted value.
     key: ByteRange,
@@ -316,9 +318,12 @@ impl Reader<'_> {
         for item in items {
             let Value::Text { text, .. } = value(item) else {
                 let message = "each member must be a handle, such as `reviewer`".to_owned();
-                // An omitted entry (`-` alone) has an empty range just after its `-`.
+                // An omitted entry (`-` alone) has an empty range just after its `-`:
+                // underline the character before (a whole one, whatever it is).
                 let range = if item.range.is_empty() {
-                    item.range.start.saturating_sub(1)..item.range.start
+                    let at = item.range.start;
+                    let before = self.yaml[..at].chars().next_back();
+                    at - before.map_or(0, char::len_utf8)..at
                 } else {
                     item.range.clone()
                 };
@@ -338,5 +343,39 @@ impl Reader<'_> {
             members.push(Spanned::new(handle.to_owned(), self.abs(&item.range)));
         }
         Some(members)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::document::front_matter::{locate, parse};
+
+    /// The text each problem underlines (slicing it fails off a character boundary),
+    /// and its message.
+    fn underlined(text: &str) -> Vec<(&str, String)> {
+        let fm = parse(text, &locate(text).unwrap());
+        let problems = fm.problems.into_iter();
+        problems.map(|p| (&text[p.range], p.message)).collect()
+    }
+
+    /// Fuzzing found a problem range off a character boundary (its input was not kept).
+    /// Two places could make one: a second document begun after `... #` (no closing
+    /// fence: text follows) has no `---` to underline, and its event sits on the `:`
+    /// (three bytes from there end inside `€`); an omitted member not after a `-` (a
+    /// tag alone in a flow list) has an empty range just after the previous member,
+    /// and the byte before it is inside `é`.
+    #[test]
+    fn problems_underline_whole_characters() {
+        let second = "---\na: 1\n... #\n  é: €\n---\n";
+        let message = "only one YAML document is allowed in front matter";
+        assert_eq!(underlined(second), [("é", message.to_owned())]);
+        let member = "---\nmembers: [é, !t ]\n---\n";
+        let bad = "`é` is not a valid handle: use letters, digits, `_`, `.` and `-`, \
+                   starting with a letter or digit";
+        let empty = "each member must be a handle, such as `reviewer`";
+        assert_eq!(
+            underlined(member),
+            [("é", bad.to_owned()), ("é", empty.to_owned())]
+        );
     }
 }

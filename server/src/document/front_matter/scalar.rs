@@ -15,7 +15,8 @@ pub(super) struct ScalarAt<'a> {
     pub prev_end: usize,
     pub in_flow: bool,
     pub style: TScalarStyle,
-    pub empty: bool,
+    /// The scalar's value as the scanner read it.
+    pub value: &'a str,
 }
 
 /// The scalar's range in `src`: the text as written, quotes and block header included.
@@ -23,8 +24,12 @@ pub(super) fn extent(at: &ScalarAt) -> ByteRange {
     let src = at.src;
     let bound = at.bound.clamp(at.start, src.len());
     match at.style {
-        TScalarStyle::Plain if at.empty => empty_value(src, at.prev_end),
-        TScalarStyle::Plain => at.start..plain_end(src, at.start, bound, at.in_flow),
+        TScalarStyle::Plain if at.value.is_empty() => empty_value(src, at.prev_end),
+        TScalarStyle::Plain => {
+            let end = folded_end(src, at.start, bound, at.value)
+                .unwrap_or_else(|| plain_end(src, at.start, bound, at.in_flow));
+            at.start..end
+        }
         TScalarStyle::SingleQuoted | TScalarStyle::DoubleQuoted => {
             let quote = if matches!(at.style, TScalarStyle::SingleQuoted) {
                 '\''
@@ -73,6 +78,38 @@ fn empty_value(src: &str, prev_end: usize) -> ByteRange {
 
 fn is_blank_or_end(c: Option<char>) -> bool {
     c.is_none_or(|c| matches!(c, ' ' | '\t' | '\r' | '\n'))
+}
+
+/// The end of a plain scalar read as `value`: just after the last of `value`'s
+/// characters, matched against the source from `start`. A plain scalar has no escapes;
+/// reading it only folds its line breaks and drops the blanks around them, so the
+/// source's non-blank characters are `value`'s, in order. That holds across
+/// continuation lines that look like indicators (`  - a` under `title: x`), which no
+/// scan of the source alone can tell apart. yaml-rust2 also skips a comment on a line
+/// it reads as blank (`\t# c`, a tab in the indentation) and goes on with the scalar:
+/// such a comment is skipped here too. `None` if the source does not match within
+/// `bound` (then `plain_end` guesses).
+fn folded_end(src: &str, start: usize, bound: usize, value: &str) -> Option<usize> {
+    let is_blank = |c: char| matches!(c, ' ' | '\t' | '\n' | '\r');
+    let mut source = src.get(start..bound)?.char_indices().peekable();
+    let mut after_blank = false;
+    let mut end = None;
+    for want in value.chars().filter(|&c| !is_blank(c)) {
+        loop {
+            let (i, c) = source.next()?;
+            if c == want {
+                end = Some(start + i + c.len_utf8());
+                after_blank = false;
+                break;
+            } else if c == '#' && after_blank {
+                while source.next_if(|&(_, c)| c != '\n' && c != '\r').is_some() {}
+            } else if !is_blank(c) {
+                return None;
+            }
+            after_blank = is_blank(c);
+        }
+    }
+    end
 }
 
 /// The end of a plain scalar: its last content character before a comment, a `: `
@@ -148,7 +185,7 @@ fn block(src: &str, at: &ScalarAt, bound: usize) -> ByteRange {
     let header_end = src[header..]
         .find(|c: char| c.is_whitespace())
         .map_or(src.len(), |i| header + i);
-    if at.empty {
+    if at.value.is_empty() {
         return header..header_end.max(header + 1).min(src.len());
     }
     // `start` is the first content character; its column is the content indentation.

@@ -79,7 +79,7 @@ pub(super) fn outline(src: &str) -> Outline {
             documents += 1;
             if documents > 1 {
                 error = Some(SyntaxError {
-                    range: *pos..(*pos + 3).min(src.len()),
+                    range: second_document(src, *pos, &positions),
                     message: "only one YAML document is allowed in front matter".into(),
                 });
                 break;
@@ -113,6 +113,18 @@ pub(super) fn outline(src: &str) -> Outline {
         entries.retain(|(_, value)| value.range.end <= line);
     }
     Outline { root, error }
+}
+
+/// What to underline for a second document starting at `pos`: its `---`, else (a
+/// document begun after `...` without one, whose event sits on its first token, such
+/// as the `:` of `b: 2`) the first character of its line.
+fn second_document(src: &str, pos: usize, positions: &Positions) -> ByteRange {
+    if src[pos..].starts_with("---") {
+        return pos..pos + 3;
+    }
+    let line = positions.line_start(pos);
+    let start = line + src[line..pos].len() - src[line..pos].trim_start_matches([' ', '\t']).len();
+    start..start + src[start..].chars().next().map_or(0, char::len_utf8)
 }
 
 /// All events with their byte offsets, and the syntax error that ended them, if any.
@@ -224,7 +236,7 @@ impl Builder<'_> {
                     prev_end: self.prev_end(),
                     in_flow: self.in_flow(),
                     style: *style,
-                    empty: value.is_empty(),
+                    value,
                 });
                 let kind = NodeKind::Scalar {
                     value: value.clone(),
@@ -360,5 +372,23 @@ mod tests {
         let fm = parse(text, &locate(text).unwrap());
         assert_eq!(fm.problems.len(), 1, "{:?}", fm.problems);
         assert!(fm.problems[0].range.end <= text.find('\0').unwrap() + 1);
+    }
+
+    /// Fuzzing found a problem range off a character boundary (input not kept); this is
+    /// one such place: a second document begun after `... #` (no closing fence: text
+    /// follows) has no `---`, and the problem's three bytes (from the `:` where its
+    /// event sits) ended inside the `€` of its value.
+    #[test]
+    fn a_second_document_without_dashes_is_underlined_on_whole_characters() {
+        let text = "---\na: 1\n... #\n  é: €\n---\n";
+        let fm = parse(text, &locate(text).unwrap());
+        let at = text.find('é').unwrap();
+        let problems: Vec<_> = fm
+            .problems
+            .iter()
+            .map(|p| (p.range.clone(), &*p.message))
+            .collect();
+        let message = "only one YAML document is allowed in front matter";
+        assert_eq!(problems, [(at..at + "é".len(), message)]);
     }
 }
