@@ -68,8 +68,31 @@ fn two_mentioned_members_answer_in_mention_order() {
          Looks good: one nit in `refund()`.\n\
          \n## @me\n"
     );
+    // The two answers stream in parallel: the terminal shows a heading whenever the
+    // member whose words come next changes, so their pieces may alternate. Put back
+    // together, each member's pieces are its whole answer.
     let shown = String::from_utf8_lossy(&out.stdout);
-    assert!(shown.contains("── @reviewer ──\nLooks good"), "{shown}");
+    let mut teed: Vec<(String, String)> = Vec::new();
+    for part in shown.split("\n── @").skip(1) {
+        let (member, words) = part.split_once(" ──\n").expect("a heading");
+        match teed.iter_mut().find(|(m, _)| m == member) {
+            Some((_, all)) => all.push_str(words),
+            None => teed.push((member.to_string(), words.to_string())),
+        }
+    }
+    teed.sort();
+    for (_, words) in &mut teed {
+        words.truncate(words.trim_end_matches('\n').len());
+    }
+    let answer = "Looks good: one nit in `refund()`.";
+    assert_eq!(
+        teed,
+        [
+            ("reviewer".to_string(), answer.to_string()),
+            ("tester".to_string(), answer.to_string())
+        ],
+        "{shown}"
+    );
 }
 
 #[test]
