@@ -40,23 +40,12 @@ impl Setup {
 
     /// The methods the agent received, in order, across its runs.
     fn methods_received(&self) -> Vec<String> {
-        std::fs::read_to_string(self.path("acp.jsonl"))
-            .unwrap_or_default()
-            .lines()
-            .filter_map(|line| serde_json::from_str::<Value>(line).ok())
-            .filter_map(|m| m["method"].as_str().map(str::to_owned))
-            .collect()
+        chatmd_tests::fake_agent::acp::methods_received(&self.path("acp.jsonl"))
     }
 
     /// The client's answers to the agent's permission requests, as it received them.
     fn answers_received(&self) -> Vec<Value> {
-        std::fs::read_to_string(self.path("acp.jsonl"))
-            .unwrap_or_default()
-            .lines()
-            .filter_map(|line| serde_json::from_str::<Value>(line).ok())
-            .filter(|m| m.get("result").is_some_and(|r| r.get("outcome").is_some()))
-            .map(|m| m["result"]["outcome"].clone())
-            .collect()
+        chatmd_tests::fake_agent::acp::answers_received(&self.path("acp.jsonl"))
     }
 }
 
@@ -141,6 +130,15 @@ fn two_turns(s: &Setup, between: impl Fn()) -> String {
     s.read("team/two.chat.md")
 }
 
+/// How the second of [`two_turns`] went: its session is the first's (`same`) or not,
+/// and the agent received `methods` over both turns.
+fn the_second_turn(s: &Setup, text: &str, same: bool, methods: &[&str]) {
+    let ids = sessions(text);
+    assert_eq!(ids.len(), 2, "{text}");
+    assert_eq!(ids[0] == ids[1], same, "the same session or not: {text}");
+    assert_eq!(s.methods_received(), methods);
+}
+
 /// The session ids of the chat's status comments, in order.
 fn sessions(text: &str) -> Vec<String> {
     let session = regex::Regex::new(r"session=([^ ]+)").unwrap();
@@ -154,19 +152,18 @@ fn sessions(text: &str) -> Vec<String> {
 fn the_next_turn_resumes_the_acp_session_and_sends_only_what_is_new() {
     let s = Setup::with("claude", "resume = true");
     let text = two_turns(&s, || {});
-    let ids = sessions(&text);
-    assert_eq!(ids.len(), 2, "{text}");
-    assert_eq!(ids[0], ids[1], "the same session: {text}");
-    assert_eq!(
-        s.methods_received(),
-        [
+    the_second_turn(
+        &s,
+        &text,
+        true,
+        &[
             "initialize",
             "session/new",
             "session/prompt",
             "initialize",
             "session/resume",
             "session/prompt",
-        ]
+        ],
     );
     // The agent had the first exchange in its session: the second prompt carried only
     // the new message.
@@ -183,19 +180,18 @@ fn an_agent_without_resume_starts_a_new_session_with_the_whole_chat() {
     // new answer: each turn is a new session seeded from the file.
     let s = Setup::with("gemini", "resume = true");
     let text = two_turns(&s, || {});
-    let ids = sessions(&text);
-    assert_eq!(ids.len(), 2, "{text}");
-    assert_ne!(ids[0], ids[1], "{text}");
-    assert_eq!(
-        s.methods_received(),
-        [
+    the_second_turn(
+        &s,
+        &text,
+        false,
+        &[
             "initialize",
             "session/new",
             "session/prompt",
             "initialize",
             "session/new",
             "session/prompt",
-        ]
+        ],
     );
     assert_eq!(text.matches("ask=ASK-ONE").count(), 1, "{text}");
     assert!(
@@ -212,12 +208,11 @@ fn a_session_the_agent_lost_goes_on_as_a_new_one_with_the_whole_chat() {
     let text = two_turns(&s, || {
         std::fs::remove_dir_all(s.path("state")).expect("rm state")
     });
-    let ids = sessions(&text);
-    assert_eq!(ids.len(), 2, "{text}");
-    assert_ne!(ids[0], ids[1], "a new session: {text}");
-    assert_eq!(
-        s.methods_received(),
-        [
+    the_second_turn(
+        &s,
+        &text,
+        false,
+        &[
             "initialize",
             "session/new",
             "session/prompt",
@@ -225,7 +220,7 @@ fn a_session_the_agent_lost_goes_on_as_a_new_one_with_the_whole_chat() {
             "session/resume",
             "session/new",
             "session/prompt",
-        ]
+        ],
     );
     assert!(text.contains("resume=lost"), "{text}");
     assert!(

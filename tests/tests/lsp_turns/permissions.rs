@@ -3,9 +3,10 @@
 //! `chatmd.answer` or the block's code actions reaching the agent (what it received is
 //! in its log), the record over the block, and cancel while a request waits.
 
+use chatmd_tests::fake_agent::acp::answers_received;
 use chatmd_tests::sim_editor::{Behaviour, SimEditor};
 use pretty_assertions::assert_eq;
-use serde_json::{Value, json};
+use serde_json::json;
 
 use crate::setup::{Setup, finished, redact, send};
 
@@ -22,17 +23,6 @@ fn acp_writer() -> (Setup, std::path::PathBuf) {
         ),
     );
     (s, log)
-}
-
-/// The client's answers to the agent's permission requests, as the agent received them.
-fn answers_received(log: &std::path::Path) -> Vec<Value> {
-    std::fs::read_to_string(log)
-        .unwrap_or_default()
-        .lines()
-        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
-        .filter(|m| m.get("result").is_some_and(|r| r.get("outcome").is_some()))
-        .map(|m| m["result"]["outcome"].clone())
-        .collect()
 }
 
 const ASK: &str = "## @me\n@writer MOCK-MODE=toolwrite WRITE=notes.txt please create the file.\n";

@@ -58,6 +58,18 @@ fn members_cli(s: &Setup, chat: &Path, path: &str) -> Value {
     tester.expect("the tester")["cli"].clone()
 }
 
+/// The hover on the member mentioned at the start of line 2 of the chat at `uri`.
+async fn hover_on_the_member(editor: &mut SimEditor, uri: &str) -> Value {
+    editor
+        .client
+        .request(
+            "textDocument/hover",
+            json!({"textDocument": {"uri": uri}, "position": {"line": 1, "character": 3}}),
+        )
+        .await
+        .expect("hover")
+}
+
 #[tokio::test]
 async fn a_cli_only_on_path_is_installed_for_every_feature_and_its_turn_runs() {
     let s = Setup::new(&[("tester", &[("FAKE_AGENT_TEXT", "Tests: added.")])]);
@@ -91,14 +103,7 @@ async fn a_cli_only_on_path_is_installed_for_every_feature_and_its_turn_runs() {
     let diagnostics = editor.client.expect_diagnostics(&uri).await;
     assert_eq!(diagnostics, Vec::<Value>::new(), "no `cli-missing`");
 
-    let hover = editor
-        .client
-        .request(
-            "textDocument/hover",
-            json!({"textDocument": {"uri": uri}, "position": {"line": 1, "character": 3}}),
-        )
-        .await
-        .expect("hover");
+    let hover = hover_on_the_member(&mut editor, &uri).await;
     let tester = s.path("team/tester");
     let role = tester.join("AGENTS.md");
     assert_eq!(
@@ -145,14 +150,7 @@ async fn a_member_program_that_is_missing_is_flagged_whatever_its_kind() {
             "1:1-1:7 2 cli-missing @linter runs codex, but `lint-bot-not-installed` is not installed (not found on PATH)."
         ]
     );
-    let hover = editor
-        .client
-        .request(
-            "textDocument/hover",
-            json!({"textDocument": {"uri": uri}, "position": {"line": 1, "character": 3}}),
-        )
-        .await
-        .expect("hover");
+    let hover = hover_on_the_member(&mut editor, &uri).await;
     let markdown = hover["contents"]["value"].as_str().expect("markdown");
     assert!(
         markdown.ends_with(

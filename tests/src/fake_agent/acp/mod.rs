@@ -67,6 +67,7 @@ mod answer;
 mod flavor;
 mod ids;
 pub(crate) mod json;
+mod log;
 mod modes;
 mod permission;
 mod replay;
@@ -76,6 +77,8 @@ mod tools;
 mod turn;
 mod usage;
 mod wire;
+
+pub use log::{answers_received, methods_received};
 
 use std::path::Path;
 

@@ -1,0 +1,32 @@
+//! Reading `FAKE_ACP_LOG`: what the client sent the fake, one JSON message a line, for
+//! tests to assert what an ACP agent received.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+/// Every message in the log, in order (none when the log is missing).
+fn messages(log: &Path) -> Vec<Value> {
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .collect()
+}
+
+/// The methods the client called or notified, in order, across the fake's runs.
+pub fn methods_received(log: &Path) -> Vec<String> {
+    messages(log)
+        .iter()
+        .filter_map(|m| m["method"].as_str().map(str::to_owned))
+        .collect()
+}
+
+/// The client's answers to the fake's permission requests (their `outcome`), in order.
+pub fn answers_received(log: &Path) -> Vec<Value> {
+    messages(log)
+        .into_iter()
+        .filter(|m| m.get("result").is_some_and(|r| r.get("outcome").is_some()))
+        .map(|mut m| m["result"]["outcome"].take())
+        .collect()
+}
