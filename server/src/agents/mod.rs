@@ -16,6 +16,7 @@ mod fields;
 pub mod gemini;
 mod json;
 mod kind;
+mod offers;
 mod output;
 mod permissions;
 mod plan;
@@ -30,6 +31,7 @@ mod tools;
 
 pub use autoload::{cli_kind, role_files_loaded};
 pub use kind::{AgentKind, UnknownAgentKind};
+pub use offers::{AgentCommand, AuthMethod, ConfigChoice, ConfigValue};
 pub use output::{code_span, sanitize};
 pub use plan::{ARGUMENT_LIMIT, DEFAULT_IDLE, DEFAULT_TOTAL};
 pub use provenance::configured_model;
@@ -188,6 +190,16 @@ pub enum AgentEvent {
     /// [`SessionCommand::Answer`] with the request's id. Only ACP agents ask (the
     /// headless CLIs cannot ask anyone).
     Permission(PermissionRequest),
+    /// The commands the agent takes after `/`, whole (each report replaces the last).
+    Commands(Vec<AgentCommand>),
+    /// The settings the session offers, whole (each report replaces the last).
+    Options(Vec<ConfigChoice>),
+    /// The agent needs a login before it can answer: `advice` says what to run (one
+    /// line, the same words as the `Failed` that follows), `methods` what it offers.
+    LoginNeeded {
+        advice: String,
+        methods: Vec<AuthMethod>,
+    },
 }
 
 /// How the process ended, given to the parser when output is over.

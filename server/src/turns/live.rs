@@ -224,6 +224,8 @@ impl Live {
                 };
                 port.permission_asked(asked, answers);
             }
+            // Kept by the editor side (completion, diagnostics), not written into the turn.
+            AgentEvent::Commands(_) | AgentEvent::Options(_) | AgentEvent::LoginNeeded { .. } => {}
         }
     }
 }
