@@ -112,6 +112,11 @@ pub fn seen(events: Vec<AgentEvent>) -> Seen {
             }
             AgentEvent::Usage(_) => {}
             AgentEvent::Permission(request) => panic!("a headless CLI cannot ask: {request:?}"),
+            other @ (AgentEvent::Commands(_)
+            | AgentEvent::Options(_)
+            | AgentEvent::LoginNeeded { .. }) => {
+                panic!("only ACP agents tell about themselves: {other:?}")
+            }
             AgentEvent::Done { stop_reason, usage } => {
                 outcomes += 1;
                 seen.outcome = Outcome::Done(stop_reason, usage);
