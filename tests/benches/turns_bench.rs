@@ -152,7 +152,6 @@ impl Bench {
                 _ => {}
             }
         }
-        drop(send);
         drop(stdin);
         child.wait().unwrap();
         (first.unwrap_or_default(), end.expect("the prompt's result"))
