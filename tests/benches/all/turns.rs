@@ -1,10 +1,10 @@
-//! Turn benchmark: answers streamed into documents through the real server (in
-//! process, over in-memory pipes) and an editor that answers its edits like VS Code,
-//! with the fake agent; each row next to the fake agent run on its own in the same run.
-//!
-//! Run: `cargo bench -p chatmd-tests --bench turns_bench`
+//! Turn rows: answers streamed into documents through the real server (in process,
+//! over in-memory pipes) and an editor that answers its edits like VS Code, with the
+//! fake agent; each next to the fake agent run on its own in the same run: a headless
+//! claude member, the same behind a node script that starts as slowly as the real
+//! CLIs, and an ACP member (the fake claude-agent-acp).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -12,11 +12,16 @@ use chatmd_tests::sim_editor::{Behaviour, SimEditor};
 use chatmd_tests::{TestClient, file_uri};
 use serde_json::json;
 
-const RUNS: usize = 7;
+use super::report::{Report, Row, Samples, ms};
+
+const RUNS: usize = 9;
 
 struct Bench {
     dir: tempfile::TempDir,
     bin: PathBuf,
+    /// Where `claude` is a node script that starts the fake (node starts as the real
+    /// CLIs, which are node programs, do).
+    slow_bin: PathBuf,
     /// The user's config home: it trusts the bench's chatmd.toml (the knobs are `env`).
     config: tempfile::TempDir,
 }
@@ -38,6 +43,7 @@ impl Bench {
         std::fs::create_dir_all(dir.path().join(".git")).unwrap();
         let fake = PathBuf::from(env!("CARGO_BIN_EXE_fake-agent"));
         let bin = chatmd_tests::fake_agent::install_acp(&fake, &dir.path().join(".bin")).unwrap();
+        let slow_bin = slow_start(&fake, &dir.path().join(".slow-bin"));
         let mut toml = String::new();
         for (member, role) in [
             ("alice", "CLAUDE.md"),
@@ -62,10 +68,15 @@ impl Bench {
         chatmd::team::UserConfig::with_config_home(config.path())
             .trust_file(&dir.path().join("chatmd.toml"), toml.as_bytes())
             .unwrap();
-        Bench { dir, bin, config }
+        Bench {
+            dir,
+            bin,
+            slow_bin,
+            config,
+        }
     }
 
-    async fn editor(&self) -> SimEditor {
+    async fn editor(&self, bin: &Path) -> SimEditor {
         let user = chatmd::team::UserConfig::with_config_home(self.config.path());
         let mut client = TestClient::spawn(move |input, output| {
             chatmd::lsp::serve_with_user_config(input, output, user)
@@ -76,7 +87,7 @@ impl Bench {
                 "initialize",
                 json!({"processId": null, "rootUri": root, "clientInfo": {"name": "bench"},
                        "capabilities": {"general": {"positionEncodings": ["utf-8"]}, "window": {"workDoneProgress": true}},
-                       "initializationOptions": {"agentPath": self.bin}}),
+                       "initializationOptions": {"agentPath": bin}}),
             )
             .await
             .unwrap();
@@ -86,8 +97,8 @@ impl Bench {
     }
 
     /// An editor with a new chat `name` open, whose message asks `member`.
-    async fn ask(&self, member: &str, name: &str) -> (SimEditor, String) {
-        let mut editor = self.editor().await;
+    async fn ask(&self, bin: &Path, member: &str, name: &str) -> (SimEditor, String) {
+        let mut editor = self.editor(bin).await;
         let text = format!("## @me\n@{member} go\n");
         let text = text.as_str();
         let uri = self.chat(name, text);
@@ -159,9 +170,9 @@ impl Bench {
 
     /// The fake agent alone, as chatmd would start it for a claude member: time to its
     /// first answer line and to its end.
-    fn raw(&self, knobs: &[(&str, String)]) -> (Duration, Duration) {
+    fn raw(&self, bin: &Path, knobs: &[(&str, String)]) -> (Duration, Duration) {
         let start = Instant::now();
-        let mut child = Command::new(self.bin.join("claude"))
+        let mut child = Command::new(bin.join("claude"))
             .args([
                 "-p",
                 "--output-format",
@@ -190,20 +201,6 @@ impl Bench {
     }
 }
 
-fn median(mut v: Vec<Duration>) -> Duration {
-    v.sort();
-    v[v.len() / 2]
-}
-
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1e3
-}
-
-fn ok(good: bool) -> &'static str {
-    if good { "ok" } else { "MISS" }
-}
-
-/// Peak resident memory of this process, in MB.
 fn peak_rss_mb() -> f64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
     status
@@ -239,7 +236,7 @@ async fn sixteen_turns() -> (bool, f64) {
         ("FAKE_AGENT_DELAY_MS", "5".to_string()),
     ];
     let bench = Bench::new(&knobs);
-    let mut editor = bench.editor().await;
+    let mut editor = bench.editor(&bench.bin).await;
     let mut uris = Vec::new();
     for n in 0..4 {
         let text =
@@ -280,8 +277,10 @@ async fn sixteen_turns() -> (bool, f64) {
 }
 
 /// Send → answer complete in the document, and the first answer bytes.
-async fn one_turn(bench: &Bench, member: &str, n: usize) -> (Duration, Duration) {
-    let (mut editor, uri) = bench.ask(member, &format!("{member}{n}.chat.md")).await;
+async fn one_turn(bench: &Bench, bin: &Path, member: &str, n: usize) -> (Duration, Duration) {
+    let (mut editor, uri) = bench
+        .ask(bin, member, &format!("{member}{n}.chat.md"))
+        .await;
     let start = Instant::now();
     editor
         .command("chatmd.send", json!({"uri": uri}))
@@ -311,7 +310,7 @@ async fn flood(member: &'static str) -> (f64, bool, f64, Duration) {
         ("FAKE_AGENT_SPREAD_MS", "1000".to_string()),
     ];
     let bench = Bench::only_with(member, &knobs);
-    let (mut editor, uri) = bench.ask(member, "flood.chat.md").await;
+    let (mut editor, uri) = bench.ask(&bench.bin, member, "flood.chat.md").await;
     let cpu = cpu_time();
     let start = Instant::now();
     editor
@@ -332,14 +331,90 @@ async fn flood(member: &'static str) -> (f64, bool, f64, Duration) {
     )
 }
 
-fn main() {
+/// A folder where `claude` is a node script that runs the fake as claude: an agent that
+/// starts as slowly as node does (the real CLIs are node programs).
+fn slow_start(fake: &Path, dir: &Path) -> PathBuf {
+    std::fs::create_dir_all(dir).unwrap();
+    let script = format!(
+        "#!/usr/bin/env node\n\
+         const {{ spawnSync }} = require('child_process');\n\
+         const run = spawnSync({fake:?}, process.argv.slice(2), \
+         {{ stdio: 'inherit', env: {{ ...process.env, FAKE_AGENT_AS: 'claude' }} }});\n\
+         process.exit(run.status === null ? 1 : run.status);\n",
+        fake = fake.display().to_string()
+    );
+    let path = dir.join("claude");
+    std::fs::write(&path, script).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    dir.to_path_buf()
+}
+
+/// Medians of one member's turns and of its agent run alone, interleaved.
+struct Latency {
+    first: Samples,
+    total: Samples,
+    raw_first: Samples,
+    raw_total: Samples,
+}
+
+fn latency(
+    runtime: &tokio::runtime::Runtime,
+    bench: &Bench,
+    bin: &Path,
+    member: &str,
+    raw: impl Fn(&Bench) -> (Duration, Duration),
+) -> Latency {
+    let (mut firsts, mut totals, mut raw_firsts, mut raw_totals) = (vec![], vec![], vec![], vec![]);
+    for n in 0..RUNS + 1 {
+        let (first, total) = runtime.block_on(one_turn(bench, bin, member, n));
+        let (raw_first, raw_total) = raw(bench);
+        // The first run of each warms the page cache.
+        if n > 0 {
+            firsts.push(first);
+            totals.push(total);
+            raw_firsts.push(raw_first);
+            raw_totals.push(raw_total);
+        }
+    }
+    Latency {
+        first: Samples(firsts),
+        total: Samples(totals),
+        raw_first: Samples(raw_firsts),
+        raw_total: Samples(raw_totals),
+    }
+}
+
+fn node_on_path() -> bool {
+    Command::new("node")
+        .arg("--version")
+        .stdout(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// 16 turns at once into 4 documents. Run it first of all the rows: the peak memory of
+/// the process is this row's only then.
+pub fn sixteen(report: &mut Report) {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .unwrap();
-    // First, so the peak memory is this row's.
     let (right, rss) = runtime.block_on(sixteen_turns());
+    report.add(
+        Row::new("16 turns at once into 4 documents: peak RSS", rss, "MB")
+            .target("every byte in its section, <= 64 MB", right && rss <= 64.0)
+            .note(format!(
+                "every byte in its section: {right}; server, editor and bench in one process"
+            )),
+    );
+}
 
+pub fn rows(report: &mut Report) {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
     let answer = (0..40)
         .map(|i| format!("w{i}"))
         .collect::<Vec<_>>()
@@ -350,73 +425,74 @@ fn main() {
         ("FAKE_AGENT_DELAY_MS", "20".to_string()),
     ];
     let bench = Bench::new(&knobs);
-    let headless = latency(&runtime, &bench, "alice", |b| b.raw(&knobs));
-    let acp = latency(&runtime, &bench, "erin", |b| b.raw_acp(&knobs));
-    let flood_headless = runtime.block_on(flood("alice"));
-    let flood_acp = runtime.block_on(flood("erin"));
-
-    println!("chatmd turn benchmark — medians of {RUNS} runs (flood and 16 turns: one run)\n");
-    println!("| what | chatmd | baseline (same run) | target | ok? |");
-    println!("|---|---|---|---|---|");
-    for (how, fake, l) in [
-        ("headless claude", "fake agent alone", headless),
-        ("ACP claude-agent-acp", "fake ACP agent driven alone", acp),
-    ] {
-        let added = ms(l.total) - ms(l.raw_total);
-        println!(
-            "| {how}: Send → answer complete in the document | {:.1} ms | {fake} {:.1} ms (+{added:.1} ms) | <= fake + 10 ms | {} |",
-            ms(l.total),
-            ms(l.raw_total),
-            ok(added <= 10.0)
+    let mut kinds = vec![(
+        "headless claude member",
+        "the fake agent alone",
+        latency(&runtime, &bench, &bench.bin, "alice", |b| {
+            b.raw(&b.bin, &knobs)
+        }),
+    )];
+    if node_on_path() {
+        kinds.push((
+            "headless claude member whose CLI starts in node",
+            "the same node script alone",
+            latency(&runtime, &bench, &bench.slow_bin, "alice", |b| {
+                b.raw(&b.slow_bin, &knobs)
+            }),
+        ));
+    }
+    kinds.push((
+        "ACP member (claude-agent-acp)",
+        "the fake ACP agent driven alone",
+        latency(&runtime, &bench, &bench.bin, "erin", |b| b.raw_acp(&knobs)),
+    ));
+    for (how, alone, l) in kinds {
+        let (total, raw) = (ms(l.total.median()), ms(l.raw_total.median()));
+        report.add(
+            Row::new(
+                format!("turn overhead, {how}: Send → answer complete, over the agent alone"),
+                total - raw,
+                "ms",
+            )
+            .target("<= +10 ms", total - raw <= 10.0)
+            .baseline(format!("{alone}, start to end"), raw, total / raw)
+            .note(format!("turn {total:.1} ms; {}", l.total.spread_ms())),
         );
-        let first_added = ms(l.first) - ms(l.raw_first);
-        println!(
-            "| {how}: first answer bytes in the editor | {:.1} ms after Send | {fake}: {:.1} ms (+{first_added:.1} ms) | <= +60 ms | {} |",
-            ms(l.first),
-            ms(l.raw_first),
-            ok(first_added <= 60.0)
+        let (first, raw_first) = (ms(l.first.median()), ms(l.raw_first.median()));
+        report.add(
+            Row::new(
+                format!("first streamed byte visible to the client, {how}"),
+                first - raw_first,
+                "ms",
+            )
+            .target(
+                "<= +60 ms after the agent prints it",
+                first - raw_first <= 60.0,
+            )
+            .baseline(
+                format!("{alone}: its first answer bytes"),
+                raw_first,
+                first / raw_first,
+            )
+            .note(format!("{first:.1} ms after Send; {}", l.first.spread_ms())),
         );
     }
-    for (how, (rate, complete, cores, took)) in [("headless", flood_headless), ("ACP", flood_acp)] {
-        println!(
-            "| {how} flood: 100k chunks ({:.2} s) | {rate:.1} edits/s, complete: {complete}, {cores:.2} cores | — | <= 25 edits/s, nothing lost, < 1 core | {} |",
-            took.as_secs_f64(),
-            ok(rate <= 25.0 && complete && cores < 1.0)
+    for (how, member) in [("headless", "alice"), ("ACP", "erin")] {
+        let (rate, complete, cores, took) = runtime.block_on(flood(member));
+        report.add(
+            Row::new(
+                format!("a flood of 100k chunks in 1 s, {how}: edits per second"),
+                rate,
+                "edits/s",
+            )
+            .target(
+                "<= 25 edits/s per document, nothing lost, < 1 core",
+                rate <= 25.0 && complete && cores < 1.0,
+            )
+            .note(format!(
+                "{:.2} s, complete: {complete}, {cores:.2} cores",
+                took.as_secs_f64()
+            )),
         );
-    }
-    println!(
-        "| 16 turns into 4 documents | every byte in its section: {right}; peak RSS {rss:.1} MB (server, editor and bench in one process) | — | right, <= 64 MB | {} |",
-        ok(right && rss <= 64.0)
-    );
-}
-
-/// Medians of one member's turns and of its agent run alone, interleaved.
-struct Latency {
-    first: Duration,
-    total: Duration,
-    raw_first: Duration,
-    raw_total: Duration,
-}
-
-fn latency(
-    runtime: &tokio::runtime::Runtime,
-    bench: &Bench,
-    member: &str,
-    raw: impl Fn(&Bench) -> (Duration, Duration),
-) -> Latency {
-    let (mut firsts, mut totals, mut raw_firsts, mut raw_totals) = (vec![], vec![], vec![], vec![]);
-    for n in 0..RUNS {
-        let (first, total) = runtime.block_on(one_turn(bench, member, n));
-        firsts.push(first);
-        totals.push(total);
-        let (raw_first, raw_total) = raw(bench);
-        raw_firsts.push(raw_first);
-        raw_totals.push(raw_total);
-    }
-    Latency {
-        first: median(firsts),
-        total: median(totals),
-        raw_first: median(raw_firsts),
-        raw_total: median(raw_totals),
     }
 }
