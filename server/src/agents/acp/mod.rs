@@ -147,9 +147,14 @@ impl AcpSession {
             program: file.to_owned(),
             methods: Vec::new(),
         };
-        let mut session = AcpSession::new(file, invocation.cwd.clone(), login);
-        session.setup = invocation.session.clone();
-        session
+        AcpSession::new(file, invocation.cwd.clone(), login).with_setup(invocation.session.clone())
+    }
+
+    /// The session applies the member's settings in `setup` and offers the workspace
+    /// root in it as an additional root.
+    pub fn with_setup(mut self, setup: SessionSetup) -> AcpSession {
+        self.setup = setup;
+        self
     }
 
     /// The turn continues `session`, with `prompt` (what is new since its last turn),

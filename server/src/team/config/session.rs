@@ -123,3 +123,111 @@ impl Checker<'_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use pretty_assertions::assert_eq;
+
+    use super::super::{FileConfig, parse_config};
+    use crate::agents::acp::SettingValue;
+    use crate::team::problem::{ConfigProblem, Severity};
+    use crate::team::trust::{TrustKey, UserTrust};
+
+    fn parse(text: &str) -> (FileConfig, Vec<ConfigProblem>) {
+        let mut problems = Vec::new();
+        let root = Path::new("/ws");
+        let config = parse_config(
+            root,
+            &root.join("team/chatmd.toml"),
+            text,
+            &UserTrust::default(),
+            &mut problems,
+        );
+        (config, problems)
+    }
+
+    #[test]
+    fn mode_model_and_options_are_read_and_mode_and_options_need_trust() {
+        let text = "[members.w]\nagent = \"acp\"\npreset = \"claude\"\nmode = \"plan\"\n\
+                    model = \" sonnet \"\n[members.w.options]\neffort = \"high\"\nfast = true\n";
+        let (config, problems) = parse(text);
+        assert_eq!(problems, vec![]);
+        let w = &config.members[0];
+        assert_eq!(
+            (w.mode.as_deref(), w.model.as_deref()),
+            (Some("plan"), Some("sonnet"))
+        );
+        assert_eq!(
+            w.options.iter().collect::<Vec<_>>(),
+            [
+                (&"effort".to_owned(), &SettingValue::Text("high".into())),
+                (&"fast".to_owned(), &SettingValue::Flag(true)),
+            ]
+        );
+        let trust: Vec<_> = config
+            .trust
+            .iter()
+            .map(|item| (item.key, &text[item.range.clone()], item.shown.clone()))
+            .collect();
+        assert_eq!(
+            trust,
+            [
+                (TrustKey::Mode, "mode = \"plan\"", vec!["mode = \"plan\"".to_owned()]),
+                (
+                    TrustKey::Options,
+                    "[members.w.options]",
+                    vec![
+                        "options effort = \"high\"".to_owned(),
+                        "options fast = true".to_owned()
+                    ]
+                ),
+            ]
+        );
+        let mut untrusted = config.clone();
+        untrusted.drop_trusted_keys();
+        let w = &untrusted.members[0];
+        assert_eq!((w.mode.as_deref(), w.model.as_deref()), (None, Some("sonnet")));
+        assert!(w.options.is_empty());
+    }
+
+    #[test]
+    fn bad_values_are_reported_where_they_are_and_headless_members_are_warned() {
+        let text = "[members.w]\nagent = \"claude\"\nmode = \"\"\nmodel = \"opus\"\n\
+                    [members.w.options]\neffort = 3\n";
+        let (config, problems) = parse(text);
+        let shown: Vec<_> = problems
+            .iter()
+            .map(|p| (&text[p.range.clone().unwrap_or(0..0)], p.severity, p.message.as_str()))
+            .collect();
+        let headless = |key: &str| {
+            format!(
+                "`{key}` is for ACP members; `agent = \"claude\"` runs claude headless and \
+                 ignores it. Set `agent = \"acp\"` with `preset = \"claude\"`, or pass the \
+                 CLI's own flag in `args`"
+            )
+        };
+        assert_eq!(
+            shown,
+            [
+                (
+                    "\"\"",
+                    Severity::Error,
+                    "`mode` is empty; name one the agent offers, or remove `mode`"
+                ),
+                ("\"opus\"", Severity::Warning, headless("model").as_str()),
+                ("[members.w.options]", Severity::Warning, headless("options").as_str()),
+                (
+                    "3",
+                    Severity::Error,
+                    "`options.effort` must be one of the values the agent offers (a string) \
+                     or, for a switch, true or false"
+                ),
+            ]
+        );
+        let w = &config.members[0];
+        assert_eq!((w.mode.as_deref(), w.model.as_deref()), (None, Some("opus")));
+        assert!(w.options.is_empty());
+    }
+}
