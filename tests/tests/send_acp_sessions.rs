@@ -76,7 +76,10 @@ impl Setup {
     fn no_agent_left(&self) {
         for pid in self.pids() {
             let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-            assert!(stat.is_empty() || stat.contains(") Z"), "agent {pid} is still running");
+            assert!(
+                stat.is_empty() || stat.contains(") Z"),
+                "agent {pid} is still running"
+            );
         }
     }
 }
@@ -85,7 +88,12 @@ impl Setup {
 fn config_set(s: &Setup) -> Vec<(String, Value)> {
     s.params("session/set_config_option")
         .into_iter()
-        .map(|p| (p["configId"].as_str().unwrap_or_default().to_owned(), p["value"].clone()))
+        .map(|p| {
+            (
+                p["configId"].as_str().unwrap_or_default().to_owned(),
+                p["value"].clone(),
+            )
+        })
         .collect()
 }
 
@@ -113,7 +121,10 @@ fn status(text: &str, n: usize) -> String {
 
 #[test]
 fn a_members_mode_and_model_are_set_before_the_prompt() {
-    let s = Setup::with("claude", "mode = \"plan\"\nmodel = \"sonnet\"\n[members.writer.options]\neffort = \"high\"");
+    let s = Setup::with(
+        "claude",
+        "mode = \"plan\"\nmodel = \"sonnet\"\n[members.writer.options]\neffort = \"high\"",
+    );
     let (out, text) = s.send("## @me\n@writer plan it\n");
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     assert_eq!(
@@ -137,7 +148,9 @@ fn a_members_mode_and_model_are_set_before_the_prompt() {
     );
     let session = &s.params("session/prompt")[0]["sessionId"];
     assert!(
-        s.params("session/set_config_option").iter().all(|p| &p["sessionId"] == session),
+        s.params("session/set_config_option")
+            .iter()
+            .all(|p| &p["sessionId"] == session),
         "set on the session prompted"
     );
     let status = status(&text, 1);
@@ -155,7 +168,11 @@ fn a_value_in_force_is_not_sent_and_a_members_mode_overrides_the_presets() {
     let (out, text) = s.send("## @me\n@writer go\n");
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     assert_eq!(s.methods(), ["initialize", "session/new", "session/prompt"]);
-    assert_eq!(fields(&status(&text, 1), &["mode"]), ["workspace-write"], "{text}");
+    assert_eq!(
+        fields(&status(&text, 1), &["mode"]),
+        ["workspace-write"],
+        "{text}"
+    );
 
     let s = Setup::with(
         "codex",
@@ -185,7 +202,12 @@ fn gemini_without_config_options_gets_set_mode() {
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     assert_eq!(
         s.methods(),
-        ["initialize", "session/new", "session/set_mode", "session/prompt"]
+        [
+            "initialize",
+            "session/new",
+            "session/set_mode",
+            "session/prompt"
+        ]
     );
     assert_eq!(s.params("session/set_mode")[0]["modeId"], "autoEdit");
     assert_eq!(
@@ -208,7 +230,11 @@ fn a_value_the_agent_does_not_offer_fails_the_turn_before_anything_is_sent() {
     assert!(status.contains(" status=error "), "{text}");
     let written = format!(" error=\"{}\" -->", why.replace('"', "\\\""));
     assert!(status.ends_with(&written), "{status}");
-    assert_eq!(s.methods(), ["initialize", "session/new"], "no setting, no prompt");
+    assert_eq!(
+        s.methods(),
+        ["initialize", "session/new"],
+        "no setting, no prompt"
+    );
     s.no_agent_left();
 
     // gemini has no way to change its model over ACP but the removed `set_model`.
@@ -235,7 +261,10 @@ fn the_workspace_root_is_an_additional_directory_where_the_agent_takes_them() {
     let s = Setup::with("gemini", "");
     let (out, _) = s.send("## @me\n@writer go\n");
     assert_eq!(out.status.code(), Some(0), "{out:?}");
-    assert_eq!(s.params("session/new")[0].get("additionalDirectories"), None);
+    assert_eq!(
+        s.params("session/new")[0].get("additionalDirectories"),
+        None
+    );
 
     // A member working in the workspace root needs no more roots.
     let s = Setup::with("codex", "workdir = \"..\"");
@@ -314,7 +343,12 @@ fn ctrl_c_while_the_answer_streams_cancels_the_session_and_leaves_no_process() {
     assert_eq!(out.status.code(), Some(130), "{out:?}");
     assert_eq!(
         s.methods(),
-        ["initialize", "session/new", "session/prompt", "session/cancel"]
+        [
+            "initialize",
+            "session/new",
+            "session/prompt",
+            "session/cancel"
+        ]
     );
     let text = s.read("team/c.chat.md");
     let status = status(&text, 1);

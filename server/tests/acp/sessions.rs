@@ -32,10 +32,17 @@ fn options(events: &[AgentEvent]) -> Vec<Vec<String>> {
 #[test]
 fn each_agent_tells_what_its_session_offers() {
     for (name, expected) in [
-        ("claude-hello", vec!["mode=default", "model=default", "effort=default"]),
+        (
+            "claude-hello",
+            vec!["mode=default", "model=default", "effort=default"],
+        ),
         (
             "codex-hello",
-            vec!["mode=workspace-write", "collaboration_mode=default", "model=gpt-5.5"],
+            vec![
+                "mode=workspace-write",
+                "collaboration_mode=default",
+                "model=gpt-5.5",
+            ],
         ),
         // gemini has no config options: its legacy modes and models stand in.
         ("gemini-hello", vec!["mode=default", "model=auto"]),
@@ -87,7 +94,9 @@ fn answer(id: u64, values: &[(&str, Value)]) -> String {
 }
 
 fn one_line(json: &str) -> String {
-    serde_json::from_str::<Value>(json).expect("JSON").to_string()
+    serde_json::from_str::<Value>(json)
+        .expect("JSON")
+        .to_string()
 }
 
 #[test]
@@ -151,7 +160,9 @@ fn a_value_not_offered_or_refused_fails_the_turn_before_the_prompt() {
     assert_eq!(methods(&trace), ["initialize", "session/new"]);
     assert_eq!(
         shown(&trace.events),
-        ["failed \"mode = \\\"yolo\\\" is not offered by claude-agent-acp; its modes: default, plan\""]
+        [
+            "failed \"mode = \\\"yolo\\\" is not offered by claude-agent-acp; its modes: default, plan\""
+        ]
     );
     assert!(trace.closed, "stdin closed: the agent exits");
 
@@ -182,7 +193,10 @@ fn an_agent_with_legacy_modes_gets_set_mode() {
     let mut trace = start(&mut session, "the prompt");
     // gemini advertises no additional directories.
     trace.line(&mut session, r#"{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1,"agentCapabilities":{"loadSession":true}}}"#);
-    assert_eq!(trace.sent[1]["params"], json!({"cwd": CWD, "mcpServers": []}));
+    assert_eq!(
+        trace.sent[1]["params"],
+        json!({"cwd": CWD, "mcpServers": []})
+    );
     trace.line(&mut session, r#"{"jsonrpc":"2.0","id":2,"result":{"sessionId":"g-1","modes":{"availableModes":[{"id":"default","name":"Default"},{"id":"yolo","name":"YOLO"}],"currentModeId":"default"},"models":{"availableModels":[{"modelId":"auto","name":"Auto"}],"currentModelId":"auto"}}}"#);
     assert_eq!(
         trace.sent[2],
@@ -196,7 +210,10 @@ fn an_agent_with_legacy_modes_gets_set_mode() {
     );
     assert_eq!(
         options(&trace.events),
-        [vec!["mode=default", "model=auto"], vec!["mode=yolo", "model=auto"]]
+        [
+            vec!["mode=default", "model=auto"],
+            vec!["mode=yolo", "model=auto"]
+        ]
     );
 }
 
@@ -209,7 +226,10 @@ fn a_member_in_the_workspace_root_and_a_resumed_session_get_the_roots_right() {
     });
     let mut trace = start(&mut session, "p");
     trace.line(&mut session, INITIALIZED);
-    assert_eq!(trace.sent[1]["params"], json!({"cwd": CWD, "mcpServers": []}));
+    assert_eq!(
+        trace.sent[1]["params"],
+        json!({"cwd": CWD, "mcpServers": []})
+    );
 
     // A resumed session gets the same roots as a new one.
     let setup = SessionSetup {
@@ -239,6 +259,9 @@ fn a_change_the_agent_reports_during_the_turn_is_told() {
     );
     assert_eq!(
         options(&trace.events),
-        [vec!["mode=default", "model=default", "fast=false"], vec!["mode=plan"]]
+        [
+            vec!["mode=default", "model=default", "fast=false"],
+            vec!["mode=plan"]
+        ]
     );
 }

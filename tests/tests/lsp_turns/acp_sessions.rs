@@ -49,7 +49,10 @@ fn no_agent_left(s: &Setup) {
     for run in runs.lines() {
         let pid = serde_json::from_str::<Value>(run).expect("JSON")["pid"].clone();
         let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-        assert!(stat.is_empty() || stat.contains(") Z"), "agent {pid} is still running");
+        assert!(
+            stat.is_empty() || stat.contains(") Z"),
+            "agent {pid} is still running"
+        );
     }
 }
 
@@ -57,7 +60,11 @@ fn no_agent_left(s: &Setup) {
 async fn a_crashed_agent_is_started_again_on_the_next_send_and_resumes_its_session() {
     let s = acp_writer("resume = true\nmode = \"plan\"");
     let (mut editor, uri) = s
-        .open_chat(Behaviour::VsCode, "team/c.chat.md", "## @me\n@writer MOCK-MODE=crash go\n")
+        .open_chat(
+            Behaviour::VsCode,
+            "team/c.chat.md",
+            "## @me\n@writer MOCK-MODE=crash go\n",
+        )
         .await;
     send(&mut editor, &uri).await;
     editor
@@ -140,11 +147,17 @@ async fn a_mode_the_agent_does_not_offer_fails_the_turn_before_the_prompt() {
 async fn cancel_while_the_answer_streams_sends_session_cancel_and_leaves_no_process() {
     let s = acp_writer("");
     let (mut editor, uri) = s
-        .open_chat(Behaviour::VsCode, "team/s.chat.md", "## @me\n@writer MOCK-MODE=slow go\n")
+        .open_chat(
+            Behaviour::VsCode,
+            "team/s.chat.md",
+            "## @me\n@writer MOCK-MODE=slow go\n",
+        )
         .await;
     send(&mut editor, &uri).await;
     editor
-        .run_until("the answer streaming", |e| e.text(&uri).contains("SLOW-CHUNK-01"))
+        .run_until("the answer streaming", |e| {
+            e.text(&uri).contains("SLOW-CHUNK-01")
+        })
         .await;
     let cancelled = editor
         .command("chatmd.cancel", json!({"uri": uri}))
@@ -157,7 +170,12 @@ async fn cancel_while_the_answer_streams_sends_session_cancel_and_leaves_no_proc
     turns_ended(&mut editor).await;
     assert_eq!(
         methods(&s),
-        ["initialize", "session/new", "session/prompt", "session/cancel"]
+        [
+            "initialize",
+            "session/new",
+            "session/prompt",
+            "session/cancel"
+        ]
     );
     let text = redact(editor.text(&uri));
     let status = status(&text, 1);
@@ -166,4 +184,53 @@ async fn cancel_while_the_answer_streams_sends_session_cancel_and_leaves_no_proc
     assert!(status.contains(" stop=cancelled "), "{status}");
     assert!(!text.contains("SLOW-CHUNK-40"), "{text}");
     no_agent_left(&s);
+}
+
+#[tokio::test]
+async fn server_shutdown_cancels_a_running_acp_turn_and_leaves_no_process() {
+    let s = acp_writer("");
+    let (mut editor, uri) = s
+        .open_chat(
+            Behaviour::VsCode,
+            "team/q.chat.md",
+            "## @me\n@writer MOCK-MODE=slow go\n",
+        )
+        .await;
+    send(&mut editor, &uri).await;
+    editor
+        .run_until("the answer streaming", |e| {
+            e.text(&uri).contains("SLOW-CHUNK-01")
+        })
+        .await;
+    editor.client.shutdown().await;
+    // The turn ends the agent's way: `session/cancel`, then its process ends.
+    crate::setup::file_until(&s.path("acp.jsonl"), "session/cancel", |log| {
+        log.contains("\"session/cancel\"")
+    })
+    .await;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let runs = std::fs::read_to_string(s.path("runs.jsonl")).expect("runs");
+    for run in runs.lines() {
+        let pid = serde_json::from_str::<Value>(run).expect("JSON")["pid"].clone();
+        loop {
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+            if stat.is_empty() || stat.contains(") Z") {
+                break;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "agent {pid} outlived the server"
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+    }
+    assert_eq!(
+        methods(&s),
+        [
+            "initialize",
+            "session/new",
+            "session/prompt",
+            "session/cancel"
+        ]
+    );
 }

@@ -42,7 +42,14 @@ impl Offered {
             self.config = options.iter().filter_map(setting).collect();
         }
         if let Some(modes) = value.get("modes").filter(|m| m.is_object()) {
-            self.modes = Some(legacy(modes, "mode", "Mode", "currentModeId", "availableModes", "id"));
+            self.modes = Some(legacy(
+                modes,
+                "mode",
+                "Mode",
+                "currentModeId",
+                "availableModes",
+                "id",
+            ));
         }
         if let Some(models) = value.get("models").filter(|m| m.is_object()) {
             self.models = Some(legacy(
@@ -158,7 +165,14 @@ fn value(entry: &Value, key: &str) -> Option<ConfigValue> {
 }
 
 /// A legacy `modes` / `models` object as a choice.
-fn legacy(object: &Value, id: &str, name: &str, current: &str, list: &str, key: &str) -> ConfigChoice {
+fn legacy(
+    object: &Value,
+    id: &str,
+    name: &str,
+    current: &str,
+    list: &str,
+    key: &str,
+) -> ConfigChoice {
     ConfigChoice {
         id: id.to_owned(),
         name: name.to_owned(),
@@ -204,11 +218,17 @@ mod tests {
             ["mode", "model", "fast"]
         );
         assert_eq!(values(&choices[0]), ["default", "plan"]);
-        assert_eq!(choices[0].values[1].description.as_deref(), Some("No edits"));
+        assert_eq!(
+            choices[0].values[1].description.as_deref(),
+            Some("No edits")
+        );
         assert_eq!(values(&choices[1]), ["m1", "m2"]);
         assert!(offered.by_id("fast").unwrap().boolean);
         assert_eq!(choices[2].current.as_deref(), Some("false"));
-        assert_eq!((offered.mode(), offered.model()), (Some("default"), Some("m1")));
+        assert_eq!(
+            (offered.mode(), offered.model()),
+            (Some("default"), Some("m1"))
+        );
     }
 
     #[test]
@@ -229,8 +249,16 @@ mod tests {
                     category: Some("mode".into()),
                     current: Some("default".into()),
                     values: vec![
-                        ConfigValue { value: "default".into(), name: "Default".into(), description: None },
-                        ConfigValue { value: "yolo".into(), name: "YOLO".into(), description: None },
+                        ConfigValue {
+                            value: "default".into(),
+                            name: "Default".into(),
+                            description: None
+                        },
+                        ConfigValue {
+                            value: "yolo".into(),
+                            name: "YOLO".into(),
+                            description: None
+                        },
                     ],
                 },
                 ConfigChoice {
@@ -238,7 +266,11 @@ mod tests {
                     name: "Model".into(),
                     category: Some("model".into()),
                     current: Some("auto".into()),
-                    values: vec![ConfigValue { value: "auto".into(), name: "Auto".into(), description: None }],
+                    values: vec![ConfigValue {
+                        value: "auto".into(),
+                        name: "Auto".into(),
+                        description: None
+                    }],
                 },
             ]
         );

@@ -147,7 +147,11 @@ pub fn changes(
     for (id, value) in &settings.options {
         let key = format!("options.{id}");
         let Some(setting) = offered.by_id(id) else {
-            let ids: Vec<&str> = offered.config.iter().map(|s| s.choice.id.as_str()).collect();
+            let ids: Vec<&str> = offered
+                .config
+                .iter()
+                .map(|s| s.choice.id.as_str())
+                .collect();
             return Err(if ids.is_empty() {
                 format!("{agent} offers no config options; remove `{key}`")
             } else {
@@ -266,16 +270,28 @@ mod tests {
         let settings = SessionSettings {
             mode: Some("plan".into()),
             model: Some("default".into()),
-            options: vec![("effort".into(), text("high")), ("fast".into(), SettingValue::Flag(true))],
+            options: vec![
+                ("effort".into(), text("high")),
+                ("fast".into(), SettingValue::Flag(true)),
+            ],
         };
         let changes = changes(&settings, &claude(), "claude-agent-acp").unwrap();
         let requests: Vec<_> = changes.iter().map(|c| c.request("s")).collect();
         assert_eq!(
             requests,
             [
-                ("session/set_config_option", json!({"sessionId": "s", "configId": "mode", "value": "plan"})),
-                ("session/set_config_option", json!({"sessionId": "s", "configId": "effort", "value": "high"})),
-                ("session/set_config_option", json!({"sessionId": "s", "configId": "fast", "type": "boolean", "value": true})),
+                (
+                    "session/set_config_option",
+                    json!({"sessionId": "s", "configId": "mode", "value": "plan"})
+                ),
+                (
+                    "session/set_config_option",
+                    json!({"sessionId": "s", "configId": "effort", "value": "high"})
+                ),
+                (
+                    "session/set_config_option",
+                    json!({"sessionId": "s", "configId": "fast", "type": "boolean", "value": true})
+                ),
             ]
         );
         assert_eq!(changes[1].written(), "options.effort = \"high\"");
@@ -298,10 +314,12 @@ mod tests {
         };
         assert_eq!(
             changes(&other, &gemini(), "gemini"),
-            Err("gemini offers no way to change its model over ACP (no `model` config option; \
+            Err(
+                "gemini offers no way to change its model over ACP (no `model` config option; \
                  its model now: auto); remove `model`, or choose the model on its command line \
                  (`args`)"
-                .into())
+                    .into()
+            )
         );
     }
 
@@ -313,7 +331,10 @@ mod tests {
         };
         assert_eq!(
             changes(&mode("yolo"), &claude(), "claude-agent-acp"),
-            Err("mode = \"yolo\" is not offered by claude-agent-acp; its modes: default, plan".into())
+            Err(
+                "mode = \"yolo\" is not offered by claude-agent-acp; its modes: default, plan"
+                    .into()
+            )
         );
         assert_eq!(
             changes(&mode("plan"), &gemini(), "gemini"),
@@ -340,8 +361,15 @@ mod tests {
             Err("`options.fast` is a switch of claude-agent-acp: set it to true or false".into())
         );
         assert_eq!(
-            changes(&options("effort", SettingValue::Flag(true)), &claude(), "claude-agent-acp"),
-            Err("`options.effort` of claude-agent-acp takes one of its values: default, high".into())
+            changes(
+                &options("effort", SettingValue::Flag(true)),
+                &claude(),
+                "claude-agent-acp"
+            ),
+            Err(
+                "`options.effort` of claude-agent-acp takes one of its values: default, high"
+                    .into()
+            )
         );
         assert_eq!(
             changes(&options("effort", text("high")), &gemini(), "gemini"),

@@ -7,7 +7,9 @@
 
 use std::collections::VecDeque;
 
-use agent_client_protocol::v1::schema::{ContentBlock, NewSessionRequest, PromptRequest, TextContent};
+use agent_client_protocol::v1::schema::{
+    ContentBlock, NewSessionRequest, PromptRequest, TextContent,
+};
 use serde_json::{Value, json};
 
 use super::offered::Offered;
@@ -122,7 +124,11 @@ impl AcpSession {
     }
 
     /// The agent's answer to the setting in flight.
-    pub(super) fn setting_answered(&mut self, outcome: Result<Value, AgentError>, out: &mut Outbox) {
+    pub(super) fn setting_answered(
+        &mut self,
+        outcome: Result<Value, AgentError>,
+        out: &mut Outbox,
+    ) {
         let Some(change) = self.changes.pop_front() else {
             return;
         };
@@ -134,8 +140,11 @@ impl AcpSession {
                     AgentEvent::Failed { message } => message,
                     _ => error.message,
                 };
-                let message =
-                    format!("{} refused `{}`: {words}", self.turn.agent, change.written());
+                let message = format!(
+                    "{} refused `{}`: {words}",
+                    self.turn.agent,
+                    change.written()
+                );
                 return self.end(AgentEvent::Failed { message }, out);
             }
         };

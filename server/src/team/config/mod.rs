@@ -10,10 +10,10 @@ use check::{Checker, assignment_range};
 use raw::RawFile;
 
 use super::model::is_valid_handle;
-use crate::agents::acp::SettingValue;
 use super::problem::ConfigProblem;
 use super::toml_check::parse_strict;
 use super::trust::{TrustItem, UserTrust};
+use crate::agents::acp::SettingValue;
 
 mod check;
 mod layers;

@@ -174,7 +174,11 @@ mod tests {
         assert_eq!(
             trust,
             [
-                (TrustKey::Mode, "mode = \"plan\"", vec!["mode = \"plan\"".to_owned()]),
+                (
+                    TrustKey::Mode,
+                    "mode = \"plan\"",
+                    vec!["mode = \"plan\"".to_owned()]
+                ),
                 (
                     TrustKey::Options,
                     "[members.w.options]",
@@ -188,7 +192,10 @@ mod tests {
         let mut untrusted = config.clone();
         untrusted.drop_trusted_keys();
         let w = &untrusted.members[0];
-        assert_eq!((w.mode.as_deref(), w.model.as_deref()), (None, Some("sonnet")));
+        assert_eq!(
+            (w.mode.as_deref(), w.model.as_deref()),
+            (None, Some("sonnet"))
+        );
         assert!(w.options.is_empty());
     }
 
@@ -199,7 +206,13 @@ mod tests {
         let (config, problems) = parse(text);
         let shown: Vec<_> = problems
             .iter()
-            .map(|p| (&text[p.range.clone().unwrap_or(0..0)], p.severity, p.message.as_str()))
+            .map(|p| {
+                (
+                    &text[p.range.clone().unwrap_or(0..0)],
+                    p.severity,
+                    p.message.as_str(),
+                )
+            })
             .collect();
         let headless = |key: &str| {
             format!(
@@ -217,7 +230,11 @@ mod tests {
                     "`mode` is empty; name one the agent offers, or remove `mode`"
                 ),
                 ("\"opus\"", Severity::Warning, headless("model").as_str()),
-                ("[members.w.options]", Severity::Warning, headless("options").as_str()),
+                (
+                    "[members.w.options]",
+                    Severity::Warning,
+                    headless("options").as_str()
+                ),
                 (
                     "3",
                     Severity::Error,
@@ -227,7 +244,10 @@ mod tests {
             ]
         );
         let w = &config.members[0];
-        assert_eq!((w.mode.as_deref(), w.model.as_deref()), (None, Some("opus")));
+        assert_eq!(
+            (w.mode.as_deref(), w.model.as_deref()),
+            (None, Some("opus"))
+        );
         assert!(w.options.is_empty());
     }
 }

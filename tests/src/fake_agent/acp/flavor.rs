@@ -83,7 +83,11 @@ pub fn modes(flavor: Cli, mode: &str) -> J {
 pub fn config_options(flavor: Cli, mode: &str, values: &[(String, String)]) -> J {
     let mut options: Vec<J> = templates(flavor).at("configOptions").items().to_vec();
     for option in &mut options {
-        let id = option.get("id").and_then(J::as_str).unwrap_or_default().to_string();
+        let id = option
+            .get("id")
+            .and_then(J::as_str)
+            .unwrap_or_default()
+            .to_string();
         if let Some((_, value)) = values.iter().find(|(i, _)| *i == id) {
             option.set("currentValue", value.as_str());
         }

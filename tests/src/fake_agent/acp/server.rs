@@ -195,7 +195,10 @@ impl Agent {
         }
         if let Some(roots) = params.get("additionalDirectories") {
             let absolute = |r: &Value| r.as_str().is_some_and(|r| Path::new(r).is_absolute());
-            if !roots.as_array().is_some_and(|roots| roots.iter().all(absolute)) {
+            if !roots
+                .as_array()
+                .is_some_and(|roots| roots.iter().all(absolute))
+            {
                 return Err(errors::invalid_params(
                     "additionalDirectories: an array of absolute paths is required",
                 ));
