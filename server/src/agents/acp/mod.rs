@@ -5,8 +5,8 @@
 //! agents use their own tools), then on its result `session/resume` of the member's
 //! last session or `session/new` in the member's workdir, then the member's mode,
 //! model and options, one request each, and `session/prompt` (`setup.rs`,
-//! `settings.rs`). The
-//! `session/update` stream becomes answer text and tool lines (`updates.rs`);
+//! `settings.rs`, `offered.rs`). The `session/update` stream becomes answer text and
+//! tool lines (`updates.rs`), and the session's settings as they change;
 //! `session/request_permission` becomes an [`AgentEvent::Permission`] answered by a
 //! [`SessionCommand::Answer`] (`permission.rs`); a cancel sends `session/cancel` and
 //! answers every waiting request `cancelled`. The prompt's result ends the turn
