@@ -38,7 +38,7 @@
 //! | `FAKE_ACP_GEMINI_LOAD_FAILS=1` | gemini's `session/load` fails `-32603` "No previous sessions found for this project." and forgets the session, as the real one does within the minute of the session's creation |
 //! | `INITIAL_AGENT_MODE` | codex's mode (default `agent`, which never asks; `workspace-write` and `read-only` ask) |
 //! | `CLAUDE_CONFIG_DIR`, `CODEX_HOME`, `GEMINI_CLI_HOME` | where sessions are kept (`fake-acp-sessions/`), so a new process resumes them |
-//! | `FAKE_AGENT_TEXT`, `FAKE_AGENT_CHUNKS`, `FAKE_AGENT_DELAY_MS`, `FAKE_AGENT_STDERR`, `FAKE_AGENT_RECORD`, `FAKE_AGENT_PROMPT_KNOBS` | as for the headless CLIs (per prompt with `fake-agent:` lines) |
+//! | `FAKE_AGENT_TEXT`, `FAKE_AGENT_CHUNKS`, `FAKE_AGENT_DELAY_MS`, `FAKE_AGENT_SPREAD_MS`, `FAKE_AGENT_STDERR`, `FAKE_AGENT_RECORD`, `FAKE_AGENT_PROMPT_KNOBS` | as for the headless CLIs (per prompt with `fake-agent:` lines) |
 //!
 //! # Permission answers
 //!
