@@ -48,6 +48,7 @@ fn invocation(program: &str, args: &[&str]) -> Invocation {
             has_completion_event: false,
         },
         install_hint: None,
+        session: Default::default(),
     }
 }
 
