@@ -5,6 +5,7 @@
 
 mod setup;
 
+mod acp_info;
 mod agent_output;
 mod commands;
 mod drafts;

@@ -16,6 +16,7 @@
 //! noise on stdout). The protocol crate gives the message types only: the runner owns
 //! the process, its limits and its stderr.
 
+mod commands;
 mod ending;
 mod permission;
 mod plan;
@@ -162,7 +163,8 @@ impl AcpSession {
                 return self.new_session(out);
             }
             Err(error) => {
-                let failed = ending::refused(step, &self.turn.agent, &error, &self.login);
+                let failed =
+                    ending::refused(step, &self.turn.agent, &error, &self.login, &mut out.events);
                 return self.end(failed, out);
             }
         };
@@ -184,14 +186,7 @@ impl AcpSession {
             );
             return self.end(AgentEvent::Failed { message }, out);
         }
-        self.login.methods = result
-            .get("authMethods")
-            .and_then(Value::as_array)
-            .map(|methods| {
-                let name = |m: &Value| m.get("name").and_then(Value::as_str).map(str::to_owned);
-                methods.iter().filter_map(name).collect()
-            })
-            .unwrap_or_default();
+        self.login.methods = ending::auth_methods(result);
         if let Some((session, _)) = &self.resume {
             // Only `session/resume` continues a session here. `session/load` replays the
             // history as updates, and gemini (the one real agent without resume) sends
@@ -383,7 +378,7 @@ impl Session for AcpSession {
 
     fn finish(&mut self, exit: &ExitInfo, out: &mut Outbox) {
         if self.turn.exited() {
-            out.push(ending::exited(&self.turn, exit, &self.login));
+            ending::exited(&self.turn, exit, &self.login, out);
         }
     }
 }
