@@ -59,6 +59,12 @@ async fn completion(editor: &mut SimEditor, uri: &str, position: Value) -> Vec<V
     answer.as_array().cloned().unwrap_or_default()
 }
 
+/// The completion items at the end of `uri`.
+async fn completion_at_end(editor: &mut SimEditor, uri: &str) -> Vec<Value> {
+    let end = end_of(editor.text(uri));
+    completion(editor, uri, end).await
+}
+
 fn labels(items: &[Value]) -> Vec<(String, String)> {
     items
         .iter()
@@ -92,7 +98,7 @@ const GEMINI_COMMANDS: [(&str, &str); 3] = [
 #[tokio::test]
 async fn a_slash_in_a_message_offers_the_commands_of_the_members_it_asks() {
     let s = acp_team("");
-    let (mut editor, uri) = s
+    let (editor, uri) = s
         .open_chat(
             Behaviour::VsCode,
             "team/cmd.chat.md",
@@ -146,16 +152,16 @@ async fn a_message_that_asks_nobody_offers_every_members_commands() {
     answered(&mut editor, &uri).await;
     // Not at the start of a line: no commands.
     editor.type_text(&uri, At::End, "see /").await;
-    let items = completion(&mut editor, &uri, end_of(editor.text(&uri))).await;
+    let items = completion_at_end(&mut editor, &uri).await;
     assert_eq!(labels(&items), []);
     editor.type_text(&uri, At::End, "\n/mem").await;
-    let items = completion(&mut editor, &uri, end_of(editor.text(&uri))).await;
+    let items = completion_at_end(&mut editor, &uri).await;
     let mut all = pairs(&CLAUDE_COMMANDS);
     all.extend(pairs(&GEMINI_COMMANDS));
     assert_eq!(labels(&items), all);
     // Asking the writer alone: its commands only.
     editor.type_text(&uri, At::End, "\n@writer\n/").await;
-    let items = completion(&mut editor, &uri, end_of(editor.text(&uri))).await;
+    let items = completion_at_end(&mut editor, &uri).await;
     assert_eq!(labels(&items), pairs(&GEMINI_COMMANDS));
     // In the agent's answer there is nothing to complete.
     let answer_line = editor
@@ -257,7 +263,7 @@ async fn a_member_that_needs_a_login_gets_a_diagnostic_until_it_answers() {
     answered(&mut editor, &uri).await;
     assert!(editor.text(&uri).contains("status=done"));
     let found = diagnostics_until(&mut editor, &uri, |d| logins(d).is_empty()).await;
-    assert_eq!(logins(&found), []);
+    assert_eq!(logins(&found), Vec::<Value>::new());
 }
 
 #[tokio::test]
