@@ -22,12 +22,14 @@ const MEMBER_KEYS: [&str; 2] = ["mode", "model"];
 /// What is being typed at the cursor.
 #[derive(Debug, PartialEq, Eq)]
 pub(super) enum Spot {
-    /// The value of `key` of member `member`, from `start`; `quoted`: after its `"`.
+    /// The value of `key` of member `member`, from `start`; `quoted`: after its `"`;
+    /// `options`: a key of its `options` table (else of its own table).
     Value {
         member: String,
         key: String,
         start: usize,
         quoted: bool,
+        options: bool,
     },
     /// A key of `[members.<member>.options]`, from `start`.
     OptionKey { member: String, start: usize },
@@ -69,9 +71,9 @@ pub(super) fn spot(text: &str, offset: usize) -> Option<Spot> {
         None if value.is_empty() => ("", false),
         None => return None,
     };
-    let member = match table {
-        Table::Member(member) if MEMBER_KEYS.contains(&key) => member,
-        Table::Options(member) if !key.is_empty() => member,
+    let (member, options) = match table {
+        Table::Member(member) if MEMBER_KEYS.contains(&key) => (member, false),
+        Table::Options(member) if !key.is_empty() => (member, true),
         _ => return None,
     };
     Some(Spot::Value {
@@ -79,6 +81,7 @@ pub(super) fn spot(text: &str, offset: usize) -> Option<Spot> {
         key: key.to_owned(),
         start: offset - partial.len(),
         quoted,
+        options,
     })
 }
 
@@ -107,12 +110,48 @@ fn table_above(text: &str) -> Option<Table> {
     }
 }
 
-/// The setting a key names: the one with that id, else the one of that category.
-fn setting<'a>(options: &'a [ConfigChoice], key: &str) -> Option<&'a ConfigChoice> {
-    options
+/// The setting a key names: in a member's table (`mode`, `model`) the one of that
+/// category, else the one with that id (as the turn applies them); in its `options`
+/// table the one with that id.
+fn setting<'a>(
+    options: &'a [ConfigChoice],
+    key: &str,
+    member_key: bool,
+) -> Option<&'a ConfigChoice> {
+    let of = |c: &&ConfigChoice| c.category.as_deref() == Some(key);
+    let named = |c: &&ConfigChoice| c.id == key;
+    if member_key {
+        options
+            .iter()
+            .find(of)
+            .or_else(|| options.iter().find(named))
+    } else {
+        options.iter().find(named)
+    }
+}
+
+/// A setting's values: its select values (TOML strings), or `true` and `false` for a
+/// boolean one (it lists no values; its value in force says it is one), each with
+/// whether it is a string, its name and description.
+fn values(choice: &ConfigChoice) -> Vec<(&str, bool, &str, Option<&str>)> {
+    if choice.values.is_empty() && matches!(choice.current.as_deref(), Some("true" | "false")) {
+        return vec![
+            ("true", false, "true", None),
+            ("false", false, "false", None),
+        ];
+    }
+    choice
+        .values
         .iter()
-        .find(|c| c.id == key)
-        .or_else(|| options.iter().find(|c| c.category.as_deref() == Some(key)))
+        .map(|v| {
+            (
+                v.value.as_str(),
+                true,
+                v.name.as_str(),
+                v.description.as_deref(),
+            )
+        })
+        .collect()
 }
 
 /// Whether `path` is a `chatmd.toml`.
@@ -148,31 +187,36 @@ pub(super) fn items(
 ) -> Vec<CompletionItem> {
     match spot {
         Spot::Value {
-            key, start, quoted, ..
+            key,
+            start,
+            quoted,
+            options: in_options,
+            ..
         } => {
-            let Some(choice) = setting(options, key) else {
+            let Some(choice) = setting(options, key, !in_options) else {
                 return Vec::new();
             };
-            choice
-                .values
-                .iter()
+            values(choice)
+                .into_iter()
                 .enumerate()
-                .map(|(i, v)| {
-                    let current = choice.current.as_deref() == Some(v.value.as_str());
-                    let insert = if *quoted {
-                        escaped(&v.value)
-                    } else {
-                        format!("\"{}\"", escaped(&v.value))
+                .filter_map(|(i, (value, string, name, description))| {
+                    let insert = match (string, *quoted) {
+                        (true, true) => escaped(value),
+                        (true, false) => format!("\"{}\"", escaped(value)),
+                        (false, false) => value.to_owned(),
+                        // Inside quotes only a string goes.
+                        (false, true) => return None,
                     };
-                    CompletionItem {
-                        label: v.value.clone(),
+                    let current = choice.current.as_deref() == Some(value);
+                    Some(CompletionItem {
+                        label: value.to_owned(),
                         kind: Some(CompletionItemKind::ENUM_MEMBER),
                         detail: Some(if current {
-                            format!("{} (in force in its last session)", v.name)
+                            format!("{name} (in force in its last session)")
                         } else {
-                            v.name.clone()
+                            name.to_owned()
                         }),
-                        documentation: v.description.clone().map(Documentation::String),
+                        documentation: description.map(|d| Documentation::String(d.to_owned())),
                         sort_text: Some(format!("{i:04}")),
                         filter_text: Some(insert.clone()),
                         text_edit: Some(CompletionTextEdit::Edit(TextEdit::new(
@@ -180,7 +224,7 @@ pub(super) fn items(
                             insert,
                         ))),
                         ..Default::default()
-                    }
+                    })
                 })
                 .collect()
         }

@@ -14,6 +14,17 @@ fn value(member: &str, key: &str, start: usize, quoted: bool) -> Option<Spot> {
         key: key.into(),
         start,
         quoted,
+        options: false,
+    })
+}
+
+fn option(member: &str, key: &str, start: usize, quoted: bool) -> Option<Spot> {
+    Some(Spot::Value {
+        member: member.into(),
+        key: key.into(),
+        start,
+        quoted,
+        options: true,
     })
 }
 
@@ -64,7 +75,7 @@ fn option_keys_and_values_in_an_options_table() {
     );
     assert_eq!(
         at("[members.coder.options]\neffort = \"h|"),
-        value("coder", "effort", 34, true)
+        option("coder", "effort", 34, true)
     );
 }
 
@@ -141,8 +152,39 @@ fn values_come_with_their_names_and_descriptions() {
             "\"opus[1m]\"".into()
         )))
     );
-    let unknown = value("coder", "effort", 8, true).unwrap();
+    let unknown = option("coder", "effort", 8, true).unwrap();
     assert_eq!(super::items(&unknown, &options(), range), []);
+    // In the options table a key is the setting's id: `llm`, not its category.
+    let by_id = option("coder", "model", 8, true).unwrap();
+    assert_eq!(super::items(&by_id, &options(), range), []);
+    let by_id = option("coder", "llm", 8, true).unwrap();
+    assert_eq!(super::items(&by_id, &options(), range).len(), 1);
+}
+
+#[test]
+fn a_boolean_setting_offers_true_and_false_unquoted() {
+    let mut options = options();
+    options.push(ConfigChoice {
+        id: "fast".into(),
+        name: "Fast".into(),
+        category: None,
+        current: Some("false".into()),
+        values: Vec::new(),
+    });
+    let spot = option("coder", "fast", 5, false).unwrap();
+    let shown: Vec<Option<CompletionTextEdit>> = items(&spot, &options, range)
+        .into_iter()
+        .map(|i| i.text_edit)
+        .collect();
+    let edit = |text: &str| {
+        Some(CompletionTextEdit::Edit(TextEdit::new(
+            range(5),
+            text.into(),
+        )))
+    };
+    assert_eq!(shown, [edit("true"), edit("false")]);
+    let quoted = option("coder", "fast", 5, true).unwrap();
+    assert_eq!(items(&quoted, &options, range), []);
 }
 
 #[test]
@@ -156,5 +198,6 @@ fn option_keys_are_the_settings_ids() {
         .map(|i| i.label)
         .collect();
     assert_eq!(labels, ["mode", "llm"]);
+    // A value with a quote or a backslash is escaped.
     assert_eq!(escaped("a\"b\\c"), "a\\\"b\\\\c");
 }
