@@ -314,3 +314,73 @@ async fn the_diagnostic_lists_the_agents_login_methods() {
         "{shown}"
     );
 }
+
+/// `(label, detail)` of the completion at the `|` of `text`, open as the team's
+/// `chatmd.toml` (the file on disk stays as it is).
+async fn config_completion(
+    editor: &mut SimEditor,
+    s: &Setup,
+    text: &str,
+) -> Vec<(String, String)> {
+    let uri = s.uri("team/chatmd.toml");
+    let at = text.find('|').expect("a cursor");
+    let text = text.replace('|', "");
+    editor.open(&uri, &text).await;
+    let position = end_of(&text[..at]);
+    let items = completion(editor, &uri, position).await;
+    editor.close(&uri).await;
+    labels(&items)
+}
+
+#[tokio::test]
+async fn chatmd_toml_completes_the_settings_the_agent_offered() {
+    let s = acp_team("");
+    let (mut editor, uri) = s
+        .open_chat(
+            Behaviour::VsCode,
+            "team/settings.chat.md",
+            "## @me\n@reviewer say hello\n",
+        )
+        .await;
+    let config = s.read("team/chatmd.toml");
+    let with = |after: &str, line: &str| config.replacen(after, &format!("{after}{line}"), 1);
+    let mode = with("preset = \"claude\"\n", "mode = \"|\"\n");
+    // Before the reviewer's first turn nothing is known.
+    assert_eq!(config_completion(&mut editor, &s, &mode).await, []);
+
+    answered(&mut editor, &uri).await;
+    assert_eq!(
+        config_completion(&mut editor, &s, &mode).await,
+        pairs(&[
+            ("auto", "Auto"),
+            ("default", "Default (in force in its last session)"),
+            ("acceptEdits", "Accept Edits"),
+            ("plan", "Plan Mode"),
+            ("dontAsk", "Don't Ask"),
+            ("bypassPermissions", "Bypass Permissions"),
+        ])
+    );
+    let model = with("preset = \"claude\"\n", "model = \"son|");
+    assert_eq!(
+        config_completion(&mut editor, &s, &model).await,
+        pairs(&[
+            ("default", "Default (recommended) (in force in its last session)"),
+            ("opus[1m]", "Opus"),
+            ("sonnet", "Sonnet"),
+            ("sonnet[1m]", "Sonnet (1M context)"),
+        ])
+    );
+    let effort = format!("{config}\n[members.reviewer.options]\neffort = \"|");
+    assert_eq!(
+        config_completion(&mut editor, &s, &effort).await,
+        pairs(&[
+            ("default", "Default (in force in its last session)"),
+            ("low", "Low"),
+            ("medium", "Medium"),
+            ("high", "High"),
+        ])
+    );
+    // The writer has not answered: nothing known of it.
+    let writer = with("preset = \"gemini\"\n", "mode = \"|\"\n");
+    assert_eq!(config_completion(&mut editor, &s, &writer).await, []);
+}
