@@ -8,6 +8,7 @@ use std::time::Duration;
 use super::problem::ConfigProblem;
 use super::trust::{TrustKey, UntrustedConfig, key_list, trust_command};
 use crate::agents::AgentKind;
+use crate::agents::acp::SessionSettings;
 
 /// One member of a team: who the agent is (role, folder) and how it runs (config).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -46,6 +47,9 @@ pub struct Member {
     pub idle_timeout: Option<Duration>,
     /// Keep the CLI's own session between turns.
     pub resume: bool,
+    /// An ACP member's session mode, model and config options (`mode`, `model`,
+    /// `[members.X.options]`), applied to each session it starts or resumes.
+    pub session: SessionSettings,
 }
 
 impl Member {
@@ -68,6 +72,7 @@ impl Member {
             timeout: None,
             idle_timeout: None,
             resume: false,
+            session: SessionSettings::default(),
         }
     }
 

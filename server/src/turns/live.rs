@@ -160,6 +160,10 @@ impl Live {
                 t.status.set("model", model);
                 t.status_dirty = true;
             }
+            AgentEvent::Mode(mode) => {
+                t.status.set("mode", mode);
+                t.status_dirty = true;
+            }
             AgentEvent::Text(piece) => {
                 // A permission block already ends with a blank line: the agent's new
                 // paragraph after it needs none of its own.

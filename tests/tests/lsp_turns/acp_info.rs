@@ -317,11 +317,7 @@ async fn the_diagnostic_lists_the_agents_login_methods() {
 
 /// `(label, detail)` of the completion at the `|` of `text`, open as the team's
 /// `chatmd.toml` (the file on disk stays as it is).
-async fn config_completion(
-    editor: &mut SimEditor,
-    s: &Setup,
-    text: &str,
-) -> Vec<(String, String)> {
+async fn config_completion(editor: &mut SimEditor, s: &Setup, text: &str) -> Vec<(String, String)> {
     let uri = s.uri("team/chatmd.toml");
     let at = text.find('|').expect("a cursor");
     let text = text.replace('|', "");
@@ -364,7 +360,10 @@ async fn chatmd_toml_completes_the_settings_the_agent_offered() {
     assert_eq!(
         config_completion(&mut editor, &s, &model).await,
         pairs(&[
-            ("default", "Default (recommended) (in force in its last session)"),
+            (
+                "default",
+                "Default (recommended) (in force in its last session)"
+            ),
             ("opus[1m]", "Opus"),
             ("sonnet", "Sonnet"),
             ("sonnet[1m]", "Sonnet (1M context)"),

@@ -51,6 +51,17 @@
 //! outcome `cancelled` ends the turn `cancelled`. An `optionId` that was not offered is
 //! taken as a refusal and reported on stderr.
 //!
+//! # Session settings
+//!
+//! Each flavor offers its recorded `configOptions` (claude: mode, model, effort; codex:
+//! mode, collaboration mode, model; gemini none, only the legacy `modes`/`models`) and
+//! answers `session/set_config_option` and `session/set_mode` as the real one does
+//! (`settings.rs`): its result shapes, the `current_mode_update` /
+//! `config_option_update` that follow, and its own error for an unknown option or a
+//! value it does not offer (also reported on stderr: a client should check first).
+//! `additionalDirectories` in a session request must be absolute paths (`-32602`
+//! otherwise); gemini, which does not advertise them, complains on stderr.
+//!
 //! # Checks
 //!
 //! The first message must be `initialize` (else `-32600` and a stderr line; no real agent
@@ -72,13 +83,14 @@ mod modes;
 mod permission;
 mod replay;
 mod server;
+mod settings;
 mod store;
 mod tools;
 mod turn;
 mod usage;
 mod wire;
 
-pub use log::{answers_received, methods_received};
+pub use log::{answers_received, methods_received, requests_received};
 
 use std::path::Path;
 
