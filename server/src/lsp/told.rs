@@ -45,7 +45,7 @@ impl Told {
     /// Takes in `event` of `member` of the team in `folder` (other events are
     /// ignored). Returns whether the member's login problem changed.
     pub fn take(&mut self, folder: &Path, member: &str, event: &AgentEvent) -> bool {
-        let changed = match event {
+        match event {
             AgentEvent::LoginNeeded { advice, methods } => {
                 let problem = Some(LoginProblem {
                     advice: advice.clone(),
@@ -69,8 +69,7 @@ impl Told {
                 false
             }
             _ => false,
-        };
-        changed
+        }
     }
 
     /// `member` answered: its login problem is over. Returns whether it had one.

@@ -8,9 +8,12 @@ use pretty_assertions::assert_eq;
 
 use crate::replay;
 
+/// Commands as `(name, hint)`.
+type Named = Vec<(String, Option<String>)>;
+
 /// The `Commands` events of recording `name`, as `(name, hint)` lists, and whether
 /// each came before the first text.
-fn commands(name: &str) -> Vec<(Vec<(String, Option<String>)>, bool)> {
+fn commands(name: &str) -> Vec<(Named, bool)> {
     let (_, trace, _) = replay(name);
     let first_text = trace
         .events
@@ -33,7 +36,7 @@ fn commands(name: &str) -> Vec<(Vec<(String, Option<String>)>, bool)> {
         .collect()
 }
 
-fn named(list: &[(&str, Option<&str>)]) -> Vec<(String, Option<String>)> {
+fn named(list: &[(&str, Option<&str>)]) -> Named {
     list.iter()
         .map(|(name, hint)| ((*name).to_owned(), hint.map(str::to_owned)))
         .collect()

@@ -107,12 +107,10 @@ pub(super) fn item(
         label: label.clone(),
         kind: Some(CompletionItemKind::FUNCTION),
         detail: Some(format!("@{}", member.handle)),
-        documentation: (!doc.is_empty()).then(|| {
-            Documentation::MarkupContent(MarkupContent {
-                kind: MarkupKind::Markdown,
-                value: doc,
-            })
-        }),
+        documentation: (!doc.is_empty()).then_some(Documentation::MarkupContent(MarkupContent {
+            kind: MarkupKind::Markdown,
+            value: doc,
+        })),
         sort_text: Some(format!("{order:08}")),
         filter_text: Some(label.clone()),
         text_edit: Some(CompletionTextEdit::Edit(TextEdit::new(range, label))),
