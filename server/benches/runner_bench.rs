@@ -47,6 +47,7 @@ fn invocation(program: &str, args: &[&str]) -> Invocation {
             has_completion_event: false,
         },
         install_hint: None,
+        session: Default::default(),
     }
 }
 

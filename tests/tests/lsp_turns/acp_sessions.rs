@@ -185,3 +185,52 @@ async fn cancel_while_the_answer_streams_sends_session_cancel_and_leaves_no_proc
     assert!(!text.contains("SLOW-CHUNK-40"), "{text}");
     no_agent_left(&s);
 }
+
+#[tokio::test]
+async fn server_shutdown_cancels_a_running_acp_turn_and_leaves_no_process() {
+    let s = acp_writer("");
+    let (mut editor, uri) = s
+        .open_chat(
+            Behaviour::VsCode,
+            "team/q.chat.md",
+            "## @me\n@writer MOCK-MODE=slow go\n",
+        )
+        .await;
+    send(&mut editor, &uri).await;
+    editor
+        .run_until("the answer streaming", |e| {
+            e.text(&uri).contains("SLOW-CHUNK-01")
+        })
+        .await;
+    editor.client.shutdown().await;
+    // The turn ends the agent's way: `session/cancel`, then its process ends.
+    crate::setup::file_until(&s.path("acp.jsonl"), "session/cancel", |log| {
+        log.contains("\"session/cancel\"")
+    })
+    .await;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let runs = std::fs::read_to_string(s.path("runs.jsonl")).expect("runs");
+    for run in runs.lines() {
+        let pid = serde_json::from_str::<Value>(run).expect("JSON")["pid"].clone();
+        loop {
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+            if stat.is_empty() || stat.contains(") Z") {
+                break;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "agent {pid} outlived the server"
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+    }
+    assert_eq!(
+        methods(&s),
+        [
+            "initialize",
+            "session/new",
+            "session/prompt",
+            "session/cancel"
+        ]
+    );
+}

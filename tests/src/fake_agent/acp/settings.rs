@@ -7,8 +7,7 @@
 //!   `current_mode_update` before the result `{configOptions}`. `set_mode` refuses an
 //!   unknown mode with `Invalid Mode` and sends a `config_option_update` before its `{}`.
 //! - codex-acp: an unknown option or value is `-32602 "Invalid params"` with no details;
-//!   both calls answer (`{configOptions}`, `{}`) and are followed by a
-//!   `config_option_update`.
+//!   both calls send a `config_option_update`, then answer (`{configOptions}`, `{}`).
 //! - gemini --acp: no config options (`set_config_option` is "method not found");
 //!   `set_mode` refuses with `Invalid or unavailable mode: <id>`, else answers `{}`.
 
@@ -74,12 +73,10 @@ pub fn set_config(agent: &mut Agent, id: &Value, params: &Value) {
         let update = obj! { "sessionUpdate": "current_mode_update", "currentModeId": value };
         agent.out.update(&sid, update);
     }
-    agent
-        .out
-        .result(id, obj! { "configOptions": options.clone() });
     if flavor == Cli::Codex {
-        codex_update(agent, &sid, options);
+        codex_update(agent, &sid, options.clone());
     }
+    agent.out.result(id, obj! { "configOptions": options });
 }
 
 /// `session/set_mode` (all three).
@@ -106,21 +103,13 @@ pub fn set_mode(agent: &mut Agent, id: &Value, params: &Value) {
         return agent.out.result(id, J::Obj(Vec::new()));
     }
     let options = flavor::config_options(flavor, &live.mode, &live.values);
-    match flavor {
-        Cli::Claude => {
-            let update = obj! { "sessionUpdate": "config_option_update", "configOptions": options };
-            agent.out.update(&sid, update);
-            agent.out.result(id, J::Obj(Vec::new()));
-        }
-        Cli::Codex => {
-            agent.out.result(id, J::Obj(Vec::new()));
-            codex_update(agent, &sid, options);
-        }
-        Cli::Gemini => {}
-    }
+    let update = obj! { "sessionUpdate": "config_option_update", "configOptions": options };
+    agent.out.update(&sid, update);
+    agent.out.result(id, J::Obj(Vec::new()));
 }
 
-/// codex-acp's `config_option_update` after either call.
+/// codex-acp's `config_option_update`, sent by either call before its answer (its
+/// handler awaits the update, then returns).
 fn codex_update(agent: &mut Agent, sid: &str, options: J) {
     let update = obj! { "sessionUpdate": "config_option_update", "configOptions": options };
     agent.out.update(sid, update);
