@@ -242,7 +242,7 @@ async fn a_member_that_needs_a_login_gets_a_diagnostic_until_it_answers() {
         "message": message,
     });
     let found = diagnostics_until(&mut editor, &uri, |d| !logins(d).is_empty()).await;
-    assert_eq!(logins(&found), [on_heading.clone()]);
+    assert_eq!(logins(&found), std::slice::from_ref(&on_heading));
 
     // Asking it again: the mention in the new message shows it too.
     editor
