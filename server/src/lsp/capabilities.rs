@@ -34,7 +34,8 @@ pub fn server_capabilities(encoding: PositionEncoding) -> ServerCapabilities {
         workspace_symbol_provider: Some(OneOf::Left(true)),
         folding_range_provider: Some(FoldingRangeProviderCapability::Simple(true)),
         completion_provider: Some(CompletionOptions {
-            trigger_characters: Some(vec!["@".to_string()]),
+            // `/` starts an agent's command, `"` a setting's value in `chatmd.toml`.
+            trigger_characters: Some(vec!["@".to_string(), "/".to_string(), "\"".to_string()]),
             ..Default::default()
         }),
         hover_provider: Some(HoverProviderCapability::Simple(true)),

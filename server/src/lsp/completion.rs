@@ -1,4 +1,9 @@
-//! Completion of `@member` handles: members with their agent and role.
+//! Completion in a chat of `@member` handles (members with their agent and role) and of
+//! an agent's commands after `/` (`slash.rs`), and in `chatmd.toml` of a member's session
+//! settings (`settings.rs`).
+
+mod settings;
+mod slash;
 
 use std::sync::Mutex;
 
@@ -80,9 +85,14 @@ pub fn complete(
     enc: PositionEncoding,
     position: Position,
 ) -> Option<Vec<CompletionItem>> {
+    if doc.path.as_deref().is_some_and(settings::is_config) {
+        return settings::complete(state, doc, enc, position);
+    }
     let text = doc.flat();
     let offset = convert::offset(&doc.text, position, enc);
-    let start = handle_start(&text, offset)?;
+    let Some(start) = handle_start(&text, offset) else {
+        return slash::complete(state, doc, &text, offset, enc);
+    };
     if doc.chat.in_code(offset) {
         return None;
     }

@@ -73,6 +73,13 @@ pub fn problems_of(state: &Mutex<State>, doc: &Document) -> (Vec<Problem>, Arc<T
         });
     }
     found.extend(super::trust::chat_problems(&team, &top));
+    {
+        // Cheap (the chat's mentions), so under the lock rather than a copy of it all.
+        let s = lock(state);
+        found.extend(super::login::problems(&text, &doc.chat, &roster, |m| {
+            s.told.member(&team.folder, &m.handle)?.login.clone()
+        }));
+    }
     if let (Some(error), Some(fm)) = (team_error, doc.chat.front_matter.as_ref())
         && let Some(t) = &fm.team
     {

@@ -1,5 +1,6 @@
 //! Hover on `@handle`: who the member is, which agent runs it, where, with which role
-//! files, and whether its CLI is installed.
+//! files, whether its CLI is installed, and what its agent told in its last turn (that
+//! it needs a login, its commands after `/`).
 
 use std::fmt::Write;
 use std::sync::Mutex;
@@ -7,7 +8,7 @@ use std::sync::Mutex;
 use tower_lsp_server::ls_types::*;
 
 use super::convert;
-use super::state::{ChatTeam, Document, State, agent_kinds, find_cli, team_of};
+use super::state::{ChatTeam, Document, State, agent_kinds, find_cli, lock, team_of};
 use crate::agents::{self, probe};
 use crate::conversation::roster::Roster;
 use crate::document::text::PositionEncoding;
@@ -87,6 +88,7 @@ pub fn hover(
                 let _ = writeln!(md, "- program: **{error}**{hint}");
             }
         }
+        told(state, &team.folder, &member.handle, &mut md);
     } else {
         let _ = write!(
             md,
@@ -101,4 +103,32 @@ pub fn hover(
         }),
         range: Some(convert::range(&doc.text, &range, enc)),
     })
+}
+
+/// The most command names a hover lists.
+const COMMANDS_SHOWN: usize = 12;
+
+/// What the member's agent told in its last turn: that it needs a login, its commands.
+fn told(state: &Mutex<State>, folder: &std::path::Path, handle: &str, md: &mut String) {
+    let Some(info) = lock(state).told.member(folder, handle).cloned() else {
+        return;
+    };
+    if let Some(login) = &info.login {
+        let _ = writeln!(md, "- **needs a login**: {}", login.advice);
+    }
+    if !info.commands.is_empty() {
+        let names: Vec<String> = info
+            .commands
+            .iter()
+            .take(COMMANDS_SHOWN)
+            .map(|c| format!("`/{}`", c.name))
+            .collect();
+        let more = info.commands.len().saturating_sub(COMMANDS_SHOWN);
+        let more = if more > 0 {
+            format!(" and {more} more")
+        } else {
+            String::new()
+        };
+        let _ = writeln!(md, "- commands after `/`: {}{more}", names.join(", "));
+    }
 }

@@ -22,6 +22,7 @@ mod dialog;
 mod disk;
 mod renamed;
 mod send;
+mod told;
 
 use super::echo::clamp;
 use super::journal::Entry;
@@ -69,6 +70,8 @@ pub struct LspPort {
     /// The server's running turns (shared; kept here so streamed text does not take
     /// the state lock for every chunk).
     running: Running,
+    /// The chat's team folder, once looked up (what agents tell is kept by it).
+    team_folder: Option<PathBuf>,
 }
 
 impl LspPort {
@@ -110,6 +113,7 @@ impl LspPort {
             skips_stale_edits,
             adds_final_line_break,
             running,
+            team_folder: None,
         }
     }
 
@@ -325,7 +329,14 @@ impl EditorPort for LspPort {
         });
     }
 
+    fn agent_told(&mut self, member: &str, event: &crate::agents::AgentEvent) {
+        self.keep_told(member, event);
+    }
+
     fn end_turn(&mut self, member: &str, status: TurnStatus, error: Option<&TurnError>) {
+        if matches!(status, TurnStatus::Done | TurnStatus::Skipped) {
+            self.answered(member);
+        }
         let elapsed = self.running.release(self.key(), member);
         self.claimed.retain(|m| m != member);
         if let Some(lock) = &self.lock {

@@ -112,6 +112,8 @@ pub struct State {
     pub journals: HashMap<Uri, super::journal::Journal>,
     /// Agent kinds (built in and the user's `agents.toml`), read on first use.
     pub agent_kinds: Option<Arc<Registry>>,
+    /// What members' agents told about themselves (commands, settings, logins).
+    pub told: super::told::Told,
     /// The turns running now.
     pub running: crate::turns::running::Running,
     /// The tasks that run turns into documents, so an ending server can wait for them

@@ -229,7 +229,9 @@ impl Live {
                 port.permission_asked(asked, answers);
             }
             // Kept by the editor side (completion, diagnostics), not written into the turn.
-            AgentEvent::Commands(_) | AgentEvent::Options(_) | AgentEvent::LoginNeeded { .. } => {}
+            AgentEvent::Commands(_) | AgentEvent::Options(_) | AgentEvent::LoginNeeded { .. } => {
+                port.agent_told(&t.member, &event)
+            }
         }
     }
 }

@@ -128,6 +128,13 @@ pub trait EditorPort: Send {
     /// policy) or let the user answer from the document (an editor command), by
     /// sending the answer to `answers`. Until one comes, the agent waits.
     fn permission_asked(&mut self, _asked: super::Asked<'_>, _answers: &super::Answers) {}
+    /// What a member's agent told about itself beside its answer: the commands it
+    /// takes after `/` ([`AgentEvent::Commands`](crate::agents::AgentEvent::Commands)),
+    /// the settings its session offers (`Options`), that it needs a login
+    /// (`LoginNeeded`; the turn's `Failed` follows with the same advice). For ports that
+    /// keep it (the editor's completion and diagnostics); nothing is written into the
+    /// document.
+    fn agent_told(&mut self, _member: &str, _event: &crate::agents::AgentEvent) {}
     /// A member's turn ended (also after `begin_turn` when it could not start).
     fn end_turn(&mut self, _member: &str, _status: TurnStatus, _error: Option<&TurnError>) {}
 

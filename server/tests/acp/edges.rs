@@ -312,6 +312,10 @@ fn a_refused_login_says_how_to_log_in() {
         shown(&trace.events),
         [
             "started s-2 model=-".to_owned(),
+            "login-needed \"Authentication required. Log in with `claude /login` in a terminal \
+             (with CLAUDE_CONFIG_DIR set to the member's `home` if it has one), or export \
+             ANTHROPIC_API_KEY before chatmd starts.\" methods=[]"
+                .to_owned(),
             "failed \"Authentication required. Log in with `claude /login` in a terminal (with \
              CLAUDE_CONFIG_DIR set to the member's `home` if it has one), or export \
              ANTHROPIC_API_KEY before chatmd starts.\""
@@ -329,6 +333,10 @@ fn a_refused_login_says_how_to_log_in() {
     assert_eq!(
         shown(&trace.events),
         [
+            "login-needed \"Gemini API key is missing or not configured. Run `gemini` once in a \
+          terminal to log in (with GEMINI_CLI_HOME set to the member's `home` if it has one), or \
+          export GEMINI_API_KEY before chatmd starts.\" \
+          methods=[oauth-personal, gemini-api-key, vertex-ai, gateway]",
             "failed \"Gemini API key is missing or not configured. Run `gemini` once in a terminal \
           to log in (with GEMINI_CLI_HOME set to the member's `home` if it has one), or export \
           GEMINI_API_KEY before chatmd starts.\""

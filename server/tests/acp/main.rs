@@ -3,6 +3,7 @@
 //! as commands, and what the session writes must be the recorded client's side, message
 //! by message (only `clientInfo` differs). Plus the protocol's edges no recording shows.
 
+mod commands;
 mod edges;
 mod sessions;
 mod transcripts;
@@ -207,8 +208,9 @@ fn answer(message: &Value) -> SessionCommand {
 pub fn shown(events: &[AgentEvent]) -> Vec<String> {
     events
         .iter()
-        // What the session offers to be set is checked on its own (`sessions.rs`).
-        .filter(|event| !matches!(event, AgentEvent::Options(_)))
+        // What the session offers to be set is checked on its own (`sessions.rs`), and
+        // so are its commands (`commands.rs`).
+        .filter(|event| !matches!(event, AgentEvent::Options(_) | AgentEvent::Commands(_)))
         .map(|event| match event {
             AgentEvent::Started { session, model } => {
                 format!("started {} model={}", show(session), show(model))
@@ -250,6 +252,10 @@ pub fn shown(events: &[AgentEvent]) -> Vec<String> {
                 ))
             ),
             AgentEvent::Failed { message } => format!("failed {message:?}"),
+            AgentEvent::LoginNeeded { advice, methods } => {
+                let ids: Vec<&str> = methods.iter().map(|m| m.id.as_str()).collect();
+                format!("login-needed {advice:?} methods=[{}]", ids.join(", "))
+            }
             other => format!("{other:?}"),
         })
         .collect()

@@ -5,6 +5,7 @@
 
 mod setup;
 
+mod acp_info;
 mod acp_sessions;
 mod agent_output;
 mod commands;

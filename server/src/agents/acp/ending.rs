@@ -1,6 +1,8 @@
 //! How an ACP turn ends: the `session/prompt` result (its `stopReason` and token
 //! usage), an error the agent answered one of our requests with (in its own words, with
 //! how to log in when it is about the login), or a process that exits before either.
+//! A failure about the login comes after a [`AgentEvent::LoginNeeded`] with the same
+//! advice and the agent's `authMethods`, for the editor's diagnostic on the member.
 
 use serde_json::Value;
 
@@ -8,7 +10,7 @@ use super::rpc::AgentError;
 use crate::agents::auth::{is_auth_failure, with_hint};
 use crate::agents::output::sanitized;
 use crate::agents::reader::Turn;
-use crate::agents::{AgentEvent, AgentKind, ExitInfo, Usage};
+use crate::agents::{AgentEvent, AgentKind, AuthMethod, ExitInfo, Outbox, Usage};
 
 /// The ACP error code for "Authentication required".
 const AUTH_REQUIRED: i64 = -32000;
@@ -28,8 +30,8 @@ pub struct Login {
     pub kind: Option<AgentKind>,
     /// The program, named in the generic advice.
     pub program: String,
-    /// The agent's `authMethods` (their names), from its `initialize` result.
-    pub methods: Vec<String>,
+    /// The agent's `authMethods`, from its `initialize` result.
+    pub methods: Vec<AuthMethod>,
 }
 
 impl Login {
@@ -48,10 +50,46 @@ impl Login {
             self.program
         ));
         if !self.methods.is_empty() {
-            message.push_str(&format!(" It offers: {}.", self.methods.join(", ")));
+            let names: Vec<&str> = self.methods.iter().map(|m| m.name.as_str()).collect();
+            message.push_str(&format!(" It offers: {}.", names.join(", ")));
         }
         message
     }
+
+    /// The failure with `words` about the login: [`AgentEvent::LoginNeeded`] goes to
+    /// `events`, the `Failed` with the same advice is returned.
+    fn failed(&self, words: &str, events: &mut Vec<AgentEvent>) -> AgentEvent {
+        let advice = self.hint(words);
+        events.push(AgentEvent::LoginNeeded {
+            advice: advice.clone(),
+            methods: self.methods.clone(),
+        });
+        AgentEvent::Failed { message: advice }
+    }
+}
+
+/// The `authMethods` of an `initialize` result (`id`, `name`, `description`); an entry
+/// without an id or a name is left out.
+pub fn auth_methods(result: &Value) -> Vec<AuthMethod> {
+    let Some(methods) = result.get("authMethods").and_then(Value::as_array) else {
+        return Vec::new();
+    };
+    let text = |m: &Value, key: &str| {
+        m.get(key)
+            .and_then(Value::as_str)
+            .map(|s| sanitized(s).trim().to_owned())
+            .filter(|s| !s.is_empty())
+    };
+    methods
+        .iter()
+        .filter_map(|m| {
+            Some(AuthMethod {
+                id: text(m, "id")?,
+                name: text(m, "name")?,
+                description: text(m, "description"),
+            })
+        })
+        .collect()
 }
 
 /// The end of a turn the `session/prompt` result announces.
@@ -84,8 +122,15 @@ fn usage(result: &Value) -> Option<Usage> {
         })
 }
 
-/// The failure of a turn whose request `step` the agent answered with `error`.
-pub fn refused(step: &str, agent: &str, error: &AgentError, login: &Login) -> AgentEvent {
+/// The failure of a turn whose request `step` the agent answered with `error` (a
+/// failure about the login puts its [`AgentEvent::LoginNeeded`] in `events` first).
+pub fn refused(
+    step: &str,
+    agent: &str,
+    error: &AgentError,
+    login: &Login,
+    events: &mut Vec<AgentEvent>,
+) -> AgentEvent {
     let mut words = sanitized(error.message.trim()).into_owned();
     if let Some(detail) = detail(error.data.as_ref()) {
         if words.is_empty() {
@@ -101,12 +146,10 @@ pub fn refused(step: &str, agent: &str, error: &AgentError, login: &Login) -> Ag
     let about_login = error.code == Some(AUTH_REQUIRED)
         || words.to_lowercase().contains("api key is missing")
         || is_auth_failure(&words);
-    AgentEvent::Failed {
-        message: if about_login {
-            login.hint(&words)
-        } else {
-            words
-        },
+    if about_login {
+        login.failed(&words, events)
+    } else {
+        AgentEvent::Failed { message: words }
     }
 }
 
@@ -123,15 +166,16 @@ fn detail(data: Option<&Value>) -> Option<String> {
 }
 
 /// The failure of a turn whose process exited before the prompt's result: what it said
-/// on stderr (or the last stray stdout line, or how it exited), with how to log in when
-/// those words are about the login.
-pub fn exited(turn: &Turn, exit: &ExitInfo, login: &Login) -> AgentEvent {
-    match turn.failure(None, &STDERR_NOISE, exit) {
-        AgentEvent::Failed { message } if is_auth_failure(&message) => AgentEvent::Failed {
-            message: login.hint(&message),
-        },
+/// on stderr (or the last stray stdout line, or how it exited), with how to log in (and
+/// a [`AgentEvent::LoginNeeded`] before it) when those words are about the login.
+pub fn exited(turn: &Turn, exit: &ExitInfo, login: &Login, out: &mut Outbox) {
+    let failed = match turn.failure(None, &STDERR_NOISE, exit) {
+        AgentEvent::Failed { message } if is_auth_failure(&message) => {
+            login.failed(&message, &mut out.events)
+        }
         failed => failed,
-    }
+    };
+    out.push(failed);
 }
 
 #[cfg(test)]
@@ -165,30 +209,75 @@ mod tests {
             message: "Internal error".into(),
             data: Some(json!({"details": "No previous sessions found for this project."})),
         };
+        let method = |id: &str, name: &str| AuthMethod {
+            id: id.into(),
+            name: name.into(),
+            description: None,
+        };
         let login = Login {
             kind: None,
             program: "goose".into(),
-            methods: vec!["Log in with Google".into(), "API key".into()],
+            methods: vec![
+                method("google", "Log in with Google"),
+                method("key", "API key"),
+            ],
         };
+        let mut events = Vec::new();
         assert_eq!(
-            refused("session/load", "gemini", &error, &login),
+            refused("session/load", "gemini", &error, &login, &mut events),
             AgentEvent::Failed {
                 message: "Internal error: No previous sessions found for this project.".into()
             }
         );
+        assert_eq!(events, [], "not about the login");
         let error = AgentError {
             code: Some(AUTH_REQUIRED),
             message: "Authentication required".into(),
             data: None,
         };
+        let advice = "Authentication required. Log in once with `goose` in a terminal, or \
+                      give it its API key (in the member's `env`, or exported before chatmd \
+                      starts). It offers: Log in with Google, API key.";
         assert_eq!(
-            refused("session/prompt", "goose", &error, &login),
+            refused("session/prompt", "goose", &error, &login, &mut events),
             AgentEvent::Failed {
-                message: "Authentication required. Log in once with `goose` in a terminal, or \
-                          give it its API key (in the member's `env`, or exported before chatmd \
-                          starts). It offers: Log in with Google, API key."
-                    .into()
+                message: advice.into()
             }
         );
+        assert_eq!(
+            events,
+            [AgentEvent::LoginNeeded {
+                advice: advice.into(),
+                methods: login.methods.clone()
+            }]
+        );
+    }
+
+    #[test]
+    fn the_auth_methods_come_from_the_initialize_result() {
+        // gemini --acp 0.61's, with `_meta` on some; claude-agent-acp's list is empty.
+        let gemini = json!({"protocolVersion": 1, "authMethods": [
+            {"id": "oauth-personal", "name": "Log in with Google", "description": "Log in with your Google account"},
+            {"id": "gemini-api-key", "name": "Gemini API key", "description": "Use an API key with Gemini Developer API",
+             "_meta": {"api-key": {"provider": "google"}}},
+            {"name": "no id"},
+        ]});
+        assert_eq!(
+            auth_methods(&gemini),
+            [
+                AuthMethod {
+                    id: "oauth-personal".into(),
+                    name: "Log in with Google".into(),
+                    description: Some("Log in with your Google account".into()),
+                },
+                AuthMethod {
+                    id: "gemini-api-key".into(),
+                    name: "Gemini API key".into(),
+                    description: Some("Use an API key with Gemini Developer API".into()),
+                },
+            ]
+        );
+        assert_eq!(auth_methods(&json!({"authMethods": []})), []);
+        assert_eq!(auth_methods(&json!({})), []);
     }
 }

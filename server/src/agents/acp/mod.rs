@@ -21,6 +21,7 @@
 //! noise on stdout). The protocol crate gives the message types only: the runner owns
 //! the process, its limits and its stderr.
 
+mod commands;
 mod ending;
 mod offered;
 mod permission;
@@ -206,7 +207,8 @@ impl AcpSession {
                 return self.new_session(out);
             }
             Err(error) => {
-                let failed = ending::refused(step, &self.turn.agent, &error, &self.login);
+                let failed =
+                    ending::refused(step, &self.turn.agent, &error, &self.login, &mut out.events);
                 return self.end(failed, out);
             }
         };
@@ -344,7 +346,7 @@ impl Session for AcpSession {
 
     fn finish(&mut self, exit: &ExitInfo, out: &mut Outbox) {
         if self.turn.exited() {
-            out.push(ending::exited(&self.turn, exit, &self.login));
+            ending::exited(&self.turn, exit, &self.login, out);
         }
     }
 }

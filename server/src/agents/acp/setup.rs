@@ -30,14 +30,7 @@ impl AcpSession {
             );
             return self.end(AgentEvent::Failed { message }, out);
         }
-        self.login.methods = result
-            .get("authMethods")
-            .and_then(Value::as_array)
-            .map(|methods| {
-                let name = |m: &Value| m.get("name").and_then(Value::as_str).map(str::to_owned);
-                methods.iter().filter_map(name).collect()
-            })
-            .unwrap_or_default();
+        self.login.methods = ending::auth_methods(result);
         let capability = |name: &str| {
             result
                 .pointer(&format!("/agentCapabilities/sessionCapabilities/{name}"))
@@ -136,7 +129,13 @@ impl AcpSession {
             Ok(result) => result,
             Err(error) => {
                 let (method, _) = change.request("");
-                let words = match ending::refused(method, &self.turn.agent, &error, &self.login) {
+                let words = match ending::refused(
+                    method,
+                    &self.turn.agent,
+                    &error,
+                    &self.login,
+                    &mut out.events,
+                ) {
                     AgentEvent::Failed { message } => message,
                     _ => error.message,
                 };

@@ -62,6 +62,7 @@ impl Stream {
                     self.tool_update(update, out);
                 }
             }
+            Some("available_commands_update") => out.extend(super::commands::commands(&update)),
             other => tracing::trace!("ACP update not shown: {other:?}"),
         }
     }
