@@ -272,3 +272,55 @@ fn chatmd_acp_record_writes_the_traffic_in_the_recorded_format() {
         ]
     );
 }
+
+/// The text of each `session/prompt` the agent received.
+fn prompts_received(s: &Setup) -> Vec<String> {
+    chatmd_tests::fake_agent::acp::requests_received(&s.path("acp.jsonl"))
+        .into_iter()
+        .filter(|(method, _)| method == "session/prompt")
+        .map(|(_, params)| {
+            params["prompt"][0]["text"]
+                .as_str()
+                .unwrap_or("")
+                .to_owned()
+        })
+        .collect()
+}
+
+#[test]
+fn a_slash_command_goes_to_the_agent_as_the_prompt_itself() {
+    let s = Setup::new("claude");
+    s.write(
+        "team/command.chat.md",
+        "## @me\n@writer /review src/pay.rs\n",
+    );
+    let out = s
+        .command(&["team/command.chat.md"], &[])
+        .output()
+        .expect("run chatmd send");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // The agent runs a command only when the prompt starts with it: no context before.
+    assert_eq!(prompts_received(&s), ["/review src/pay.rs"]);
+    // A message that only mentions a command is an ordinary prompt.
+    s.write(
+        "team/words.chat.md",
+        "## @me\n@writer what does /review do?\n",
+    );
+    let out = s
+        .command(&["team/words.chat.md"], &[])
+        .output()
+        .expect("run chatmd send");
+    assert_eq!(out.status.code(), Some(0));
+    let prompts = prompts_received(&s);
+    assert_eq!(prompts.len(), 2);
+    assert!(
+        prompts[1].ends_with("[MESSAGE]\nme: @writer what does /review do?\n"),
+        "{}",
+        prompts[1]
+    );
+}

@@ -9,7 +9,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::TurnError;
 use crate::agents::{AgentEntry, Invocation, Registry, plan_turn};
-use crate::conversation::prompt::{PromptRequest, build_prompt, role_loaded_by_cli};
+use crate::conversation::prompt::{PromptRequest, build_prompt, role_loaded_by_cli, slash_command};
 use crate::conversation::roster::Roster;
 use crate::team::{self, Member};
 
@@ -89,6 +89,12 @@ pub(super) fn plan(
         if matches!(entry.adapter, crate::agents::Adapter::Acp(_)) {
             // The workspace around the member's folder, for an agent that takes more roots.
             invocation.session.workspace = Some(ctx.workspace_root.clone());
+            let asking = &chat.messages[message];
+            if roster.is_human(asking.handle(text))
+                && let Some(command) = slash_command(asking.body(text))
+            {
+                invocation.stdin = crate::agents::Stdin::Prompt(command);
+            }
         }
         if let Some(extra) = &ctx.agent_path {
             crate::agents::program::put_first_on_path(&mut invocation, extra);
