@@ -36,6 +36,9 @@
 //!   run; codex and gemini keep theirs, and their adapters leave it out on resume.
 
 mod clean;
+mod command;
+
+pub use command::slash_command;
 
 use std::path::{Path, PathBuf};
 
@@ -91,24 +94,6 @@ impl Prompt {
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
-}
-
-/// The slash command a human message gives its ACP member (`@reviewer /review src/pay.rs`
-/// → `/review src/pay.rs`): the message, after the mentions that open it, when it starts
-/// with `/` and a command name. An ACP agent runs a command only when the prompt starts
-/// with it, and reads what follows as the command's input, so such a message is sent
-/// as the command alone (the agent's session has the conversation when it resumes).
-pub fn slash_command(message_text: &str) -> Option<String> {
-    let mut rest = message_text.trim_start();
-    while let Some(after) = rest.strip_prefix('@') {
-        let end = after.find(char::is_whitespace).unwrap_or(after.len());
-        rest = after[end..].trim_start();
-    }
-    let name = rest.strip_prefix('/')?;
-    name.chars()
-        .next()
-        .filter(char::is_ascii_alphanumeric)
-        .map(|_| rest.trim_end().to_string())
 }
 
 /// What [`build_prompt`] needs for one turn.

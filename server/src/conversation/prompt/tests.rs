@@ -383,20 +383,3 @@ Is the refund rounding right?
         asked_the_question.body
     );
 }
-
-#[test]
-fn a_message_that_opens_with_a_command_is_that_command() {
-    use super::slash_command;
-    assert_eq!(
-        slash_command("@reviewer /review src/pay.rs\n").as_deref(),
-        Some("/review src/pay.rs")
-    );
-    assert_eq!(slash_command("/compact").as_deref(), Some("/compact"));
-    assert_eq!(
-        slash_command("@a @b\n/plan step one\nstep two\n").as_deref(),
-        Some("/plan step one\nstep two")
-    );
-    assert_eq!(slash_command("@reviewer what does /review do?"), None);
-    assert_eq!(slash_command("@reviewer / alone"), None);
-    assert_eq!(slash_command("@reviewer //comment"), None);
-}
