@@ -46,6 +46,18 @@ pub struct Member {
     pub idle_timeout: Option<Duration>,
     /// Keep the CLI's own session between turns.
     pub resume: bool,
+    /// How an ACP agent's thoughts show in its answer (`thoughts` in `chatmd.toml`).
+    pub thoughts: Thoughts,
+}
+
+/// How an ACP member's thoughts (`agent_thought_chunk`) show in its answer.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Thoughts {
+    /// In a folded `<details>` block where they happen (`thoughts = "folded"`).
+    #[default]
+    Folded,
+    /// Left out (`thoughts = "hidden"`).
+    Hidden,
 }
 
 impl Member {
@@ -68,6 +80,7 @@ impl Member {
             timeout: None,
             idle_timeout: None,
             resume: false,
+            thoughts: Thoughts::Folded,
         }
     }
 

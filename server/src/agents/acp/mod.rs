@@ -4,7 +4,8 @@
 //! A turn is one new ACP session: `initialize` (protocol 1, no `fs`, no `terminal`:
 //! agents use their own tools), then on its result `session/new` in the member's
 //! workdir, then on that result `session/prompt` with the whole prompt. The
-//! `session/update` stream becomes answer text and tool lines (`updates.rs`);
+//! `session/update` stream becomes answer text, thoughts, the plan, tool lines and
+//! usage (`updates.rs`, `calls.rs`);
 //! `session/request_permission` becomes an [`AgentEvent::Permission`] answered by a
 //! [`SessionCommand::Answer`] (`permission.rs`); a cancel sends `session/cancel` and
 //! answers every waiting request `cancelled`. The prompt's result ends the turn
@@ -16,6 +17,7 @@
 //! noise on stdout). The protocol crate gives the message types only: the runner owns
 //! the process, its limits and its stderr.
 
+mod calls;
 mod ending;
 mod permission;
 mod plan;
@@ -86,6 +88,7 @@ impl AcpSession {
     /// A session for an agent named `agent` in messages, working in `cwd`, whose login
     /// advice is `login`.
     pub fn new(agent: &str, cwd: PathBuf, login: Login) -> AcpSession {
+        let stream = Stream::new(cwd.clone());
         AcpSession {
             cwd,
             prompt: None,
@@ -95,7 +98,7 @@ impl AcpSession {
             resume: None,
             cancelled: false,
             permissions: Permissions::default(),
-            stream: Stream::default(),
+            stream,
             login,
             turn: Turn::new(agent),
         }
@@ -270,6 +273,10 @@ impl AcpSession {
                 );
             }
             Asking::User(request) => {
+                // The call's line goes above the question about it.
+                if let Some(tool) = &request.tool {
+                    self.stream.show_asked(tool, &mut out.events);
+                }
                 self.stream.block_ends();
                 out.push(AgentEvent::Permission(request));
             }

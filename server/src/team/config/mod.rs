@@ -69,6 +69,8 @@ pub(crate) struct MemberSettings {
     pub timeout: Option<Duration>,
     pub idle_timeout: Option<Duration>,
     pub resume: Option<bool>,
+    /// How an ACP agent's thoughts show.
+    pub thoughts: Option<crate::team::Thoughts>,
     /// A path of this member leads out of the workspace through a link the user did not
     /// accept: the member is left out (the problem says why).
     pub blocked: bool,
@@ -94,6 +96,7 @@ impl MemberSettings {
         take(&mut self.timeout, nearer.timeout);
         take(&mut self.idle_timeout, nearer.idle_timeout);
         take(&mut self.resume, nearer.resume);
+        take(&mut self.thoughts, nearer.thoughts);
         self.env.extend(nearer.env);
         self.blocked |= nearer.blocked;
     }
