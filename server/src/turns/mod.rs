@@ -16,6 +16,8 @@ pub mod engine;
 mod error;
 pub mod file_port;
 mod flow;
+#[cfg(test)]
+mod flow_tests;
 mod flush;
 mod live;
 pub mod lock;
