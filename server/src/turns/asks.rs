@@ -84,10 +84,10 @@ impl Live {
         let labels: Vec<&str> = labels.iter().map(String::as_str).collect();
         let what = format!("{} wants to {}", t.member, request.summary);
         let text = permission::render_request(&block, &what, &labels, "\n");
-        t.blocks
-            .add(&mut t.pending, &block, &text, OnEdit::Rewrite);
+        t.add_block(&block, &text, OnEdit::Rewrite);
         // A blank line: the agent's next words are not a lazy part of the quote.
         t.pending.push_str("\n\n");
+        t.tail_after = 2;
         t.asks.push(Ask {
             block: block.clone(),
             request,

@@ -34,15 +34,18 @@ pub(super) struct Thinking {
 impl Live {
     /// How many line breaks end what the turn wrote so far (at most 2: a blank line).
     pub(super) fn trailing_breaks(&self) -> usize {
-        let mut breaks = 0;
-        for b in self.pending.bytes().rev() {
-            match b {
-                b'\n' => breaks += 1,
-                b'\r' => {}
-                _ => return breaks.min(2),
-            }
+        if let Some(text) = self.tail.as_deref().and_then(|id| self.blocks.text(id)) {
+            // As the block is now: a rewrite may have changed how it ends.
+            return (breaks_at_end(text) + self.tail_after).min(2);
         }
-        (breaks + self.written_breaks).min(2)
+        (breaks_at_end(&self.pending) + self.written_breaks * usize::from(only_breaks(&self.pending))).min(2)
+    }
+
+    /// Appends block `id` to the flow.
+    pub(super) fn add_block(&mut self, id: &str, text: &str, on_edit: OnEdit) {
+        self.blocks.add(&mut self.pending, id, text, on_edit);
+        self.tail = Some(id.to_owned());
+        self.tail_after = 0;
     }
 
     /// Makes sure what was written so far ends with a blank line.
@@ -59,6 +62,7 @@ impl Live {
         if kind != Kind::Thoughts {
             self.close_thoughts();
         }
+        self.tail = None;
         self.pending.push_str(&self.filter.finish());
         if self.trailing_breaks() == 0 {
             self.pending.push('\n');
@@ -82,6 +86,7 @@ impl Live {
         if !piece.is_empty() {
             self.last_block = None;
             self.blank_line();
+            self.tail = None;
         }
         piece
     }
@@ -124,6 +129,7 @@ impl Live {
         let mut rest = thinking.filter.push(&held);
         rest.push_str(&thinking.filter.finish());
         self.pending.push_str(&rest);
+        self.tail = None;
         if self.trailing_breaks() == 0 {
             self.pending.push('\n');
         }
@@ -141,8 +147,7 @@ impl Live {
             self.blocks.update(&id, text);
         } else {
             self.open_block(Kind::Plan);
-            self.blocks
-                .add(&mut self.pending, &id, &text, OnEdit::WriteAnew);
+            self.add_block(&id, &text, OnEdit::WriteAnew);
         }
     }
 
@@ -159,8 +164,7 @@ impl Live {
                 self.calls.push(call);
                 let id = self.call_block_id(self.calls.len() - 1);
                 self.open_block(Kind::Call);
-                self.blocks
-                    .add(&mut self.pending, &id, &text, OnEdit::WriteAnew);
+                self.add_block(&id, &text, OnEdit::WriteAnew);
             }
         }
     }
@@ -196,6 +200,20 @@ impl Live {
         // Not one list with the line before: that one may be the user's edited line.
         self.last_block = None;
         self.open_block(kind);
-        self.blocks.add(&mut self.pending, id, &text, on_edit);
+        self.add_block(id, &text, on_edit);
     }
+}
+
+/// How many line breaks end `text` (`\r` does not count, nor break the run).
+fn breaks_at_end(text: &str) -> usize {
+    text.bytes()
+        .rev()
+        .take_while(|b| matches!(b, b'\n' | b'\r'))
+        .filter(|&b| b == b'\n')
+        .count()
+}
+
+/// Whether `text` holds nothing but line breaks.
+fn only_breaks(text: &str) -> bool {
+    text.bytes().all(|b| matches!(b, b'\n' | b'\r'))
 }

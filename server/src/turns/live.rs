@@ -65,6 +65,10 @@ pub(super) struct Live {
     pub(super) flowed: bool,
     /// The kind of block written last, when nothing came after it.
     pub(super) last_block: Option<Kind>,
+    /// The block with an id that ends what the turn wrote (nothing but `tail_after`
+    /// line breaks after it): its text may still change, and with it how it ends.
+    pub(super) tail: Option<String>,
+    pub(super) tail_after: usize,
     /// Whether the member's thoughts are shown (folded) or left out.
     pub(super) thoughts: Thoughts,
     /// The thoughts block being written, if one is open.
@@ -105,6 +109,8 @@ impl Live {
             written_breaks: 1,
             flowed: false,
             last_block: None,
+            tail: None,
+            tail_after: 0,
             thoughts: member.thoughts,
             thinking: None,
             thought_len: 0,
@@ -311,6 +317,9 @@ impl Live {
         };
         if !written_ends_line {
             t.pending.push('\n');
+        }
+        if t.cut > 0 || !t.tools.is_empty() || !t.denied.is_empty() {
+            t.tail = None;
         }
         if t.cut > 0 {
             t.pending.push_str(&cut_note(t.cut));

@@ -54,6 +54,14 @@ impl Blocks {
         });
     }
 
+    /// The text block `id` has now.
+    pub fn text(&self, id: &str) -> Option<&str> {
+        self.blocks
+            .iter()
+            .find(|b| b.id == id)
+            .map(|b| b.text.as_str())
+    }
+
     /// Whether block `id` was written (or is buffered).
     pub fn has(&self, id: &str) -> bool {
         self.blocks.iter().any(|b| b.id == id)

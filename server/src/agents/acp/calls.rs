@@ -69,11 +69,17 @@ impl Call {
         }
     }
 
-    /// The call as it stands, when it changed since the last report.
-    pub fn view(&mut self, id: &str) -> Option<CallView> {
+    /// The call as it stands, when it changed since the last report. Paths inside the
+    /// session's folder `cwd` are shown relative to it, in the title too.
+    pub fn view(&mut self, id: &str, cwd: &Path) -> Option<CallView> {
+        let folder = format!("{}/", cwd.display());
+        let title = self
+            .title
+            .as_deref()
+            .map(|t| if folder.len() > 1 { t.replace(&folder, "") } else { t.to_owned() });
         let view = CallView {
             id: id.to_owned(),
-            summary: summary(self.kind, self.title.as_deref()),
+            summary: summary(self.kind, title.as_deref()),
             status: self.status.unwrap_or(CallStatus::Pending),
             locations: self.locations.clone(),
             diffs: self.diffs.clone(),

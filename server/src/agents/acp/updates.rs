@@ -180,7 +180,7 @@ impl Stream {
         if call.kind.is_none() && call.title.is_none() {
             return;
         }
-        if let Some(view) = call.view(id) {
+        if let Some(view) = call.view(id, &self.cwd) {
             self.paragraphs.block_ends();
             out.push(AgentEvent::Call(view));
         }
