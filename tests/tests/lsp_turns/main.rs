@@ -5,6 +5,7 @@
 
 mod setup;
 
+mod acp_render;
 mod agent_output;
 mod commands;
 mod drafts;
