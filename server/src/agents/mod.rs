@@ -198,7 +198,7 @@ pub enum AgentEvent {
     Plan(Vec<PlanEntry>),
     /// One tool call of an ACP agent as it stands now (shown as a line updated in
     /// place); the headless CLIs report [`AgentEvent::Tool`] instead.
-    Call(CallView),
+    Call(Box<CallView>),
     /// How full the context window is and what the session cost (ACP `usage_update`).
     Context(ContextUsage),
     /// The commands the agent takes after `/`, whole (each report replaces the last).

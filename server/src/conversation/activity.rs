@@ -32,7 +32,10 @@ pub fn plan_block(entries: &[PlanEntry]) -> String {
             StepStatus::InProgress => (" ", " (in progress)"),
             StepStatus::Pending => (" ", ""),
         };
-        out.push_str(&format!("> - [{mark}] {}{note}\n", one_line(&entry.content)));
+        out.push_str(&format!(
+            "> - [{mark}] {}{note}\n",
+            one_line(&entry.content)
+        ));
     }
     out
 }

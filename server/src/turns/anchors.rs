@@ -31,7 +31,10 @@ pub struct Anchors {
 enum Block {
     /// Written by an insert at `at` that has not come back through the changes yet;
     /// it lies at `within` of the inserted text.
-    Awaiting { at: usize, within: ByteRange },
+    Awaiting {
+        at: usize,
+        within: ByteRange,
+    },
     Landed(Place),
 }
 

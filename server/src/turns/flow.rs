@@ -38,7 +38,9 @@ impl Live {
             // As the block is now: a rewrite may have changed how it ends.
             return (breaks_at_end(text) + self.tail_after).min(2);
         }
-        (breaks_at_end(&self.pending) + self.written_breaks * usize::from(only_breaks(&self.pending))).min(2)
+        (breaks_at_end(&self.pending)
+            + self.written_breaks * usize::from(only_breaks(&self.pending)))
+        .min(2)
     }
 
     /// Appends block `id` to the flow.

@@ -6,11 +6,11 @@
 use pretty_assertions::assert_eq;
 use tokio::sync::mpsc;
 
+use super::EditorPort;
 use super::anchors::{Anchors, Places};
 use super::flush::flush;
 use super::live::Live;
 use super::testing::{RecordingPort, masked};
-use super::EditorPort;
 use crate::agents::{
     AgentEvent, CallStatus, CallView, ContextUsage, FileDiff, PlanEntry, StepStatus,
 };
@@ -62,7 +62,7 @@ fn plan(statuses: [StepStatus; 3]) -> AgentEvent {
 }
 
 fn call(status: CallStatus) -> AgentEvent {
-    AgentEvent::Call(CallView {
+    AgentEvent::Call(Box::new(CallView {
         id: "toolu_1".into(),
         summary: "Edit: Edit notes.txt".into(),
         status,
@@ -73,7 +73,7 @@ fn call(status: CallStatus) -> AgentEvent {
             new: "hello\n".into(),
         }],
         detail: None,
-    })
+    }))
 }
 
 const DIFF: &str = "\n<details><summary>Diff of `notes.txt`</summary>\n\n```diff\n\
@@ -86,9 +86,21 @@ async fn thoughts_plan_and_tool_lines_land_where_they_happen_and_change_in_place
     let (mut live, mut anchors) = turn(&mut port, Thoughts::Folded).await;
     let (answers, _unused) = mpsc::channel(4);
     let event = |live: &mut Live, port: &mut RecordingPort, e| live.on_event(port, e, &answers);
-    event(&mut live, &mut port, AgentEvent::Thought("Look at it.\n## @me\n".into()));
-    event(&mut live, &mut port, AgentEvent::Thought("```sh\n@tester".into()));
-    event(&mut live, &mut port, AgentEvent::Text("I'll fix it.".into()));
+    event(
+        &mut live,
+        &mut port,
+        AgentEvent::Thought("Look at it.\n## @me\n".into()),
+    );
+    event(
+        &mut live,
+        &mut port,
+        AgentEvent::Thought("```sh\n@tester".into()),
+    );
+    event(
+        &mut live,
+        &mut port,
+        AgentEvent::Text("I'll fix it.".into()),
+    );
     event(&mut live, &mut port, plan([InProgress, Pending, Pending]));
     event(&mut live, &mut port, call(CallStatus::Pending));
     let usage = ContextUsage {
@@ -111,10 +123,13 @@ async fn thoughts_plan_and_tool_lines_land_where_they_happen_and_change_in_place
     );
 
     // The user types in the answer, above the plan, before the plan's rewrite lands.
-    port.before_edit(|_| true, |text| {
-        let at = text.find("I'll fix it.").unwrap();
-        (at..at, "(my note) ".into())
-    });
+    port.before_edit(
+        |_| true,
+        |text| {
+            let at = text.find("I'll fix it.").unwrap();
+            (at..at, "(my note) ".into())
+        },
+    );
     event(&mut live, &mut port, plan([Completed, InProgress, Pending]));
     event(&mut live, &mut port, call(CallStatus::Completed));
     let text = written(&mut port, &mut live, &mut anchors).await;
@@ -126,12 +141,19 @@ async fn thoughts_plan_and_tool_lines_land_where_they_happen_and_change_in_place
     );
 
     // The user edits the plan itself: theirs stays, the next plan goes at the end.
-    port.before_edit(|_| true, |text| {
-        let at = text.find("Fix the typo").unwrap();
-        (at..at + 3, "Correct".into())
-    });
+    port.before_edit(
+        |_| true,
+        |text| {
+            let at = text.find("Fix the typo").unwrap();
+            (at..at + 3, "Correct".into())
+        },
+    );
     event(&mut live, &mut port, AgentEvent::Text("Fixed.".into()));
-    event(&mut live, &mut port, plan([Completed, Completed, Completed]));
+    event(
+        &mut live,
+        &mut port,
+        plan([Completed, Completed, Completed]),
+    );
     live.on_end(&RunOutcome {
         ended: Ended::Completed,
         exit: Some(crate::agents::ExitInfo {
@@ -170,11 +192,13 @@ async fn hidden_thoughts_leave_nothing_and_unfinished_calls_say_so_at_the_end() 
             diffs: Vec::new(),
             detail: None,
         };
-        live.on_event(&mut port, AgentEvent::Call(call), &answers);
+        live.on_event(&mut port, AgentEvent::Call(Box::new(call)), &answers);
     }
     let text = written(&mut port, &mut live, &mut anchors).await;
     assert!(
-        text.ends_with("Working.\n\n> - Execute: step a — pending\n> - Execute: step b — in progress\n"),
+        text.ends_with(
+            "Working.\n\n> - Execute: step a — pending\n> - Execute: step b — in progress\n"
+        ),
         "{text}"
     );
     live.on_end(&RunOutcome {

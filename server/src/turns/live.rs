@@ -250,7 +250,7 @@ impl Live {
             }
             AgentEvent::Thought(piece) => t.thought(&piece),
             AgentEvent::Plan(entries) => t.plan(&entries),
-            AgentEvent::Call(call) => t.call(call),
+            AgentEvent::Call(call) => t.call(*call),
             AgentEvent::Context(usage) => {
                 t.status
                     .set("context", format!("{}/{}", usage.used, usage.size));

@@ -114,7 +114,11 @@ pub fn seen(events: Vec<AgentEvent>) -> Seen {
             AgentEvent::Permission(request) => panic!("a headless CLI cannot ask: {request:?}"),
             other @ (AgentEvent::Commands(_)
             | AgentEvent::Options(_)
-            | AgentEvent::LoginNeeded { .. }) => {
+            | AgentEvent::LoginNeeded { .. }
+            | AgentEvent::Thought(_)
+            | AgentEvent::Plan(_)
+            | AgentEvent::Call(_)
+            | AgentEvent::Context(_)) => {
                 panic!("only ACP agents tell about themselves: {other:?}")
             }
             AgentEvent::Done { stop_reason, usage } => {

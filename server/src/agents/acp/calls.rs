@@ -3,7 +3,7 @@
 //! the last ones), made into a [`CallView`] each time it changes. Also the names the
 //! tool lines and permission summaries give kinds and titles.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use agent_client_protocol::v1::schema::{
     ContentBlock, ToolCallContent, ToolCallLocation, ToolCallStatus, ToolKind,
@@ -73,10 +73,13 @@ impl Call {
     /// session's folder `cwd` are shown relative to it, in the title too.
     pub fn view(&mut self, id: &str, cwd: &Path) -> Option<CallView> {
         let folder = format!("{}/", cwd.display());
-        let title = self
-            .title
-            .as_deref()
-            .map(|t| if folder.len() > 1 { t.replace(&folder, "") } else { t.to_owned() });
+        let title = self.title.as_deref().map(|t| {
+            if folder.len() > 1 {
+                t.replace(&folder, "")
+            } else {
+                t.to_owned()
+            }
+        });
         let view = CallView {
             id: id.to_owned(),
             summary: summary(self.kind, title.as_deref()),
@@ -95,7 +98,7 @@ impl Call {
 
 /// `path` relative to the session's folder when it lies inside it (shorter, and the
 /// same on every machine), else as the agent gave it; on one line.
-fn shown_path(cwd: &Path, path: &PathBuf) -> String {
+fn shown_path(cwd: &Path, path: &Path) -> String {
     let shown = path.strip_prefix(cwd).unwrap_or(path);
     first_line(&shown.display().to_string())
 }

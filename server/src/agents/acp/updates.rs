@@ -20,8 +20,8 @@ use agent_client_protocol::v1::schema::{
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-pub use super::calls::{Call, first_line, kind_name};
 use super::calls::call_status;
+pub use super::calls::{Call, first_line, kind_name};
 use crate::agents::output::{Paragraphs, sanitized};
 use crate::agents::{AgentEvent, ContextUsage, PlanEntry, StepStatus};
 
@@ -69,7 +69,9 @@ impl Stream {
             Some("plan") => {
                 if let Some(plan) = typed::<Plan>(update) {
                     self.paragraphs.block_ends();
-                    out.push(AgentEvent::Plan(plan.entries.into_iter().map(entry).collect()));
+                    out.push(AgentEvent::Plan(
+                        plan.entries.into_iter().map(entry).collect(),
+                    ));
                 }
             }
             Some("tool_call") => {
@@ -182,7 +184,7 @@ impl Stream {
         }
         if let Some(view) = call.view(id, &self.cwd) {
             self.paragraphs.block_ends();
-            out.push(AgentEvent::Call(view));
+            out.push(AgentEvent::Call(Box::new(view)));
         }
     }
 }

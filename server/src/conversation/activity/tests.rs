@@ -118,7 +118,9 @@ fn a_huge_diff_is_cut_with_a_note() {
     let lines = block.lines().filter(|l| l.starts_with("+line ")).count();
     assert_eq!(lines, MAX_DIFF_LINES - 3, "the headers count too");
     assert!(
-        block.contains("\n```\n\n*The diff is cut here: 803 more lines are left out.*\n\n</details>\n"),
+        block.contains(
+            "\n```\n\n*The diff is cut here: 803 more lines are left out.*\n\n</details>\n"
+        ),
         "{block}"
     );
 }

@@ -93,7 +93,9 @@ fn edit(t: &mut Turn, name: &str) -> Step {
     let new = format!("{}edited by the fake agent\n", old.as_deref().unwrap_or(""));
     let old_json = old.clone().map_or(J::Null, J::from);
     let diff = || {
-        vec![obj! { "type": "diff", "path": shown.clone(), "oldText": old_json.clone(), "newText": new.clone() }]
+        vec![
+            obj! { "type": "diff", "path": shown.clone(), "oldText": old_json.clone(), "newText": new.clone() },
+        ]
     };
     let locations = || vec![obj! { "path": shown.clone() }];
     step(t)?;

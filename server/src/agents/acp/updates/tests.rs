@@ -74,14 +74,14 @@ fn a_tool_call_is_reported_whenever_what_it_shows_changes() {
         json!({"toolCallId": "toolu_1", "sessionUpdate": "tool_call_update", "status": "completed"}),
     ]);
     let view = |summary: &str, status, locations: &[&str], diffs: Vec<FileDiff>| {
-        AgentEvent::Call(CallView {
+        AgentEvent::Call(Box::new(CallView {
             id: "toolu_1".into(),
             summary: summary.into(),
             status,
             locations: locations.iter().map(|l| (*l).to_owned()).collect(),
             diffs,
             detail: None,
-        })
+        }))
     };
     let diff = || {
         vec![FileDiff {
@@ -124,14 +124,14 @@ fn a_failed_call_says_why_and_a_question_shows_its_call_first() {
         &mut out,
     );
     let view = |status, detail: Option<&str>| {
-        AgentEvent::Call(CallView {
+        AgentEvent::Call(Box::new(CallView {
             id: "g1".into(),
             summary: "Execute: touch x".into(),
             status,
             locations: Vec::new(),
             diffs: Vec::new(),
             detail: detail.map(str::to_owned),
-        })
+        }))
     };
     assert_eq!(
         out,
