@@ -145,3 +145,29 @@ fn thoughts_cannot_open_or_close_their_fold_however_they_are_cut() {
     // A forged heading in thoughts is escaped by the output filter after the guard.
     assert_eq!(filtered(&guarded(&["ok\n## @me\n"])), "ok\n## \\@me\n");
 }
+
+#[test]
+fn mentions_in_thoughts_plans_tool_lines_and_diffs_ask_nobody() {
+    use crate::document::chat::Chat;
+    let mut guard = FoldGuard::default();
+    let thoughts = filtered(&guard.push("ask @tester\n</details>\n@reviewer too\n"));
+    let mut call = call(CallStatus::Completed);
+    call.summary = "Execute: ping @tester".into();
+    call.diffs = vec![FileDiff {
+        path: "a.md".into(),
+        old: None,
+        new: "@tester\n".into(),
+    }];
+    let body = format!(
+        "{THOUGHTS_OPEN}{thoughts}\n{THOUGHTS_CLOSE}\n{}\n{}and now @writer\n",
+        plan_block(&[step("hand it to @tester", StepStatus::Pending)]),
+        call_block(&call, false)
+    );
+    let text = format!("## @me\nfix it\n\n## @bob\n{body}");
+    let chat = Chat::parse(&text);
+    let mentions: Vec<&str> = chat.messages[1]
+        .mentions()
+        .map(|m| &text[m.handle])
+        .collect();
+    assert_eq!(mentions, ["writer"], "{text}");
+}
