@@ -35,6 +35,7 @@ fn member(sandbox: &Sandbox, agent: &str) -> Member {
         idle_timeout: None,
         resume: false,
         thoughts: Default::default(),
+        session: Default::default(),
     }
 }
 

@@ -67,6 +67,9 @@ pub struct Invocation {
     pub limits: Limits,
     /// How to install the CLI, for the "not installed" message.
     pub install_hint: Option<String>,
+    /// What an ACP session of this turn asks for besides the prompt (the member's
+    /// mode, model and options, the workspace root); empty for a headless CLI.
+    pub session: acp::SessionSetup,
 }
 
 /// What the child's standard input is.
@@ -156,6 +159,8 @@ pub enum AgentEvent {
     /// The model that actually answered, when it differs from what `Started` said
     /// (gemini starts as `auto` and names the routed model at the end).
     Model(String),
+    /// The session mode in force, when the member set one (ACP `mode`).
+    Mode(String),
     /// Answer text to append, already clean Markdown.
     Text(String),
     /// Tool activity, summarized in one line (`Bash: cargo test`). `id` ties the

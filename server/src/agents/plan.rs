@@ -73,6 +73,7 @@ impl TurnSpec<'_> {
             stdin: Stdin::Null,
             limits: limits(member, has_completion_event),
             install_hint: entry.install_hint.clone(),
+            session: Default::default(),
         }
     }
 

@@ -254,6 +254,7 @@ mod tests {
                 true,
             ),
             install_hint: None,
+            session: Default::default(),
         };
         assert_eq!(
             configured_model(&entry, &invocation).as_deref(),

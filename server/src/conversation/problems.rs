@@ -99,7 +99,7 @@ pub fn check_capped(
             fixes: Vec::new(),
         });
     }
-    let mut missing_cli_reported = Vec::new();
+    let mut cli_looked_up = Vec::new();
     for m in &chat.messages {
         let handle = m.handle(text);
         let is_human = roster.is_human(handle);
@@ -108,7 +108,7 @@ pub fn check_capped(
                 if !roster.takes_part(handle) && chat.front_matter.as_ref().is_some_and(|f| f.members.is_some()) {
                     out.push(not_listed(handle, m.handle_range(), chat.front_matter.as_ref(), text));
                 }
-                missing_cli(member, m.handle_range(), clis, &mut missing_cli_reported, &mut out);
+                missing_cli(member, m.handle_range(), clis, &mut cli_looked_up, &mut out);
             }
             Some(_) => {}
             None if is_human => {}
@@ -148,7 +148,7 @@ pub fn check_capped(
                     member,
                     mention.handle.clone(),
                     clis,
-                    &mut missing_cli_reported,
+                    &mut cli_looked_up,
                     &mut out,
                 ),
                 None => out.push(unknown_member(
@@ -320,20 +320,22 @@ fn missing_cli(
     member: &team::Member,
     range: ByteRange,
     clis: &dyn CliLookup,
-    reported: &mut Vec<String>,
+    looked_up: &mut Vec<String>,
     out: &mut Found,
 ) {
-    let Some((error, install)) = clis.missing(member) else {
-        return;
-    };
-    // One warning per member per document keeps the file readable.
-    if reported
+    // One lookup per member per document: it searches PATH, and a long chat mentions
+    // the same members thousands of times (a lookup per mention was half the time of a
+    // 10 MB chat's diagnostics). One warning per member keeps the file readable too.
+    if looked_up
         .iter()
         .any(|h| h.eq_ignore_ascii_case(&member.handle))
     {
         return;
     }
-    reported.push(member.handle.clone());
+    looked_up.push(member.handle.clone());
+    let Some((error, install)) = clis.missing(member) else {
+        return;
+    };
     out.push(Problem {
         range,
         severity: Severity::Warning,

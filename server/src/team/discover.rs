@@ -9,6 +9,7 @@ use super::model::{Member, Team};
 use super::paths::{contain, leads_outside, normalize};
 use super::problem::{ConfigProblem, Severity};
 use super::trust::{UserTrust, link_out, trust_command};
+use crate::agents::acp::SessionSettings;
 use crate::agents::role_files_loaded;
 
 /// The human's handle when `chatmd.toml` does not set `human`.
@@ -235,6 +236,11 @@ impl Reader<'_> {
             idle_timeout: settings.idle_timeout,
             resume: settings.resume.unwrap_or(false),
             thoughts: settings.thoughts.unwrap_or_default(),
+            session: SessionSettings {
+                mode: settings.mode,
+                model: settings.model,
+                options: settings.options.into_iter().collect(),
+            },
         })
     }
 

@@ -8,6 +8,7 @@ use std::time::Duration;
 use super::problem::ConfigProblem;
 use super::trust::{TrustKey, UntrustedConfig, key_list, trust_command};
 use crate::agents::AgentKind;
+use crate::agents::acp::SessionSettings;
 
 /// One member of a team: who the agent is (role, folder) and how it runs (config).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -48,6 +49,9 @@ pub struct Member {
     pub resume: bool,
     /// How an ACP agent's thoughts show in its answer (`thoughts` in `chatmd.toml`).
     pub thoughts: Thoughts,
+    /// An ACP member's session mode, model and config options (`mode`, `model`,
+    /// `[members.X.options]`), applied to each session it starts or resumes.
+    pub session: SessionSettings,
 }
 
 /// How an ACP member's thoughts (`agent_thought_chunk`) show in its answer.
@@ -81,6 +85,7 @@ impl Member {
             idle_timeout: None,
             resume: false,
             thoughts: Thoughts::Folded,
+            session: SessionSettings::default(),
         }
     }
 

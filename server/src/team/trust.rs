@@ -39,6 +39,11 @@ pub enum TrustKey {
     /// The CLI's settings folder: a repository's settings can hold hooks and MCP
     /// servers, which the CLI runs.
     Home,
+    /// An ACP session mode: some let the agent act without asking
+    /// (`bypassPermissions`, `yolo`, `agent-full-access`).
+    Mode,
+    /// ACP config options: an agent may offer such switches among them.
+    Options,
 }
 
 impl TrustKey {
@@ -49,6 +54,8 @@ impl TrustKey {
             TrustKey::Args => "args",
             TrustKey::Env => "env",
             TrustKey::Home => "home",
+            TrustKey::Mode => "mode",
+            TrustKey::Options => "options",
         }
     }
 
@@ -65,6 +72,10 @@ impl TrustKey {
             ),
             TrustKey::Home => format!(
                 "@{handle}'s CLI would take its settings (hooks, MCP servers) from this folder"
+            ),
+            TrustKey::Mode | TrustKey::Options => format!(
+                "a mode or option can let @{handle} act without asking (`bypassPermissions`, \
+                 `yolo`)"
             ),
         }
     }

@@ -187,6 +187,10 @@ impl Live {
                 t.status.set("model", model);
                 t.status_dirty = true;
             }
+            AgentEvent::Mode(mode) => {
+                t.status.set("mode", mode);
+                t.status_dirty = true;
+            }
             AgentEvent::Text(piece) => {
                 let room = MAX_ANSWER.saturating_sub(t.answer.len() + t.thought_len);
                 let whole = within(&piece, room);

@@ -86,6 +86,10 @@ pub(super) fn plan(
         };
         let prompt = build_prompt(&request)?;
         let mut invocation = plan_turn(entry, member, &prompt.system, &prompt.body, session);
+        if matches!(entry.adapter, crate::agents::Adapter::Acp(_)) {
+            // The workspace around the member's folder, for an agent that takes more roots.
+            invocation.session.workspace = Some(ctx.workspace_root.clone());
+        }
         if let Some(extra) = &ctx.agent_path {
             crate::agents::program::put_first_on_path(&mut invocation, extra);
         }

@@ -4,6 +4,7 @@
 //! by message (only `clientInfo` differs). Plus the protocol's edges no recording shows.
 
 mod edges;
+mod sessions;
 mod transcripts;
 
 use std::fs;
@@ -206,6 +207,8 @@ fn answer(message: &Value) -> SessionCommand {
 pub fn shown(events: &[AgentEvent]) -> Vec<String> {
     events
         .iter()
+        // What the session offers to be set is checked on its own (`sessions.rs`).
+        .filter(|event| !matches!(event, AgentEvent::Options(_)))
         .map(|event| match event {
             AgentEvent::Started { session, model } => {
                 format!("started {} model={}", show(session), show(model))

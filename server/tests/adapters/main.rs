@@ -114,6 +114,7 @@ pub fn seen(events: Vec<AgentEvent>) -> Seen {
             AgentEvent::Permission(request) => panic!("a headless CLI cannot ask: {request:?}"),
             other @ (AgentEvent::Commands(_)
             | AgentEvent::Options(_)
+            | AgentEvent::Mode(_)
             | AgentEvent::LoginNeeded { .. }
             | AgentEvent::Thought(_)
             | AgentEvent::Plan(_)

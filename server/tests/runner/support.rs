@@ -67,6 +67,7 @@ impl Agent {
                 has_completion_event: false,
             },
             install_hint: None,
+            session: Default::default(),
         }
     }
 }

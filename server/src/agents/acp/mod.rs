@@ -1,15 +1,20 @@
 //! Agent Client Protocol members: any agent that speaks ACP (`gemini --acp`,
 //! `claude-agent-acp`, `codex-acp`, goose, opencode, …) as a two-way [`Session`].
 //!
-//! A turn is one new ACP session: `initialize` (protocol 1, no `fs`, no `terminal`:
-//! agents use their own tools), then on its result `session/new` in the member's
-//! workdir, then on that result `session/prompt` with the whole prompt. The
-//! `session/update` stream becomes answer text, thoughts, the plan, tool lines and
-//! usage (`updates.rs`, `calls.rs`);
+//! A turn is one agent process: `initialize` (protocol 1, no `fs`, no `terminal`:
+//! agents use their own tools), then on its result `session/resume` of the member's
+//! last session or `session/new` in the member's workdir, then the member's mode,
+//! model and options, one request each, and `session/prompt` (`setup.rs`,
+//! `settings.rs`, `offered.rs`). The `session/update` stream becomes answer text,
+//! thoughts, the plan, tool lines and usage (`updates.rs`, `calls.rs`), and the
+//! session's settings as they change;
 //! `session/request_permission` becomes an [`AgentEvent::Permission`] answered by a
 //! [`SessionCommand::Answer`] (`permission.rs`); a cancel sends `session/cancel` and
 //! answers every waiting request `cancelled`. The prompt's result ends the turn
-//! (`ending.rs`) and stdin is closed: each agent exits when its stdin closes.
+//! (`ending.rs`) and stdin is closed: each agent exits when its stdin closes. No
+//! `session/close` is sent: the process ends with the turn, and closing would only free
+//! what its exit frees (claude-agent-acp and codex-acp keep the session on disk either
+//! way, so a later `session/resume` in a new process works the same; docs/agents.md).
 //!
 //! Requests of the agent's that chatmd does not implement (`fs/*`, `terminal/*`,
 //! `elicitation/create`, anything unknown) are answered "method not found";
@@ -19,10 +24,13 @@
 
 mod calls;
 mod ending;
+mod offered;
 mod permission;
 mod plan;
 mod presets;
 mod rpc;
+mod settings;
+mod setup;
 mod updates;
 
 pub use ending::Login;
@@ -30,22 +38,26 @@ pub use permission::summary as permission_summary;
 pub(crate) use plan::plan;
 pub use plan::{install_hint, member_preset, program};
 pub use presets::{AcpPreset, PRESETS, preset_named, preset_names, preset_of_program};
+pub use settings::{SessionSettings, SessionSetup, SettingValue};
 
+use std::collections::VecDeque;
 use std::path::PathBuf;
 
 use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::schema::{
-    CancelNotification, ClientCapabilities, ContentBlock, Error, FileSystemCapabilities,
-    Implementation, InitializeRequest, NewSessionRequest, PromptRequest, RequestId, TextContent,
+    CancelNotification, ClientCapabilities, Error, FileSystemCapabilities, Implementation,
+    InitializeRequest, RequestId,
 };
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::output::sanitize;
 use super::reader::Turn;
 use super::session::{Outbox, Session, SessionCommand};
 use super::{AgentEvent, ExitInfo, Invocation};
+use offered::Offered;
 use permission::{Asking, Permissions};
 use rpc::{AgentError, Incoming};
+use settings::Change;
 use updates::Stream;
 
 /// Which of our requests the agent has yet to answer.
@@ -55,6 +67,8 @@ enum Waiting {
     NewSession(i64),
     /// `session/resume` of the session the turn continues.
     Resume(i64),
+    /// A `session/set_config_option` or `session/set_mode` of the member's settings.
+    Setting(i64),
     Prompt(i64),
     /// The turn is over (answered, failed, or not started).
     Nothing,
@@ -66,6 +80,19 @@ enum Waiting {
 pub struct AcpSession {
     /// The working folder, sent as the session's `cwd`.
     cwd: PathBuf,
+    /// The member's settings and the workspace root.
+    setup: SessionSetup,
+    /// The `additionalDirectories` of the session: the workspace root, where the
+    /// agent takes them and the member works elsewhere.
+    roots: Vec<PathBuf>,
+    /// What the session offers to be set, as the agent last told it.
+    offered: Offered,
+    /// The member's settings still to apply, the first one in flight.
+    changes: VecDeque<Change>,
+    /// A setting was applied (the options are told again).
+    settings_changed: bool,
+    /// The model the member set, now in force.
+    model_set: Option<String>,
     /// The prompt, held until the session exists.
     prompt: Option<String>,
     next_id: i64,
@@ -91,6 +118,12 @@ impl AcpSession {
         let stream = Stream::new(cwd.clone());
         AcpSession {
             cwd,
+            setup: SessionSetup::default(),
+            roots: Vec::new(),
+            offered: Offered::default(),
+            changes: VecDeque::new(),
+            settings_changed: false,
+            model_set: None,
             prompt: None,
             next_id: 1,
             waiting: Waiting::Nothing,
@@ -117,7 +150,14 @@ impl AcpSession {
             program: file.to_owned(),
             methods: Vec::new(),
         };
-        AcpSession::new(file, invocation.cwd.clone(), login)
+        AcpSession::new(file, invocation.cwd.clone(), login).with_setup(invocation.session.clone())
+    }
+
+    /// The session applies the member's settings in `setup` and offers the workspace
+    /// root in it as an additional root.
+    pub fn with_setup(mut self, setup: SessionSetup) -> AcpSession {
+        self.setup = setup;
+        self
     }
 
     /// The turn continues `session`, with `prompt` (what is new since its last turn),
@@ -148,12 +188,16 @@ impl AcpSession {
             Waiting::Initialize(n) => ("initialize", n),
             Waiting::NewSession(n) => ("session/new", n),
             Waiting::Resume(n) => ("session/resume", n),
+            Waiting::Setting(n) => ("a setting", n),
             Waiting::Prompt(n) => ("session/prompt", n),
             Waiting::Nothing => return,
         };
         if *id != RequestId::Number(waited) {
             tracing::debug!("ACP response to no request of ours: {id}");
             return;
+        }
+        if let Waiting::Setting(_) = self.waiting {
+            return self.setting_answered(outcome, out);
         }
         let result = match outcome {
             Ok(result) => result,
@@ -177,83 +221,18 @@ impl AcpSession {
         }
     }
 
-    fn initialized(&mut self, result: &Value, out: &mut Outbox) {
-        let version = result.get("protocolVersion").and_then(Value::as_u64);
-        if version.is_some_and(|v| v != 1) {
-            let message = format!(
-                "{} speaks ACP version {}; chatmd speaks version 1",
-                self.turn.agent,
-                version.unwrap_or_default()
-            );
-            return self.end(AgentEvent::Failed { message }, out);
-        }
-        self.login.methods = result
-            .get("authMethods")
-            .and_then(Value::as_array)
-            .map(|methods| {
-                let name = |m: &Value| m.get("name").and_then(Value::as_str).map(str::to_owned);
-                methods.iter().filter_map(name).collect()
-            })
-            .unwrap_or_default();
-        if let Some((session, _)) = &self.resume {
-            // Only `session/resume` continues a session here. `session/load` replays the
-            // history as updates, and gemini (the one real agent without resume) sends
-            // part of that replay after its answer to the load, where nothing tells it
-            // from the new answer; its load also fails within the minute the session
-            // was made (gemini-cli #28693). Such an agent starts a new session with the
-            // whole chat instead.
-            let resumes = result
-                .pointer("/agentCapabilities/sessionCapabilities/resume")
-                .is_some_and(|v| !v.is_null());
-            if resumes {
-                let params = json!({"sessionId": session, "cwd": self.cwd, "mcpServers": []});
-                let id = self.send("session/resume", params, out);
-                self.waiting = Waiting::Resume(id);
-                return;
+    /// One `session/update`: the session's settings changing, else the answer's
+    /// stream.
+    fn update(&mut self, update: Value, out: &mut Outbox) {
+        match update.get("sessionUpdate").and_then(Value::as_str) {
+            Some("config_option_update") => self.offered.read(&update),
+            Some("current_mode_update") => {
+                let mode = update.get("currentModeId").and_then(Value::as_str);
+                self.offered.mode_changed(mode.unwrap_or_default());
             }
-            self.resume = None;
+            _ => return self.stream.update(update, &mut out.events),
         }
-        self.new_session(out);
-    }
-
-    fn new_session(&mut self, out: &mut Outbox) {
-        let params = NewSessionRequest::new(self.cwd.clone());
-        let id = self.send("session/new", params, out);
-        self.waiting = Waiting::NewSession(id);
-    }
-
-    /// The session to continue is back: the turn prompts it with what is new.
-    fn resumed(&mut self, result: &Value, out: &mut Outbox) {
-        let Some((session, prompt)) = self.resume.take() else {
-            return self.new_session(out);
-        };
-        out.push(AgentEvent::Started {
-            session: Some(session.clone()),
-            model: model(result),
-        });
-        self.prompt = Some(prompt);
-        self.prompt_session(session, out);
-    }
-
-    fn created(&mut self, result: &Value, out: &mut Outbox) {
-        let Some(session) = result.get("sessionId").and_then(Value::as_str) else {
-            let message = format!("{} created a session without an id", self.turn.agent);
-            return self.end(AgentEvent::Failed { message }, out);
-        };
-        out.push(AgentEvent::Started {
-            session: Some(session.to_owned()),
-            model: model(result),
-        });
-        self.prompt_session(session.to_owned(), out);
-    }
-
-    fn prompt_session(&mut self, session: String, out: &mut Outbox) {
-        self.session = Some(session.clone());
-        let prompt = self.prompt.take().unwrap_or_default();
-        let text = ContentBlock::Text(TextContent::new(prompt));
-        let params = PromptRequest::new(session, vec![text]);
-        let id = self.send("session/prompt", params, out);
-        self.waiting = Waiting::Prompt(id);
+        self.tell_options(out);
     }
 
     fn request(&mut self, id: RequestId, method: &str, params: Value, out: &mut Outbox) {
@@ -282,24 +261,6 @@ impl AcpSession {
             }
         }
     }
-}
-
-/// The model a new session reports: `models.currentModelId`, else the current value of
-/// a `model` config option.
-fn model(result: &Value) -> Option<String> {
-    let current = result
-        .pointer("/models/currentModelId")
-        .and_then(Value::as_str);
-    let option = || {
-        result
-            .get("configOptions")?
-            .as_array()?
-            .iter()
-            .find(|o| o.get("category").and_then(Value::as_str) == Some("model"))?
-            .get("currentValue")?
-            .as_str()
-    };
-    current.or_else(option).map(str::to_owned)
 }
 
 /// The `initialize` params: protocol 1, the client's name and version, and nothing it
@@ -344,7 +305,7 @@ impl Session for AcpSession {
                     && let Value::Object(mut params) = params
                     && let Some(update) = params.remove("update")
                 {
-                    self.stream.update(update, &mut out.events);
+                    self.update(update, out);
                 } else {
                     tracing::trace!("ACP notification ignored: {method}");
                 }

@@ -2,8 +2,9 @@
 //! `command`, else its `preset`'s (or the entry's), with the preset's arguments and
 //! variables, the member's `home` as the state folder of the CLI behind a preset that
 //! is one of the built-in kinds, and the whole prompt (role inline on top) for the
-//! session to send in `session/prompt`. Every turn is a new session: resume and load
-//! come later, so `resume` is not used.
+//! session to send in `session/prompt`, and the member's session settings (`mode`,
+//! `model`, `options`) for the session to apply. The session a turn resumes is the
+//! session's business (`turns/resume.rs`), so `resume` is not used here.
 
 use super::presets::{AcpPreset, preset_named};
 use crate::agents::plan::{TurnSpec, inline};
@@ -70,6 +71,7 @@ pub(crate) fn plan(turn: &TurnSpec<'_>, spec: &AcpSpec) -> Invocation {
     }
     invocation.env.splice(0..0, first);
     turn.extra_args(&mut invocation);
+    invocation.session.settings = member.session.clone();
     invocation.stdin = Stdin::Prompt(inline(turn.system, turn.body));
     invocation
 }

@@ -35,7 +35,7 @@ pub(super) struct Checker<'a> {
 }
 
 impl Checker<'_> {
-    fn report(&mut self, range: Range<usize>, severity: Severity, message: String) {
+    pub(super) fn report(&mut self, range: Range<usize>, severity: Severity, message: String) {
         self.problems.push(ConfigProblem::new(
             self.file,
             Some(range),
@@ -49,7 +49,7 @@ impl Checker<'_> {
     }
 
     /// Notes a setting that needs trust, at its `key = value`.
-    fn needs_trust(
+    pub(super) fn needs_trust(
         &mut self,
         member: &str,
         key: TrustKey,
@@ -139,6 +139,7 @@ impl Checker<'_> {
         });
         let env = raw.env.map(|env| self.env(&name, env)).unwrap_or_default();
         let args = raw.args.and_then(|args| self.args(&name, args));
+        let session = self.session(&name, agent.as_deref(), raw.mode, raw.model, raw.options);
         Some(MemberSettings {
             declared_at: Some((self.file.to_path_buf(), name_range)),
             agent,
@@ -156,6 +157,9 @@ impl Checker<'_> {
                 .and_then(|t| self.seconds("idle_timeout", t)),
             resume: raw.resume,
             thoughts: raw.thoughts.and_then(|t| self.thoughts(t)),
+            mode: session.mode,
+            model: session.model,
+            options: session.options.into_iter().collect(),
             name,
         })
     }
@@ -352,7 +356,7 @@ fn header_range(text: &str, value: &Range<usize>) -> Option<Range<usize>> {
 }
 
 /// `text` as a TOML string, as the user would write it.
-fn quoted(text: &str) -> String {
+pub(super) fn quoted(text: &str) -> String {
     toml::Value::String(text.to_owned()).to_string()
 }
 

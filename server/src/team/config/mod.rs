@@ -13,10 +13,12 @@ use super::model::is_valid_handle;
 use super::problem::ConfigProblem;
 use super::toml_check::parse_strict;
 use super::trust::{TrustItem, UserTrust};
+use crate::agents::acp::SettingValue;
 
 mod check;
 mod layers;
 mod raw;
+mod session;
 
 pub(crate) use layers::load_layers;
 
@@ -45,6 +47,8 @@ impl FileConfig {
             member.args = None;
             member.env.clear();
             member.home = None;
+            member.mode = None;
+            member.options.clear();
         }
     }
 }
@@ -71,6 +75,10 @@ pub(crate) struct MemberSettings {
     pub resume: Option<bool>,
     /// How an ACP agent's thoughts show.
     pub thoughts: Option<crate::team::Thoughts>,
+    /// An ACP member's session mode, model and config options (`options` by id).
+    pub mode: Option<String>,
+    pub model: Option<String>,
+    pub options: BTreeMap<String, SettingValue>,
     /// A path of this member leads out of the workspace through a link the user did not
     /// accept: the member is left out (the problem says why).
     pub blocked: bool,
@@ -97,7 +105,10 @@ impl MemberSettings {
         take(&mut self.idle_timeout, nearer.idle_timeout);
         take(&mut self.resume, nearer.resume);
         take(&mut self.thoughts, nearer.thoughts);
+        take(&mut self.mode, nearer.mode);
+        take(&mut self.model, nearer.model);
         self.env.extend(nearer.env);
+        self.options.extend(nearer.options);
         self.blocked |= nearer.blocked;
     }
 }

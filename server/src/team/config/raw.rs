@@ -35,6 +35,12 @@ pub(super) struct RawMember {
     pub(super) preset: Option<Spanned<String>>,
     /// The program to run instead of the agent kind's; applies once the file is trusted.
     pub(super) command: Option<Spanned<toml::Value>>,
+    /// An ACP member's session mode; applies once the file is trusted.
+    pub(super) mode: Option<Spanned<String>>,
+    /// An ACP member's model.
+    pub(super) model: Option<Spanned<String>>,
+    /// An ACP member's other config options by id; applies once the file is trusted.
+    pub(super) options: Option<Spanned<BTreeMap<String, Spanned<toml::Value>>>>,
 }
 
 /// `[members.*]` in file order (a map would sort them).

@@ -78,10 +78,20 @@ pub fn modes(flavor: Cli, mode: &str) -> J {
     modes
 }
 
-fn config_options(flavor: Cli, mode: &str) -> J {
+/// The session's `configOptions`: `mode` current, and each of `values` (config id,
+/// value) current in its option.
+pub fn config_options(flavor: Cli, mode: &str, values: &[(String, String)]) -> J {
     let mut options: Vec<J> = templates(flavor).at("configOptions").items().to_vec();
     for option in &mut options {
-        if option.get("id").and_then(J::as_str) != Some("mode") {
+        let id = option
+            .get("id")
+            .and_then(J::as_str)
+            .unwrap_or_default()
+            .to_string();
+        if let Some((_, value)) = values.iter().find(|(i, _)| *i == id) {
+            option.set("currentValue", value.as_str());
+        }
+        if id != "mode" {
             continue;
         }
         option.set("currentValue", mode);
@@ -99,9 +109,39 @@ fn config_options(flavor: Cli, mode: &str) -> J {
     J::Arr(options)
 }
 
+/// The values each select config option offers, by option id (the legacy `modes` of
+/// gemini as `mode`).
+pub fn option_values(flavor: Cli, id: &str) -> Option<Vec<String>> {
+    if id == "mode" {
+        return Some(mode_ids(flavor));
+    }
+    let options = templates(flavor).get("configOptions")?.items().to_vec();
+    let option = options
+        .iter()
+        .find(|o| o.get("id").and_then(J::as_str) == Some(id))?;
+    Some(
+        option
+            .at("options")
+            .items()
+            .iter()
+            .filter_map(|o| o.get("value")?.as_str().map(str::to_string))
+            .collect(),
+    )
+}
+
 /// The result of `session/new` (with `Some(id)`), `session/load` or `session/resume`
 /// (`None` where that agent leaves the id out), in the agent's key order.
 pub fn session_result(flavor: Cli, id: Option<&str>, mode: &str) -> J {
+    session_result_with(flavor, id, mode, &[])
+}
+
+/// [`session_result`] with the config `values` set in this session.
+pub fn session_result_with(
+    flavor: Cli,
+    id: Option<&str>,
+    mode: &str,
+    values: &[(String, String)],
+) -> J {
     let t = templates(flavor);
     let mut result = J::Obj(Vec::new());
     if let Some(id) = id {
@@ -110,12 +150,12 @@ pub fn session_result(flavor: Cli, id: Option<&str>, mode: &str) -> J {
     match flavor {
         Cli::Claude => {
             result.set("modes", modes(flavor, mode));
-            result.set("configOptions", config_options(flavor, mode));
+            result.set("configOptions", config_options(flavor, mode, values));
         }
         Cli::Codex => {
             result.set("models", t.at("models"));
             result.set("modes", modes(flavor, mode));
-            result.set("configOptions", config_options(flavor, mode));
+            result.set("configOptions", config_options(flavor, mode, values));
         }
         Cli::Gemini => {
             result.set("modes", modes(flavor, mode));
@@ -135,8 +175,7 @@ pub fn commands_update(flavor: Cli) -> J {
 
 /// The modes a `session/set_mode` may pick.
 pub fn mode_ids(flavor: Cli) -> Vec<String> {
-    templates(flavor)
-        .at("modes")
+    modes(flavor, "")
         .at("availableModes")
         .items()
         .iter()

@@ -30,3 +30,15 @@ pub fn answers_received(log: &Path) -> Vec<Value> {
         .map(|mut m| m["result"]["outcome"].take())
         .collect()
 }
+
+/// The client's requests and notifications (`method`, `params`), in order, across the
+/// fake's runs: what a test asserts of the settings and roots a session got.
+pub fn requests_received(log: &Path) -> Vec<(String, Value)> {
+    messages(log)
+        .into_iter()
+        .filter_map(|mut m| {
+            let method = m["method"].as_str()?.to_owned();
+            Some((method, m["params"].take()))
+        })
+        .collect()
+}

@@ -39,7 +39,7 @@
 //! | `FAKE_ACP_GEMINI_LOAD_FAILS=1` | gemini's `session/load` fails `-32603` "No previous sessions found for this project." and forgets the session, as the real one does within the minute of the session's creation |
 //! | `INITIAL_AGENT_MODE` | codex's mode (default `agent`, which never asks; `workspace-write` and `read-only` ask) |
 //! | `CLAUDE_CONFIG_DIR`, `CODEX_HOME`, `GEMINI_CLI_HOME` | where sessions are kept (`fake-acp-sessions/`), so a new process resumes them |
-//! | `FAKE_AGENT_TEXT`, `FAKE_AGENT_CHUNKS`, `FAKE_AGENT_DELAY_MS`, `FAKE_AGENT_STDERR`, `FAKE_AGENT_RECORD`, `FAKE_AGENT_PROMPT_KNOBS` | as for the headless CLIs (per prompt with `fake-agent:` lines) |
+//! | `FAKE_AGENT_TEXT`, `FAKE_AGENT_CHUNKS`, `FAKE_AGENT_DELAY_MS`, `FAKE_AGENT_SPREAD_MS`, `FAKE_AGENT_STDERR`, `FAKE_AGENT_RECORD`, `FAKE_AGENT_PROMPT_KNOBS` | as for the headless CLIs (per prompt with `fake-agent:` lines) |
 //!
 //! # Permission answers
 //!
@@ -51,6 +51,17 @@
 //! `$CODEX_HOME/rules/default.rules`; a later matching command is not asked about. The
 //! outcome `cancelled` ends the turn `cancelled`. An `optionId` that was not offered is
 //! taken as a refusal and reported on stderr.
+//!
+//! # Session settings
+//!
+//! Each flavor offers its recorded `configOptions` (claude: mode, model, effort; codex:
+//! mode, collaboration mode, model; gemini none, only the legacy `modes`/`models`) and
+//! answers `session/set_config_option` and `session/set_mode` as the real one does
+//! (`settings.rs`): its result shapes, the `current_mode_update` /
+//! `config_option_update` that follow, and its own error for an unknown option or a
+//! value it does not offer (also reported on stderr: a client should check first).
+//! `additionalDirectories` in a session request must be absolute paths (`-32602`
+//! otherwise); gemini, which does not advertise them, complains on stderr.
 //!
 //! # Checks
 //!
@@ -74,13 +85,14 @@ mod permission;
 mod render;
 mod replay;
 mod server;
+mod settings;
 mod store;
 mod tools;
 mod turn;
 mod usage;
 mod wire;
 
-pub use log::{answers_received, methods_received};
+pub use log::{answers_received, methods_received, requests_received};
 
 use std::path::Path;
 

@@ -10,7 +10,7 @@ use super::super::Knobs;
 use super::super::cli::Cli;
 use super::flavor;
 use super::ids;
-use super::json::{J, obj};
+use super::json::J;
 use super::replay;
 use super::store::{Session, Store};
 use super::wire::{Inbox, Out, errors};
@@ -20,6 +20,8 @@ pub struct Live {
     pub session: Session,
     /// The current mode (codex asks the client only in "read-only" and "workspace-write").
     pub mode: String,
+    /// The other config options set in this session (config id, value).
+    pub values: Vec<(String, String)>,
     /// gemini: the commands allowed "for this session" (never written down).
     pub allowed: Vec<String>,
 }
@@ -113,8 +115,10 @@ impl Agent {
             "session/load" => return self.load(id, params),
             "session/resume" if self.flavor != Cli::Gemini => return self.resume(id, params),
             "session/prompt" => return super::turn::prompt(self, id, params),
-            "session/set_mode" => self.set_mode(params),
-            "session/set_config_option" if self.flavor != Cli::Gemini => self.set_config(params),
+            "session/set_mode" => return super::settings::set_mode(self, id, params),
+            "session/set_config_option" if self.flavor != Cli::Gemini => {
+                return super::settings::set_config(self, id, params);
+            }
             "session/close" if self.flavor != Cli::Gemini => self.live(params).map(|sid| {
                 self.sessions.remove(&sid);
                 J::Obj(Vec::new())
@@ -179,14 +183,31 @@ impl Agent {
         flavor::initialize(self.flavor)
     }
 
-    /// The absolute `cwd` and the `mcpServers` list every session request must carry.
-    fn check_setup(params: &Value) -> Result<PathBuf, J> {
+    /// The absolute `cwd` and the `mcpServers` list every session request must carry,
+    /// and absolute `additionalDirectories` if any (gemini does not advertise them).
+    fn check_setup(&self, params: &Value) -> Result<PathBuf, J> {
         let cwd = params["cwd"].as_str().map(PathBuf::from);
         let Some(cwd) = cwd.filter(|c| c.is_absolute()) else {
             return Err(errors::invalid_params("cwd: an absolute path is required"));
         };
         if !params["mcpServers"].is_array() {
             return Err(errors::invalid_params("mcpServers: Required"));
+        }
+        if let Some(roots) = params.get("additionalDirectories") {
+            let absolute = |r: &Value| r.as_str().is_some_and(|r| Path::new(r).is_absolute());
+            if !roots
+                .as_array()
+                .is_some_and(|roots| roots.iter().all(absolute))
+            {
+                return Err(errors::invalid_params(
+                    "additionalDirectories: an array of absolute paths is required",
+                ));
+            }
+            if self.flavor == Cli::Gemini {
+                eprintln!(
+                    "fake-agent: gemini does not advertise sessionCapabilities.additionalDirectories, yet the client sent {roots}"
+                );
+            }
         }
         Ok(cwd)
     }
@@ -205,7 +226,7 @@ impl Agent {
     /// `session/new`: a fresh session, then its slash commands (each agent sends them
     /// right after the result).
     fn new_session(&mut self, id: &Value, params: &Value) {
-        let cwd = match Self::check_setup(params) {
+        let cwd = match self.check_setup(params) {
             Ok(cwd) => cwd,
             Err(error) => return self.out.error(id, error),
         };
@@ -240,6 +261,7 @@ impl Agent {
         let live = Live {
             session,
             mode,
+            values: Vec::new(),
             allowed: Vec::new(),
         };
         self.sessions.insert(live.session.id.clone(), live);
@@ -256,48 +278,6 @@ impl Agent {
             Cli::Codex => format!("Session {sid} not found"),
             Cli::Gemini => format!("Session not found: {sid}"),
         }))
-    }
-
-    fn set_mode(&mut self, params: &Value) -> Result<J, J> {
-        let sid = self.live(params)?;
-        let mode = params["modeId"].as_str().unwrap_or_default().to_string();
-        if !flavor::mode_ids(self.flavor).contains(&mode) {
-            return Err(errors::internal("Invalid Mode"));
-        }
-        self.switch_mode(&sid, mode);
-        Ok(J::Obj(Vec::new()))
-    }
-
-    fn set_config(&mut self, params: &Value) -> Result<J, J> {
-        let sid = self.live(params)?;
-        let value = params["value"].as_str().unwrap_or_default().to_string();
-        match params["configId"].as_str() {
-            Some("mode") if flavor::mode_ids(self.flavor).contains(&value) => {
-                self.switch_mode(&sid, value.clone());
-                let result = flavor::session_result(self.flavor, None, &value);
-                Ok(obj! { "configOptions": result.at("configOptions") })
-            }
-            Some("mode") => Err(errors::internal(&format!(
-                "Invalid value for config option mode: {value}"
-            ))),
-            other => Err(errors::internal(&format!(
-                "Unknown config option: {}",
-                other.unwrap_or_default()
-            ))),
-        }
-    }
-
-    /// Sets the mode and tells the client (codex-acp follows both ways of setting it with
-    /// a `config_option_update`).
-    fn switch_mode(&mut self, sid: &str, mode: String) {
-        if let Some(live) = self.sessions.get_mut(sid) {
-            live.mode = mode.clone();
-        }
-        if self.flavor == Cli::Codex {
-            let options = flavor::session_result(self.flavor, None, &mode).at("configOptions");
-            let update = obj! { "sessionUpdate": "config_option_update", "configOptions": options };
-            self.out.update(sid, update);
-        }
     }
 
     /// `session/resume` (claude, codex): the session again, no history replayed.
@@ -318,7 +298,7 @@ impl Agent {
 
     /// The stored session a load or resume names, or the agent's error for it.
     fn reopen(&mut self, params: &Value) -> Result<Session, J> {
-        let cwd = Self::check_setup(params)?;
+        let cwd = self.check_setup(params)?;
         self.setup_auth()?;
         if self.flavor == Cli::Codex {
             self.out

@@ -314,8 +314,15 @@ impl Turn<'_> {
             None => answer::chunks(&text),
         };
         self.begin_message()?;
-        for chunk in chunks {
-            self.chunk(&chunk)?;
+        let (start, count) = (Instant::now(), chunks.len().max(1));
+        for (i, chunk) in chunks.iter().enumerate() {
+            if let Some((spread, _)) = self.knobs.spread {
+                // Chunk i goes out no sooner than i/count of the spread after the first,
+                // as the headless fake spreads its lines (`FAKE_AGENT_SPREAD_MS`).
+                let due = start + spread.mul_f64(i as f64 / count as f64);
+                self.pause(due.saturating_duration_since(Instant::now()))?;
+            }
+            self.chunk(chunk)?;
         }
         Ok(())
     }

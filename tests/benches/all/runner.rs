@@ -1,8 +1,6 @@
 //! The runner's cost per turn: a whole turn through `runner::run` against spawning the
-//! same program with `std::process::Command::output()`, interleaved in one run, without
-//! and with the agent guard.
-//!
-//! Run: `cargo bench -p chatmd --bench runner_bench`
+//! same program with `std::process::Command::output()`, interleaved, without and with
+//! the agent guard; and its throughput on a flood of lines.
 
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -11,6 +9,9 @@ use chatmd::agents::{AgentEvent, ExitInfo, Invocation, Limits, OutputParser, Std
 use chatmd::runner;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
+
+use super::report::{Report, Row, Samples, ms};
+use super::stdio::chatmd_binary;
 
 /// Lines become text; the exit code decides the end (a `command` agent's shape).
 struct Plain;
@@ -47,16 +48,8 @@ fn invocation(program: &str, args: &[&str]) -> Invocation {
             has_completion_event: false,
         },
         install_hint: None,
+        session: Default::default(),
     }
-}
-
-/// Reads every line and emits nothing: the reader's cost alone.
-struct Silent;
-
-impl OutputParser for Silent {
-    fn line(&mut self, _line: &str, _out: &mut Vec<AgentEvent>) {}
-
-    fn finish(&mut self, _exit: &ExitInfo, _out: &mut Vec<AgentEvent>) {}
 }
 
 /// One turn through the runner, its events drained like the turn engine would.
@@ -76,15 +69,6 @@ async fn turn_with(invocation: Invocation, parser: Box<dyn OutputParser>) -> usi
     let outcome = runner::run(invocation, parser, events, CancellationToken::new()).await;
     assert!(outcome.is_success(), "{:?}", outcome.ended);
     drain.await.unwrap()
-}
-
-fn median(mut samples: Vec<Duration>) -> Duration {
-    samples.sort();
-    samples[samples.len() / 2]
-}
-
-fn ms(d: Duration) -> String {
-    format!("{:.2} ms", d.as_secs_f64() * 1e3)
 }
 
 /// Median time of a turn and of a bare `output()` of the same command, alternating
@@ -111,19 +95,16 @@ fn compare(
             baseline.push(direct);
         }
     }
-    (median(measured), median(baseline))
+    (Samples(measured).median(), Samples(baseline).median())
 }
 
-fn main() {
+pub fn rows(report: &mut Report) {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .unwrap();
-    let runs = 300;
-    println!("runner: {runs} turns each, medians, runner turn vs `Command::output()`\n");
-    println!("| what | measured | baseline | target | ok? |");
-    println!("| --- | --- | --- | --- | --- |");
-    turn_rows(&rt, runs, "");
+    let runs = 200;
+    turn_rows(report, &rt, runs, "");
 
     // Throughput: 256 MiB of 64-byte lines through the runner and its parser, against
     // `sh` piping the same bytes to /dev/null.
@@ -134,51 +115,51 @@ fn main() {
     let with_events = start.elapsed();
     assert_eq!(lines, bytes / 64 + 1);
     let start = Instant::now();
-    rt.block_on(turn_with(
-        invocation("/bin/sh", &["-c", &script]),
-        Box::new(Silent),
-    ));
-    let reader_only = start.elapsed();
-    let start = Instant::now();
     let direct = Command::new("/bin/sh")
         .args(["-c", &format!("{script} > /dev/null")])
         .status()
         .unwrap();
     assert!(direct.success());
     let baseline = start.elapsed();
-    let rate = |d: Duration| format!("{:.0} MB/s", bytes as f64 / d.as_secs_f64() / 1e6);
-    println!(
-        "| 256 MiB of 64-byte lines through `run()`, one `Text` event per line, drained | {} | {} (to /dev/null) | (information) | — |",
-        rate(with_events),
-        rate(baseline)
-    );
-    println!(
-        "| the same through `run()`, a parser that emits nothing | {} | {} (to /dev/null) | (information) | — |",
-        rate(reader_only),
-        rate(baseline)
+    let rate = |d: Duration| bytes as f64 / d.as_secs_f64() / 1e6;
+    let (ours, theirs) = (rate(with_events), rate(baseline));
+    report.add(
+        Row::new(
+            "256 MiB of 64-byte agent output lines through the runner, one event a line",
+            ours,
+            "MB/s",
+        )
+        .target("(information)", true)
+        .baseline("the same bytes piped to /dev/null", theirs, ours / theirs),
     );
 
     // The same turns with every agent started through the guard that kills its group
     // when the process dies (what the `chatmd` binary does): one exec more per turn.
-    runner::guard_agents_with(env!("CARGO_BIN_EXE_chatmd"));
-    turn_rows(&rt, runs, " through the agent guard");
+    runner::guard_agents_with(chatmd_binary());
+    turn_rows(report, &rt, runs, " through the agent guard");
 }
 
 /// A row per program: a turn through the runner against `Command::output()`.
-fn turn_rows(rt: &tokio::runtime::Runtime, runs: usize, how: &str) {
+fn turn_rows(report: &mut Report, rt: &tokio::runtime::Runtime, runs: usize, how: &str) {
     for (program, args) in [
         ("/bin/echo", &["hello from the agent"][..]),
         ("/bin/true", &[][..]),
     ] {
         let (measured, baseline) = compare(rt, program, args, runs);
-        let extra = measured.saturating_sub(baseline);
-        let ok = extra <= Duration::from_millis(5);
-        println!(
-            "| turn through `run()`{how}, `{program}` (+{} per turn) | {} | {} | ≤ baseline + 5 ms | {} |",
-            ms(extra),
-            ms(measured),
-            ms(baseline),
-            if ok { "yes" } else { "NO" }
+        let extra = ms(measured) - ms(baseline);
+        report.add(
+            Row::new(
+                format!("runner overhead per turn{how}, `{program}`"),
+                extra,
+                "ms",
+            )
+            .target("<= +5 ms", extra <= 5.0)
+            .baseline(
+                "Command::output() of the same",
+                ms(baseline),
+                ms(measured) / ms(baseline),
+            )
+            .note(format!("{runs} turns each, medians")),
         );
     }
 }

@@ -1,0 +1,379 @@
+//! A member's session settings (`mode`, `model` and `[members.X.options]` in
+//! `chatmd.toml`) checked against what the session offers ([`Offered`]), as the
+//! requests that apply them: `session/set_config_option` for a config option,
+//! `session/set_mode` for an agent with only the legacy `modes`. A value already in
+//! force is not sent again; a value the agent does not offer is an error naming those
+//! it does, before any prompt is sent.
+
+use std::fmt;
+use std::path::PathBuf;
+
+use serde_json::{Value, json};
+
+use super::offered::{Offered, Setting};
+use crate::agents::ConfigChoice;
+
+/// What a member asks of its ACP session besides the prompt.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SessionSettings {
+    /// The session mode (`[members.X] mode`): the config option of category `mode`,
+    /// else a legacy mode.
+    pub mode: Option<String>,
+    /// The model (`[members.X] model`): the config option of category `model`.
+    pub model: Option<String>,
+    /// Other config options by id (`[members.X.options]`), in key order.
+    pub options: Vec<(String, SettingValue)>,
+}
+
+impl SessionSettings {
+    pub fn is_empty(&self) -> bool {
+        self.mode.is_none() && self.model.is_none() && self.options.is_empty()
+    }
+}
+
+/// A value for a config option: a select's value id or a boolean's value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SettingValue {
+    Text(String),
+    Flag(bool),
+}
+
+impl fmt::Display for SettingValue {
+    /// As written in `chatmd.toml`: `"plan"`, `true`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SettingValue::Text(text) => write!(f, "{text:?}"),
+            SettingValue::Flag(flag) => write!(f, "{flag}"),
+        }
+    }
+}
+
+/// What an ACP turn needs besides its command line and prompt.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SessionSetup {
+    pub settings: SessionSettings,
+    /// The workspace root, offered as an `additionalDirectories` root when the agent
+    /// takes them and the member works in another folder.
+    pub workspace: Option<PathBuf>,
+}
+
+/// One request that applies a setting.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Change {
+    /// `session/set_config_option`; `key` is the member's key, for messages.
+    Config {
+        key: String,
+        id: String,
+        value: SettingValue,
+    },
+    /// `session/set_mode`, for an agent without config options.
+    Mode(String),
+}
+
+impl Change {
+    /// The request's method and params for `session`.
+    pub fn request(&self, session: &str) -> (&'static str, Value) {
+        match self {
+            Change::Config { id, value, .. } => {
+                let params = match value {
+                    SettingValue::Text(text) => {
+                        json!({"sessionId": session, "configId": id, "value": text})
+                    }
+                    SettingValue::Flag(flag) => {
+                        json!({"sessionId": session, "configId": id, "type": "boolean", "value": flag})
+                    }
+                };
+                ("session/set_config_option", params)
+            }
+            Change::Mode(mode) => (
+                "session/set_mode",
+                json!({"sessionId": session, "modeId": mode}),
+            ),
+        }
+    }
+
+    /// How the member wrote it: `mode = "plan"`.
+    pub fn written(&self) -> String {
+        match self {
+            Change::Config { key, value, .. } => format!("{key} = {value}"),
+            Change::Mode(mode) => format!("mode = {mode:?}"),
+        }
+    }
+}
+
+/// The requests that bring the session `offered` by `agent` to `settings`, in order
+/// (mode, model, then the options), leaving out what is already in force; or why it
+/// cannot be done, in words for the user.
+pub fn changes(
+    settings: &SessionSettings,
+    offered: &Offered,
+    agent: &str,
+) -> Result<Vec<Change>, String> {
+    let mut changes = Vec::new();
+    if let Some(mode) = &settings.mode {
+        match (offered.by_category("mode"), &offered.modes) {
+            (Some(setting), _) => {
+                let value = SettingValue::Text(mode.clone());
+                changes.extend(select(setting, "mode", "modes", value, agent)?);
+            }
+            (None, Some(modes)) => {
+                check(modes, "mode", "modes", mode, agent)?;
+                if modes.current.as_deref() != Some(mode) {
+                    changes.push(Change::Mode(mode.clone()));
+                }
+            }
+            (None, None) => return Err(format!("{agent} offers no modes; remove `mode`")),
+        }
+    }
+    if let Some(model) = &settings.model {
+        match (offered.by_category("model"), &offered.models) {
+            (Some(setting), _) => {
+                let value = SettingValue::Text(model.clone());
+                changes.extend(select(setting, "model", "models", value, agent)?);
+            }
+            (None, Some(models)) if models.current.as_deref() == Some(model) => {}
+            (None, Some(models)) => {
+                check(models, "model", "models", model, agent)?;
+                return Err(format!(
+                    "{agent} offers no way to change its model over ACP (no `model` config \
+                     option; its model now: {}); remove `model`, or choose the model on its \
+                     command line (`args`)",
+                    models.current.as_deref().unwrap_or("not said")
+                ));
+            }
+            (None, None) => return Err(format!("{agent} offers no models; remove `model`")),
+        }
+    }
+    for (id, value) in &settings.options {
+        let key = format!("options.{id}");
+        let Some(setting) = offered.by_id(id) else {
+            let ids: Vec<&str> = offered
+                .config
+                .iter()
+                .map(|s| s.choice.id.as_str())
+                .collect();
+            return Err(if ids.is_empty() {
+                format!("{agent} offers no config options; remove `{key}`")
+            } else {
+                format!(
+                    "{agent} offers no config option `{id}`; its options: {}",
+                    ids.join(", ")
+                )
+            });
+        };
+        changes.extend(select(setting, &key, "values", value.clone(), agent)?);
+    }
+    Ok(changes)
+}
+
+/// The change that sets `setting` to `value`, `None` when it is in force already.
+fn select(
+    setting: &Setting,
+    key: &str,
+    plural: &str,
+    value: SettingValue,
+    agent: &str,
+) -> Result<Option<Change>, String> {
+    let current = setting.choice.current.as_deref();
+    match (&value, setting.boolean) {
+        (SettingValue::Flag(flag), true) => {
+            if current == Some(flag.to_string().as_str()) {
+                return Ok(None);
+            }
+        }
+        (SettingValue::Text(text), false) => {
+            check(&setting.choice, key, plural, text, agent)?;
+            if current == Some(text.as_str()) {
+                return Ok(None);
+            }
+        }
+        (SettingValue::Text(_), true) => {
+            return Err(format!(
+                "`{key}` is a switch of {agent}: set it to true or false"
+            ));
+        }
+        (SettingValue::Flag(_), false) => {
+            return Err(format!(
+                "`{key}` of {agent} takes one of its {plural}: {}",
+                listed(&setting.choice)
+            ));
+        }
+    }
+    Ok(Some(Change::Config {
+        key: key.to_owned(),
+        id: setting.choice.id.clone(),
+        value,
+    }))
+}
+
+/// `Ok` when `choice` offers `value`, else the error that names what it offers.
+fn check(
+    choice: &ConfigChoice,
+    key: &str,
+    plural: &str,
+    value: &str,
+    agent: &str,
+) -> Result<(), String> {
+    if choice.values.iter().any(|v| v.value == value) {
+        return Ok(());
+    }
+    Err(format!(
+        "{key} = {value:?} is not offered by {agent}; its {plural}: {}",
+        listed(choice)
+    ))
+}
+
+fn listed(choice: &ConfigChoice) -> String {
+    let values: Vec<&str> = choice.values.iter().map(|v| v.value.as_str()).collect();
+    if values.is_empty() {
+        "none".to_owned()
+    } else {
+        values.join(", ")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    fn claude() -> Offered {
+        Offered::from_result(&json!({
+            "sessionId": "s",
+            "modes": {"currentModeId": "default", "availableModes": [{"id": "default", "name": "Default"}]},
+            "configOptions": [
+                {"id": "mode", "name": "Mode", "category": "mode", "type": "select", "currentValue": "default",
+                 "options": [{"value": "default", "name": "Default"}, {"value": "plan", "name": "Plan"}]},
+                {"id": "model", "name": "Model", "category": "model", "type": "select", "currentValue": "default",
+                 "options": [{"value": "default", "name": "Default"}, {"value": "sonnet", "name": "Sonnet"}]},
+                {"id": "effort", "name": "Effort", "category": "thought_level", "type": "select", "currentValue": "default",
+                 "options": [{"value": "default", "name": "Default"}, {"value": "high", "name": "High"}]},
+                {"id": "fast", "name": "Fast", "type": "boolean", "currentValue": false},
+            ]
+        }))
+    }
+
+    fn gemini() -> Offered {
+        Offered::from_result(&json!({
+            "sessionId": "s",
+            "modes": {"availableModes": [{"id": "default", "name": "Default"}, {"id": "yolo", "name": "YOLO"}], "currentModeId": "default"},
+            "models": {"availableModels": [{"modelId": "auto", "name": "Auto"}, {"modelId": "pro", "name": "Pro"}], "currentModelId": "auto"},
+        }))
+    }
+
+    fn text(value: &str) -> SettingValue {
+        SettingValue::Text(value.into())
+    }
+
+    #[test]
+    fn config_options_are_set_in_order_and_values_in_force_are_skipped() {
+        let settings = SessionSettings {
+            mode: Some("plan".into()),
+            model: Some("default".into()),
+            options: vec![
+                ("effort".into(), text("high")),
+                ("fast".into(), SettingValue::Flag(true)),
+            ],
+        };
+        let changes = changes(&settings, &claude(), "claude-agent-acp").unwrap();
+        let requests: Vec<_> = changes.iter().map(|c| c.request("s")).collect();
+        assert_eq!(
+            requests,
+            [
+                (
+                    "session/set_config_option",
+                    json!({"sessionId": "s", "configId": "mode", "value": "plan"})
+                ),
+                (
+                    "session/set_config_option",
+                    json!({"sessionId": "s", "configId": "effort", "value": "high"})
+                ),
+                (
+                    "session/set_config_option",
+                    json!({"sessionId": "s", "configId": "fast", "type": "boolean", "value": true})
+                ),
+            ]
+        );
+        assert_eq!(changes[1].written(), "options.effort = \"high\"");
+    }
+
+    #[test]
+    fn an_agent_with_only_legacy_modes_gets_set_mode_and_never_set_model() {
+        let settings = SessionSettings {
+            mode: Some("yolo".into()),
+            model: Some("auto".into()),
+            options: Vec::new(),
+        };
+        assert_eq!(
+            changes(&settings, &gemini(), "gemini"),
+            Ok(vec![Change::Mode("yolo".into())])
+        );
+        let other = SessionSettings {
+            model: Some("pro".into()),
+            ..SessionSettings::default()
+        };
+        assert_eq!(
+            changes(&other, &gemini(), "gemini"),
+            Err(
+                "gemini offers no way to change its model over ACP (no `model` config option; \
+                 its model now: auto); remove `model`, or choose the model on its command line \
+                 (`args`)"
+                    .into()
+            )
+        );
+    }
+
+    #[test]
+    fn a_value_not_offered_names_those_that_are() {
+        let mode = |m: &str| SessionSettings {
+            mode: Some(m.into()),
+            ..SessionSettings::default()
+        };
+        assert_eq!(
+            changes(&mode("yolo"), &claude(), "claude-agent-acp"),
+            Err(
+                "mode = \"yolo\" is not offered by claude-agent-acp; its modes: default, plan"
+                    .into()
+            )
+        );
+        assert_eq!(
+            changes(&mode("plan"), &gemini(), "gemini"),
+            Err("mode = \"plan\" is not offered by gemini; its modes: default, yolo".into())
+        );
+        assert_eq!(
+            changes(&mode("plan"), &Offered::default(), "goose"),
+            Err("goose offers no modes; remove `mode`".into())
+        );
+        let options = |id: &str, value: SettingValue| SessionSettings {
+            options: vec![(id.into(), value)],
+            ..SessionSettings::default()
+        };
+        assert_eq!(
+            changes(&options("effort", text("max")), &claude(), "claude-agent-acp"),
+            Err("options.effort = \"max\" is not offered by claude-agent-acp; its values: default, high".into())
+        );
+        assert_eq!(
+            changes(&options("speed", text("x")), &claude(), "claude-agent-acp"),
+            Err("claude-agent-acp offers no config option `speed`; its options: mode, model, effort, fast".into())
+        );
+        assert_eq!(
+            changes(&options("fast", text("yes")), &claude(), "claude-agent-acp"),
+            Err("`options.fast` is a switch of claude-agent-acp: set it to true or false".into())
+        );
+        assert_eq!(
+            changes(
+                &options("effort", SettingValue::Flag(true)),
+                &claude(),
+                "claude-agent-acp"
+            ),
+            Err(
+                "`options.effort` of claude-agent-acp takes one of its values: default, high"
+                    .into()
+            )
+        );
+        assert_eq!(
+            changes(&options("effort", text("high")), &gemini(), "gemini"),
+            Err("gemini offers no config options; remove `options.effort`".into())
+        );
+    }
+}

@@ -1,0 +1,155 @@
+//! The real `chatmd lsp` binary over stdio, as an editor runs it: LSP framing both ways,
+//! and its memory read from `/proc`.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::PathBuf;
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::sync::OnceLock;
+
+use serde_json::{Value, json};
+
+/// The release `chatmd` binary, built once per run (cargo runs the bench with `CARGO`
+/// set; the binary belongs to another package of the workspace, which a bench of this
+/// one cannot depend on as a binary).
+pub fn chatmd_binary() -> PathBuf {
+    static BUILT: OnceLock<PathBuf> = OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+            let status = Command::new(cargo)
+                .args([
+                    "build",
+                    "--release",
+                    "--locked",
+                    "-p",
+                    "chatmd",
+                    "--bin",
+                    "chatmd",
+                ])
+                .stdout(Stdio::null())
+                .status()
+                .expect("run cargo build for the chatmd binary");
+            assert!(status.success(), "cargo build of the chatmd binary failed");
+            assert_cmd::cargo::cargo_bin("chatmd")
+        })
+        .clone()
+}
+
+pub struct Server {
+    child: Child,
+    /// Closed at the end: the server reads stdin until it ends.
+    stdin: Option<ChildStdin>,
+    stdout: BufReader<ChildStdout>,
+    next_id: i64,
+    /// `exit` was sent: the server ends by itself.
+    exited: bool,
+}
+
+impl Server {
+    pub fn start() -> Server {
+        let mut child = Command::new(chatmd_binary())
+            .arg("lsp")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start chatmd lsp");
+        let stdin = child.stdin.take().expect("stdin");
+        let stdout = BufReader::new(child.stdout.take().expect("stdout"));
+        Server {
+            child,
+            stdin: Some(stdin),
+            stdout,
+            next_id: 1,
+            exited: false,
+        }
+    }
+
+    /// `initialize` (UTF-16, as VS Code asks) and `initialized`, in the folder `root`.
+    pub fn initialize(&mut self, root: &std::path::Path) {
+        let root = format!("file://{}", root.display());
+        self.request(
+            "initialize",
+            json!({"processId": null, "rootUri": root, "capabilities": {}}),
+        );
+        self.notify("initialized", json!({}));
+    }
+
+    pub fn notify(&mut self, method: &str, params: Value) {
+        self.send(&json!({"jsonrpc": "2.0", "method": method, "params": params}));
+    }
+
+    /// Sends a request and reads until its answer (notifications meanwhile are dropped).
+    pub fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        let answer = self.until(|m| m["id"] == id && m.get("method").is_none());
+        assert!(answer.get("error").is_none(), "{method} failed: {answer}");
+        answer["result"].clone()
+    }
+
+    fn send(&mut self, message: &Value) {
+        let body = message.to_string();
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        write!(stdin, "Content-Length: {}\r\n\r\n{body}", body.len()).expect("write");
+        stdin.flush().expect("flush");
+    }
+
+    /// Reads messages until one satisfies `wanted`; returns it.
+    pub fn until(&mut self, wanted: impl Fn(&Value) -> bool) -> Value {
+        loop {
+            let mut length = 0;
+            loop {
+                let mut line = String::new();
+                assert!(
+                    self.stdout.read_line(&mut line).expect("read") > 0,
+                    "server quit"
+                );
+                match line.trim_end().split_once(": ") {
+                    Some(("Content-Length", n)) => length = n.parse().expect("length"),
+                    _ if line.trim_end().is_empty() => break,
+                    _ => {}
+                }
+            }
+            let mut body = vec![0; length];
+            self.stdout.read_exact(&mut body).expect("body");
+            let message = serde_json::from_slice(&body).expect("JSON");
+            if wanted(&message) {
+                return message;
+            }
+        }
+    }
+
+    /// A `/proc/<pid>/status` memory line (`VmRSS`, `VmHWM`) in MB.
+    pub fn memory(&self, key: &str) -> f64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
+            .expect("/proc tells a process's memory");
+        let kb: f64 = status
+            .lines()
+            .find_map(|l| l.strip_prefix(key)?.strip_prefix(':'))
+            .expect("the memory line")
+            .trim()
+            .trim_end_matches(" kB")
+            .parse()
+            .expect("a number of kB");
+        kb / 1024.0
+    }
+
+    pub fn shutdown(mut self) {
+        self.request("shutdown", Value::Null);
+        self.notify("exit", Value::Null);
+        self.exited = true;
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        // Never leave the server behind, even when the bench failed half-way.
+        self.stdin = None;
+        if !self.exited {
+            let _ = self.child.kill();
+        }
+        let _ = self.child.wait();
+    }
+}
