@@ -333,8 +333,18 @@ fn accessors() {
         (empty.id(), empty.agent(), empty.model(), empty.session()),
         (None, None, None, None)
     );
-    assert_eq!(KNOWN_KEYS.len(), 12);
+    assert_eq!(KNOWN_KEYS.len(), 14);
     assert!(KNOWN_KEYS.iter().all(|k| is_valid_key(k)));
+    // An ACP agent's context window and cost, as the server writes them.
+    let mut usage = StatusComment::new();
+    usage.set("context", "20040/1000000");
+    usage.set("cost", "0.0998 USD");
+    let line = usage.render();
+    assert_eq!(
+        line,
+        "<!-- chatmd context=20040/1000000 cost=\"0.0998 USD\" -->"
+    );
+    assert_eq!(StatusComment::parse(&line).unwrap(), usage);
 }
 
 #[test]

@@ -7,6 +7,7 @@
 //! types; the runner executes what an adapter describes.
 
 pub mod acp;
+mod activity;
 mod auth;
 mod autoload;
 pub mod claude;
@@ -29,6 +30,7 @@ mod resume;
 mod session;
 mod tools;
 
+pub use activity::{CallStatus, CallView, ContextUsage, FileDiff, PlanEntry, StepStatus};
 pub use autoload::{cli_kind, role_files_loaded};
 pub use kind::{AgentKind, UnknownAgentKind};
 pub use offers::{AgentCommand, AuthMethod, ConfigChoice, ConfigValue};
@@ -195,6 +197,15 @@ pub enum AgentEvent {
     /// [`SessionCommand::Answer`] with the request's id. Only ACP agents ask (the
     /// headless CLIs cannot ask anyone).
     Permission(PermissionRequest),
+    /// A piece of the agent's thinking (ACP `agent_thought_chunk`), clean like `Text`.
+    Thought(String),
+    /// The agent's plan, whole (each report replaces the last).
+    Plan(Vec<PlanEntry>),
+    /// One tool call of an ACP agent as it stands now (shown as a line updated in
+    /// place); the headless CLIs report [`AgentEvent::Tool`] instead.
+    Call(Box<CallView>),
+    /// How full the context window is and what the session cost (ACP `usage_update`).
+    Context(ContextUsage),
     /// The commands the agent takes after `/`, whole (each report replaces the last).
     Commands(Vec<AgentCommand>),
     /// The settings the session offers, whole (each report replaces the last).

@@ -1,9 +1,10 @@
 //! The conversation layer: a parsed chat read together with its team — who is on it,
 //! who is human, and what is wrong with it — and the text the server writes into a
-//! chat (new sections, status comments, the blocks at an answer's end, the commands'
-//! edits). Pure apart from what the team already read: no I/O, no async.
+//! chat (new sections, status comments, the blocks at an answer's end or in its flow, the
+//! commands' edits). Pure apart from what the team already read: no I/O, no async.
 
 pub mod actions;
+pub mod activity;
 pub mod blocks;
 pub mod clock;
 pub mod diff;

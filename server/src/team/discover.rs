@@ -235,6 +235,7 @@ impl Reader<'_> {
             timeout: settings.timeout,
             idle_timeout: settings.idle_timeout,
             resume: settings.resume.unwrap_or(false),
+            thoughts: settings.thoughts.unwrap_or_default(),
             session: SessionSettings {
                 mode: settings.mode,
                 model: settings.model,

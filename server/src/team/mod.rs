@@ -21,7 +21,7 @@ pub mod trust;
 pub use config::{CONFIG_FILE_NAME, trust_summary};
 pub use discover::{DEFAULT_HUMAN, TEAM_INSTRUCTION_FILE, load_team_with};
 pub use error::TeamError;
-pub use model::{Member, Team, is_valid_handle};
+pub use model::{Member, Team, Thoughts, is_valid_handle};
 pub use paths::resolve_team_folder;
 pub(crate) use paths::{normalize, resolve_existing};
 pub use place::{TeamPlace, locate, workspace_root};

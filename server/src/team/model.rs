@@ -47,9 +47,21 @@ pub struct Member {
     pub idle_timeout: Option<Duration>,
     /// Keep the CLI's own session between turns.
     pub resume: bool,
+    /// How an ACP agent's thoughts show in its answer (`thoughts` in `chatmd.toml`).
+    pub thoughts: Thoughts,
     /// An ACP member's session mode, model and config options (`mode`, `model`,
     /// `[members.X.options]`), applied to each session it starts or resumes.
     pub session: SessionSettings,
+}
+
+/// How an ACP member's thoughts (`agent_thought_chunk`) show in its answer.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Thoughts {
+    /// In a folded `<details>` block where they happen (`thoughts = "folded"`).
+    #[default]
+    Folded,
+    /// Left out (`thoughts = "hidden"`).
+    Hidden,
 }
 
 impl Member {
@@ -72,6 +84,7 @@ impl Member {
             timeout: None,
             idle_timeout: None,
             resume: false,
+            thoughts: Thoughts::Folded,
             session: SessionSettings::default(),
         }
     }

@@ -1,6 +1,8 @@
 //! Where each running turn writes: offsets that move with every change to the
 //! document, so user edits anywhere (even inside a section) never make an answer land
-//! in the wrong place.
+//! in the wrong place. The same for every block a turn may rewrite (permission
+//! requests, the plan, tool lines: `placed.rs`), which also remember whether the user
+//! edited inside them.
 
 use super::Change;
 use crate::document::ByteRange;
@@ -20,11 +22,11 @@ pub struct Places {
 #[derive(Clone, Debug, Default)]
 pub struct Anchors {
     places: Vec<Places>,
-    /// The permission blocks the turns wrote, by id.
+    /// The blocks the turns wrote, by id.
     blocks: Vec<(String, Block)>,
 }
 
-/// Where a permission block lies.
+/// Where a block lies.
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum Block {
     /// Written by an insert at `at` that has not come back through the changes yet;
@@ -33,7 +35,14 @@ enum Block {
         at: usize,
         within: ByteRange,
     },
-    Landed(ByteRange),
+    Landed(Place),
+}
+
+/// Where a block lies in the document, and whether the user changed text inside it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Place {
+    pub range: ByteRange,
+    pub edited: bool,
 }
 
 impl Anchors {
@@ -48,19 +57,25 @@ impl Anchors {
     }
 
     /// The port applied an insert at `at` (in the text as of the last change taken
-    /// in) whose `within` is the permission block `id`: the block lands where that
-    /// insert comes back through [`Anchors::apply`].
+    /// in) whose `within` is the block `id`: the block lands where that insert comes
+    /// back through [`Anchors::apply`]. A block written anew replaces its old place.
     pub fn expect_block(&mut self, id: &str, at: usize, within: ByteRange) {
+        self.forget(id);
         self.blocks
             .push((id.to_string(), Block::Awaiting { at, within }));
     }
 
-    /// Where the permission block `id` lies now, once its insert came back.
-    pub fn block(&self, id: &str) -> Option<ByteRange> {
+    /// Where the block `id` lies now, once its insert came back.
+    pub fn block(&self, id: &str) -> Option<&Place> {
         self.blocks.iter().find_map(|(b, place)| match place {
-            Block::Landed(range) if b == id => Some(range.clone()),
+            Block::Landed(place) if b == id => Some(place),
             _ => None,
         })
+    }
+
+    /// Block `id` is no longer followed (the turn writes it anew elsewhere).
+    pub fn forget(&mut self, id: &str) {
+        self.blocks.retain(|(b, _)| b != id);
     }
 
     /// Moves every place through a change. Offsets before it stay, offsets after it
@@ -108,19 +123,34 @@ impl Anchors {
                     if change.ours && old.start == old.end && old.start == *at =>
                 {
                     // The insert that wrote the block.
-                    Block::Landed(*at + within.start..*at + within.end)
+                    Block::Landed(Place {
+                        range: *at + within.start..*at + within.end,
+                        edited: false,
+                    })
                 }
                 Block::Awaiting { at, within } => Block::Awaiting {
                     at: map(*at, end_stick),
                     within: within.clone(),
                 },
-                // The block rewritten with its answer.
-                Block::Landed(range) if change.ours && range == old => {
-                    Block::Landed(old.start..old.start + new_len)
+                // The block rewritten with its new text.
+                Block::Landed(place) if change.ours && place.range == *old => {
+                    Block::Landed(Place {
+                        range: old.start..old.start + new_len,
+                        edited: place.edited,
+                    })
                 }
-                Block::Landed(range) => {
+                Block::Landed(Place { range, edited }) => {
+                    // Typing right before or after a block is not an edit of it.
+                    let inside = if old.start == old.end {
+                        range.start < old.start && old.start < range.end
+                    } else {
+                        old.start < range.end && range.start < old.end
+                    };
                     let start = map(range.start, Stick::After);
-                    Block::Landed(start..map(range.end, Stick::Before).max(start))
+                    Block::Landed(Place {
+                        range: start..map(range.end, Stick::Before).max(start),
+                        edited: *edited || (inside && !change.ours),
+                    })
                 }
             };
         }
@@ -212,13 +242,20 @@ mod tests {
         assert_eq!(a.block("t1-p1"), None, "not back through the changes yet");
         a.apply(&Change::theirs(0..0, 2)); // typed before, reported before our insert
         a.apply_ours(&[(32..32, "text\n> block\n\n".into())]);
-        assert_eq!(a.block("t1-p1"), Some(37..44));
+        let at = |a: &Anchors| a.block("t1-p1").map(|p| (p.range.clone(), p.edited));
+        assert_eq!(at(&a), Some((37..44, false)));
+        a.apply(&Change::theirs(37..37, 1)); // typed right before it
+        a.apply(&Change::theirs(45..45, 1)); // and right after it
+        assert_eq!(at(&a), Some((38..45, false)), "not an edit of the block");
+        a.apply(&Change::theirs(0..1, 0));
         a.apply(&Change::theirs(40..40, 3)); // typed inside the block
-        assert_eq!(a.block("t1-p1"), Some(37..47));
+        assert_eq!(at(&a), Some((37..47, true)));
         a.apply_ours(&[(37..47, "> answered".into())]); // rewritten with its answer
-        assert_eq!(a.block("t1-p1"), Some(37..47));
+        assert_eq!(at(&a), Some((37..47, true)));
         a.apply(&Change::theirs(0..4, 0)); // deleted before it
-        assert_eq!(a.block("t1-p1"), Some(33..43));
+        assert_eq!(at(&a), Some((33..43, true)));
+        a.forget("t1-p1");
+        assert_eq!(at(&a), None);
     }
 
     #[test]

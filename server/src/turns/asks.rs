@@ -10,9 +10,10 @@
 
 use tokio::sync::{mpsc, oneshot};
 
+use super::flow::Kind;
 use super::live::Live;
+use super::placed::OnEdit;
 use crate::agents::{PermissionKind, PermissionOutcome, PermissionRequest, SessionCommand};
-use crate::document::ByteRange;
 use crate::document::permission;
 use crate::document::status::TurnStatus;
 
@@ -68,8 +69,6 @@ pub(super) struct Ask {
     pub(super) request: PermissionRequest,
     /// What is written over the block once it is answered (`allowed once ("Allow")`).
     pub(super) record: Option<String>,
-    /// `record` is not in the document yet.
-    pub(super) rewrite: bool,
 }
 
 impl Live {
@@ -79,31 +78,20 @@ impl Live {
     pub(super) fn ask(&mut self, request: PermissionRequest) -> String {
         let t = self;
         let block = format!("{}-p{}", t.status.id().unwrap_or("t"), t.asks.len() + 1);
-        t.pending.push_str(&t.filter.finish());
-        let written = t.at_line_start && t.pending.is_empty();
-        if !written && !t.pending.ends_with('\n') {
-            t.pending.push('\n');
-        }
-        // A blank line after the agent's words (a block before ends with one).
-        let after_words = !t.answer.is_empty() && t.answer.len() != t.answer_at_last_ask;
-        if after_words {
-            t.pending.push('\n');
-        }
-        t.answer_at_last_ask = t.answer.len();
+        // After the line that ends the words, and a blank line.
+        t.open_block(Kind::Permission);
         let labels: Vec<String> = request.options.iter().map(|o| label(&o.name)).collect();
         let labels: Vec<&str> = labels.iter().map(String::as_str).collect();
         let what = format!("{} wants to {}", t.member, request.summary);
         let text = permission::render_request(&block, &what, &labels, "\n");
-        let start = t.pending.len();
-        t.pending.push_str(&text);
-        t.new_blocks.push((block.clone(), start..t.pending.len()));
+        t.add_block(&block, &text, OnEdit::Rewrite);
         // A blank line: the agent's next words are not a lazy part of the quote.
         t.pending.push_str("\n\n");
+        t.tail_after = 2;
         t.asks.push(Ask {
             block: block.clone(),
             request,
             record: None,
-            rewrite: false,
         });
         t.status.set_status(TurnStatus::Waiting);
         t.status_dirty = true;
@@ -159,7 +147,8 @@ impl Live {
             outcome: PermissionOutcome::Selected(chosen.id.clone()),
         };
         ask.record = Some(record.clone());
-        ask.rewrite = true;
+        self.blocks
+            .update(block, permission::render_answer(block, &record));
         self.settle_status();
         Ok((command, record))
     }
@@ -167,8 +156,10 @@ impl Live {
     /// The turn ended: the requests still open are recorded as never answered.
     pub(super) fn close_asks(&mut self) {
         for ask in self.asks.iter_mut().filter(|a| a.record.is_none()) {
-            ask.record = Some("not answered: the turn ended first".into());
-            ask.rewrite = true;
+            let record = "not answered: the turn ended first";
+            ask.record = Some(record.into());
+            self.blocks
+                .update(&ask.block, permission::render_answer(&ask.block, record));
         }
     }
 
@@ -180,44 +171,6 @@ impl Live {
         {
             self.status.set_status(TurnStatus::Streaming);
             self.status_dirty = true;
-        }
-    }
-
-    /// The blocks whose record is due, with the text that goes over them.
-    pub(super) fn rewrites(&self) -> impl Iterator<Item = (&str, String)> + '_ {
-        self.asks.iter().filter(|a| a.rewrite).map(|a| {
-            let record = a.record.as_deref().unwrap_or_default();
-            (
-                a.block.as_str(),
-                permission::render_answer(&a.block, record),
-            )
-        })
-    }
-
-    /// Records due over blocks not written yet are made in `pending` at once.
-    pub(super) fn fold_unwritten(&mut self) {
-        for ask in self.asks.iter_mut().filter(|a| a.rewrite) {
-            let Some(at) = self.new_blocks.iter().position(|(b, _)| *b == ask.block) else {
-                continue;
-            };
-            let range = self.new_blocks[at].1.clone();
-            let record = ask.record.as_deref().unwrap_or_default();
-            let text = permission::render_answer(&ask.block, record);
-            let grown = text.len() as isize - range.len() as isize;
-            self.pending.replace_range(range.clone(), &text);
-            self.new_blocks[at].1 = range.start..range.start + text.len();
-            for (_, later) in &mut self.new_blocks[at + 1..] {
-                *later = later.start.saturating_add_signed(grown)
-                    ..later.end.saturating_add_signed(grown);
-            }
-            ask.rewrite = false;
-        }
-    }
-
-    /// The records of `blocks` are in the document.
-    pub(super) fn rewritten(&mut self, blocks: &[String]) {
-        for ask in self.asks.iter_mut().filter(|a| blocks.contains(&a.block)) {
-            ask.rewrite = false;
         }
     }
 }
@@ -240,6 +193,3 @@ fn answered(kind: PermissionKind) -> &'static str {
         PermissionKind::RejectAlways => "rejected always",
     }
 }
-
-/// A block written in a flush: its id and where it lies in the inserted text.
-pub(super) type NewBlock = (String, ByteRange);

@@ -1,9 +1,12 @@
 //! Writing what a round's turns buffered: every turn's new text at its place, its
-//! status comment when it changed, and the records of answered permission requests
-//! over their blocks, as one edit; computed again when the document moved on first.
+//! status comment when it changed, and the new text of its blocks (permission records,
+//! the plan, tool lines) over them, as one edit; computed again when the document moved
+//! on first. A plan or tool line the user edited is not written over: its new text
+//! goes at the answer's end as a new block (`placed.rs`).
 
 use super::anchors::Anchors;
 use super::live::Live;
+use super::placed::OnEdit;
 use super::{Applied, EditorPort, Edits, PortError};
 use crate::document::ByteRange;
 use crate::document::status::TurnStatus;
@@ -25,11 +28,25 @@ pub(super) async fn flush<P: EditorPort>(
     anchors: &mut Anchors,
 ) -> Result<(), PortError> {
     for t in live.iter_mut() {
-        t.fold_unwritten();
+        t.blocks.fold_unwritten(&mut t.pending);
     }
     for _ in 0..MAX_STALE {
         for change in port.changes().await? {
             anchors.apply(&change);
+        }
+        for t in live.iter_mut() {
+            let anew: Vec<String> = t
+                .blocks
+                .rewrites()
+                .filter(|(id, _, on_edit)| {
+                    *on_edit == OnEdit::WriteAnew && anchors.block(id).is_some_and(|p| p.edited)
+                })
+                .map(|(id, _, _)| id.to_owned())
+                .collect();
+            for id in anew {
+                anchors.forget(&id);
+                t.write_anew(&id);
+            }
         }
         let planned = plan(live, anchors);
         if planned.edits.is_empty() {
@@ -42,7 +59,7 @@ pub(super) async fn flush<P: EditorPort>(
                 for (block, within) in &planned.blocks[i] {
                     anchors.expect_block(block, at, within.clone());
                 }
-                t.rewritten(&planned.rewritten[i]);
+                t.blocks.rewritten(&planned.rewritten[i]);
                 t.written();
             }
             return Ok(());
@@ -80,15 +97,17 @@ fn plan(live: &[Live], anchors: &Anchors) -> Planned {
                 .push((places.body_start..places.end, String::new()));
             continue;
         }
-        for (block, text) in t.rewrites() {
-            if let Some(range) = anchors.block(block) {
-                planned.edits.push((range, with_eol(&text, t.eol)));
+        for (block, text, _) in t.blocks.rewrites() {
+            if let Some(place) = anchors.block(block) {
+                planned
+                    .edits
+                    .push((place.range.clone(), with_eol(text, t.eol)));
                 planned.rewritten[i].push(block.to_string());
             }
         }
         if !t.pending.is_empty() {
             let text = with_eol(&t.pending, t.eol);
-            for (block, within) in &t.new_blocks {
+            for (block, within) in t.blocks.unwritten() {
                 let start = with_eol(&t.pending[..within.start], t.eol).len();
                 let len = with_eol(&t.pending[within.clone()], t.eol).len();
                 planned.blocks[i].push((block.clone(), start..start + len));

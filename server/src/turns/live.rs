@@ -1,20 +1,23 @@
 //! One running turn as the engine tracks it: the status comment it will write, the
 //! answer filtered for the chat, tool activity (one entry per call, updated as it
-//! ends), retries, refused actions, and how the turn ended.
+//! ends), the blocks written in the answer's flow (`flow.rs`, `placed.rs`), retries,
+//! refused actions, and how the turn ended.
 
 use std::time::{Instant, SystemTime};
 
 use tokio::sync::mpsc;
 
-use super::asks::{Answers, Ask, Asked, NewBlock};
+use super::asks::{Answers, Ask, Asked};
+use super::flow::{Kind, Thinking};
+use super::placed::Blocks;
 use super::{EditorPort, TurnError};
-use crate::agents::{AgentEvent, Denial, Retry, SessionCommand};
+use crate::agents::{AgentEvent, CallView, Denial, Retry, SessionCommand};
 use crate::conversation::blocks::{self, ToolEntry};
 use crate::conversation::output::OutputFilter;
 use crate::conversation::section::{self, Ending};
 use crate::document::status::{StatusComment, TurnStatus};
 use crate::runner::{Ended, RunOutcome};
-use crate::team::Member;
+use crate::team::{Member, Thoughts};
 
 /// The most answer text one turn writes into the chat; the rest is left out, with a
 /// note. Real answers are tens of KiB; a 50 MB one went whole into the chat.
@@ -52,13 +55,28 @@ pub(super) struct Live {
     pub(super) reported: bool,
     /// The permission requests the agent made (`asks.rs`).
     pub(super) asks: Vec<Ask>,
-    /// The blocks in `pending`, not written yet: their ids and places in it.
-    pub(super) new_blocks: Vec<NewBlock>,
+    /// The blocks written with an id, which may be rewritten (`placed.rs`).
+    pub(super) blocks: Blocks,
     /// Commands for the agent's session (answers to its requests); `None` until it runs.
     pub(super) commands: Option<mpsc::Sender<SessionCommand>>,
-    /// How long `answer` was when the last block was written (the agent said nothing
-    /// since when it is the same).
-    pub(super) answer_at_last_ask: usize,
+    /// How many line breaks end what is already in the document (at most 2).
+    pub(super) written_breaks: usize,
+    /// Something was written into the body (words or a block).
+    pub(super) flowed: bool,
+    /// The kind of block written last, when nothing came after it.
+    pub(super) last_block: Option<Kind>,
+    /// The block with an id that ends what the turn wrote (nothing but `tail_after`
+    /// line breaks after it): its text may still change, and with it how it ends.
+    pub(super) tail: Option<String>,
+    pub(super) tail_after: usize,
+    /// Whether the member's thoughts are shown (folded) or left out.
+    pub(super) thoughts: Thoughts,
+    /// The thoughts block being written, if one is open.
+    pub(super) thinking: Option<Thinking>,
+    /// Bytes of thoughts written (they count toward [`MAX_ANSWER`] with the answer).
+    pub(super) thought_len: usize,
+    /// The tool calls of an ACP agent, each as it stands, in the order they came.
+    pub(super) calls: Vec<CallView>,
 }
 
 impl Live {
@@ -86,9 +104,17 @@ impl Live {
             done: false,
             reported: false,
             asks: Vec::new(),
-            new_blocks: Vec::new(),
+            blocks: Blocks::default(),
             commands: None,
-            answer_at_last_ask: 0,
+            written_breaks: 1,
+            flowed: false,
+            last_block: None,
+            tail: None,
+            tail_after: 0,
+            thoughts: member.thoughts,
+            thinking: None,
+            thought_len: 0,
+            calls: Vec::new(),
         }
     }
 
@@ -103,14 +129,15 @@ impl Live {
     }
 
     pub(super) fn dirty(&self) -> bool {
-        self.status_dirty || !self.pending.is_empty() || self.asks.iter().any(|a| a.rewrite)
+        self.status_dirty || !self.pending.is_empty() || self.blocks.dirty()
     }
 
     /// Everything buffered is now in the document.
     pub(super) fn written(&mut self) {
         self.status_dirty = false;
-        self.new_blocks.clear();
+        self.blocks.written();
         if !self.pending.is_empty() {
+            self.written_breaks = self.trailing_breaks();
             self.at_line_start = self.pending.ends_with('\n');
             self.pending.clear();
         }
@@ -165,18 +192,15 @@ impl Live {
                 t.status_dirty = true;
             }
             AgentEvent::Text(piece) => {
-                // A permission block already ends with a blank line: the agent's new
-                // paragraph after it needs none of its own.
-                let piece = if !t.asks.is_empty() && t.answer.len() == t.answer_at_last_ask {
-                    piece.trim_start_matches(['\r', '\n'])
-                } else {
-                    &piece
-                };
-                let kept = within(piece, MAX_ANSWER.saturating_sub(t.answer.len()));
-                t.cut += piece.len() - kept.len();
+                let room = MAX_ANSWER.saturating_sub(t.answer.len() + t.thought_len);
+                let whole = within(&piece, room);
+                t.cut += piece.len() - whole.len();
+                // After a block, the blank line is ours.
+                let kept = t.before_text(whole);
                 if kept.is_empty() {
                     return;
                 }
+                t.flowed = true;
                 port.on_text(&t.member, kept);
                 t.answer.push_str(kept);
                 let safe = t.filter.push(kept);
@@ -228,6 +252,17 @@ impl Live {
                 };
                 port.permission_asked(asked, answers);
             }
+            AgentEvent::Thought(piece) => t.thought(&piece),
+            AgentEvent::Plan(entries) => t.plan(&entries),
+            AgentEvent::Call(call) => t.call(*call),
+            AgentEvent::Context(usage) => {
+                t.status
+                    .set("context", format!("{}/{}", usage.used, usage.size));
+                if let Some(cost) = usage.cost {
+                    t.status.set("cost", cost);
+                }
+                t.status_dirty = true;
+            }
             // Kept by the editor side (completion, diagnostics), not written into the turn.
             AgentEvent::Commands(_) | AgentEvent::Options(_) | AgentEvent::LoginNeeded { .. } => {
                 port.agent_told(&t.member, &event)
@@ -237,7 +272,7 @@ impl Live {
 }
 
 /// The start of `piece` that fits in `room` bytes, cut at a character.
-fn within(piece: &str, room: usize) -> &str {
+pub(super) fn within(piece: &str, room: usize) -> &str {
     if piece.len() <= room {
         return piece;
     }
@@ -279,6 +314,7 @@ impl Live {
     pub(super) fn on_end(&mut self, outcome: &RunOutcome) {
         let t = self;
         t.done = true;
+        t.end_calls();
         t.pending.push_str(&t.filter.finish());
         let written_ends_line = if t.pending.is_empty() {
             t.at_line_start
@@ -287,6 +323,9 @@ impl Live {
         };
         if !written_ends_line {
             t.pending.push('\n');
+        }
+        if t.cut > 0 || !t.tools.is_empty() || !t.denied.is_empty() {
+            t.tail = None;
         }
         if t.cut > 0 {
             t.pending.push_str(&cut_note(t.cut));
@@ -314,7 +353,7 @@ impl Live {
         };
         if status == TurnStatus::Skipped {
             t.pending.clear();
-            t.new_blocks.clear();
+            t.blocks.drop_unwritten();
         }
         t.close_asks();
         t.finish(status);

@@ -15,10 +15,14 @@ pub(crate) mod asks_tests;
 pub mod engine;
 mod error;
 pub mod file_port;
+mod flow;
+#[cfg(test)]
+mod flow_tests;
 mod flush;
 mod live;
 pub mod lock;
 pub mod owner;
+mod placed;
 mod plan;
 mod port;
 mod resume;

@@ -219,7 +219,8 @@ fn requests_chatmd_does_not_implement_are_method_not_found() {
 }
 
 /// Noise on stdout, unknown notifications, updates of kinds not shown (or not known to
-/// this version), and a known update that does not read: nothing, and the turn goes on.
+/// this version), and a known update that does not read: nothing, and the turn goes on
+/// (thoughts, a plan and usage are shown).
 #[test]
 fn what_is_not_understood_is_ignored() {
     let (mut session, mut trace) = prompted();
@@ -245,7 +246,13 @@ fn what_is_not_understood_is_ignored() {
     trace.line(&mut session, &update(json!({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "still here"}})));
     assert_eq!(
         shown(&trace.events),
-        ["started s-1 model=-", "text \"still here\""]
+        [
+            "started s-1 model=-",
+            "thought \"hmm\"",
+            "Plan([])",
+            "context 5/10 cost=-",
+            "text \"still here\""
+        ]
     );
     assert_eq!(trace.sent.len(), 3, "nothing written");
 }

@@ -13,8 +13,8 @@ use std::path::{Path, PathBuf};
 
 use chatmd::agents::acp::{AcpSession, Login};
 use chatmd::agents::{
-    AgentEvent, AgentKind, ExitInfo, Outbox, PermissionOutcome, RequestId, Session, SessionCommand,
-    ToolStatus,
+    AgentEvent, AgentKind, CallStatus, ExitInfo, Outbox, PermissionOutcome, RequestId, Session,
+    SessionCommand, ToolStatus,
 };
 use serde_json::{Value, json};
 
@@ -256,6 +256,34 @@ pub fn shown(events: &[AgentEvent]) -> Vec<String> {
                 let ids: Vec<&str> = methods.iter().map(|m| m.id.as_str()).collect();
                 format!("login-needed {advice:?} methods=[{}]", ids.join(", "))
             }
+            AgentEvent::Call(call) => {
+                let status = match call.status {
+                    CallStatus::Pending => "pending",
+                    CallStatus::InProgress => "in_progress",
+                    CallStatus::Completed => "completed",
+                    CallStatus::Failed => "failed",
+                };
+                let mut line = format!(
+                    "call {status} {} {:?} {}",
+                    call.id,
+                    call.summary,
+                    show(&call.detail)
+                );
+                for place in &call.locations {
+                    line.push_str(&format!(" at={place}"));
+                }
+                for diff in &call.diffs {
+                    line.push_str(&format!(" diff={}", diff.path));
+                }
+                line
+            }
+            AgentEvent::Context(usage) => format!(
+                "context {}/{} cost={}",
+                usage.used,
+                usage.size,
+                show(&usage.cost)
+            ),
+            AgentEvent::Thought(text) => format!("thought {text:?}"),
             other => format!("{other:?}"),
         })
         .collect()

@@ -52,9 +52,12 @@ fn claude_says_hello() {
         "claude-hello",
         &[
             "started ddf91037-7606-4421-b736-7d30a60dddf4 model=default",
+            "context 19945/1000000 cost=-",
             "text \"ANSWER-anthropic role_seen=no marker_count=0 \"",
             "text \"roles=none team=0 turn=0 \"",
             "text \"user_msgs=1 assistant_msgs=0 ask=-\"",
+            "context 19970/1000000 cost=-",
+            "context 19970/1000000 cost=0.1004 USD",
             "done end_turn tokens=19944/26",
         ],
     );
@@ -69,6 +72,7 @@ fn codex_says_hello() {
             "text \"ANSWER-openai role_seen=no marker_count=0 \"",
             "text \"roles=none team=0 turn=0 \"",
             "text \"user_msgs=2 assistant_msgs=0 ask=-\"",
+            "context 10614/258400 cost=-",
             "done end_turn tokens=10589/25",
         ],
     );
@@ -85,8 +89,9 @@ fn gemini_runs_a_tool_allowed_once() {
             "started f50b7ab2-722c-4e2d-85ec-cc2d834ed452 model=auto",
             "text \"I'll run a \"",
             "text \"command.\"",
+            &format!("call pending {tool} \"Execute: touch tool-wrote.txt\" -"),
             &permission(tool, GEMINI_OPTIONS),
-            &format!("tool completed {tool} \"Execute: touch tool-wrote.txt\" -"),
+            &format!("call completed {tool} \"Execute: touch tool-wrote.txt\" -"),
             "text \"\\n\\nANSWER-gemini role_seen=no marker_count=0 \"",
             "text \"roles=none team=0 turn=0 \"",
             "text \"user_msgs=1 assistant_msgs=1 ask=ASK-TOOL \"",
@@ -106,6 +111,7 @@ fn gemini_is_told_a_tool_was_rejected_once() {
             "started febfd498-abd8-48bb-80ee-bf06924795f0 model=auto",
             "text \"I'll run a \"",
             "text \"command.\"",
+            &format!("call pending {tool} \"Execute: touch tool-wrote.txt\" -"),
             &permission(tool, GEMINI_OPTIONS),
             "text \"\\n\\nANSWER-gemini role_seen=no marker_count=0 \"",
             "text \"roles=none team=0 turn=0 \"",
@@ -127,17 +133,22 @@ fn claude_runs_a_tool_allowed_once() {
         "claude-tool-allow_once",
         &[
             "started 0c31665a-149e-4dd9-a093-447a9b33e88f model=default",
+            "context 19956/1000000 cost=-",
             "text \"I'll run a \"",
             "text \"command.\"",
-            &format!("tool started {tool} \"Execute: Terminal\" -"),
-            &format!("tool started {tool} \"Execute: touch tool-wrote.txt\" -"),
+            &format!("call pending {tool} \"Execute: Terminal\" -"),
+            &format!("call pending {tool} \"Execute: touch tool-wrote.txt\" -"),
             &permission(tool, CLAUDE_OPTIONS),
-            &format!("tool completed {tool} \"Execute: touch tool-wrote.txt\" -"),
+            "context 19959/1000000 cost=-",
+            &format!("call completed {tool} \"Execute: touch tool-wrote.txt\" -"),
+            "context 20045/1000000 cost=-",
             "text \"\\n\\nANSWER-anthropic role_seen=no marker_count=0 \"",
             "text \"roles=none team=0 turn=0 \"",
             "text \"user_msgs=1 assistant_msgs=1 ask=ASK-TOOL \"",
             "text \"tool_result=\\\"(Bash completed with \"",
             "text \"no output)\\\"\"",
+            "context 20083/1000000 cost=-",
+            "context 20083/1000000 cost=0.2011 USD",
             "done end_turn tokens=39999/43",
         ],
     );
@@ -150,20 +161,25 @@ fn claude_fails_a_tool_rejected_once_and_says_why() {
         "claude-tool-reject_once",
         &[
             "started d3f4712d-94f7-4b8b-86b1-8535e988883a model=default",
+            "context 19956/1000000 cost=-",
             "text \"I'll run a \"",
             "text \"command.\"",
-            &format!("tool started {tool} \"Execute: Terminal\" -"),
-            &format!("tool started {tool} \"Execute: touch tool-wrote.txt\" -"),
+            &format!("call pending {tool} \"Execute: Terminal\" -"),
+            &format!("call pending {tool} \"Execute: touch tool-wrote.txt\" -"),
             &permission(tool, CLAUDE_OPTIONS),
+            "context 19959/1000000 cost=-",
             &format!(
-                "tool failed {tool} \"Execute: touch tool-wrote.txt\" User refused permission to run tool"
+                "call failed {tool} \"Execute: touch tool-wrote.txt\" User refused permission to run tool"
             ),
+            "context 20046/1000000 cost=-",
             "text \"\\n\\nANSWER-anthropic role_seen=no marker_count=0 \"",
             "text \"roles=none team=0 turn=0 \"",
             "text \"user_msgs=1 assistant_msgs=1 ask=ASK-TOOL \"",
             "text \"tool_result=\\\"User refused permission \"",
             "text \"to run tool \"",
             "text \"[is_error]\\\"\"",
+            "context 20088/1000000 cost=-",
+            "context 20088/1000000 cost=0.2012 USD",
             "done end_turn tokens=40000/47",
         ],
     );
@@ -176,9 +192,10 @@ fn codex_runs_a_tool_allowed_once() {
         "codex-tool-allow_once",
         &[
             "started 01a20c72-bdb4-7062-988c-d56fe426389b model=gpt-5.5[medium]",
-            &format!("tool started {tool} \"Execute: touch tool-wrote.txt\" -"),
+            &format!("call in_progress {tool} \"Execute: touch tool-wrote.txt\" -"),
             &permission(tool, CODEX_OPTIONS),
-            &format!("tool completed {tool} \"Execute: touch tool-wrote.txt\" -"),
+            &format!("call completed {tool} \"Execute: touch tool-wrote.txt\" -"),
+            "context 10603/258400 cost=-",
             "text \"ANSWER-openai role_seen=no marker_count=0 \"",
             "text \"roles=none team=0 turn=0 \"",
             "text \"user_msgs=2 assistant_msgs=0 ask=ASK-TOOL \"",
@@ -188,6 +205,7 @@ fn codex_runs_a_tool_allowed_once() {
             "text \"with code 0 \"",
             "text \"Original token count: \"",
             "text \"0 Output:\\\"\"",
+            "context 10781/258400 cost=-",
             "done end_turn tokens=21324/60",
         ],
     );
@@ -201,9 +219,10 @@ fn codex_ends_the_turn_when_a_tool_is_rejected_once() {
         "codex-tool-reject_once",
         &[
             "started 01a20c72-c7cc-7a90-a9b5-77a1c1e48eef model=gpt-5.5[medium]",
-            &format!("tool started {tool} \"Execute: touch tool-wrote.txt\" -"),
+            &format!("call in_progress {tool} \"Execute: touch tool-wrote.txt\" -"),
             &permission(tool, CODEX_OPTIONS),
-            &format!("tool failed {tool} \"Execute: touch tool-wrote.txt\" -"),
+            &format!("call failed {tool} \"Execute: touch tool-wrote.txt\" -"),
+            "context 10603/258400 cost=-",
             "done cancelled tokens=10599/4",
         ],
     );
@@ -233,18 +252,22 @@ fn each_agent_ends_a_cancelled_turn_its_own_way() {
             "claude" => "anthropic",
             _ => "openai",
         };
-        check(
-            &format!("{agent}-cancel"),
-            &[
-                &format!("started {session} model={model}"),
-                &format!("text \"ANSWER-{answer} role_seen=no marker_count=0 \""),
-                "text \"roles=none team=0 turn=0 \"",
-                &format!("text \"user_msgs={msgs} assistant_msgs=0 ask=ASK-SLOW\\n\""),
-                "text \"SLOW-CHUNK-01 \"",
-                "text \"SLOW-CHUNK-02 \"",
-                "text \"SLOW-CHUNK-03 \"",
-                "done cancelled tokens=-",
-            ],
-        );
+        // claude reports its context window before it answers.
+        let context = (agent == "claude").then(|| "context 19952/1000000 cost=-".to_owned());
+        let expected: Vec<String> = [format!("started {session} model={model}")]
+            .into_iter()
+            .chain(context)
+            .chain([
+                format!("text \"ANSWER-{answer} role_seen=no marker_count=0 \""),
+                "text \"roles=none team=0 turn=0 \"".to_owned(),
+                format!("text \"user_msgs={msgs} assistant_msgs=0 ask=ASK-SLOW\\n\""),
+                "text \"SLOW-CHUNK-01 \"".to_owned(),
+                "text \"SLOW-CHUNK-02 \"".to_owned(),
+                "text \"SLOW-CHUNK-03 \"".to_owned(),
+                "done cancelled tokens=-".to_owned(),
+            ])
+            .collect();
+        let expected: Vec<&str> = expected.iter().map(String::as_str).collect();
+        check(&format!("{agent}-cancel"), &expected);
     }
 }

@@ -115,7 +115,11 @@ pub fn seen(events: Vec<AgentEvent>) -> Seen {
             other @ (AgentEvent::Commands(_)
             | AgentEvent::Options(_)
             | AgentEvent::Mode(_)
-            | AgentEvent::LoginNeeded { .. }) => {
+            | AgentEvent::LoginNeeded { .. }
+            | AgentEvent::Thought(_)
+            | AgentEvent::Plan(_)
+            | AgentEvent::Call(_)
+            | AgentEvent::Context(_)) => {
                 panic!("only ACP agents tell about themselves: {other:?}")
             }
             AgentEvent::Done { stop_reason, usage } => {

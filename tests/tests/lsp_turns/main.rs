@@ -6,6 +6,7 @@
 mod setup;
 
 mod acp_info;
+mod acp_render;
 mod acp_sessions;
 mod agent_output;
 mod commands;

@@ -87,8 +87,11 @@ async fn the_answer_from_the_editor_reaches_the_agent_and_is_recorded() {
     );
     let text = redact(editor.text(&uri));
     assert!(
-        text.contains("I'll run a command.\n\n> **Permission** t1-p1 — allowed once (\"Allow\")\n\nANSWER-gemini "),
-        "one blank line around the block: {text}"
+        text.contains(
+            "I'll run a command.\n\n> - Execute: touch notes.txt — completed\n\n\
+             > **Permission** t1-p1 — allowed once (\"Allow\")\n\nANSWER-gemini "
+        ),
+        "the call's line above the question, one blank line around each: {text}"
     );
     assert!(!text.contains("- [ ]"), "{text}");
     assert!(text.contains("status=done"), "{text}");

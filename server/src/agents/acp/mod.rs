@@ -5,8 +5,9 @@
 //! agents use their own tools), then on its result `session/resume` of the member's
 //! last session or `session/new` in the member's workdir, then the member's mode,
 //! model and options, one request each, and `session/prompt` (`setup.rs`,
-//! `settings.rs`, `offered.rs`). The `session/update` stream becomes answer text and
-//! tool lines (`updates.rs`), and the session's settings as they change;
+//! `settings.rs`, `offered.rs`). The `session/update` stream becomes answer text,
+//! thoughts, the plan, tool lines and usage (`updates.rs`, `calls.rs`), and the
+//! session's settings as they change;
 //! `session/request_permission` becomes an [`AgentEvent::Permission`] answered by a
 //! [`SessionCommand::Answer`] (`permission.rs`); a cancel sends `session/cancel` and
 //! answers every waiting request `cancelled`. The prompt's result ends the turn
@@ -21,6 +22,7 @@
 //! noise on stdout). The protocol crate gives the message types only: the runner owns
 //! the process, its limits and its stderr.
 
+mod calls;
 mod commands;
 mod ending;
 mod offered;
@@ -114,6 +116,7 @@ impl AcpSession {
     /// A session for an agent named `agent` in messages, working in `cwd`, whose login
     /// advice is `login`.
     pub fn new(agent: &str, cwd: PathBuf, login: Login) -> AcpSession {
+        let stream = Stream::new(cwd.clone());
         AcpSession {
             cwd,
             setup: SessionSetup::default(),
@@ -129,7 +132,7 @@ impl AcpSession {
             resume: None,
             cancelled: false,
             permissions: Permissions::default(),
-            stream: Stream::default(),
+            stream,
             login,
             turn: Turn::new(agent),
         }
@@ -251,6 +254,10 @@ impl AcpSession {
                 );
             }
             Asking::User(request) => {
+                // The call's line goes above the question about it.
+                if let Some(tool) = &request.tool {
+                    self.stream.show_asked(tool, &mut out.events);
+                }
                 self.stream.block_ends();
                 out.push(AgentEvent::Permission(request));
             }

@@ -1,28 +1,29 @@
 //! `session/update` notifications as events: the agent's message chunks become answer
-//! text (a new message, or text after a tool call, starts a new paragraph), and tool
-//! calls one line each, named like the headless adapters' (`Execute: cargo test`) and
-//! updated in place by their `toolCallId`.
+//! text (a new message, or text after a tool call, starts a new paragraph), thought
+//! chunks [`AgentEvent::Thought`], a plan [`AgentEvent::Plan`], each tool call an
+//! [`AgentEvent::Call`] whenever what it shows changes (`calls.rs`), and a
+//! `usage_update` [`AgentEvent::Context`].
 //!
-//! Dropped, each for a reason: `agent_thought_chunk` (thoughts are not the answer),
-//! `user_message_chunk` (the replay of a loaded session: the file already has it),
-//! `plan`, `available_commands_update`, `current_mode_update`,
+//! Dropped, each for a reason: `user_message_chunk` (the replay of a loaded session:
+//! the file already has it), `available_commands_update`, `current_mode_update`,
 //! `config_option_update`, `session_info_update` (nothing in a turn shows them yet),
-//! `usage_update` (context-window occupancy and cost, not the turn's token counts
-//! that [`Usage`](crate::agents::Usage) holds; those come with the prompt's result),
 //! and every kind this version does not know (the protocol grows: an unknown update is
 //! never an error).
 
 use std::collections::HashMap;
+use std::path::PathBuf;
 
 use agent_client_protocol::v1::schema::{
-    ContentBlock, ContentChunk, ToolCall, ToolCallContent, ToolCallStatus, ToolCallUpdate, ToolKind,
+    ContentBlock, ContentChunk, Plan, PlanEntryStatus, ToolCall, ToolCallUpdate, ToolKind,
+    UsageUpdate,
 };
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::agents::output::{Paragraphs, push_quote, sanitized};
-use crate::agents::tools::error_line;
-use crate::agents::{AgentEvent, ToolStatus};
+use super::calls::call_status;
+pub use super::calls::{Call, first_line, kind_name};
+use crate::agents::output::{Paragraphs, sanitized};
+use crate::agents::{AgentEvent, ContextUsage, PlanEntry, StepStatus};
 
 /// The state of one turn's answer: its paragraphs and the tool calls seen so far.
 #[derive(Debug, Default)]
@@ -31,18 +32,19 @@ pub struct Stream {
     /// The last message id of a chunk: a different one starts a new paragraph.
     message: Option<String>,
     calls: HashMap<String, Call>,
-}
-
-/// What is known of one tool call: updates carry only what changed.
-#[derive(Debug, Default, Clone)]
-pub struct Call {
-    pub kind: Option<ToolKind>,
-    pub title: Option<String>,
-    /// What was last reported, so a repeat is not reported again.
-    reported: Option<(String, ToolStatus)>,
+    /// The session's folder: paths inside it are shown relative to it.
+    cwd: PathBuf,
 }
 
 impl Stream {
+    /// The stream of a session working in `cwd`.
+    pub fn new(cwd: PathBuf) -> Stream {
+        Stream {
+            cwd,
+            ..Stream::default()
+        }
+    }
+
     /// The events of one `session/update`'s `update` object.
     pub fn update(&mut self, update: Value, out: &mut Vec<AgentEvent>) {
         let kind = update.get("sessionUpdate").and_then(Value::as_str);
@@ -50,6 +52,26 @@ impl Stream {
             Some("agent_message_chunk") => {
                 if let Some(chunk) = typed::<ContentChunk>(update) {
                     self.chunk(chunk, out);
+                }
+            }
+            Some("agent_thought_chunk") => {
+                if let Some(ContentChunk {
+                    content: ContentBlock::Text(text),
+                    ..
+                }) = typed::<ContentChunk>(update)
+                {
+                    let text = sanitized(&text.text);
+                    if !text.is_empty() {
+                        out.push(AgentEvent::Thought(text.into_owned()));
+                    }
+                }
+            }
+            Some("plan") => {
+                if let Some(plan) = typed::<Plan>(update) {
+                    self.paragraphs.block_ends();
+                    out.push(AgentEvent::Plan(
+                        plan.entries.into_iter().map(entry).collect(),
+                    ));
                 }
             }
             Some("tool_call") => {
@@ -63,6 +85,17 @@ impl Stream {
                 }
             }
             Some("available_commands_update") => out.extend(super::commands::commands(&update)),
+            Some("usage_update") => {
+                if let Some(usage) = typed::<UsageUpdate>(update) {
+                    out.push(AgentEvent::Context(ContextUsage {
+                        used: usage.used,
+                        size: usage.size,
+                        cost: usage
+                            .cost
+                            .map(|c| format!("{} {}", amount(c.amount), first_line(&c.currency))),
+                    }));
+                }
+            }
             other => tracing::trace!("ACP update not shown: {other:?}"),
         }
     }
@@ -86,27 +119,32 @@ impl Stream {
         let known = self.calls.entry(id.clone()).or_default();
         known.kind = Some(call.kind);
         known.title = Some(call.title);
-        let detail = detail(&call.content, call.raw_output.as_ref());
-        self.report(&id, tool_status(call.status), detail, out);
+        known.status = Some(call_status(call.status));
+        known.take(
+            &self.cwd,
+            Some(&call.content),
+            call.raw_output.as_ref(),
+            Some(&call.locations),
+        );
+        self.report(&id, out);
     }
 
     fn tool_update(&mut self, update: ToolCallUpdate, out: &mut Vec<AgentEvent>) {
         let id = update.tool_call_id.to_string();
         let fields = update.fields;
         let known = self.calls.entry(id.clone()).or_default();
-        let renamed = fields.title.is_some() || fields.kind.is_some();
         known.kind = fields.kind.or(known.kind);
         known.title = fields.title.or(known.title.take());
-        let status = match (fields.status, &known.reported) {
-            (Some(status), _) => tool_status(status),
-            // A new title for a call still running (claude names the command once its
-            // input has streamed in).
-            (None, Some((_, ToolStatus::Started))) if renamed => ToolStatus::Started,
-            _ => return,
-        };
-        let content = fields.content.unwrap_or_default();
-        let detail = detail(&content, fields.raw_output.as_ref());
-        self.report(&id, status, detail, out);
+        if let Some(status) = fields.status {
+            known.status = Some(call_status(status));
+        }
+        known.take(
+            &self.cwd,
+            fields.content.as_deref(),
+            fields.raw_output.as_ref(),
+            fields.locations.as_deref(),
+        );
+        self.report(&id, out);
     }
 
     /// Remembers a call's kind and title from a permission request (gemini's request
@@ -116,6 +154,13 @@ impl Stream {
         known.kind = kind.or(known.kind);
         if let Some(title) = title {
             known.title = Some(title.to_owned());
+        }
+    }
+
+    /// Shows call `id` before a question about it, when nothing showed it yet.
+    pub fn show_asked(&mut self, id: &str, out: &mut Vec<AgentEvent>) {
+        if self.calls.get(id).is_some_and(|c| c.reported.is_none()) {
+            self.report(id, out);
         }
     }
 
@@ -129,30 +174,45 @@ impl Stream {
         self.paragraphs.block_ends();
     }
 
-    fn report(
-        &mut self,
-        id: &str,
-        status: ToolStatus,
-        detail: Option<String>,
-        out: &mut Vec<AgentEvent>,
-    ) {
+    /// Reports call `id` when what it shows changed. A call whose kind and title are
+    /// not known yet (an update before its `tool_call`) waits for them.
+    fn report(&mut self, id: &str, out: &mut Vec<AgentEvent>) {
         let Some(call) = self.calls.get_mut(id) else {
             return;
         };
-        let summary = summary(call.kind, call.title.as_deref());
-        let now = (summary.clone(), status);
-        if call.reported.as_ref() == Some(&now) {
+        if call.kind.is_none() && call.title.is_none() {
             return;
         }
-        call.reported = Some(now);
-        self.paragraphs.block_ends();
-        let failed = status == ToolStatus::Failed;
-        out.push(AgentEvent::Tool {
-            id: Some(id.to_owned()),
-            summary,
-            status,
-            detail: detail.filter(|_| failed),
-        });
+        if let Some(view) = call.view(id, &self.cwd) {
+            self.paragraphs.block_ends();
+            out.push(AgentEvent::Call(Box::new(view)));
+        }
+    }
+}
+
+/// A plan entry as the turn shows it.
+fn entry(entry: agent_client_protocol::v1::schema::PlanEntry) -> PlanEntry {
+    PlanEntry {
+        content: sanitized(&entry.content).into_owned(),
+        status: match entry.status {
+            PlanEntryStatus::InProgress => StepStatus::InProgress,
+            PlanEntryStatus::Completed => StepStatus::Completed,
+            _ => StepStatus::Pending,
+        },
+    }
+}
+
+/// A cost as the status comment writes it: at most 4 decimals, no trailing zeros.
+fn amount(amount: f64) -> String {
+    if !amount.is_finite() {
+        return "?".to_owned();
+    }
+    let text = format!("{amount:.4}");
+    let text = text.trim_end_matches('0').trim_end_matches('.');
+    if text.is_empty() || text == "-" {
+        "0".to_owned()
+    } else {
+        text.to_owned()
     }
 }
 
@@ -168,92 +228,5 @@ fn typed<T: DeserializeOwned>(update: Value) -> Option<T> {
     }
 }
 
-fn tool_status(status: ToolCallStatus) -> ToolStatus {
-    match status {
-        ToolCallStatus::Completed => ToolStatus::Completed,
-        ToolCallStatus::Failed => ToolStatus::Failed,
-        _ => ToolStatus::Started,
-    }
-}
-
-/// The first line of a tool's text output (not a code fence's: claude-agent-acp
-/// fences it), else of its raw output, for a failure.
-fn detail(content: &[ToolCallContent], raw_output: Option<&Value>) -> Option<String> {
-    let text = content.iter().find_map(|item| match item {
-        ToolCallContent::Content(content) => match &content.content {
-            ContentBlock::Text(text) => Some(text.text.as_str()),
-            _ => None,
-        },
-        _ => None,
-    });
-    let text = text.or_else(|| raw_output.and_then(Value::as_str))?;
-    let unfenced: Vec<&str> = text
-        .lines()
-        .filter(|line| !line.trim_start().starts_with("```"))
-        .collect();
-    error_line(&unfenced.join("\n"))
-}
-
-/// The kind's name as the tool list shows it (`Execute`); `None` for `other`.
-pub fn kind_label(kind: ToolKind) -> Option<&'static str> {
-    Some(match kind {
-        ToolKind::Read => "Read",
-        ToolKind::Edit => "Edit",
-        ToolKind::Delete => "Delete",
-        ToolKind::Move => "Move",
-        ToolKind::Search => "Search",
-        ToolKind::Execute => "Execute",
-        ToolKind::Think => "Think",
-        ToolKind::Fetch => "Fetch",
-        ToolKind::SwitchMode => "Switch mode",
-        _ => return None,
-    })
-}
-
-/// The protocol's name of a kind (`execute`, `switch_mode`), as permission summaries
-/// show it.
-pub fn kind_name(kind: ToolKind) -> &'static str {
-    match kind {
-        ToolKind::Read => "read",
-        ToolKind::Edit => "edit",
-        ToolKind::Delete => "delete",
-        ToolKind::Move => "move",
-        ToolKind::Search => "search",
-        ToolKind::Execute => "execute",
-        ToolKind::Think => "think",
-        ToolKind::Fetch => "fetch",
-        ToolKind::SwitchMode => "switch_mode",
-        _ => "other",
-    }
-}
-
-/// A call's line in the tool list: `Execute: touch x`, the title alone for a call of
-/// kind `other`, the kind alone (or `tool`) without a title.
-pub fn summary(kind: Option<ToolKind>, title: Option<&str>) -> String {
-    let label = kind.and_then(kind_label);
-    let title = title.map(first_line).filter(|t| !t.is_empty());
-    match (label, title) {
-        (Some(label), Some(title)) => {
-            let mut summary = format!("{label}: ");
-            push_quote(&mut summary, &title);
-            summary
-        }
-        (None, Some(title)) => {
-            let mut summary = String::new();
-            push_quote(&mut summary, &title);
-            summary
-        }
-        (Some(label), None) => label.to_owned(),
-        (None, None) => "tool".to_owned(),
-    }
-}
-
-/// The first line of `text`, clean and trimmed.
-pub fn first_line(text: &str) -> String {
-    sanitized(text)
-        .lines()
-        .next()
-        .unwrap_or("")
-        .trim()
-        .to_owned()
-}
+#[cfg(test)]
+mod tests;

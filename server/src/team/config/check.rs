@@ -156,6 +156,7 @@ impl Checker<'_> {
                 .idle_timeout
                 .and_then(|t| self.seconds("idle_timeout", t)),
             resume: raw.resume,
+            thoughts: raw.thoughts.and_then(|t| self.thoughts(t)),
             mode: session.mode,
             model: session.model,
             options: session.options.into_iter().collect(),
@@ -242,6 +243,24 @@ impl Checker<'_> {
             );
         }
         Some(path)
+    }
+
+    /// `thoughts`: `folded` or `hidden`.
+    fn thoughts(&mut self, value: Spanned<String>) -> Option<crate::team::Thoughts> {
+        match value.get_ref().as_str() {
+            "folded" => Some(crate::team::Thoughts::Folded),
+            "hidden" => Some(crate::team::Thoughts::Hidden),
+            other => {
+                self.error(
+                    value.span(),
+                    format!(
+                        "`thoughts = \"{other}\"` is not a choice: use \"folded\" (the agent's \
+                         thoughts in a folded block, the default) or \"hidden\""
+                    ),
+                );
+                None
+            }
+        }
     }
 
     fn seconds(&mut self, key: &str, value: Spanned<Seconds>) -> Option<Duration> {

@@ -73,6 +73,8 @@ pub(crate) struct MemberSettings {
     pub timeout: Option<Duration>,
     pub idle_timeout: Option<Duration>,
     pub resume: Option<bool>,
+    /// How an ACP agent's thoughts show.
+    pub thoughts: Option<crate::team::Thoughts>,
     /// An ACP member's session mode, model and config options (`options` by id).
     pub mode: Option<String>,
     pub model: Option<String>,
@@ -102,6 +104,7 @@ impl MemberSettings {
         take(&mut self.timeout, nearer.timeout);
         take(&mut self.idle_timeout, nearer.idle_timeout);
         take(&mut self.resume, nearer.resume);
+        take(&mut self.thoughts, nearer.thoughts);
         take(&mut self.mode, nearer.mode);
         take(&mut self.model, nearer.model);
         self.env.extend(nearer.env);

@@ -29,6 +29,8 @@ pub(super) struct RawMember {
     pub(super) timeout: Option<Spanned<Seconds>>,
     pub(super) idle_timeout: Option<Spanned<Seconds>>,
     pub(super) resume: Option<bool>,
+    /// How an ACP agent's thoughts show: `folded` or `hidden`.
+    pub(super) thoughts: Option<Spanned<String>>,
     /// The ACP agent of an `agent = "acp"` member, by preset name.
     pub(super) preset: Option<Spanned<String>>,
     /// The program to run instead of the agent kind's; applies once the file is trusted.

@@ -302,3 +302,20 @@ fn overlay_is_key_by_key() {
         BTreeMap::from([("A".into(), "far".into()), ("B".into(), "near".into())])
     );
 }
+
+#[test]
+fn thoughts_are_folded_or_hidden() {
+    let text = "[members.a]\nthoughts = \"hidden\"\n[members.b]\nthoughts = \"shown\"\n";
+    let (config, problems) = parse(text);
+    assert_eq!(
+        config.members[0].thoughts,
+        Some(crate::team::Thoughts::Hidden)
+    );
+    assert_eq!(config.members[1].thoughts, None, "a bad value is dropped");
+    assert_eq!(ranges(text, &problems), [("\"shown\"", Severity::Error)]);
+    assert_eq!(
+        problems[0].message,
+        "`thoughts = \"shown\"` is not a choice: use \"folded\" (the agent's thoughts in a \
+         folded block, the default) or \"hidden\""
+    );
+}

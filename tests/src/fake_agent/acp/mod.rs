@@ -28,6 +28,7 @@
 //! | `MOCK-MODE=crash` | two chunks, a stderr line, exit 1 |
 //! | `MOCK-MODE=readfile` | an `fs/read_text_file` request for `READ=<name>` (default `notes.txt`); the answer quotes the client's error |
 //! | `MOCK-MODE=noauth` | claude: `session/prompt` fails `-32000 "Authentication required"` |
+//! | `MOCK-MODE=render` | two thought chunks (one with a `## @me` line), a plan and two updates of it, an edit of `EDIT=<name>` (default `notes.txt`) as a tool call with its diff and location, usage, then the answer; each step `FAKE_AGENT_DELAY_MS` apart when set (`render.rs`) |
 //!
 //! # Environment
 //!
@@ -81,6 +82,7 @@ pub(crate) mod json;
 mod log;
 mod modes;
 mod permission;
+mod render;
 mod replay;
 mod server;
 mod settings;

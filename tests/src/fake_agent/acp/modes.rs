@@ -1,12 +1,49 @@
-//! The prompt keywords that are not tool calls: `MOCK-MODE=slow` (a long, slow answer
-//! to cancel), `crash` (the process dies mid-answer) and `readfile` (an
-//! `fs/read_text_file` request the client must refuse).
+//! The prompt's `MOCK-MODE=` keyword, and the modes that are not tool calls nor the
+//! render turn: `slow` (a long, slow answer to cancel), `crash` (the process dies
+//! mid-answer) and `readfile` (an `fs/read_text_file` request the client must refuse).
 
 use std::time::Duration;
+
+use regex::Regex;
 
 use super::answer;
 use super::json::obj;
 use super::turn::{Step, Turn, names_after};
+
+/// What the message asks for (`MOCK-MODE=<mode>`, the mock's own keyword).
+pub enum Mode {
+    Plain,
+    Slow,
+    Crash,
+    ReadFile,
+    NoAuth,
+    /// `toolwrite` (one file) or `toolwrite2` (two files, two permission requests).
+    Tool(usize),
+    /// Thoughts, a plan and its updates, an edit with its diff (`render.rs`).
+    Render,
+}
+
+pub fn mode_of(message: &str) -> Mode {
+    let re = Regex::new(r"MOCK-MODE=([A-Za-z0-9_-]+)").expect("valid regex");
+    let Some(mode) = re.captures_iter(message).last().map(|c| c[1].to_string()) else {
+        return Mode::Plain;
+    };
+    match mode.as_str() {
+        "slow" => Mode::Slow,
+        "crash" => Mode::Crash,
+        "readfile" => Mode::ReadFile,
+        "noauth" => Mode::NoAuth,
+        "toolwrite" => Mode::Tool(1),
+        "toolwrite2" => Mode::Tool(2),
+        "render" => Mode::Render,
+        other => {
+            eprintln!(
+                "fake-agent: MOCK-MODE={other} is not a mode the fake knows; answering plainly"
+            );
+            Mode::Plain
+        }
+    }
+}
 
 impl Turn<'_> {
     /// `MOCK-MODE=slow`: the answer line, then 40 `SLOW-CHUNK-NN` chunks

@@ -13,6 +13,7 @@ use super::super::cli::Cli;
 use super::answer::{self, message_of};
 use super::ids;
 use super::json::{J, obj};
+use super::modes::{Mode, mode_of};
 use super::server::Agent;
 use super::store::{Exchange, Session};
 use super::tools;
@@ -35,38 +36,6 @@ pub struct End {
     pub stop: &'static str,
     /// Tool calls made before the answer.
     pub tool_calls: usize,
-}
-
-/// What the message asks for (`MOCK-MODE=<mode>`, the mock's own keyword).
-enum Mode {
-    Plain,
-    Slow,
-    Crash,
-    ReadFile,
-    NoAuth,
-    /// `toolwrite` (one file) or `toolwrite2` (two files, two permission requests).
-    Tool(usize),
-}
-
-fn mode_of(message: &str) -> Mode {
-    let re = Regex::new(r"MOCK-MODE=([A-Za-z0-9_-]+)").expect("valid regex");
-    let Some(mode) = re.captures_iter(message).last().map(|c| c[1].to_string()) else {
-        return Mode::Plain;
-    };
-    match mode.as_str() {
-        "slow" => Mode::Slow,
-        "crash" => Mode::Crash,
-        "readfile" => Mode::ReadFile,
-        "noauth" => Mode::NoAuth,
-        "toolwrite" => Mode::Tool(1),
-        "toolwrite2" => Mode::Tool(2),
-        other => {
-            eprintln!(
-                "fake-agent: MOCK-MODE={other} is not a mode the fake knows; answering plainly"
-            );
-            Mode::Plain
-        }
-    }
 }
 
 /// The values of `KEY=<name>` in the message (plain file names only).
@@ -166,6 +135,7 @@ impl Turn<'_> {
                 self.answer(0, Some(read))?;
             }
             Mode::Tool(count) => return tools::run(self, count),
+            Mode::Render => return super::render::run(self),
         }
         Ok(End {
             stop: "end_turn",
