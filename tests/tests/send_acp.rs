@@ -324,3 +324,46 @@ fn a_slash_command_goes_to_the_agent_as_the_prompt_itself() {
         prompts[1]
     );
 }
+
+/// The `cli` object `chatmd members --json` reports for the writer.
+fn writer_cli(s: &Setup) -> Value {
+    let out = s
+        .chatmd(&["members", "--json", "team"])
+        .output()
+        .expect("run chatmd members");
+    assert_eq!(out.status.code(), Some(0));
+    let report: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let writer = &report["members"][0];
+    assert_eq!(writer["handle"], "writer");
+    writer["cli"].clone()
+}
+
+#[test]
+fn chatmd_members_names_an_acp_members_program_and_how_to_install_it() {
+    // Installed (the fake under claude-agent-acp's name): where it is.
+    let s = Setup::new("claude");
+    let cli = writer_cli(&s);
+    assert_eq!(cli["binary"], "claude-agent-acp");
+    assert_eq!(
+        cli["path"],
+        s.bin.join("claude-agent-acp").display().to_string()
+    );
+    // Not installed: the preset's own install command.
+    let s = Setup::new("goose");
+    let cli = writer_cli(&s);
+    assert_eq!(cli["binary"], "goose");
+    assert_eq!(cli["path"], Value::Null);
+    assert_eq!(
+        cli["install_command"],
+        "curl -fsSL https://github.com/block/goose/releases/download/stable/download_cli.sh | bash"
+    );
+    let out = s
+        .chatmd(&["members", "team"])
+        .output()
+        .expect("run chatmd members");
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        table.contains("writer    acp (goose)  team/writer/GEMINI.md    team/writer    not installed — curl -fsSL https://github.com/block/goose/releases/download/stable/download_cli.sh | bash"),
+        "{table}"
+    );
+}

@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use super::members::Target;
 use crate::agents::probe::probe_version;
-use crate::agents::{Registry, program, role_files_loaded};
+use crate::agents::{Adapter, Registry, program, role_files_loaded};
 use crate::team::{ConfigProblem, Location, Member, TEAM_INSTRUCTION_FILE, Team};
 
 /// The JSON document of `chatmd members --json`; field names are a stable interface.
@@ -29,6 +29,9 @@ pub(super) struct Report {
 pub(super) struct MemberReport {
     pub handle: String,
     pub agent: String,
+    /// The ACP preset an `acp` member runs (`goose`), when it names one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub preset: Option<String>,
     pub folder: String,
     pub role_file: Option<String>,
     pub role_summary: Option<String>,
@@ -104,6 +107,7 @@ fn member(m: &Member, root: &Path, agent_kinds: &Registry) -> MemberReport {
     MemberReport {
         handle: m.handle.clone(),
         agent: m.agent.clone(),
+        preset: m.preset.clone(),
         folder: text(&m.folder),
         role_file: m.role_file.as_deref().map(text),
         role_summary: m.role_summary().map(str::to_owned),
@@ -121,7 +125,11 @@ fn member(m: &Member, root: &Path, agent_kinds: &Registry) -> MemberReport {
 }
 
 fn cli(m: &Member, root: &Path, agent_kinds: &Registry) -> CliReport {
-    let (Some(_), Some(entry)) = (m.kind(), agent_kinds.entry(&m.agent)) else {
+    // A built-in CLI, or an ACP agent (a preset's program or the member's own).
+    let entry = agent_kinds
+        .entry(&m.agent)
+        .filter(|entry| m.kind().is_some() || matches!(entry.adapter, Adapter::Acp(_)));
+    let Some(entry) = entry else {
         return CliReport {
             binary: None,
             path: None,
@@ -130,13 +138,12 @@ fn cli(m: &Member, root: &Path, agent_kinds: &Registry) -> CliReport {
         };
     };
     let path = program::find_member_program(entry, m, None).ok();
-    // A program of the member's own is not the kind's, whose install command is moot.
-    let install = m.command.is_none().then_some(entry.install_hint.clone());
     CliReport {
         binary: Some(program::member_program(entry, m).to_owned()),
         version: path.as_deref().and_then(|p| probe_version(p, Some(root))),
         path: path.as_deref().map(text),
-        install_command: install.flatten(),
+        // A program of the member's own is not the kind's, whose install command is moot.
+        install_command: program::member_install_hint(entry, m).map(str::to_owned),
     }
 }
 

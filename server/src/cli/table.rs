@@ -38,7 +38,10 @@ pub(super) fn write_table(report: &Report, out: &mut dyn Write) -> io::Result<()
         rows.extend(report.members.iter().map(|m| {
             [
                 m.handle.clone(),
-                m.agent.clone(),
+                match &m.preset {
+                    Some(preset) => format!("{} ({preset})", m.agent),
+                    None => m.agent.clone(),
+                },
                 role_cell(m, &show),
                 show(&m.workdir),
                 cli_cell(m),
