@@ -13,7 +13,10 @@ streaming, the three APIs the CLIs use:
 * Gemini  `POST /v1beta/models/<m>:streamGenerateContent?alt=sse` (SSE) and
   `:generateContent` (gemini's model-router calls) and `:countTokens`.
 
-Anything else is logged and answered 404, which the CLIs tolerate at start.
+`HEAD /` (claude's check that the server answers) gets 200. Anything else is logged and
+answered 404. With the environment of scripts/real-cli-bench, claude 2.1.197, codex
+0.169.0, gemini 0.61.0 and their ACP adapters call nothing else (gemini makes one
+`:generateContent` model-router call before each streamed one).
 
 The answer is the recorded mock's line (shared/reference/recorded/README.md,
 "Reading the mock's answers"), one line that reports what the request carried:
@@ -90,6 +93,8 @@ def seen_anthropic(body):
         if msg.get("role") == "assistant":
             seen.assistant_msgs += 1
             seen.tool_result = None
+        elif msg.get("role") != "user":  # claude 2.1 puts a `system` message after the prompt
+            continue
         elif results:
             seen.tool_result = " ".join(_texts(results[-1].get("content")))
         else:
@@ -191,6 +196,12 @@ class Handler(BaseHTTPRequestHandler):
     def do_GET(self):
         self.record(None, None, None)
         self.send_json(404, {"error": {"message": f"mock: no {self.path}"}})
+
+    def do_HEAD(self):  # claude checks that the server answers at all
+        self.record(None, None, None)
+        self.send_response(200)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
 
     def do_POST(self):
         started = time.time()
