@@ -43,6 +43,13 @@ pub trait Session: Send {
     fn records_traffic(&self) -> bool {
         false
     }
+
+    /// How long the process may take to exit by itself once the turn is answered and
+    /// its stdin closed, before it is asked to stop (SIGTERM); `None`: the runner's
+    /// whole grace. The headless CLIs exit at once after their last event.
+    fn linger(&self) -> Option<std::time::Duration> {
+        None
+    }
 }
 
 /// What a session hands the runner after each call. The runner empties it each time.

@@ -5,6 +5,8 @@
 use std::process::ExitStatus;
 
 use nix::sys::signal::Signal;
+use std::time::Duration;
+
 use tokio::time::{Instant, sleep_until};
 
 use crate::agents::ExitInfo;
@@ -18,19 +20,20 @@ impl Turn<'_> {
     pub(super) async fn settle(&mut self, stop: Stop) -> Option<Ended> {
         match stop {
             Stop::Answered(ended) => {
-                self.wind_down(false).await;
+                let linger = self.session.linger();
+                self.wind_down(linger).await;
                 Some(ended)
             }
             Stop::Cancelled => {
-                self.wind_down(true).await;
+                self.wind_down(Some(Duration::ZERO)).await;
                 Some(Ended::Cancelled)
             }
             Stop::Idle(idle) => {
-                self.wind_down(true).await;
+                self.wind_down(Some(Duration::ZERO)).await;
                 Some(Ended::IdleTimeout(idle))
             }
             Stop::Total => {
-                self.wind_down(true).await;
+                self.wind_down(Some(Duration::ZERO)).await;
                 Some(Ended::TotalTimeout(self.limits.total))
             }
             Stop::Exited => {
@@ -44,19 +47,25 @@ impl Turn<'_> {
     }
 
     /// Closes stdin (an agent that waits for its end exits by itself) and lets the
-    /// leader exit within the grace (after a SIGTERM to the group when `terminate`),
-    /// reading and discarding its output meanwhile so it cannot block on a full pipe;
-    /// then SIGKILLs the group and reaps the leader.
-    async fn wind_down(&mut self, terminate: bool) {
+    /// leader exit within the grace, SIGTERMing the group once `terminate_after` has
+    /// passed (at once for `Some(ZERO)`, never for `None`), reading and discarding its
+    /// output meanwhile so it cannot block on a full pipe; then SIGKILLs the group and
+    /// reaps the leader.
+    async fn wind_down(&mut self, terminate_after: Option<Duration>) {
         self.input.close();
         self.stdout.discard();
-        let deadline = Instant::now() + self.settings.grace;
-        if terminate {
-            self.group.signal(Signal::SIGTERM);
-        }
+        let start = Instant::now();
+        let deadline = start + self.settings.grace;
+        let terminate_at = terminate_after.map(|after| (start + after).min(deadline));
+        let mut terminated = false;
         let grace = sleep_until(deadline);
         tokio::pin!(grace);
         while self.leader.is_none() {
+            if !terminated && terminate_at.is_some_and(|at| at <= Instant::now()) {
+                self.group.signal(Signal::SIGTERM);
+                terminated = true;
+            }
+            let ask_to_stop = sleep_until(terminate_at.filter(|_| !terminated).unwrap_or(deadline));
             tokio::select! {
                 biased;
                 status = self.child.wait() => self.leader = Some(status.ok()),
@@ -64,9 +73,11 @@ impl Turn<'_> {
                     self.stdout_open = matches!(read, Ok(true));
                     self.stdout.discard();
                 }
+                () = ask_to_stop, if terminate_at.is_some() && !terminated => {}
                 () = &mut grace => break,
             }
         }
+        let terminate = terminated;
         if terminate && self.leader.is_some() {
             // The rest of the grace is for what the leader started (an `npx` wrapper
             // exits at once; the agent under it may need the time).

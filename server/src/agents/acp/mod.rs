@@ -61,6 +61,10 @@ use rpc::{AgentError, Incoming};
 use settings::Change;
 use updates::Stream;
 
+/// How long an ACP agent may take to exit once its prompt is answered and its stdin
+/// closed, before it is asked to stop; gemini and claude-agent-acp exit at once.
+pub const ACP_LINGER: std::time::Duration = std::time::Duration::from_millis(300);
+
 /// Which of our requests the agent has yet to answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Waiting {
@@ -349,6 +353,14 @@ impl Session for AcpSession {
 
     fn records_traffic(&self) -> bool {
         true
+    }
+
+    fn linger(&self) -> Option<std::time::Duration> {
+        // The prompt's result is the end of the turn: the session is saved by then.
+        // codex-acp stays 2 s after its stdin closes (shutting its app server down),
+        // which held the turn's status at `streaming` for 2 s more than the answer
+        // (measured against the real adapters, docs/real-cli-measurements.md).
+        Some(ACP_LINGER)
     }
 
     fn finish(&mut self, exit: &ExitInfo, out: &mut Outbox) {

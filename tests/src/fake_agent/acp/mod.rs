@@ -36,6 +36,7 @@
 //! | --- | --- |
 //! | `FAKE_ACP_LOG=<file>` | append every line received, one JSON per line (a line that is not JSON as `{"malformed": "<line>"}`) |
 //! | `FAKE_ACP_NO_AUTH=1` | no credentials: gemini `session/new` → `-32000 "Gemini API key is missing or not configured."`, codex `session/new` → `-32000 "Authentication required"`, claude `session/prompt` → the same |
+//! | `FAKE_ACP_LINGER_MS=<ms>` | after stdin closes, stay this long before exiting, as codex-acp does (2 s); a SIGTERM meanwhile is logged as `{"signal": "SIGTERM"}` and ends it |
 //! | `FAKE_ACP_GEMINI_LOAD_FAILS=1` | gemini's `session/load` fails `-32603` "No previous sessions found for this project." and forgets the session, as the real one does within the minute of the session's creation |
 //! | `INITIAL_AGENT_MODE` | codex's mode (default `agent`, which never asks; `workspace-write` and `read-only` ask) |
 //! | `CLAUDE_CONFIG_DIR`, `CODEX_HOME`, `GEMINI_CLI_HOME` | where sessions are kept (`fake-acp-sessions/`), so a new process resumes them |
@@ -171,7 +172,43 @@ pub fn run(flavor: Cli, argv: &[String], knobs: Knobs) -> i32 {
         }
     }
     agent.finish();
+    linger();
     0
+}
+
+/// `FAKE_ACP_LINGER_MS`: stays that long after stdin closed, as codex-acp does (2 s,
+/// shutting its app server down), then exits 0; a SIGTERM meanwhile is noted in
+/// `FAKE_ACP_LOG` as `{"signal": "SIGTERM"}` and ends it at once, with 0 too.
+fn linger() {
+    let Some(ms) = std::env::var("FAKE_ACP_LINGER_MS")
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok())
+    else {
+        return;
+    };
+    let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    else {
+        return;
+    };
+    let terminated = runtime.block_on(async {
+        let Ok(mut term) =
+            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        else {
+            return false;
+        };
+        tokio::select! {
+            _ = term.recv() => true,
+            () = tokio::time::sleep(std::time::Duration::from_millis(ms)) => false,
+        }
+    });
+    if terminated && let Some(path) = std::env::var_os("FAKE_ACP_LOG").filter(|v| !v.is_empty()) {
+        use std::io::Write;
+        if let Ok(mut file) = std::fs::OpenOptions::new().append(true).open(path) {
+            let _ = writeln!(file, "{}", serde_json::json!({"signal": "SIGTERM"}));
+        }
+    }
 }
 
 /// `FAKE_AGENT_RECORD` for an ACP run: how it was started (the messages are in
