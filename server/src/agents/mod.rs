@@ -40,8 +40,8 @@ pub use registry::{
     Registry,
 };
 pub use session::{
-    Headless, Outbox, PermissionKind, PermissionOption, PermissionOutcome, PermissionRequest,
-    RequestId, Session, SessionCommand,
+    AskedPlan, Headless, Outbox, PermissionKind, PermissionOption, PermissionOutcome,
+    PermissionRequest, RequestId, Session, SessionCommand,
 };
 
 use std::fmt;

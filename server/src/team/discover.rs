@@ -234,6 +234,7 @@ impl Reader<'_> {
             timeout: settings.timeout,
             idle_timeout: settings.idle_timeout,
             resume: settings.resume.unwrap_or(false),
+            permissions: settings.permissions,
         })
     }
 

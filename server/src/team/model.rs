@@ -46,6 +46,9 @@ pub struct Member {
     pub idle_timeout: Option<Duration>,
     /// Keep the CLI's own session between turns.
     pub resume: bool,
+    /// The team's permission rules for this member (`[members.X.permissions]`; allow
+    /// rules only from a trusted file).
+    pub permissions: Vec<super::TeamRule>,
 }
 
 impl Member {
@@ -68,6 +71,7 @@ impl Member {
             timeout: None,
             idle_timeout: None,
             resume: false,
+            permissions: Vec::new(),
         }
     }
 
@@ -119,7 +123,7 @@ impl Team {
         let blocking: Vec<(&UntrustedConfig, Vec<TrustKey>)> = self
             .untrusted
             .iter()
-            .map(|config| (config, config.keys_of(handle)))
+            .map(|config| (config, config.blocking_keys_of(handle)))
             .filter(|(_, keys)| !keys.is_empty())
             .collect();
         if blocking.is_empty() {

@@ -39,6 +39,8 @@ pub enum TrustKey {
     /// The CLI's settings folder: a repository's settings can hold hooks and MCP
     /// servers, which the CLI runs.
     Home,
+    /// Permission rules that allow: they let the agent act without asking.
+    Permissions,
 }
 
 impl TrustKey {
@@ -49,6 +51,7 @@ impl TrustKey {
             TrustKey::Args => "args",
             TrustKey::Env => "env",
             TrustKey::Home => "home",
+            TrustKey::Permissions => "permissions",
         }
     }
 
@@ -66,7 +69,16 @@ impl TrustKey {
             TrustKey::Home => format!(
                 "@{handle}'s CLI would take its settings (hooks, MCP servers) from this folder"
             ),
+            TrustKey::Permissions => {
+                format!("its allow rules would let @{handle}'s agent act without asking you")
+            }
         }
+    }
+
+    /// Whether the member is not run while the key waits for trust. An allow rule left
+    /// out only means the member asks: it runs.
+    pub fn blocks_member(self) -> bool {
+        self != TrustKey::Permissions
     }
 }
 
@@ -101,6 +113,13 @@ impl UntrustedConfig {
             .collect();
         keys.sort();
         keys.dedup();
+        keys
+    }
+
+    /// The keys this file sets for `handle` that keep it from running until trusted.
+    pub fn blocking_keys_of(&self, handle: &str) -> Vec<TrustKey> {
+        let mut keys = self.keys_of(handle);
+        keys.retain(|key| key.blocks_member());
         keys
     }
 

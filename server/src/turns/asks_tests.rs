@@ -57,6 +57,9 @@ pub(crate) fn request(id: &str) -> PermissionRequest {
             option("proceed_once", "Allow", PermissionKind::AllowOnce),
             option("cancel", "Reject", PermissionKind::RejectOnce),
         ],
+        kind: "execute".into(),
+        title: "touch tool-wrote.txt".into(),
+        plan: None,
     }
 }
 
@@ -114,7 +117,8 @@ async fn a_request_is_written_answered_and_recorded_while_the_user_types() {
             ],
         }
     );
-    let (command, record) = live.answer("t1-p1", "allow", None).unwrap();
+    let answered = live.answer("t1-p1", "allow", None).unwrap();
+    let (command, record) = (answered.command, answered.record);
     assert_eq!(
         command,
         SessionCommand::Answer {

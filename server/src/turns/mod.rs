@@ -20,6 +20,7 @@ mod live;
 pub mod lock;
 pub mod owner;
 mod plan;
+mod policy;
 mod port;
 mod resume;
 mod round;

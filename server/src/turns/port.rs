@@ -128,6 +128,12 @@ pub trait EditorPort: Send {
     /// policy) or let the user answer from the document (an editor command), by
     /// sending the answer to `answers`. Until one comes, the agent waits.
     fn permission_asked(&mut self, _asked: super::Asked<'_>, _answers: &super::Answers) {}
+    /// The text the edits' offsets refer to: the document as of the last `changes`
+    /// (or `snapshot`), the port's own edits included. `None` for a port that keeps no
+    /// copy (then nothing is written that needs it: a permission rule).
+    fn current_text(&self) -> Option<&str> {
+        None
+    }
     /// A member's turn ended (also after `begin_turn` when it could not start).
     fn end_turn(&mut self, _member: &str, _status: TurnStatus, _error: Option<&TurnError>) {}
 

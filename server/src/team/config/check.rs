@@ -49,7 +49,7 @@ impl Checker<'_> {
     }
 
     /// Notes a setting that needs trust, at its `key = value`.
-    fn needs_trust(
+    pub(super) fn needs_trust(
         &mut self,
         member: &str,
         key: TrustKey,
@@ -139,6 +139,10 @@ impl Checker<'_> {
         });
         let env = raw.env.map(|env| self.env(&name, env)).unwrap_or_default();
         let args = raw.args.and_then(|args| self.args(&name, args));
+        let permissions = raw
+            .permissions
+            .map(|table| self.permissions(&name, table))
+            .unwrap_or_default();
         Some(MemberSettings {
             declared_at: Some((self.file.to_path_buf(), name_range)),
             agent,
@@ -149,6 +153,7 @@ impl Checker<'_> {
             env,
             args,
             command,
+            permissions,
             blocked,
             timeout: raw.timeout.and_then(|t| self.seconds("timeout", t)),
             idle_timeout: raw

@@ -17,8 +17,10 @@ use super::trust::{TrustItem, UserTrust};
 mod check;
 mod layers;
 mod raw;
+mod rules;
 
 pub(crate) use layers::load_layers;
+pub use rules::TeamRule;
 
 /// What chatmd does with a `chatmd.toml` that does not parse.
 const UNTIL_FIXED: &str = "chatmd ignores this chatmd.toml until it is fixed";
@@ -45,6 +47,10 @@ impl FileConfig {
             member.args = None;
             member.env.clear();
             member.home = None;
+            // A reject rule only makes the member ask less: it stays.
+            member.permissions.retain(|rule| {
+                rule.decision == crate::document::front_matter::rules::Decision::Reject
+            });
         }
     }
 }
@@ -66,6 +72,8 @@ pub(crate) struct MemberSettings {
     /// The program to run instead of the agent kind's (resolved against the file's
     /// folder when it is a relative path).
     pub command: Option<String>,
+    /// `permissions`: rules that answer the member's permission requests.
+    pub permissions: Vec<TeamRule>,
     pub timeout: Option<Duration>,
     pub idle_timeout: Option<Duration>,
     pub resume: Option<bool>,
@@ -95,6 +103,7 @@ impl MemberSettings {
         take(&mut self.idle_timeout, nearer.idle_timeout);
         take(&mut self.resume, nearer.resume);
         self.env.extend(nearer.env);
+        rules::overlay(&mut self.permissions, nearer.permissions);
         self.blocked |= nearer.blocked;
     }
 }

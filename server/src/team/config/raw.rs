@@ -33,6 +33,8 @@ pub(super) struct RawMember {
     pub(super) preset: Option<Spanned<String>>,
     /// The program to run instead of the agent kind's; applies once the file is trusted.
     pub(super) command: Option<Spanned<toml::Value>>,
+    /// Permission rules: `"execute: cargo *" = "allow"`.
+    pub(super) permissions: Option<Spanned<BTreeMap<String, Spanned<String>>>>,
 }
 
 /// `[members.*]` in file order (a map would sort them).
