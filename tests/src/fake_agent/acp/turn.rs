@@ -46,6 +46,8 @@ enum Mode {
     NoAuth,
     /// `toolwrite` (one file) or `toolwrite2` (two files, two permission requests).
     Tool(usize),
+    /// `exitplan`: a plan approval (claude's ExitPlanMode).
+    ExitPlan,
 }
 
 fn mode_of(message: &str) -> Mode {
@@ -60,6 +62,7 @@ fn mode_of(message: &str) -> Mode {
         "noauth" => Mode::NoAuth,
         "toolwrite" => Mode::Tool(1),
         "toolwrite2" => Mode::Tool(2),
+        "exitplan" => Mode::ExitPlan,
         other => {
             eprintln!(
                 "fake-agent: MOCK-MODE={other} is not a mode the fake knows; answering plainly"
@@ -166,6 +169,7 @@ impl Turn<'_> {
                 self.answer(0, Some(read))?;
             }
             Mode::Tool(count) => return tools::run(self, count),
+            Mode::ExitPlan => return super::plan_approval::run(self),
         }
         Ok(End {
             stop: "end_turn",
