@@ -175,7 +175,7 @@ pub(super) async fn write_rule<P: EditorPort>(
         }
         let edit = match port.current_text() {
             Some(text) => add_rule_edit(text, member, rule, decision),
-            None => return Ok(()),
+            None => RuleEdit::Unplaceable("this document cannot be edited here".into()),
         };
         match edit {
             RuleEdit::Present => return Ok(()),

@@ -129,11 +129,9 @@ pub trait EditorPort: Send {
     /// sending the answer to `answers`. Until one comes, the agent waits.
     fn permission_asked(&mut self, _asked: super::Asked<'_>, _answers: &super::Answers) {}
     /// The text the edits' offsets refer to: the document as of the last `changes`
-    /// (or `snapshot`), the port's own edits included. `None` for a port that keeps no
-    /// copy (then nothing is written that needs it: a permission rule).
-    fn current_text(&self) -> Option<&str> {
-        None
-    }
+    /// (or `snapshot`), the port's own edits included (a permission rule is computed
+    /// from it). `None` only for a port that keeps no copy: then no rule is written.
+    fn current_text(&self) -> Option<&str>;
     /// A member's turn ended (also after `begin_turn` when it could not start).
     fn end_turn(&mut self, _member: &str, _status: TurnStatus, _error: Option<&TurnError>) {}
 
