@@ -16,6 +16,7 @@ use crate::agents::{
     SessionCommand,
 };
 use crate::conversation::section;
+use crate::document::front_matter::rules::Decision;
 use crate::runner::{Ended, RunOutcome, Stats};
 use crate::team::Member;
 
@@ -203,5 +204,68 @@ async fn a_turn_that_ends_first_records_its_open_requests() {
         AnswerError::NotWaiting {
             block: "t1-p1".into()
         }
+    );
+}
+
+#[tokio::test]
+async fn an_always_answer_makes_a_rule_even_where_the_agent_has_no_such_option() {
+    let mut port = RecordingPort::new(ASKED);
+    let (mut live, _anchors) = turn(&mut port).await;
+    let (tx, _rx) = mpsc::channel(4);
+    live.on_event(&mut port, AgentEvent::Permission(request("0")), &tx);
+    live.on_event(&mut port, AgentEvent::Permission(request("1")), &tx);
+    let allowed = live.answer("t1-p1", "allow_always", None).unwrap();
+    assert_eq!(
+        allowed.record,
+        "allowed always (\"Allow for this session\")"
+    );
+    assert_eq!(
+        allowed.rule,
+        Some(("execute: touch tool-wrote.txt".into(), Decision::Allow))
+    );
+    // gemini offers no "reject always": its reject goes to the agent, the rule stays.
+    let rejected = live.answer("t1-p2", "reject_always", None).unwrap();
+    assert_eq!(rejected.record, "rejected always (\"Reject\")");
+    assert_eq!(
+        rejected.command,
+        SessionCommand::Answer {
+            request: RequestId("1".into()),
+            outcome: PermissionOutcome::Selected("cancel".into()),
+        }
+    );
+    assert_eq!(
+        rejected.rule,
+        Some(("execute: touch tool-wrote.txt".into(), Decision::Reject))
+    );
+}
+
+#[tokio::test]
+async fn a_plan_goes_under_its_block_and_stays_under_the_record() {
+    let mut port = RecordingPort::new(ASKED);
+    let (mut live, _anchors) = turn(&mut port).await;
+    let (tx, _rx) = mpsc::channel(4);
+    let mut asked = request("0");
+    asked.plan = Some(crate::agents::AskedPlan::Steps(vec![
+        "Read\u{7} it".into(),
+        "Fix\nit".into(),
+    ]));
+    live.on_event(&mut port, AgentEvent::Permission(asked), &tx);
+    assert!(
+        live.pending.ends_with(
+            "> - [ ] Allow for this session · - [ ] Allow · - [ ] Reject\n>\n> The plan:\n>\n\
+             > - [ ] Read it\n> - [ ] Fix it\n\n"
+        ),
+        "{}",
+        live.pending
+    );
+    live.answer("t1-p1", "allow", None).unwrap();
+    live.fold_unwritten();
+    assert!(
+        live.pending.ends_with(
+            "> **Permission** t1-p1 — allowed once (\"Allow\")\n>\n> The plan:\n>\n\
+             > - [ ] Read it\n> - [ ] Fix it\n\n"
+        ),
+        "{}",
+        live.pending
     );
 }
