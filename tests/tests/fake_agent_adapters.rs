@@ -34,6 +34,7 @@ fn member(sandbox: &Sandbox, agent: &str) -> Member {
         timeout: None,
         idle_timeout: None,
         resume: false,
+        permissions: Vec::new(),
     }
 }
 

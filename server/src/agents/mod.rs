@@ -188,8 +188,8 @@ pub enum AgentEvent {
     SessionNotFound { message: String },
     /// The agent asks the user's approval and waits: the answer goes back as a
     /// [`SessionCommand::Answer`] with the request's id. Only ACP agents ask (the
-    /// headless CLIs cannot ask anyone).
-    Permission(PermissionRequest),
+    /// headless CLIs cannot ask anyone). Boxed: it is the largest event by far.
+    Permission(Box<PermissionRequest>),
     /// The commands the agent takes after `/`, whole (each report replaces the last).
     Commands(Vec<AgentCommand>),
     /// The settings the session offers, whole (each report replaces the last).

@@ -99,17 +99,19 @@ impl Secrets {
                 message: self.redact(&message),
             },
             // What the agent wants to do is shown to the user, like a tool summary.
-            AgentEvent::Permission(request) => AgentEvent::Permission(PermissionRequest {
-                summary: self.redact(&request.summary),
-                title: self.redact(&request.title),
-                plan: request.plan.map(|plan| match plan {
-                    AskedPlan::Text(text) => AskedPlan::Text(self.redact(&text)),
-                    AskedPlan::Steps(steps) => {
-                        AskedPlan::Steps(steps.iter().map(|s| self.redact(s)).collect())
-                    }
-                }),
-                ..request
-            }),
+            AgentEvent::Permission(request) => {
+                AgentEvent::Permission(Box::new(PermissionRequest {
+                    summary: self.redact(&request.summary),
+                    title: self.redact(&request.title),
+                    plan: request.plan.map(|plan| match plan {
+                        AskedPlan::Text(text) => AskedPlan::Text(self.redact(&text)),
+                        AskedPlan::Steps(steps) => {
+                            AskedPlan::Steps(steps.iter().map(|s| self.redact(s)).collect())
+                        }
+                    }),
+                    ..*request
+                }))
+            }
             other => other,
         }
     }

@@ -88,7 +88,11 @@ async fn a_request_is_written_answered_and_recorded_while_the_user_types() {
     let (answers, _unused) = mpsc::channel(4);
     live.on_event(&mut port, AgentEvent::Text("I'll run a ".into()), &answers);
     live.on_event(&mut port, AgentEvent::Text("command.".into()), &answers);
-    live.on_event(&mut port, AgentEvent::Permission(request("0")), &answers);
+    live.on_event(
+        &mut port,
+        AgentEvent::Permission(Box::new(request("0"))),
+        &answers,
+    );
     assert_eq!(port.turns, ["asked reviewer t1-p1"]);
     assert_eq!(
         written(&mut port, &mut live, &mut anchors).await.unwrap(),
@@ -153,8 +157,16 @@ async fn the_status_waits_until_every_request_is_answered() {
     let mut port = RecordingPort::new(ASKED);
     let (mut live, mut anchors) = turn(&mut port).await;
     let (answers, _unused) = mpsc::channel(4);
-    live.on_event(&mut port, AgentEvent::Permission(request("0")), &answers);
-    live.on_event(&mut port, AgentEvent::Permission(request("1")), &answers);
+    live.on_event(
+        &mut port,
+        AgentEvent::Permission(Box::new(request("0"))),
+        &answers,
+    );
+    live.on_event(
+        &mut port,
+        AgentEvent::Permission(Box::new(request("1"))),
+        &answers,
+    );
     let text = written(&mut port, &mut live, &mut anchors).await.unwrap();
     assert!(text.contains("status=waiting"), "{text}");
     assert!(
@@ -184,7 +196,11 @@ async fn a_turn_that_ends_first_records_its_open_requests() {
     let (mut live, mut anchors) = turn(&mut port).await;
     let (answers, _unused) = mpsc::channel(4);
     live.on_event(&mut port, AgentEvent::Text("Let me".into()), &answers);
-    live.on_event(&mut port, AgentEvent::Permission(request("0")), &answers);
+    live.on_event(
+        &mut port,
+        AgentEvent::Permission(Box::new(request("0"))),
+        &answers,
+    );
     // Ended (cancelled) before the block was even written: the record goes in its place.
     live.on_end(&RunOutcome {
         ended: Ended::Cancelled,
@@ -212,8 +228,16 @@ async fn an_always_answer_makes_a_rule_even_where_the_agent_has_no_such_option()
     let mut port = RecordingPort::new(ASKED);
     let (mut live, _anchors) = turn(&mut port).await;
     let (tx, _rx) = mpsc::channel(4);
-    live.on_event(&mut port, AgentEvent::Permission(request("0")), &tx);
-    live.on_event(&mut port, AgentEvent::Permission(request("1")), &tx);
+    live.on_event(
+        &mut port,
+        AgentEvent::Permission(Box::new(request("0"))),
+        &tx,
+    );
+    live.on_event(
+        &mut port,
+        AgentEvent::Permission(Box::new(request("1"))),
+        &tx,
+    );
     let allowed = live.answer("t1-p1", "allow_always", None).unwrap();
     assert_eq!(
         allowed.record,
@@ -249,7 +273,7 @@ async fn a_plan_goes_under_its_block_and_stays_under_the_record() {
         "Read\u{7} it".into(),
         "Fix\nit".into(),
     ]));
-    live.on_event(&mut port, AgentEvent::Permission(asked), &tx);
+    live.on_event(&mut port, AgentEvent::Permission(Box::new(asked)), &tx);
     assert!(
         live.pending.ends_with(
             "> - [ ] Allow for this session · - [ ] Allow · - [ ] Reject\n>\n> The plan:\n>\n\

@@ -131,9 +131,9 @@ impl Live {
     /// for the agent's session is returned. Otherwise the request is handed back.
     pub(super) fn ask_by_policy(
         &mut self,
-        request: PermissionRequest,
+        request: Box<PermissionRequest>,
         policy: &Policy,
-    ) -> Result<SessionCommand, PermissionRequest> {
+    ) -> Result<SessionCommand, Box<PermissionRequest>> {
         let Some((decision, source)) = policy.decide(&self.member, &request.kind, &request.title)
         else {
             return Err(request);
@@ -146,7 +146,7 @@ impl Live {
             Source::Team => "policy (chatmd.toml)",
         };
         let id = request.id.clone();
-        let block = self.ask(request);
+        let block = self.ask(*request);
         let Some(ask) = self.asks.iter_mut().find(|a: &&mut Ask| a.block == block) else {
             unreachable!("the block was just asked");
         };

@@ -271,7 +271,7 @@ impl AcpSession {
             }
             Asking::User(request) => {
                 self.stream.block_ends();
-                out.push(AgentEvent::Permission(request));
+                out.push(AgentEvent::Permission(Box::new(request)));
             }
         }
     }

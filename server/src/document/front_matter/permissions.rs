@@ -182,9 +182,11 @@ mod tests {
     use crate::document::front_matter::{locate, parse};
     use pretty_assertions::assert_eq;
 
-    /// The rules read, as `(member, rule, decision)`, and each problem as the text it
-    /// underlines with its message.
-    fn read(text: &str) -> (Vec<(String, String, &'static str)>, Vec<(&str, String)>) {
+    /// A rule read: member, pattern, decision.
+    type Read = (String, String, &'static str);
+
+    /// The rules read, and each problem as the text it underlines with its message.
+    fn read(text: &str) -> (Vec<Read>, Vec<(&str, String)>) {
         let fm = parse(text, &locate(text).unwrap());
         let rules = fm
             .permissions
