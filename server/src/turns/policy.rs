@@ -238,6 +238,44 @@ mod tests {
         );
     }
 
+    #[tokio::test]
+    async fn a_rule_is_written_over_the_users_typing_and_the_turns_places_follow() {
+        use crate::turns::anchors::Places;
+        use crate::turns::testing::RecordingPort;
+        let text = "---\ntitle: x # mine\n---\n## @me\nhi\n\n## @w\n<!-- s -->\nabc";
+        let mut port = RecordingPort::new(text);
+        let mut anchors = Anchors::default();
+        let status = text.find("<!--").unwrap();
+        anchors.add(Places {
+            status: status..status + 10,
+            body_start: status + 11,
+            end: text.len(),
+        });
+        // The user types in the front matter just as the rule goes in.
+        port.before_edit(
+            |_| true,
+            |t| {
+                (
+                    t.find(" # mine").unwrap()..t.find(" # mine").unwrap(),
+                    "!".into(),
+                )
+            },
+        );
+        write_rule(&mut port, &mut anchors, "w", "execute: ls", Decision::Allow)
+            .await
+            .unwrap();
+        assert_eq!(port.stale, 1);
+        let written = "---\ntitle: x! # mine\npermissions:\n  w:\n    \"execute: ls\": allow\n---\n\
+                       ## @me\nhi\n\n## @w\n<!-- s -->\nabc";
+        assert_eq!(port.text(), written);
+        // The round's next changes move the turn's places past the new lines.
+        for change in port.changes().await.unwrap() {
+            anchors.apply(&change);
+        }
+        assert_eq!(anchors.get(0).end, written.len());
+        assert_eq!(&written[anchors.get(0).status.clone()], "<!-- s -->");
+    }
+
     #[test]
     fn options_are_chosen_by_kind() {
         let mut request = crate::turns::asks_tests::request("0");

@@ -300,3 +300,38 @@ async fn a_plan_approval_shows_the_plan_and_takes_the_answer() {
         "a once answer writes no rule: {text}"
     );
 }
+
+#[tokio::test]
+async fn a_malformed_rule_is_a_diagnostic_and_the_key_is_known() {
+    let (s, _log) = writer("gemini");
+    let head = "---\npermissions:\n  writer:\n    \"bash: ls\": allow\n    \"edit: *\": yes\n---\n";
+    let mut editor = s.editor(Behaviour::VsCode).await;
+    let uri = s.uri("team/d.chat.md");
+    editor.open(&uri, &format!("{head}{ASK}")).await;
+    let diagnostics = loop {
+        let diagnostics = editor.client.expect_diagnostics(&uri).await;
+        if !diagnostics.is_empty() {
+            break diagnostics;
+        }
+    };
+    let messages: Vec<(u64, &str)> = diagnostics
+        .iter()
+        .map(|d| {
+            (
+                d["range"]["start"]["line"].as_u64().unwrap(),
+                d["message"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        messages,
+        [
+            (
+                3,
+                "`bash` is not a tool kind; use one of read, edit, delete, move, search, \
+                 execute, think, fetch, switch_mode, other, or `*`"
+            ),
+            (4, "the rule `edit: *` must be `allow` or `reject`"),
+        ]
+    );
+}
