@@ -34,9 +34,9 @@ struct Loopback {
     cooperative: bool,
 }
 
-fn request() -> PermissionRequest {
+fn request() -> Box<PermissionRequest> {
     let option = PermissionOption::new;
-    PermissionRequest {
+    Box::new(PermissionRequest {
         id: RequestId("7".into()),
         summary: "Bash: touch tool-wrote.txt".into(),
         tool: Some("call-1".into()),
@@ -44,7 +44,10 @@ fn request() -> PermissionRequest {
             option("allow", "Allow", PermissionKind::AllowOnce),
             option("reject", "Reject", PermissionKind::RejectOnce),
         ],
-    }
+        kind: "execute".into(),
+        title: "touch tool-wrote.txt".into(),
+        plan: None,
+    })
 }
 
 fn done(stop_reason: &str) -> AgentEvent {

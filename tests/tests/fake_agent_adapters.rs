@@ -36,6 +36,7 @@ fn member(sandbox: &Sandbox, agent: &str) -> Member {
         resume: false,
         thoughts: Default::default(),
         session: Default::default(),
+        permissions: Vec::new(),
     }
 }
 

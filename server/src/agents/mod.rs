@@ -42,8 +42,8 @@ pub use registry::{
     Registry,
 };
 pub use session::{
-    Headless, Outbox, PermissionKind, PermissionOption, PermissionOutcome, PermissionRequest,
-    RequestId, Session, SessionCommand,
+    AskedPlan, Headless, Outbox, PermissionKind, PermissionOption, PermissionOutcome,
+    PermissionRequest, RequestId, Session, SessionCommand,
 };
 
 use std::fmt;
@@ -195,8 +195,8 @@ pub enum AgentEvent {
     SessionNotFound { message: String },
     /// The agent asks the user's approval and waits: the answer goes back as a
     /// [`SessionCommand::Answer`] with the request's id. Only ACP agents ask (the
-    /// headless CLIs cannot ask anyone).
-    Permission(PermissionRequest),
+    /// headless CLIs cannot ask anyone). Boxed: it is the largest event by far.
+    Permission(Box<PermissionRequest>),
     /// A piece of the agent's thinking (ACP `agent_thought_chunk`), clean like `Text`.
     Thought(String),
     /// The agent's plan, whole (each report replaces the last).

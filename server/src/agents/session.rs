@@ -113,12 +113,27 @@ impl fmt::Display for RequestId {
 /// `summary` is what it wants to do, in one line (`Bash: cargo test`); `tool` the tool
 /// call it is about, as the `Tool` events name it, when the agent says; `options` the
 /// agent's own ways to answer, in its order (the answer names one by its id).
+/// `kind` and `title` are the tool call's as the agent gave them (ACP's kind name,
+/// `execute`, `switch_mode`, `other` when it gave none; the whole title): the policy
+/// rules of the chat match them. `plan` is the plan a plan approval asks about.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PermissionRequest {
     pub id: RequestId,
     pub summary: String,
     pub tool: Option<String>,
     pub options: Vec<PermissionOption>,
+    pub kind: String,
+    pub title: String,
+    pub plan: Option<AskedPlan>,
+}
+
+/// The plan of a plan approval (a `switch_mode` request whose input carries `plan`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AskedPlan {
+    /// A list: its entries, shown as a checklist.
+    Steps(Vec<String>),
+    /// Text (claude's plan is Markdown), shown quoted as it is.
+    Text(String),
 }
 
 /// One way to answer a permission request: the agent's `id` of it (`proceed_once`),

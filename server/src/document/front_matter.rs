@@ -19,11 +19,16 @@
 
 mod edit;
 mod fields;
+mod permissions;
 mod position;
+mod rule_edit;
+pub mod rules;
 mod scalar;
 mod tree;
 
 pub use edit::set_key_edit;
+pub use permissions::{MemberRules, Rule};
+pub use rule_edit::{RuleEdit, add_rule_edit};
 
 use crate::document::ByteRange;
 use crate::document::lines::Lines;
@@ -165,6 +170,8 @@ pub struct FrontMatter {
     pub reply_stub: Option<Spanned<bool>>,
     pub status: Option<Spanned<ConversationStatus>>,
     pub forked_from: Option<Spanned<String>>,
+    /// `permissions`: each member's rules, in file order (malformed ones left out).
+    pub permissions: Vec<MemberRules>,
     /// Keys the format does not define, with their ranges. They are kept in the file.
     pub unknown_keys: Vec<Spanned<String>>,
     /// Every top-level entry in file order, known or not (used for edits).

@@ -306,6 +306,14 @@ impl EditorPort for LspPort {
         }
     }
 
+    fn current_text(&self) -> Option<&str> {
+        Some(
+            self.disk
+                .as_ref()
+                .map_or(self.view.as_str(), FilePort::current),
+        )
+    }
+
     fn round_starting(&mut self, members: &[String]) {
         if let Some(started) = self.started.take() {
             let _ = started.send(members.to_vec());

@@ -34,14 +34,19 @@ pub fn chat_problems(team: &Team, top: &ByteRange) -> Vec<Problem> {
                 .iter()
                 .map(|handle| format!("@{handle} ({})", key_list(&config.keys_of(handle))))
                 .collect();
+            // Allow rules left out only make the members ask: they still run.
+            let until_then = if config.items.iter().any(|i| i.key.blocks_member()) {
+                "these members are not run until then"
+            } else {
+                "until then these members ask you instead"
+            };
             Problem {
                 range: top.clone(),
                 severity: Severity::Warning,
                 code: UNTRUSTED_CODE,
                 message: format!(
-                    "{} sets {} that apply only once you trust the file; these members are \
-                     not run until then. Review it, then use the quick fix \"Trust…\" or run \
-                     `{}`",
+                    "{} sets {} that apply only once you trust the file; {until_then}. \
+                     Review it, then use the quick fix \"Trust…\" or run `{}`",
                     config.file.display(),
                     members.join(", "),
                     trust_command(&config.file)

@@ -163,6 +163,23 @@ fn actions_at(
                     json!({ "uri": uri, "request": request, "option": label }),
                 ));
             }
+            // By kind: the agent's own "reject always" where it has one, else its
+            // reject, with the rule kept in the front matter (few agents offer one).
+            let labels: Vec<&str> = block
+                .options
+                .iter()
+                .map(|o| &text[o.label.clone()])
+                .collect();
+            if !labels
+                .iter()
+                .any(|l| l.eq_ignore_ascii_case("reject always"))
+            {
+                out.push(action(
+                    format!("Reject always ({request})"),
+                    ext::ANSWER,
+                    json!({ "uri": uri, "request": request, "option": "reject_always" }),
+                ));
+            }
         }
     }
     out

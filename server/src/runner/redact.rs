@@ -5,7 +5,7 @@
 //! messages quote. A CLI that echoes its API key in an error ("invalid key sk-…") does
 //! not put it in a status comment. Answer text is the agent's own and is passed on as it is.
 
-use crate::agents::{AgentEvent, PermissionRequest};
+use crate::agents::{AgentEvent, AskedPlan, PermissionRequest};
 
 /// What replaces a secret value.
 pub(crate) const REDACTED: &str = "<redacted>";
@@ -99,10 +99,19 @@ impl Secrets {
                 message: self.redact(&message),
             },
             // What the agent wants to do is shown to the user, like a tool summary.
-            AgentEvent::Permission(request) => AgentEvent::Permission(PermissionRequest {
-                summary: self.redact(&request.summary),
-                ..request
-            }),
+            AgentEvent::Permission(request) => {
+                AgentEvent::Permission(Box::new(PermissionRequest {
+                    summary: self.redact(&request.summary),
+                    title: self.redact(&request.title),
+                    plan: request.plan.map(|plan| match plan {
+                        AskedPlan::Text(text) => AskedPlan::Text(self.redact(&text)),
+                        AskedPlan::Steps(steps) => {
+                            AskedPlan::Steps(steps.iter().map(|s| self.redact(s)).collect())
+                        }
+                    }),
+                    ..*request
+                }))
+            }
             other => other,
         }
     }

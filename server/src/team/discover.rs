@@ -241,6 +241,7 @@ impl Reader<'_> {
                 model: settings.model,
                 options: settings.options.into_iter().collect(),
             },
+            permissions: settings.permissions,
         })
     }
 

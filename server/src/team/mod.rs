@@ -18,7 +18,7 @@ mod temp_tree;
 pub(crate) mod toml_check;
 pub mod trust;
 
-pub use config::{CONFIG_FILE_NAME, trust_summary};
+pub use config::{CONFIG_FILE_NAME, TeamRule, trust_summary};
 pub use discover::{DEFAULT_HUMAN, TEAM_INSTRUCTION_FILE, load_team_with};
 pub use error::TeamError;
 pub use model::{Member, Team, Thoughts, is_valid_handle};

@@ -52,6 +52,9 @@ pub struct Member {
     /// An ACP member's session mode, model and config options (`mode`, `model`,
     /// `[members.X.options]`), applied to each session it starts or resumes.
     pub session: SessionSettings,
+    /// The team's permission rules for this member (`[members.X.permissions]`; allow
+    /// rules only from a trusted file).
+    pub permissions: Vec<super::TeamRule>,
 }
 
 /// How an ACP member's thoughts (`agent_thought_chunk`) show in its answer.
@@ -86,6 +89,7 @@ impl Member {
             resume: false,
             thoughts: Thoughts::Folded,
             session: SessionSettings::default(),
+            permissions: Vec::new(),
         }
     }
 
@@ -137,7 +141,7 @@ impl Team {
         let blocking: Vec<(&UntrustedConfig, Vec<TrustKey>)> = self
             .untrusted
             .iter()
-            .map(|config| (config, config.keys_of(handle)))
+            .map(|config| (config, config.blocking_keys_of(handle)))
             .filter(|(_, keys)| !keys.is_empty())
             .collect();
         if blocking.is_empty() {

@@ -44,6 +44,8 @@ pub enum TrustKey {
     Mode,
     /// ACP config options: an agent may offer such switches among them.
     Options,
+    /// Permission rules that allow: they let the agent act without asking.
+    Permissions,
 }
 
 impl TrustKey {
@@ -56,6 +58,7 @@ impl TrustKey {
             TrustKey::Home => "home",
             TrustKey::Mode => "mode",
             TrustKey::Options => "options",
+            TrustKey::Permissions => "permissions",
         }
     }
 
@@ -77,7 +80,16 @@ impl TrustKey {
                 "a mode or option can let @{handle} act without asking (`bypassPermissions`, \
                  `yolo`)"
             ),
+            TrustKey::Permissions => {
+                format!("its allow rules would let @{handle}'s agent act without asking you")
+            }
         }
+    }
+
+    /// Whether the member is not run while the key waits for trust. An allow rule left
+    /// out only means the member asks: it runs.
+    pub fn blocks_member(self) -> bool {
+        self != TrustKey::Permissions
     }
 }
 
@@ -112,6 +124,13 @@ impl UntrustedConfig {
             .collect();
         keys.sort();
         keys.dedup();
+        keys
+    }
+
+    /// The keys this file sets for `handle` that keep it from running until trusted.
+    pub fn blocking_keys_of(&self, handle: &str) -> Vec<TrustKey> {
+        let mut keys = self.keys_of(handle);
+        keys.retain(|key| key.blocks_member());
         keys
     }
 

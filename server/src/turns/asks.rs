@@ -13,7 +13,11 @@ use tokio::sync::{mpsc, oneshot};
 use super::flow::Kind;
 use super::live::Live;
 use super::placed::OnEdit;
-use crate::agents::{PermissionKind, PermissionOutcome, PermissionRequest, SessionCommand};
+use crate::agents::{
+    AskedPlan, PermissionKind, PermissionOption, PermissionOutcome, PermissionRequest,
+    SessionCommand,
+};
+use crate::document::front_matter::rules::{Decision, Pattern};
 use crate::document::permission;
 use crate::document::status::TurnStatus;
 
@@ -84,6 +88,12 @@ impl Live {
         let labels: Vec<&str> = labels.iter().map(String::as_str).collect();
         let what = format!("{} wants to {}", t.member, request.summary);
         let text = permission::render_request(&block, &what, &labels, "\n");
+        // A plan to approve goes in the block, under its question (and stays under
+        // its record).
+        let text = match &request.plan {
+            Some(plan) => text + &plan_lines(plan),
+            None => text,
+        };
         t.add_block(&block, &text, OnEdit::Rewrite);
         // A blank line: the agent's next words are not a lazy part of the quote.
         t.pending.push_str("\n\n");
@@ -106,13 +116,16 @@ impl Live {
     }
 
     /// Takes an answer to one of this turn's open requests: the command for the
-    /// agent's session, and the record now due over the block.
+    /// agent's session, the record now due over the block, and the rule an "always"
+    /// answer makes. `allow_always` or `reject_always` is taken even where the agent
+    /// offers no option of that kind: chatmd remembers it, and the agent gets the
+    /// same answer once.
     pub(super) fn answer(
         &mut self,
         block: &str,
         option: &str,
         by: Option<&str>,
-    ) -> Result<(SessionCommand, String), AnswerError> {
+    ) -> Result<Answered, AnswerError> {
         let not_waiting = || AnswerError::NotWaiting {
             block: block.to_string(),
         };
@@ -123,7 +136,7 @@ impl Live {
             .filter(|a| a.record.is_none())
             .ok_or_else(not_waiting)?;
         let options = &ask.request.options;
-        let chosen = options
+        let (chosen, kind) = options
             .iter()
             .find(|o| o.id == option || o.name == option)
             .or_else(|| options.iter().find(|o| o.kind.as_str() == option))
@@ -132,39 +145,63 @@ impl Live {
                     .iter()
                     .find(|o| label(&o.name).eq_ignore_ascii_case(option.trim()))
             })
+            .map(|o| (o.clone(), o.kind))
+            .or_else(|| always_without_option(options, option))
             .ok_or_else(|| AnswerError::NoSuchOption {
                 block: block.to_string(),
                 option: option.to_string(),
                 options: options.iter().map(|o| label(&o.name)).collect(),
             })?;
-        let mut record = format!("{} (\"{}\")", answered(chosen.kind), label(&chosen.name));
-        if let Some(by) = by {
-            record.push_str(", by ");
-            record.push_str(by);
-        }
+        let decision = match kind {
+            PermissionKind::AllowAlways => Some(Decision::Allow),
+            PermissionKind::RejectAlways => Some(Decision::Reject),
+            PermissionKind::AllowOnce | PermissionKind::RejectOnce => None,
+        };
+        let rule = decision.map(|d| (Pattern::exact(&ask.request.kind, &ask.request.title), d));
+        let record = record_answer(ask, &chosen, kind, by);
         let command = SessionCommand::Answer {
             request: ask.request.id.clone(),
             outcome: PermissionOutcome::Selected(chosen.id.clone()),
         };
-        ask.record = Some(record.clone());
-        self.blocks
-            .update(block, permission::render_answer(block, &record));
+        self.show_answer(block);
         self.settle_status();
-        Ok((command, record))
+        Ok(Answered {
+            command,
+            record,
+            rule,
+        })
     }
 
     /// The turn ended: the requests still open are recorded as never answered.
     pub(super) fn close_asks(&mut self) {
-        for ask in self.asks.iter_mut().filter(|a| a.record.is_none()) {
-            let record = "not answered: the turn ended first";
-            ask.record = Some(record.into());
-            self.blocks
-                .update(&ask.block, permission::render_answer(&ask.block, record));
+        let open: Vec<String> = self
+            .asks
+            .iter_mut()
+            .filter(|a| a.record.is_none())
+            .map(|ask| {
+                ask.record = Some("not answered: the turn ended first".into());
+                ask.block.clone()
+            })
+            .collect();
+        for block in open {
+            self.show_answer(&block);
         }
     }
 
+    /// Rewrites `block` with its request's record (and the plan it approved, if any).
+    pub(super) fn show_answer(&mut self, block: &str) {
+        let Some(ask) = self.asks.iter().find(|a| a.block == block) else {
+            return;
+        };
+        let mut text = permission::render_answer(block, ask.record.as_deref().unwrap_or(""));
+        if let Some(plan) = &ask.request.plan {
+            text.push_str(&plan_lines(plan));
+        }
+        self.blocks.update(block, text);
+    }
+
     /// Back to `streaming` once no request waits (a turn that ended keeps its end).
-    fn settle_status(&mut self) {
+    pub(super) fn settle_status(&mut self) {
         if !self.done
             && self.status.status() == Some(TurnStatus::Waiting)
             && self.asks.iter().all(|a| a.record.is_some())
@@ -173,6 +210,77 @@ impl Live {
             self.status_dirty = true;
         }
     }
+}
+
+/// An answer taken: what goes to the agent, the record over the block, and the rule
+/// (pattern, decision) an "always" answer makes.
+#[derive(Debug)]
+pub(super) struct Answered {
+    pub(super) command: SessionCommand,
+    pub(super) record: String,
+    pub(super) rule: Option<(String, Decision)>,
+}
+
+/// `allow_always` / `reject_always` asked where the agent has no option of that kind:
+/// its once option of the same decision, taken as the "always" answer.
+fn always_without_option(
+    options: &[PermissionOption],
+    option: &str,
+) -> Option<(PermissionOption, PermissionKind)> {
+    let (kind, once) = match PermissionKind::parse(option.trim())? {
+        PermissionKind::AllowAlways => (PermissionKind::AllowAlways, PermissionKind::AllowOnce),
+        PermissionKind::RejectAlways => (PermissionKind::RejectAlways, PermissionKind::RejectOnce),
+        _ => return None,
+    };
+    options
+        .iter()
+        .find(|o| o.kind == once)
+        .map(|o| (o.clone(), kind))
+}
+
+/// Records `chosen` (answered as `kind`) on `ask`: `allowed once ("Allow"), by policy`.
+pub(super) fn record_answer(
+    ask: &mut Ask,
+    chosen: &PermissionOption,
+    kind: PermissionKind,
+    by: Option<&str>,
+) -> String {
+    let mut record = format!("{} (\"{}\")", answered(kind), label(&chosen.name));
+    if let Some(by) = by {
+        record.push_str(", by ");
+        record.push_str(by);
+    }
+    ask.record = Some(record.clone());
+    record
+}
+
+/// The plan of a plan approval, as the lines after its block: quoted, a list as a
+/// checklist. Control characters are left out (the text is the agent's).
+fn plan_lines(plan: &AskedPlan) -> String {
+    let clean = |line: &str| -> String {
+        line.chars()
+            .filter(|c| *c == '\t' || !c.is_control())
+            .collect::<String>()
+            .trim_end()
+            .to_string()
+    };
+    let mut out = String::from("\n>\n> The plan:\n>");
+    let lines: Vec<String> = match plan {
+        AskedPlan::Steps(steps) => steps
+            .iter()
+            .map(|step| format!("- [ ] {}", clean(&step.replace(['\r', '\n'], " "))))
+            .collect(),
+        AskedPlan::Text(text) => text.lines().map(clean).collect(),
+    };
+    for line in lines {
+        out.push('\n');
+        out.push('>');
+        if !line.is_empty() {
+            out.push(' ');
+            out.push_str(&line);
+        }
+    }
+    out
 }
 
 /// An option's name as one line of a block (`·` separates options there).

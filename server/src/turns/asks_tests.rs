@@ -16,6 +16,7 @@ use crate::agents::{
     SessionCommand,
 };
 use crate::conversation::section;
+use crate::document::front_matter::rules::Decision;
 use crate::runner::{Ended, RunOutcome, Stats};
 use crate::team::Member;
 
@@ -57,6 +58,9 @@ pub(crate) fn request(id: &str) -> PermissionRequest {
             option("proceed_once", "Allow", PermissionKind::AllowOnce),
             option("cancel", "Reject", PermissionKind::RejectOnce),
         ],
+        kind: "execute".into(),
+        title: "touch tool-wrote.txt".into(),
+        plan: None,
     }
 }
 
@@ -84,7 +88,11 @@ async fn a_request_is_written_answered_and_recorded_while_the_user_types() {
     let (answers, _unused) = mpsc::channel(4);
     live.on_event(&mut port, AgentEvent::Text("I'll run a ".into()), &answers);
     live.on_event(&mut port, AgentEvent::Text("command.".into()), &answers);
-    live.on_event(&mut port, AgentEvent::Permission(request("0")), &answers);
+    live.on_event(
+        &mut port,
+        AgentEvent::Permission(Box::new(request("0"))),
+        &answers,
+    );
     assert_eq!(port.turns, ["asked reviewer t1-p1"]);
     assert_eq!(
         written(&mut port, &mut live, &mut anchors).await.unwrap(),
@@ -114,7 +122,8 @@ async fn a_request_is_written_answered_and_recorded_while_the_user_types() {
             ],
         }
     );
-    let (command, record) = live.answer("t1-p1", "allow", None).unwrap();
+    let answered = live.answer("t1-p1", "allow", None).unwrap();
+    let (command, record) = (answered.command, answered.record);
     assert_eq!(
         command,
         SessionCommand::Answer {
@@ -148,8 +157,16 @@ async fn the_status_waits_until_every_request_is_answered() {
     let mut port = RecordingPort::new(ASKED);
     let (mut live, mut anchors) = turn(&mut port).await;
     let (answers, _unused) = mpsc::channel(4);
-    live.on_event(&mut port, AgentEvent::Permission(request("0")), &answers);
-    live.on_event(&mut port, AgentEvent::Permission(request("1")), &answers);
+    live.on_event(
+        &mut port,
+        AgentEvent::Permission(Box::new(request("0"))),
+        &answers,
+    );
+    live.on_event(
+        &mut port,
+        AgentEvent::Permission(Box::new(request("1"))),
+        &answers,
+    );
     let text = written(&mut port, &mut live, &mut anchors).await.unwrap();
     assert!(text.contains("status=waiting"), "{text}");
     assert!(
@@ -179,7 +196,11 @@ async fn a_turn_that_ends_first_records_its_open_requests() {
     let (mut live, mut anchors) = turn(&mut port).await;
     let (answers, _unused) = mpsc::channel(4);
     live.on_event(&mut port, AgentEvent::Text("Let me".into()), &answers);
-    live.on_event(&mut port, AgentEvent::Permission(request("0")), &answers);
+    live.on_event(
+        &mut port,
+        AgentEvent::Permission(Box::new(request("0"))),
+        &answers,
+    );
     // Ended (cancelled) before the block was even written: the record goes in its place.
     live.on_end(&RunOutcome {
         ended: Ended::Cancelled,
@@ -199,5 +220,76 @@ async fn a_turn_that_ends_first_records_its_open_requests() {
         AnswerError::NotWaiting {
             block: "t1-p1".into()
         }
+    );
+}
+
+#[tokio::test]
+async fn an_always_answer_makes_a_rule_even_where_the_agent_has_no_such_option() {
+    let mut port = RecordingPort::new(ASKED);
+    let (mut live, _anchors) = turn(&mut port).await;
+    let (tx, _rx) = mpsc::channel(4);
+    live.on_event(
+        &mut port,
+        AgentEvent::Permission(Box::new(request("0"))),
+        &tx,
+    );
+    live.on_event(
+        &mut port,
+        AgentEvent::Permission(Box::new(request("1"))),
+        &tx,
+    );
+    let allowed = live.answer("t1-p1", "allow_always", None).unwrap();
+    assert_eq!(
+        allowed.record,
+        "allowed always (\"Allow for this session\")"
+    );
+    assert_eq!(
+        allowed.rule,
+        Some(("execute: touch tool-wrote.txt".into(), Decision::Allow))
+    );
+    // gemini offers no "reject always": its reject goes to the agent, the rule stays.
+    let rejected = live.answer("t1-p2", "reject_always", None).unwrap();
+    assert_eq!(rejected.record, "rejected always (\"Reject\")");
+    assert_eq!(
+        rejected.command,
+        SessionCommand::Answer {
+            request: RequestId("1".into()),
+            outcome: PermissionOutcome::Selected("cancel".into()),
+        }
+    );
+    assert_eq!(
+        rejected.rule,
+        Some(("execute: touch tool-wrote.txt".into(), Decision::Reject))
+    );
+}
+
+#[tokio::test]
+async fn a_plan_goes_under_its_block_and_stays_under_the_record() {
+    let mut port = RecordingPort::new(ASKED);
+    let (mut live, _anchors) = turn(&mut port).await;
+    let (tx, _rx) = mpsc::channel(4);
+    let mut asked = request("0");
+    asked.plan = Some(crate::agents::AskedPlan::Steps(vec![
+        "Read\u{7} it".into(),
+        "Fix\nit".into(),
+    ]));
+    live.on_event(&mut port, AgentEvent::Permission(Box::new(asked)), &tx);
+    assert!(
+        live.pending.ends_with(
+            "> - [ ] Allow for this session · - [ ] Allow · - [ ] Reject\n>\n> The plan:\n>\n\
+             > - [ ] Read it\n> - [ ] Fix it\n\n"
+        ),
+        "{}",
+        live.pending
+    );
+    live.answer("t1-p1", "allow", None).unwrap();
+    live.blocks.fold_unwritten(&mut live.pending);
+    assert!(
+        live.pending.ends_with(
+            "> **Permission** t1-p1 — allowed once (\"Allow\")\n>\n> The plan:\n>\n\
+             > - [ ] Read it\n> - [ ] Fix it\n\n"
+        ),
+        "{}",
+        live.pending
     );
 }

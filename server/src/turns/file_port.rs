@@ -188,6 +188,10 @@ impl EditorPort for FilePort {
         tracing::info!(?level, path = %self.path.display(), "{message}");
     }
 
+    fn current_text(&self) -> Option<&str> {
+        Some(&self.text)
+    }
+
     async fn changes(&mut self) -> Result<Vec<Change>, PortError> {
         let mut changes = std::mem::take(&mut self.ours);
         if let Some(on_disk) = self.look()? {

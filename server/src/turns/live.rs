@@ -243,7 +243,7 @@ impl Live {
                 t.status_dirty = true;
             }
             AgentEvent::Permission(request) => {
-                let block = t.ask(request);
+                let block = t.ask(*request);
                 let Some(ask) = t.asks.last() else { return };
                 let asked = Asked {
                     member: &t.member,

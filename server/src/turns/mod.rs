@@ -24,6 +24,7 @@ pub mod lock;
 pub mod owner;
 mod placed;
 mod plan;
+mod policy;
 mod port;
 mod resume;
 mod round;

@@ -135,6 +135,10 @@ pub trait EditorPort: Send {
     /// keep it (the editor's completion and diagnostics); nothing is written into the
     /// document.
     fn agent_told(&mut self, _member: &str, _event: &crate::agents::AgentEvent) {}
+    /// The text the edits' offsets refer to: the document as of the last `changes`
+    /// (or `snapshot`), the port's own edits included (a permission rule is computed
+    /// from it). `None` only for a port that keeps no copy: then no rule is written.
+    fn current_text(&self) -> Option<&str>;
     /// A member's turn ended (also after `begin_turn` when it could not start).
     fn end_turn(&mut self, _member: &str, _status: TurnStatus, _error: Option<&TurnError>) {}
 

@@ -13,6 +13,7 @@ use super::asks::PermissionAnswer;
 use super::flush::{MAX_STALE, flush, gave_up};
 use super::live::Live;
 use super::plan::{Planned, plan};
+use super::policy::{Policy, write_rule};
 use super::{Context, Edited, EditorPort, Level, PortError, Snapshot, TurnError};
 use crate::agents::{AgentEvent, configured_model};
 use crate::conversation::roster::Roster;
@@ -159,7 +160,9 @@ pub(super) async fn run_round<P: EditorPort>(
     }
     drop(tx);
 
-    if let Err(error) = stream(port, &mut rx, &mut live, &mut anchors).await {
+    let mut policy = Policy::new(snapshot.chat.front_matter.as_ref(), roster.team);
+    let streamed = stream(port, &mut rx, &mut live, &mut anchors, &mut policy).await;
+    if let Err(error) = streamed {
         // The document could not be written: the turns not reported end with the error.
         let error = TurnError::Port(error);
         for t in live.iter().filter(|t| !t.reported) {
@@ -253,6 +256,7 @@ async fn stream<P: EditorPort>(
     rx: &mut mpsc::Receiver<Msg>,
     live: &mut [Live],
     anchors: &mut Anchors,
+    policy: &mut Policy,
 ) -> Result<(), PortError> {
     let (answers, mut answered) = mpsc::channel::<PermissionAnswer>(16);
     let mut last_flush = Instant::now();
@@ -263,10 +267,29 @@ async fn stream<P: EditorPort>(
                 // The block is in the document before its record goes over it.
                 flush(port, live, anchors).await?;
                 last_flush = Instant::now();
-                take_answer(live, answer).await;
+                if let Some((member, rule, decision)) = take_answer(live, answer).await {
+                    // The next matching request is answered by it, this turn too.
+                    policy.learn(&member, &rule, decision);
+                    write_rule(port, anchors, &member, &rule, decision).await?;
+                }
                 next_flush = Some((last_flush + FLUSH_EVERY).into());
             }
             msg = rx.recv() => match msg {
+                Some(Msg::Event(i, AgentEvent::Permission(request))) => {
+                    match live[i].ask_by_policy(request, policy) {
+                        Ok(command) => {
+                            if let Some(commands) = &live[i].commands {
+                                let _ = commands.send(command).await;
+                            }
+                        }
+                        Err(request) => {
+                            live[i].on_event(port, AgentEvent::Permission(request), &answers);
+                        }
+                    }
+                    if next_flush.is_none() {
+                        next_flush = Some((last_flush + FLUSH_EVERY).max(Instant::now()).into());
+                    }
+                }
                 Some(Msg::Event(i, event)) => {
                     live[i].on_event(port, event, &answers);
                     if next_flush.is_none() && live[i].dirty() {
@@ -305,24 +328,36 @@ async fn stream<P: EditorPort>(
 }
 
 /// Gives an answer to the turn that waits for it (its agent hears it at once) and
-/// tells the answerer how it went.
-async fn take_answer(live: &mut [Live], answer: PermissionAnswer) {
+/// tells the answerer how it went. Returns the rule an "always" answer makes: the
+/// member, the pattern and the decision.
+async fn take_answer(
+    live: &mut [Live],
+    answer: PermissionAnswer,
+) -> Option<(
+    String,
+    String,
+    crate::document::front_matter::rules::Decision,
+)> {
     let PermissionAnswer {
         block,
         option,
         by,
         reply,
     } = answer;
+    let mut learned = None;
     let result = match live.iter_mut().find(|t| t.waits_for(&block)) {
         None => Err(super::AnswerError::NotWaiting { block }),
         Some(t) => match t.answer(&block, &option, by.as_deref()) {
-            Ok((command, record)) => {
+            Ok(answered) => {
                 if let Some(commands) = &t.commands {
                     // A session that ended meanwhile has no one to hear it; the turn's
                     // end then records how it went.
-                    let _ = commands.send(command).await;
+                    let _ = commands.send(answered.command).await;
                 }
-                Ok(record)
+                learned = answered
+                    .rule
+                    .map(|(rule, decision)| (t.member.clone(), rule, decision));
+                Ok(answered.record)
             }
             Err(error) => Err(error),
         },
@@ -330,6 +365,7 @@ async fn take_answer(live: &mut [Live], answer: PermissionAnswer) {
     if let Some(reply) = reply {
         let _ = reply.send(result);
     }
+    learned
 }
 
 /// Tells the port (and through it the user) how a turn ended, once.

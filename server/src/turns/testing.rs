@@ -78,6 +78,10 @@ impl RecordingPort {
 }
 
 impl EditorPort for RecordingPort {
+    fn current_text(&self) -> Option<&str> {
+        Some(&self.text)
+    }
+
     async fn snapshot(&mut self) -> Result<Snapshot, PortError> {
         self.pending.clear();
         Ok(Snapshot::parse(self.text.as_str(), self.version))

@@ -16,6 +16,7 @@ mod ending;
 mod failures;
 mod lifecycle;
 mod permissions;
+mod policy;
 mod processes;
 mod program_rule;
 mod reliability;

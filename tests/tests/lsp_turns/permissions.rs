@@ -139,7 +139,8 @@ async fn the_blocks_code_actions_answer_it() {
         [
             "Allow for this session (t1-p1)",
             "Allow (t1-p1)",
-            "Reject (t1-p1)"
+            "Reject (t1-p1)",
+            "Reject always (t1-p1)"
         ]
     );
     let reject = actions

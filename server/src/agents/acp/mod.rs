@@ -263,7 +263,7 @@ impl AcpSession {
                     self.stream.show_asked(tool, &mut out.events);
                 }
                 self.stream.block_ends();
-                out.push(AgentEvent::Permission(request));
+                out.push(AgentEvent::Permission(Box::new(request)));
             }
         }
     }

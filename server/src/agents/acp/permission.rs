@@ -13,7 +13,9 @@ use serde_json::Value;
 use super::rpc;
 use super::updates::{Stream, first_line, kind_name};
 use crate::agents::output::{code_span, quote};
-use crate::agents::{PermissionKind, PermissionOption, PermissionOutcome, PermissionRequest};
+use crate::agents::{
+    AskedPlan, PermissionKind, PermissionOption, PermissionOutcome, PermissionRequest,
+};
 
 /// The params of a permission request, read leniently: an option of a kind this
 /// version does not know is left out rather than the whole request.
@@ -72,6 +74,9 @@ impl Permissions {
         let known = stream.call(&tool);
         let kind = fields.kind.or_else(|| known.and_then(|c| c.kind));
         let title = fields.title.or_else(|| known.and_then(|c| c.title.clone()));
+        let plan = (kind == Some(ToolKind::SwitchMode))
+            .then(|| fields.raw_input.as_ref().and_then(plan))
+            .flatten();
         let key = crate::agents::RequestId(id.to_string());
         self.pending.push(Pending {
             id,
@@ -83,6 +88,9 @@ impl Permissions {
             summary: summary(kind, title.as_deref()),
             tool: Some(tool),
             options,
+            kind: kind_name(kind.unwrap_or(ToolKind::Other)).to_string(),
+            title: title.unwrap_or_default(),
+            plan,
         })
     }
 
@@ -147,6 +155,26 @@ fn option(value: Value) -> Option<PermissionOption> {
     })
 }
 
+/// The plan of a plan approval: `rawInput.plan` of a `switch_mode` request
+/// (claude-agent-acp's ExitPlanMode sends `{"plan": "<Markdown>"}`). A list is read as
+/// steps (each a string, or an object with `content` as ACP's plan entries have).
+fn plan(input: &Value) -> Option<AskedPlan> {
+    match input.get("plan")? {
+        Value::String(text) if !text.trim().is_empty() => Some(AskedPlan::Text(text.clone())),
+        Value::Array(items) => {
+            let steps: Vec<String> = items
+                .iter()
+                .filter_map(|item| match item {
+                    Value::String(step) => Some(step.clone()),
+                    other => other.get("content")?.as_str().map(str::to_owned),
+                })
+                .collect();
+            (!steps.is_empty()).then_some(AskedPlan::Steps(steps))
+        }
+        _ => None,
+    }
+}
+
 /// What the agent wants to do, in one line: `run `touch x` (execute)` for a command,
 /// `use `<title>` (<kind>)` for any other tool.
 pub fn summary(kind: Option<ToolKind>, title: Option<&str>) -> String {
@@ -165,6 +193,23 @@ pub fn summary(kind: Option<ToolKind>, title: Option<&str>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_plan_is_text_or_steps() {
+        let text = serde_json::json!({"plan": "# Plan\n\n1. Read"});
+        assert_eq!(
+            plan(&text),
+            Some(AskedPlan::Text("# Plan\n\n1. Read".into()))
+        );
+        let steps =
+            serde_json::json!({"plan": ["read", {"content": "write", "status": "pending"}, 3]});
+        assert_eq!(
+            plan(&steps),
+            Some(AskedPlan::Steps(vec!["read".into(), "write".into()]))
+        );
+        assert_eq!(plan(&serde_json::json!({"plan": " "})), None);
+        assert_eq!(plan(&serde_json::json!({"mode": "x"})), None);
+    }
 
     #[test]
     fn summaries_name_the_command_and_the_kind() {

@@ -1,7 +1,9 @@
 //! Permission requests under `chatmd send`: asked on the terminal when stdin is one
-//! (one question at a time, whichever member asks), else answered by policy. Until the
-//! front matter can hold rules, the policy rejects: nothing runs that the user did not
-//! allow. The block in the chat records who answered.
+//! (one question at a time, whichever member asks), else rejected: nothing runs that
+//! the user did not allow. (Requests that a rule of the chat or the team matches never
+//! get here: the round answers them, `turns/policy.rs`.) An "always" answer on the
+//! terminal writes its rule into the chat like any other. The block in the chat
+//! records who answered.
 
 use std::io::{BufRead, Write};
 
@@ -42,12 +44,13 @@ impl Asking {
             }
             Asking::Terminal => {
                 let question = question(asked.member, asked.request);
-                let options: Vec<String> =
-                    asked.request.options.iter().map(|o| o.id.clone()).collect();
+                let options = answer_ids(asked.request);
                 let answers = answers.clone();
-                // The terminal is read off the runtime; stdin's lock takes the questions
-                // of several members one at a time.
-                tokio::task::spawn_blocking(move || {
+                // The terminal is read off the runtime, on a thread of its own: a read
+                // still blocked when the run ends (cancelled, a signal) must not keep
+                // the process from exiting, as a blocking task of the runtime would.
+                // stdin's lock takes the questions of several members one at a time.
+                std::thread::spawn(move || {
                     let stdin = std::io::stdin();
                     let chosen = ask_on(
                         &mut stdin.lock(),
@@ -82,11 +85,34 @@ fn policy_choice(request: &PermissionRequest) -> &str {
         .map_or(PermissionKind::RejectOnce.as_str(), |o| o.id.as_str())
 }
 
+/// Whether the terminal offers "reject always" of its own: the agent has no option of
+/// that kind (chatmd then remembers the rule, and the agent hears a reject once).
+fn own_reject_always(request: &PermissionRequest) -> bool {
+    let has = |kind| request.options.iter().any(|o| o.kind == kind);
+    !has(PermissionKind::RejectAlways) && has(PermissionKind::RejectOnce)
+}
+
+/// What each numbered answer sends: the agent's option ids, then `reject_always`
+/// when the terminal offers it.
+fn answer_ids(request: &PermissionRequest) -> Vec<String> {
+    let mut ids: Vec<String> = request.options.iter().map(|o| o.id.clone()).collect();
+    if own_reject_always(request) {
+        ids.push(PermissionKind::RejectAlways.as_str().to_string());
+    }
+    ids
+}
+
 /// The question as the terminal shows it: what is asked, and the options numbered.
 fn question(member: &str, request: &PermissionRequest) -> String {
     let mut q = format!("\n@{member} asks permission to {}\n", request.summary);
     for (n, option) in request.options.iter().enumerate() {
         q.push_str(&format!("  {}) {}\n", n + 1, option.name));
+    }
+    if own_reject_always(request) {
+        q.push_str(&format!(
+            "  {}) Reject always (a rule in the chat)\n",
+            request.options.len() + 1
+        ));
     }
     q.push_str("answer with a number: ");
     q
@@ -137,7 +163,7 @@ mod tests {
     #[test]
     fn the_terminal_asks_until_a_number_names_an_option() {
         let request = request();
-        let ids: Vec<String> = request.options.iter().map(|o| o.id.clone()).collect();
+        let ids = answer_ids(&request);
         let mut out = Vec::new();
         let chosen = ask_on(
             &mut &b"yes\n7\n2\n"[..],
@@ -153,7 +179,14 @@ mod tests {
                 .count(),
             3
         );
-        assert!(shown.contains("  1) Allow for this session\n  2) Allow\n  3) Reject\n"));
+        assert!(shown.contains(
+            "  1) Allow for this session\n  2) Allow\n  3) Reject\n  4) Reject always (a rule in \
+             the chat)\nanswer with a number: "
+        ));
+        assert_eq!(
+            ask_on(&mut &b"4\n"[..], &mut Vec::new(), "?", &ids),
+            "reject_always"
+        );
         assert!(shown.contains("not an option: yes\n") && shown.contains("not an option: 7\n"));
         let mut out = Vec::new();
         assert_eq!(ask_on(&mut &b""[..], &mut out, "?", &ids), "reject_once");

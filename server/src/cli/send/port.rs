@@ -75,6 +75,10 @@ impl EditorPort for SendPort {
         self.file.changes().await
     }
 
+    fn current_text(&self) -> Option<&str> {
+        self.file.current_text()
+    }
+
     fn begin_turn(&mut self, member: &str, _cancel: &CancellationToken) -> Result<(), TurnError> {
         if let Some(lock) = &self.lock {
             lock.add_member(member);

@@ -62,7 +62,7 @@ pub fn set_key_edit(
 /// Where a new last line of the YAML document goes: before the closing fence, or
 /// before a `...` that ends the document earlier (`... # done`, which is no fence):
 /// a line after that would start a second document.
-fn document_end(text: &str, fm: &FrontMatter) -> usize {
+pub(super) fn document_end(text: &str, fm: &FrontMatter) -> usize {
     let yaml = &fm.block.yaml;
     let last = fm.entries.iter().map(|e| e.value.end.max(e.key.range.end));
     let from = last.max().unwrap_or(yaml.start).clamp(yaml.start, yaml.end);
@@ -88,7 +88,7 @@ fn fits(text: &str, fm: &FrontMatter) -> bool {
 }
 
 /// `\r\n` if the line starting at `pos` ends with one, else `\n`.
-fn line_ending(text: &str, pos: usize) -> &'static str {
+pub(super) fn line_ending(text: &str, pos: usize) -> &'static str {
     let rest = text.get(pos..).unwrap_or("");
     match rest.find('\n') {
         Some(i) if rest[..i].ends_with('\r') => "\r\n",
@@ -121,7 +121,7 @@ fn is_plain_safe(text: &str) -> bool {
             .all(|c| !c.is_control() && !matches!(c, '\u{2028}' | '\u{2029}' | '\u{feff}'))
 }
 
-fn double_quoted(text: &str) -> String {
+pub(super) fn double_quoted(text: &str) -> String {
     quoted(text, |out, c| {
         match c {
             '\u{85}' => out.push_str("\\N"),

@@ -61,12 +61,12 @@ pub(super) fn read(fm: &mut FrontMatter, yaml: &str, base: usize, outline: Outli
     }
 }
 
-struct Reader<'a> {
+pub(super) struct Reader<'a> {
     fm: &'a mut FrontMatter,
     yaml: &'a str,
     base: usize,
     /// The key being read (relative), shown instead of an omitted value.
-    key: ByteRange,
+    pub(super) key: ByteRange,
 }
 
 /// What a value is, as far as front matter cares.
@@ -112,6 +112,7 @@ fn expected(key: &str) -> &'static str {
         "reply_stub" => "`true` or `false` (default `true`)",
         "status" => "`open` or `ended` (default `open`)",
         "forked_from" => "a file path",
+        "permissions" => super::permissions::EXPECTED,
         _ => "a value",
     }
 }
@@ -176,12 +177,12 @@ fn bad_handle(text: &str) -> String {
 }
 
 impl Reader<'_> {
-    fn abs(&self, range: &ByteRange) -> ByteRange {
+    pub(super) fn abs(&self, range: &ByteRange) -> ByteRange {
         self.base + range.start..self.base + range.end
     }
 
     /// Records a problem; `range` is relative to the YAML text.
-    fn problem(&mut self, range: ByteRange, message: String, kind: ProblemKind) {
+    pub(super) fn problem(&mut self, range: ByteRange, message: String, kind: ProblemKind) {
         let range = self.abs(&range);
         self.fm.problems.push(FrontMatterProblem {
             range,
@@ -190,7 +191,7 @@ impl Reader<'_> {
         });
     }
 
-    fn wrong_type(&mut self, key: &str, node: &Node) {
+    pub(super) fn wrong_type(&mut self, key: &str, node: &Node) {
         let mut message = format!("`{key}` must be {}", expected(key));
         if matches!(node.kind, NodeKind::Alias) {
             message.push_str("; YAML aliases (`*name`) are not supported in front matter");
@@ -235,6 +236,7 @@ impl Reader<'_> {
                 self.fm.status =
                     text.and_then(|t| self.one_of(key, node, ConversationStatus::parse(&t.value)));
             }
+            "permissions" => self.fm.permissions = self.permissions(node),
             "max_chain" => self.fm.max_chain = self.number(key, node),
             "context" => self.fm.context = self.number(key, node),
             "reply_stub" => {

@@ -140,6 +140,10 @@ impl Checker<'_> {
         let env = raw.env.map(|env| self.env(&name, env)).unwrap_or_default();
         let args = raw.args.and_then(|args| self.args(&name, args));
         let session = self.session(&name, agent.as_deref(), raw.mode, raw.model, raw.options);
+        let permissions = raw
+            .permissions
+            .map(|table| self.permissions(&name, table))
+            .unwrap_or_default();
         Some(MemberSettings {
             declared_at: Some((self.file.to_path_buf(), name_range)),
             agent,
@@ -150,6 +154,7 @@ impl Checker<'_> {
             env,
             args,
             command,
+            permissions,
             blocked,
             timeout: raw.timeout.and_then(|t| self.seconds("timeout", t)),
             idle_timeout: raw

@@ -151,6 +151,22 @@ fn unnamed_acp_agent(
 /// One problem on each setting that was left out, saying why and how to trust the file.
 fn report_untrusted(file: &Path, config: &super::FileConfig, problems: &mut Vec<ConfigProblem>) {
     for item in &config.trust {
+        if !item.key.blocks_member() {
+            problems.push(ConfigProblem::untrusted(
+                file,
+                item.range.clone(),
+                format!(
+                    "`{}` allow rules are not applied until you trust this file: {}. @{} asks \
+                     you instead until then; review the file, then run `{}` or use the quick \
+                     fix \"Trust this chatmd.toml…\"",
+                    item.key.name(),
+                    item.key.why(&item.member),
+                    item.member,
+                    trust_command(file)
+                ),
+            ));
+            continue;
+        }
         problems.push(ConfigProblem::untrusted(
             file,
             item.range.clone(),

@@ -18,9 +18,11 @@ use crate::agents::acp::SettingValue;
 mod check;
 mod layers;
 mod raw;
+mod rules;
 mod session;
 
 pub(crate) use layers::load_layers;
+pub use rules::TeamRule;
 
 /// What chatmd does with a `chatmd.toml` that does not parse.
 const UNTIL_FIXED: &str = "chatmd ignores this chatmd.toml until it is fixed";
@@ -49,6 +51,10 @@ impl FileConfig {
             member.home = None;
             member.mode = None;
             member.options.clear();
+            // A reject rule only makes the member ask less: it stays.
+            member.permissions.retain(|rule| {
+                rule.decision == crate::document::front_matter::rules::Decision::Reject
+            });
         }
     }
 }
@@ -70,6 +76,8 @@ pub(crate) struct MemberSettings {
     /// The program to run instead of the agent kind's (resolved against the file's
     /// folder when it is a relative path).
     pub command: Option<String>,
+    /// `permissions`: rules that answer the member's permission requests.
+    pub permissions: Vec<TeamRule>,
     pub timeout: Option<Duration>,
     pub idle_timeout: Option<Duration>,
     pub resume: Option<bool>,
@@ -109,6 +117,7 @@ impl MemberSettings {
         take(&mut self.model, nearer.model);
         self.env.extend(nearer.env);
         self.options.extend(nearer.options);
+        rules::overlay(&mut self.permissions, nearer.permissions);
         self.blocked |= nearer.blocked;
     }
 }

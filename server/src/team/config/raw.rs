@@ -41,6 +41,8 @@ pub(super) struct RawMember {
     pub(super) model: Option<Spanned<String>>,
     /// An ACP member's other config options by id; applies once the file is trusted.
     pub(super) options: Option<Spanned<BTreeMap<String, Spanned<toml::Value>>>>,
+    /// Permission rules: `"execute: cargo *" = "allow"`.
+    pub(super) permissions: Option<Spanned<BTreeMap<String, Spanned<String>>>>,
 }
 
 /// `[members.*]` in file order (a map would sort them).

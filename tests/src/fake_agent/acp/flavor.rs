@@ -50,7 +50,7 @@ pub fn initial_codex_mode() -> String {
 }
 
 /// claude-agent-acp offers `bypassPermissions` only when not root or with `IS_SANDBOX=1`.
-fn claude_allows_bypass() -> bool {
+pub fn claude_allows_bypass() -> bool {
     let root = std::fs::read_to_string("/proc/self/status").is_ok_and(|status| {
         status
             .lines()

@@ -25,6 +25,7 @@
 //! | `MOCK-MODE=slow` | the answer line, then 40 `SLOW-CHUNK-NN ` chunks `FAKE_AGENT_DELAY_MS` apart (default 250 ms) |
 //! | `MOCK-MODE=toolwrite` | `touch tool-wrote.txt` (or `WRITE=<name>`) in the session's folder behind one permission request, in the flavor's exact sequence |
 //! | `MOCK-MODE=toolwrite2` | two such commands, two permission requests (`WRITE=<a> WRITE=<b>`, default `tool-wrote.txt`, `tool-wrote-2.txt`) |
+//! | `MOCK-MODE=exitplan` | claude only: a plan approval (ExitPlanMode: `switch_mode`, title "Ready to code?", `rawInput.plan`); an approval switches the session's mode |
 //! | `MOCK-MODE=crash` | two chunks, a stderr line, exit 1 |
 //! | `MOCK-MODE=readfile` | an `fs/read_text_file` request for `READ=<name>` (default `notes.txt`); the answer quotes the client's error |
 //! | `MOCK-MODE=noauth` | claude: `session/prompt` fails `-32000 "Authentication required"` |
@@ -83,6 +84,7 @@ pub(crate) mod json;
 mod log;
 mod modes;
 mod permission;
+mod plan_approval;
 mod render;
 mod replay;
 mod server;

@@ -21,6 +21,8 @@ pub enum Mode {
     Tool(usize),
     /// Thoughts, a plan and its updates, an edit with its diff (`render.rs`).
     Render,
+    /// `exitplan`: a plan approval (claude's ExitPlanMode, `plan_approval.rs`).
+    ExitPlan,
 }
 
 pub fn mode_of(message: &str) -> Mode {
@@ -36,6 +38,7 @@ pub fn mode_of(message: &str) -> Mode {
         "toolwrite" => Mode::Tool(1),
         "toolwrite2" => Mode::Tool(2),
         "render" => Mode::Render,
+        "exitplan" => Mode::ExitPlan,
         other => {
             eprintln!(
                 "fake-agent: MOCK-MODE={other} is not a mode the fake knows; answering plainly"

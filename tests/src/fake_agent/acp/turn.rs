@@ -136,6 +136,7 @@ impl Turn<'_> {
             }
             Mode::Tool(count) => return tools::run(self, count),
             Mode::Render => return super::render::run(self),
+            Mode::ExitPlan => return super::plan_approval::run(self),
         }
         Ok(End {
             stop: "end_turn",
