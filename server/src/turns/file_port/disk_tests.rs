@@ -1,0 +1,123 @@
+//! Tests of reading and replacing a chat file on disk.
+
+use super::*;
+use pretty_assertions::assert_eq;
+
+fn names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn a_write_replaces_the_file_only_while_it_holds_the_base_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("a.chat.md");
+    std::fs::write(&path, "one\n").unwrap();
+    assert!(matches!(
+        write(&path, "one\n", "one\ntwo\n"),
+        Ok(Written::Done(_))
+    ));
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), "one\ntwo\n");
+    assert!(matches!(
+        write(&path, "one\n", "one\nthree\n"),
+        Ok(Written::Changed)
+    ));
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), "one\ntwo\n");
+    assert_eq!(names(dir.path()), ["a.chat.md"], "no temporary file left");
+}
+
+#[test]
+fn not_a_regular_file_is_refused_without_blocking() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("f.chat.md");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let error = read_settled(&fifo, None).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        format!("{} is not a regular file but a FIFO", fifo.display())
+    );
+    let error = read_settled(Path::new("/dev/zero"), None).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "/dev/zero is not a regular file but a character device"
+    );
+}
+
+#[test]
+fn a_file_that_became_empty_is_read_again_until_it_is_whole() {
+    // The settling waits a second for an emptied file; the writer writes long before.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("b.chat.md");
+    std::fs::write(&path, "").unwrap();
+    let writer = {
+        let path = path.clone();
+        std::thread::spawn(move || {
+            // Another program between its truncate and its write.
+            std::thread::sleep(Duration::from_millis(100));
+            std::fs::write(&path, "## @me\nhello\n").unwrap();
+        })
+    };
+    let (text, _) = read_settled(&path, Some("## @me\nhello\n")).unwrap();
+    writer.join().unwrap();
+    assert_eq!(text, "## @me\nhello\n");
+}
+
+#[test]
+fn an_empty_file_is_read_again_before_it_is_believed() {
+    // Nothing known yet (the chat is being opened): an empty file is waited for.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("c.chat.md");
+    std::fs::write(&path, "").unwrap();
+    let writer = {
+        let path = path.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(100));
+            std::fs::write(&path, "## @me\nhi\n").unwrap();
+        })
+    };
+    let (text, _) = read_settled(&path, None).unwrap();
+    writer.join().unwrap();
+    assert_eq!(text, "## @me\nhi\n");
+    // One that stays empty is empty.
+    std::fs::write(&path, "").unwrap();
+    assert_eq!(read_settled(&path, None).unwrap().0, "");
+}
+
+/// A read that counts its calls and always finds `text` with `stamp`.
+fn counted(
+    calls: &std::cell::Cell<usize>,
+    text: &str,
+    stamp: Option<Stamp>,
+) -> impl FnMut() -> Result<(Vec<u8>, Option<Stamp>), PortError> {
+    move || {
+        calls.set(calls.get() + 1);
+        Ok((text.as_bytes().to_vec(), stamp))
+    }
+}
+
+#[test]
+fn a_file_nobody_wrote_lately_is_taken_at_the_first_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("a.chat.md");
+    std::fs::write(&path, "## @me\nhi\n").unwrap();
+    let fresh = Stamp::of(&path);
+    let old = fresh.map(|s| Stamp {
+        modified: s.modified - Duration::from_secs(5),
+        ..s
+    });
+    let calls = std::cell::Cell::new(0);
+    let (text, _) = settle(None, &path, counted(&calls, "## @me\nhi\n", old)).unwrap();
+    assert_eq!((text.as_str(), calls.get()), ("## @me\nhi\n", 1));
+    // Written just now: read again, to see it stays the same.
+    calls.set(0);
+    settle(None, &path, counted(&calls, "## @me\nhi\n", fresh)).unwrap();
+    assert_eq!(calls.get(), 2);
+}
