@@ -101,12 +101,12 @@ const ASK: &str = "## @me\n@writer MOCK-MODE=toolwrite WRITE=notes.txt please cr
 fn allowed(turn: u32, record: &str) -> String {
     format!(
         "\n## @writer\n<!-- chatmd id=t{turn} agent=acp status=done model=auto stop=end_turn \
-         exit=0 tokens=11865/16 -->\nI'll run a command.\n\n> **Permission** t{turn}-p1 — \
+         exit=0 tokens=11865/16 -->\nI'll run a command.\n\n\
+         > - Execute: touch notes.txt — completed\n\n> **Permission** t{turn}-p1 — \
          {record}\n\nANSWER-gemini role_seen=no marker_count=0 roles=none team=0 turn=1 \
          user_msgs=1 assistant_msgs=1 ask=- tool_result=\"{{'output': \
          '<untrusted_context>\\nOutput: (empty)\\nProcess Group PGID: 32302\\n\
-         </untrusted_context>'}}\"\n\n<details><summary>Tools (1)</summary>\n\n\
-         - Execute: touch notes.txt\n\n</details>\n\n## @me\n"
+         </untrusted_context>'}}\"\n\n## @me\n"
     )
 }
 
@@ -180,7 +180,9 @@ fn reject_always_on_the_terminal_answers_the_same_request_later_in_the_turn() {
         "---\npermissions:\n  writer:\n    \"execute: touch a.txt\": reject\n---\n{ask}\n\
          ## @writer\n<!-- chatmd id=t1 agent=acp status=done model=auto stop=end_turn exit=0 \
          tokens=11865/18 -->\nI'll run a command.\n\n\
+         > - Execute: touch a.txt — not run\n\n\
          > **Permission** t1-p1 — rejected always (\"Reject\"), by the terminal\n\n\
+         > - Execute: touch a.txt — not run\n\n\
          > **Permission** t1-p2 — rejected (\"Reject\"), by policy\n\n\
          ANSWER-gemini role_seen=no marker_count=0 roles=none team=0 turn=1 user_msgs=1 \
          assistant_msgs=2 ask=- tool_result=\"{{'error': 'Tool \\'run_shell_command\\' was \
@@ -257,7 +259,8 @@ fn a_plan_approval_is_answered_by_a_rule_too() {
     let text = masked(&s.read("team/p.chat.md"));
     assert!(
         text.contains(
-            "I have a plan.\n\n> **Permission** t1-p1 — allowed once (\"Yes, and manually \
+            "I have a plan.\n\n> - Switch mode: Exited Plan Mode — completed\n\n\
+             > **Permission** t1-p1 — allowed once (\"Yes, and manually \
              approve edits\"), by policy\n>\n> The plan:\n>\n> # Plan\n>\n> 1. Read \
              `src/lib.rs`\n> 2. Fix the off-by-one in `count`\n> 3. Run `cargo test`\n\n"
         ),

@@ -71,11 +71,11 @@ fn section(turn: u32, record: &str, seen: &str) -> String {
     format!(
         "\n## @writer\n<!-- chatmd id=t{turn} agent=acp status=done started=… model=auto \
          took=… stop=end_turn exit=0 tokens=11865/16 -->\nI'll run a command.\n\n\
+         > - Execute: touch notes.txt — completed\n\n\
          > **Permission** t{turn}-p1 — {record}\n\n\
          ANSWER-gemini role_seen=no marker_count=0 roles=none team=0 {seen} ask=- \
          tool_result=\"{{'output': '<untrusted_context>\\nOutput: (empty)\\nProcess Group \
-         PGID: 32302\\n</untrusted_context>'}}\"\n\n<details><summary>Tools (1)</summary>\n\n\
-         - Execute: touch notes.txt\n\n</details>\n\n## @me\n"
+         PGID: 32302\\n</untrusted_context>'}}\"\n\n## @me\n"
     )
 }
 
@@ -150,7 +150,9 @@ async fn reject_always_answers_the_same_request_later_in_the_turn() {
         "---\npermissions:\n  writer:\n    \"execute: touch a.txt\": reject\n---\n{ask}\n\
          ## @writer\n<!-- chatmd id=t1 agent=acp status=done started=… model=auto took=… \
          stop=end_turn exit=0 tokens=11865/18 -->\nI'll run a command.\n\n\
+         > - Execute: touch a.txt — not run\n\n\
          > **Permission** t1-p1 — rejected always (\"Reject\")\n\n\
+         > - Execute: touch a.txt — not run\n\n\
          > **Permission** t1-p2 — rejected (\"Reject\"), by policy\n\n\
          ANSWER-gemini role_seen=no marker_count=0 roles=none team=0 turn=1 user_msgs=1 \
          assistant_msgs=2 ask=- tool_result=\"{{'error': 'Tool \\'run_shell_command\\' was \
@@ -290,7 +292,8 @@ async fn a_plan_approval_shows_the_plan_and_takes_the_answer() {
     let text = masked(editor.text(&uri));
     assert!(
         text.contains(&format!(
-            "I have a plan.\n\n> **Permission** t1-p1 — allowed once (\"Yes, and manually \
+            "I have a plan.\n\n> - Switch mode: Exited Plan Mode — completed\n\n\
+             > **Permission** t1-p1 — allowed once (\"Yes, and manually \
              approve edits\")\n{plan}\n"
         )),
         "the plan stays under the record: {text}"
