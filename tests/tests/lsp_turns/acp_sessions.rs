@@ -146,19 +146,7 @@ async fn a_mode_the_agent_does_not_offer_fails_the_turn_before_the_prompt() {
 #[tokio::test]
 async fn cancel_while_the_answer_streams_sends_session_cancel_and_leaves_no_process() {
     let s = acp_writer("");
-    let (mut editor, uri) = s
-        .open_chat(
-            Behaviour::VsCode,
-            "team/s.chat.md",
-            "## @me\n@writer MOCK-MODE=slow go\n",
-        )
-        .await;
-    send(&mut editor, &uri).await;
-    editor
-        .run_until("the answer streaming", |e| {
-            e.text(&uri).contains("SLOW-CHUNK-01")
-        })
-        .await;
+    let (mut editor, uri) = streaming_slowly(&s, "team/s.chat.md").await;
     let cancelled = editor
         .command("chatmd.cancel", json!({"uri": uri}))
         .await
@@ -189,19 +177,7 @@ async fn cancel_while_the_answer_streams_sends_session_cancel_and_leaves_no_proc
 #[tokio::test]
 async fn server_shutdown_cancels_a_running_acp_turn_and_leaves_no_process() {
     let s = acp_writer("");
-    let (mut editor, uri) = s
-        .open_chat(
-            Behaviour::VsCode,
-            "team/q.chat.md",
-            "## @me\n@writer MOCK-MODE=slow go\n",
-        )
-        .await;
-    send(&mut editor, &uri).await;
-    editor
-        .run_until("the answer streaming", |e| {
-            e.text(&uri).contains("SLOW-CHUNK-01")
-        })
-        .await;
+    let (mut editor, uri) = streaming_slowly(&s, "team/q.chat.md").await;
     editor.client.shutdown().await;
     // The turn ends the agent's way: `session/cancel`, then its process ends.
     crate::setup::file_until(&s.path("acp.jsonl"), "session/cancel", |log| {
@@ -233,4 +209,23 @@ async fn server_shutdown_cancels_a_running_acp_turn_and_leaves_no_process() {
             "session/cancel"
         ]
     );
+}
+
+/// An editor with the chat `path` open, whose writer streams a slow answer (its first
+/// chunks already in).
+async fn streaming_slowly(s: &Setup, path: &str) -> (chatmd_tests::sim_editor::SimEditor, String) {
+    let (mut editor, uri) = s
+        .open_chat(
+            Behaviour::VsCode,
+            path,
+            "## @me\n@writer MOCK-MODE=slow go\n",
+        )
+        .await;
+    send(&mut editor, &uri).await;
+    editor
+        .run_until("the answer streaming", |e| {
+            e.text(&uri).contains("SLOW-CHUNK-01")
+        })
+        .await;
+    (editor, uri)
 }
