@@ -8,6 +8,7 @@ mod fence;
 pub mod foreign;
 pub mod front_matter;
 pub mod inline;
+pub mod line_starts;
 pub mod lines;
 pub mod permission;
 pub mod quoted;

@@ -86,6 +86,12 @@ impl Text {
         self.rope.len_bytes()
     }
 
+    /// The byte length of each line, line breaks included, by the rope's own rule of
+    /// what breaks a line (see [`LineStarts`](super::line_starts::LineStarts)).
+    pub fn line_lengths(&self) -> impl Iterator<Item = usize> + '_ {
+        self.rope.lines().map(|line| line.len_bytes())
+    }
+
     /// Number of lines; a text ending with a line break has one more, empty line, and the empty
     /// text has one line.
     pub fn len_lines(&self) -> usize {
@@ -357,7 +363,7 @@ fn strip_line_break(line: &str) -> &str {
         .unwrap_or(line)
 }
 
-fn floor_char_boundary(s: &str, byte: usize) -> usize {
+pub(crate) fn floor_char_boundary(s: &str, byte: usize) -> usize {
     let mut byte = byte.min(s.len());
     while !s.is_char_boundary(byte) {
         byte -= 1;
@@ -366,6 +372,6 @@ fn floor_char_boundary(s: &str, byte: usize) -> usize {
 }
 
 /// Columns and lines beyond `u32::MAX` (a 4 GiB line) saturate rather than wrap.
-fn saturate(n: usize) -> u32 {
+pub(crate) fn saturate(n: usize) -> u32 {
     u32::try_from(n).unwrap_or(u32::MAX)
 }

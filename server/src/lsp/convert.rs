@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use tower_lsp_server::ls_types::{DiagnosticSeverity, Position, Range, Uri};
 
 use crate::document::ByteRange;
+use crate::document::line_starts::LineStarts;
 use crate::document::text::{LineCol, PositionEncoding, Text};
 use crate::team::Severity;
 
@@ -32,6 +33,15 @@ pub fn position(text: &Text, byte: usize, enc: PositionEncoding) -> Position {
 
 pub fn range(text: &Text, r: &ByteRange, enc: PositionEncoding) -> Range {
     Range::new(position(text, r.start, enc), position(text, r.end, enc))
+}
+
+/// [`range`] through a table of line starts, for many ranges of one version.
+pub fn range_at(starts: &LineStarts<'_>, r: &ByteRange, enc: PositionEncoding) -> Range {
+    let at = |byte| {
+        let lc = starts.position(byte, enc);
+        Position::new(lc.line, lc.col)
+    };
+    Range::new(at(r.start), at(r.end))
 }
 
 pub fn line_col(p: Position) -> LineCol {

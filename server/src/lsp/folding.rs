@@ -3,11 +3,14 @@
 use tower_lsp_server::ls_types::*;
 
 use super::state::Document;
+use crate::document::line_starts::LineStarts;
 use crate::document::text::PositionEncoding;
 
 pub fn folding_ranges(doc: &Document, enc: PositionEncoding) -> Vec<FoldingRange> {
     let text = doc.flat();
-    let line = |offset: usize| doc.text.byte_to_position(offset, enc).line;
+    // One pass over the lines, not a rope lookup per offset (a long chat has many).
+    let starts = LineStarts::new(&doc.text, &text);
+    let line = |offset: usize| starts.position(offset, enc).line;
     let mut out = Vec::new();
     let mut push = |start: usize, end: usize, kind: Option<FoldingRangeKind>| {
         let (a, b) = (line(start), line(end));

@@ -9,6 +9,7 @@ use tower_lsp_server::ls_types::*;
 use super::convert;
 use super::state::{Document, State, lock};
 use crate::document::chat::Chat;
+use crate::document::line_starts::LineStarts;
 use crate::document::lines::Lines;
 use crate::document::text::{PositionEncoding, Text};
 
@@ -75,6 +76,8 @@ fn entries(text: &str, chat: &Chat) -> Vec<Entry> {
 #[allow(deprecated)] // `DocumentSymbol::deprecated` must still be filled in.
 pub fn document_symbols(doc: &Document, enc: PositionEncoding) -> Vec<DocumentSymbol> {
     let text = doc.flat();
+    // 20k messages ask for 80k positions: one pass over the lines, not a rope lookup each.
+    let starts = LineStarts::new(&doc.text, &text);
     entries(&text, &doc.chat)
         .into_iter()
         .map(|e| DocumentSymbol {
@@ -87,8 +90,8 @@ pub fn document_symbols(doc: &Document, enc: PositionEncoding) -> Vec<DocumentSy
             },
             tags: None,
             deprecated: None,
-            range: convert::range(&doc.text, &e.range, enc),
-            selection_range: convert::range(&doc.text, &e.selection, enc),
+            range: convert::range_at(&starts, &e.range, enc),
+            selection_range: convert::range_at(&starts, &e.selection, enc),
             children: None,
         })
         .collect()
