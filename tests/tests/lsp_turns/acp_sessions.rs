@@ -177,7 +177,7 @@ async fn cancel_while_the_answer_streams_sends_session_cancel_and_leaves_no_proc
 #[tokio::test]
 async fn server_shutdown_cancels_a_running_acp_turn_and_leaves_no_process() {
     let s = acp_writer("");
-    let (mut editor, uri) = streaming_slowly(&s, "team/q.chat.md").await;
+    let (mut editor, _chat) = streaming_slowly(&s, "team/q.chat.md").await;
     editor.client.shutdown().await;
     // The turn ends the agent's way: `session/cancel`, then its process ends.
     crate::setup::file_until(&s.path("acp.jsonl"), "session/cancel", |log| {
