@@ -5,17 +5,16 @@
 use pretty_assertions::assert_eq;
 use tokio::sync::mpsc;
 
-use super::anchors::{Anchors, Places};
+use super::PortError;
+use super::anchors::Anchors;
 use super::asks::AnswerError;
 use super::flush::flush;
 use super::live::Live;
-use super::testing::{RecordingPort, masked};
-use super::{EditorPort, PortError};
+use super::testing::{RecordingPort, masked, started_turn};
 use crate::agents::{
     AgentEvent, PermissionKind, PermissionOption, PermissionOutcome, PermissionRequest, RequestId,
     SessionCommand,
 };
-use crate::conversation::section;
 use crate::document::front_matter::rules::Decision;
 use crate::runner::{Ended, RunOutcome, Stats};
 use crate::team::Member;
@@ -24,22 +23,8 @@ const ASKED: &str = "## @me\n@reviewer please create the file\n\n";
 
 /// A turn of @reviewer streaming into its new section at the end of `ASKED`.
 async fn turn(port: &mut RecordingPort) -> (Live, Anchors) {
-    let status = section::queued("t1", "gemini");
-    let text = port.text().to_string();
-    let (piece, status_range, body) = section::section_after(&text, "\n", "reviewer", &status);
-    let base = text.len();
-    port.apply(vec![(base..base, piece)]).await.unwrap();
-    port.changes().await.unwrap();
-    let mut anchors = Anchors::default();
-    anchors.add(Places {
-        status: base + status_range.start..base + status_range.end,
-        body_start: base + body,
-        end: base + body,
-    });
     let member = Member::new("reviewer", "gemini", "/ws/reviewer".into());
-    let mut live = Live::new(&member, status, "\n");
-    live.start(None);
-    (live, anchors)
+    started_turn(port, &member, "gemini").await
 }
 
 /// gemini's request to run `touch tool-wrote.txt`, with its own ids and order.

@@ -6,38 +6,22 @@
 use pretty_assertions::assert_eq;
 use tokio::sync::mpsc;
 
-use super::EditorPort;
-use super::anchors::{Anchors, Places};
+use super::anchors::Anchors;
 use super::flush::flush;
 use super::live::Live;
-use super::testing::{RecordingPort, masked};
+use super::testing::{RecordingPort, masked, started_turn};
 use crate::agents::{
     AgentEvent, CallStatus, CallView, ContextUsage, FileDiff, PlanEntry, StepStatus,
 };
-use crate::conversation::section;
 use crate::runner::{Ended, RunOutcome, Stats};
 use crate::team::{Member, Thoughts};
 
 const ASKED: &str = "## @me\n@writer fix notes.txt\n\n";
 
 async fn turn(port: &mut RecordingPort, thoughts: Thoughts) -> (Live, Anchors) {
-    let status = section::queued("t1", "acp");
-    let text = port.text().to_string();
-    let (piece, status_range, body) = section::section_after(&text, "\n", "writer", &status);
-    let base = text.len();
-    port.apply(vec![(base..base, piece)]).await.unwrap();
-    port.changes().await.unwrap();
-    let mut anchors = Anchors::default();
-    anchors.add(Places {
-        status: base + status_range.start..base + status_range.end,
-        body_start: base + body,
-        end: base + body,
-    });
     let mut member = Member::new("writer", "acp", "/ws/writer".into());
     member.thoughts = thoughts;
-    let mut live = Live::new(&member, status, "\n");
-    live.start(None);
-    (live, anchors)
+    started_turn(port, &member, "acp").await
 }
 
 async fn written(port: &mut RecordingPort, live: &mut Live, anchors: &mut Anchors) -> String {

@@ -161,3 +161,29 @@ pub fn masked(text: &str) -> String {
     }
     out
 }
+
+/// A turn of `member` (its agent named `agent` in the status) streaming into its new
+/// section at the end of the port's text, started.
+pub(super) async fn started_turn(
+    port: &mut RecordingPort,
+    member: &crate::team::Member,
+    agent: &str,
+) -> (super::live::Live, super::anchors::Anchors) {
+    use super::anchors::{Anchors, Places};
+    let status = crate::conversation::section::queued("t1", agent);
+    let text = port.text().to_string();
+    let (piece, status_range, body) =
+        crate::conversation::section::section_after(&text, "\n", &member.handle, &status);
+    let base = text.len();
+    port.apply(vec![(base..base, piece)]).await.unwrap();
+    port.changes().await.unwrap();
+    let mut anchors = Anchors::default();
+    anchors.add(Places {
+        status: base + status_range.start..base + status_range.end,
+        body_start: base + body,
+        end: base + body,
+    });
+    let mut live = super::live::Live::new(member, status, "\n");
+    live.start(None);
+    (live, anchors)
+}
