@@ -65,7 +65,8 @@ impl Turn<'_> {
                 self.group.signal(Signal::SIGTERM);
                 terminated = true;
             }
-            let ask_to_stop = sleep_until(terminate_at.filter(|_| !terminated).unwrap_or(deadline));
+            let stop_at = terminate_at.filter(|_| !terminated);
+            let ask_to_stop = sleep_until(stop_at.unwrap_or(deadline));
             tokio::select! {
                 biased;
                 status = self.child.wait() => self.leader = Some(status.ok()),
@@ -73,12 +74,11 @@ impl Turn<'_> {
                     self.stdout_open = matches!(read, Ok(true));
                     self.stdout.discard();
                 }
-                () = ask_to_stop, if terminate_at.is_some() && !terminated => {}
+                () = ask_to_stop, if stop_at.is_some() => {}
                 () = &mut grace => break,
             }
         }
-        let terminate = terminated;
-        if terminate && self.leader.is_some() {
+        if terminated && self.leader.is_some() {
             // The rest of the grace is for what the leader started (an `npx` wrapper
             // exits at once; the agent under it may need the time).
             self.group.wait_empty(deadline).await;

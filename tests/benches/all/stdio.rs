@@ -1,11 +1,12 @@
 //! The real `chatmd lsp` binary over stdio, as an editor runs it: LSP framing both ways,
 //! and its memory read from `/proc`.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufReader, Write};
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::OnceLock;
 
+use chatmd_tests::lsp_client::{encode_frame, read_body};
 use serde_json::{Value, json};
 
 /// The release `chatmd` binary, built once per run (cargo runs the bench with `CARGO`
@@ -90,30 +91,17 @@ impl Server {
     }
 
     fn send(&mut self, message: &Value) {
-        let body = message.to_string();
         let stdin = self.stdin.as_mut().expect("stdin open");
-        write!(stdin, "Content-Length: {}\r\n\r\n{body}", body.len()).expect("write");
+        stdin
+            .write_all(&encode_frame(message.to_string().as_bytes()))
+            .expect("write");
         stdin.flush().expect("flush");
     }
 
     /// Reads messages until one satisfies `wanted`; returns it.
     pub fn until(&mut self, wanted: impl Fn(&Value) -> bool) -> Value {
         loop {
-            let mut length = 0;
-            loop {
-                let mut line = String::new();
-                assert!(
-                    self.stdout.read_line(&mut line).expect("read") > 0,
-                    "server quit"
-                );
-                match line.trim_end().split_once(": ") {
-                    Some(("Content-Length", n)) => length = n.parse().expect("length"),
-                    _ if line.trim_end().is_empty() => break,
-                    _ => {}
-                }
-            }
-            let mut body = vec![0; length];
-            self.stdout.read_exact(&mut body).expect("body");
+            let body = read_body(&mut self.stdout).expect("server quit");
             let message = serde_json::from_slice(&body).expect("JSON");
             if wanted(&message) {
                 return message;
