@@ -653,3 +653,64 @@ async fn without_file_watchers_the_team_is_read_afresh() {
     );
     client.shutdown().await;
 }
+
+/// A chat of `messages` messages, each about 200 bytes, with emoji and CRLF lines.
+fn long_chat(messages: usize, last: &str) -> String {
+    let mut chat = String::new();
+    for i in 0..messages {
+        let handle = if i % 2 == 0 { "me" } else { "reviewer" };
+        chat.push_str(&format!(
+            "## @{handle}\r\nmessage {i} 😀 漢字 {}\r\n\r\n",
+            "words ".repeat(25)
+        ));
+    }
+    chat.push_str(&format!("## @me\n{last}\n"));
+    chat
+}
+
+/// Large opens and full-text changes are decoded by the framing layer, not the
+/// protocol library; they must still land in order with the small changes around them.
+#[tokio::test]
+async fn large_document_syncs_land_in_order_with_small_ones() {
+    let ws = Workspace::new();
+    let mut client = ws.start(vscode_like()).await;
+    let uri = ws.uri("team/long.chat.md");
+    let opened = long_chat(2000, "first text");
+    assert!(opened.len() > 300_000, "{}", opened.len());
+    client.open(&uri, &opened).await;
+    // A small edit, then a large full-text change, then a small edit again.
+    client
+        .change(
+            &uri,
+            2,
+            json!({"range": {"start": {"line": 0, "character": 3}, "end": {"line": 0, "character": 3}}, "text": "x"}),
+        )
+        .await;
+    let replaced = long_chat(1500, "second text");
+    client.change(&uri, 3, json!({"text": replaced})).await;
+    let last_line = replaced.lines().count() - 1;
+    client
+        .change(
+            &uri,
+            4,
+            json!({"range": {"start": {"line": last_line, "character": 0}, "end": {"line": last_line, "character": 6}}, "text": "third"}),
+        )
+        .await;
+    let symbols = client
+        .request(
+            "textDocument/documentSymbol",
+            json!({"textDocument": {"uri": uri}}),
+        )
+        .await
+        .expect("symbols");
+    let symbols = symbols.as_array().unwrap();
+    assert_eq!(symbols.len(), 1501);
+    let first = symbols[0]["name"].as_str().unwrap();
+    assert!(first.starts_with("@me: message 0 😀 漢字 words"), "{first}");
+    assert_eq!(symbols[1500]["name"], "@me: third text");
+    assert_eq!(
+        symbols[1500]["range"]["start"],
+        json!({"line": 4500, "character": 0})
+    );
+    client.shutdown().await;
+}

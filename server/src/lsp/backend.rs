@@ -14,7 +14,7 @@ use super::journal::Entry;
 use super::state::{Document, State, lock};
 use super::{
     capabilities, code_actions, code_lens, commands, completion, config, convert, definition,
-    diagnostics, ext, folding, hover, interrupted, symbols, turn_actions, watch,
+    diagnostics, ext, folding, framing, hover, interrupted, symbols, turn_actions, watch,
 };
 
 pub struct Backend {
@@ -58,6 +58,48 @@ impl Backend {
         if !running.cancel_progress(&token) {
             tracing::debug!(token, "cancel for a progress that is not running");
         }
+    }
+
+    /// `chatmd/stagedSync`: a large `didOpen` or `didChange`, decoded by `framing`.
+    pub async fn staged_sync(&self, params: framing::StagedKey) {
+        let staged = lock(&self.state).bypass.staged.take(params);
+        match staged {
+            Some(framing::Staged::Open(params)) => self.did_open(params).await,
+            Some(framing::Staged::Change(params)) => self.did_change(params).await,
+            None => tracing::error!(
+                key = params.key,
+                "a staged document sync is gone; the document may differ from the editor's"
+            ),
+        }
+    }
+
+    /// `textDocument/documentSymbol`, serialized here and written by `framing`.
+    pub async fn raw_document_symbol(
+        &self,
+        params: DocumentSymbolParams,
+    ) -> Result<Option<framing::RawToken>> {
+        let Some((doc, enc)) = self.snapshot(&params.text_document.uri) else {
+            return Ok(None);
+        };
+        let json = doc.outline_json(|| symbols::document_symbols_json(&doc, enc));
+        Ok(Some(self.stash(json)))
+    }
+
+    /// `textDocument/foldingRange`, serialized here and written by `framing`.
+    pub async fn raw_folding_range(
+        &self,
+        params: FoldingRangeParams,
+    ) -> Result<Option<framing::RawToken>> {
+        let Some((doc, enc)) = self.snapshot(&params.text_document.uri) else {
+            return Ok(None);
+        };
+        let json = folding::folding_ranges_json(&doc, enc);
+        Ok(Some(self.stash(Arc::new(json))))
+    }
+
+    fn stash(&self, json: Arc<Vec<u8>>) -> framing::RawToken {
+        let raw = lock(&self.state).bypass.raw.clone();
+        raw.stash(json)
     }
 
     /// Answers the stand-in for a malformed client message with its error (see

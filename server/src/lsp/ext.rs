@@ -63,6 +63,37 @@ impl RunningTurns {
     }
 }
 
+/// `chatmd/stagedSync`: the stand-in notification `framing` puts in place of a large
+/// `didOpen` or `didChange`, whose params it kept (`framing::staged`). Never sent by
+/// a client.
+pub enum StagedSync {}
+
+impl Notification for StagedSync {
+    type Params = crate::lsp::framing::StagedKey;
+    const METHOD: &'static str = "chatmd/stagedSync";
+}
+
+/// `chatmd/rawDocumentSymbol`: `textDocument/documentSymbol` as `framing` passes it on,
+/// answered with a token for the serialized outline (`framing::output`). Never sent by
+/// a client.
+pub enum RawDocumentSymbol {}
+
+impl Request for RawDocumentSymbol {
+    type Params = tower_lsp_server::ls_types::DocumentSymbolParams;
+    type Result = Option<crate::lsp::framing::RawToken>;
+    const METHOD: &'static str = "chatmd/rawDocumentSymbol";
+}
+
+/// `chatmd/rawFoldingRange`: `textDocument/foldingRange` as `framing` passes it on,
+/// answered like [`RawDocumentSymbol`].
+pub enum RawFoldingRange {}
+
+impl Request for RawFoldingRange {
+    type Params = tower_lsp_server::ls_types::FoldingRangeParams;
+    type Result = Option<crate::lsp::framing::RawToken>;
+    const METHOD: &'static str = "chatmd/rawFoldingRange";
+}
+
 /// `chatmd/invalidMessage`: the stand-in request `framing` puts in place of a
 /// malformed client message; the server answers it with the error in its params, so
 /// the client gets that error for its own request. Never sent by a client.

@@ -37,3 +37,9 @@ pub fn folding_ranges(doc: &Document, enc: PositionEncoding) -> Vec<FoldingRange
     out.sort_by_key(|f| (f.start_line, std::cmp::Reverse(f.end_line)));
     out
 }
+
+/// [`folding_ranges`] as the JSON of a `foldingRange` result (see
+/// `framing::output`).
+pub fn folding_ranges_json(doc: &Document, enc: PositionEncoding) -> Vec<u8> {
+    serde_json::to_vec(&folding_ranges(doc, enc)).unwrap_or_else(super::symbols::unreachable_json)
+}

@@ -11,23 +11,78 @@
 //! still wait for a client that will not answer.
 
 mod message;
+mod output;
 mod reader;
+mod staged;
 mod values;
 
 use serde_json::{Value, json};
-use tokio::io::{AsyncRead, AsyncWriteExt, DuplexStream};
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, DuplexStream};
+use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-use super::ext::{InvalidMessage, StandIn};
+use super::ext::{InvalidMessage, RawDocumentSymbol, RawFoldingRange, StandIn};
 use message::Verdict;
 use reader::{Frame, FrameReader};
-use tower_lsp_server::ls_types::request::Request;
+use tower_lsp_server::ls_types::request::{DocumentSymbolRequest, FoldingRangeRequest, Request};
+
+pub use output::{RawResults, RawToken};
+pub use staged::{Staged, StagedKey, StagedSyncs};
+
+/// What the framing layer shares with the server's handlers: the large results it
+/// writes for them and the large document syncs it decoded for them.
+#[derive(Default, Clone)]
+pub struct Bypass {
+    pub raw: RawResults,
+    pub staged: StagedSyncs,
+}
+
+/// The streams tower-lsp-server reads and writes, and the task that copies what it
+/// writes to the client.
+pub struct Connection {
+    pub input: DuplexStream,
+    pub output: DuplexStream,
+    /// Ends once the server's output is closed and all of it is written.
+    pub written: JoinHandle<()>,
+}
+
+/// Puts the framing layer between the client's streams and tower-lsp-server: the
+/// [`guard`] on the input (staging large document syncs and turning the requests that
+/// have large results into their raw forms), [`output::forward`] on the output.
+pub fn connect<I, O>(input: I, output: O, ended: CancellationToken, bypass: Bypass) -> Connection
+where
+    I: AsyncRead + Unpin + Send + 'static,
+    O: AsyncWrite + Unpin + Send + 'static,
+{
+    let (server_output, from_server) = tokio::io::duplex(1 << 16);
+    let raw = bypass.raw.clone();
+    let written = tokio::spawn(async move {
+        if let Err(e) = output::forward(from_server, output, raw).await {
+            tracing::warn!("writing to the client failed: {e}");
+        }
+    });
+    Connection {
+        input: guard_with(input, ended, Some(bypass)),
+        output: server_output,
+        written,
+    }
+}
 
 /// Returns a stream carrying only frames tower-lsp-server can decode, read from
 /// `input`. `ended` is cancelled once `exit` went through or the input ended.
 pub fn guard<R: AsyncRead + Unpin + Send + 'static>(
     input: R,
     ended: CancellationToken,
+) -> DuplexStream {
+    guard_with(input, ended, None)
+}
+
+/// [`guard`]; with `bypass`, large document syncs are staged and the requests with
+/// large results renamed to their raw forms.
+fn guard_with<R: AsyncRead + Unpin + Send + 'static>(
+    input: R,
+    ended: CancellationToken,
+    bypass: Option<Bypass>,
 ) -> DuplexStream {
     let (mut writer, reader) = tokio::io::duplex(1 << 16);
     tokio::spawn(async move {
@@ -42,9 +97,18 @@ pub fn guard<R: AsyncRead + Unpin + Send + 'static>(
                 }
             };
             let (body, exit) = match frame {
-                Frame::Body(body) => match message::check(&body) {
-                    Verdict::Pass { exit } => (body, exit),
-                    verdict => {
+                Frame::Body(body) => match message::inspect(&body) {
+                    message::Inspected {
+                        verdict: Verdict::Pass { exit },
+                        method,
+                        has_id,
+                    } => match (&bypass, method) {
+                        (Some(bypass), Some(method)) => {
+                            (bypassed(bypass, &method, has_id, body).await, exit)
+                        }
+                        _ => (body, exit),
+                    },
+                    message::Inspected { verdict, .. } => {
                         if matches!(&verdict, Verdict::Answer { code, .. } if *code == message::PARSE_ERROR)
                             && let Some(at) = reader::find_header_in_body(&body)
                         {
@@ -85,6 +149,34 @@ pub fn guard<R: AsyncRead + Unpin + Send + 'static>(
         let _ = writer.shutdown().await;
     });
     reader
+}
+
+/// What goes on to tower-lsp-server for a well-formed `body` of `method`: a stand-in
+/// for a large document sync, the raw form of a request with a large result, or
+/// `body` itself.
+async fn bypassed(bypass: &Bypass, method: &str, has_id: bool, body: Vec<u8>) -> Vec<u8> {
+    if !has_id {
+        return match bypass.staged.stage(method, &body).await {
+            Some(stand_in) => stand_in,
+            None => body,
+        };
+    }
+    let raw = match method {
+        DocumentSymbolRequest::METHOD => RawDocumentSymbol::METHOD,
+        FoldingRangeRequest::METHOD => RawFoldingRange::METHOD,
+        _ => return body,
+    };
+    // The params of these requests are small; a huge body is left to the usual path.
+    if body.len() > 64 << 10 {
+        return body;
+    }
+    match serde_json::from_slice::<Value>(&body) {
+        Ok(Value::Object(mut request)) => {
+            request.insert("method".into(), raw.into());
+            Value::Object(request).to_string().into_bytes()
+        }
+        _ => body,
+    }
 }
 
 /// What goes on instead of a body that is not passed on; `None`: nothing.

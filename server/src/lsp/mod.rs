@@ -35,6 +35,7 @@ use std::time::Duration;
 
 use nix::sys::signal::Signal;
 use tokio::io::{AsyncRead, AsyncWrite};
+use tower_lsp_server::ls_types::notification::Notification;
 use tower_lsp_server::ls_types::request::Request;
 use tower_lsp_server::{LspService, Server};
 
@@ -96,22 +97,37 @@ where
     let (service, socket) =
         LspService::build(move |client| Backend::with_state(client, backend_state))
             .custom_method(ext::InvalidMessage::METHOD, Backend::invalid_message)
+            .custom_method(ext::StagedSync::METHOD, Backend::staged_sync)
+            .custom_method(ext::RawDocumentSymbol::METHOD, Backend::raw_document_symbol)
+            .custom_method(ext::RawFoldingRange::METHOD, Backend::raw_folding_range)
             .custom_method(ext::Turns::METHOD, Backend::turns)
             .custom_method("window/workDoneProgress/cancel", Backend::cancel_progress)
             .finish();
-    // Turn commands wait for the editor's answers to their edits; more slots than the
-    // default 4 keep a few of them from holding up everything else.
-    let server = Server::new(framing::guard(input, ended.clone()), output, socket)
-        .concurrency_level(16)
-        .serve(service);
-    tokio::pin!(server);
-    tokio::select! {
-        () = &mut server => {}
-        () = ended.cancelled() => {
-            if tokio::time::timeout(EXIT_WAIT, &mut server).await.is_err() {
-                tracing::warn!("requests still running {EXIT_WAIT:?} after the client left; stopping anyway");
+    let bypass = lock(&state).bypass.clone();
+    let connection = framing::connect(input, output, ended.clone(), bypass);
+    {
+        // Turn commands wait for the editor's answers to their edits; more slots than
+        // the default 4 keep a few of them from holding up everything else.
+        let server = Server::new(connection.input, connection.output, socket)
+            .concurrency_level(16)
+            .serve(service);
+        tokio::pin!(server);
+        tokio::select! {
+            () = &mut server => {}
+            () = ended.cancelled() => {
+                if tokio::time::timeout(EXIT_WAIT, &mut server).await.is_err() {
+                    tracing::warn!("requests still running {EXIT_WAIT:?} after the client left; stopping anyway");
+                }
             }
         }
+    }
+    // The server's output is closed with it: what it wrote last (the answer to
+    // `shutdown`) still goes out.
+    if tokio::time::timeout(EXIT_WAIT, connection.written)
+        .await
+        .is_err()
+    {
+        tracing::warn!("the client did not read the server's last messages within {EXIT_WAIT:?}");
     }
     // `shutdown` ends the turns (`end_turns`), which marks this; so does a signal, but
     // that ends the server elsewhere.

@@ -26,6 +26,9 @@ pub struct Document {
     /// The text as one string, made on first use after each change: requests read
     /// `&str` slices without walking the rope.
     flat: OnceLock<Arc<str>>,
+    /// The outline of this version, serialized: an editor asks for it again and again
+    /// (shared by the snapshots of one version, so the first request fills it).
+    outline_json: Arc<OnceLock<Arc<Vec<u8>>>>,
 }
 
 impl Document {
@@ -38,7 +41,13 @@ impl Document {
             chat: Arc::new(Chat::parse(text)),
             text: Text::new(text),
             flat: OnceLock::from(Arc::from(text)),
+            outline_json: Arc::default(),
         }
+    }
+
+    /// The serialized outline of this version, made by `make` on first use.
+    pub fn outline_json(&self, make: impl FnOnce() -> Vec<u8>) -> Arc<Vec<u8>> {
+        self.outline_json.get_or_init(|| Arc::new(make())).clone()
     }
 
     /// The whole text as a string (cheap after the first call per version).
@@ -62,6 +71,7 @@ impl Document {
         let text = &self.text;
         Arc::make_mut(&mut self.chat).reparse(&edit, text.len_bytes(), |r| text.slice(r));
         self.flat = OnceLock::new();
+        self.outline_json = Arc::default();
         edit
     }
 }
@@ -120,6 +130,8 @@ pub struct State {
     /// to write how their turns ended.
     pub runs: tokio_util::task::TaskTracker,
     pub shutting_down: bool,
+    /// What the framing layer does for the handlers: large results and syncs.
+    pub bypass: super::framing::Bypass,
     /// The user's own config folder: what they trust in workspaces.
     pub user_config: team::UserConfig,
     /// When the trust store last changed, as the cached teams saw it.

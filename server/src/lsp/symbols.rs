@@ -97,6 +97,20 @@ pub fn document_symbols(doc: &Document, enc: PositionEncoding) -> Vec<DocumentSy
         .collect()
 }
 
+/// [`document_symbols`] as the JSON of a `documentSymbol` result, serialized without
+/// a `serde_json::Value` in between (see `framing::output`).
+pub fn document_symbols_json(doc: &Document, enc: PositionEncoding) -> Vec<u8> {
+    let symbols = DocumentSymbolResponse::Nested(document_symbols(doc, enc));
+    serde_json::to_vec(&symbols).unwrap_or_else(unreachable_json)
+}
+
+/// Serializing plain structs of strings and numbers cannot fail; if it ever did, the
+/// client gets `null` rather than a broken frame.
+pub(super) fn unreachable_json(e: serde_json::Error) -> Vec<u8> {
+    tracing::error!("serializing a result failed: {e}");
+    b"null".to_vec()
+}
+
 /// Whether every word of `query` appears in `name`, ignoring case.
 fn matches(name: &str, query: &str) -> bool {
     let name = name.to_lowercase();

@@ -39,16 +39,42 @@ pub(super) enum Verdict {
     Drop(String),
 }
 
+/// A body's verdict, and for one that passes, what it is.
+pub(super) struct Inspected {
+    pub(super) verdict: Verdict,
+    /// The method, when the body passes and names one.
+    pub(super) method: Option<String>,
+    /// Whether it has an id (a request, when it has a method).
+    pub(super) has_id: bool,
+}
+
 /// Checks one body.
+#[cfg(test)]
 pub(super) fn check(body: &[u8]) -> Verdict {
+    inspect(body).verdict
+}
+
+/// [`check`], telling also the method of a body that passes.
+pub(super) fn inspect(body: &[u8]) -> Inspected {
+    let mut fields = Fields::default();
+    let verdict = verdict(body, &mut fields);
+    let method = match (&verdict, fields.method) {
+        (Verdict::Pass { .. }, Some(Scalar::Str(method))) => Some(method),
+        _ => None,
+    };
+    Inspected {
+        verdict,
+        method,
+        has_id: fields.id.is_some(),
+    }
+}
+
+fn verdict(body: &[u8], fields: &mut Fields) -> Verdict {
     if let Err(e) = std::str::from_utf8(body) {
         return answer(None, PARSE_ERROR, format!("the message is not UTF-8: {e}"));
     }
-    let mut fields = Fields::default();
     let mut de = serde_json::Deserializer::from_slice(body);
-    let parsed = Top(&mut fields)
-        .deserialize(&mut de)
-        .and_then(|()| de.end());
+    let parsed = Top(fields).deserialize(&mut de).and_then(|()| de.end());
     let id = fields.usable_id();
     if let Err(e) = parsed {
         return if fields.count.over {

@@ -1,0 +1,186 @@
+//! The server's side of stdout: tower-lsp-server writes its frames into a pipe, and
+//! this task copies them to the client one whole frame at a time, so nothing else can
+//! interleave with them. Large results (a long chat's outline and folding) do not go
+//! through tower-lsp-server, which turns every result into a `serde_json::Value` tree
+//! (for 20k symbols, most of the request's time and memory): their handlers serialize
+//! them straight to bytes, put the bytes in [`RawResults`] and answer with a small
+//! token; here the token is swapped for the bytes, in the same place among the frames,
+//! so the client gets exactly what tower-lsp-server would have written.
+
+use std::collections::VecDeque;
+use std::io;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
+
+/// The name of the token's one member: no result of a standard request is an object
+/// with only this member.
+const TOKEN_MEMBER: &str = "chatmdRaw";
+
+/// A frame smaller than this may carry a token; a larger one is copied through
+/// without being looked at (or held whole).
+const SMALL_FRAME: usize = 256;
+
+/// How many results wait for their frame at most: one whose request was cancelled
+/// after it was serialized is never asked for, and is dropped after this many others.
+const WAITING: usize = 8;
+
+/// What a handler answers instead of a large result; see [`RawResults::stash`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawToken {
+    #[serde(rename = "chatmdRaw")]
+    raw: u64,
+}
+
+/// Serialized results waiting for the frame that answers with their token.
+#[derive(Default, Clone)]
+pub struct RawResults {
+    inner: Arc<RawInner>,
+}
+
+#[derive(Default)]
+struct RawInner {
+    next: AtomicU64,
+    waiting: Mutex<VecDeque<(u64, Arc<Vec<u8>>)>>,
+}
+
+impl RawResults {
+    /// Keeps `json` (a serialized result) for the response that answers with the token
+    /// returned.
+    pub fn stash(&self, json: Arc<Vec<u8>>) -> RawToken {
+        let raw = self.inner.next.fetch_add(1, Ordering::Relaxed);
+        let mut waiting = lock(&self.inner.waiting);
+        if waiting.len() >= WAITING {
+            waiting.pop_front();
+        }
+        waiting.push_back((raw, json));
+        RawToken { raw }
+    }
+
+    fn take(&self, token: RawToken) -> Option<Arc<Vec<u8>>> {
+        let mut waiting = lock(&self.inner.waiting);
+        let at = waiting.iter().position(|(raw, _)| *raw == token.raw)?;
+        waiting.remove(at).map(|(_, json)| json)
+    }
+
+    /// The parts of the frame body that replaces `body`, when `body` is a response
+    /// that answers with a waiting token.
+    fn replacement(&self, body: &[u8]) -> Option<[Part; 3]> {
+        if body.len() >= SMALL_FRAME
+            || memchr::memmem::find(body, TOKEN_MEMBER.as_bytes()).is_none()
+        {
+            return None;
+        }
+        let response: TokenResponse = serde_json::from_slice(body).ok()?;
+        if response.jsonrpc != "2.0" {
+            return None;
+        }
+        let json = self.take(response.result)?;
+        // The members in tower-lsp-server's order: jsonrpc, result, id.
+        let id = serde_json::to_string(&response.id).ok()?;
+        Some([
+            Part::Bytes(br#"{"jsonrpc":"2.0","result":"#.to_vec()),
+            Part::Shared(json),
+            Part::Bytes(format!(r#","id":{id}}}"#).into_bytes()),
+        ])
+    }
+}
+
+/// A response as tower-lsp-server writes it for a handler that answered a token.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TokenResponse {
+    jsonrpc: String,
+    result: RawToken,
+    id: Value,
+}
+
+enum Part {
+    Bytes(Vec<u8>),
+    Shared(Arc<Vec<u8>>),
+}
+
+impl Part {
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Part::Bytes(b) => b,
+            Part::Shared(b) => b,
+        }
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Copies tower-lsp-server's frames from `from` to `to` until `from` ends, swapping
+/// tokens for their results.
+pub async fn forward<R, W>(from: R, mut to: W, raw: RawResults) -> io::Result<()>
+where
+    R: AsyncRead + Unpin,
+    W: AsyncWrite + Unpin,
+{
+    let mut from = BufReader::with_capacity(64 << 10, from);
+    let mut line = Vec::new();
+    loop {
+        let mut length = None;
+        loop {
+            line.clear();
+            if from.read_until(b'\n', &mut line).await? == 0 {
+                return to.flush().await;
+            }
+            let text = line.trim_ascii();
+            if text.is_empty() {
+                break;
+            }
+            if let Some(value) = text
+                .strip_prefix(b"Content-Length:")
+                .and_then(|v| std::str::from_utf8(v).ok())
+            {
+                length = value.trim().parse::<usize>().ok();
+            }
+        }
+        let Some(length) = length else {
+            return Err(io::Error::other(
+                "the server wrote a frame without Content-Length",
+            ));
+        };
+        if length < SMALL_FRAME {
+            let mut body = vec![0; length];
+            from.read_exact(&mut body).await?;
+            match raw.replacement(&body) {
+                Some(parts) => {
+                    let length: usize = parts.iter().map(|p| p.bytes().len()).sum();
+                    to.write_all(header(length).as_bytes()).await?;
+                    for part in &parts {
+                        to.write_all(part.bytes()).await?;
+                    }
+                }
+                None => {
+                    to.write_all(header(length).as_bytes()).await?;
+                    to.write_all(&body).await?;
+                }
+            }
+        } else {
+            to.write_all(header(length).as_bytes()).await?;
+            let copied = tokio::io::copy(&mut (&mut from).take(length as u64), &mut to).await?;
+            if copied < length as u64 {
+                return Err(io::ErrorKind::UnexpectedEof.into());
+            }
+        }
+        to.flush().await?;
+    }
+}
+
+/// The header tower-lsp-server writes before a body of `length` bytes.
+fn header(length: usize) -> String {
+    format!("Content-Length: {length}\r\n\r\n")
+}
+
+#[cfg(test)]
+#[path = "output_tests.rs"]
+mod tests;

@@ -1,0 +1,120 @@
+//! Large document syncs kept out of tower-lsp-server. A `didOpen` of a 10 MB chat
+//! would grow tower-lsp-server's read buffer to the message's size for good and be
+//! decoded twice (a `Value`, then the params). The guard decodes such a message once,
+//! keeps its params here and passes a small stand-in notification in its place, which
+//! the server handles in the same order as the message would have been.
+
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+use tower_lsp_server::ls_types::notification::{
+    DidChangeTextDocument, DidOpenTextDocument, Notification,
+};
+use tower_lsp_server::ls_types::{DidChangeTextDocumentParams, DidOpenTextDocumentParams};
+
+use crate::lsp::ext::StagedSync;
+
+/// A sync message this large or larger is staged; smaller ones pass as they are.
+pub const STAGE_FROM: usize = 256 << 10;
+
+/// How many staged messages may wait for the server at most. Each holds a document,
+/// so the guard waits for room rather than reading on without bound.
+const WAITING: usize = 2;
+
+/// How long the guard waits for room. The server drops notifications that arrive
+/// before `initialize`; theirs are never taken, so after this the oldest is dropped.
+const ROOM_WAIT: Duration = Duration::from_secs(5);
+
+/// The params of a staged message.
+#[derive(Debug)]
+pub enum Staged {
+    Open(DidOpenTextDocumentParams),
+    Change(DidChangeTextDocumentParams),
+}
+
+/// The params of the stand-in notification: which staged message it stands for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StagedKey {
+    pub key: u64,
+}
+
+/// Staged messages, waiting for their stand-in to reach the server.
+#[derive(Default, Clone)]
+pub struct StagedSyncs {
+    inner: Arc<Inner>,
+}
+
+#[derive(Default)]
+struct Inner {
+    next: AtomicU64,
+    waiting: Mutex<VecDeque<(u64, Staged)>>,
+    taken: tokio::sync::Notify,
+}
+
+#[derive(Deserialize)]
+struct Params<P> {
+    params: P,
+}
+
+impl StagedSyncs {
+    /// The staged message `key` stands for, taken out (`None`: unknown or dropped).
+    pub fn take(&self, key: StagedKey) -> Option<Staged> {
+        let mut waiting = lock(&self.inner.waiting);
+        let at = waiting.iter().position(|(k, _)| *k == key.key)?;
+        let staged = waiting.remove(at).map(|(_, staged)| staged);
+        self.inner.taken.notify_one();
+        staged
+    }
+
+    /// Stages `body`, a notification of `method`, when it is a large document sync
+    /// whose params decode; returns its stand-in's body.
+    pub(super) async fn stage(&self, method: &str, body: &[u8]) -> Option<Vec<u8>> {
+        if body.len() < STAGE_FROM {
+            return None;
+        }
+        let staged = match method {
+            DidOpenTextDocument::METHOD => {
+                Staged::Open(serde_json::from_slice::<Params<_>>(body).ok()?.params)
+            }
+            DidChangeTextDocument::METHOD => {
+                Staged::Change(serde_json::from_slice::<Params<_>>(body).ok()?.params)
+            }
+            _ => return None,
+        };
+        self.wait_for_room().await;
+        let key = self.inner.next.fetch_add(1, Ordering::Relaxed);
+        lock(&self.inner.waiting).push_back((key, staged));
+        let stand_in = json!({
+            "jsonrpc": "2.0",
+            "method": StagedSync::METHOD,
+            "params": StagedKey { key },
+        });
+        Some(stand_in.to_string().into_bytes())
+    }
+
+    async fn wait_for_room(&self) {
+        loop {
+            let taken = self.inner.taken.notified();
+            if lock(&self.inner.waiting).len() < WAITING {
+                return;
+            }
+            if tokio::time::timeout(ROOM_WAIT, taken).await.is_err() {
+                let mut waiting = lock(&self.inner.waiting);
+                if waiting.len() >= WAITING {
+                    tracing::warn!(
+                        "a document sync waited {ROOM_WAIT:?} for the server (was it sent before initialize?); dropping it"
+                    );
+                    waiting.pop_front();
+                }
+            }
+        }
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
