@@ -155,9 +155,16 @@ pub fn is_valid_key(key: &str) -> bool {
 /// The fields of a status comment, in order. Keys are always valid ([`is_valid_key`]);
 /// a key may appear more than once if the file says so ([`StatusComment::get`] reads the
 /// first).
+///
+/// Stored compactly, as one string of every key and value and where each ends: a long
+/// chat keeps one parsed comment per answer (20k of them for 10 MB), and a `String`
+/// per key and value took several times the text they hold.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct StatusComment {
-    fields: Vec<(String, String)>,
+    /// Each key, then its value, one after the other.
+    text: String,
+    /// For each field, where its key and its value end in `text`.
+    ends: Vec<(u32, u32)>,
 }
 
 impl StatusComment {
@@ -170,23 +177,66 @@ impl StatusComment {
     pub fn from_fields(fields: Vec<(String, String)>) -> Result<Self, InvalidKey> {
         match fields.iter().find(|(k, _)| !is_valid_key(k)) {
             Some((key, _)) => Err(InvalidKey(key.clone())),
-            None => Ok(StatusComment { fields }),
+            None => Ok(Self::of(
+                fields.iter().map(|(k, v)| (k.as_str(), v.as_str())),
+            )),
         }
     }
 
-    pub fn fields(&self) -> &[(String, String)] {
-        &self.fields
+    /// The comment of these fields (keys already checked).
+    fn of<'a>(fields: impl Iterator<Item = (&'a str, &'a str)> + Clone) -> Self {
+        let (mut count, mut len) = (0, 0);
+        for (key, value) in fields.clone() {
+            count += 1;
+            len += key.len() + value.len();
+        }
+        let mut comment = StatusComment {
+            text: String::with_capacity(len),
+            ends: Vec::with_capacity(count),
+        };
+        for (key, value) in fields {
+            comment.push(key, value);
+        }
+        comment
+    }
+
+    fn push(&mut self, key: &str, value: &str) {
+        // A status comment is one line of a document; 4 GB of it cannot be parsed.
+        let end = |text: &String| u32::try_from(text.len()).unwrap_or(u32::MAX);
+        self.text.push_str(key);
+        let key_end = end(&self.text);
+        self.text.push_str(value);
+        self.ends.push((key_end, end(&self.text)));
+    }
+
+    /// The fields, in order, as `(key, value)`.
+    pub fn fields(&self) -> Vec<(String, String)> {
+        self.pairs()
+            .map(|(k, v)| (k.to_owned(), v.to_owned()))
+            .collect()
+    }
+
+    /// The fields, in order, borrowed.
+    fn pairs(&self) -> impl Iterator<Item = (&str, &str)> + '_ {
+        let mut start = 0;
+        self.ends.iter().map(move |&(key_end, value_end)| {
+            let (key_end, value_end) = (key_end as usize, value_end as usize);
+            let field = (&self.text[start..key_end], &self.text[key_end..value_end]);
+            start = value_end;
+            field
+        })
     }
 
     /// Reads a status comment from one line (without its line break).
     pub fn parse(line: &str) -> Result<StatusComment, StatusError> {
-        parse::line(line).map(|fields| StatusComment { fields })
+        parse::line(line)
+            .map(|fields| Self::of(fields.iter().map(|(k, v)| (k.as_str(), v.as_str()))))
     }
 
     /// The canonical line: `<!-- chatmd k=v k2="a b" -->`.
     pub fn render(&self) -> String {
         let mut out = String::from("<!-- chatmd");
-        for (key, value) in &self.fields {
+        for (key, value) in self.pairs() {
             out.push(' ');
             out.push_str(key);
             out.push('=');
@@ -198,10 +248,7 @@ impl StatusComment {
 
     /// The value of the first `key`.
     pub fn get(&self, key: &str) -> Option<&str> {
-        self.fields
-            .iter()
-            .find(|(k, _)| k == key)
-            .map(|(_, v)| v.as_str())
+        self.pairs().find(|(k, _)| *k == key).map(|(_, v)| v)
     }
 
     /// Sets `key`: replaces the first one's value (dropping any repeats), or appends it.
@@ -211,24 +258,29 @@ impl StatusComment {
             return false;
         }
         let value = value.into();
-        match self.fields.iter().position(|(k, _)| k == key) {
-            Some(i) => {
-                self.fields[i].1 = value;
-                let mut seen = false;
-                self.fields.retain(|(k, _)| {
-                    let repeat = k == key && seen;
-                    seen |= k == key;
-                    !repeat
-                });
+        let present = self.get(key).is_some();
+        let mut seen = false;
+        let fields = self.pairs().filter_map(|(k, v)| {
+            if k != key {
+                return Some((k, v));
             }
-            None => self.fields.push((key.to_owned(), value)),
+            let first = !seen;
+            seen = true;
+            first.then_some((k, value.as_str()))
+        });
+        let fields: Vec<(&str, &str)> = fields.collect();
+        let mut updated = Self::of(fields.into_iter());
+        if !present {
+            updated.push(key, &value);
         }
+        *self = updated;
         true
     }
 
     /// Removes every `key`.
     pub fn remove(&mut self, key: &str) {
-        self.fields.retain(|(k, _)| k != key);
+        let kept: Vec<(&str, &str)> = self.pairs().filter(|(k, _)| *k != key).collect();
+        *self = Self::of(kept.into_iter());
     }
 
     pub fn id(&self) -> Option<&str> {

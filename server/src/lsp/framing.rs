@@ -14,6 +14,7 @@ mod message;
 mod output;
 mod reader;
 mod staged;
+mod text_param;
 mod values;
 
 use serde_json::{Value, json};

@@ -16,24 +16,42 @@ mod vscode;
 use report::Report;
 
 fn main() {
+    let args: Vec<String> = std::env::args().collect();
     let mut report = Report {
-        json: std::env::args().any(|a| a == "--json"),
+        json: args.iter().any(|a| a == "--json"),
         ..Report::default()
     };
-    turns::sixteen(&mut report);
+    // `--only parse,lsp`: some groups of rows (parse, lsp, turns, runner), while
+    // working on them; the table of record is the whole run.
+    let only: Option<Vec<&str>> = args
+        .iter()
+        .position(|a| a == "--only")
+        .and_then(|at| args.get(at + 1))
+        .map(|groups| groups.split(',').collect());
+    let runs = |group: &str| only.as_ref().is_none_or(|only| only.contains(&group));
+    if runs("turns") {
+        turns::sixteen(&mut report);
+    }
     let (chat, messages) = parse::generate_chat(10 << 20);
-    parse::rows(&mut report, &chat, messages);
-
-    let file = tempfile::NamedTempFile::new().expect("a temporary file");
-    std::fs::write(file.path(), &chat).expect("write the chat");
-    let vscode = vscode::outline(file.path());
-    lsp::start_up(&mut report);
-    lsp::outline(&mut report, &chat, vscode);
-    lsp::memory(&mut report, &chat);
-    lsp::workspace(&mut report);
+    if runs("parse") {
+        parse::rows(&mut report, &chat, messages);
+    }
+    if runs("lsp") {
+        let file = tempfile::NamedTempFile::new().expect("a temporary file");
+        std::fs::write(file.path(), &chat).expect("write the chat");
+        let vscode = vscode::outline(file.path());
+        lsp::start_up(&mut report);
+        lsp::outline(&mut report, &chat, vscode);
+        lsp::memory(&mut report, &chat);
+        lsp::workspace(&mut report);
+    }
     drop(chat);
 
-    turns::rows(&mut report);
-    runner::rows(&mut report);
+    if runs("turns") {
+        turns::rows(&mut report);
+    }
+    if runs("runner") {
+        runner::rows(&mut report);
+    }
     println!("{}", report.render());
 }

@@ -24,6 +24,9 @@ const NEEDLE: &[u8] = b"content-length:";
 /// How much is read at once.
 const CHUNK: usize = 64 << 10;
 
+/// A body larger than this is handed over in the buffer it was read into.
+const TAKE_FROM: usize = 1 << 20;
+
 /// One item of the stream.
 #[derive(Debug, PartialEq)]
 pub(super) enum Frame {
@@ -43,6 +46,8 @@ pub(super) struct FrameReader<R> {
     start: usize,
     /// After something that was not a header: skip to the next one.
     resync: bool,
+    /// A body larger than [`TAKE_FROM`] is being read into room made for it.
+    large_body: bool,
 }
 
 enum Line {
@@ -59,6 +64,7 @@ impl<R: AsyncRead + Unpin> FrameReader<R> {
             buf: Vec::new(),
             start: 0,
             resync: false,
+            large_body: false,
         }
     }
 
@@ -151,15 +157,36 @@ impl<R: AsyncRead + Unpin> FrameReader<R> {
                 return Ok(Some(Frame::TooLarge(length)));
             }
             let length = length as usize;
+            if length > TAKE_FROM {
+                // Room for the whole body at once, rather than doubling up to it.
+                self.buf.drain(..self.start);
+                self.start = 0;
+                self.buf.reserve(length.saturating_sub(self.buf.len()));
+                self.large_body = true;
+            }
             while self.buf.len() - self.start < length {
                 if !self.fill().await? {
                     tracing::warn!("the client's input ended inside a message");
                     self.start = self.buf.len();
+                    self.large_body = false;
                     return Ok(None);
                 }
             }
-            let body = self.buf[self.start..self.start + length].to_vec();
-            self.start += length;
+            let end = self.start + length;
+            self.large_body = false;
+            let body = if length > TAKE_FROM {
+                // A large body keeps the buffer it was read into (no copy of it); the
+                // bytes after it become the buffer.
+                let rest = self.buf.split_off(end);
+                let mut body = std::mem::replace(&mut self.buf, rest);
+                body.drain(..self.start);
+                self.start = 0;
+                body
+            } else {
+                let body = self.buf[self.start..end].to_vec();
+                self.start = end;
+                body
+            };
             return Ok(Some(Frame::Body(body)));
         }
     }
@@ -177,7 +204,7 @@ impl<R: AsyncRead + Unpin> FrameReader<R> {
             self.buf.drain(..self.start);
             self.start = 0;
         }
-        if self.buf.capacity() > 16 * CHUNK && self.buf.len() < CHUNK {
+        if self.buf.capacity() > 16 * CHUNK && self.buf.len() < CHUNK && !self.large_body {
             // A big body is gone: do not keep its memory.
             self.buf.shrink_to(2 * CHUNK);
         }

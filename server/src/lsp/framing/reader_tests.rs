@@ -172,3 +172,27 @@ fn a_header_start_is_found_inside_a_body_even_cut() {
     assert_eq!(find_header_in_body(b"Content-Length: 5\r\n"), Some(0));
     assert_eq!(find_header_in_body(b"{\"a\":1}"), None);
 }
+
+/// Bodies larger than [`TAKE_FROM`] are handed over in the buffer they were read into;
+/// what comes before and after them reads as before.
+#[tokio::test]
+async fn large_bodies_between_small_ones_read_whole() {
+    let large = |fill: char| format!("[\"{}\"]", fill.to_string().repeat(TAKE_FROM + 10));
+    let (a, b) = (large('a'), large('é'));
+    let input = [
+        framed("[1]"),
+        framed(&a),
+        framed(&b),
+        "garbage".into(),
+        framed("[2]"),
+    ]
+    .concat();
+    let want = vec![body("[1]"), body(&a), body(&b), body("[2]")];
+    for piece in [usize::MAX, 4096, 65_536 + 3] {
+        assert_eq!(
+            frames_in_pieces(input.as_bytes(), piece).await,
+            want,
+            "in pieces of {piece}"
+        );
+    }
+}

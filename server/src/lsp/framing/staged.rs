@@ -16,6 +16,7 @@ use tower_lsp_server::ls_types::notification::{
 };
 use tower_lsp_server::ls_types::{DidChangeTextDocumentParams, DidOpenTextDocumentParams};
 
+use super::text_param;
 use crate::lsp::ext::StagedSync;
 
 /// A sync message this large or larger is staged; smaller ones pass as they are.
@@ -55,11 +56,6 @@ struct Inner {
     taken: tokio::sync::Notify,
 }
 
-#[derive(Deserialize)]
-struct Params<P> {
-    params: P,
-}
-
 impl StagedSyncs {
     /// The staged message `key` stands for, taken out (`None`: unknown or dropped).
     pub fn take(&self, key: StagedKey) -> Option<Staged> {
@@ -77,12 +73,8 @@ impl StagedSyncs {
             return None;
         }
         let staged = match method {
-            DidOpenTextDocument::METHOD => {
-                Staged::Open(serde_json::from_slice::<Params<_>>(body).ok()?.params)
-            }
-            DidChangeTextDocument::METHOD => {
-                Staged::Change(serde_json::from_slice::<Params<_>>(body).ok()?.params)
-            }
+            DidOpenTextDocument::METHOD => Staged::Open(text_param::open(body)?),
+            DidChangeTextDocument::METHOD => Staged::Change(text_param::change(body)?),
             _ => return None,
         };
         self.wait_for_room().await;
