@@ -182,7 +182,7 @@ impl LanguageServer for Backend {
         let version = doc.version;
         lock(&self.state).documents.insert(
             doc.uri.clone(),
-            Document::new(doc.uri.clone(), version, &doc.text),
+            Document::new(doc.uri.clone(), version, doc.text),
         );
         interrupted::mark_later(self.client.clone(), self.state.clone(), doc.uri.clone());
         self.publish_later(doc.uri, version, false);

@@ -24,8 +24,38 @@ struct Entry {
     is_preamble: bool,
 }
 
-fn entries(text: &str, chat: &Chat) -> Vec<Entry> {
-    let mut out = Vec::new();
+/// The outline entries of a chat, made one at a time (a long chat has 20k).
+fn entries<'a>(text: &'a str, chat: &'a Chat) -> impl Iterator<Item = Entry> + 'a {
+    preamble_entry(text, chat)
+        .into_iter()
+        .chain(chat.messages.iter().map(move |m| {
+            let summary = m.summary(text, SUMMARY_CHARS);
+            let name = if summary.is_empty() {
+                format!("@{}", m.handle(text))
+            } else {
+                format!("@{}: {}", m.handle(text), summary)
+            };
+            let detail = m.status_comment(text).map(|c| {
+                [
+                    c.status().map(|s| s.as_str().to_string()),
+                    c.agent().map(str::to_string),
+                ]
+                .into_iter()
+                .flatten()
+                .collect::<Vec<_>>()
+                .join(" · ")
+            });
+            Entry {
+                name,
+                detail: detail.filter(|d| !d.is_empty()),
+                range: m.range(),
+                selection: m.header(),
+                is_preamble: false,
+            }
+        }))
+}
+
+fn preamble_entry(text: &str, chat: &Chat) -> Option<Entry> {
     let preamble = &text[chat.preamble.clone()];
     if !preamble.trim().is_empty() {
         let title = chat
@@ -37,7 +67,7 @@ fn entries(text: &str, chat: &Chat) -> Vec<Entry> {
             .map(|line| preamble[line.range()].trim())
             .find(|l| !l.is_empty())
             .unwrap_or("");
-        out.push(Entry {
+        return Some(Entry {
             name: title.unwrap_or_else(|| "Preamble".to_string()),
             detail: Some(first.chars().take(SUMMARY_CHARS).collect()),
             range: chat.preamble.clone(),
@@ -45,63 +75,69 @@ fn entries(text: &str, chat: &Chat) -> Vec<Entry> {
             is_preamble: true,
         });
     }
-    for m in &chat.messages {
-        let summary = m.summary(text, SUMMARY_CHARS);
-        let name = if summary.is_empty() {
-            format!("@{}", m.handle(text))
-        } else {
-            format!("@{}: {}", m.handle(text), summary)
-        };
-        let detail = m.status_comment(text).map(|c| {
-            [
-                c.status().map(|s| s.as_str().to_string()),
-                c.agent().map(str::to_string),
-            ]
-            .into_iter()
-            .flatten()
-            .collect::<Vec<_>>()
-            .join(" · ")
-        });
-        out.push(Entry {
-            name,
-            detail: detail.filter(|d| !d.is_empty()),
-            range: m.range(),
-            selection: m.header(),
-            is_preamble: false,
-        });
-    }
-    out
+    None
 }
 
 #[allow(deprecated)] // `DocumentSymbol::deprecated` must still be filled in.
+fn symbol(e: Entry, starts: &LineStarts<'_>, enc: PositionEncoding) -> DocumentSymbol {
+    DocumentSymbol {
+        name: e.name,
+        detail: e.detail,
+        kind: if e.is_preamble {
+            SymbolKind::NAMESPACE
+        } else {
+            SymbolKind::EVENT
+        },
+        tags: None,
+        deprecated: None,
+        range: convert::range_at(starts, &e.range, enc),
+        selection_range: convert::range_at(starts, &e.selection, enc),
+        children: None,
+    }
+}
+
 pub fn document_symbols(doc: &Document, enc: PositionEncoding) -> Vec<DocumentSymbol> {
     let text = doc.flat();
     // 20k messages ask for 80k positions: one pass over the lines, not a rope lookup each.
     let starts = LineStarts::new(&doc.text, &text);
     entries(&text, &doc.chat)
-        .into_iter()
-        .map(|e| DocumentSymbol {
-            name: e.name,
-            detail: e.detail,
-            kind: if e.is_preamble {
-                SymbolKind::NAMESPACE
-            } else {
-                SymbolKind::EVENT
-            },
-            tags: None,
-            deprecated: None,
-            range: convert::range_at(&starts, &e.range, enc),
-            selection_range: convert::range_at(&starts, &e.selection, enc),
-            children: None,
-        })
+        .map(|e| symbol(e, &starts, enc))
         .collect()
 }
 
 /// [`document_symbols`] as the JSON of a `documentSymbol` result, serialized without
-/// a `serde_json::Value` in between (see `framing::output`).
+/// a `serde_json::Value` in between (see `framing::output`), and without the symbols
+/// all at once: each is made, written and dropped.
 pub fn document_symbols_json(doc: &Document, enc: PositionEncoding) -> Vec<u8> {
-    let symbols = DocumentSymbolResponse::Nested(document_symbols(doc, enc));
-    serde_json::to_vec(&symbols).unwrap_or_else(unreachable_json)
+    struct Symbols<'a> {
+        text: &'a str,
+        doc: &'a Document,
+        starts: LineStarts<'a>,
+        enc: PositionEncoding,
+    }
+    impl serde::Serialize for Symbols<'_> {
+        fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            s.collect_seq(
+                entries(self.text, &self.doc.chat).map(|e| symbol(e, &self.starts, self.enc)),
+            )
+        }
+    }
+    let text = doc.flat();
+    let symbols = Symbols {
+        text: &text,
+        doc,
+        starts: LineStarts::new(&doc.text, &text),
+        enc,
+    };
+    // About 250 bytes a symbol: room for all of them at once rather than doubling.
+    let mut json = Vec::with_capacity((doc.chat.messages.len() + 1) * 256);
+    match serde_json::to_writer(&mut json, &symbols) {
+        Ok(()) => {
+            json.shrink_to_fit();
+            json
+        }
+        Err(e) => unreachable_json(e),
+    }
 }
 
 /// Serializing plain structs of strings and numbers cannot fail; if it ever did, the
@@ -126,7 +162,6 @@ pub type FileOutline = Vec<(String, SymbolKind, Range)>;
 fn outline(text: &str, chat: &Chat, enc: PositionEncoding) -> FileOutline {
     let rope = Text::new(text);
     entries(text, chat)
-        .into_iter()
         .map(|e| {
             let kind = if e.is_preamble {
                 SymbolKind::NAMESPACE

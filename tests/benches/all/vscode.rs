@@ -10,9 +10,20 @@ fn install_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/bench-vscode-outline")
 }
 
-/// The first and warm call of VS Code's outline of `file`, in ms; `None` (with the
-/// reason on stderr) when node or npm is missing or the install failed.
-pub fn outline(file: &Path) -> Option<(f64, f64)> {
+/// VS Code's outline of one file, in ms.
+#[derive(Clone, Copy)]
+pub struct Outline {
+    /// The first call.
+    pub first: f64,
+    /// A call for the same version again (answered from the service's cache).
+    pub warm: f64,
+    /// A call after a one-character edit (a new version).
+    pub edited: f64,
+}
+
+/// VS Code's outline of `file`; `None` (with the reason on stderr) when node or npm is
+/// missing or the install failed.
+pub fn outline(file: &Path) -> Option<Outline> {
     let dir = install_dir();
     let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/all/vscode");
     std::fs::create_dir_all(&dir).ok()?;
@@ -48,5 +59,9 @@ pub fn outline(file: &Path) -> Option<(f64, f64)> {
         }
     };
     let result: serde_json::Value = serde_json::from_slice(&output.stdout).ok()?;
-    Some((result["first_ms"].as_f64()?, result["warm_ms"].as_f64()?))
+    Some(Outline {
+        first: result["first_ms"].as_f64()?,
+        warm: result["warm_ms"].as_f64()?,
+        edited: result["edited_ms"].as_f64()?,
+    })
 }

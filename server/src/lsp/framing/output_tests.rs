@@ -46,7 +46,7 @@ async fn frames_without_a_token_pass_unchanged() {
 async fn a_token_becomes_exactly_the_frame_of_its_result() {
     let chat = "---\r\ntitle: 漢字 😀\r\n---\r\nPreamble é\r\n\r\n## @me\r\nhi 😀 @bot 漢字\r\n```\r\ncode\r\n```\r\n\r\n## @bot\n<!-- chatmd: status=done agent=claude -->\nanswer 漢字😀\n";
     let uri = "file:///ws/a.chat.md".parse().unwrap();
-    let doc = Document::new(uri, 1, chat);
+    let doc = Document::new(uri, 1, chat.to_owned());
     let raw = RawResults::default();
     for enc in [PositionEncoding::Utf16, PositionEncoding::Utf8] {
         let outline = DocumentSymbolResponse::Nested(symbols::document_symbols(&doc, enc));
