@@ -64,7 +64,7 @@ impl Backend {
     pub async fn staged_sync(&self, params: framing::StagedKey) {
         let staged = lock(&self.state).bypass.staged.take(params);
         match staged {
-            Some(framing::Staged::Open(params)) => self.did_open(params).await,
+            Some(framing::Staged::Open(doc)) => self.open(*doc),
             Some(framing::Staged::Change(params)) => self.did_change(params).await,
             None => tracing::error!(
                 key = params.key,
@@ -110,6 +110,14 @@ impl Backend {
             message: params.message.into(),
             data: None,
         })
+    }
+
+    /// `didOpen`, with the document built.
+    fn open(&self, doc: Document) {
+        let (uri, version) = (doc.uri.clone(), doc.version);
+        lock(&self.state).documents.insert(uri.clone(), doc);
+        interrupted::mark_later(self.client.clone(), self.state.clone(), uri.clone());
+        self.publish_later(uri, version, false);
     }
 
     fn publish_later(&self, uri: Uri, version: i32, debounce: bool) {
@@ -179,13 +187,7 @@ impl LanguageServer for Backend {
 
     async fn did_open(&self, params: DidOpenTextDocumentParams) {
         let doc = params.text_document;
-        let version = doc.version;
-        lock(&self.state).documents.insert(
-            doc.uri.clone(),
-            Document::new(doc.uri.clone(), version, doc.text),
-        );
-        interrupted::mark_later(self.client.clone(), self.state.clone(), doc.uri.clone());
-        self.publish_later(doc.uri, version, false);
+        self.open(Document::new(doc.uri, doc.version, doc.text));
     }
 
     async fn did_change(&self, params: DidChangeTextDocumentParams) {

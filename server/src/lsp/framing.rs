@@ -157,9 +157,8 @@ fn guard_with<R: AsyncRead + Unpin + Send + 'static>(
 /// `body` itself.
 async fn bypassed(bypass: &Bypass, method: &str, has_id: bool, body: Vec<u8>) -> Vec<u8> {
     if !has_id {
-        return match bypass.staged.stage(method, &body).await {
-            Some(stand_in) => stand_in,
-            None => body,
+        return match bypass.staged.stage(method, body).await {
+            Ok(stand_in) | Err(stand_in) => stand_in,
         };
     }
     let raw = match method {

@@ -1,8 +1,9 @@
 //! Large document syncs kept out of tower-lsp-server. A `didOpen` of a 10 MB chat
 //! would grow tower-lsp-server's read buffer to the message's size for good and be
-//! decoded twice (a `Value`, then the params). The guard decodes such a message once,
-//! keeps its params here and passes a small stand-in notification in its place, which
-//! the server handles in the same order as the message would have been.
+//! decoded twice (a `Value`, then the params). The guard decodes such a message once
+//! (a `didOpen` into the document itself), keeps it here and passes a small stand-in
+//! notification in its place, which the server handles in the same order as the
+//! message would have been.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -11,13 +12,14 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use serde_json::json;
+use tower_lsp_server::ls_types::DidChangeTextDocumentParams;
 use tower_lsp_server::ls_types::notification::{
     DidChangeTextDocument, DidOpenTextDocument, Notification,
 };
-use tower_lsp_server::ls_types::{DidChangeTextDocumentParams, DidOpenTextDocumentParams};
 
 use super::text_param;
 use crate::lsp::ext::StagedSync;
+use crate::lsp::state::Document;
 
 /// A sync message this large or larger is staged; smaller ones pass as they are.
 pub const STAGE_FROM: usize = 256 << 10;
@@ -30,10 +32,9 @@ const WAITING: usize = 2;
 /// before `initialize`; theirs are never taken, so after this the oldest is dropped.
 const ROOM_WAIT: Duration = Duration::from_secs(5);
 
-/// The params of a staged message.
-#[derive(Debug)]
+/// A staged message: the document a `didOpen` opens, the params of a `didChange`.
 pub enum Staged {
-    Open(DidOpenTextDocumentParams),
+    Open(Box<Document>),
     Change(DidChangeTextDocumentParams),
 }
 
@@ -67,15 +68,28 @@ impl StagedSyncs {
     }
 
     /// Stages `body`, a notification of `method`, when it is a large document sync
-    /// whose params decode; returns its stand-in's body.
-    pub(super) async fn stage(&self, method: &str, body: &[u8]) -> Option<Vec<u8>> {
+    /// whose params decode, and returns its stand-in's body; else gives `body` back.
+    pub(super) async fn stage(&self, method: &str, body: Vec<u8>) -> Result<Vec<u8>, Vec<u8>> {
         if body.len() < STAGE_FROM {
-            return None;
+            return Err(body);
         }
         let staged = match method {
-            DidOpenTextDocument::METHOD => Staged::Open(text_param::open(body)?),
-            DidChangeTextDocument::METHOD => Staged::Change(text_param::change(body)?),
-            _ => return None,
+            DidOpenTextDocument::METHOD => match text_param::open(&body) {
+                Some(params) => {
+                    drop(body);
+                    // Built here, in the thread that decoded the text: the allocator
+                    // reuses what the message took for the rope, rather than keeping
+                    // it for this thread while another one builds the document.
+                    let item = params.text_document;
+                    Staged::Open(Box::new(Document::new(item.uri, item.version, item.text)))
+                }
+                None => return Err(body),
+            },
+            DidChangeTextDocument::METHOD => match text_param::change(&body) {
+                Some(params) => Staged::Change(params),
+                None => return Err(body),
+            },
+            _ => return Err(body),
         };
         self.wait_for_room().await;
         let key = self.inner.next.fetch_add(1, Ordering::Relaxed);
@@ -85,7 +99,7 @@ impl StagedSyncs {
             "method": StagedSync::METHOD,
             "params": StagedKey { key },
         });
-        Some(stand_in.to_string().into_bytes())
+        Ok(stand_in.to_string().into_bytes())
     }
 
     async fn wait_for_room(&self) {
