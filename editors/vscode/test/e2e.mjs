@@ -71,7 +71,7 @@ const log = (msg) => console.log(`[${elapsed()}] ${msg}`);
 
 // ----- the workspace, the agents, the profile -----------------------------------------------------
 const ws = join(root, 'ws');
-cpSync(join(repo, 'examples', 'demo'), ws, { recursive: true });
+cpSync(join(repo, 'tests', 'fixtures', 'editor-demo'), ws, { recursive: true });
 const chatPath = join(ws, 'release-review.chat.md');
 const notesPath = join(ws, 'notes.chat.md');
 writeFileSync(notesPath, '## @me\n@nobody please check the refund rounding.\n');

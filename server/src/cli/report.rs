@@ -125,10 +125,13 @@ fn member(m: &Member, root: &Path, agent_kinds: &Registry) -> MemberReport {
 }
 
 fn cli(m: &Member, root: &Path, agent_kinds: &Registry) -> CliReport {
-    // A built-in CLI, or an ACP agent (a preset's program or the member's own).
-    let entry = agent_kinds
-        .entry(&m.agent)
-        .filter(|entry| m.kind().is_some() || matches!(entry.adapter, Adapter::Acp(_)));
+    // A built-in CLI, an ACP agent (a preset's program or the member's own), or a plain
+    // program a trusted `chatmd.toml` names.
+    let entry = agent_kinds.entry(&m.agent).filter(|entry| {
+        m.kind().is_some()
+            || matches!(entry.adapter, Adapter::Acp(_))
+            || (matches!(entry.adapter, Adapter::Command(_)) && m.command.is_some())
+    });
     let Some(entry) = entry else {
         return CliReport {
             binary: None,
@@ -138,9 +141,14 @@ fn cli(m: &Member, root: &Path, agent_kinds: &Registry) -> CliReport {
         };
     };
     let path = program::find_member_program(entry, m, None).ok();
+    // A plain program may not know `--version` (or may do something else with it).
+    let probed = !matches!(entry.adapter, Adapter::Command(_));
     CliReport {
         binary: Some(program::member_program(entry, m).to_owned()),
-        version: path.as_deref().and_then(|p| probe_version(p, Some(root))),
+        version: path
+            .as_deref()
+            .filter(|_| probed)
+            .and_then(|p| probe_version(p, Some(root))),
         path: path.as_deref().map(text),
         // A program of the member's own is not the kind's, whose install command is moot.
         install_command: program::member_install_hint(entry, m).map(str::to_owned),

@@ -81,7 +81,7 @@ pub enum TurnError {
     #[error("{why}")]
     Untrusted { why: String },
     #[error(
-        "no agent kind `{agent}` (claude, codex, gemini, acp, or one from ~/.config/chatmd/agents.toml)"
+        "no agent kind `{agent}` (claude, codex, gemini, acp, command, or one from ~/.config/chatmd/agents.toml)"
     )]
     UnknownAgent { agent: String },
     #[error(
@@ -89,6 +89,11 @@ pub enum TurnError {
          another preset) or a `command` in chatmd.toml"
     )]
     NoAcpAgent { member: String },
+    #[error(
+        "@{member} runs a program (`agent = \"command\"`) but names none: give it a `command` \
+         (and `args`) in chatmd.toml"
+    )]
+    NoProgram { member: String },
     #[error("`{program}` is not installed (not found on PATH).{}", install_hint(.hint))]
     NotInstalled {
         program: String,
