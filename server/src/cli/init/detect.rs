@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use super::spec::{MemberSpec, Runs};
 use crate::agents::AgentKind;
-use crate::agents::probe::probe_version;
+use crate::agents::probe::{probe_version, version_unknown};
 use crate::agents::program::{find_program, search_path};
 
 /// Where the variables and files that show a login are read: the environment, passed
@@ -65,8 +65,7 @@ fn status(runs: Runs, folder: &Path, machine: &Machine) -> String {
             .unwrap_or_default();
         return format!("`{program}` is not installed: {install}{login}");
     };
-    let version =
-        probe_version(&path, Some(folder)).unwrap_or_else(|| "version unknown".to_owned());
+    let version = probe_version(&path, Some(folder)).unwrap_or_else(|| version_unknown(program));
     let login = match runs.kind() {
         Some(kind) => login(kind, machine),
         None => "login: see the agent's own docs".to_owned(),
@@ -153,7 +152,8 @@ mod tests {
                  @anthropic-ai/claude-code`, then log in: run `claude` and type `/login`"
                     .to_owned(),
                 format!(
-                    "  @tester    `codex` version unknown ({}); not logged in ({} is \
+                    "  @tester    `codex` version unknown: `codex --version` failed, or printed \
+                     nothing within 3 s ({}); not logged in ({} is \
                      missing): `codex login`",
                     codex.display(),
                     auth.display()
