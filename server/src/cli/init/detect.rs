@@ -74,12 +74,8 @@ fn status(runs: Runs, folder: &Path, machine: &Machine) -> String {
 }
 
 /// The command that logs the CLI in.
-fn login_command(kind: AgentKind) -> &'static str {
-    match kind {
-        AgentKind::Claude => "log in: run `claude` and type `/login`",
-        AgentKind::Codex => "log in: `codex login`",
-        AgentKind::Gemini => "log in: run `gemini` and pick a login method",
-    }
+fn login_command(kind: AgentKind) -> String {
+    format!("log in: {}", kind.login_command())
 }
 
 /// The variables each CLI takes a key from (agent-clis.md: claude `ANTHROPIC_API_KEY`,
