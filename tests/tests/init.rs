@@ -7,7 +7,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use pretty_assertions::assert_eq;
 
@@ -297,18 +297,8 @@ fn on_a_terminal_init_asks_who_is_on_the_team() {
     keyboard
         .write_all(b"bob=cladue\nbob=claude ann=gemini\n")
         .expect("type");
-    let deadline = Instant::now() + Duration::from_secs(60);
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("wait") {
-            break status;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("chatmd init still runs after a minute");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let status = chatmd_tests::wait_or_kill(&mut child, Duration::from_secs(60))
+        .expect("chatmd init ends within a minute");
     let said = std::fs::read_to_string(&stdout).expect("stdout");
     assert_eq!(status.code(), Some(0), "{said}");
     assert!(

@@ -228,7 +228,7 @@ async fn hover_and_definition_describe_members() {
     assert_eq!(
         hover["contents"]["value"].as_str().unwrap(),
         format!(
-            "**@reviewer** — claude\n\nReviews Rust code for correctness\n\nBe precise and brief.\n\n- workdir: `{}`\n- role file: `{}`\n- the CLI also loads: `{}`\n- CLI: `{}` (2.1.197 (Claude Code))\n",
+            "**@reviewer** — claude\n\nReviews Rust code for correctness\n\n> Be precise and brief.\n\n- workdir: `{}`\n- role file: `{}`\n- the CLI also loads: `{}`\n- CLI: `{}` (2.1.197 (Claude Code))\n",
             reviewer.display(),
             reviewer.join("CLAUDE.md").display(),
             reviewer.join("CLAUDE.md").display(),

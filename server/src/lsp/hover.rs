@@ -34,7 +34,11 @@ pub fn hover(
             let _ = writeln!(md, "\n{summary}");
         }
         if let Some(paragraph) = member.role_paragraph() {
-            let _ = writeln!(md, "\n{paragraph}");
+            // Quoted: a list in the role stays apart from the facts listed below.
+            let _ = writeln!(md);
+            for line in paragraph.lines() {
+                let _ = writeln!(md, ">{}{line}", if line.is_empty() { "" } else { " " });
+            }
         }
         if !roster.takes_part(&member.handle) {
             let _ = writeln!(md, "\n*Not in this chat's `members:` list.*");
