@@ -116,7 +116,10 @@ fn cli_cell(m: &MemberReport) -> String {
     }
     match (&cli.path, &cli.version, &cli.install_command) {
         (Some(path), Some(version), _) => format!("{version} ({path})"),
-        (Some(path), None, _) => format!("version unknown ({path})"),
+        (Some(path), None, _) => match &cli.version_note {
+            Some(why) => format!("{why} ({path})"),
+            None => format!("version unknown ({path})"),
+        },
         (None, _, Some(install)) => format!("not installed — {install}"),
         (None, _, None) => "n/a (not a built-in agent)".to_owned(),
     }
