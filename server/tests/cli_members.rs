@@ -159,7 +159,8 @@ fn a_cli_shipped_inside_the_workspace_is_never_run() {
     assert_eq!(code, 0);
     assert!(
         stdout.contains(
-            "john    gemini  Team_A/john/GEMINI.md   Team_A/john   version unknown \
+            "john    gemini  Team_A/john/GEMINI.md   Team_A/john   version not checked: \
+             chatmd never runs a program inside the workspace on its own \
              (<ws>/node_modules/.bin/gemini)\n"
         ),
         "{stdout}"

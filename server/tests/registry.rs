@@ -34,10 +34,26 @@ fn problems(text: &str) -> Vec<String> {
 }
 
 #[test]
-fn builtins_are_claude_codex_gemini_and_acp() {
+fn builtins_are_claude_codex_gemini_acp_and_command() {
     let registry = Registry::builtin();
     let names: Vec<_> = registry.entries().iter().map(|e| e.name.as_str()).collect();
-    assert_eq!(names, ["claude", "codex", "gemini", "acp"]);
+    assert_eq!(names, ["claude", "codex", "gemini", "acp", "command"]);
+    // Any program, named by the member's own (trusted) `command`: the prompt on stdin,
+    // every line it prints is the answer.
+    assert_eq!(
+        registry.entry("command"),
+        Some(&AgentEntry {
+            name: "command".into(),
+            adapter: Adapter::Command(CommandSpec {
+                prompt: PromptDelivery::Stdin,
+                output: CommandOutput::Text,
+            }),
+            program: String::new(),
+            args: vec![],
+            install_hint: None,
+            source: None,
+        })
+    );
     assert_eq!(
         registry.entry("codex"),
         Some(&AgentEntry {
@@ -154,6 +170,7 @@ args = ["--model", "haiku"]
             "codex",
             "gemini",
             "acp",
+            "command",
             "claude-fast",
             "llm",
             "stream"

@@ -7,3 +7,25 @@ pub mod sim_editor;
 pub mod views;
 
 pub use lsp_client::{DEFAULT_TIMEOUT, TestClient, file_path, file_uri};
+
+/// Waits for `child` to exit, at most `limit`; past it the child is killed and reaped,
+/// and `None` says it had to be. For tests that drive a program on a pseudo-terminal,
+/// where `wait_with_output` cannot be used.
+pub fn wait_or_kill(
+    child: &mut std::process::Child,
+    limit: std::time::Duration,
+) -> Option<std::process::ExitStatus> {
+    let deadline = std::time::Instant::now() + limit;
+    loop {
+        if let Some(status) = child.try_wait().expect("wait for the child") {
+            return Some(status);
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            return None;
+        }
+        // Polling: std has no wait with a timeout.
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}

@@ -209,7 +209,9 @@ async fn completion_offers_members_after_at() {
 #[tokio::test]
 async fn hover_and_definition_describe_members() {
     let ws = Workspace::new();
-    let text = "## @me\n@reviewer and @tester\n";
+    // A gemini whose `--version` prints nothing.
+    ws.install("gemini", "");
+    let text = "## @me\n@reviewer and @tester and @writer\n";
     let mut client = ws.start(vscode_like()).await;
     let uri = ws.uri("team/h.chat.md");
     client.open(&uri, text).await;
@@ -226,7 +228,7 @@ async fn hover_and_definition_describe_members() {
     assert_eq!(
         hover["contents"]["value"].as_str().unwrap(),
         format!(
-            "**@reviewer** — claude\n\nReviews Rust code for correctness\n\n- workdir: `{}`\n- role file: `{}`\n- the CLI also loads: `{}`\n- CLI: `{}` (2.1.197 (Claude Code))\n",
+            "**@reviewer** — claude\n\nReviews Rust code for correctness\n\n> Be precise and brief.\n\n- workdir: `{}`\n- role file: `{}`\n- the CLI also loads: `{}`\n- CLI: `{}` (2.1.197 (Claude Code))\n",
             reviewer.display(),
             reviewer.join("CLAUDE.md").display(),
             reviewer.join("CLAUDE.md").display(),
@@ -250,6 +252,25 @@ async fn hover_and_definition_describe_members() {
             .as_str()
             .unwrap()
             .ends_with("- CLI: **`codex` is not installed** — `npm install -g @openai/codex`\n"),
+        "{hover}"
+    );
+    let hover = client
+        .request(
+            "textDocument/hover",
+            json!({"textDocument": {"uri": uri}, "position": {"line": 1, "character": 29}}),
+        )
+        .await
+        .expect("hover");
+    let gemini = ws.bin.path().join("gemini");
+    assert!(
+        hover["contents"]["value"]
+            .as_str()
+            .unwrap()
+            .ends_with(&format!(
+                "- CLI: `{0}` (version unknown: `{0} --version` failed, or printed nothing \
+                 within 3 s)\n",
+                gemini.display()
+            )),
         "{hover}"
     );
 

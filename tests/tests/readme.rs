@@ -4,7 +4,8 @@
 //!
 //! The agent CLIs must be missing for the output the README shows, so every folder of
 //! `PATH` that holds a `claude`, `codex` or `gemini` is left out: these tests never
-//! start a real agent.
+//! start a real agent. The demo's `@checker` runs the demo project's own `cargo test`:
+//! the real answer the quick start promises on any machine.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -135,17 +136,27 @@ fn the_quick_start_commands_run_as_written() {
 
     // The first one, exactly as written, with no agent CLI installed: the README
     // shows what it then prints. Its own target folder: the one running these tests
-    // is locked by the cargo that runs them.
+    // is locked by the cargo that runs them. The chat is put back as it was whatever
+    // happens: the run writes @checker's answer into the repository's demo.
     let chat = root().join("examples/demo/release-review.chat.md");
     let before = std::fs::read(&chat).expect("read the demo chat");
+    let restore = RestoreOnDrop {
+        path: chat.clone(),
+        bytes: before.clone(),
+    };
     let out = run(&quick[0], Some(&quick_start_target()));
     let stderr = String::from_utf8_lossy(&out.stderr);
     let stdout = String::from_utf8_lossy(&out.stdout);
-    let mut printed: Vec<&str> = stdout
+    // Blank lines aside (stdout and stderr interleave in a terminal), and the test
+    // run's own time, which the README shows as `0.00s`.
+    let elapsed = regex::Regex::new(r"finished in \d+\.\d+s").unwrap();
+    let printed = elapsed.replace_all(&stdout, "finished in 0.00s");
+    let mut printed: Vec<&str> = printed
         .lines()
         .chain(stderr.lines().filter(|l| !is_cargo_status(l)))
+        .filter(|l| !l.trim().is_empty())
         .collect();
-    let mut shown: Vec<&str> = blocks[1].lines().collect();
+    let mut shown: Vec<&str> = blocks[1].lines().filter(|l| !l.trim().is_empty()).collect();
     printed.sort_unstable();
     shown.sort_unstable();
     assert_eq!(
@@ -154,11 +165,41 @@ fn the_quick_start_commands_run_as_written() {
         quick[0]
     );
     assert_eq!(out.status.code(), Some(1), "a failed turn exits with 1");
+    // The file: the chat as it was, then @checker's real answer (the demo's own tests)
+    // and a new message for the user; nothing for the members whose CLI is missing.
+    let after = std::fs::read_to_string(&chat).expect("read the demo chat");
+    let before = String::from_utf8(before).expect("the demo chat is UTF-8");
+    let added = after
+        .strip_prefix(before.as_str())
+        .unwrap_or_else(|| panic!("the chat keeps its text and grows at its end:\n{after}"));
+    let status = regex::Regex::new(r" (started|took)=\S+").unwrap();
+    let added = status.replace_all(added, "");
+    let added = elapsed.replace_all(&added, "finished in 0.00s");
     assert_eq!(
-        std::fs::read(&chat).expect("read the demo chat"),
-        before,
-        "nothing is written when the CLIs are missing"
+        added,
+        "\n## @checker\n<!-- chatmd id=t1 agent=command status=done exit=0 -->\n\n\
+         running 5 tests\n\
+         test tests::a_full_refund_returns_the_whole_payment ... ok\n\
+         test tests::a_refund_beyond_what_is_left_is_refused ... ok\n\
+         test tests::a_refund_in_another_currency_is_converted_and_rounded ... ok\n\
+         test tests::a_zero_refund_is_refused ... ok\n\
+         test tests::partial_refunds_add_up ... ok\n\n\
+         test result: ok. 5 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; \
+         finished in 0.00s\n\n## @me\n"
     );
+    drop(restore);
+}
+
+/// Writes a file's bytes back when dropped, even when the test fails before.
+struct RestoreOnDrop {
+    path: PathBuf,
+    bytes: Vec<u8>,
+}
+
+impl Drop for RestoreOnDrop {
+    fn drop(&mut self) {
+        let _ = std::fs::write(&self.path, &self.bytes);
+    }
 }
 
 #[test]

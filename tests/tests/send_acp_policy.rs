@@ -6,7 +6,7 @@
 
 use std::io::Write;
 use std::process::{Output, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
@@ -67,20 +67,11 @@ impl Setup {
             .expect("run chatmd send");
         let mut keyboard = std::fs::File::from(pty.master);
         keyboard.write_all(typed.as_bytes()).expect("type");
-        let deadline = Instant::now() + Duration::from_secs(60);
-        let status = loop {
-            if let Some(status) = child.try_wait().expect("wait") {
-                break status;
-            }
-            if Instant::now() > deadline {
-                let _ = child.kill();
-                let _ = child.wait();
-                panic!(
-                    "chatmd send still runs after a minute: {}",
-                    std::fs::read_to_string(&stderr).unwrap_or_default()
-                );
-            }
-            std::thread::sleep(Duration::from_millis(20));
+        let Some(status) = chatmd_tests::wait_or_kill(&mut child, Duration::from_secs(60)) else {
+            panic!(
+                "chatmd send still runs after a minute: {}",
+                std::fs::read_to_string(&stderr).unwrap_or_default()
+            );
         };
         let said = std::fs::read_to_string(&stderr).expect("stderr");
         assert_eq!(status.code(), Some(0), "{said}");

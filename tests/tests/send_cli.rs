@@ -104,7 +104,7 @@ fn a_missing_cli_writes_no_section_and_says_how_to_install_it() {
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),
-        "chatmd send: error: @tester: `codex` is not installed (not found on PATH). Install it with `npm install -g @openai/codex`.\n\
+        "chatmd send: error: @tester: `codex` is not installed (not found on PATH). Install it with `npm install -g @openai/codex`, then log in: `codex login`.\n\
          @tester: error\n"
     );
     assert_eq!(s.read("team/t.chat.md"), "## @me\n@tester write tests\n");

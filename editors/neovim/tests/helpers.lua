@@ -52,14 +52,14 @@ local function need(var)
   return v
 end
 
---- A scratch copy of examples/demo and a folder with the fake agent as claude, codex and gemini.
+--- A scratch copy of the editor tests' demo team (tests/fixtures/editor-demo) and a folder with the fake agent as claude, codex and gemini.
 function H.workspace()
   local chatmd = need('CHATMD_BIN')
   local fake = need('FAKE_AGENT_BIN')
   local dir = vim.fn.tempname()
   vim.fn.mkdir(dir, 'p')
   local demo = dir .. '/demo'
-  local out = vim.fn.system({ 'cp', '-R', H.repo .. '/examples/demo', demo })
+  local out = vim.fn.system({ 'cp', '-R', H.repo .. '/tests/fixtures/editor-demo', demo })
   if vim.v.shell_error ~= 0 then
     H.fail('cannot copy the demo: ' .. out)
   end

@@ -36,8 +36,8 @@ end, nil, function()
   return vim.inspect(notes)
 end)
 H.eq({
-  'LSP[chatmd] @reviewer: `claude` is not installed (not found on PATH). Install it with `npm install -g @anthropic-ai/claude-code`.',
-  'LSP[chatmd] @tester: `codex` is not installed (not found on PATH). Install it with `npm install -g @openai/codex`.',
+  'LSP[chatmd] @reviewer: `claude` is not installed (not found on PATH). Install it with `npm install -g @anthropic-ai/claude-code`, then log in: run `claude` and type `/login`.',
+  'LSP[chatmd] @tester: `codex` is not installed (not found on PATH). Install it with `npm install -g @openai/codex`, then log in: `codex login`.',
 }, errors(), 'the errors shown')
 -- Both turns are over once their progress ended.
 H.wait('the end of both turns', function()

@@ -17,6 +17,7 @@ import {
   initializationOptions,
   readSettings,
   reportMissingServer,
+  bundledServer,
   resolveServerPath,
   serverEnvironment,
   type ServerSettings,
@@ -55,6 +56,14 @@ class Extension implements Host, vscode.Disposable {
   /** Commands the server offers beyond the contract, forwarded as they are. */
   private extraCommands: vscode.Disposable[] = [];
 
+  /** `extensionPath`: where a platform-specific .vsix keeps its bundled server. */
+  constructor(private readonly extensionPath: string) {}
+
+  /** The server to run: the setting, else `chatmd` on PATH, else the bundled one. */
+  private async findServer(settings: ServerSettings): Promise<string | undefined> {
+    return resolveServerPath(settings, await bundledServer(this.extensionPath));
+  }
+
   async start(): Promise<void> {
     if (this.state.kind === 'starting') {
       return this.state.done;
@@ -69,7 +78,7 @@ class Extension implements Host, vscode.Disposable {
 
   private async doStart(): Promise<void> {
     const settings = readSettings();
-    const serverPath = await resolveServerPath(settings);
+    const serverPath = await this.findServer(settings);
     if (serverPath === undefined) {
       this.state = { kind: 'missing', settings };
       this.output.appendLine(`chatmd: server not found (chatmd.server.path = ${settings.configuredPath})`);
@@ -181,7 +190,7 @@ class Extension implements Host, vscode.Disposable {
 
   async server(): Promise<{ path: string; env: NodeJS.ProcessEnv } | undefined> {
     const settings = readSettings();
-    const serverPath = await resolveServerPath(settings);
+    const serverPath = await this.findServer(settings);
     if (serverPath === undefined) {
       return undefined;
     }
@@ -208,7 +217,7 @@ class Extension implements Host, vscode.Disposable {
 let extension: Extension | undefined;
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
-  const ext = new Extension();
+  const ext = new Extension(context.extensionPath);
   extension = ext;
   context.subscriptions.push(
     ext,

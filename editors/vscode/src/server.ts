@@ -80,11 +80,35 @@ async function isExecutableFile(candidate: string): Promise<boolean> {
 }
 
 /**
- * The absolute path of the server executable, or undefined when it cannot be found.
- * A bare name is looked up on the PATH the server will get (chatmd.server.env may set PATH);
- * a relative path is taken relative to the first workspace folder.
+ * The server a platform-specific .vsix carries (`server/chatmd` inside the extension, as
+ * rust-analyzer ships its own), or undefined for the universal .vsix, which carries none.
  */
-export async function resolveServerPath(settings: ServerSettings): Promise<string | undefined> {
+export async function bundledServer(extensionPath: string): Promise<string | undefined> {
+  const candidate = path.join(extensionPath, 'server', process.platform === 'win32' ? 'chatmd.exe' : 'chatmd');
+  if (await isExecutableFile(candidate)) {
+    return candidate;
+  }
+  // An unzip that dropped the file's mode: the binary is there but not executable.
+  try {
+    if (process.platform !== 'win32' && (await fs.stat(candidate)).isFile()) {
+      await fs.chmod(candidate, 0o755);
+      return candidate;
+    }
+  } catch {
+    // Not there: this .vsix has no server.
+  }
+  return undefined;
+}
+
+/**
+ * The absolute path of the server executable, or undefined when it cannot be found:
+ * `chatmd.server.path` when set; else `chatmd` on PATH (or in ~/.cargo/bin); else the
+ * server bundled in the extension (`bundled`), so a user without a Rust toolchain needs
+ * nothing else. A bare name is looked up on the PATH the server will get (chatmd.server.env
+ * may set PATH); a relative path is taken relative to the first workspace folder. A
+ * setting that names another server never falls back to the bundled one.
+ */
+export async function resolveServerPath(settings: ServerSettings, bundled?: string): Promise<string | undefined> {
   const configured = expandHome(settings.configuredPath);
   const extensions =
     process.platform === 'win32' ? ['', ...(process.env.PATHEXT ?? '.EXE;.CMD;.BAT').split(';')] : [''];
@@ -114,7 +138,7 @@ export async function resolveServerPath(settings: ServerSettings): Promise<strin
       }
     }
   }
-  return undefined;
+  return settings.configuredPath === 'chatmd' ? bundled : undefined;
 }
 
 /** Tells the user the server is missing, how to install it, and offers the settings. */
@@ -123,7 +147,7 @@ export async function reportMissingServer(settings: ServerSettings, detail?: str
   const openDocs = 'Installation Guide';
   const what =
     settings.configuredPath === 'chatmd'
-      ? 'the language server "chatmd" was not found on PATH (VS Code takes its PATH from a login shell, not from the terminal that started it) nor in ~/.cargo/bin'
+      ? 'the language server "chatmd" was not found on PATH (VS Code takes its PATH from a login shell, not from the terminal that started it) nor in ~/.cargo/bin, and this build of the extension carries none (only the linux-x64 one does)'
       : `the language server "${settings.configuredPath}" (setting chatmd.server.path) was not found or is not executable`;
   const message =
     `chatmd: ${what}${detail ? ` (${detail})` : ''}. ` +

@@ -27,7 +27,7 @@ export function setUpDrafts(repo, ws, root) {
   const records = join(root, 'records');
   mkdirSync(records, { recursive: true });
   for (const member of MEMBERS) {
-    cpSync(join(repo, 'examples', 'demo', member), join(folder, member), { recursive: true });
+    cpSync(join(repo, 'tests', 'fixtures', 'editor-demo', member), join(folder, member), { recursive: true });
   }
   const toml = MEMBERS.map(
     (member) =>

@@ -71,7 +71,7 @@ const log = (msg) => console.log(`[${elapsed()}] ${msg}`);
 
 // ----- the workspace, the agents, the profile -----------------------------------------------------
 const ws = join(root, 'ws');
-cpSync(join(repo, 'examples', 'demo'), ws, { recursive: true });
+cpSync(join(repo, 'tests', 'fixtures', 'editor-demo'), ws, { recursive: true });
 const chatPath = join(ws, 'release-review.chat.md');
 const notesPath = join(ws, 'notes.chat.md');
 writeFileSync(notesPath, '## @me\n@nobody please check the refund rounding.\n');
@@ -96,7 +96,8 @@ writeFileSync(
   join(user, 'User', 'settings.json'),
   JSON.stringify(
     {
-      'chatmd.server.path': CHATMD_BIN,
+      // No chatmd.server.path and no `chatmd` on code-server's PATH: the extension runs the
+      // server its linux-x64 .vsix carries (CHATMD_VSIX, packaged with CHATMD_BIN).
       'chatmd.agentPath': agents,
       'chatmd.server.env': {
         FAKE_AGENT_TEXT: ANSWER,
@@ -298,6 +299,30 @@ async function saveUntil(what, check, file = chatPath, timeoutMs = 20_000) {
   });
 }
 
+/** This process's PATH without the folders that hold a `chatmd`. */
+function pathWithoutChatmd() {
+  return (process.env.PATH ?? '')
+    .split(':')
+    .filter((dir) => dir !== '' && !existsSync(join(dir, 'chatmd')))
+    .join(':');
+}
+
+/** The programs of the running `… lsp` processes (from /proc: argv[0] as started). */
+function runningServers() {
+  const found = [];
+  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    try {
+      const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      if (argv[1] === 'lsp') {
+        found.push(argv[0]);
+      }
+    } catch {
+      // The process ended meanwhile.
+    }
+  }
+  return found;
+}
+
 const statusTurns = () => page.locator('.statusbar-item', { hasText: /@\w+ \d+s/ });
 
 // ----- run ---------------------------------------------------------------------------------------
@@ -317,7 +342,7 @@ try {
       '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust',
       '--disable-getting-started-override', '--user-data-dir', user, '--extensions-dir', exts, ws,
     ],
-    { stdio: ['ignore', logFd, logFd], detached: true },
+    { stdio: ['ignore', logFd, logFd], detached: true, env: { ...process.env, PATH: pathWithoutChatmd() } },
   );
   let exited = false;
   codeServer.on('exit', () => (exited = true));
@@ -351,6 +376,12 @@ try {
 
   await step('the server starts and its diagnostic (unknown @nobody) is squiggled', async () => {
     await page.locator('.monaco-editor .squiggly-warning').first().waitFor({ timeout: 30_000 });
+  });
+
+  await step('the server that runs is the one the .vsix carries (no chatmd on PATH, no setting)', async () => {
+    const bundled = (p) => p.startsWith(exts) && p.endsWith('/server/chatmd');
+    await waitFor('a `chatmd lsp` from the extension folder', async () => runningServers().some(bundled), 10_000, 100);
+    log(`server: ${runningServers().filter(bundled).join(', ')}`);
   });
 
   await step('completion after @ lists the team', async () => {

@@ -54,6 +54,15 @@ impl AgentKind {
         }
     }
 
+    /// How to log the CLI in once it is installed, as a phrase after "log in:".
+    pub fn login_command(self) -> &'static str {
+        match self {
+            AgentKind::Claude => "run `claude` and type `/login`",
+            AgentKind::Codex => "`codex login`",
+            AgentKind::Gemini => "run `gemini` and pick a login method",
+        }
+    }
+
     /// The environment variable that moves the CLI's state (login, sessions) into a
     /// member's own `home` folder.
     pub fn state_env_var(self) -> &'static str {

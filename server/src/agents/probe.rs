@@ -19,6 +19,15 @@ pub const PROBE_TIMEOUT: Duration = Duration::from_secs(3);
 pub const NOT_PROBED_IN_WORKSPACE: &str =
     "version not checked: chatmd never runs a program inside the workspace on its own";
 
+/// What is shown when [`probe_version`] found none for a CLI outside the workspace, so
+/// the user knows what was tried.
+pub fn version_unknown(program: &str) -> String {
+    format!(
+        "version unknown: `{program} --version` failed, or printed nothing within {} s",
+        PROBE_TIMEOUT.as_secs()
+    )
+}
+
 /// Whether `path` lies inside `workspace_root`, as written or once symlinks are
 /// resolved: [`probe_version`] never runs such a program.
 pub fn inside_workspace(path: &Path, workspace_root: &Path) -> bool {

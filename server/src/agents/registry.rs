@@ -97,6 +97,10 @@ pub struct AcpSpec {
 /// The name members use for any ACP agent: `agent = "acp"` with a `preset` or `command`.
 pub const ACP: &str = "acp";
 
+/// The name members use for any plain program: `agent = "command"` with the member's own
+/// `command` (and `args`), which a workspace file sets only once trusted.
+pub const COMMAND: &str = "command";
+
 /// Where a `command` kind reads the prompt.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PromptDelivery {
@@ -158,6 +162,23 @@ impl AgentEntry {
         }
     }
 
+    /// The generic program entry: no program of its own, the member's `command` names
+    /// it; the prompt goes on stdin and every line the program prints is the answer, so
+    /// any program runs as it is (a test suite, a linter, `git diff --stat`).
+    pub fn command() -> AgentEntry {
+        AgentEntry {
+            name: COMMAND.to_owned(),
+            adapter: Adapter::Command(CommandSpec {
+                prompt: PromptDelivery::Stdin,
+                output: CommandOutput::Text,
+            }),
+            program: String::new(),
+            args: Vec::new(),
+            install_hint: None,
+            source: None,
+        }
+    }
+
     /// The generic ACP entry: no program of its own, the member's `preset` or `command`
     /// names it.
     pub fn acp() -> AgentEntry {
@@ -186,13 +207,14 @@ impl Default for Registry {
 
 impl Registry {
     /// The built-in entries only: claude, codex and gemini with their usual binaries,
-    /// then `acp`.
+    /// then `acp` and `command`.
     pub fn builtin() -> Registry {
         let mut entries: Vec<AgentEntry> = AgentKind::ALL
             .into_iter()
             .map(AgentEntry::builtin)
             .collect();
         entries.push(AgentEntry::acp());
+        entries.push(AgentEntry::command());
         Registry { entries }
     }
 

@@ -1,5 +1,5 @@
 //! The command line: `chatmd lsp`, `chatmd members`, `chatmd send`, `chatmd trust`,
-//! `--version`, `--help`.
+//! `chatmd init`, `--version`, `--help`.
 //! Logs go to stderr only: in `lsp` mode stdout carries the protocol.
 
 use std::process::ExitCode;
@@ -8,6 +8,7 @@ use clap::{Parser, Subcommand};
 use tracing_subscriber::EnvFilter;
 
 mod homes;
+mod init;
 mod members;
 mod report;
 mod send;
@@ -27,6 +28,9 @@ struct Cli {
 enum Command {
     /// Serve the Language Server Protocol on stdin/stdout (what an editor starts).
     Lsp,
+    /// Make a starter team in a folder: member folders with roles, a first chat,
+    /// chatmd.toml and git ignore rules; never overwrites a file.
+    Init(init::InitArgs),
     /// Show a team as chatmd sees it: members, agents, role files, workdirs, CLIs and
     /// problems.
     Members(members::MembersArgs),
@@ -65,6 +69,10 @@ pub fn main() -> ExitCode {
                     ExitCode::FAILURE
                 }
             }
+        }
+        Command::Init(args) => {
+            init_logging("warn");
+            init::run(&args)
         }
         Command::Members(args) => {
             init_logging("warn");

@@ -6,7 +6,9 @@ use std::path::Path;
 use serde::Serialize;
 
 use super::members::Target;
-use crate::agents::probe::probe_version;
+use crate::agents::probe::{
+    NOT_PROBED_IN_WORKSPACE, inside_workspace, probe_version, version_unknown,
+};
 use crate::agents::{Adapter, Registry, program, role_files_loaded};
 use crate::team::{ConfigProblem, Location, Member, TEAM_INSTRUCTION_FILE, Team};
 
@@ -56,6 +58,8 @@ pub(super) struct CliReport {
     pub binary: Option<String>,
     pub path: Option<String>,
     pub version: Option<String>,
+    /// Why there is no version, when the program was found but has none.
+    pub version_note: Option<String>,
     pub install_command: Option<String>,
 }
 
@@ -125,22 +129,41 @@ fn member(m: &Member, root: &Path, agent_kinds: &Registry) -> MemberReport {
 }
 
 fn cli(m: &Member, root: &Path, agent_kinds: &Registry) -> CliReport {
-    // A built-in CLI, or an ACP agent (a preset's program or the member's own).
-    let entry = agent_kinds
-        .entry(&m.agent)
-        .filter(|entry| m.kind().is_some() || matches!(entry.adapter, Adapter::Acp(_)));
+    // A built-in CLI, an ACP agent (a preset's program or the member's own), or a plain
+    // program a trusted `chatmd.toml` names.
+    let entry = agent_kinds.entry(&m.agent).filter(|entry| {
+        m.kind().is_some()
+            || matches!(entry.adapter, Adapter::Acp(_))
+            || (matches!(entry.adapter, Adapter::Command(_)) && m.command.is_some())
+    });
     let Some(entry) = entry else {
         return CliReport {
             binary: None,
             path: None,
             version: None,
+            version_note: None,
             install_command: None,
         };
     };
     let path = program::find_member_program(entry, m, None).ok();
+    // A plain program may not know `--version` (or may do something else with it).
+    let probed = !matches!(entry.adapter, Adapter::Command(_));
+    let version = path
+        .as_deref()
+        .filter(|_| probed)
+        .and_then(|p| probe_version(p, Some(root)));
+    let version_note = match path.as_deref() {
+        Some(_) if !probed => Some("a program, not an agent CLI: no version".to_owned()),
+        Some(p) if version.is_none() && inside_workspace(p, root) => {
+            Some(NOT_PROBED_IN_WORKSPACE.to_owned())
+        }
+        Some(p) if version.is_none() => Some(version_unknown(&p.display().to_string())),
+        _ => None,
+    };
     CliReport {
         binary: Some(program::member_program(entry, m).to_owned()),
-        version: path.as_deref().and_then(|p| probe_version(p, Some(root))),
+        version,
+        version_note,
         path: path.as_deref().map(text),
         // A program of the member's own is not the kind's, whose install command is moot.
         install_command: program::member_install_hint(entry, m).map(str::to_owned),

@@ -5,6 +5,7 @@ use std::io::{self, Write};
 use std::path::Path;
 
 use super::report::{MemberReport, Report};
+use crate::agents::registry::COMMAND;
 
 pub(super) fn write_table(report: &Report, out: &mut dyn Write) -> io::Result<()> {
     let show = |path: &str| relative(&report.root, path);
@@ -104,9 +105,21 @@ fn role_cell(m: &MemberReport, show: &dyn Fn(&str) -> String) -> String {
 
 fn cli_cell(m: &MemberReport) -> String {
     let cli = &m.cli;
+    if m.agent == COMMAND
+        && let Some(binary) = &cli.binary
+    {
+        // Where it is shows in --json; the table stays the same on every machine.
+        return match cli.path {
+            Some(_) => format!("`{binary}` found (a program, not an agent CLI: no version)"),
+            None => format!("`{binary}` not found"),
+        };
+    }
     match (&cli.path, &cli.version, &cli.install_command) {
         (Some(path), Some(version), _) => format!("{version} ({path})"),
-        (Some(path), None, _) => format!("version unknown ({path})"),
+        (Some(path), None, _) => match &cli.version_note {
+            Some(why) => format!("{why} ({path})"),
+            None => format!("version unknown ({path})"),
+        },
         (None, _, Some(install)) => format!("not installed — {install}"),
         (None, _, None) => "n/a (not a built-in agent)".to_owned(),
     }

@@ -33,6 +33,13 @@ pub fn hover(
         if let Some(summary) = member.role_summary() {
             let _ = writeln!(md, "\n{summary}");
         }
+        if let Some(paragraph) = member.role_paragraph() {
+            // Quoted: a list in the role stays apart from the facts listed below.
+            let _ = writeln!(md);
+            for line in paragraph.lines() {
+                let _ = writeln!(md, ">{}{line}", if line.is_empty() { "" } else { " " });
+            }
+        }
         if !roster.takes_part(&member.handle) {
             let _ = writeln!(md, "\n*Not in this chat's `members:` list.*");
         }
@@ -63,7 +70,7 @@ pub fn hover(
                     probe::NOT_PROBED_IN_WORKSPACE.to_string()
                 } else {
                     probe::probe_version(&path, Some(&root))
-                        .unwrap_or_else(|| "version unknown".to_string())
+                        .unwrap_or_else(|| probe::version_unknown(&path.display().to_string()))
                 };
                 let _ = writeln!(md, "- CLI: `{}` ({version})", path.display());
             }
@@ -77,7 +84,11 @@ pub fn hover(
             }
             // Another kind's program is not run to ask its version: it may not have one.
             (None, Ok(path)) => {
-                let _ = writeln!(md, "- program: `{}`", path.display());
+                let _ = writeln!(
+                    md,
+                    "- program: `{}` (no version: chatmd asks only the agent CLIs it knows)",
+                    path.display()
+                );
             }
             (None, Err(error)) => {
                 let hint = agent_kinds(state)

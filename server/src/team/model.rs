@@ -105,7 +105,46 @@ impl Member {
             (!line.is_empty()).then_some(line)
         })
     }
+
+    /// The role's first paragraph of text after its title (a heading): what hover shows
+    /// besides the summary. A paragraph that ends with `:` brings the block after it
+    /// (the list it announces). At most [`PARAGRAPH_LIMIT`] bytes, cut at a word.
+    pub fn role_paragraph(&self) -> Option<String> {
+        let text = self.role_text.as_deref()?;
+        let summary = self.role_summary()?;
+        let mut blocks = text
+            .split("\n\n")
+            .map(|block| {
+                let lines: Vec<&str> = block
+                    .lines()
+                    .map(str::trim_end)
+                    .filter(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
+                    .collect();
+                lines.join("\n")
+            })
+            .filter(|block| !block.is_empty() && block.trim() != summary);
+        let mut paragraph = blocks.next()?;
+        if paragraph.ends_with(':')
+            && let Some(next) = blocks.next()
+        {
+            paragraph.push_str("\n\n");
+            paragraph.push_str(&next);
+        }
+        if paragraph.len() > PARAGRAPH_LIMIT {
+            let mut cut = PARAGRAPH_LIMIT;
+            while !paragraph.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            let cut = paragraph[..cut].rfind(char::is_whitespace).unwrap_or(cut);
+            paragraph.truncate(cut);
+            paragraph.push_str(" …");
+        }
+        Some(paragraph)
+    }
 }
+
+/// The most of a role's first paragraph that hover shows.
+pub const PARAGRAPH_LIMIT: usize = 800;
 
 /// A team folder with its members, in team order.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -258,6 +297,35 @@ mod tests {
         assert_eq!(m.role_summary(), Some("Reviewer: strict about tests"));
         assert_eq!(member("bob", "codex", Some("#\n\n")).role_summary(), None);
         assert_eq!(member("bob", "codex", None).role_summary(), None);
+    }
+
+    #[test]
+    fn role_paragraph_is_the_text_after_the_title_with_the_list_it_announces() {
+        let role = "# Reviewer: strict\n\nYou review code:\n\n- read it\n- quote it\n\nMore.\n";
+        assert_eq!(
+            member("bob", "codex", Some(role))
+                .role_paragraph()
+                .as_deref(),
+            Some("You review code:\n\n- read it\n- quote it")
+        );
+        let plain = "# Tester\nWrites tests\nthat fail first.\n\n## Rules\n\nBe brief.\n";
+        assert_eq!(
+            member("t", "codex", Some(plain))
+                .role_paragraph()
+                .as_deref(),
+            Some("Writes tests\nthat fail first.")
+        );
+        // A role whose only text is its title has no paragraph besides it.
+        assert_eq!(
+            member("t", "codex", Some("Tester\n")).role_paragraph(),
+            None
+        );
+        let long = format!("# T\n\n{}", "word ".repeat(400));
+        let cut = member("t", "codex", Some(&long)).role_paragraph().unwrap();
+        assert!(
+            cut.len() <= PARAGRAPH_LIMIT + " …".len() && cut.ends_with("word …"),
+            "{cut}"
+        );
     }
 
     #[test]

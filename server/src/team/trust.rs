@@ -10,6 +10,7 @@
 //! the user's own config folder need no trust.
 
 mod links;
+mod own_demo;
 mod store;
 
 use std::ops::Range;
@@ -361,14 +362,16 @@ impl UserTrust {
         }
     }
 
-    /// Whether `file`, with this content, is trusted: recorded with the same hash, or
-    /// inside the user's own config folder.
+    /// Whether `file`, with this content, is trusted: recorded with the same hash,
+    /// inside the user's own config folder, or the demo of the source tree chatmd was
+    /// built from (see `own_demo`).
     pub fn trusts_file(&self, file: &Path, content: &[u8]) -> bool {
         let identity = file_identity(file);
         if self
             .own_dir
             .as_ref()
             .is_some_and(|own| identity.starts_with(own))
+            || own_demo::is_own_demo(&identity, content)
         {
             return true;
         }

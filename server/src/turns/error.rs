@@ -81,7 +81,7 @@ pub enum TurnError {
     #[error("{why}")]
     Untrusted { why: String },
     #[error(
-        "no agent kind `{agent}` (claude, codex, gemini, acp, or one from ~/.config/chatmd/agents.toml)"
+        "no agent kind `{agent}` (claude, codex, gemini, acp, command, or one from ~/.config/chatmd/agents.toml)"
     )]
     UnknownAgent { agent: String },
     #[error(
@@ -89,7 +89,12 @@ pub enum TurnError {
          another preset) or a `command` in chatmd.toml"
     )]
     NoAcpAgent { member: String },
-    #[error("`{program}` is not installed (not found on PATH).{}", install_hint(.hint))]
+    #[error(
+        "@{member} runs a program (`agent = \"command\"`) but names none: give it a `command` \
+         (and `args`) in chatmd.toml"
+    )]
+    NoProgram { member: String },
+    #[error("`{program}` is not installed (not found on PATH).{}", install_hint(.hint, program))]
     NotInstalled {
         program: String,
         hint: Option<String>,
@@ -115,8 +120,21 @@ pub enum TurnError {
     NoResult,
 }
 
-fn install_hint(hint: &Option<String>) -> String {
-    hint.as_deref()
-        .map(|h| format!(" Install it with `{h}`."))
-        .unwrap_or_default()
+/// How to install the program, and for a built-in CLI how to log in after: a new user
+/// needs both before the member can answer.
+fn install_hint(hint: &Option<String>, program: &str) -> String {
+    let Some(hint) = hint else {
+        return String::new();
+    };
+    let name = program.rsplit('/').next().unwrap_or(program);
+    match crate::agents::AgentKind::ALL
+        .into_iter()
+        .find(|kind| kind.binary() == name)
+    {
+        Some(kind) => format!(
+            " Install it with `{hint}`, then log in: {}.",
+            kind.login_command()
+        ),
+        None => format!(" Install it with `{hint}`."),
+    }
 }

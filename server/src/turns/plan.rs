@@ -73,6 +73,11 @@ pub(super) fn plan(
             member: member.handle.clone(),
         });
     }
+    if matches!(entry.adapter, crate::agents::Adapter::Command(_)) && entry.program.is_empty() {
+        return Err(TurnError::NoProgram {
+            member: member.handle.clone(),
+        });
+    }
     let last = super::resume::session_to_resume(ctx, text, chat, member, entry, message);
     let command = |since: Option<usize>, session: Option<&str>| -> Result<Invocation, TurnError> {
         let request = PromptRequest {

@@ -169,7 +169,7 @@ async fn a_member_that_is_not_installed_writes_nothing_and_says_why() {
     let mut port = RecordingPort::new("## @me\n@c hi\n");
     let report = ws.run(&mut port).await;
     assert_eq!(statuses(&report), [("c".to_string(), TurnStatus::Error)]);
-    let why = "no agent kind `nobody-knows` (claude, codex, gemini, acp, or one from \
+    let why = "no agent kind `nobody-knows` (claude, codex, gemini, acp, command, or one from \
                ~/.config/chatmd/agents.toml)";
     assert_eq!(
         report.turns[0].error.as_ref().map(ToString::to_string),

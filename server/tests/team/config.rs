@@ -117,14 +117,14 @@ fn a_config_only_member_uses_its_folder_when_there_is_one() {
     ws.mkdir("t/ops/work");
     ws.write(
         "t/chatmd.toml",
-        "[members.ops]\nagent = \"command\"\n[members.ghost]\ntimeout = 3\n",
+        "[members.ops]\nagent = \"my-script\"\n[members.ghost]\ntimeout = 3\n",
     );
 
     let team = ws.load("t");
 
     assert_eq!(
         ws.members(&team),
-        vec!["ops command role=- folder=t/ops workdir=t/ops/work"]
+        vec!["ops my-script role=- folder=t/ops workdir=t/ops/work"]
     );
     assert_eq!(
         ws.problems(&team),
@@ -403,4 +403,25 @@ fn acp_mistakes_name_the_presets() {
         ]
     );
     assert_eq!(team.member("bob").and_then(|b| b.preset.clone()), None);
+}
+
+#[test]
+fn a_program_member_must_name_its_program() {
+    let ws = Workspace::create();
+    ws.write(
+        "t/chatmd.toml",
+        "[members.check]\nagent = \"command\"\nworkdir = \".\"\n",
+    );
+
+    let team = ws.load("t");
+
+    assert_eq!(
+        ws.problems(&team),
+        vec![
+            "error t/chatmd.toml[check]: @check runs a program (`agent = \"command\"`) but names \
+             none: set `command = \"<program>\"` (and `args`), e.g. `command = \"cargo\"`, \
+             `args = [\"test\"]`"
+                .to_owned()
+        ]
+    );
 }

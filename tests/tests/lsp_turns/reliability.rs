@@ -102,7 +102,7 @@ async fn agent_cli_not_installed() {
         .command("chatmd.send", json!({"uri": uri}))
         .await
         .unwrap();
-    let message = "@tester: `codex` is not installed (not found on PATH). Install it with `npm install -g @openai/codex`.";
+    let message = "@tester: `codex` is not installed (not found on PATH). Install it with `npm install -g @openai/codex`, then log in: `codex login`.";
     assert_eq!(answer, json!({"members": [], "reason": message}));
     assert_eq!(
         shown(&mut editor).await,

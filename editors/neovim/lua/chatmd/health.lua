@@ -62,7 +62,9 @@ function M.check()
   local exe = cmd[1] and vim.fn.exepath(cmd[1]) or ''
   if exe == '' then
     health.error(string.format('`%s` not found', cmd[1] or '(no cmd)'), {
-      'Install it: cargo install --path server (in a chatmd checkout)',
+      'Install it: cargo install --path server (in a chatmd checkout; needs a Rust toolchain)',
+      'Without Rust, on linux-x64: the VS Code extension built for linux-x64 carries the binary; '
+        .. 'unzip -j chatmd-linux-x64-*.vsix extension/server/chatmd -d ~/.local/bin',
       "Or point the plugin at it: require('chatmd').setup({ cmd = { '/path/to/chatmd', 'lsp' } })",
     })
   else

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use super::{CONFIG_FILE_NAME, MemberSettings, parse_config};
 use crate::agents::acp::preset_names;
-use crate::agents::registry::ACP;
+use crate::agents::registry::{ACP, COMMAND};
 use crate::team::folders::read_text;
 use crate::team::problem::{ConfigProblem, Severity};
 use crate::team::trust::{TrustKey, UntrustedConfig, UserTrust, trust_command};
@@ -106,15 +106,15 @@ pub(crate) fn load_layers(
         }
     }
     for member in &layered.members {
-        unnamed_acp_agent(member, &layered.untrusted, problems);
+        unnamed_program(member, &layered.untrusted, problems);
     }
     layered
 }
 
-/// The problem of an `agent = "acp"` member that names no agent to run: neither a
-/// `preset` nor a `command` (one left out until its file is trusted counts: the trust
-/// problem says what to do).
-fn unnamed_acp_agent(
+/// The problem of an `agent = "acp"` or `agent = "command"` member that names no program
+/// to run: neither a `preset` (ACP) nor a `command` (one left out until its file is
+/// trusted counts: the trust problem says what to do).
+fn unnamed_program(
     member: &MemberSettings,
     untrusted: &[UntrustedConfig],
     problems: &mut Vec<ConfigProblem>,
@@ -125,13 +125,23 @@ fn unnamed_acp_agent(
         .any(|item| {
             item.key == TrustKey::Command && item.member.eq_ignore_ascii_case(&member.name)
         });
-    if member.agent.as_deref() != Some(ACP)
-        || member.preset.is_some()
-        || member.command.is_some()
-        || withheld
-    {
+    if member.command.is_some() || withheld {
         return;
     }
+    let message = match member.agent.as_deref() {
+        Some(ACP) if member.preset.is_none() => format!(
+            "@{} is an ACP member (`agent = \"acp\"`) but names no agent to run: set `preset = \
+             \"<name>\"` (one of {}) or `command = \"<program>\"` (and `args`)",
+            member.name,
+            preset_names()
+        ),
+        Some(COMMAND) => format!(
+            "@{} runs a program (`agent = \"command\"`) but names none: set `command = \
+             \"<program>\"` (and `args`), e.g. `command = \"cargo\"`, `args = [\"test\"]`",
+            member.name
+        ),
+        _ => return,
+    };
     let Some((file, range)) = &member.declared_at else {
         return;
     };
@@ -139,12 +149,7 @@ fn unnamed_acp_agent(
         file,
         Some(range.clone()),
         Severity::Error,
-        format!(
-            "@{} is an ACP member (`agent = \"acp\"`) but names no agent to run: set `preset = \
-             \"<name>\"` (one of {}) or `command = \"<program>\"` (and `args`)",
-            member.name,
-            preset_names()
-        ),
+        message,
     ));
 }
 
