@@ -78,12 +78,30 @@ pub(super) fn convert(text: &str, format: ForeignFormat, human: &str, assistant:
     let rest = flush_pending(&mut messages, &mut pending, None);
     debug_assert!(rest.is_empty());
 
+    // A trailing empty assistant cell is how chat.md asks for the next answer; its
+    // parser drops it, and so does the conversion (it holds no text).
+    if format == ForeignFormat::PercentCells
+        && messages
+            .last()
+            .is_some_and(|m| m.side == Side::Agent && m.parts.is_empty())
+    {
+        messages.pop();
+    }
+
     let mut out = Out::default();
     out.line("---");
-    if let Some(title) = title {
+    // The file's own front matter is kept as it is, and the keys the conversion adds
+    // go after it unless the file already sets them.
+    for line in &parsed.yaml {
+        out.line(line);
+    }
+    let has_key = |key: &str| parsed.yaml.iter().any(|l| super::sets_key(l, key));
+    if let Some(title) = title.filter(|_| !has_key("title")) {
         out.line(&format!("title: {}", yaml_scalar(&title)));
     }
-    out.line(&format!("imported_from: {}", yaml_scalar(format.name())));
+    if !has_key("imported_from") {
+        out.line(&format!("imported_from: {}", yaml_scalar(format.name())));
+    }
     out.line("---");
     for piece in &preamble {
         out.blank();
