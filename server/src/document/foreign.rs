@@ -35,7 +35,7 @@ mod conversion;
 mod detection;
 mod markers;
 mod parsing;
-mod render;
+pub(crate) mod render;
 
 use super::front_matter;
 use super::lines::Lines;

@@ -4,7 +4,7 @@
 use super::ForeignFormat;
 use super::markers::{Kind, Side};
 use super::parsing::{Parsed, trim_blank};
-use super::render::{Out, one_line, yaml_scalar};
+use super::render::{Out, html_text, one_line, yaml_scalar};
 use crate::document::lines::line_break;
 
 /// See [`super::convert`].
@@ -77,16 +77,6 @@ pub(super) fn convert(text: &str, format: ForeignFormat, human: &str, assistant:
     }
     let rest = flush_pending(&mut messages, &mut pending, None);
     debug_assert!(rest.is_empty());
-
-    // A trailing empty assistant cell is how chat.md asks for the next answer; its
-    // parser drops it, and so does the conversion (it holds no text).
-    if format == ForeignFormat::PercentCells
-        && messages
-            .last()
-            .is_some_and(|m| m.side == Side::Agent && m.parts.is_empty())
-    {
-        messages.pop();
-    }
 
     let mut out = Out::default();
     out.line("---");
@@ -221,14 +211,7 @@ fn summary(name: &str, label: &str) -> String {
     let mut s = String::from(name);
     if !label.is_empty() {
         s.push(' ');
-        for c in one_line(label).chars() {
-            match c {
-                '&' => s.push_str("&amp;"),
-                '<' => s.push_str("&lt;"),
-                '>' => s.push_str("&gt;"),
-                c => s.push(c),
-            }
-        }
+        s.push_str(&html_text(&one_line(label)));
     }
     s
 }

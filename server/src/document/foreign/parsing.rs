@@ -161,6 +161,16 @@ impl<'a> Parsed<'a> {
                 lines: trim_blank(&body).to_vec(),
             });
         }
+        // A trailing empty assistant (or tool_execute) cell is how chat.md asks for the
+        // next answer; its parser drops it, and so does this one (it holds no text).
+        if format == ForeignFormat::PercentCells
+            && blocks.last().is_some_and(|b: &Block<'_>| {
+                b.lines.is_empty()
+                    && matches!(b.kind, Kind::Assistant | Kind::Other("tool_execute", _))
+            })
+        {
+            blocks.pop();
+        }
         Parsed {
             yaml,
             pre,
