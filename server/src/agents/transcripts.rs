@@ -140,3 +140,6 @@ fn json_text(value: &Value) -> String {
         other => other.to_string(),
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -3,11 +3,11 @@
 
 use std::collections::HashMap;
 
-use super::{Part, Speaker, TranscriptMessage};
+use super::{AgentKind, Part, Skipped, Speaker, Transcript, TranscriptError, TranscriptMessage};
 
 #[derive(Default)]
 pub(super) struct Builder {
-    pub(super) messages: Vec<TranscriptMessage>,
+    messages: Vec<TranscriptMessage>,
     /// Tool call id → (message, part) of the call.
     calls: HashMap<String, (usize, usize)>,
 }
@@ -43,6 +43,23 @@ impl Builder {
             *output = Some(text);
         }
         true
+    }
+
+    /// The transcript of a `kind` session; an error without its id.
+    pub(super) fn finish(
+        self,
+        kind: AgentKind,
+        session: Option<String>,
+        cwd: Option<String>,
+        skipped: Skipped,
+    ) -> Result<Transcript, TranscriptError> {
+        Ok(Transcript {
+            kind,
+            session: session.ok_or(TranscriptError::NoSessionId(kind.name()))?,
+            cwd,
+            messages: self.messages,
+            skipped,
+        })
     }
 
     fn push(&mut self, speaker: Speaker, part: Part) -> (usize, usize) {

@@ -64,11 +64,5 @@ pub(super) fn read(text: &str) -> Result<Transcript, TranscriptError> {
             _ => skipped.bookkeeping += 1,
         }
     }
-    Ok(Transcript {
-        kind: AgentKind::Claude,
-        session: session.ok_or(TranscriptError::NoSessionId("claude"))?,
-        cwd,
-        messages: b.messages,
-        skipped,
-    })
+    b.finish(AgentKind::Claude, session, cwd, skipped)
 }

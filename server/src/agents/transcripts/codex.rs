@@ -37,13 +37,7 @@ pub(super) fn read(text: &str) -> Result<Transcript, TranscriptError> {
             _ => skipped.bookkeeping += 1,
         }
     }
-    Ok(Transcript {
-        kind: AgentKind::Codex,
-        session: session.ok_or(TranscriptError::NoSessionId("codex"))?,
-        cwd,
-        messages: b.messages,
-        skipped,
-    })
+    b.finish(AgentKind::Codex, session, cwd, skipped)
 }
 
 fn item(payload: &Value, b: &mut Builder, skipped: &mut Skipped) {

@@ -44,13 +44,7 @@ pub(super) fn read(text: &str) -> Result<Transcript, TranscriptError> {
             _ => skipped.bookkeeping += 1,
         }
     }
-    Ok(Transcript {
-        kind: AgentKind::Gemini,
-        session: session.ok_or(TranscriptError::NoSessionId("gemini"))?,
-        cwd: None,
-        messages: b.messages,
-        skipped,
-    })
+    b.finish(AgentKind::Gemini, session, None, skipped)
 }
 
 fn user(message: &Value, b: &mut Builder, skipped: &mut Skipped) {
