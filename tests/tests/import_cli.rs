@@ -56,7 +56,12 @@ impl Setup {
     fn import(&self, args: &[&str]) -> Output {
         let mut all = vec!["import"];
         all.extend_from_slice(args);
-        self.chatmd(&all).output().expect("run chatmd import")
+        let mut c = self.chatmd(&all);
+        // The CLIs' state folders are the defaults under the workspace's HOME.
+        for var in ["CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME"] {
+            c.env_remove(var);
+        }
+        c.output().expect("run chatmd import")
     }
 }
 
@@ -264,5 +269,77 @@ fn nothing_is_written_over_a_file_and_bad_input_exits_2() {
     assert_eq!(
         stderr(&out),
         "chatmd import: --to nowhere: no such folder; create it first\n"
+    );
+}
+
+#[test]
+fn list_shows_the_sessions_stored_for_a_folder_and_its_members() {
+    let s = Setup::new();
+    let ws = s.dir.path().canonicalize().unwrap();
+    let team = ws.join("team");
+    let at = |rel: &str| ws.join(rel).display().to_string();
+    // claude: in the default config folder (HOME is the workspace), run in the reviewer's
+    // workdir; another one ran elsewhere.
+    s.write(
+        ".claude/projects/-team-reviewer/aaaa.jsonl",
+        &format!(
+            "{{\"type\":\"queue-operation\",\"sessionId\":\"aaaa\"}}\n{{\"type\":\"user\",\"sessionId\":\"aaaa\",\"cwd\":\"{}\",\"message\":{{\"role\":\"user\",\"content\":\"hi\"}}}}\n",
+            team.join("reviewer").display()
+        ),
+    );
+    s.write(
+        ".claude/projects/-elsewhere/dddd.jsonl",
+        "{\"type\":\"user\",\"sessionId\":\"dddd\",\"cwd\":\"/elsewhere\",\"message\":{\"role\":\"user\",\"content\":\"hi\"}}\n",
+    );
+    // codex: run in the team folder itself.
+    s.write(
+        ".codex/sessions/2026/11/24/rollout-2026-11-24T05-44-00-bbbb.jsonl",
+        &format!(
+            "{{\"type\":\"session_meta\",\"payload\":{{\"id\":\"bbbb\",\"cwd\":\"{}\"}}}}\n",
+            team.display()
+        ),
+    );
+    // gemini: its project hash is the SHA-256 of the writer's workdir.
+    let hash =
+        chatmd::team::trust::content_hash(team.join("writer").as_os_str().as_encoded_bytes());
+    s.write(
+        ".gemini/tmp/writer/chats/session-2026-11-24T05-57-cccc.jsonl",
+        &format!("{{\"sessionId\":\"cccc\",\"projectHash\":\"{hash}\",\"kind\":\"main\"}}\n"),
+    );
+    let out = s.import(&["--list", "team"]);
+    assert_eq!(stderr(&out), "");
+    assert!(out.status.success());
+    let mut lines: Vec<String> = stdout(&out).lines().map(str::to_owned).collect();
+    lines.sort();
+    assert_eq!(
+        lines,
+        [
+            format!(
+                "claude\taaaa\t{}",
+                at(".claude/projects/-team-reviewer/aaaa.jsonl")
+            ),
+            format!(
+                "codex\tbbbb\t{}",
+                at(".codex/sessions/2026/11/24/rollout-2026-11-24T05-44-00-bbbb.jsonl")
+            ),
+            format!(
+                "gemini\tcccc\t{}",
+                at(".gemini/tmp/writer/chats/session-2026-11-24T05-57-cccc.jsonl")
+            ),
+        ]
+    );
+    // A folder where nothing ran.
+    s.write("empty/.keep", "");
+    let out = s.import(&["--list", "empty"]);
+    assert!(out.status.success());
+    assert_eq!(
+        stdout(&out),
+        format!(
+            "no sessions of claude, codex or gemini ran in {} (looked in {}, {}, {})\n",
+            at("empty"),
+            at(".claude"),
+            at(".codex"),
+            ws.display()
+        )
     );
 }

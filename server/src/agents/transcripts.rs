@@ -7,11 +7,13 @@ mod builder;
 mod claude;
 mod codex;
 mod gemini;
+mod stores;
 
 use serde_json::Value;
 
 use super::AgentKind;
 use builder::Builder;
+pub use stores::{StoredSession, sessions_in, state_dir};
 
 /// One stored session of a CLI.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,7 +1,9 @@
 //! `chatmd import FILE… [--to DIR]`: turns another tool's chat file (chat.md `# %%`
 //! cells, gp.nvim, vim-ai, lsp-ai) or a session a CLI stored (claude, codex, gemini)
 //! into a new `.chat.md`, one line per file on what was kept and skipped. Never writes
-//! over a file.
+//! over a file. `--list [DIR]` shows the stored sessions for a folder.
+
+mod list;
 
 use std::fs::OpenOptions;
 use std::io::{self, Write};
@@ -20,8 +22,12 @@ pub(super) struct ImportArgs {
     /// sessions stored by claude (~/.claude/projects/<folder>/<id>.jsonl), codex
     /// (~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl) or gemini
     /// (~/.gemini/tmp/<project>/chats/session-*.jsonl).
-    #[arg(required = true, value_name = "FILE")]
+    #[arg(required_unless_present = "list", value_name = "FILE")]
     files: Vec<PathBuf>,
+    /// List the sessions claude, codex and gemini stored for DIR (default: the current
+    /// folder): those that ran in it or in a workdir of its team's members.
+    #[arg(long, value_name = "DIR", num_args = 0..=1, default_missing_value = ".", conflicts_with = "files")]
+    list: Option<PathBuf>,
     /// The folder to write the chats into; its team answers them. Default: the folder
     /// of each chat file, and the current folder for a CLI's session.
     #[arg(long, value_name = "DIR")]
@@ -46,6 +52,19 @@ pub(super) fn run(args: &ImportArgs) -> ExitCode {
         return ExitCode::from(2);
     }
     let trust = UserConfig::from_env().load_trust();
+    if let Some(dir) = &args.list {
+        let dir = match absolute(dir) {
+            Ok(dir) => dir,
+            Err(why) => {
+                eprintln!("chatmd import: {why}");
+                return ExitCode::from(2);
+            }
+        };
+        let team = TeamPlace::of_folder(&dir).load(&trust);
+        let home = std::env::var_os("HOME").map(PathBuf::from);
+        let var = |name: &str| std::env::var_os(name).map(PathBuf::from);
+        return list::run(&dir, &team, home.as_deref(), &var);
+    }
     let mut failed = false;
     let mut out = io::stdout().lock();
     for file in &args.files {
