@@ -32,6 +32,9 @@ pub struct Transcript {
 pub struct TranscriptMessage {
     pub speaker: Speaker,
     pub parts: Vec<Part>,
+    /// For an answer the CLI stored as an API error (claude's `isApiErrorMessage`):
+    /// the error's short name.
+    pub error: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

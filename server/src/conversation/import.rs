@@ -9,6 +9,7 @@ use crate::agents::transcripts::{Part, Speaker, Transcript};
 use crate::document::foreign::ASSISTANT_HANDLE;
 use crate::document::foreign::render::{Out, html_text, one_line, yaml_scalar};
 use crate::document::lines::Lines;
+use crate::document::status::{StatusComment, TurnStatus};
 use crate::team::Team;
 
 /// The handle for answers of `kind` (a CLI's session) or of a model a foreign chat
@@ -48,11 +49,18 @@ pub fn render(transcript: &Transcript, human: &str, agent: &str) -> String {
             Speaker::Agent => {
                 turns += 1;
                 out.line(&format!("## @{agent}"));
-                out.line(&format!(
-                    "<!-- chatmd id=t{turns} agent={} status=done session={} -->",
-                    transcript.kind.name(),
-                    transcript.session
-                ));
+                let mut status = StatusComment::new();
+                status.set("id", format!("t{turns}"));
+                status.set("agent", transcript.kind.name());
+                status.set_status(match message.error {
+                    Some(_) => TurnStatus::Error,
+                    None => TurnStatus::Done,
+                });
+                status.set("session", transcript.session.as_str());
+                if let Some(error) = &message.error {
+                    status.set("error", error.as_str());
+                }
+                out.line(&status.render());
             }
         }
         for (i, part) in message.parts.iter().enumerate() {
@@ -134,6 +142,7 @@ mod tests {
                 TranscriptMessage {
                     speaker: Speaker::Human,
                     parts: vec![Part::Text("## @x is a heading\r```".into())],
+                    error: None,
                 },
                 TranscriptMessage {
                     speaker: Speaker::Agent,
@@ -145,13 +154,14 @@ mod tests {
                         },
                         Part::Text("Done.".into()),
                     ],
+                    error: Some("authentication failed".into()),
                 },
             ],
             skipped: Skipped::default(),
         };
         assert_eq!(
             render(&transcript, "me", "reviewer"),
-            "---\nimported_from: claude\n---\n\n## @me\n## \\@x is a heading\n```\n```\n\n## @reviewer\n<!-- chatmd id=t1 agent=claude status=done session=s-1 -->\n<details><summary>Bash &lt;x&gt;</summary>\n\n```json\n{\"command\":\"ls\"}\n```\n\n```text\na\nb\n```\n\n</details>\n\nDone.\n\n## @me\n"
+            "---\nimported_from: claude\n---\n\n## @me\n## \\@x is a heading\n```\n```\n\n## @reviewer\n<!-- chatmd id=t1 agent=claude status=error session=s-1 error=\"authentication failed\" -->\n<details><summary>Bash &lt;x&gt;</summary>\n\n```json\n{\"command\":\"ls\"}\n```\n\n```text\na\nb\n```\n\n</details>\n\nDone.\n\n## @me\n"
         );
     }
 }

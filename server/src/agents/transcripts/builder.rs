@@ -45,6 +45,15 @@ impl Builder {
         true
     }
 
+    /// Marks the last answer as an API error the CLI stored in its place.
+    pub(super) fn fail(&mut self, error: &str) {
+        if let Some(last) = self.messages.last_mut()
+            && last.speaker == Speaker::Agent
+        {
+            last.error = Some(error.to_owned());
+        }
+    }
+
     /// The transcript of a `kind` session; an error without its id.
     pub(super) fn finish(
         self,
@@ -68,6 +77,7 @@ impl Builder {
             _ => self.messages.push(TranscriptMessage {
                 speaker,
                 parts: vec![part],
+                error: None,
             }),
         }
         let m = self.messages.len() - 1;

@@ -46,6 +46,8 @@ pub(super) fn read(text: &str) -> Result<Transcript, TranscriptError> {
                 }
             }
             ("assistant", Some(Value::Array(blocks))) => {
+                let api_error =
+                    line.get("isApiErrorMessage").and_then(Value::as_bool) == Some(true);
                 for block in blocks {
                     match block.get("type").and_then(Value::as_str) {
                         Some("text") => {
@@ -58,6 +60,13 @@ pub(super) fn read(text: &str) -> Result<Transcript, TranscriptError> {
                         ),
                         _ => skipped.inner += 1,
                     }
+                }
+                if api_error {
+                    b.fail(
+                        line.get("error")
+                            .and_then(Value::as_str)
+                            .unwrap_or("api_error"),
+                    );
                 }
             }
             ("attachment", _) => skipped.context += 1,

@@ -129,3 +129,18 @@ fn other_files_are_no_session() {
         Err(TranscriptError::NoSessionId("codex"))
     );
 }
+
+/// claude stores an API error in place of the answer (`isApiErrorMessage`): the answer
+/// is kept, marked as an error.
+#[test]
+fn claude_api_errors_mark_the_answer() {
+    let text = r#"{"type":"user","message":{"role":"user","content":"hi"},"sessionId":"c-2"}
+{"type":"assistant","message":{"model":"<synthetic>","content":[{"type":"text","text":"API Error: 401"}]},"error":"authentication_failed","isApiErrorMessage":true,"sessionId":"c-2"}
+"#;
+    let t = read(text).unwrap();
+    assert_eq!(
+        t.messages[1].error.as_deref(),
+        Some("authentication_failed")
+    );
+    assert_eq!(t.messages[0].error, None);
+}
