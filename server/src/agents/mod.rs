@@ -29,6 +29,7 @@ pub mod registry;
 mod resume;
 mod session;
 mod tools;
+pub mod transcripts;
 
 pub use activity::{CallStatus, CallView, ContextUsage, FileDiff, PlanEntry, StepStatus};
 pub use autoload::{cli_kind, role_files_loaded};

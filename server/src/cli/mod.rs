@@ -1,5 +1,5 @@
 //! The command line: `chatmd lsp`, `chatmd members`, `chatmd send`, `chatmd trust`,
-//! `chatmd init`, `--version`, `--help`.
+//! `chatmd init`, `chatmd import`, `--version`, `--help`.
 //! Logs go to stderr only: in `lsp` mode stdout carries the protocol.
 
 use std::process::ExitCode;
@@ -8,6 +8,7 @@ use clap::{Parser, Subcommand};
 use tracing_subscriber::EnvFilter;
 
 mod homes;
+mod import;
 mod init;
 mod members;
 mod report;
@@ -40,6 +41,9 @@ enum Command {
     /// Trust a workspace chatmd.toml (its command, args, env and home apply only once
     /// trusted) or accept a symlink out of the workspace; --list, --revoke.
     Trust(trust::TrustArgs),
+    /// Turn another tool's chat file or a session stored by claude, codex or gemini
+    /// into a new .chat.md (never over an existing file).
+    Import(import::ImportArgs),
 }
 
 /// Runs the command line and returns the process exit code: 0 on success, 2 on bad
@@ -85,6 +89,10 @@ pub fn main() -> ExitCode {
         Command::Trust(args) => {
             init_logging("warn");
             trust::run(&args)
+        }
+        Command::Import(args) => {
+            init_logging("warn");
+            import::run(&args)
         }
     }
 }

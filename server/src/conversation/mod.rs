@@ -8,6 +8,7 @@ pub mod activity;
 pub mod blocks;
 pub mod clock;
 pub mod diff;
+pub mod import;
 pub mod output;
 pub mod problems;
 pub mod prompt;

@@ -6,7 +6,6 @@ use super::roster::Roster;
 use crate::agents::program::ProgramError;
 use crate::document::ByteRange;
 use crate::document::chat::Chat;
-use crate::document::foreign;
 use crate::document::front_matter::FrontMatter;
 use crate::team::{self, Severity};
 
@@ -85,20 +84,17 @@ pub fn check_capped(
     if let Some(fm) = &chat.front_matter {
         front_matter_problems(fm, roster, &mut out);
     }
-    if chat.messages.is_empty()
-        && let Some(found) = foreign::detect(text)
-    {
-        out.push(Problem {
-            range: found.marker.clone(),
-            severity: Severity::Info,
-            code: "foreign-format",
-            message: format!(
-                "This file is a {} chat, not a chatmd chat. Use the code action \"Convert to chatmd format\" to convert it; every message is kept.",
-                found.format.name()
-            ),
-            fixes: Vec::new(),
-        });
+    // Cheap for a chatmd chat: detection stops at its first message heading.
+    for problem in foreign_format::problems(text) {
+        out.push(problem);
     }
+    // In an imported chat, an answer's handle that is no member is reported once, at
+    // its first message, not at each of its (often dozens of) answers.
+    let imported = chat
+        .front_matter
+        .as_ref()
+        .is_some_and(|fm| fm.imported_from.is_some());
+    let mut reported: Vec<&str> = Vec::new();
     let mut cli_looked_up = Vec::new();
     for m in &chat.messages {
         let handle = m.handle(text);
@@ -112,6 +108,11 @@ pub fn check_capped(
             }
             Some(_) => {}
             None if is_human => {}
+            None if imported && reported.iter().any(|h| h.eq_ignore_ascii_case(handle)) => {}
+            None if imported => {
+                reported.push(handle);
+                out.push(foreign_format::imported_handle(handle, m.handle_range(), roster));
+            }
             None => out.push(unknown_member(
                 handle,
                 m.handle_range(),
@@ -345,18 +346,8 @@ fn missing_cli(
     });
 }
 
-/// The conversion of a foreign-format chat into chatmd, as one whole-document edit.
-pub fn convert_fix(text: &str, human: &str) -> Option<Fix> {
-    let found = foreign::detect(text)?;
-    Some(Fix {
-        title: "Convert to chatmd format".to_string(),
-        edits: vec![(
-            0..text.len(),
-            foreign::convert(text, found.format, human, "assistant"),
-        )],
-        preferred: false,
-    })
-}
+mod foreign_format;
+pub use foreign_format::convert_fix;
 
 #[cfg(test)]
 mod tests;

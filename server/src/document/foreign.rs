@@ -20,11 +20,14 @@
 //! ([`super::lines`]), front matter is skipped as [`super::chat::Chat::parse`] skips it,
 //! and every line after it goes through the chat's own scanner ([`super::scanner`]), so
 //! detection and conversion see exactly the code fences, HTML blocks and message headings
-//! a chat would. Markers count only at the start of a line that the scanner does not read
-//! as code or as part of an HTML block.
-//! [`parse`] and [`convert`] add one recovery rule for a block that cannot be closed
-//! properly (typically a truncated answer): a code fence or HTML comment still open at the
-//! end of the text ends at the first marker line inside it (see `parsing::scan`).
+//! a chat would.
+//! Markers count only at the start of a line that the scanner does not read as code.
+//! Two exceptions, in [`parse`] and [`convert`] (see `parsing::scan`):
+//! - rusiaaman/chat.md splits at every `# %% role` line, code fence or not (its parser
+//!   is one regular expression), so its cells are split the same way;
+//! - a code fence that cannot be closed properly (typically a truncated answer) ends at
+//!   the first marker line inside it, and an HTML block (an unclosed `<!--`) ends at the
+//!   next marker line. [`unclosed_blocks`] lists both for a diagnostic.
 //!
 //! Pure code: no I/O, no async, no LSP types. Nothing here panics on any input.
 
@@ -32,7 +35,7 @@ mod conversion;
 mod detection;
 mod markers;
 mod parsing;
-mod render;
+pub(crate) mod render;
 
 use super::front_matter;
 use super::lines::Lines;
@@ -40,6 +43,12 @@ use super::scanner::LineKind;
 use markers::Kind;
 use parsing::Parsed;
 use std::ops::Range;
+
+/// The handle of a converted chat's answers. gp.nvim, vim-ai, lsp-ai and chat.md call a
+/// model's API themselves: no member of a team ran those answers, and none has a session
+/// to continue, so they keep a handle of their own, which a team can take as a member
+/// (a folder `assistant/` with a role file).
+pub const ASSISTANT_HANDLE: &str = "assistant";
 
 /// A chat format of another tool.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -122,7 +131,11 @@ pub struct ForeignMessage {
 /// Finds out whether `text` is a chat file of another tool.
 ///
 /// Never fires on a chatmd file: any `## @handle` line that the chat reads as a message
-/// heading (by its own scanner, from the same state) makes the answer `None`. A format
+/// heading (by its own scanner, from the same state) makes the answer `None`, unless it
+/// comes after a foreign assistant marker (`# %% assistant`, `🤖:`, `<<< ...`,
+/// `<|assistant|>`): there it is a heading the model wrote in its answer (`## @media
+/// queries`), which the conversion escapes, and a chatmd file has no such marker before
+/// its first message heading. A format
 /// needs at least one user marker (for lsp-ai, one `<|user|>` or `<|assistant|>` line).
 /// When several formats qualify, the one whose first marker comes first wins. One pass
 /// of the chat's scanner over the lines.
@@ -158,8 +171,9 @@ pub fn parse(text: &str, format: ForeignFormat) -> (Option<String>, Vec<ForeignM
 
 /// Converts `text`, read as `format`, into a complete chatmd document.
 ///
-/// - Front matter with `imported_from: <format name>`, and `title` when the file has one
-///   (gp.nvim `# topic:`).
+/// - Front matter: the file's own front matter, kept line for line, then
+///   `imported_from: <format name>` and `title` when the file has one (gp.nvim `# topic:`),
+///   unless its front matter already sets them.
 /// - A preamble: header text kept verbatim in a fenced block (gp.nvim header, vim-ai
 ///   `[chat]` options, chat.md settings), other text before the first marker, then each
 ///   system prompt under a `System prompt:` line.
@@ -179,15 +193,39 @@ pub fn convert(text: &str, format: ForeignFormat, human: &str, assistant: &str) 
     conversion::convert(text, format, human, assistant)
 }
 
+/// Byte ranges of the lines that open a code fence or an HTML block (such as `<!--`)
+/// which a marker line of `format` ends before their own closing line. The converter
+/// closes each at the end of its message (so nothing after it is hidden); the editor
+/// shows a diagnostic on each, since the writer may have meant it to end elsewhere.
+pub fn unclosed_blocks(text: &str, format: ForeignFormat) -> Vec<Range<usize>> {
+    Parsed::new(text, format).cut
+}
+
+/// Whether `text`'s front matter has the key `imported_from`: the chat was converted
+/// already, and markers of other tools quoted in it are its text.
+fn is_imported(text: &str) -> bool {
+    front_matter::locate(text).is_some_and(|block| {
+        let yaml = &text[block.yaml];
+        Lines::new(yaml).any(|line| sets_key(&yaml[line.range()], "imported_from"))
+    })
+}
+
+/// Whether a top-level YAML line sets `key`.
+fn sets_key(line: &str, key: &str) -> bool {
+    line.strip_prefix(key)
+        .is_some_and(|rest| rest.trim_start().starts_with(':'))
+}
+
 /// Where the chat's scanner starts on `text`: after its front matter, if it has any.
 fn body_start(text: &str) -> usize {
     front_matter::locate(text).map_or(0, |block| block.range.end)
 }
 
-/// Whether a line the chat's scanner read as `kind` may be a marker: it is not code and
-/// not part of an HTML block, where the chat reads nothing as a heading either.
+/// Whether a line the chat's scanner read as `kind` may be a marker: it is not code. An
+/// HTML block does not hide a marker (the foreign tools know no HTML): an unclosed
+/// `<!--` in one message must not swallow the rest of the chat.
 fn may_be_marker(kind: LineKind) -> bool {
-    !kind.is_code() && kind != LineKind::Html
+    !kind.is_code()
 }
 
 /// The lines of `text`, each with the byte offset of its start, without line breaks.

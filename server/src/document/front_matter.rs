@@ -170,6 +170,9 @@ pub struct FrontMatter {
     pub reply_stub: Option<Spanned<bool>>,
     pub status: Option<Spanned<ConversationStatus>>,
     pub forked_from: Option<Spanned<String>>,
+    /// Written by `chatmd import` and the "Convert" action: where the chat came from
+    /// (another tool's chat format, or a CLI's own session).
+    pub imported_from: Option<Spanned<String>>,
     /// `permissions`: each member's rules, in file order (malformed ones left out).
     pub permissions: Vec<MemberRules>,
     /// Keys the format does not define, with their ranges. They are kept in the file.

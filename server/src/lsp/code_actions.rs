@@ -57,23 +57,23 @@ pub fn code_actions(
     actions.extend(super::trust::code_actions(
         state, doc, enc, &wanted, &found, &team,
     ));
+    // A foreign file may hold chatmd-like headings in its answers (`## @media`), so
+    // detection decides, not the absence of messages; it stops at a chat's first heading.
     let text = doc.flat();
-    if doc.chat.messages.is_empty() {
-        let human = Roster::new(&team, doc.chat.front_matter.as_ref()).human;
-        if let Some(fix) = problems::convert_fix(&text, &human) {
-            let diagnostics = found
-                .iter()
-                .filter(|p| p.code == "foreign-format")
-                .map(|p| to_diagnostic(&doc.text, p, enc))
-                .collect();
-            actions.push(CodeAction {
-                title: fix.title.clone(),
-                kind: Some(CodeActionKind::QUICKFIX),
-                diagnostics: Some(diagnostics),
-                edit: Some(workspace_edit(doc, &fix, enc)),
-                ..Default::default()
-            });
-        }
+    let human = Roster::new(&team, doc.chat.front_matter.as_ref()).human;
+    if let Some(fix) = problems::convert_fix(&text, &human) {
+        let diagnostics = found
+            .iter()
+            .filter(|p| p.code == "foreign-format")
+            .map(|p| to_diagnostic(&doc.text, p, enc))
+            .collect();
+        actions.push(CodeAction {
+            title: fix.title.clone(),
+            kind: Some(CodeActionKind::QUICKFIX),
+            diagnostics: Some(diagnostics),
+            edit: Some(workspace_edit(doc, &fix, enc)),
+            ..Default::default()
+        });
     }
     actions
 }

@@ -177,7 +177,7 @@ fn unclosed_fences_and_foreign_formats() {
     assert_eq!(
         problems(">>> user\nhello\n<<< assistant\nhi\n", &[]),
         [
-            "foreign-format \">>> user\" Info This file is a vim-ai chat, not a chatmd chat. Use the code action \"Convert to chatmd format\" to convert it; every message is kept."
+            "foreign-format \">>> user\" Info This file is a vim-ai chat, not a chatmd chat. Use the code action \"Convert to chatmd format\" (or `chatmd import FILE`) to convert it; every message is kept."
         ]
     );
     let fix = convert_fix(">>> user\nhello\n", "me").expect("a conversion");
@@ -186,4 +186,48 @@ fn unclosed_fences_and_foreign_formats() {
         "{}",
         fix.edits[0].1
     );
+}
+
+/// Issue 15: an unclosed `<!--` in a foreign file halved the converted messages and said
+/// nothing. The comment now ends at the next marker, and the editor says so.
+#[test]
+fn an_unclosed_comment_in_a_foreign_file_is_a_warning() {
+    assert_eq!(
+        problems(
+            ">>> user\nq\n<<< assistant\n<!-- note\n>>> user\nsecond\n<<< assistant\nend -->\n",
+            &[]
+        ),
+        [
+            "foreign-format \">>> user\" Info This file is a vim-ai chat, not a chatmd chat. Use the code action \"Convert to chatmd format\" (or `chatmd import FILE`) to convert it; every message is kept.",
+            "foreign-unclosed-block \"<!-- note\" Warning This block is never closed before the next message: the conversion closes it at the end of its message. Close it yourself (`-->` for a comment, the same fence for code) if it should end earlier."
+        ]
+    );
+}
+
+/// Issue 15: a converted chat's answers (`## @assistant`, no member) gave one warning per
+/// answer (48 on one file). An imported chat says it once, with how to take the handle in.
+#[test]
+fn an_imported_chats_answer_handle_is_reported_once() {
+    let text = "---\nimported_from: gp.nvim\n---\n\n## @me\nq\n\n## @assistant\na\n\n## @me\nq2\n\n## @assistant\na2\n";
+    assert_eq!(
+        problems(text, &[]),
+        [
+            "imported-handle \"assistant\" Warning @assistant wrote this chat's imported answers but is not a member of this team, so its messages count as the human's (@me). To continue with it, add a member folder `assistant/` with a role file (CLAUDE.md, AGENTS.md or GEMINI.md) next to the chat."
+        ]
+    );
+    // Without `imported_from`, each such message is flagged, as before.
+    let plain = text.replace("imported_from: gp.nvim\n", "title: t\n");
+    assert_eq!(problems(&plain, &[]).len(), 2);
+}
+
+/// Issue 15: `imported_from:` is a chatmd key (it was flagged as unknown).
+#[test]
+fn imported_from_is_a_known_key() {
+    let chat = Chat::parse("---\nimported_from: claude\n---\n## @me\nhi\n");
+    let fm = chat.front_matter.as_ref().unwrap();
+    assert_eq!(
+        fm.imported_from.as_ref().map(|s| s.value.as_str()),
+        Some("claude")
+    );
+    assert!(fm.unknown_keys.is_empty());
 }

@@ -4,7 +4,7 @@
 use super::ForeignFormat;
 use super::markers::{Kind, Side};
 use super::parsing::{Parsed, trim_blank};
-use super::render::{Out, one_line, yaml_scalar};
+use super::render::{Out, html_text, one_line, yaml_scalar};
 use crate::document::lines::line_break;
 
 /// See [`super::convert`].
@@ -80,10 +80,18 @@ pub(super) fn convert(text: &str, format: ForeignFormat, human: &str, assistant:
 
     let mut out = Out::default();
     out.line("---");
-    if let Some(title) = title {
+    // The file's own front matter is kept as it is, and the keys the conversion adds
+    // go after it unless the file already sets them.
+    for line in &parsed.yaml {
+        out.line(line);
+    }
+    let has_key = |key: &str| parsed.yaml.iter().any(|l| super::sets_key(l, key));
+    if let Some(title) = title.filter(|_| !has_key("title")) {
         out.line(&format!("title: {}", yaml_scalar(&title)));
     }
-    out.line(&format!("imported_from: {}", yaml_scalar(format.name())));
+    if !has_key("imported_from") {
+        out.line(&format!("imported_from: {}", yaml_scalar(format.name())));
+    }
     out.line("---");
     for piece in &preamble {
         out.blank();
@@ -203,14 +211,7 @@ fn summary(name: &str, label: &str) -> String {
     let mut s = String::from(name);
     if !label.is_empty() {
         s.push(' ');
-        for c in one_line(label).chars() {
-            match c {
-                '&' => s.push_str("&amp;"),
-                '<' => s.push_str("&lt;"),
-                '>' => s.push_str("&gt;"),
-                c => s.push(c),
-            }
-        }
+        s.push_str(&html_text(&one_line(label)));
     }
     s
 }

@@ -58,19 +58,12 @@ pub(super) fn classify_any(line: &str) -> Option<(ForeignFormat, Marker<'_>)> {
     }
 }
 
-/// `# %% role` (also `#%% role`), role case-insensitive, nothing after it.
+/// `# %% role`, exactly as rusiaaman/chat.md splits a file (`src/parser.ts`,
+/// `/^# %% (user|assistant|system|tool_execute|settings)\s*$/im`): one `#`, one space,
+/// `%%`, one space, the role (any case), then only whitespace. `#%% user` or
+/// `#  %% user` are text to that tool, so they are text here too.
 fn percent_marker(line: &str) -> Option<Marker<'_>> {
-    let rest = line.strip_prefix('#')?.trim_start_matches([' ', '\t']);
-    let rest = rest.strip_prefix("%%")?;
-    let word = rest.trim_start_matches([' ', '\t']);
-    if word.len() == rest.len() {
-        return None;
-    }
-    let end = word.find(char::is_whitespace).unwrap_or(word.len());
-    let (word, tail) = word.split_at(end);
-    if !tail.trim().is_empty() {
-        return None;
-    }
+    let word = line.strip_prefix("# %% ")?.trim_end();
     let kind = if word.eq_ignore_ascii_case("user") {
         Kind::User
     } else if word.eq_ignore_ascii_case("assistant") {

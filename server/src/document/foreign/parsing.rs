@@ -16,31 +16,55 @@ pub(super) struct Block<'a> {
 
 /// A foreign file split into the text before the first marker and its messages.
 pub(super) struct Parsed<'a> {
+    /// The lines of its YAML, between the delimiter lines.
+    pub(super) yaml: Vec<&'a str>,
     /// Lines before the first marker, blank lines at both ends removed.
     pub(super) pre: Vec<&'a str>,
     pub(super) blocks: Vec<Block<'a>>,
+    /// Byte ranges of the first lines of blocks a marker line cut short (see [`Scan`]).
+    pub(super) cut: Vec<std::ops::Range<usize>>,
 }
 
-/// Marker lines (by line index), from line `from` on, where the chat's scanner does not
-/// read them as code or HTML, with one recovery rule for blocks that cannot be closed
-/// properly, which in a chat file mean a truncated answer: a block that only its own
-/// closing line ends (a top-level code fence, an HTML comment, a `<pre>`) still open at
-/// the end of the text, or a fence followed (before its closing fence) by a line that
-/// could only open a new fence of its kind (```` ```rust ```` inside ```` ``` ````), is
-/// taken to end at the first marker line inside it, where the scanner starts afresh.
-/// Restarts are budgeted so that the work stays linear in the number of lines.
-pub(super) fn scan<'a>(
-    lines: &[&'a str],
-    from: usize,
-    format: ForeignFormat,
-) -> Vec<(usize, Marker<'a>)> {
-    let mut markers = Vec::new();
+/// The marker lines of a file (by line index), and the blocks cut short by one.
+pub(super) struct Scan<'a> {
+    pub(super) markers: Vec<(usize, Marker<'a>)>,
+    /// First lines of the code fences and HTML blocks (a `<!--` comment, a `<pre>`) that
+    /// a marker line ended before their own closing line: the converter closes them at
+    /// the end of their message, and the editor shows a diagnostic on each.
+    pub(super) cut: Vec<usize>,
+}
+
+/// The marker lines of `lines` from line `from` on.
+///
+/// rusiaaman/chat.md splits at every marker line, wherever it is (its parser is one
+/// regular expression over the text, blind to fences), so its cells are split the same
+/// way here. The other tools' markers count where the chat's scanner does not read them
+/// as code; an HTML block does not hide one (none of those tools knows HTML), it ends
+/// there. A code fence that cannot be closed properly, which in a chat file means a
+/// truncated answer, ends at the first marker line inside it: a fence still open at the
+/// end of the text, or followed (before its closing fence) by a line that could only open
+/// a new fence of its kind (```` ```rust ```` inside ```` ``` ````). Restarts are budgeted
+/// so that the work stays linear in the number of lines.
+pub(super) fn scan<'a>(lines: &[&'a str], from: usize, format: ForeignFormat) -> Scan<'a> {
+    let mut found = Scan {
+        markers: Vec::new(),
+        cut: Vec::new(),
+    };
+    if format == ForeignFormat::PercentCells {
+        for (i, &line) in lines.iter().enumerate().skip(from) {
+            if let Some(marker) = classify(line, format) {
+                found.markers.push((i, marker));
+            }
+        }
+        return found;
+    }
     let budget = lines.len().saturating_mul(4).saturating_add(64);
     let mut spent = 0usize;
     let mut from = from;
     'scan: loop {
         let mut state = ScanState::default();
-        // The first marker line inside the block still open, if any.
+        // Where the block still open began, and the first marker line inside it.
+        let mut opened_at: Option<usize> = None;
         let mut first_inside: Option<usize> = None;
         for (i, &line) in lines.iter().enumerate().skip(from) {
             spent += 1;
@@ -48,12 +72,20 @@ pub(super) fn scan<'a>(
             let kind = state.classify(line.as_bytes());
             if may_be_marker(kind) {
                 if let Some(marker) = classify(line, format) {
-                    markers.push((i, marker));
+                    found.markers.push((i, marker));
+                    if let Some(start) = opened_at.take() {
+                        found.cut.push(start);
+                    }
+                    // The message starts afresh, as the converter renders it.
+                    state = ScanState::default();
+                    first_inside = None;
+                    continue;
                 }
             } else if state.awaits_closing_line() {
                 match (first_inside, open) {
                     (Some(m), Some(open)) => {
                         if reopens(line, open) && spent + (lines.len() - m) <= budget {
+                            found.cut.extend(opened_at);
                             from = m;
                             continue 'scan;
                         }
@@ -66,13 +98,19 @@ pub(super) fn scan<'a>(
                     }
                 }
             }
-            if !state.awaits_closing_line() {
+            if state.awaits_closing_line() {
+                opened_at.get_or_insert(i);
+            } else {
+                opened_at = None;
                 first_inside = None;
             }
         }
         match first_inside {
-            Some(m) if spent + (lines.len() - m) <= budget => from = m,
-            _ => return markers,
+            Some(m) if spent + (lines.len() - m) <= budget => {
+                found.cut.extend(opened_at);
+                from = m;
+            }
+            _ => return found,
         }
     }
 }
@@ -81,15 +119,27 @@ impl<'a> Parsed<'a> {
     pub(super) fn new(text: &'a str, format: ForeignFormat) -> Self {
         let body = body_start(text);
         let mut front = 0;
+        let mut starts = Vec::new();
         let lines: Vec<&str> = lines(text)
             .map(|(start, line)| {
                 front += usize::from(start < body);
+                starts.push(start);
                 line
             })
             .collect();
-        let markers = scan(&lines, front, format);
+        let Scan { markers, cut } = scan(&lines, front, format);
+        let cut = cut
+            .into_iter()
+            .map(|i| starts[i]..starts[i] + lines[i].len())
+            .collect();
+        // The YAML between the front matter's delimiter lines.
+        let yaml = if front >= 2 {
+            lines[1..front - 1].to_vec()
+        } else {
+            Vec::new()
+        };
         let first = markers.first().map_or(lines.len(), |&(i, _)| i);
-        let mut pre = trim_blank(&lines[..first]).to_vec();
+        let mut pre = trim_blank(&lines[front.min(first)..first]).to_vec();
         let mut blocks = Vec::with_capacity(markers.len() + 1);
         if format == ForeignFormat::LspAi && !pre.is_empty() {
             blocks.push(Block {
@@ -111,7 +161,22 @@ impl<'a> Parsed<'a> {
                 lines: trim_blank(&body).to_vec(),
             });
         }
-        Parsed { pre, blocks }
+        // A trailing empty assistant (or tool_execute) cell is how chat.md asks for the
+        // next answer; its parser drops it, and so does this one (it holds no text).
+        if format == ForeignFormat::PercentCells
+            && blocks.last().is_some_and(|b: &Block<'_>| {
+                b.lines.is_empty()
+                    && matches!(b.kind, Kind::Assistant | Kind::Other("tool_execute", _))
+            })
+        {
+            blocks.pop();
+        }
+        Parsed {
+            yaml,
+            pre,
+            blocks,
+            cut,
+        }
     }
 }
 
@@ -155,7 +220,7 @@ mod tests {
             text.push_str("\n<|assistant|>\n");
         }
         let lines: Vec<&str> = lines(&text).map(|(_, l)| l).collect();
-        let markers = scan(&lines, 0, ForeignFormat::LspAi);
+        let markers = scan(&lines, 0, ForeignFormat::LspAi).markers;
         // The first few fences are recovered, then the budget (about four passes) is spent
         // and the rest is read strictly, as one fenced block.
         assert!(markers.len() > 2, "{}", markers.len());

@@ -6,23 +6,37 @@ use crate::document::scanner::{ScanState, message_at};
 
 /// Marker-line text for a heading or summary: control characters (a lone `\r` would end
 /// the line) become spaces.
-pub(super) fn one_line(label: &str) -> String {
+pub(crate) fn one_line(label: &str) -> String {
     label.replace(|c: char| c.is_control(), " ")
+}
+
+/// `s` as HTML text (for a `<summary>`): `&`, `<` and `>` escaped.
+pub(crate) fn html_text(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// The output, with `\n` line endings.
 #[derive(Default)]
-pub(super) struct Out {
-    pub(super) buf: String,
+pub(crate) struct Out {
+    pub(crate) buf: String,
 }
 
 impl Out {
-    pub(super) fn line(&mut self, line: &str) {
+    pub(crate) fn line(&mut self, line: &str) {
         self.buf.push_str(line);
         self.buf.push('\n');
     }
 
-    pub(super) fn blank(&mut self) {
+    pub(crate) fn blank(&mut self) {
         self.buf.push('\n');
     }
 
@@ -30,7 +44,7 @@ impl Out {
     /// headings are escaped as `## \@x`, and a block still open at the end (a code
     /// fence, an HTML comment) is closed. Both are judged by the chat's own scanner, so
     /// nothing in the text can run into the next message or start one.
-    pub(super) fn body(&mut self, lines: &[&str]) {
+    pub(crate) fn body(&mut self, lines: &[&str]) {
         let mut state = ScanState::default();
         for &line in lines {
             let kind = state.classify(line.as_bytes());
@@ -49,7 +63,7 @@ impl Out {
     }
 
     /// Lines kept verbatim in a fenced block that none of them can close.
-    pub(super) fn fenced(&mut self, info: &str, lines: &[&str]) {
+    pub(crate) fn fenced(&mut self, info: &str, lines: &[&str]) {
         let longest = lines
             .iter()
             .map(|l| longest_run(l, b'`'))
@@ -82,7 +96,7 @@ fn longest_run(line: &str, c: u8) -> usize {
 /// (1.1's `yes` and `no` included) takes it for this very string, double-quoted
 /// otherwise. Stricter than the front matter editor's `yaml_scalar`, which must keep
 /// what a user wrote plain: a converted file is new text, and other tools read it.
-pub(super) fn yaml_scalar(s: &str) -> String {
+pub(crate) fn yaml_scalar(s: &str) -> String {
     let plain = s.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
         && !s.ends_with(' ')
         && s.chars().all(|c| {

@@ -112,6 +112,7 @@ fn expected(key: &str) -> &'static str {
         "reply_stub" => "`true` or `false` (default `true`)",
         "status" => "`open` or `ended` (default `open`)",
         "forked_from" => "a file path",
+        "imported_from" => "the name of the tool or CLI the chat was imported from",
         "permissions" => super::permissions::EXPECTED,
         _ => "a value",
     }
@@ -211,6 +212,7 @@ impl Reader<'_> {
             "title" => self.fm.title = self.text(key, node),
             "team" => self.fm.team = self.text(key, node),
             "forked_from" => self.fm.forked_from = self.text(key, node),
+            "imported_from" => self.fm.imported_from = self.text(key, node),
             "members" => self.fm.members = self.members(node),
             "human" => {
                 let text = self.text(key, node);

@@ -1,0 +1,88 @@
+//! Codex's rollout file: `$CODEX_HOME/sessions/YYYY/MM/DD/rollout-<time>-<id>.jsonl`.
+//! The first line is `session_meta` (the thread id, the cwd); the conversation is in the
+//! `response_item` lines (the Responses API items codex sent and received); `event_msg`,
+//! `turn_context`, `world_state` and usage lines are bookkeeping that repeats it.
+
+use serde_json::Value;
+
+use super::{
+    AgentKind, Builder, Skipped, Speaker, Transcript, TranscriptError, json_text, objects,
+};
+
+/// How the user messages that codex writes itself begin: the AGENTS.md text, the
+/// environment, older builds' user instructions.
+const ADDED_BY_CODEX: [&str; 3] = [
+    "# AGENTS.md instructions for ",
+    "<environment_context>",
+    "<user_instructions>",
+];
+
+pub(super) fn read(text: &str) -> Result<Transcript, TranscriptError> {
+    let mut skipped = Skipped::default();
+    let mut b = Builder::default();
+    let mut session = None;
+    let mut cwd = None;
+    for line in objects(text, &mut skipped) {
+        let payload = &line["payload"];
+        let str_at = |key: &str| payload.get(key).and_then(Value::as_str).map(str::to_owned);
+        match line.get("type").and_then(Value::as_str) {
+            Some("session_meta") => {
+                session = session
+                    .or_else(|| str_at("id"))
+                    .or_else(|| str_at("session_id"));
+                cwd = cwd.or_else(|| str_at("cwd"));
+                skipped.bookkeeping += 1;
+            }
+            Some("response_item") => item(payload, &mut b, &mut skipped),
+            _ => skipped.bookkeeping += 1,
+        }
+    }
+    b.finish(AgentKind::Codex, session, cwd, skipped)
+}
+
+fn item(payload: &Value, b: &mut Builder, skipped: &mut Skipped) {
+    let field = |key: &str| payload.get(key).and_then(Value::as_str);
+    match field("type") {
+        Some("message") => {
+            let speaker = match field("role") {
+                Some("user") => Speaker::Human,
+                Some("assistant") => Speaker::Agent,
+                _ => {
+                    skipped.context += 1;
+                    return;
+                }
+            };
+            let items = payload["content"]
+                .as_array()
+                .map(Vec::as_slice)
+                .unwrap_or(&[]);
+            for text in items
+                .iter()
+                .filter_map(|i| i.get("text").and_then(Value::as_str))
+            {
+                if speaker == Speaker::Human && ADDED_BY_CODEX.iter().any(|p| text.starts_with(p)) {
+                    skipped.context += 1;
+                } else {
+                    b.text(speaker, text);
+                }
+            }
+        }
+        Some("function_call" | "custom_tool_call" | "local_shell_call") => {
+            let input = ["arguments", "input", "action"]
+                .iter()
+                .find_map(|k| payload.get(*k))
+                .map_or(String::new(), json_text);
+            b.call(field("call_id"), field("name").unwrap_or("shell"), input);
+        }
+        Some("function_call_output" | "custom_tool_call_output") => {
+            let output = payload.get("output").map_or(String::new(), |o| {
+                o.get("output").map_or_else(|| json_text(o), json_text)
+            });
+            if !field("call_id").is_some_and(|id| b.result(id, output)) {
+                skipped.inner += 1;
+            }
+        }
+        Some("reasoning") => skipped.inner += 1,
+        _ => skipped.bookkeeping += 1,
+    }
+}
