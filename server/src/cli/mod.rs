@@ -1,4 +1,5 @@
-//! The command line: `chatmd lsp`, `chatmd members`, `chatmd send`, `chatmd trust`,
+//! The command line: `chatmd lsp`, `chatmd members`, `chatmd send`, `chatmd status`,
+//! `chatmd trust`,
 //! `--version`, `--help`.
 //! Logs go to stderr only: in `lsp` mode stdout carries the protocol.
 
@@ -12,6 +13,7 @@ mod members;
 mod report;
 mod send;
 pub(crate) mod signals;
+mod status;
 mod table;
 mod trust;
 
@@ -33,6 +35,9 @@ enum Command {
     /// Run the turns a chat calls for (or ask members with --to), streaming each answer
     /// to the terminal while writing it into the file.
     Send(send::SendArgs),
+    /// List what waits for you in every chat under PATH: permission and plan requests,
+    /// failed turns, agents' questions, queued messages held back by an error.
+    Status(status::StatusArgs),
     /// Trust a workspace chatmd.toml (its command, args, env and home apply only once
     /// trusted) or accept a symlink out of the workspace; --list, --revoke.
     Trust(trust::TrustArgs),
@@ -73,6 +78,10 @@ pub fn main() -> ExitCode {
         Command::Send(args) => {
             init_logging("warn");
             send::run(&args)
+        }
+        Command::Status(args) => {
+            init_logging("warn");
+            status::run(&args)
         }
         Command::Trust(args) => {
             init_logging("warn");
