@@ -11,6 +11,7 @@ pub mod diff;
 pub mod output;
 pub mod problems;
 pub mod prompt;
+pub mod queue;
 pub mod resume;
 pub mod roster;
 pub mod routing;

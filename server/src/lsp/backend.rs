@@ -124,6 +124,7 @@ impl LanguageServer for Backend {
         // that shuts down at once never sees (or answers) the registration.
         let (client, state) = (self.client.clone(), self.state.clone());
         tokio::spawn(async move { watch::register(&client, &state).await });
+        super::commands::queued::serve_deliveries(self.client.clone(), self.state.clone());
         let (client, state) = (self.client.clone(), self.state.clone());
         tokio::spawn(async move {
             let scanning = state.clone();

@@ -111,6 +111,10 @@ pub struct State {
     pub chats: Vec<PathBuf>,
     /// Whether `chats` holds the start-up scan's result yet.
     pub chats_scanned: bool,
+    /// How many runs of turns go on per chat (a queued message waits for none).
+    pub active_runs: HashMap<Uri, usize>,
+    /// Where a chat whose last run ended is sent, to deliver its queued message.
+    pub deliveries: Option<tokio::sync::mpsc::UnboundedSender<Uri>>,
     /// Closed chats whose waits were published (to clear them once nothing waits).
     pub waiting_shown: std::collections::HashSet<PathBuf>,
     /// Outlines of chats on disk, by path, with the (mtime, size) they were read at.
