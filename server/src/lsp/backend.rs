@@ -84,7 +84,14 @@ impl Backend {
 impl LanguageServer for Backend {
     async fn initialize(&self, params: InitializeParams) -> Result<InitializeResult> {
         let encoding = capabilities::negotiate_encoding(&params);
-        let pull_diagnostics = watch::client_flags(&params.capabilities).pull_diagnostics;
+        // Neovim can pull one buffer's diagnostics but never asks for the workspace's:
+        // it gets them published, closed chats included.
+        let neovim = params
+            .client_info
+            .as_ref()
+            .is_some_and(|info| info.name.to_lowercase().contains("vim"));
+        let pull_diagnostics =
+            watch::client_flags(&params.capabilities).pull_diagnostics && !neovim;
         let root = params
             .workspace_folders
             .as_ref()
@@ -100,10 +107,7 @@ impl LanguageServer for Backend {
             state.encoding = encoding;
             state.root = root;
             state.client_flags = watch::client_flags(&params.capabilities);
-            let neovim = params
-                .client_info
-                .as_ref()
-                .is_some_and(|info| info.name.to_lowercase().contains("vim"));
+            state.client_flags.pull_diagnostics = pull_diagnostics;
             state.client_flags.skips_stale_edits = neovim;
             state.client_flags.adds_final_line_break = neovim;
             let settings = config::Settings::from_initialization_options(
