@@ -113,6 +113,21 @@ fn status_refuses_a_path_that_is_not_a_chat_or_folder() {
     );
     let missing = s.status(&["nowhere"]);
     assert_eq!(missing.status.code(), Some(2));
+    // A chat that cannot be read is named, the others are still listed, and it fails.
+    s.write("team/ok.chat.md", PERMISSION);
+    std::fs::write(s.path("team/bad.chat.md"), b"## @me\nab\xffc\n").expect("write");
+    let out = s.status(&["team"]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.starts_with("chatmd status: team/bad.chat.md: the file is not valid UTF-8: byte 9 (line 2, column 3)"),
+        "{stderr}"
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "team/ok.chat.md:8:1: permission: @reviewer waits for your answer: reviewer wants to run `cargo test` (execute)\n\
+         1 chat waits for you (2 chats looked at).\n"
+    );
 }
 
 /// `chatmd status --json` as `(file, line, kind)`, with the file as a `file://` URI.

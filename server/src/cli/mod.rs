@@ -110,3 +110,17 @@ fn init_logging(default: &str) {
         tracing::warn!("ignoring the log filter in CHATMD_LOG/RUST_LOG: {error}");
     }
 }
+
+/// How a command that prints its result ends: `Ok` as `success`, a closed pipe
+/// (`chatmd members | head`) as success too, any other write error as a failure that
+/// names the command.
+fn output_written(command: &str, written: std::io::Result<()>, success: ExitCode) -> ExitCode {
+    match written {
+        Ok(()) => success,
+        Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("chatmd {command}: cannot write the output: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -67,15 +67,13 @@ pub(super) fn run(args: &StatusArgs) -> ExitCode {
     } else {
         write_lines(&entries, chats.len(), &mut out)
     };
-    match written.and_then(|()| out.flush()) {
-        Ok(()) if unreadable => ExitCode::FAILURE,
-        Ok(()) => ExitCode::SUCCESS,
-        Err(error) if error.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
-        Err(error) => {
-            eprintln!("chatmd status: cannot write the output: {error}");
-            ExitCode::FAILURE
-        }
-    }
+    // A chat that could not be read was named on stderr; the others are listed.
+    let success = if unreadable {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    };
+    super::output_written("status", written.and_then(|()| out.flush()), success)
 }
 
 /// The chats to look at: PATH itself when it is a chat file, else every chat under it.

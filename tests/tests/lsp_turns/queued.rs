@@ -6,7 +6,7 @@ use chatmd_tests::sim_editor::Behaviour;
 use pretty_assertions::assert_eq;
 use serde_json::json;
 
-use crate::setup::{At, Setup, plain, send};
+use crate::setup::{At, Setup, lenses, plain, send};
 
 /// A reviewer that answers slowly (four chunks, 0.4 s apart) and a tester that records
 /// each run on a line of `records/tester.jsonl`.
@@ -93,26 +93,22 @@ async fn edited_queued_message_is_delivered_once(behaviour: Behaviour) {
         .type_text(&uri, At::Before("what about".into()), "now, ")
         .await;
     // The code lens says what it waits for.
-    let lenses = editor
-        .client
-        .request(
-            "textDocument/codeLens",
-            json!({"textDocument": {"uri": uri}}),
-        )
+    let titles: Vec<String> = lenses(&mut editor, &uri)
         .await
-        .expect("code lenses");
-    let titles: Vec<&str> = lenses
-        .as_array()
-        .expect("lenses")
-        .iter()
-        .filter_map(|l| l["command"]["title"].as_str())
+        .into_iter()
+        .map(|(_, title, _)| title)
         .collect();
-    assert!(
-        titles.starts_with(&[
+    assert_eq!(
+        titles
+            .iter()
+            .take(3)
+            .map(String::as_str)
+            .collect::<Vec<_>>(),
+        [
             "queued — will be sent when @reviewer finishes",
             "Send now",
             "Cancel"
-        ]),
+        ],
         "{titles:?}"
     );
     editor
