@@ -181,6 +181,11 @@ impl SimEditor {
         ));
     }
 
+    /// Deletes a byte range of the document now, as the user would.
+    pub async fn delete(&mut self, uri: &str, range: std::ops::Range<usize>) {
+        self.replace(uri, range, "").await;
+    }
+
     /// Replaces a byte range and reports it with `didChange`.
     async fn replace(&mut self, uri: &str, range: std::ops::Range<usize>, text: &str) {
         let utf8 = self.utf8;

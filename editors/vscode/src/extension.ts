@@ -23,6 +23,7 @@ import {
   type ServerSettings,
 } from './server';
 import { fetchTurns, parseTurns, TURNS_CHANGED, TURNS_REQUEST, TurnsStatus } from './turns';
+import { WaitingStatus } from './waiting';
 
 /**
  * vscode-languageclient registers a VS Code command for every command the server lists in
@@ -53,6 +54,8 @@ class Extension implements Host, vscode.Disposable {
     const state = this.state;
     return state.kind === 'running' ? fetchTurns(state.client) : Promise.resolve([]);
   });
+  /** The chats that wait for you, counted from the server's diagnostics. */
+  private readonly waiting = new WaitingStatus();
   /** Commands the server offers beyond the contract, forwarded as they are. */
   private extraCommands: vscode.Disposable[] = [];
 
@@ -209,6 +212,7 @@ class Extension implements Host, vscode.Disposable {
   dispose(): void {
     this.disposeExtraCommands();
     this.status.dispose();
+    this.waiting.dispose();
     this.output.dispose();
     this.trace.dispose();
   }

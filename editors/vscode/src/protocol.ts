@@ -55,3 +55,28 @@ export function statusText(turns: readonly Turn[]): string {
   const more = turns.length > 2 ? ` +${turns.length - 2}` : '';
   return `$(sync~spin) ${shown.join(' · ')}${more}`;
 }
+
+/** A diagnostic as far as the waiting count cares: its source and code. */
+export interface DiagnosticLike {
+  source?: string;
+  code?: string | number | { value: string | number };
+}
+
+/** Whether a diagnostic is one of the server's "waits for you" (`waiting-…` codes). */
+export function isWaiting(d: DiagnosticLike): boolean {
+  const code = typeof d.code === 'object' ? d.code.value : d.code;
+  return d.source === 'chatmd' && typeof code === 'string' && code.startsWith('waiting-');
+}
+
+/** How many chats wait for the user: files with at least one waiting diagnostic. */
+export function countWaitingChats(files: readonly (readonly [unknown, readonly DiagnosticLike[]])[]): number {
+  return files.filter(([, diagnostics]) => diagnostics.some(isWaiting)).length;
+}
+
+/** The status-bar text for chats that wait: "$(bell) 2 chats wait"; empty for none. */
+export function waitingText(chats: number): string {
+  if (chats === 0) {
+    return '';
+  }
+  return chats === 1 ? '$(bell) 1 chat waits' : `$(bell) ${chats} chats wait`;
+}

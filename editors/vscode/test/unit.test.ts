@@ -6,7 +6,7 @@ import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { cursorBeforeSection, isAppendedSection } from '../src/sections';
 import { parseMembers } from '../src/members';
-import { formatElapsed, parseTurns, statusText, type Turn } from '../src/protocol';
+import { countWaitingChats, formatElapsed, isWaiting, parseTurns, statusText, waitingText, type Turn } from '../src/protocol';
 
 const turn = (member: string, elapsedMs: number): Turn => ({
   uri: 'file:///w/a.chat.md',
@@ -82,4 +82,24 @@ void test('cursorBeforeSection puts back only a cursor the section carried', () 
   assert.equal(cursorBeforeSection(30, change), 30, 'seen before the change, at the insertion point');
   assert.equal(cursorBeforeSection(30 + change.text.length, change), 30, 'seen already carried past it');
   assert.equal(cursorBeforeSection(12, change), undefined, 'elsewhere: left alone');
+});
+
+void test('countWaitingChats counts the files with a waiting-… diagnostic of chatmd', () => {
+  const waiting = { source: 'chatmd', code: 'waiting-permission' };
+  const other = { source: 'chatmd', code: 'unknown-mention' };
+  const foreign = { source: 'eslint', code: 'waiting-x' };
+  assert.equal(isWaiting({ source: 'chatmd', code: { value: 'waiting-error' } }), true);
+  assert.equal(isWaiting(foreign), false);
+  assert.equal(
+    countWaitingChats([
+      ['a', [other, waiting, waiting]],
+      ['b', [other]],
+      ['c', [foreign]],
+      ['d', [{ source: 'chatmd', code: 'waiting-question' }]],
+    ]),
+    2,
+  );
+  assert.equal(waitingText(0), '');
+  assert.equal(waitingText(1), '$(bell) 1 chat waits');
+  assert.equal(waitingText(3), '$(bell) 3 chats wait');
 });

@@ -56,15 +56,11 @@ pub(super) fn run(args: &MembersArgs) -> ExitCode {
     } else {
         super::table::write_table(&report, &mut out)
     };
-    match written.and_then(|()| out.flush()) {
-        Ok(()) => ExitCode::SUCCESS,
-        // `chatmd members | head` is fine.
-        Err(error) if error.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
-        Err(error) => {
-            eprintln!("chatmd members: cannot write the output: {error}");
-            ExitCode::FAILURE
-        }
-    }
+    super::output_written(
+        "members",
+        written.and_then(|()| out.flush()),
+        ExitCode::SUCCESS,
+    )
 }
 
 /// PATH is a team folder, or a chat file whose front matter may name its team.

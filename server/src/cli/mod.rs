@@ -1,5 +1,5 @@
-//! The command line: `chatmd lsp`, `chatmd members`, `chatmd send`, `chatmd trust`,
-//! `chatmd init`, `chatmd import`, `--version`, `--help`.
+//! The command line: `chatmd lsp`, `chatmd members`, `chatmd send`, `chatmd status`,
+//! `chatmd trust`, `chatmd init`, `chatmd import`, `--version`, `--help`.
 //! Logs go to stderr only: in `lsp` mode stdout carries the protocol.
 
 use std::process::ExitCode;
@@ -14,6 +14,7 @@ mod members;
 mod report;
 mod send;
 pub(crate) mod signals;
+mod status;
 mod table;
 mod trust;
 
@@ -38,6 +39,9 @@ enum Command {
     /// Run the turns a chat calls for (or ask members with --to), streaming each answer
     /// to the terminal while writing it into the file.
     Send(send::SendArgs),
+    /// List what waits for you in every chat under PATH: permission and plan requests,
+    /// failed turns, agents' questions, queued messages held back by an error.
+    Status(status::StatusArgs),
     /// Trust a workspace chatmd.toml (its command, args, env and home apply only once
     /// trusted) or accept a symlink out of the workspace; --list, --revoke.
     Trust(trust::TrustArgs),
@@ -86,6 +90,10 @@ pub fn main() -> ExitCode {
             init_logging("warn");
             send::run(&args)
         }
+        Command::Status(args) => {
+            init_logging("warn");
+            status::run(&args)
+        }
         Command::Trust(args) => {
             init_logging("warn");
             trust::run(&args)
@@ -115,5 +123,19 @@ fn init_logging(default: &str) {
         .try_init();
     if let Some(error) = invalid {
         tracing::warn!("ignoring the log filter in CHATMD_LOG/RUST_LOG: {error}");
+    }
+}
+
+/// How a command that prints its result ends: `Ok` as `success`, a closed pipe
+/// (`chatmd members | head`) as success too, any other write error as a failure that
+/// names the command.
+fn output_written(command: &str, written: std::io::Result<()>, success: ExitCode) -> ExitCode {
+    match written {
+        Ok(()) => success,
+        Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("chatmd {command}: cannot write the output: {error}");
+            ExitCode::FAILURE
+        }
     }
 }

@@ -14,7 +14,8 @@ use super::journal::Entry;
 use super::state::{Document, State, lock};
 use super::{
     capabilities, code_actions, code_lens, commands, completion, config, convert, definition,
-    diagnostics, ext, folding, framing, hover, interrupted, symbols, turn_actions, watch,
+    diagnostics, ext, folding, framing, hover, interrupted, symbols, turn_actions, waiting,
+    watch,
 };
 
 pub struct Backend {
@@ -134,6 +135,14 @@ impl Backend {
 impl LanguageServer for Backend {
     async fn initialize(&self, params: InitializeParams) -> Result<InitializeResult> {
         let encoding = capabilities::negotiate_encoding(&params);
+        // Neovim can pull one buffer's diagnostics but never asks for the workspace's:
+        // it gets them published, closed chats included.
+        let neovim = params
+            .client_info
+            .as_ref()
+            .is_some_and(|info| info.name.to_lowercase().contains("vim"));
+        let pull_diagnostics =
+            watch::client_flags(&params.capabilities).pull_diagnostics && !neovim;
         let root = params
             .workspace_folders
             .as_ref()
@@ -149,10 +158,7 @@ impl LanguageServer for Backend {
             state.encoding = encoding;
             state.root = root;
             state.client_flags = watch::client_flags(&params.capabilities);
-            let neovim = params
-                .client_info
-                .as_ref()
-                .is_some_and(|info| info.name.to_lowercase().contains("vim"));
+            state.client_flags.pull_diagnostics = pull_diagnostics;
             state.client_flags.skips_stale_edits = neovim;
             state.client_flags.adds_final_line_break = neovim;
             let settings = config::Settings::from_initialization_options(
@@ -162,7 +168,7 @@ impl LanguageServer for Backend {
             state.permission_dialog = settings.permission_dialog;
         }
         Ok(InitializeResult {
-            capabilities: capabilities::server_capabilities(encoding),
+            capabilities: capabilities::server_capabilities(encoding, pull_diagnostics),
             server_info: Some(capabilities::server_info()),
             offset_encoding: None,
         })
@@ -173,8 +179,13 @@ impl LanguageServer for Backend {
         // that shuts down at once never sees (or answers) the registration.
         let (client, state) = (self.client.clone(), self.state.clone());
         tokio::spawn(async move { watch::register(&client, &state).await });
-        let state = self.state.clone();
-        tokio::task::spawn_blocking(move || watch::scan_workspace(&state));
+        super::commands::queued::serve_deliveries(self.client.clone(), self.state.clone());
+        let (client, state) = (self.client.clone(), self.state.clone());
+        tokio::spawn(async move {
+            let scanning = state.clone();
+            let _ = tokio::task::spawn_blocking(move || watch::scan_workspace(&scanning)).await;
+            waiting::publish_workspace(client, state).await;
+        });
     }
 
     async fn shutdown(&self) -> Result<()> {
@@ -239,20 +250,56 @@ impl LanguageServer for Backend {
                 journal.changed.notify_waiters();
             }
         }
-        // Diagnostics of a closed file would go stale; clear them.
-        let client = self.client.clone();
+        // Diagnostics of a closed file would go stale; clear them, but for what waits in
+        // it (as the file on disk says).
+        let (client, state) = (self.client.clone(), self.state.clone());
         tokio::spawn(async move {
+            let uri = params.text_document.uri;
             client
-                .publish_diagnostics(params.text_document.uri, Vec::new(), None)
+                .publish_diagnostics(uri.clone(), Vec::new(), None)
                 .await;
+            let closed = convert::file_path(&uri).into_iter().collect();
+            waiting::publish_closed(&client, &state, closed).await;
         });
     }
 
     async fn did_change_watched_files(&self, params: DidChangeWatchedFilesParams) {
+        let chats: Vec<_> = params
+            .changes
+            .iter()
+            .filter_map(|c| convert::file_path(&c.uri))
+            .filter(|p| crate::team::is_chat_file(p))
+            .collect();
         let reopen = watch::files_changed(&self.state, params.changes);
         for (uri, version) in reopen {
             self.publish_later(uri, version, false);
         }
+        if !chats.is_empty() {
+            let (client, state) = (self.client.clone(), self.state.clone());
+            tokio::spawn(async move { waiting::chats_changed(&client, &state, chats).await });
+        }
+    }
+
+    async fn diagnostic(
+        &self,
+        params: DocumentDiagnosticParams,
+    ) -> Result<DocumentDiagnosticReportResult> {
+        let state = self.state.clone();
+        let uri = params.text_document.uri;
+        let report = tokio::task::spawn_blocking(move || waiting::document_report(&state, &uri));
+        report
+            .await
+            .map_err(|_| tower_lsp_server::jsonrpc::Error::internal_error())
+    }
+
+    async fn workspace_diagnostic(
+        &self,
+        _params: WorkspaceDiagnosticParams,
+    ) -> Result<WorkspaceDiagnosticReportResult> {
+        let state = self.state.clone();
+        tokio::task::spawn_blocking(move || waiting::workspace_report(&state))
+            .await
+            .map_err(|_| tower_lsp_server::jsonrpc::Error::internal_error())
     }
 
     async fn document_symbol(

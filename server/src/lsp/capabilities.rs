@@ -17,8 +17,21 @@ pub fn negotiate_encoding(params: &InitializeParams) -> PositionEncoding {
     }
 }
 
-pub fn server_capabilities(encoding: PositionEncoding) -> ServerCapabilities {
+/// The server's capabilities; `pull_diagnostics` when the client pulls diagnostics, so
+/// the workspace's waits are offered through `workspace/diagnostic`.
+pub fn server_capabilities(
+    encoding: PositionEncoding,
+    pull_diagnostics: bool,
+) -> ServerCapabilities {
     ServerCapabilities {
+        diagnostic_provider: pull_diagnostics.then(|| {
+            DiagnosticServerCapabilities::Options(DiagnosticOptions {
+                identifier: Some(super::waiting::IDENTIFIER.to_string()),
+                inter_file_dependencies: false,
+                workspace_diagnostics: true,
+                work_done_progress_options: WorkDoneProgressOptions::default(),
+            })
+        }),
         position_encoding: Some(match encoding {
             PositionEncoding::Utf8 => PositionEncodingKind::UTF8,
             PositionEncoding::Utf16 => PositionEncodingKind::UTF16,

@@ -1,4 +1,5 @@
-//! Code lenses: ▶ Send above the last human message, ■ Cancel @x on a running turn.
+//! Code lenses: ▶ Send above the last human message, ■ Cancel @x on a running turn, and
+//! on a queued message who it waits for, · Send now · Cancel.
 
 use std::sync::Mutex;
 
@@ -8,6 +9,7 @@ use tower_lsp_server::ls_types::*;
 use super::state::{Document, State};
 use super::turn_actions::{Scope, command, handles, offered};
 use super::{convert, ext};
+use crate::conversation::queue;
 use crate::conversation::routing::{self, Next};
 use crate::document::text::PositionEncoding;
 
@@ -21,7 +23,12 @@ fn lenses(scope: &Scope, doc: &Document, enc: PositionEncoding) -> Vec<CodeLens>
     let mut lenses = Vec::new();
     let header_range = |i: usize| convert::range(&doc.text, &chat.messages[i].header(), enc);
 
+    let queued = queue::queued(text, chat, roster);
+    if let Some(i) = queued {
+        lenses.extend(queued_lenses(scope, header_range(i)));
+    }
     if let Some(last) = routing::last_counting(text, chat)
+        && queued != Some(last)
         && !roster.is_ai(chat.messages[last].handle(text))
         && let Next::Run(members) = routing::after_human(text, chat, roster, last)
         && !members.iter().any(|m| running.is_running(uri, m))
@@ -55,4 +62,33 @@ fn lenses(scope: &Scope, doc: &Document, enc: PositionEncoding) -> Vec<CodeLens>
         }
     }
     lenses
+}
+
+/// "queued — will be sent when @x finishes", then Send now and Cancel (the mark only).
+fn queued_lenses(scope: &Scope, range: Range) -> Vec<CodeLens> {
+    let uri = scope.uri;
+    let mut members: Vec<String> = scope
+        .running
+        .list()
+        .into_iter()
+        .filter(|t| t.document == uri)
+        .map(|t| t.member)
+        .collect();
+    members.dedup();
+    let waits = match members.len() {
+        0 => "queued — will be sent when this round ends".to_owned(),
+        1 => format!("queued — will be sent when {} finishes", handles(&members)),
+        _ => format!("queued — will be sent when {} finish", handles(&members)),
+    };
+    let lens = |title: &str, name: &str, argument: serde_json::Value| CodeLens {
+        range,
+        command: Some(command(title, name, argument)),
+        data: None,
+    };
+    vec![
+        // Clicking the label shows where it stands: it does nothing.
+        lens(&waits, "", json!({ "uri": uri })),
+        lens("Send now", ext::SEND, json!({ "uri": uri, "now": true })),
+        lens("Cancel", ext::CANCEL, json!({ "uri": uri, "queued": true })),
+    ]
 }

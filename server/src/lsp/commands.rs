@@ -14,6 +14,7 @@ use tower_lsp_server::ls_types::*;
 
 mod answer;
 mod new_files;
+pub(super) mod queued;
 
 use super::ext::{self, CommandArgs};
 use super::port::LspPort;
@@ -32,7 +33,7 @@ pub async fn execute(
 ) -> Result<Option<Value>> {
     let args = CommandArgs::parse(&params)?;
     let value = match params.command.as_str() {
-        ext::SEND => start(client, state, args.uri()?, None, None).await?,
+        ext::SEND => queued::send(client, state, args.uri()?, args.now == Some(true)).await?,
         ext::NEXT => {
             let uri = args.uri()?;
             let targets = continue_targets(state, &uri)?;
@@ -41,6 +42,9 @@ pub async fn execute(
         ext::ASK => {
             let targets = Some(vec![args.member()?]);
             start(client, state, args.uri()?, targets, None).await?
+        }
+        ext::CANCEL if args.queued == Some(true) => {
+            queued::cancel(client, state, args.uri()?).await?
         }
         ext::CANCEL => cancel(client, state, &args.uri()?, args.member.as_deref()).await,
         ext::RETRY => retry(client, state, args.uri()?, args.line()?).await?,
@@ -121,25 +125,50 @@ async fn start(
     let mut port = LspPort::new(
         client.clone(),
         state.clone(),
-        uri,
+        uri.clone(),
         Some(outbox),
         Some(started_tx),
     );
     let task_client = client.clone();
-    let runs = lock(state).runs.clone();
+    let runs = {
+        let mut s = lock(state);
+        *s.active_runs.entry(uri.clone()).or_default() += 1;
+        s.runs.clone()
+    };
+    let (task_state, task_uri) = (state.clone(), uri.clone());
     let task = runs.spawn(async move {
-        if let Some(before) = before
-            && let Err(why) = before.run(&mut port).await
-        {
-            port.notify(crate::turns::Level::Error, &why.to_string())
-                .await;
-            return Err(why);
-        }
-        let result = engine::run(&mut port, &ctx).await;
+        let result = match before {
+            Some(before) => before.run(&mut port).await,
+            None => Ok(true),
+        };
+        let result = match result {
+            Ok(true) => engine::run(&mut port, &ctx).await,
+            // Nothing to do after all (a queued message someone else delivered).
+            Ok(false) => Ok(engine::Report::default()),
+            Err(why) => {
+                port.notify(crate::turns::Level::Error, &why.to_string())
+                    .await;
+                Err(why)
+            }
+        };
         if let Err(error) = &result {
             task_client
                 .show_message(MessageType::ERROR, format!("chatmd: {error}"))
                 .await;
+        }
+        drop(port);
+        let last = {
+            let mut s = lock(&task_state);
+            let n = s.active_runs.entry(task_uri.clone()).or_default();
+            *n = n.saturating_sub(1);
+            let last = *n == 0;
+            if last {
+                s.active_runs.remove(&task_uri);
+            }
+            last
+        };
+        if last {
+            queued::after_last_run(&task_state, task_uri);
         }
         result
     });
@@ -198,11 +227,20 @@ async fn cancel(client: &Client, state: &Mutex<State>, uri: &Uri, member: Option
 enum BeforeRun {
     /// Take the old answer out (the range is found again on the text of the moment).
     TakeOut { member: String, line: u32 },
+    /// Take the queued mark out of the queued message; `required`: without one, there
+    /// is nothing to run (another run delivered it, or the user deleted it).
+    Unqueue { required: bool },
 }
 
 impl BeforeRun {
-    async fn run(self, port: &mut LspPort) -> std::result::Result<(), TurnError> {
-        let BeforeRun::TakeOut { member, line } = self;
+    /// Whether the run goes on.
+    async fn run(self, port: &mut LspPort) -> std::result::Result<bool, TurnError> {
+        let (member, line) = match self {
+            BeforeRun::TakeOut { member, line } => (member, line),
+            BeforeRun::Unqueue { required } => {
+                return Ok(queued::unmark(port).await? || !required);
+            }
+        };
         // The team is read before the edit is computed (the port is borrowed then).
         let chat = port.snapshot().await?.chat;
         let team = port.team(&chat);
@@ -219,7 +257,7 @@ impl BeforeRun {
             Ok(Some((vec![(range, String::new())], ())))
         });
         match taken.await? {
-            Edited::Applied(()) | Edited::Unneeded => Ok(()),
+            Edited::Applied(()) | Edited::Unneeded => Ok(true),
             Edited::GaveUp => Err(TurnError::KeptChanging { again: "retry" }),
         }
     }

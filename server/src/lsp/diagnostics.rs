@@ -79,6 +79,10 @@ pub fn problems_of(state: &Mutex<State>, doc: &Document) -> (Vec<Problem>, Arc<T
         found.extend(super::login::problems(&text, &doc.chat, &roster, |m| {
             s.told.member(&team.folder, &m.handle)?.login.clone()
         }));
+        // A client that pulls diagnostics gets the waits from there, not twice.
+        if !s.client_flags.pull_diagnostics {
+            found.extend(super::waiting::problems(&text, &doc.chat));
+        }
     }
     if let (Some(error), Some(fm)) = (team_error, doc.chat.front_matter.as_ref())
         && let Some(t) = &fm.team

@@ -117,13 +117,15 @@ pub fn progress_token(n: u64, member: &str) -> String {
     format!("chatmd/turn/{n}/{member}")
 }
 
-/// `chatmd.send {uri}`: the members the last message calls for answer.
+/// `chatmd.send {uri, now?}`: the members the last message calls for answer; while
+/// turns run in the chat, the message is queued until they end (`now`: sent at once).
 pub const SEND: &str = "chatmd.send";
 /// `chatmd.ask {uri, member}`: one member answers now.
 pub const ASK: &str = "chatmd.ask";
 /// `chatmd.next {uri}`: whoever is due next answers.
 pub const NEXT: &str = "chatmd.next";
-/// `chatmd.cancel {uri, member?}`: stops a member's turn, or every turn of the chat.
+/// `chatmd.cancel {uri, member?, queued?}`: stops a member's turn, or every turn of
+/// the chat; `queued`: takes the queued mark off the queued message instead.
 pub const CANCEL: &str = "chatmd.cancel";
 /// `chatmd.retry {uri, line}`: a new answer instead of the last one.
 pub const RETRY: &str = "chatmd.retry";
@@ -154,6 +156,10 @@ pub struct CommandArgs {
     pub option: Option<String>,
     pub folder: Option<String>,
     pub title: Option<String>,
+    /// `chatmd.send`: send at once, even while members answer (a queued message too).
+    pub now: Option<bool>,
+    /// `chatmd.cancel`: take the queued mark off the chat's queued message.
+    pub queued: Option<bool>,
 }
 
 impl CommandArgs {

@@ -26,6 +26,7 @@ mod symbols;
 mod told;
 mod trust;
 mod turn_actions;
+mod waiting;
 mod watch;
 
 pub use backend::Backend;

@@ -99,6 +99,11 @@ pub struct ClientFlags {
     pub adds_final_line_break: bool,
     /// `window/showMessageRequest` may be sent (the client shows dialogs).
     pub show_message_request: bool,
+    /// The client pulls diagnostics (`textDocument/diagnostic`, LSP 3.17): the waits of
+    /// the workspace's chats go there rather than into the published diagnostics.
+    pub pull_diagnostics: bool,
+    /// The client re-pulls when asked (`workspace/diagnostic/refresh`).
+    pub diagnostic_refresh: bool,
 }
 
 #[derive(Default)]
@@ -117,6 +122,14 @@ pub struct State {
     pub teams: HashMap<PathBuf, Arc<Team>>,
     /// Every `.chat.md` in the workspace, for workspace symbols.
     pub chats: Vec<PathBuf>,
+    /// Whether `chats` holds the start-up scan's result yet.
+    pub chats_scanned: bool,
+    /// How many runs of turns go on per chat (a queued message waits for none).
+    pub active_runs: HashMap<Uri, usize>,
+    /// Where a chat whose last run ended is sent, to deliver its queued message.
+    pub deliveries: Option<tokio::sync::mpsc::UnboundedSender<Uri>>,
+    /// Closed chats whose waits were published (to clear them once nothing waits).
+    pub waiting_shown: std::collections::HashSet<PathBuf>,
     /// Outlines of chats on disk, by path, with the (mtime, size) they were read at.
     pub outlines: HashMap<PathBuf, (OutlineStamp, Arc<super::symbols::FileOutline>)>,
     /// Files that got team problems published, per team folder, so they can be cleared.

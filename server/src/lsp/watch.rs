@@ -40,6 +40,14 @@ pub fn client_flags(caps: &ClientCapabilities) -> ClientFlags {
             .window
             .as_ref()
             .is_some_and(|w| w.show_message.is_some()),
+        pull_diagnostics: caps
+            .text_document
+            .as_ref()
+            .is_some_and(|t| t.diagnostic.is_some()),
+        diagnostic_refresh: workspace
+            .and_then(|w| w.diagnostics.as_ref())
+            .and_then(|d| d.refresh_support)
+            .unwrap_or(false),
     }
 }
 
@@ -77,7 +85,17 @@ pub fn scan_workspace(state: &Mutex<State>) {
     };
     let chats = team::scan_chats(&root);
     tracing::info!(count = chats.len(), "workspace scanned");
-    lock(state).chats = chats;
+    record_scan(state, chats);
+}
+
+/// Keeps a scan's chats, unless one already recorded (the first scan wins: changes
+/// since then came through the watchers).
+pub fn record_scan(state: &Mutex<State>, chats: Vec<std::path::PathBuf>) {
+    let mut s = lock(state);
+    if !s.chats_scanned {
+        s.chats = chats;
+        s.chats_scanned = true;
+    }
 }
 
 /// Applies file changes; returns the open documents whose diagnostics must be redone.

@@ -3,6 +3,7 @@
 
 use super::round::{self, TurnReport};
 use super::{Context, Edited, EditorPort, Level, PortError, TurnError};
+use crate::conversation::queue;
 use crate::conversation::roster::Roster;
 use crate::conversation::routing::{self, Next};
 use crate::conversation::section;
@@ -102,6 +103,12 @@ pub async fn run<P: EditorPort>(port: &mut P, ctx: &Context) -> Result<Report, T
                 };
                 (next, asked_by)
             }
+            // The user's queued message comes before any hand-off between agents: it
+            // is delivered once this run ends.
+            Some(_) if queue::queued(text, chat, &roster).is_some() => (
+                Next::Nobody("a queued message waits".to_owned()),
+                Vec::new(),
+            ),
             Some(ids) => {
                 let answers = messages_with_ids(text, chat, ids);
                 let max = chat.front_matter.as_ref().map_or(3, |fm| fm.max_chain());

@@ -74,6 +74,8 @@ pub enum TurnError {
     /// The prompt cannot be built (too large even when cut).
     #[error(transparent)]
     Prompt(#[from] PromptError),
+    #[error(transparent)]
+    Queue(#[from] crate::conversation::queue::QueueError),
     #[error("@{handle} is not a member of this team")]
     NotAMember { handle: String },
     /// The member's settings come from a workspace file the user has not trusted

@@ -6,7 +6,7 @@ use chatmd_tests::sim_editor::Behaviour;
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
-use crate::setup::{Setup, finished, redact};
+use crate::setup::{Setup, finished, lenses, redact};
 
 async fn titles_at(
     editor: &mut chatmd_tests::sim_editor::SimEditor,
@@ -33,32 +33,6 @@ async fn titles_at(
             (
                 a["title"].as_str().unwrap().to_string(),
                 a["command"].clone(),
-            )
-        })
-        .collect()
-}
-
-async fn lenses(
-    editor: &mut chatmd_tests::sim_editor::SimEditor,
-    uri: &str,
-) -> Vec<(u64, String, Value)> {
-    let lenses = editor
-        .client
-        .request(
-            "textDocument/codeLens",
-            json!({"textDocument": {"uri": uri}}),
-        )
-        .await
-        .expect("code lenses");
-    lenses
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|l| {
-            (
-                l["range"]["start"]["line"].as_u64().unwrap(),
-                l["command"]["title"].as_str().unwrap().to_string(),
-                l["command"]["arguments"][0].clone(),
             )
         })
         .collect()

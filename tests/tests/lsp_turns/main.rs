@@ -19,6 +19,7 @@ mod permissions;
 mod policy;
 mod processes;
 mod program_rule;
+mod queued;
 mod reliability;
 mod resume;
 mod routing;

@@ -280,3 +280,30 @@ pub async fn nothing_more(editor: &mut SimEditor) {
         panic!("the server went on editing: {params}");
     }
 }
+
+/// The code lenses of the chat as `(line, title, argument)`.
+pub async fn lenses(
+    editor: &mut chatmd_tests::sim_editor::SimEditor,
+    uri: &str,
+) -> Vec<(u64, String, Value)> {
+    let lenses = editor
+        .client
+        .request(
+            "textDocument/codeLens",
+            json!({"textDocument": {"uri": uri}}),
+        )
+        .await
+        .expect("code lenses");
+    lenses
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| {
+            (
+                l["range"]["start"]["line"].as_u64().unwrap(),
+                l["command"]["title"].as_str().unwrap().to_string(),
+                l["command"]["arguments"][0].clone(),
+            )
+        })
+        .collect()
+}

@@ -410,8 +410,8 @@ end
 -- progress and status line
 
 --- A short text for the status line: the running turns of this chat with what their
---- progress last said, e.g. `@reviewer 3.2s · 1.2 KB · @tester starting` (empty when
---- nothing runs).
+--- progress last said, e.g. `@reviewer 3.2s · 1.2 KB · @tester starting`, then how many
+--- chats wait for you (`2 chats wait`); empty when nothing runs or waits.
 function M.statusline(bufnr)
   bufnr = buf_of(bufnr)
   local this = uri(bufnr)
@@ -427,7 +427,25 @@ function M.statusline(bufnr)
       parts[#parts + 1] = '@' .. t.member .. ' ' .. (said or t.status or '')
     end
   end
+  local waiting = M.waiting_count()
+  if waiting > 0 then
+    parts[#parts + 1] = waiting == 1 and '1 chat waits' or (waiting .. ' chats wait')
+  end
   return table.concat(parts, ' · ')
+end
+
+--- How many chats wait for you: files with a `waiting-…` diagnostic of chatmd (a
+--- permission or plan request, a failed turn, a question; see `chatmd status`).
+function M.waiting_count()
+  local files = {}
+  for _, d in ipairs(vim.diagnostic.get(nil)) do
+    local lsp = d.user_data and d.user_data.lsp or {}
+    local code = d.code or lsp.code
+    if d.source == 'chatmd' and type(code) == 'string' and code:match('^waiting%-') then
+      files[d.bufnr] = true
+    end
+  end
+  return vim.tbl_count(files)
 end
 
 local function show_progress(p)

@@ -1,0 +1,163 @@
+//! Queued messages in the editor: Send while the chat's members still answer marks the
+//! message queued (`conversation::queue`) instead of starting turns beside them; when
+//! the chat's last run ends, the queued message is delivered as the file has it then.
+//! "Send now" delivers it at once, "Cancel" takes the mark out (the text stays).
+
+use std::sync::{Arc, Mutex};
+
+use serde_json::{Value, json};
+use tower_lsp_server::Client;
+use tower_lsp_server::jsonrpc::Result;
+use tower_lsp_server::ls_types::*;
+
+use super::{BeforeRun, failed, start};
+use crate::conversation::queue;
+use crate::conversation::roster::Roster;
+use crate::lsp::port::LspPort;
+use crate::lsp::state::{State, lock};
+use crate::turns::{Edited, EditorPort, TurnError};
+
+/// Whether a run of turns is going on in the chat at `uri`.
+pub(crate) fn runs_in(state: &Mutex<State>, uri: &Uri) -> bool {
+    lock(state).active_runs.get(uri).is_some_and(|&n| n > 0)
+}
+
+/// Whether members are answering in the chat at `uri` now.
+fn answering_in(state: &Mutex<State>, uri: &Uri) -> bool {
+    let running = lock(state).running.clone();
+    running.list().iter().any(|t| t.document == uri.as_str())
+}
+
+/// `chatmd.send`: starts the turns, or, while members answer in this chat, queues the
+/// new message (`now`: sends it at once, beside them). Without a new message to queue
+/// (Send again on the message being answered), it is Send as ever, refusals included.
+pub(super) async fn send(
+    client: &Client,
+    state: &Arc<Mutex<State>>,
+    uri: Uri,
+    now: bool,
+) -> Result<Value> {
+    if now {
+        let before = Some(BeforeRun::Unqueue { required: false });
+        return start(client, state, uri, None, before).await;
+    }
+    if !answering_in(state, &uri) {
+        return start(client, state, uri, None, None).await;
+    }
+    let mut port = LspPort::new(client.clone(), state.clone(), uri.clone(), None, None);
+    let chat = port.snapshot().await.map_err(failed)?.chat;
+    let team = port.team(&chat);
+    let marked = port.edit_until_applied(20, |snapshot| {
+        let (text, chat) = (&*snapshot.text, &*snapshot.chat);
+        let roster = Roster::new(&team, chat.front_matter.as_ref());
+        let Some(index) = queue::to_queue(text, chat, &roster)? else {
+            return Ok(None);
+        };
+        let (range, new) = queue::mark(text, chat, index);
+        Ok::<_, TurnError>(Some((vec![(range, new)], ())))
+    });
+    let marked = marked.await;
+    drop(port);
+    match marked {
+        Ok(Edited::Applied(()) | Edited::Unneeded) => Ok(json!({ "members": [], "queued": true })),
+        Ok(Edited::GaveUp) => Err(failed(TurnError::KeptChanging { again: "send" })),
+        Err(TurnError::Queue(_)) => start(client, state, uri, None, None).await,
+        Err(why) => Err(failed(why)),
+    }
+}
+
+/// `chatmd.cancel {uri, queued: true}`: the queued message stays, as a draft.
+pub(super) async fn cancel(client: &Client, state: &Arc<Mutex<State>>, uri: Uri) -> Result<Value> {
+    let mut port = LspPort::new(client.clone(), state.clone(), uri, None, None);
+    match unmark(&mut port).await {
+        Ok(taken) => Ok(json!({ "unqueued": taken })),
+        Err(why) => Err(failed(why)),
+    }
+}
+
+/// Takes the queued mark out; false when no message is queued.
+pub(super) async fn unmark(port: &mut LspPort) -> std::result::Result<bool, TurnError> {
+    let chat = port.snapshot().await?.chat;
+    let team = port.team(&chat);
+    let taken = port.edit_until_applied(20, |snapshot| {
+        let (text, chat) = (&*snapshot.text, &*snapshot.chat);
+        let roster = Roster::new(&team, chat.front_matter.as_ref());
+        let range = queue::queued(text, chat, &roster).and_then(|i| queue::unmark(text, chat, i));
+        Ok::<_, TurnError>(range.map(|r| (vec![(r, String::new())], ())))
+    });
+    match taken.await? {
+        Edited::Applied(()) => Ok(true),
+        Edited::Unneeded => Ok(false),
+        Edited::GaveUp => Err(TurnError::KeptChanging { again: "send" }),
+    }
+}
+
+/// The chat's last run ended: its queued message, if any, is delivered (by the task of
+/// [`serve_deliveries`]: a run cannot start the next run itself, as its task would then
+/// contain itself).
+pub(super) fn after_last_run(state: &Mutex<State>, uri: Uri) {
+    if let Some(deliveries) = &lock(state).deliveries {
+        let _ = deliveries.send(uri);
+    }
+}
+
+/// Delivers the queued messages of the chats whose runs ended, for as long as the
+/// server runs.
+pub(crate) fn serve_deliveries(client: Client, state: Arc<Mutex<State>>) {
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    lock(&state).deliveries = Some(tx);
+    tokio::spawn(async move {
+        while let Some(uri) = rx.recv().await {
+            tokio::spawn(deliver(client.clone(), state.clone(), uri));
+        }
+    });
+}
+
+/// When no run goes on in the chat and a message is queued, delivers it.
+async fn deliver(client: Client, state: Arc<Mutex<State>>, uri: Uri) {
+    if runs_in(&state, &uri) {
+        return;
+    }
+    match queued_at(&state, &uri) {
+        None => {}
+        Some(Queued { followed_by: None }) => {
+            let before = Some(BeforeRun::Unqueue { required: true });
+            if let Err(error) = start(&client, &state, uri, None, before).await {
+                tracing::warn!("delivering a queued message failed: {}", error.message);
+            }
+        }
+        // Answers were written after it (a run of Ask beside the round, say): sending it
+        // now would answer them, not it. The user decides; the mark goes, the text stays.
+        Some(Queued {
+            followed_by: Some(member),
+        }) => {
+            let mut port = LspPort::new(client.clone(), state.clone(), uri, None, None);
+            if unmark(&mut port).await.unwrap_or(false) {
+                let why = format!(
+                    "your queued message was not sent: @{member} answered after it. Move it to \
+                     the end of the chat and Send it, or ask a member directly."
+                );
+                client.show_message(MessageType::WARNING, why).await;
+            }
+        }
+    }
+}
+
+/// The chat's queued message, and the first agent whose section follows it.
+struct Queued {
+    followed_by: Option<String>,
+}
+
+fn queued_at(state: &Mutex<State>, uri: &Uri) -> Option<Queued> {
+    let (snapshot, path) = super::read(state, uri).ok()?;
+    let (text, chat) = (&*snapshot.text, &*snapshot.chat);
+    let team = crate::lsp::state::team_of(state, Some(&path), chat).team;
+    let roster = Roster::new(&team, chat.front_matter.as_ref());
+    let index = queue::queued(text, chat, &roster)?;
+    let followed_by = chat.messages[index + 1..]
+        .iter()
+        .map(|m| m.handle(text))
+        .find(|h| roster.is_ai(h))
+        .map(str::to_owned);
+    Some(Queued { followed_by })
+}
