@@ -74,6 +74,10 @@ pub enum TurnError {
     /// The prompt cannot be built (too large even when cut).
     #[error(transparent)]
     Prompt(#[from] PromptError),
+    /// A reference of the message (`#file:`, `#diff`, `#diagnostics:`) cannot be
+    /// attached; nothing was sent.
+    #[error(transparent)]
+    Attach(#[from] super::attach::AttachError),
     #[error("@{handle} is not a member of this team")]
     NotAMember { handle: String },
     /// The member's settings come from a workspace file the user has not trusted
