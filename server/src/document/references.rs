@@ -1,10 +1,11 @@
 //! Context references in a human message: `#file:path`, `#file:path:40-80`, `#diff`
-//! and `#diagnostics:path`, found outside fenced code, inline code and quotes. Pure:
-//! what a reference names is looked up and read when the message is sent.
+//! and `#diagnostics:path`, found where mentions are (docs/format.md, "only prose
+//! counts"): not in code, inline or fenced, not in a quote, not in a `<details>`
+//! element. Pure: what a reference names is looked up and read when it is sent.
 
 use super::ByteRange;
-use super::chat::Message;
-use super::lines::Lines;
+use super::chat::{Message, details_after, starts_quote};
+use super::scanner::{LineKind, Scanner};
 
 /// What a reference asks to attach.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -47,42 +48,38 @@ impl Reference {
     }
 }
 
-/// The references in `message`'s body, in order. Lines of fenced code blocks and
-/// block quotes (`> ...`) hold none, nor do inline code spans: there a `#file:` is an
-/// example, not a request.
+/// The references in `message`'s body, in order.
 pub fn in_message(text: &str, message: &Message) -> Vec<Reference> {
-    let body = message.body_range();
-    let code: Vec<ByteRange> = message.code_blocks().map(|b| b.range).collect();
-    in_body(text, body, &code)
+    in_body(text, message.body_range())
 }
 
-/// [`in_message`] over the bytes `body` of `text`, with the fenced code blocks `code`
-/// (absolute ranges, in order).
-pub fn in_body(text: &str, body: ByteRange, code: &[ByteRange]) -> Vec<Reference> {
+/// [`in_message`] over the bytes `body` of `text` (a message's body: the scanner
+/// starts there with no block open, as it does after a message's heading).
+pub fn in_body(text: &str, body: ByteRange) -> Vec<Reference> {
     let mut found = Vec::new();
-    let slice = &text[body.clone()];
     // Cheap for the common message: no `#` at all.
-    if !slice.contains('#') {
+    if !text[body.clone()].contains('#') {
         return found;
     }
-    for line in Lines::new(slice) {
-        let start = body.start + line.start;
-        if code.iter().any(|c| c.start <= start && start <= c.end) {
-            continue;
+    let bytes = text.as_bytes();
+    let mut open_details = 0;
+    for line in Scanner::new(text, body.start) {
+        if line.start >= body.end {
+            break;
         }
-        let content = &slice[line.range()];
-        if is_quote(content) {
-            continue;
+        let content = &bytes[line.start..line.end];
+        match line.kind {
+            LineKind::Html => open_details = details_after(open_details, content),
+            LineKind::Text | LineKind::Heading { .. } if open_details == 0 => {
+                scan_line(&text[line.range()], line.start, &mut found);
+            }
+            LineKind::NestedHeading if open_details == 0 && !starts_quote(content) => {
+                scan_line(&text[line.range()], line.start, &mut found);
+            }
+            _ => {}
         }
-        scan_line(content, start, &mut found);
     }
     found
-}
-
-/// A block quote line: up to three spaces, then `>`.
-fn is_quote(line: &str) -> bool {
-    let indent = line.bytes().take_while(|&b| b == b' ').count();
-    indent <= 3 && line.as_bytes().get(indent) == Some(&b'>')
 }
 
 fn scan_line(line: &str, base: usize, found: &mut Vec<Reference>) {
@@ -246,7 +243,8 @@ mod tests {
 
     #[test]
     fn code_quotes_and_words_hold_no_references() {
-        let text = "## @me\nuse `#file:x.rs` here\n> #file:quoted.rs\n```\n#file:code.rs\n#diff\n```\n\
+        let text = "## @me\nuse `#file:x.rs` here\n> #file:quoted.rs\nlazy #file:lazy.rs\n\n```\n#file:code.rs\n\
+                    #diff\n```\n<details>\n\n#file:folded.rs\n\n</details>\n\n    #file:indented.rs\n\n\
                     a#file:glued.rs #diffs #file: #file:ok.rs\n";
         assert_eq!(found(text), ["file ok.rs -"]);
     }

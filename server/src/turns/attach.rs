@@ -249,7 +249,10 @@ pub async fn gather<P: EditorPort>(
                 let Some(found) = port.diagnostics(&file).await else {
                     return Err(AttachError::NoDiagnostics { reference: label });
                 };
-                let about = format!("{raw}, {} problems the editor reports", found.len());
+                let about = match found.len() {
+                    1 => format!("{raw}, 1 problem the editor reports"),
+                    n => format!("{raw}, {n} problems the editor reports"),
+                };
                 let mut text = found.join("\n");
                 if !text.is_empty() {
                     text.push('\n');
