@@ -22,6 +22,7 @@ import {
   serverEnvironment,
   type ServerSettings,
 } from './server';
+import { SOURCE_DIAGNOSTICS } from './context';
 import { fetchTurns, parseTurns, TURNS_CHANGED, TURNS_REQUEST, TurnsStatus } from './turns';
 import { WaitingStatus } from './waiting';
 
@@ -107,6 +108,16 @@ class Extension implements Host, vscode.Disposable {
     const client = new ChatmdLanguageClient('chatmd', 'chatmd Language Server', serverOptions, clientOptions);
     client.onNotification(TURNS_CHANGED, (payload: unknown) => {
       this.status.update(parseTurns(payload));
+    });
+    // `#diagnostics:path` in a sent message: the problems VS Code shows for that file, from
+    // every extension, as LSP diagnostics.
+    client.onRequest(SOURCE_DIAGNOSTICS, async (params: { uri?: unknown }) => {
+      if (typeof params?.uri !== 'string') {
+        return null;
+      }
+      const uri = vscode.Uri.parse(params.uri);
+      const found = vscode.languages.getDiagnostics(uri);
+      return { diagnostics: await client.code2ProtocolConverter.asDiagnostics(found) };
     });
     try {
       await client.start();

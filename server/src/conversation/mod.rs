@@ -5,6 +5,7 @@
 
 pub mod actions;
 pub mod activity;
+pub mod attached;
 pub mod blocks;
 pub mod clock;
 pub mod diff;

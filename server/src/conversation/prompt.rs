@@ -22,6 +22,9 @@
 //!   part (with their agents) and how to hand over. It sits in the context, not the
 //!   system part, so `system` stays exactly what the user configured (and empty when
 //!   nothing is).
+//! - Attachments: what the answered message's references (`#file:`, `#diff`,
+//!   `#diagnostics:`) attach ends `[CONTEXT]`, each as `attached <reference> (...):`
+//!   and a fenced block (`conversation/attached.rs` cuts them to their own cap first).
 //! - Earlier messages: at most the front matter's `context` (default 20), the newest
 //!   ones, oldest first. Messages with nothing left after cleaning (reply stubs, a bare
 //!   `[DONE]`) and `SKIP` answers carry nothing and are left out.
@@ -114,13 +117,17 @@ pub struct PromptRequest<'a> {
     /// With resume: the index of the member's last message; only messages after it go
     /// into the context (and the topic is left out).
     pub since: Option<usize>,
+    /// What the answered message's references attach, rendered
+    /// ([`attached::render`](super::attached::render)) and already cut to its own cap:
+    /// it ends `[CONTEXT]` and is never cut to make room for anything else.
+    pub attached: &'a str,
 }
 
 /// Why no prompt could be built.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum PromptError {
     #[error(
-        "the prompt is {size} bytes even without the role and the earlier messages, over the limit of {limit} bytes; shorten the message (or the topic, team_instruction.md or the member's instructions) and send it again"
+        "the prompt is {size} bytes even without the role and the earlier messages, over the limit of {limit} bytes; shorten the message or what it attaches (or the topic, team_instruction.md or the member's instructions) and send it again"
     )]
     TooLarge { size: usize, limit: usize },
     #[error("there is no message {index} to answer: the chat has {count} messages")]
@@ -175,6 +182,8 @@ struct Parts {
     topic: Option<String>,
     /// `handle: text` entries, oldest first.
     context: Vec<String>,
+    /// The rendered attachments (empty for none), after the context.
+    attached: String,
     message: String,
 }
 
@@ -228,6 +237,7 @@ impl Parts {
                 .then(|| roster_line(req.roster, req.member)),
             topic,
             context,
+            attached: req.attached.to_owned(),
             message: entry(text, answered).unwrap_or_else(|| format!("{}:", answered.handle(text))),
         })
     }
@@ -251,6 +261,7 @@ impl Parts {
             body.push_str(line);
             body.push('\n');
         }
+        body.push_str(&self.attached);
         body.push_str("[MESSAGE]\n");
         body.push_str(&self.message);
         body.push('\n');

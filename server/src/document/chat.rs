@@ -14,6 +14,7 @@ mod store;
 
 pub use message::Message;
 use scan::scan;
+pub(crate) use scan::{details_after, starts_quote};
 
 /// A fenced code block.
 #[derive(Clone, Debug, PartialEq, Eq)]

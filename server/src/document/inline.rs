@@ -138,7 +138,7 @@ pub(super) fn scan_from(
 
 /// The end of the code span opened by `run` backticks before `from`, if it closes on
 /// this line with a run of exactly the same length.
-fn closing_backticks(b: &[u8], from: usize, run: usize) -> Option<usize> {
+pub(super) fn closing_backticks(b: &[u8], from: usize, run: usize) -> Option<usize> {
     let mut i = from;
     while let Some(at) = bytes::find_byte(b, i, b'`') {
         let len = b[at..].iter().take_while(|&&c| c == b'`').count();

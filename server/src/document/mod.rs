@@ -12,6 +12,7 @@ pub mod line_starts;
 pub mod lines;
 pub mod permission;
 pub mod quoted;
+pub mod references;
 pub mod scanner;
 pub mod status;
 pub mod text;

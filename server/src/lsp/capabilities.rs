@@ -47,8 +47,9 @@ pub fn server_capabilities(
         workspace_symbol_provider: Some(OneOf::Left(true)),
         folding_range_provider: Some(FoldingRangeProviderCapability::Simple(true)),
         completion_provider: Some(CompletionOptions {
-            // `/` starts an agent's command, `"` a setting's value in `chatmd.toml`.
-            trigger_characters: Some(vec!["@".to_string(), "/".to_string(), "\"".to_string()]),
+            // `/` starts an agent's command, `"` a setting's value in `chatmd.toml`, `#`
+            // a context reference and `:` its path (`#file:`).
+            trigger_characters: Some(["@", "/", "\"", "#", ":"].map(str::to_owned).to_vec()),
             ..Default::default()
         }),
         hover_provider: Some(HoverProviderCapability::Simple(true)),

@@ -1,7 +1,9 @@
-//! Completion in a chat of `@member` handles (members with their agent and role) and of
-//! an agent's commands after `/` (`slash.rs`), and in `chatmd.toml` of a member's session
+//! Completion in a chat of `@member` handles (members with their agent and role), of
+//! context references after `#` (`references.rs`) and of an agent's commands after `/`
+//! (`slash.rs`), and in `chatmd.toml` of a member's session
 //! settings (`settings.rs`).
 
+mod references;
 mod settings;
 mod slash;
 
@@ -90,6 +92,9 @@ pub fn complete(
     }
     let text = doc.flat();
     let offset = convert::offset(&doc.text, position, enc);
+    if let Some(items) = references::complete(state, doc, &text, offset, enc) {
+        return Some(items);
+    }
     let Some(start) = handle_start(&text, offset) else {
         return slash::complete(state, doc, &text, offset, enc);
     };

@@ -45,7 +45,7 @@ pub fn problems_of(state: &Mutex<State>, doc: &Document) -> (Vec<Problem>, Arc<T
     let ChatTeam {
         team,
         refused: team_error,
-        ..
+        root,
     } = team_of(state, doc.path.as_deref(), &doc.chat);
     let text = doc.flat();
     let roster = Roster::new(&team, doc.chat.front_matter.as_ref());
@@ -73,6 +73,9 @@ pub fn problems_of(state: &Mutex<State>, doc: &Document) -> (Vec<Problem>, Arc<T
         });
     }
     found.extend(super::trust::chat_problems(&team, &top));
+    found.extend(super::references::problems(
+        &text, &doc.chat, &roster, &root,
+    ));
     {
         // Cheap (the chat's mentions), so under the lock rather than a copy of it all.
         let s = lock(state);

@@ -94,6 +94,27 @@ impl Request for RawFoldingRange {
     const METHOD: &'static str = "chatmd/rawFoldingRange";
 }
 
+/// `chatmd/diagnostics {uri}`: asked of the editor when a message with
+/// `#diagnostics:path` is sent: the problems it shows for that file (every language
+/// server's, not only chatmd's), as LSP diagnostics; `null` when it has none to tell.
+pub enum SourceDiagnostics {}
+
+impl Request for SourceDiagnostics {
+    type Params = SourceDiagnosticsParams;
+    type Result = Option<SourceDiagnosticsResult>;
+    const METHOD: &'static str = "chatmd/diagnostics";
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SourceDiagnosticsParams {
+    pub uri: Uri,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SourceDiagnosticsResult {
+    pub diagnostics: Vec<tower_lsp_server::ls_types::Diagnostic>,
+}
+
 /// `chatmd/invalidMessage`: the stand-in request `framing` puts in place of a
 /// malformed client message; the server answers it with the error in its params, so
 /// the client gets that error for its own request. Never sent by a client.

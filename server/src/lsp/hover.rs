@@ -21,7 +21,11 @@ pub fn hover(
 ) -> Option<Hover> {
     let text = doc.flat();
     let offset = convert::offset(&doc.text, position, enc);
-    let range = doc.chat.handle_at(offset)?;
+    let Some(range) = doc.chat.handle_at(offset) else {
+        let ChatTeam { team, root, .. } = team_of(state, doc.path.as_deref(), &doc.chat);
+        let roster = Roster::new(&team, doc.chat.front_matter.as_ref());
+        return super::references::hover(doc, &text, &roster, &root, enc, offset);
+    };
     let handle = text[range.clone()].trim_start_matches('@');
     let ChatTeam { team, root, .. } = team_of(state, doc.path.as_deref(), &doc.chat);
     let roster = Roster::new(&team, doc.chat.front_matter.as_ref());

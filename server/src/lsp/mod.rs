@@ -21,6 +21,7 @@ mod journal;
 mod login;
 mod port;
 mod progress;
+mod references;
 mod state;
 mod symbols;
 mod told;

@@ -14,7 +14,7 @@ mod place;
 mod problem;
 mod scan;
 #[cfg(test)]
-mod temp_tree;
+pub(crate) mod temp_tree;
 pub(crate) mod toml_check;
 pub mod trust;
 
@@ -22,6 +22,7 @@ pub use config::{CONFIG_FILE_NAME, TeamRule, trust_summary};
 pub use discover::{DEFAULT_HUMAN, TEAM_INSTRUCTION_FILE, load_team_with};
 pub use error::TeamError;
 pub use model::{Member, Team, Thoughts, is_valid_handle};
+pub(crate) use paths::contain;
 pub use paths::resolve_team_folder;
 pub(crate) use paths::{normalize, resolve_existing};
 pub use place::{TeamPlace, locate, workspace_root};

@@ -76,6 +76,10 @@ pub enum TurnError {
     Prompt(#[from] PromptError),
     #[error(transparent)]
     Queue(#[from] crate::conversation::queue::QueueError),
+    /// A reference of the message (`#file:`, `#diff`, `#diagnostics:`) cannot be
+    /// attached; nothing was sent.
+    #[error(transparent)]
+    Attach(#[from] super::attach::AttachError),
     #[error("@{handle} is not a member of this team")]
     NotAMember { handle: String },
     /// The member's settings come from a workspace file the user has not trusted

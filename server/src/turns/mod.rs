@@ -12,6 +12,7 @@ pub mod anchors;
 mod asks;
 #[cfg(test)]
 pub(crate) mod asks_tests;
+pub mod attach;
 pub mod engine;
 mod error;
 pub mod file_port;

@@ -9,6 +9,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::TurnError;
 use crate::agents::{AgentEntry, Invocation, Registry, plan_turn};
+use crate::conversation::attached::{self, Attachment};
 use crate::conversation::prompt::{PromptRequest, build_prompt, role_loaded_by_cli, slash_command};
 use crate::conversation::roster::Roster;
 use crate::team::{self, Member};
@@ -48,6 +49,7 @@ pub(super) fn plan(
     roster: &Roster,
     member: &Member,
     message: usize,
+    attachments: &[Attachment],
 ) -> Result<Planned, TurnError> {
     let (text, chat) = (&*snapshot.text, &*snapshot.chat);
     if let Some(why) = roster.team.trust_refusal(&member.handle) {
@@ -79,6 +81,13 @@ pub(super) fn plan(
         });
     }
     let last = super::resume::session_to_resume(ctx, text, chat, member, entry, message);
+    let acp = matches!(entry.adapter, crate::agents::Adapter::Acp(_));
+    // An ACP agent gets the attachments as resource blocks, a headless CLI in its prompt.
+    let attached = if acp {
+        String::new()
+    } else {
+        attached::render(attachments)
+    };
     let command = |since: Option<usize>, session: Option<&str>| -> Result<Invocation, TurnError> {
         let request = PromptRequest {
             text,
@@ -88,12 +97,14 @@ pub(super) fn plan(
             message,
             role_loaded_by_cli: role_loaded_by_cli(member, &ctx.workspace_root),
             since,
+            attached: &attached,
         };
         let prompt = build_prompt(&request)?;
         let mut invocation = plan_turn(entry, member, &prompt.system, &prompt.body, session);
-        if matches!(entry.adapter, crate::agents::Adapter::Acp(_)) {
+        if acp {
             // The workspace around the member's folder, for an agent that takes more roots.
             invocation.session.workspace = Some(ctx.workspace_root.clone());
+            invocation.session.attachments = attachments.iter().map(for_acp).collect();
             let asking = &chat.messages[message];
             if roster.is_human(asking.handle(text))
                 && let Some(command) = slash_command(asking.body(text))
@@ -125,6 +136,23 @@ pub(super) fn plan(
         session: last.map(|last| last.session),
         entry: entry.clone(),
     })
+}
+
+/// An attachment as an ACP turn sends it.
+fn for_acp(a: &Attachment) -> crate::agents::acp::PromptAttachment {
+    let kind = a.label.trim_start_matches('#');
+    let kind = kind.split(':').next().unwrap_or(kind);
+    crate::agents::acp::PromptAttachment {
+        title: a.heading(),
+        file: a.file.clone(),
+        lines: a.lines,
+        text: a.text.clone(),
+        as_text: attached::render(std::slice::from_ref(a)),
+        uri: match a.label.split_once(':') {
+            Some((_, path)) => format!("chatmd://{kind}/{path}"),
+            None => format!("chatmd://{kind}"),
+        },
+    }
 }
 
 fn program_exists(invocation: &Invocation) -> bool {

@@ -139,6 +139,15 @@ pub trait EditorPort: Send {
     /// (or `snapshot`), the port's own edits included (a permission rule is computed
     /// from it). `None` only for a port that keeps no copy: then no rule is written.
     fn current_text(&self) -> Option<&str>;
+    /// The problems the editor reports for the file at `path` (one line each, `line:column
+    /// severity: message (source)`), for a `#diagnostics:` reference; `None` when there
+    /// is no editor to ask, or it does not tell.
+    fn diagnostics(
+        &mut self,
+        _path: &std::path::Path,
+    ) -> impl Future<Output = Option<Vec<String>>> + Send {
+        async { None }
+    }
     /// A member's turn ended (also after `begin_turn` when it could not start).
     fn end_turn(&mut self, _member: &str, _status: TurnStatus, _error: Option<&TurnError>) {}
 

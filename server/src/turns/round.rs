@@ -10,12 +10,14 @@ use tokio_util::sync::CancellationToken;
 
 use super::anchors::{Anchors, Places};
 use super::asks::PermissionAnswer;
+use super::attach::{AttachError, gather};
 use super::flush::{MAX_STALE, flush, gave_up};
 use super::live::Live;
 use super::plan::{Planned, plan};
 use super::policy::{Policy, write_rule};
 use super::{Context, Edited, EditorPort, Level, PortError, Snapshot, TurnError};
 use crate::agents::{AgentEvent, configured_model};
+use crate::conversation::attached::Attachment;
 use crate::conversation::roster::Roster;
 use crate::conversation::section;
 use crate::document::status::TurnStatus;
@@ -57,6 +59,24 @@ pub(super) struct Round {
     pub(super) ids: Vec<String>,
 }
 
+/// What the references of message `index` attach, when a human wrote it (an agent's
+/// `#file:` is text, not a request).
+async fn attachments_of<P: EditorPort>(
+    port: &mut P,
+    ctx: &Context,
+    snapshot: &Snapshot,
+    roster: &Roster<'_>,
+    index: usize,
+) -> Result<Vec<Attachment>, AttachError> {
+    let text = &*snapshot.text;
+    match snapshot.chat.messages.get(index) {
+        Some(message) if roster.is_human(message.handle(text)) => {
+            gather(port, &ctx.workspace_root, text, message).await
+        }
+        _ => Ok(Vec::new()),
+    }
+}
+
 /// Runs `members`, each answering its message (an index into the snapshot's messages).
 pub(super) async fn run_round<P: EditorPort>(
     port: &mut P,
@@ -68,8 +88,14 @@ pub(super) async fn run_round<P: EditorPort>(
     let mut reports = Vec::new();
     let mut refused = Vec::new();
     let mut ready = Vec::new();
+    let mut attached: Vec<(usize, Result<Vec<Attachment>, AttachError>)> = Vec::new();
     for (handle, message) in members {
         let message = *message;
+        if !attached.iter().any(|(m, _)| *m == message) {
+            let read = attachments_of(port, ctx, snapshot, roster, message).await;
+            attached.push((message, read));
+        }
+        let attachments = attached.iter().find(|(m, _)| *m == message).map(|(_, a)| a);
         let Some(member) = roster.member(handle) else {
             continue;
         };
@@ -79,7 +105,12 @@ pub(super) async fn run_round<P: EditorPort>(
             refused.push(why);
             continue;
         }
-        match plan(ctx, snapshot, roster, member, message) {
+        let planned = match attachments {
+            Some(Err(error)) => Err(TurnError::Attach(error.clone())),
+            Some(Ok(list)) => plan(ctx, snapshot, roster, member, message, list),
+            None => plan(ctx, snapshot, roster, member, message, &[]),
+        };
+        match planned {
             Ok(planned) => ready.push(Ready {
                 member,
                 planned,

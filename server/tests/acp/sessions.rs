@@ -65,6 +65,7 @@ fn set_up(settings: SessionSettings) -> (chatmd::agents::acp::AcpSession, Trace)
     let setup = SessionSetup {
         settings,
         workspace: Some(PathBuf::from("/home/dev")),
+        ..SessionSetup::default()
     };
     let mut session = session("claude").with_setup(setup);
     let mut trace = start(&mut session, "the prompt");
@@ -189,6 +190,7 @@ fn an_agent_with_legacy_modes_gets_set_mode() {
     let mut session = session("gemini").with_setup(SessionSetup {
         settings,
         workspace: Some(PathBuf::from("/home/dev")),
+        ..SessionSetup::default()
     });
     let mut trace = start(&mut session, "the prompt");
     // gemini advertises no additional directories.
@@ -263,5 +265,54 @@ fn a_change_the_agent_reports_during_the_turn_is_told() {
             vec!["mode=default", "model=default", "fast=false"],
             vec!["mode=plan"]
         ]
+    );
+}
+
+/// The prompt's content blocks a session sends after `initialize` answers `result`,
+/// with one file attached.
+fn prompt_blocks_after(initialized: &str) -> Value {
+    use chatmd::agents::acp::PromptAttachment;
+    let attachment = PromptAttachment {
+        title: "#file:src/a.rs (src/a.rs, 1 line)".into(),
+        file: Some(PathBuf::from("/home/dev/src/a.rs")),
+        lines: None,
+        text: "fn a() {}\n".into(),
+        as_text: "attached #file:src/a.rs (src/a.rs, 1 line):\n```\nfn a() {}\n```\n".into(),
+        uri: String::new(),
+    };
+    let mut session = session("gemini").with_setup(SessionSetup {
+        attachments: vec![attachment],
+        ..SessionSetup::default()
+    });
+    let mut trace = start(&mut session, "the prompt");
+    trace.line(&mut session, initialized);
+    trace.line(
+        &mut session,
+        r#"{"jsonrpc":"2.0","id":2,"result":{"sessionId":"s-1"}}"#,
+    );
+    let prompt = trace.sent.last().expect("the prompt");
+    assert_eq!(prompt["method"], "session/prompt");
+    prompt["params"]["prompt"].clone()
+}
+
+#[test]
+fn attachments_are_resources_where_the_agent_takes_embedded_context_else_links() {
+    let embedded = r#"{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1,"agentCapabilities":{"promptCapabilities":{"embeddedContext":true}}}}"#;
+    assert_eq!(
+        prompt_blocks_after(embedded),
+        json!([
+            {"type": "text", "text": "the prompt"},
+            {"type": "resource", "resource": {"uri": "file:///home/dev/src/a.rs",
+                "text": "fn a() {}\n", "mimeType": "text/plain"}},
+        ])
+    );
+    let plain = r#"{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1,"agentCapabilities":{}}}"#;
+    assert_eq!(
+        prompt_blocks_after(plain),
+        json!([
+            {"type": "text", "text": "the prompt"},
+            {"type": "resource_link", "name": "a.rs", "uri": "file:///home/dev/src/a.rs",
+                "description": "#file:src/a.rs (src/a.rs, 1 line)"},
+        ])
     );
 }

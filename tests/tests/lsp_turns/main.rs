@@ -10,6 +10,7 @@ mod acp_render;
 mod acp_sessions;
 mod agent_output;
 mod commands;
+mod context;
 mod drafts;
 mod editing;
 mod ending;

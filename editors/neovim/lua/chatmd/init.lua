@@ -156,6 +156,26 @@ local handlers = {
     vim.api.nvim_win_set_buf(0, bufnr)
     return { success = true }
   end,
+  -- `#diagnostics:path` in a sent message: the problems Neovim shows for that file (from
+  -- every client and linter), as LSP diagnostics; none when the file is not loaded.
+  ['chatmd/diagnostics'] = function(_, params)
+    local found = {}
+    local bufnr = params and params.uri and vim.uri_to_bufnr(params.uri)
+    if bufnr and vim.api.nvim_buf_is_loaded(bufnr) then
+      for _, d in ipairs(vim.diagnostic.get(bufnr)) do
+        table.insert(found, {
+          range = {
+            start = { line = d.lnum, character = d.col },
+            ['end'] = { line = d.end_lnum or d.lnum, character = d.end_col or d.col },
+          },
+          severity = d.severity,
+          source = d.source,
+          message = d.message,
+        })
+      end
+    end
+    return { diagnostics = found }
+  end,
   ['chatmd/turnsChanged'] = function(_, result)
     M.turns = (result and result.turns) or {}
     vim.schedule(function()

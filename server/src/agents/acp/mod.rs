@@ -24,6 +24,7 @@
 
 mod calls;
 mod commands;
+mod context;
 mod ending;
 mod offered;
 mod permission;
@@ -34,6 +35,7 @@ mod settings;
 mod setup;
 mod updates;
 
+pub use context::PromptAttachment;
 pub use ending::Login;
 pub use permission::summary as permission_summary;
 pub(crate) use plan::plan;
@@ -100,6 +102,8 @@ pub struct AcpSession {
     model_set: Option<String>,
     /// The prompt, held until the session exists.
     prompt: Option<String>,
+    /// The agent takes `resource` blocks (`promptCapabilities.embeddedContext`).
+    embedded_context: bool,
     next_id: i64,
     waiting: Waiting,
     /// The ACP session id, once `session/new` answered.
@@ -130,6 +134,7 @@ impl AcpSession {
             settings_changed: false,
             model_set: None,
             prompt: None,
+            embedded_context: false,
             next_id: 1,
             waiting: Waiting::Nothing,
             session: None,

@@ -55,6 +55,8 @@ pub struct SessionSetup {
     /// The workspace root, offered as an `additionalDirectories` root when the agent
     /// takes them and the member works in another folder.
     pub workspace: Option<PathBuf>,
+    /// What the message's references attach: resource blocks after the prompt's text.
+    pub attachments: Vec<super::PromptAttachment>,
 }
 
 /// One request that applies a setting.

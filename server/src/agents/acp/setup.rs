@@ -31,6 +31,10 @@ impl AcpSession {
             return self.end(AgentEvent::Failed { message }, out);
         }
         self.login.methods = ending::auth_methods(result);
+        self.embedded_context = result
+            .pointer("/agentCapabilities/promptCapabilities/embeddedContext")
+            .and_then(Value::as_bool)
+            .unwrap_or(false);
         let capability = |name: &str| {
             result
                 .pointer(&format!("/agentCapabilities/sessionCapabilities/{name}"))
@@ -192,8 +196,12 @@ impl AcpSession {
             out.push(AgentEvent::Mode(mode.to_owned()));
         }
         let prompt = self.prompt.take().unwrap_or_default();
-        let text = ContentBlock::Text(TextContent::new(prompt));
-        let params = PromptRequest::new(session, vec![text]);
+        let mut blocks = vec![ContentBlock::Text(TextContent::new(prompt))];
+        blocks.extend(super::context::blocks(
+            &self.setup.attachments,
+            self.embedded_context,
+        ));
+        let params = PromptRequest::new(session, blocks);
         let id = self.send("session/prompt", params, out);
         self.waiting = Waiting::Prompt(id);
     }

@@ -192,12 +192,12 @@ pub(super) fn scan_with_room(
 }
 
 /// Whether a line's first byte after its indentation is a block quote's `>`.
-fn starts_quote(line: &[u8]) -> bool {
+pub(crate) fn starts_quote(line: &[u8]) -> bool {
     line.iter().find(|&&b| b != b' ' && b != b'\t') == Some(&b'>')
 }
 
 /// How many `<details>` elements are open after an HTML line, `open` before it.
-fn details_after(mut open: usize, line: &[u8]) -> usize {
+pub(crate) fn details_after(mut open: usize, line: &[u8]) -> usize {
     let tag_ends = |b: Option<&u8>| matches!(b, None | Some(b'>' | b' ' | b'\t' | b'/'));
     for (i, _) in line.iter().enumerate().filter(|&(_, &b)| b == b'<') {
         let tag = &line[i + 1..];

@@ -138,7 +138,7 @@ fn the_error_says_what_to_do() {
     assert_eq!(
         err.to_string(),
         format!(
-            "the prompt is {size} bytes even without the role and the earlier messages, over the limit of 786432 bytes; shorten the message (or the topic, team_instruction.md or the member's instructions) and send it again"
+            "the prompt is {size} bytes even without the role and the earlier messages, over the limit of 786432 bytes; shorten the message or what it attaches (or the topic, team_instruction.md or the member's instructions) and send it again"
         )
     );
 }
