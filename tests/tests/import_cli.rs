@@ -165,7 +165,7 @@ fn a_recorded_session_of_each_cli_imports_byte_for_byte_under_its_member() {
         assert_eq!(
             stdout(&out),
             format!(
-                "{} -> {}/{name}: {cli} session {id}, kept 2 messages (1 of the human, 1 answers), {skipped}\n",
+                "{} -> {}/{name}: {cli} session {id}, kept 2 messages (1 of the human, 1 answer), {skipped}\n",
                 session_fixture(file),
                 team.display()
             )

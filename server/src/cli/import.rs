@@ -134,9 +134,9 @@ fn import(
         &chat,
     )?;
     let mut summary = format!(
-        "{} chat, kept {} messages, skipped 0",
+        "{} chat, kept {}, skipped 0",
         found.format.name(),
-        messages.len()
+        counted(messages.len(), "message")
     );
     let unclosed = foreign::unclosed_blocks(&text, found.format).len();
     if unclosed > 0 {
@@ -152,12 +152,12 @@ fn import(
 fn session_summary(t: &Transcript, team: &Team, agent: &str) -> String {
     let count = |speaker| t.messages.iter().filter(|m| m.speaker == speaker).count();
     let mut s = format!(
-        "{} session {}, kept {} messages ({} of the human, {} answers), skipped {}",
+        "{} session {}, kept {} ({} of the human, {}), skipped {}",
         t.kind.name(),
         t.session,
-        t.messages.len(),
+        counted(t.messages.len(), "message"),
         count(Speaker::Human),
-        count(Speaker::Agent),
+        counted(count(Speaker::Agent), "answer"),
         t.skipped.total()
     );
     let reasons = skip_reasons(&t.skipped);
@@ -184,6 +184,15 @@ fn session_summary(t: &Transcript, team: &Team, agent: &str) -> String {
         None => s.push_str(&handle_note(team, agent)),
     }
     s
+}
+
+/// `1 answer`, `2 answers`: the report is read by people.
+fn counted(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("{n} {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
 }
 
 fn skip_reasons(skipped: &Skipped) -> String {
