@@ -538,6 +538,12 @@ mod foreign {
             "---\nimported_from: \"chat.md (`# %% user`)\"\n---\n\n## @me\nFix it.\n\n## @assistant\nLet me start.```tool_call\n{\"name\": \"read\"}\n```\n```\n\n<details><summary>tool_execute</summary>\n\nfile text\n\n</details>\n\n## @assistant\nDone.\n\n## @me\nThanks\n",
             &["## @me", "## @assistant", "## @assistant", "## @me"],
         );
+        // The stray closing fence opened a block that the next marker cut: a warning there.
+        let unclosed =
+            chatmd::document::foreign::unclosed_blocks(text, ForeignFormat::PercentCells);
+        assert_eq!(unclosed.len(), 1);
+        assert_eq!(&text[unclosed[0].clone()], "```");
+        assert!(text[..unclosed[0].start].ends_with("\"read\"}\n"));
     }
 
     /// An answer quoted a whole example chat in a fence, with `#%% user` lines and an

@@ -51,9 +51,21 @@ pub(super) fn scan<'a>(lines: &[&'a str], from: usize, format: ForeignFormat) ->
         cut: Vec::new(),
     };
     if format == ForeignFormat::PercentCells {
+        // The scanner only tells which blocks a marker cuts short.
+        let mut state = ScanState::default();
+        let mut opened_at: Option<usize> = None;
         for (i, &line) in lines.iter().enumerate().skip(from) {
             if let Some(marker) = classify(line, format) {
                 found.markers.push((i, marker));
+                found.cut.extend(opened_at.take());
+                state = ScanState::default();
+                continue;
+            }
+            state.classify(line.as_bytes());
+            if state.awaits_closing_line() {
+                opened_at.get_or_insert(i);
+            } else {
+                opened_at = None;
             }
         }
         return found;
