@@ -607,6 +607,18 @@ mod foreign {
             "---\ntitle: Old\ntags: [a]\nimported_from: gp.nvim\n---\n\n```text\n# topic: New\n---\n```\n\n## @me\nhi\n",
             &["## @me"],
         );
+        // Front matter chatmd cannot read (here a list, not a mapping) stays verbatim in
+        // a fenced block, so the converted front matter has no problem.
+        let text = "---\n- a\n- b\n---\n<|user|>\nhi\n";
+        check_converted(
+            text,
+            ForeignFormat::LspAi,
+            "---\nimported_from: lsp-ai\n---\n\n```yaml\n---\n- a\n- b\n---\n```\n\n## @me\nhi\n",
+            &["## @me"],
+        );
+        let out = convert(text, ForeignFormat::LspAi, "me", "assistant");
+        let chat = chatmd::document::chat::Chat::parse(&out);
+        assert_eq!(chat.front_matter.unwrap().problems, []);
     }
 
     // --- the chat's view of fences, HTML blocks and front matter ------------------------
@@ -899,6 +911,10 @@ mod foreign {
                 "## \\@x",
                 "### @x",
                 "---",
+                "title: T",
+                "- item: x",
+                "imported_from: [x]",
+                "key: |",
                 "[chat]",
                 "# topic: T",
                 "# topic: ?",
@@ -972,6 +988,10 @@ mod foreign {
                 );
             }
             prop_assert!(out.starts_with("---"));
+            // Its front matter (the file's own, merged, or a new one) has no problem.
+            let chat = chatmd::document::chat::Chat::parse(&out);
+            let problems = chat.front_matter.map(|fm| fm.problems).unwrap_or_default();
+            prop_assert!(problems.is_empty(), "{format:?}: {problems:?} in\n{out}");
         }
         if let Some(d) = detect(text) {
             let out = convert(text, d.format, "me", "assistant");
