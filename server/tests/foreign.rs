@@ -538,6 +538,12 @@ mod foreign {
             "---\nimported_from: \"chat.md (`# %% user`)\"\n---\n\n## @me\nFix it.\n\n## @assistant\nLet me start.```tool_call\n{\"name\": \"read\"}\n```\n```\n\n<details><summary>tool_execute</summary>\n\nfile text\n\n</details>\n\n## @assistant\nDone.\n\n## @me\nThanks\n",
             &["## @me", "## @assistant", "## @assistant", "## @me"],
         );
+        // The stray closing fence opened a block that the next marker cut: a warning there.
+        let unclosed =
+            chatmd::document::foreign::unclosed_blocks(text, ForeignFormat::PercentCells);
+        assert_eq!(unclosed.len(), 1);
+        assert_eq!(&text[unclosed[0].clone()], "```");
+        assert!(text[..unclosed[0].start].ends_with("\"read\"}\n"));
     }
 
     /// An answer quoted a whole example chat in a fence, with `#%% user` lines and an
@@ -601,6 +607,18 @@ mod foreign {
             "---\ntitle: Old\ntags: [a]\nimported_from: gp.nvim\n---\n\n```text\n# topic: New\n---\n```\n\n## @me\nhi\n",
             &["## @me"],
         );
+        // Front matter chatmd cannot read (here a list, not a mapping) stays verbatim in
+        // a fenced block, so the converted front matter has no problem.
+        let text = "---\n- a\n- b\n---\n<|user|>\nhi\n";
+        check_converted(
+            text,
+            ForeignFormat::LspAi,
+            "---\nimported_from: lsp-ai\n---\n\n```yaml\n---\n- a\n- b\n---\n```\n\n## @me\nhi\n",
+            &["## @me"],
+        );
+        let out = convert(text, ForeignFormat::LspAi, "me", "assistant");
+        let chat = chatmd::document::chat::Chat::parse(&out);
+        assert_eq!(chat.front_matter.unwrap().problems, []);
     }
 
     // --- the chat's view of fences, HTML blocks and front matter ------------------------
@@ -893,6 +911,10 @@ mod foreign {
                 "## \\@x",
                 "### @x",
                 "---",
+                "title: T",
+                "- item: x",
+                "imported_from: [x]",
+                "key: |",
                 "[chat]",
                 "# topic: T",
                 "# topic: ?",
@@ -966,6 +988,10 @@ mod foreign {
                 );
             }
             prop_assert!(out.starts_with("---"));
+            // Its front matter (the file's own, merged, or a new one) has no problem.
+            let chat = chatmd::document::chat::Chat::parse(&out);
+            let problems = chat.front_matter.map(|fm| fm.problems).unwrap_or_default();
+            prop_assert!(problems.is_empty(), "{format:?}: {problems:?} in\n{out}");
         }
         if let Some(d) = detect(text) {
             let out = convert(text, d.format, "me", "assistant");

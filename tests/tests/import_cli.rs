@@ -159,8 +159,11 @@ fn a_recorded_session_of_each_cli_imports_byte_for_byte_under_its_member() {
             ),
             "codex" => "skipped 16 (3 instructions and context the CLI added, 13 CLI bookkeeping)"
                 .to_string(),
-            _ => "skipped 5 (1 instructions and context the CLI added, 4 CLI bookkeeping)"
-                .to_string(),
+            // gemini's projectHash is that of the recording's folder, not the writer's.
+            _ => format!(
+                "skipped 5 (1 instructions and context the CLI added, 4 CLI bookkeeping); the session ran in another folder but @writer works in {}/writer: gemini finds a session only from the folder it ran in",
+                team.display()
+            ),
         };
         assert_eq!(
             stdout(&out),
@@ -341,5 +344,27 @@ fn list_shows_the_sessions_stored_for_a_folder_and_its_members() {
             at(".codex"),
             ws.display()
         )
+    );
+}
+
+#[test]
+fn a_member_with_its_own_home_is_told_where_its_cli_looks() {
+    let s = Setup::new();
+    std::fs::create_dir_all(s.path("team/state/reviewer")).unwrap();
+    s.write_trusted(
+        "team/chatmd.toml",
+        "[members.reviewer]\nresume = true\nhome = \"state/reviewer\"\n",
+    );
+    let (_, _, file, _, name) = SESSIONS[0];
+    let out = s.import(&[&session_fixture(file), "--to", "team"]);
+    assert_eq!(stderr(&out), "");
+    let team = s.path("team").canonicalize().unwrap();
+    let line = stdout(&out);
+    assert!(
+        line.ends_with(&format!(
+            "{name}: claude session 3f7eefe2-57ee-4a6c-9cd8-00cbb786ee3f, kept 2 messages (1 of the human, 1 answers), skipped 5 (2 instructions and context the CLI added, 3 CLI bookkeeping); the session ran in /home/dev/work but @reviewer works in {t}/reviewer: claude finds a session only from the folder it ran in; @reviewer keeps its claude state in its home {t}/state/reviewer, where this session file is not: copy the session there for its CLI to find it\n",
+            t = team.display()
+        )),
+        "{line}"
     );
 }

@@ -23,6 +23,8 @@ pub struct Transcript {
     pub session: String,
     /// The folder the CLI ran in, when the file says (each CLI resumes per folder).
     pub cwd: Option<String>,
+    /// gemini's `projectHash`: the SHA-256 of the folder it ran in.
+    pub project_hash: Option<String>,
     pub messages: Vec<TranscriptMessage>,
     pub skipped: Skipped,
 }

@@ -14,7 +14,8 @@ use crate::agents::AgentKind;
 use crate::agents::transcripts::{self, Skipped, Speaker, Transcript};
 use crate::conversation::import::{answer_handle, render};
 use crate::document::foreign;
-use crate::team::{Team, TeamPlace, UserConfig};
+use crate::team::trust::content_hash;
+use crate::team::{Member, Team, TeamPlace, UserConfig};
 
 #[derive(Debug, clap::Args)]
 pub(super) struct ImportArgs {
@@ -111,7 +112,7 @@ fn import(
         let short: String = transcript.session.chars().take(8).collect();
         let name = format!("{}-{}.chat.md", transcript.kind.name(), safe_name(&short));
         let path = write_new(&[dir.join(name)], &chat)?;
-        let summary = session_summary(&transcript, &team, &agent);
+        let summary = session_summary(&transcript, file, &team, &agent);
         return Ok(Imported { path, summary });
     }
     let Some(found) = foreign::detect(&text) else {
@@ -149,7 +150,7 @@ fn import(
 }
 
 /// What a session's import kept and skipped, and whether its member will resume it.
-fn session_summary(t: &Transcript, team: &Team, agent: &str) -> String {
+fn session_summary(t: &Transcript, file: &Path, team: &Team, agent: &str) -> String {
     let count = |speaker| t.messages.iter().filter(|m| m.speaker == speaker).count();
     let mut s = format!(
         "{} session {}, kept {} ({} of the human, {}), skipped {}",
@@ -168,19 +169,7 @@ fn session_summary(t: &Transcript, team: &Team, agent: &str) -> String {
         Some(member) if !member.resume => s.push_str(&format!(
             "; @{agent} continues this session only with `resume = true` in [members.{agent}] of chatmd.toml"
         )),
-        Some(member) => {
-            // codex finds a thread by id from anywhere; claude keeps sessions per folder.
-            if let Some(cwd) = &t.cwd
-                && t.kind != AgentKind::Codex
-                && Path::new(cwd) != member.workdir
-            {
-                s.push_str(&format!(
-                    "; the session ran in {cwd} but @{agent} works in {}: {} finds a session only from the folder it ran in",
-                    member.workdir.display(),
-                    t.kind.name()
-                ));
-            }
-        }
+        Some(member) => s.push_str(&resume_notes(t, member, file)),
         None => s.push_str(&handle_note(team, agent)),
     }
     s
@@ -193,6 +182,45 @@ fn counted(n: usize, noun: &str) -> String {
     } else {
         format!("{n} {noun}s")
     }
+}
+
+/// Why `member`'s CLI may not find the session: it ran in another folder (claude and
+/// gemini keep sessions per folder; codex finds a thread by id from anywhere), or the
+/// member keeps its CLI state in its own `home`, where the file is not.
+fn resume_notes(t: &Transcript, member: &Member, file: &Path) -> String {
+    let mut notes = String::new();
+    let workdir = &member.workdir;
+    let elsewhere = match (&t.cwd, &t.project_hash) {
+        _ if t.kind == AgentKind::Codex => None,
+        (Some(cwd), _) if Path::new(cwd) != workdir => Some(cwd.clone()),
+        (None, Some(hash)) if *hash != content_hash(workdir.as_os_str().as_encoded_bytes()) => {
+            Some("another folder".to_string())
+        }
+        _ => None,
+    };
+    if let Some(folder) = elsewhere {
+        notes.push_str(&format!(
+            "; the session ran in {folder} but @{} works in {}: {} finds a session only from the folder it ran in",
+            member.handle,
+            workdir.display(),
+            t.kind.name()
+        ));
+    }
+    if let Some(home) = &member.home {
+        let inside = match (file.canonicalize(), home.canonicalize()) {
+            (Ok(file), Ok(home)) => file.starts_with(home),
+            _ => false,
+        };
+        if !inside {
+            notes.push_str(&format!(
+                "; @{} keeps its {} state in its home {}, where this session file is not: copy the session there for its CLI to find it",
+                member.handle,
+                t.kind.name(),
+                home.display()
+            ));
+        }
+    }
+    notes
 }
 
 fn skip_reasons(skipped: &Skipped) -> String {

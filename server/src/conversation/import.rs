@@ -138,6 +138,7 @@ mod tests {
             kind: AgentKind::Claude,
             session: "s-1".into(),
             cwd: None,
+            project_hash: None,
             messages: vec![
                 TranscriptMessage {
                     speaker: Speaker::Human,

@@ -66,6 +66,7 @@ impl Builder {
             kind,
             session: session.ok_or(TranscriptError::NoSessionId(kind.name()))?,
             cwd,
+            project_hash: None,
             messages: self.messages,
             skipped,
         })

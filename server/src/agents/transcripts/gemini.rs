@@ -17,10 +17,14 @@ const ADDED_BY_GEMINI: &str = "<session_context>";
 pub(super) fn read(text: &str) -> Result<Transcript, TranscriptError> {
     let mut skipped = Skipped::default();
     let mut session = None;
+    let mut project_hash = None;
     let mut list: Vec<Value> = Vec::new();
     for line in objects(text, &mut skipped) {
         if let Some(id) = line.get("sessionId").and_then(Value::as_str) {
             session.get_or_insert_with(|| id.to_owned());
+        }
+        if let Some(hash) = line.get("projectHash").and_then(Value::as_str) {
+            project_hash.get_or_insert_with(|| hash.to_owned());
         }
         if let Some(set) = line.get("$set") {
             match set.get("messages").and_then(Value::as_array) {
@@ -44,7 +48,9 @@ pub(super) fn read(text: &str) -> Result<Transcript, TranscriptError> {
             _ => skipped.bookkeeping += 1,
         }
     }
-    b.finish(AgentKind::Gemini, session, None, skipped)
+    let mut transcript = b.finish(AgentKind::Gemini, session, None, skipped)?;
+    transcript.project_hash = project_hash;
+    Ok(transcript)
 }
 
 fn user(message: &Value, b: &mut Builder, skipped: &mut Skipped) {

@@ -14,6 +14,9 @@ pub(super) fn convert(text: &str, format: ForeignFormat, human: &str, assistant:
     let assistant = handle_or(assistant, "assistant");
 
     let mut preamble: Vec<Piece<'_>> = Vec::new();
+    if !parsed.unread_front.is_empty() {
+        preamble.push(Piece::Fenced("yaml", &parsed.unread_front));
+    }
     let mut title = None;
     if !parsed.pre.is_empty() {
         let pre = parsed.pre.as_slice();

@@ -4,6 +4,7 @@
 use super::markers::{Kind, Marker, classify};
 use super::{ForeignFormat, body_start, lines, may_be_marker};
 use crate::document::fence::{Fence, after_indent};
+use crate::document::front_matter;
 use crate::document::scanner::ScanState;
 
 /// One message of the foreign file.
@@ -16,8 +17,11 @@ pub(super) struct Block<'a> {
 
 /// A foreign file split into the text before the first marker and its messages.
 pub(super) struct Parsed<'a> {
-    /// The lines of its YAML, between the delimiter lines.
+    /// The lines of its YAML, between the delimiter lines, when chatmd reads that front
+    /// matter without a problem.
     pub(super) yaml: Vec<&'a str>,
+    /// The whole front matter block (delimiters included) otherwise.
+    pub(super) unread_front: Vec<&'a str>,
     /// Lines before the first marker, blank lines at both ends removed.
     pub(super) pre: Vec<&'a str>,
     pub(super) blocks: Vec<Block<'a>>,
@@ -51,9 +55,21 @@ pub(super) fn scan<'a>(lines: &[&'a str], from: usize, format: ForeignFormat) ->
         cut: Vec::new(),
     };
     if format == ForeignFormat::PercentCells {
+        // The scanner only tells which blocks a marker cuts short.
+        let mut state = ScanState::default();
+        let mut opened_at: Option<usize> = None;
         for (i, &line) in lines.iter().enumerate().skip(from) {
             if let Some(marker) = classify(line, format) {
                 found.markers.push((i, marker));
+                found.cut.extend(opened_at.take());
+                state = ScanState::default();
+                continue;
+            }
+            state.classify(line.as_bytes());
+            if state.awaits_closing_line() {
+                opened_at.get_or_insert(i);
+            } else {
+                opened_at = None;
             }
         }
         return found;
@@ -132,11 +148,16 @@ impl<'a> Parsed<'a> {
             .into_iter()
             .map(|i| starts[i]..starts[i] + lines[i].len())
             .collect();
-        // The YAML between the front matter's delimiter lines.
-        let yaml = if front >= 2 {
-            lines[1..front - 1].to_vec()
+        // The YAML between the front matter's delimiter lines, when chatmd reads it
+        // without a problem: it stays front matter, with keys added. Front matter chatmd
+        // cannot read (not a mapping, a syntax error, a known key of the wrong type) is
+        // kept verbatim in a fenced block: a converted chat's front matter has no problems.
+        let clean = front_matter::locate(text)
+            .is_some_and(|block| front_matter::parse(text, &block).problems.is_empty());
+        let (yaml, unread_front) = if clean {
+            (lines[1..front.max(2) - 1].to_vec(), Vec::new())
         } else {
-            Vec::new()
+            (Vec::new(), lines[..front].to_vec())
         };
         let first = markers.first().map_or(lines.len(), |&(i, _)| i);
         let mut pre = trim_blank(&lines[front.min(first)..first]).to_vec();
@@ -173,6 +194,7 @@ impl<'a> Parsed<'a> {
         }
         Parsed {
             yaml,
+            unread_front,
             pre,
             blocks,
             cut,
