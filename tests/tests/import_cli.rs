@@ -362,7 +362,7 @@ fn a_member_with_its_own_home_is_told_where_its_cli_looks() {
     let line = stdout(&out);
     assert!(
         line.ends_with(&format!(
-            "{name}: claude session 3f7eefe2-57ee-4a6c-9cd8-00cbb786ee3f, kept 2 messages (1 of the human, 1 answers), skipped 5 (2 instructions and context the CLI added, 3 CLI bookkeeping); the session ran in /home/dev/work but @reviewer works in {t}/reviewer: claude finds a session only from the folder it ran in; @reviewer keeps its claude state in its home {t}/state/reviewer, where this session file is not: copy the session there for its CLI to find it\n",
+            "{name}: claude session 3f7eefe2-57ee-4a6c-9cd8-00cbb786ee3f, kept 2 messages (1 of the human, 1 answer), skipped 5 (2 instructions and context the CLI added, 3 CLI bookkeeping); the session ran in /home/dev/work but @reviewer works in {t}/reviewer: claude finds a session only from the folder it ran in; @reviewer keeps its claude state in its home {t}/state/reviewer, where this session file is not: copy the session there for its CLI to find it\n",
             t = team.display()
         )),
         "{line}"

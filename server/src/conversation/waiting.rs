@@ -77,26 +77,30 @@ pub fn waiting(text: &str, chat: &Chat) -> Vec<Waiting> {
         .map_or(DEFAULT_HUMAN, |h| h.value.as_str());
     let is_human = |m: &Message| m.handle(text).eq_ignore_ascii_case(human);
     let messages = &chat.messages;
-    // The latest human message that says something (a reply stub does not).
-    let last_human = messages
+    // The latest human message that was sent: one with text (a reply stub has none)
+    // and not queued (a queued one is not sent yet: the round before it goes on).
+    let sent = messages
         .iter()
-        .rposition(|m| is_human(m) && !m.is_empty(text));
-    let round_start = last_human.map_or(0, |i| i + 1);
-    let round: Vec<&Message> = messages[round_start..]
-        .iter()
-        .filter(|m| !is_human(m))
-        .collect();
-    if round.is_empty() {
-        return last_human
-            .and_then(|i| held_back(text, &messages[..i], &messages[i], &is_human))
-            .into_iter()
-            .collect();
-    }
+        .rposition(|m| is_human(m) && !m.is_empty(text) && !is_queued(text, m));
+    let round_start = sent.map_or(0, |i| i + 1);
     let mut found = Vec::new();
-    for message in round {
+    for message in messages[round_start..].iter().filter(|m| !is_human(m)) {
         waits_of(text, message, human, &mut found);
     }
+    let queued = messages[round_start..]
+        .iter()
+        .rfind(|m| is_human(m) && is_queued(text, m));
+    if let Some(queued) = queued {
+        let failed = found.iter().find(|w| w.kind == WaitKind::Error);
+        found.extend(failed.map(|f| held_back(queued, &f.member)));
+    }
     found
+}
+
+fn is_queued(text: &str, message: &Message) -> bool {
+    message
+        .status_comment(text)
+        .is_some_and(|c| c.status() == Some(TurnStatus::Queued))
 }
 
 /// The waits of one agent message of the latest round.
@@ -174,39 +178,18 @@ fn waits_of(text: &str, message: &Message, human: &str, found: &mut Vec<Waiting>
     }
 }
 
-/// A queued human message (`status=queued`) whose round holds a failed turn: it waits
-/// for the round to end, and that turn will not end without the user.
-fn held_back(
-    text: &str,
-    before: &[Message],
-    queued: &Message,
-    is_human: &impl Fn(&Message) -> bool,
-) -> Option<Waiting> {
-    let status = queued.status_comment(text)?;
-    if status.status() != Some(TurnStatus::Queued) {
-        return None;
-    }
-    let failed = before
-        .iter()
-        .rev()
-        .take_while(|m| !is_human(m) || m.is_empty(text))
-        .filter(|m| !is_human(m))
-        .find(|m| {
-            matches!(
-                m.status_comment(text).and_then(|s| s.status()),
-                Some(TurnStatus::Error | TurnStatus::Interrupted)
-            )
-        })?;
-    let member = failed.handle(text).to_owned();
-    Some(Waiting {
+/// A queued human message whose round holds a failed turn (of `member`): it waits for
+/// the round to end, and that turn will not end without the user.
+fn held_back(queued: &Message, member: &str) -> Waiting {
+    Waiting {
         kind: WaitKind::Queued,
         range: queued.status_range().unwrap_or_else(|| queued.header()),
         message: format!(
             "your queued message waits for a round that cannot end: @{member}'s turn failed. \
              Send it now, or retry @{member}."
         ),
-        member,
-    })
+        member: member.to_owned(),
+    }
 }
 
 /// Whether an answer gives the word to no other member: no `[NEXT: x]`, and no mention

@@ -99,10 +99,24 @@ fn a_queued_message_behind_a_failed_turn_waits() {
     let text = "## @me\n@reviewer @tester go\n\n## @reviewer\n<!-- chatmd id=t1 agent=claude status=error -->\n\n## @tester\n<!-- chatmd id=t2 agent=codex status=done -->\nok\n\n## @me\n<!-- chatmd status=queued -->\nand then?\n";
     assert_eq!(
         waits(text),
-        [wait("queued", "reviewer", "<!-- chatmd status=queued -->")]
+        [
+            wait(
+                "error",
+                "reviewer",
+                "<!-- chatmd id=t1 agent=claude status=error -->"
+            ),
+            wait("queued", "reviewer", "<!-- chatmd status=queued -->")
+        ]
     );
     let no_error = text.replace("status=error", "status=done");
     assert_eq!(waits(&no_error), []);
+    // A request of the round still waits while a message is queued after it.
+    let asking = text.replace(
+        "<!-- chatmd id=t2 agent=codex status=done -->\nok\n",
+        "<!-- chatmd id=t2 agent=acp status=waiting -->\n> **Permission** `t2-p1` — tester wants to run `ls` (execute)\n> - [ ] Allow · - [ ] Reject\n",
+    );
+    let kinds: Vec<_> = waits(&asking).into_iter().map(|w| w.0).collect();
+    assert_eq!(kinds, ["error", "permission", "queued"]);
 }
 
 #[test]
