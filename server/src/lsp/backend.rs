@@ -17,6 +17,7 @@ use super::{
     diagnostics, ext, folding, framing, hover, interrupted, symbols, turn_actions, waiting,
     watch,
 };
+use crate::document::text::PositionEncoding;
 
 pub struct Backend {
     client: Client,
@@ -35,7 +36,7 @@ impl Backend {
 
     /// A consistent copy of an open document, taken under the lock and used without it
     /// (cloning the rope and the parsed chat is cheap).
-    fn snapshot(&self, uri: &Uri) -> Option<(Document, crate::document::text::PositionEncoding)> {
+    fn snapshot(&self, uri: &Uri) -> Option<(Document, PositionEncoding)> {
         let state = lock(&self.state);
         state
             .documents
@@ -79,11 +80,9 @@ impl Backend {
         &self,
         params: DocumentSymbolParams,
     ) -> Result<Option<framing::RawToken>> {
-        let Some((doc, enc)) = self.snapshot(&params.text_document.uri) else {
-            return Ok(None);
-        };
-        let json = doc.outline_json(|| symbols::document_symbols_json(&doc, enc));
-        Ok(Some(self.stash(json)))
+        Ok(self.raw_result(&params.text_document.uri, |doc, enc| {
+            doc.outline_json(|| symbols::document_symbols_json(doc, enc))
+        }))
     }
 
     /// `textDocument/foldingRange`, serialized here and written by `framing`.
@@ -91,16 +90,22 @@ impl Backend {
         &self,
         params: FoldingRangeParams,
     ) -> Result<Option<framing::RawToken>> {
-        let Some((doc, enc)) = self.snapshot(&params.text_document.uri) else {
-            return Ok(None);
-        };
-        let json = folding::folding_ranges_json(&doc, enc);
-        Ok(Some(self.stash(Arc::new(json))))
+        Ok(self.raw_result(&params.text_document.uri, |doc, enc| {
+            Arc::new(folding::folding_ranges_json(doc, enc))
+        }))
     }
 
-    fn stash(&self, json: Arc<Vec<u8>>) -> framing::RawToken {
+    /// The token of a result `make` serializes for the open document `uri`, for
+    /// `framing` to write; `None` (`null`) when it is not open.
+    fn raw_result(
+        &self,
+        uri: &Uri,
+        make: impl FnOnce(&Document, PositionEncoding) -> Arc<Vec<u8>>,
+    ) -> Option<framing::RawToken> {
+        let (doc, enc) = self.snapshot(uri)?;
+        let json = make(&doc, enc);
         let raw = lock(&self.state).bypass.raw.clone();
-        raw.stash(json)
+        Some(raw.stash(json))
     }
 
     /// Answers the stand-in for a malformed client message with its error (see

@@ -157,9 +157,12 @@ fn guard_with<R: AsyncRead + Unpin + Send + 'static>(
 /// `body` itself.
 async fn bypassed(bypass: &Bypass, method: &str, has_id: bool, body: Vec<u8>) -> Vec<u8> {
     if !has_id {
-        return match bypass.staged.stage(method, body).await {
-            Ok(stand_in) | Err(stand_in) => stand_in,
-        };
+        // The stand-in of a staged sync, else the body given back.
+        return bypass
+            .staged
+            .stage(method, body)
+            .await
+            .unwrap_or_else(|body| body);
     }
     let raw = match method {
         DocumentSymbolRequest::METHOD => RawDocumentSymbol::METHOD,
