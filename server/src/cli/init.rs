@@ -16,6 +16,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 
 use crate::agents::AgentKind;
+use crate::team::trust::shell_word;
 use files::{FIRST_CHAT, GITIGNORE, NewFile};
 use spec::{DEFAULT_TEAM, MemberSpec};
 
@@ -282,7 +283,7 @@ fn show_next(
         out,
         "\nNext: `chatmd members {}` shows the team; `chatmd send {}` (or Send in your \
          editor) asks it.",
-        folder.display(),
-        chat.display()
+        shell_word(&folder.display().to_string()),
+        shell_word(&chat.display().to_string())
     )
 }
