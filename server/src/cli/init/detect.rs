@@ -37,11 +37,12 @@ impl Machine {
     }
 }
 
-/// One line per member: its CLI, installed or how to install it, and its login. `homes`
-/// is where members' own homes are (`<folder>/.state`, absolute) when they have them.
+/// One line per member: its CLI, installed or how to install it, and its login. `root`
+/// is the workspace, whose programs are never run; `homes` is where members' own homes
+/// are (`<folder>/.state`, absolute) when they have them.
 pub(super) fn cli_lines(
     members: &[MemberSpec],
-    folder: &Path,
+    root: &Path,
     machine: &Machine,
     homes: Option<&Path>,
 ) -> Vec<String> {
@@ -55,17 +56,17 @@ pub(super) fn cli_lines(
             format!(
                 "  @{:width$}  {}",
                 m.handle,
-                status(m.runs, folder, machine, home.as_deref()),
+                status(m.runs, root, machine, home.as_deref()),
                 width = width
             )
         })
         .collect()
 }
 
-fn status(runs: Runs, folder: &Path, machine: &Machine, home: Option<&Path>) -> String {
+fn status(runs: Runs, root: &Path, machine: &Machine, home: Option<&Path>) -> String {
     let program = runs.program();
     let search = search_path(None, machine.path.as_deref());
-    let Ok(path) = find_program(program, folder, search.as_deref()) else {
+    let Ok(path) = find_program(program, root, search.as_deref()) else {
         let install = runs
             .install()
             .map_or_else(|| "install it".to_owned(), |c| format!("`{c}`"));
@@ -75,7 +76,7 @@ fn status(runs: Runs, folder: &Path, machine: &Machine, home: Option<&Path>) -> 
             .unwrap_or_default();
         return format!("`{program}` is not installed: {install}{login}");
     };
-    let version = probe_version(&path, Some(folder)).unwrap_or_else(|| version_unknown(program));
+    let version = probe_version(&path, Some(root)).unwrap_or_else(|| version_unknown(program));
     let login = match runs.kind() {
         Some(kind) => login(kind, machine, home),
         None => "login: see the agent's own docs".to_owned(),
