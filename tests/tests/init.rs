@@ -2,7 +2,8 @@
 //! shown here whole, `chatmd members` then sees that team with no problem but the
 //! missing CLIs, a second `init` changes nothing and says so, `--dry-run` writes
 //! nothing, a file that exists is never overwritten, a bad `--member` is exit 2 with
-//! what is wrong, and on a terminal `init` asks who is on the team.
+//! what is wrong, on a terminal `init` asks who is on the team, and `--home` gives
+//! members homes that apply at once and git ignores.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -193,7 +194,6 @@ fn dry_run_shows_the_files_and_writes_nothing() {
     agent = \"acp\"
     preset = \"goose\"
     workdir = \".\"
-    # home = \".state/ops\"
 "
         ),
         "{said}"
@@ -318,4 +318,89 @@ fn on_a_terminal_init_asks_who_is_on_the_team() {
         "---\ntitle: First chat\nmembers: [bob, ann]\n---\n\n## @me\n@bob what does this \
          project do, and what would you look at first?\n"
     );
+}
+
+#[test]
+fn with_home_each_member_gets_a_home_that_applies_at_once_and_git_ignores() {
+    let m = Machine::new();
+    let repo = m.path("repo");
+    std::fs::create_dir_all(&repo).expect("mkdir");
+    let git = Command::new("git")
+        .args(["init", "-q"])
+        .arg(&repo)
+        .status()
+        .expect("run git");
+    assert!(git.success());
+
+    let out = m.run(&[
+        "init",
+        "repo",
+        "--home",
+        "--member",
+        "reviewer=claude",
+        "--member",
+        "tester=codex",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let said = text(&out.stdout);
+    let homes = m
+        .dir
+        .path()
+        .canonicalize()
+        .expect("real path")
+        .join("repo/.state");
+    let config = homes.parent().expect("repo").join("chatmd.toml");
+    assert!(
+        said.contains(&format!(
+            "  created  chatmd.toml          every member works in this folder, with a home of its own
+  created  first.chat.md        your first chat
+  created  .gitignore           keeps member homes and CLI state out of git
+
+Trusted chatmd.toml (its `home` settings apply only in a trusted file; `chatmd trust --revoke {}` takes it back). A change to it needs `chatmd trust` again.
+
+The agent CLIs on this machine:
+  @reviewer  `claude` is not installed: `npm install -g @anthropic-ai/claude-code`, then log in: run `CLAUDE_CONFIG_DIR={} claude` and type `/login`
+  @tester    `codex` is not installed: `npm install -g @openai/codex`, then log in: `CODEX_HOME={} codex login`
+",
+            config.display(),
+            homes.join("reviewer").display(),
+            homes.join("tester").display()
+        )),
+        "{said}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(m.path("repo/chatmd.toml")).expect("read"),
+        "# chatmd settings for this team (see docs/teams.md in chatmd). Every member works in
+# this folder, the project, rather than in its own folder. A member's `home` (a
+# folder of its own for its CLI's login, sessions and settings) is ignored by git
+# under .state/; it applies once you trust this file (`chatmd trust`).
+
+[members.reviewer]
+workdir = \".\"
+home = \".state/reviewer\"
+
+[members.tester]
+workdir = \".\"
+home = \".state/tester\"
+"
+    );
+    assert!(homes.join("reviewer").is_dir() && homes.join("tester").is_dir());
+
+    // The homes apply (no trust warning) and git ignores them (no warning either).
+    let members = m.run(&["members", "repo", "--json"]);
+    let report: serde_json::Value = serde_json::from_slice(&members.stdout).expect("JSON");
+    assert_eq!(report["problems"], serde_json::json!([]), "{report}");
+    let home_of = |i: usize| report["members"][i]["home"].as_str().map(str::to_owned);
+    assert_eq!(
+        (home_of(0), home_of(1)),
+        (
+            Some(homes.join("reviewer").display().to_string()),
+            Some(homes.join("tester").display().to_string())
+        )
+    );
+
+    // Again: the file is kept, and trusted as it was; nothing is said about trust.
+    let again = m.run(&["init", "repo", "--home"]);
+    assert_eq!(again.status.code(), Some(0));
+    assert!(!text(&again.stdout).contains("Trusted"));
 }

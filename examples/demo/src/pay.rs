@@ -104,6 +104,9 @@ mod tests {
     #[test]
     fn a_zero_refund_is_refused() {
         let mut payment = Payment::new(Currency::Eur, 10_00);
-        assert_eq!(payment.refund(0, Currency::Eur, 1.0), Err(RefundError::Zero));
+        assert_eq!(
+            payment.refund(0, Currency::Eur, 1.0),
+            Err(RefundError::Zero)
+        );
     }
 }

@@ -16,6 +16,8 @@ use std::process::ExitCode;
 use anyhow::Context;
 
 use crate::agents::AgentKind;
+use crate::team::trust::{self, shell_word, trust_command};
+use crate::team::{CONFIG_FILE_NAME, UserConfig, workspace_root};
 use files::{FIRST_CHAT, GITIGNORE, NewFile};
 use spec::{DEFAULT_TEAM, MemberSpec};
 
@@ -29,6 +31,10 @@ pub(super) struct InitArgs {
     /// reviewer=claude, tester=codex, writer=gemini.
     #[arg(long = "member", value_name = "HANDLE=AGENT")]
     members: Vec<String>,
+    /// Give each member a home of its own (.state/<handle>): its CLI's login, sessions
+    /// and settings apart from yours. `init` trusts the chatmd.toml it writes for it.
+    #[arg(long)]
+    home: bool,
     /// Show what would be written, and write nothing.
     #[arg(long)]
     dry_run: bool,
@@ -61,20 +67,30 @@ pub(super) fn run(args: &InitArgs) -> ExitCode {
         );
         return ExitCode::from(2);
     }
-    let steps = plan(&args.folder, &members);
+    let steps = plan(&args.folder, &members, args.home);
     let mut out = io::stdout().lock();
     let shown = if args.dry_run {
         show_dry_run(&mut out, &args.folder, &steps)
     } else {
-        match write(&args.folder, &steps) {
-            Ok(()) => show_done(&mut out, &args.folder, &steps),
+        match write(&args.folder, &steps).and_then(|()| homes(&args.folder, &members, args)) {
+            Ok(()) => show_done(&mut out, &args.folder, &steps)
+                .and_then(|()| show_trust(&mut out, &args.folder, &steps, args.home)),
             Err(error) => {
                 eprintln!("chatmd init: error: {error:#}");
                 return ExitCode::FAILURE;
             }
         }
     };
-    let detected = detect::cli_lines(&members, &args.folder, &detect::Machine::from_env());
+    let homes = args.home.then(|| absolute(&args.folder).join(files::HOMES));
+    // The version probe never runs a program inside the workspace around the team (the
+    // repository it is in), as `chatmd members` does not.
+    let root = workspace_root(None, &absolute(&args.folder));
+    let detected = detect::cli_lines(
+        &members,
+        &root,
+        &detect::Machine::from_env(),
+        homes.as_deref(),
+    );
     let shown = shown.and_then(|()| show_next(&mut out, &args.folder, &detected, args.dry_run));
     match shown.and_then(|()| out.flush()) {
         Ok(()) => ExitCode::SUCCESS,
@@ -102,8 +118,8 @@ fn members(args: &InitArgs) -> Result<Vec<MemberSpec>, String> {
     Ok(spec::parse_members(DEFAULT_TEAM.split_whitespace()).expect("the default team parses"))
 }
 
-fn plan(folder: &Path, members: &[MemberSpec]) -> Vec<Step> {
-    let mut steps: Vec<Step> = files::team_files(members)
+fn plan(folder: &Path, members: &[MemberSpec], homes: bool) -> Vec<Step> {
+    let mut steps: Vec<Step> = files::team_files(members, homes)
         .into_iter()
         .map(|file| {
             if folder.join(&file.path).symlink_metadata().is_ok() {
@@ -197,6 +213,54 @@ fn write(folder: &Path, steps: &[Step]) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// With `--home`: each home folder, so a login can go there before the first turn.
+fn homes(folder: &Path, members: &[MemberSpec], args: &InitArgs) -> anyhow::Result<()> {
+    if !args.home {
+        return Ok(());
+    }
+    for member in members.iter().filter(|m| m.runs.kind().is_some()) {
+        let home = folder.join(files::HOMES).join(&member.handle);
+        std::fs::create_dir_all(&home)
+            .with_context(|| format!("cannot make {}", home.display()))?;
+    }
+    Ok(())
+}
+
+/// With `--home`, the `chatmd.toml` `init` just wrote sets `home`, which applies only
+/// in a trusted file: the user asked for it and chatmd wrote every line, so `init`
+/// records the trust (the same record `chatmd trust` makes). A kept file is not touched.
+fn show_trust(out: &mut dyn Write, folder: &Path, steps: &[Step], home: bool) -> io::Result<()> {
+    let written = steps.iter().find_map(|step| match step {
+        Step::Create(file) if file.path == CONFIG_FILE_NAME => Some(file),
+        _ => None,
+    });
+    let Some(file) = written.filter(|_| home) else {
+        return Ok(());
+    };
+    let path = absolute(&folder.join(&file.path));
+    match UserConfig::from_env().trust_file(&path, file.text.as_bytes()) {
+        Ok(_) => writeln!(
+            out,
+            "\nTrusted {CONFIG_FILE_NAME} (its `home` settings apply only in a trusted file; \
+             `chatmd trust --revoke {}` takes it back). A change to it needs `chatmd trust` again.",
+            shell_word(&path.display().to_string())
+        ),
+        Err(error) => writeln!(
+            out,
+            "\nCould not trust {CONFIG_FILE_NAME} ({error}): its `home` settings apply once you \
+             run `{}`.",
+            trust_command(&path)
+        ),
+    }
+}
+
+/// `path` made absolute against the current folder.
+fn absolute(path: &Path) -> PathBuf {
+    std::env::current_dir()
+        .map(|cwd| trust::absolute(&cwd, path))
+        .unwrap_or_else(|_| path.to_path_buf())
+}
+
 fn rows(steps: &[Step], created: &str, appended: &str) -> Vec<String> {
     let width = steps.iter().map(|s| path_of(s).len()).max().unwrap_or(0);
     steps
@@ -282,7 +346,7 @@ fn show_next(
         out,
         "\nNext: `chatmd members {}` shows the team; `chatmd send {}` (or Send in your \
          editor) asks it.",
-        folder.display(),
-        chat.display()
+        shell_word(&folder.display().to_string()),
+        shell_word(&chat.display().to_string())
     )
 }

@@ -163,7 +163,7 @@ pub fn trust_command(file: &Path) -> String {
 }
 
 /// `text` as one shell word: quoted when it holds anything but plain path characters.
-fn shell_word(text: &str) -> String {
+pub fn shell_word(text: &str) -> String {
     let plain = !text.is_empty()
         && text
             .chars()

@@ -10,6 +10,7 @@ use super::spec::{MemberSpec, Runs};
 use crate::agents::AgentKind;
 use crate::agents::probe::{probe_version, version_unknown};
 use crate::agents::program::{find_program, search_path};
+use crate::team::trust::shell_word;
 
 /// Where the variables and files that show a login are read: the environment, passed
 /// in so tests can choose it.
@@ -36,46 +37,69 @@ impl Machine {
     }
 }
 
-/// One line per member: its CLI, installed or how to install it, and its login.
-pub(super) fn cli_lines(members: &[MemberSpec], folder: &Path, machine: &Machine) -> Vec<String> {
+/// One line per member: its CLI, installed or how to install it, and its login. `root`
+/// is the workspace, whose programs are never run; `homes` is where members' own homes
+/// are (`<folder>/.state`, absolute) when they have them.
+pub(super) fn cli_lines(
+    members: &[MemberSpec],
+    root: &Path,
+    machine: &Machine,
+    homes: Option<&Path>,
+) -> Vec<String> {
     let width = members.iter().map(|m| m.handle.len()).max().unwrap_or(0);
     members
         .iter()
         .map(|m| {
+            let home = homes
+                .filter(|_| m.runs.kind().is_some())
+                .map(|h| h.join(&m.handle));
             format!(
                 "  @{:width$}  {}",
                 m.handle,
-                status(m.runs, folder, machine),
+                status(m.runs, root, machine, home.as_deref()),
                 width = width
             )
         })
         .collect()
 }
 
-fn status(runs: Runs, folder: &Path, machine: &Machine) -> String {
+fn status(runs: Runs, root: &Path, machine: &Machine, home: Option<&Path>) -> String {
     let program = runs.program();
     let search = search_path(None, machine.path.as_deref());
-    let Ok(path) = find_program(program, folder, search.as_deref()) else {
+    let Ok(path) = find_program(program, root, search.as_deref()) else {
         let install = runs
             .install()
             .map_or_else(|| "install it".to_owned(), |c| format!("`{c}`"));
         let login = runs
             .kind()
-            .map(|kind| format!(", then {}", login_command(kind)))
+            .map(|kind| format!(", then {}", login_command(kind, home)))
             .unwrap_or_default();
         return format!("`{program}` is not installed: {install}{login}");
     };
-    let version = probe_version(&path, Some(folder)).unwrap_or_else(|| version_unknown(program));
+    let version = probe_version(&path, Some(root)).unwrap_or_else(|| version_unknown(program));
     let login = match runs.kind() {
-        Some(kind) => login(kind, machine),
+        Some(kind) => login(kind, machine, home),
         None => "login: see the agent's own docs".to_owned(),
     };
     format!("`{program}` {version} ({}); {login}", path.display())
 }
 
-/// The command that logs the CLI in.
-fn login_command(kind: AgentKind) -> String {
-    format!("log in: {}", kind.login_command())
+/// The command that logs the CLI in: into the member's own `home` when it has one,
+/// through the variable that points the CLI there.
+fn login_command(kind: AgentKind, home: Option<&Path>) -> String {
+    let Some(home) = home else {
+        return format!("log in: {}", kind.login_command());
+    };
+    let var = format!(
+        "{}={}",
+        kind.state_env_var(),
+        shell_word(&home.display().to_string())
+    );
+    match kind {
+        AgentKind::Claude => format!("log in: run `{var} claude` and type `/login`"),
+        AgentKind::Codex => format!("log in: `{var} codex login`"),
+        AgentKind::Gemini => format!("log in: run `{var} gemini` and pick a login method"),
+    }
 }
 
 /// The variables each CLI takes a key from (agent-clis.md: claude `ANTHROPIC_API_KEY`,
@@ -89,24 +113,26 @@ fn key_vars(kind: AgentKind) -> &'static [&'static str] {
     }
 }
 
-fn login(kind: AgentKind, machine: &Machine) -> String {
+fn login(kind: AgentKind, machine: &Machine, home: Option<&Path>) -> String {
     if let Some(var) = key_vars(kind).iter().find(|v| machine.var(v).is_some()) {
         return format!("logged in: {var} is set");
     }
     // codex keeps its login in `$CODEX_HOME/auth.json` (agent-clis.md); claude and
     // gemini keep theirs in files the reference does not name, so only a run could tell.
     if kind == AgentKind::Codex {
-        let codex_home = machine
-            .var("CODEX_HOME")
-            .map(PathBuf::from)
+        // A member's own home wins: chatmd points CODEX_HOME there.
+        let codex_home = home
+            .map(Path::to_path_buf)
+            .or_else(|| machine.var("CODEX_HOME").map(PathBuf::from))
             .or_else(|| machine.home.as_ref().map(|h| h.join(".codex")));
         if let Some(auth) = codex_home.map(|h| h.join("auth.json")) {
             return if auth.is_file() {
                 format!("logged in ({})", auth.display())
             } else {
                 format!(
-                    "not logged in ({} is missing): `codex login`",
-                    auth.display()
+                    "not logged in ({} is missing): {}",
+                    auth.display(),
+                    login_command(kind, home)
                 )
             };
         }
@@ -114,7 +140,7 @@ fn login(kind: AgentKind, machine: &Machine) -> String {
     format!(
         "login unknown (chatmd cannot tell without running it); if a turn says it is not \
          logged in, {}",
-        login_command(kind)
+        login_command(kind, home)
     )
 }
 
@@ -139,7 +165,7 @@ mod tests {
             home: Some(home.path().to_path_buf()),
             vars: vec![("GEMINI_API_KEY".into(), "k".into())],
         };
-        let lines = cli_lines(&members, home.path(), &machine);
+        let lines = cli_lines(&members, home.path(), &machine, None);
         let auth = home.path().join(".codex/auth.json");
         assert_eq!(
             lines,
@@ -150,7 +176,7 @@ mod tests {
                 format!(
                     "  @tester    `codex` version unknown: `codex --version` failed, or printed \
                      nothing within 3 s ({}); not logged in ({} is \
-                     missing): `codex login`",
+                     missing): log in: `codex login`",
                     codex.display(),
                     auth.display()
                 ),
@@ -162,8 +188,28 @@ mod tests {
         std::fs::create_dir_all(auth.parent().unwrap()).unwrap();
         std::fs::write(&auth, "{}").unwrap();
         assert!(
-            cli_lines(&members[1..2], home.path(), &machine)[0]
+            cli_lines(&members[1..2], home.path(), &machine, None)[0]
                 .ends_with(&format!("; logged in ({})", auth.display()))
+        );
+        // With homes: the login goes into the member's own, and is looked for there.
+        let homes = home.path().join(".state");
+        let lines = cli_lines(&members, home.path(), &machine, Some(&homes));
+        assert!(
+            lines[0].ends_with(&format!(
+                ", then log in: run `CLAUDE_CONFIG_DIR={} claude` and type `/login`",
+                homes.join("reviewer").display()
+            )),
+            "{}",
+            lines[0]
+        );
+        assert!(
+            lines[1].ends_with(&format!(
+                "; not logged in ({}/auth.json is missing): log in: `CODEX_HOME={} codex login`",
+                homes.join("tester").display(),
+                homes.join("tester").display()
+            )),
+            "{}",
+            lines[1]
         );
     }
 }

@@ -14,7 +14,7 @@ pub(super) const FIRST_CHAT: &str = "first.chat.md";
 pub(super) const GITIGNORE: &str = ".gitignore";
 
 /// Where member homes go (`home = ".state/<handle>"`): ignored by the rules below.
-const HOMES: &str = ".state";
+pub(super) const HOMES: &str = ".state";
 
 /// The lines `init` wants in `.gitignore`: member homes hold a CLI's login tokens and
 /// every session's transcript, and the CLIs write local state into the folder they
@@ -31,8 +31,9 @@ pub(super) struct NewFile {
     pub what: String,
 }
 
-/// Every file of a new team of `members` (at least one), in the order they are shown.
-pub(super) fn team_files(members: &[MemberSpec]) -> Vec<NewFile> {
+/// Every file of a new team of `members` (at least one), in the order they are shown;
+/// with `homes`, each member of a built-in CLI gets a home of its own.
+pub(super) fn team_files(members: &[MemberSpec], homes: bool) -> Vec<NewFile> {
     let mut files: Vec<NewFile> = members
         .iter()
         .map(|m| NewFile {
@@ -53,8 +54,12 @@ pub(super) fn team_files(members: &[MemberSpec]) -> Vec<NewFile> {
     });
     files.push(NewFile {
         path: CONFIG_FILE_NAME.to_owned(),
-        text: config(members),
-        what: "every member works in this folder".to_owned(),
+        text: config(members, homes),
+        what: if homes {
+            "every member works in this folder, with a home of its own".to_owned()
+        } else {
+            "every member works in this folder".to_owned()
+        },
     });
     files.push(NewFile {
         path: FIRST_CHAT.to_owned(),
@@ -144,8 +149,9 @@ fn team_instruction(members: &[MemberSpec]) -> String {
 
 /// Every member works in the team folder (the project `init` ran in) rather than in its
 /// own folder, where it would not see the project's files; an ACP member also needs
-/// its agent named here. A commented `home` says how to give a member a login of its own.
-fn config(members: &[MemberSpec]) -> String {
+/// its agent named here. A `home` (commented unless `homes`) gives a member of a built-in
+/// CLI a login and settings of its own.
+fn config(members: &[MemberSpec], homes: bool) -> String {
     let mut text = String::from(
         "# chatmd settings for this team (see docs/teams.md in chatmd). Every member works in\n\
          # this folder, the project, rather than in its own folder. A member's `home` (a\n\
@@ -161,7 +167,11 @@ fn config(members: &[MemberSpec]) -> String {
             ));
         }
         text.push_str("workdir = \".\"\n");
-        text.push_str(&format!("# home = \"{HOMES}/{}\"\n", member.handle));
+        // Only a built-in CLI has a known state variable for chatmd to point at a home.
+        if member.runs.kind().is_some() {
+            let comment = if homes { "" } else { "# " };
+            text.push_str(&format!("{comment}home = \"{HOMES}/{}\"\n", member.handle));
+        }
     }
     text
 }
