@@ -16,3 +16,4 @@ pub mod resume;
 pub mod roster;
 pub mod routing;
 pub mod section;
+pub mod usage;
