@@ -7,6 +7,7 @@ pub mod actions;
 pub mod activity;
 pub mod attached;
 pub mod blocks;
+pub mod budget;
 pub mod clock;
 pub mod diff;
 pub mod output;

@@ -8,6 +8,7 @@
 //! up. Amounts are kept in millionths so that sums are exact.
 
 use crate::document::chat::Chat;
+pub use crate::document::front_matter::{amount_words, parse_amount};
 use crate::document::status::StatusComment;
 
 /// What a member (or the chat) has spent.
@@ -44,38 +45,6 @@ impl Spent {
             }
         }
     }
-}
-
-/// An amount in millionths as text: at most 4 decimals, no trailing zeros.
-pub fn amount_words(micros: u64) -> String {
-    let text = format!("{:.4}", micros as f64 / 1_000_000.0);
-    text.trim_end_matches('0').trim_end_matches('.').to_owned()
-}
-
-/// `1.5`, `0.0123` as millionths; `None` for anything else.
-pub fn parse_amount(text: &str) -> Option<u64> {
-    let text = text.trim();
-    let (whole, fraction) = text.split_once('.').unwrap_or((text, ""));
-    if whole.is_empty() && fraction.is_empty() {
-        return None;
-    }
-    let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
-    if !digits(whole) || !digits(fraction) {
-        return None;
-    }
-    let whole: u64 = if whole.is_empty() {
-        0
-    } else {
-        whole.parse().ok()?
-    };
-    let mut micros = String::from(fraction);
-    micros.truncate(6);
-    while micros.len() < 6 {
-        micros.push('0');
-    }
-    whole
-        .checked_mul(1_000_000)?
-        .checked_add(micros.parse().ok()?)
 }
 
 /// `"0.0123 USD"` as millionths and the currency.
@@ -158,19 +127,6 @@ pub fn spent_by(text: &str, chat: &Chat, member: &str) -> Spent {
 mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
-
-    #[test]
-    fn amounts_read_and_print_exactly() {
-        assert_eq!(parse_amount("2"), Some(2_000_000));
-        assert_eq!(parse_amount("0.0123"), Some(12_300));
-        assert_eq!(parse_amount(".5"), Some(500_000));
-        assert_eq!(parse_amount("1.23456789"), Some(1_234_567));
-        assert_eq!(parse_amount("-1"), None);
-        assert_eq!(parse_amount("abc"), None);
-        assert_eq!(parse_amount("."), None);
-        assert_eq!(amount_words(2_000_000), "2");
-        assert_eq!(amount_words(12_300), "0.0123");
-    }
 
     #[test]
     fn runs_add_up_and_an_acp_session_counts_once() {

@@ -87,10 +87,12 @@ pub(super) async fn run_round<P: EditorPort>(
             refused.push(why);
             continue;
         }
-        let planned = match attachments {
-            Some(Err(error)) => Err(TurnError::Attach(error.clone())),
-            Some(Ok(list)) => plan(ctx, snapshot, roster, member, message, list),
-            None => plan(ctx, snapshot, roster, member, message, &[]),
+        let over = crate::conversation::budget::over_budget(&snapshot.text, &snapshot.chat, handle);
+        let planned = match (over, attachments) {
+            (Some(over), _) => Err(TurnError::OverBudget(over.message())),
+            (None, Some(Err(error))) => Err(TurnError::Attach(error.clone())),
+            (None, Some(Ok(list))) => plan(ctx, snapshot, roster, member, message, list),
+            (None, None) => plan(ctx, snapshot, roster, member, message, &[]),
         };
         match planned {
             Ok(planned) => ready.push(Ready {

@@ -113,6 +113,7 @@ fn expected(key: &str) -> &'static str {
         "status" => "`open` or `ended` (default `open`)",
         "forked_from" => "a file path",
         "permissions" => super::permissions::EXPECTED,
+        "budget" => super::budget::EXPECTED,
         _ => "a value",
     }
 }
@@ -237,6 +238,7 @@ impl Reader<'_> {
                     text.and_then(|t| self.one_of(key, node, ConversationStatus::parse(&t.value)));
             }
             "permissions" => self.fm.permissions = self.permissions(node),
+            "budget" => self.fm.budget = self.budget(node),
             "max_chain" => self.fm.max_chain = self.number(key, node),
             "context" => self.fm.context = self.number(key, node),
             "reply_stub" => {
