@@ -43,9 +43,11 @@ async fn the_title_shows_spending_and_a_spent_budget_can_be_raised() {
         .collect();
     assert_eq!(
         budget,
-        ["2:20-2:23 2 over-budget @reviewer has spent 0.55 USD in this chat, its whole budget of 0.5 \
+        [
+            "2:20-2:23 2 over-budget @reviewer has spent 0.55 USD in this chat, its whole budget of 0.5 \
           (front matter `budget:`); it is not started until the budget is raised (the quick fix on \
-          the budget raises it to 1.05)"]
+          the budget raises it to 1.05)"
+        ]
     );
     let actions = client
         .request(

@@ -58,3 +58,32 @@ fn a_member_over_its_budget_is_not_started_and_says_so() {
     );
     assert_eq!(third, masked(&before));
 }
+
+#[test]
+fn members_usage_prints_what_each_member_spent() {
+    let s = Setup(send_support::Workspace::new());
+    s.write(
+        "team/u.chat.md",
+        "---\nbudget: { reviewer: 0.5 }\n---\n## @me\ngo\n\n\
+         ## @reviewer\n<!-- chatmd id=t1 agent=claude status=done cost=\"0.3 USD\" tokens=100/10 -->\na\n\n\
+         ## @tester\n<!-- chatmd id=t2 agent=codex status=done tokens=7/3 -->\nb\n",
+    );
+    let out = s.chatmd(&["members", "--usage", "team/u.chat.md"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "MEMBER     ANSWERS  TOKENS IN/OUT  COST              BUDGET\n\
+         @reviewer  1        100/10         0.3 USD           0.5\n\
+         @tester    1        7/3            no cost reported  -\n\
+         all        2        107/13         0.3 USD\n"
+    );
+    let json = s.chatmd(&["members", "--usage", "--json", "team/u.chat.md"]).output().unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(
+        report["members"][0],
+        serde_json::json!({"member": "reviewer", "answers": 1, "inputTokens": 100,
+            "outputTokens": 10, "cost": "0.3", "currency": "USD", "budget": "0.5"})
+    );
+    let folder = s.chatmd(&["members", "--usage", "team"]).output().unwrap();
+    assert_eq!(folder.status.code(), Some(2));
+}

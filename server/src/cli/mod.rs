@@ -14,6 +14,7 @@ mod send;
 pub(crate) mod signals;
 mod table;
 mod trust;
+mod usage;
 
 /// chatmd: conversations with a team of coding agents, in Markdown files.
 #[derive(Debug, Parser)]
