@@ -68,7 +68,10 @@ fn members_usage_prints_what_each_member_spent() {
          ## @reviewer\n<!-- chatmd id=t1 agent=claude status=done cost=\"0.3 USD\" tokens=100/10 -->\na\n\n\
          ## @tester\n<!-- chatmd id=t2 agent=codex status=done tokens=7/3 -->\nb\n",
     );
-    let out = s.chatmd(&["members", "--usage", "team/u.chat.md"]).output().unwrap();
+    let out = s
+        .chatmd(&["members", "--usage", "team/u.chat.md"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
@@ -77,7 +80,10 @@ fn members_usage_prints_what_each_member_spent() {
          @tester    1        7/3            no cost reported  -\n\
          all        2        107/13         0.3 USD\n"
     );
-    let json = s.chatmd(&["members", "--usage", "--json", "team/u.chat.md"]).output().unwrap();
+    let json = s
+        .chatmd(&["members", "--usage", "--json", "team/u.chat.md"])
+        .output()
+        .unwrap();
     let report: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
     assert_eq!(
         report["members"][0],

@@ -5,6 +5,7 @@
 
 pub mod actions;
 pub mod activity;
+pub mod ask_about;
 pub mod attached;
 pub mod blocks;
 pub mod budget;

@@ -13,6 +13,7 @@ use tower_lsp_server::jsonrpc::{Error, ErrorCode, Result};
 use tower_lsp_server::ls_types::*;
 
 mod answer;
+mod ask_about;
 mod new_files;
 
 use super::ext::{self, CommandArgs};
@@ -51,6 +52,7 @@ pub async fn execute(
                 .await?
         }
         ext::TRUST => super::trust::execute(client, state, args.uri()?).await?,
+        ext::ASK_ABOUT => ask_about::ask_about(client, state, args).await?,
         other => {
             return Err(Error::invalid_params(format!(
                 "unknown command `{other}`; chatmd answers {}",
@@ -198,11 +200,16 @@ async fn cancel(client: &Client, state: &Mutex<State>, uri: &Uri, member: Option
 enum BeforeRun {
     /// Take the old answer out (the range is found again on the text of the moment).
     TakeOut { member: String, line: u32 },
+    /// Append a human message with this body (`chatmd.askAbout`).
+    Append { body: String },
 }
 
 impl BeforeRun {
     async fn run(self, port: &mut LspPort) -> std::result::Result<(), TurnError> {
-        let BeforeRun::TakeOut { member, line } = self;
+        let (member, line) = match self {
+            BeforeRun::TakeOut { member, line } => (member, line),
+            BeforeRun::Append { body } => return append(port, &body).await,
+        };
         // The team is read before the edit is computed (the port is borrowed then).
         let chat = port.snapshot().await?.chat;
         let team = port.team(&chat);
@@ -222,6 +229,25 @@ impl BeforeRun {
             Edited::Applied(()) | Edited::Unneeded => Ok(()),
             Edited::GaveUp => Err(TurnError::KeptChanging { again: "retry" }),
         }
+    }
+}
+
+/// Appends a human message with `body` at the end of the chat.
+async fn append(port: &mut LspPort, body: &str) -> std::result::Result<(), TurnError> {
+    let appended = port.edit_until_applied(20, |snapshot| {
+        let (text, chat) = (&*snapshot.text, &*snapshot.chat);
+        let human = chat
+            .front_matter
+            .as_ref()
+            .map_or(crate::document::front_matter::DEFAULT_HUMAN, |fm| {
+                fm.human()
+            });
+        let edit = crate::conversation::ask_about::append_edit(text, chat, human, body);
+        Ok::<_, TurnError>(Some((vec![edit], ())))
+    });
+    match appended.await? {
+        Edited::Applied(()) | Edited::Unneeded => Ok(()),
+        Edited::GaveUp => Err(TurnError::KeptChanging { again: "ask" }),
     }
 }
 

@@ -127,10 +127,13 @@ pub const ANSWER: &str = "chatmd.answer";
 pub const NEW_CHAT: &str = "chatmd.newChat";
 /// `chatmd.trust {uri}`: trusts a workspace `chatmd.toml` as it is now.
 pub const TRUST: &str = "chatmd.trust";
+/// `chatmd.askAbout {uri, range, member?, chat?, text?}`: asks the team about a
+/// selection in any file: a new message in a chat (the most recent by default), sent.
+pub const ASK_ABOUT: &str = "chatmd.askAbout";
 
 /// Every command the server answers, as announced in `executeCommandProvider`.
-pub const COMMANDS: [&str; 9] = [
-    SEND, ASK, NEXT, CANCEL, RETRY, FORK, ANSWER, NEW_CHAT, TRUST,
+pub const COMMANDS: [&str; 10] = [
+    SEND, ASK, NEXT, CANCEL, RETRY, FORK, ANSWER, NEW_CHAT, TRUST, ASK_ABOUT,
 ];
 
 /// The one JSON object every command takes (each reads the fields it needs).
@@ -144,6 +147,12 @@ pub struct CommandArgs {
     pub option: Option<String>,
     pub folder: Option<String>,
     pub title: Option<String>,
+    /// A selection (`chatmd.askAbout`).
+    pub range: Option<tower_lsp_server::ls_types::Range>,
+    /// The chat to ask in (`chatmd.askAbout`).
+    pub chat: Option<Uri>,
+    /// The selection's text, as the editor has it (`chatmd.askAbout`).
+    pub text: Option<String>,
 }
 
 impl CommandArgs {
