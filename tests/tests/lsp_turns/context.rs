@@ -8,18 +8,25 @@ use serde_json::json;
 
 use crate::setup::{Setup, finished, send};
 
-#[tokio::test]
-async fn the_editors_diagnostics_and_files_land_in_the_prompt() {
-    let s = Setup::new(&[("reviewer", &[("FAKE_AGENT_TEXT", "seen")])]);
+/// A workspace whose reviewer answers `answer` and records its run in the returned file,
+/// with `src/pay.rs` to refer to.
+fn recording_reviewer(answer: &str) -> (Setup, std::path::PathBuf) {
+    let s = Setup::new(&[("reviewer", &[("FAKE_AGENT_TEXT", answer)])]);
     let record = s.path("run.json");
     s.write(
         "team/chatmd.toml",
         &format!(
-            "[members.reviewer.env]\nIS_SANDBOX = \"\"\nFAKE_AGENT_TEXT = \"seen\"\nFAKE_AGENT_RECORD = \"{}\"\n",
+            "[members.reviewer.env]\nIS_SANDBOX = \"\"\nFAKE_AGENT_TEXT = \"{answer}\"\nFAKE_AGENT_RECORD = \"{}\"\n",
             record.display()
         ),
     );
     s.write("src/pay.rs", "fn pay() -> u32 {\n    \"x\"\n}\n");
+    (s, record)
+}
+
+#[tokio::test]
+async fn the_editors_diagnostics_and_files_land_in_the_prompt() {
+    let (s, record) = recording_reviewer("seen");
     let text = "## @me\n@reviewer why #diagnostics:src/pay.rs in #file:src/pay.rs:2?\n";
     let (mut editor, uri) = s.open_chat(Behaviour::VsCode, "team/c.chat.md", text).await;
     editor.client.set_auto_response(
@@ -58,16 +65,7 @@ async fn the_editors_diagnostics_and_files_land_in_the_prompt() {
 
 #[tokio::test]
 async fn asking_about_a_selection_appends_the_message_and_runs_the_turn() {
-    let s = Setup::new(&[("reviewer", &[("FAKE_AGENT_TEXT", "It returns a str.")])]);
-    let record = s.path("run.json");
-    s.write(
-        "team/chatmd.toml",
-        &format!(
-            "[members.reviewer.env]\nIS_SANDBOX = \"\"\nFAKE_AGENT_TEXT = \"It returns a str.\"\nFAKE_AGENT_RECORD = \"{}\"\n",
-            record.display()
-        ),
-    );
-    s.write("src/pay.rs", "fn pay() -> u32 {\n    \"x\"\n}\n");
+    let (s, record) = recording_reviewer("It returns a str.");
     let text = "## @me\nhello\n\n## @reviewer\nhi\n\n## @me\n";
     let (mut editor, uri) = s.open_chat(Behaviour::VsCode, "team/c.chat.md", text).await;
     let source = chatmd_tests::file_uri(&s.path("src/pay.rs"));

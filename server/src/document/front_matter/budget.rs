@@ -10,7 +10,7 @@
 
 use super::fields::Reader;
 use super::tree::{Node, NodeKind};
-use super::{ProblemKind, Spanned, is_valid_handle};
+use super::{ProblemKind, Spanned};
 
 /// What `budget` holds, for messages.
 pub(super) const EXPECTED: &str = "a table of members and amounts, such as `{ reviewer: 2.00 }` (in the currency of the agent's cost reports)";
@@ -79,15 +79,11 @@ impl Reader<'_> {
                 );
                 continue;
             };
-            let handle = name.strip_prefix('@').unwrap_or(name);
-            if !is_valid_handle(handle) {
-                self.problem(
-                    key.range.clone(),
-                    format!("`{name}` is not a member's handle"),
-                    ProblemKind::BadValue,
-                );
+            let seen = |h: &str| out.iter().any(|b| b.member.value.eq_ignore_ascii_case(h));
+            let twice = |h: &str| format!("@{h}'s budget is set twice; only the first is used");
+            let Some(handle) = self.member_key(key, name, seen, twice) else {
                 continue;
-            }
+            };
             let Some(micros) = parse_amount(amount) else {
                 let range = if value.range.is_empty() {
                     key.range.clone()
@@ -101,17 +97,6 @@ impl Reader<'_> {
                 );
                 continue;
             };
-            if out
-                .iter()
-                .any(|b| b.member.value.eq_ignore_ascii_case(handle))
-            {
-                self.problem(
-                    key.range.clone(),
-                    format!("@{handle}'s budget is set twice; only the first is used"),
-                    ProblemKind::Syntax,
-                );
-                continue;
-            }
             out.push(Budget {
                 member: Spanned::new(handle.to_owned(), self.abs(&key.range)),
                 amount: Spanned::new(micros, self.abs(&value.range)),
