@@ -186,7 +186,7 @@ fn a_mention_in_a_tool_summary_or_a_quote_starts_no_turn() {
     assert_eq!(
         redacted(&s.read("team/t.chat.md")),
         "## @me\n@reviewer find the TODOs\n\
-         \n## @reviewer\n<!-- chatmd id=t1 agent=claude status=done started=<started> model=claude-opus-4-8[1m] session=5e55a000-0000-4000-8000-000000000001 took=<took> stop=end_turn exit=0 tokens=240/42 -->\n\
+         \n## @reviewer\n<!-- chatmd id=t1 agent=claude status=done started=<started> model=claude-opus-4-8[1m] session=5e55a000-0000-4000-8000-000000000001 cost=\"0.0022 USD\" took=<took> stop=end_turn exit=0 tokens=240/42 -->\n\
          I'll run a command.\n\n> @tester: grep the TODOs\n\nThe command printed `hello-from-tool`.\n\
          \n<details><summary>Tools (1)</summary>\n\n- Bash: grep -rn TODO src @tester\n\n</details>\n\
          \n## @me\n"

@@ -55,6 +55,14 @@ end, {
   end,
 })
 
+command('ChatAskAbout', function(args)
+  chatmd().ask_about(args.args, args.line1, args.line2)
+end, {
+  nargs = '?',
+  range = true,
+  desc = 'chatmd: ask the team about these lines, in the most recent chat',
+})
+
 command('ChatNew', function(args)
   chatmd().new_chat(args.args ~= '' and args.args or nil)
 end, { nargs = '?', desc = 'chatmd: create a new chat next to this file' })

@@ -20,6 +20,7 @@ export const SERVER_COMMANDS = [
   'chatmd.fork',
   'chatmd.answer',
   'chatmd.newChat',
+  'chatmd.askAbout',
 ] as const;
 
 export type Args = Record<string, unknown>;
@@ -256,6 +257,48 @@ async function newChat(host: Host, arg?: unknown): Promise<unknown> {
   return result;
 }
 
+/**
+ * "Ask the Team About the Selection…": the selection of the active editor (any file) goes to
+ * the most recent chat as a new message, and is sent. The member is asked for; empty leaves it
+ * to the chat's routing.
+ */
+async function askAbout(host: Host, arg?: unknown): Promise<unknown> {
+  if (isArgs(arg)) {
+    return execute(host, 'chatmd.askAbout', arg);
+  }
+  const editor = vscode.window.activeTextEditor;
+  if (editor === undefined || editor.selection.isEmpty) {
+    void vscode.window.showInformationMessage('chatmd: select the code to ask about first.');
+    return undefined;
+  }
+  const member = await vscode.window.showInputBox({
+    title: 'chatmd: Ask the Team About the Selection',
+    prompt: 'Which member (Escape cancels; empty lets the chat decide)?',
+    placeHolder: 'reviewer',
+  });
+  if (member === undefined) {
+    return undefined;
+  }
+  const { start, end } = editor.selection;
+  const args: Args = {
+    uri: editor.document.uri.toString(),
+    range: {
+      start: { line: start.line, character: start.character },
+      end: { line: end.line, character: end.character },
+    },
+    // The buffer's text: what the user sees, saved or not.
+    text: editor.document.getText(editor.selection),
+  };
+  if (member.trim() !== '') {
+    args.member = member.trim().replace(/^@/, '');
+  }
+  const result = await execute(host, 'chatmd.askAbout', args);
+  if (isArgs(result) && typeof result.chat === 'string') {
+    await vscode.window.showTextDocument(vscode.Uri.parse(result.chat), { preview: false, preserveFocus: true });
+  }
+  return result;
+}
+
 /** Commands that need no help from the extension: the object comes from a code lens. */
 function passThrough(host: Host, command: string): (arg?: unknown) => Promise<unknown> {
   return async (arg?: unknown) => {
@@ -279,6 +322,7 @@ export function registerCommands(host: Host): vscode.Disposable[] {
     'chatmd.fork': passThrough(host, 'chatmd.fork'),
     'chatmd.answer': passThrough(host, 'chatmd.answer'),
     'chatmd.newChat': (arg) => newChat(host, arg),
+    'chatmd.askAbout': (arg) => askAbout(host, arg),
   };
   return SERVER_COMMANDS.map((command) => vscode.commands.registerCommand(command, handlers[command]));
 }

@@ -111,7 +111,7 @@ class Extension implements Host, vscode.Disposable {
     });
     // `#diagnostics:path` in a sent message: the problems VS Code shows for that file, from
     // every extension, as LSP diagnostics.
-    client.onRequest(SOURCE_DIAGNOSTICS, async (params: { uri?: unknown }) => {
+    client.onRequest(SOURCE_DIAGNOSTICS, async (params: { uri?: unknown } | null) => {
       if (typeof params?.uri !== 'string') {
         return null;
       }

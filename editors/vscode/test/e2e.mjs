@@ -571,6 +571,41 @@ try {
     });
   }
 
+  await step('"Ask the Team About the Selection…" in a source file sends its lines to the most recent chat', async () => {
+    writeFileSync(join(ws, 'calc.rs'), 'fn add(a: u32, b: u32) -> u32 {\n    a + b\n}\n');
+    await clearNotifications();
+    await openFile('calc.rs');
+    await page.locator('.monaco-editor .view-lines').first().click();
+    await page.keyboard.press('Control+A');
+    await runPaletteCommand('chatmd: Ask the Team About the Selection');
+    await page.locator(paletteInput).waitFor({ state: 'visible' });
+    await page.keyboard.type('reviewer');
+    await page.keyboard.press('Enter');
+    const asked = '@reviewer about #file:calc.rs:1-3:\n\n```rust\nfn add(a: u32, b: u32) -> u32 {\n    a + b\n}\n```\n';
+    // The message lands in the chat's buffer (the extension shows it); saved, it is on disk.
+    let saved = 0;
+    const chat = await waitFor(
+      'a chat on disk holding the question and a done @reviewer answer after it',
+      async () => {
+        if (Date.now() - saved > 2000) {
+          await runPaletteCommand('File: Save All');
+          saved = Date.now();
+        }
+        return readdirSync(ws).find((name) => {
+          if (!name.endsWith('.chat.md')) {
+            return false;
+          }
+          const text = readFileSync(join(ws, name), 'utf8');
+          const at = text.indexOf(asked);
+          return at >= 0 && /## @reviewer\n<!-- chatmd [^>]*status=done/.test(text.slice(at)) && text.includes(ANSWER, at);
+        });
+      },
+      60_000,
+      200,
+    );
+    log(`asked in ${chat}`);
+  });
+
   await draftSteps({ page, step, waitFor, saveUntil, openFile, clearNotifications, waitForTurnOrError, log }, drafts);
 
   await step('a missing server is reported with the install command and a button to the setting', async () => {

@@ -64,3 +64,20 @@ pub struct ContextUsage {
     /// reports one.
     pub cost: Option<String>,
 }
+
+/// A cost as the status comment writes it: the amount with at most 4 decimals and no
+/// trailing zeros, then the currency (`0.0023 USD`).
+pub fn cost_words(amount: f64, currency: &str) -> String {
+    let number = if amount.is_finite() {
+        let text = format!("{amount:.4}");
+        let text = text.trim_end_matches('0').trim_end_matches('.');
+        if text.is_empty() || text == "-" || text == "-0" {
+            "0".to_owned()
+        } else {
+            text.to_owned()
+        }
+    } else {
+        "?".to_owned()
+    };
+    format!("{number} {currency}")
+}

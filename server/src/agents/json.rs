@@ -16,7 +16,7 @@ mod types;
 
 pub use lenient::{Lenient, lenient};
 pub use shared::{ErrorBody, ErrorLine, OtherLine, TokenCounts, ToolInput};
-pub use types::{Bool, I64, List, NonNull, Obj, Str, U64};
+pub use types::{Bool, F64, I64, List, NonNull, Obj, Str, U64};
 
 use std::borrow::Cow;
 

@@ -31,7 +31,9 @@ mod session;
 mod tools;
 pub mod transcripts;
 
-pub use activity::{CallStatus, CallView, ContextUsage, FileDiff, PlanEntry, StepStatus};
+pub use activity::{
+    CallStatus, CallView, ContextUsage, FileDiff, PlanEntry, StepStatus, cost_words,
+};
 pub use autoload::{cli_kind, role_files_loaded};
 pub use kind::{AgentKind, UnknownAgentKind};
 pub use offers::{AgentCommand, AuthMethod, ConfigChoice, ConfigValue};
@@ -207,6 +209,8 @@ pub enum AgentEvent {
     Call(Box<CallView>),
     /// How full the context window is and what the session cost (ACP `usage_update`).
     Context(ContextUsage),
+    /// What this run cost, with its currency (`0.0023 USD`; claude's `total_cost_usd`).
+    Cost(String),
     /// The commands the agent takes after `/`, whole (each report replaces the last).
     Commands(Vec<AgentCommand>),
     /// The settings the session offers, whole (each report replaces the last).

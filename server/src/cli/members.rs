@@ -21,6 +21,10 @@ pub(super) struct MembersArgs {
     /// Print JSON (stable field names) instead of a table.
     #[arg(long)]
     json: bool,
+    /// Show what each member has spent in the chat PATH (answers, tokens, cost) against
+    /// its `budget:`, instead of the team.
+    #[arg(long)]
+    usage: bool,
 }
 
 /// Where the team is, and the chat it was asked for, if one was given.
@@ -30,6 +34,9 @@ pub(super) struct Target {
 }
 
 pub(super) fn run(args: &MembersArgs) -> ExitCode {
+    if args.usage {
+        return super::usage::run(&args.path, args.json);
+    }
     let target = match find_target(&args.path) {
         Ok(target) => target,
         Err(error) => {

@@ -17,6 +17,7 @@ pub(crate) mod signals;
 mod status;
 mod table;
 mod trust;
+mod usage;
 
 /// chatmd: conversations with a team of coding agents, in Markdown files.
 #[derive(Debug, Parser)]

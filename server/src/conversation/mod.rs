@@ -5,8 +5,10 @@
 
 pub mod actions;
 pub mod activity;
+pub mod ask_about;
 pub mod attached;
 pub mod blocks;
+pub mod budget;
 pub mod clock;
 pub mod diff;
 pub mod import;
@@ -18,4 +20,5 @@ pub mod resume;
 pub mod roster;
 pub mod routing;
 pub mod section;
+pub mod usage;
 pub mod waiting;

@@ -17,6 +17,7 @@
 //! - After a YAML syntax error, the keys whose values end on an earlier line are still
 //!   read, so one typo at the bottom does not reset `status: ended` at the top.
 
+mod budget;
 mod edit;
 mod fields;
 mod permissions;
@@ -26,6 +27,7 @@ pub mod rules;
 mod scalar;
 mod tree;
 
+pub use budget::{Budget, amount_words, parse_amount};
 pub use edit::set_key_edit;
 pub use permissions::{MemberRules, Rule};
 pub use rule_edit::{RuleEdit, add_rule_edit};
@@ -175,6 +177,8 @@ pub struct FrontMatter {
     pub imported_from: Option<Spanned<String>>,
     /// `permissions`: each member's rules, in file order (malformed ones left out).
     pub permissions: Vec<MemberRules>,
+    /// `budget`: what each member may spend in the chat (malformed entries left out).
+    pub budget: Vec<Budget>,
     /// Keys the format does not define, with their ranges. They are kept in the file.
     pub unknown_keys: Vec<Spanned<String>>,
     /// Every top-level entry in file order, known or not (used for edits).

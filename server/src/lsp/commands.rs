@@ -13,6 +13,7 @@ use tower_lsp_server::jsonrpc::{Error, ErrorCode, Result};
 use tower_lsp_server::ls_types::*;
 
 mod answer;
+mod ask_about;
 mod new_files;
 pub(super) mod queued;
 
@@ -55,6 +56,7 @@ pub async fn execute(
                 .await?
         }
         ext::TRUST => super::trust::execute(client, state, args.uri()?).await?,
+        ext::ASK_ABOUT => ask_about::ask_about(client, state, args).await?,
         other => {
             return Err(Error::invalid_params(format!(
                 "unknown command `{other}`; chatmd answers {}",
@@ -230,6 +232,8 @@ enum BeforeRun {
     /// Take the queued mark out of the queued message; `required`: without one, there
     /// is nothing to run (another run delivered it, or the user deleted it).
     Unqueue { required: bool },
+    /// Append a human message with this body (`chatmd.askAbout`).
+    Append { body: String },
 }
 
 impl BeforeRun {
@@ -240,6 +244,7 @@ impl BeforeRun {
             BeforeRun::Unqueue { required } => {
                 return Ok(queued::unmark(port).await? || !required);
             }
+            BeforeRun::Append { body } => return append(port, &body).await.map(|()| true),
         };
         // The team is read before the edit is computed (the port is borrowed then).
         let chat = port.snapshot().await?.chat;
@@ -260,6 +265,25 @@ impl BeforeRun {
             Edited::Applied(()) | Edited::Unneeded => Ok(true),
             Edited::GaveUp => Err(TurnError::KeptChanging { again: "retry" }),
         }
+    }
+}
+
+/// Appends a human message with `body` at the end of the chat.
+async fn append(port: &mut LspPort, body: &str) -> std::result::Result<(), TurnError> {
+    let appended = port.edit_until_applied(20, |snapshot| {
+        let (text, chat) = (&*snapshot.text, &*snapshot.chat);
+        let human = chat
+            .front_matter
+            .as_ref()
+            .map_or(crate::document::front_matter::DEFAULT_HUMAN, |fm| {
+                fm.human()
+            });
+        let edit = crate::conversation::ask_about::append_edit(text, chat, human, body);
+        Ok::<_, TurnError>(Some((vec![edit], ())))
+    });
+    match appended.await? {
+        Edited::Applied(()) | Edited::Unneeded => Ok(()),
+        Edited::GaveUp => Err(TurnError::KeptChanging { again: "ask" }),
     }
 }
 

@@ -76,6 +76,7 @@ pub fn problems_of(state: &Mutex<State>, doc: &Document) -> (Vec<Problem>, Arc<T
     found.extend(super::references::problems(
         &text, &doc.chat, &roster, &root,
     ));
+    found.extend(crate::conversation::budget::problems(&text, &doc.chat));
     {
         // Cheap (the chat's mentions), so under the lock rather than a copy of it all.
         let s = lock(state);

@@ -160,10 +160,13 @@ pub const ANSWER: &str = "chatmd.answer";
 pub const NEW_CHAT: &str = "chatmd.newChat";
 /// `chatmd.trust {uri}`: trusts a workspace `chatmd.toml` as it is now.
 pub const TRUST: &str = "chatmd.trust";
+/// `chatmd.askAbout {uri, range, member?, chat?, text?}`: asks the team about a
+/// selection in any file: a new message in a chat (the most recent by default), sent.
+pub const ASK_ABOUT: &str = "chatmd.askAbout";
 
 /// Every command the server answers, as announced in `executeCommandProvider`.
-pub const COMMANDS: [&str; 9] = [
-    SEND, ASK, NEXT, CANCEL, RETRY, FORK, ANSWER, NEW_CHAT, TRUST,
+pub const COMMANDS: [&str; 10] = [
+    SEND, ASK, NEXT, CANCEL, RETRY, FORK, ANSWER, NEW_CHAT, TRUST, ASK_ABOUT,
 ];
 
 /// The one JSON object every command takes (each reads the fields it needs).
@@ -181,6 +184,12 @@ pub struct CommandArgs {
     pub now: Option<bool>,
     /// `chatmd.cancel`: take the queued mark off the chat's queued message.
     pub queued: Option<bool>,
+    /// A selection (`chatmd.askAbout`).
+    pub range: Option<tower_lsp_server::ls_types::Range>,
+    /// The chat to ask in (`chatmd.askAbout`).
+    pub chat: Option<Uri>,
+    /// The selection's text, as the editor has it (`chatmd.askAbout`).
+    pub text: Option<String>,
 }
 
 impl CommandArgs {

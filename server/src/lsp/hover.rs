@@ -1,4 +1,5 @@
-//! Hover on `@handle`: who the member is, which agent runs it, where, with which role
+//! Hover on `@handle` (on a context reference: `references.rs`; on the title: the
+//! chat's usage, `usage.rs`): who the member is, which agent runs it, where, with which role
 //! files, whether its CLI is installed, and what its agent told in its last turn (that
 //! it needs a login, its commands after `/`).
 
@@ -22,6 +23,9 @@ pub fn hover(
     let text = doc.flat();
     let offset = convert::offset(&doc.text, position, enc);
     let Some(range) = doc.chat.handle_at(offset) else {
+        if let Some(usage) = super::usage::hover(doc, &text, enc, offset) {
+            return Some(usage);
+        }
         let ChatTeam { team, root, .. } = team_of(state, doc.path.as_deref(), &doc.chat);
         let roster = Roster::new(&team, doc.chat.front_matter.as_ref());
         return super::references::hover(doc, &text, &roster, &root, enc, offset);

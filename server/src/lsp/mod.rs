@@ -27,6 +27,7 @@ mod symbols;
 mod told;
 mod trust;
 mod turn_actions;
+mod usage;
 mod waiting;
 mod watch;
 

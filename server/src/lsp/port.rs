@@ -18,6 +18,7 @@ use tower_lsp_server::Client;
 use tower_lsp_server::ls_types::*;
 
 mod closed;
+mod diagnostics;
 mod dialog;
 mod disk;
 mod renamed;
@@ -33,32 +34,6 @@ use crate::turns::file_port::FilePort;
 use crate::turns::lock::{self, ChatLock, LockError};
 use crate::turns::running::Running;
 use crate::turns::{Applied, Change, EditorPort, Edits, Level, PortError, Snapshot, TurnError};
-
-/// How long the editor may take to tell a file's diagnostics (`#diagnostics:`).
-const DIAGNOSTICS_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
-
-/// One diagnostic as a line of the attachment: `12:5 error: message (source)`, the
-/// position 1-based as editors show it.
-fn diagnostic_line(d: &Diagnostic) -> String {
-    let severity = match d.severity {
-        Some(DiagnosticSeverity::ERROR) => "error",
-        Some(DiagnosticSeverity::WARNING) => "warning",
-        Some(DiagnosticSeverity::INFORMATION) => "info",
-        Some(DiagnosticSeverity::HINT) => "hint",
-        _ => "problem",
-    };
-    let source = d
-        .source
-        .as_deref()
-        .map(|s| format!(" ({s})"))
-        .unwrap_or_default();
-    format!(
-        "{}:{} {severity}: {}{source}",
-        d.range.start.line + 1,
-        d.range.start.character + 1,
-        d.message.replace('\n', " ")
-    )
-}
 
 pub struct LspPort {
     client: Client,
@@ -280,20 +255,7 @@ impl EditorPort for LspPort {
     }
 
     async fn diagnostics(&mut self, path: &std::path::Path) -> Option<Vec<String>> {
-        let uri = Uri::from_file_path(path)?;
-        let request = self.client.send_request::<super::ext::SourceDiagnostics>(
-            super::ext::SourceDiagnosticsParams { uri },
-        );
-        // An editor without chatmd's extension may never answer an unknown request.
-        match tokio::time::timeout(DIAGNOSTICS_WAIT, request).await {
-            Ok(Ok(Some(result))) => Some(result.diagnostics.iter().map(diagnostic_line).collect()),
-            Ok(Ok(None)) => None,
-            Ok(Err(error)) => {
-                tracing::debug!("chatmd/diagnostics: {error}");
-                None
-            }
-            Err(_) => None,
-        }
+        diagnostics::of_file(&self.client, path).await
     }
 
     async fn changes(&mut self) -> Result<Vec<Change>, PortError> {

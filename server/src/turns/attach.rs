@@ -266,5 +266,23 @@ pub async fn gather<P: EditorPort>(
     Ok(out)
 }
 
+/// What the references of message `index` attach, when a human wrote it (an agent's
+/// `#file:` is text, not a request).
+pub(super) async fn of_message<P: EditorPort>(
+    port: &mut P,
+    ctx: &super::Context,
+    snapshot: &super::Snapshot,
+    roster: &crate::conversation::roster::Roster<'_>,
+    index: usize,
+) -> Result<Vec<Attachment>, AttachError> {
+    let text = &*snapshot.text;
+    match snapshot.chat.messages.get(index) {
+        Some(message) if roster.is_human(message.handle(text)) => {
+            gather(port, &ctx.workspace_root, text, message).await
+        }
+        _ => Ok(Vec::new()),
+    }
+}
+
 #[cfg(test)]
 mod tests;

@@ -80,6 +80,9 @@ pub enum TurnError {
     /// attached; nothing was sent.
     #[error(transparent)]
     Attach(#[from] super::attach::AttachError),
+    /// The member has spent its budget in this chat; it was not started.
+    #[error("{0}")]
+    OverBudget(String),
     #[error("@{handle} is not a member of this team")]
     NotAMember { handle: String },
     /// The member's settings come from a workspace file the user has not trusted

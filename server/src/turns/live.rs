@@ -255,6 +255,10 @@ impl Live {
             AgentEvent::Thought(piece) => t.thought(&piece),
             AgentEvent::Plan(entries) => t.plan(&entries),
             AgentEvent::Call(call) => t.call(*call),
+            AgentEvent::Cost(cost) => {
+                t.status.set("cost", cost);
+                t.status_dirty = true;
+            }
             AgentEvent::Context(usage) => {
                 t.status
                     .set("context", format!("{}/{}", usage.used, usage.size));

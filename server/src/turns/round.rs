@@ -10,7 +10,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::anchors::{Anchors, Places};
 use super::asks::PermissionAnswer;
-use super::attach::{AttachError, gather};
+use super::attach::AttachError;
 use super::flush::{MAX_STALE, flush, gave_up};
 use super::live::Live;
 use super::plan::{Planned, plan};
@@ -59,24 +59,6 @@ pub(super) struct Round {
     pub(super) ids: Vec<String>,
 }
 
-/// What the references of message `index` attach, when a human wrote it (an agent's
-/// `#file:` is text, not a request).
-async fn attachments_of<P: EditorPort>(
-    port: &mut P,
-    ctx: &Context,
-    snapshot: &Snapshot,
-    roster: &Roster<'_>,
-    index: usize,
-) -> Result<Vec<Attachment>, AttachError> {
-    let text = &*snapshot.text;
-    match snapshot.chat.messages.get(index) {
-        Some(message) if roster.is_human(message.handle(text)) => {
-            gather(port, &ctx.workspace_root, text, message).await
-        }
-        _ => Ok(Vec::new()),
-    }
-}
-
 /// Runs `members`, each answering its message (an index into the snapshot's messages).
 pub(super) async fn run_round<P: EditorPort>(
     port: &mut P,
@@ -92,7 +74,7 @@ pub(super) async fn run_round<P: EditorPort>(
     for (handle, message) in members {
         let message = *message;
         if !attached.iter().any(|(m, _)| *m == message) {
-            let read = attachments_of(port, ctx, snapshot, roster, message).await;
+            let read = super::attach::of_message(port, ctx, snapshot, roster, message).await;
             attached.push((message, read));
         }
         let attachments = attached.iter().find(|(m, _)| *m == message).map(|(_, a)| a);
@@ -105,10 +87,12 @@ pub(super) async fn run_round<P: EditorPort>(
             refused.push(why);
             continue;
         }
-        let planned = match attachments {
-            Some(Err(error)) => Err(TurnError::Attach(error.clone())),
-            Some(Ok(list)) => plan(ctx, snapshot, roster, member, message, list),
-            None => plan(ctx, snapshot, roster, member, message, &[]),
+        let over = crate::conversation::budget::over_budget(&snapshot.text, &snapshot.chat, handle);
+        let planned = match (over, attachments) {
+            (Some(over), _) => Err(TurnError::OverBudget(over.message())),
+            (None, Some(Err(error))) => Err(TurnError::Attach(error.clone())),
+            (None, Some(Ok(list))) => plan(ctx, snapshot, roster, member, message, list),
+            (None, None) => plan(ctx, snapshot, roster, member, message, &[]),
         };
         match planned {
             Ok(planned) => ready.push(Ready {

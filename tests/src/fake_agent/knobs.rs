@@ -29,6 +29,8 @@ pub struct Knobs {
     pub grandchild: bool,
     pub grandchild_pid: Option<PathBuf>,
     pub record: Option<PathBuf>,
+    /// What a generated claude answer says it cost (`total_cost_usd`), default 0.
+    pub cost: Option<String>,
     /// Where the sessions the fake knows are kept; `None`: every session is known.
     pub sessions: Option<PathBuf>,
     /// Knobs may also come from the prompt (see [`Knobs::with_prompt`]).
@@ -93,6 +95,14 @@ impl Knobs {
             grandchild: flag("FAKE_AGENT_GRANDCHILD"),
             grandchild_pid: text("FAKE_AGENT_GRANDCHILD_PID").map(PathBuf::from),
             record: text("FAKE_AGENT_RECORD").map(PathBuf::from),
+            cost: text("FAKE_AGENT_COST")
+                .map(|v| {
+                    v.trim()
+                        .parse::<f64>()
+                        .map(|_| v.trim().to_owned())
+                        .map_err(|_| format!("FAKE_AGENT_COST={v:?} is not a number"))
+                })
+                .transpose()?,
             sessions: text("FAKE_AGENT_SESSIONS").map(PathBuf::from),
             prompt_knobs: flag("FAKE_AGENT_PROMPT_KNOBS"),
         })

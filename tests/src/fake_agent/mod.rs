@@ -13,6 +13,7 @@
 //! | `FAKE_AGENT_AS=claude\|codex\|gemini` | impersonate this CLI whatever the file name |
 //! | `FAKE_AGENT_TRANSCRIPT=<name\|path>` | replay `<fixtures>/<cli>/<name>.jsonl` (or the file at a path containing `/`); default `resume` when resuming, else `tool-use` |
 //! | `FAKE_AGENT_FIXTURES=<dir>` | where transcripts live (default: this crate's `fixtures/agents`) |
+//! | `FAKE_AGENT_COST=<usd>` | the `total_cost_usd` of a generated claude answer (default 0) |
 //! | `FAKE_AGENT_SESSION=<id>` | the session id printed (default: the resumed id, else the transcript's) |
 //! | `FAKE_AGENT_TEXT=<text>` | instead of a transcript, answer `<text>` in the CLI's format |
 //! | `FAKE_AGENT_CHUNKS=<n>` | with `FAKE_AGENT_TEXT`: stream it as `n` deltas (default: one per word; codex has no deltas) |

@@ -34,7 +34,7 @@ pub fn choose(cli: Cli, knobs: &Knobs, run: &Run) -> Result<Script, String> {
                 Cli::Codex => "01a2007b-3fb0-7ff3-8fab-536458979726",
                 Cli::Gemini => "9cb17075-5b94-485f-8363-bc25f5176e5c",
             });
-            generate(cli, text, knobs.chunks, session, &run.prompt)
+            generate(cli, text, knobs, session, &run.prompt)
         }
         None => {
             let default = if run.resume.is_some() {
@@ -136,7 +136,7 @@ mod templates {
         r#"{"type":"stream_event","event":{"type":"content_block_stop","index":0},"session_id":$SESSION,"parent_tool_use_id":null,"uuid":"fake"}"#,
         r#"{"type":"stream_event","event":{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":$COUNT}},"session_id":$SESSION,"parent_tool_use_id":null,"uuid":"fake"}"#,
         r#"{"type":"stream_event","event":{"type":"message_stop"},"session_id":$SESSION,"parent_tool_use_id":null,"uuid":"fake"}"#,
-        r#"{"type":"result","subtype":"success","is_error":false,"api_error_status":null,"duration_ms":1,"duration_api_ms":1,"num_turns":1,"result":$TEXT,"stop_reason":"end_turn","session_id":$SESSION,"total_cost_usd":0,"usage":{"input_tokens":10,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":$COUNT,"service_tier":"standard"},"permission_denials":[],"terminal_reason":"completed","uuid":"fake"}"#,
+        r#"{"type":"result","subtype":"success","is_error":false,"api_error_status":null,"duration_ms":1,"duration_api_ms":1,"num_turns":1,"result":$TEXT,"stop_reason":"end_turn","session_id":$SESSION,"total_cost_usd":$COST,"usage":{"input_tokens":10,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":$COUNT,"service_tier":"standard"},"permission_denials":[],"terminal_reason":"completed","uuid":"fake"}"#,
     ];
     pub const CODEX: [&str; 4] = [
         r#"{"type":"thread.started","thread_id":$SESSION}"#,
@@ -181,8 +181,9 @@ fn quoted(text: &str) -> String {
 
 /// A successful answer of `text` in `cli`'s line format, shaped like the recorded
 /// streaming transcripts (codex's `--json` has no deltas: one whole message).
-fn generate(cli: Cli, text: &str, chunks: Option<usize>, session: &str, prompt: &str) -> Script {
-    let pieces = split(text, chunks);
+fn generate(cli: Cli, text: &str, knobs: &Knobs, session: &str, prompt: &str) -> Script {
+    let pieces = split(text, knobs.chunks);
+    let cost = knobs.cost.as_deref().unwrap_or("0");
     let (session, whole, prompt) = (quoted(session), quoted(text), quoted(prompt));
     let count = pieces.len().to_string();
     let total = (10 + pieces.len()).to_string();
@@ -194,6 +195,7 @@ fn generate(cli: Cli, text: &str, chunks: Option<usize>, session: &str, prompt: 
                 ("$TEXT", text),
                 ("$COUNT", &count),
                 ("$TOTAL", &total),
+                ("$COST", cost),
             ],
         )
     };

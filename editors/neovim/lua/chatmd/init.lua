@@ -294,6 +294,55 @@ function M.cancel(member, bufnr)
   return M.execute('chatmd.cancel', arg, bufnr)
 end
 
+--- The buffer's chatmd client, else any, else one started without a buffer in `folder`
+--- and waited for (it starts in well under a second; this happens once).
+---@return vim.lsp.Client?
+local function started_client(bufnr, folder)
+  local client = M.client(bufnr) or any_client()
+  if client then
+    return client
+  end
+  local id = M.start_detached(folder)
+  client = id and vim.lsp.get_client_by_id(id)
+  if not client or not vim.wait(10000, function()
+    return client.initialized == true
+  end, 10) then
+    notify('the chatmd language server did not start (see :checkhealth chatmd)', vim.log.levels.ERROR)
+    return nil
+  end
+  return client
+end
+
+--- `:'<,'>ChatAskAbout [member]`: asks the team about lines `line1`..`line2` of any file:
+--- the server appends them, fenced and with a `#file:` reference, to the workspace's most
+--- recent chat as a new message and sends it.
+function M.ask_about(member, line1, line2, bufnr)
+  bufnr = buf_of(bufnr)
+  local name = vim.api.nvim_buf_get_name(bufnr)
+  if name == '' or vim.bo[bufnr].buftype ~= '' then
+    notify('ask about lines of a file: this buffer is not one', vim.log.levels.ERROR)
+    return false
+  end
+  local client = started_client(bufnr, vim.fs.dirname(name))
+  if not client then
+    return false
+  end
+  local lines = vim.api.nvim_buf_get_lines(bufnr, line1 - 1, line2, false)
+  local arg = {
+    uri = vim.uri_from_bufnr(bufnr),
+    range = { start = { line = line1 - 1, character = 0 }, ['end'] = { line = line2, character = 0 } },
+    text = table.concat(lines, '\n') .. '\n',
+  }
+  if member and member ~= '' then
+    arg.member = member:gsub('^@', '')
+  end
+  return M.execute('chatmd.askAbout', arg, bufnr, function(result)
+    if result and result.chat then
+      report_started(result)
+    end
+  end, client)
+end
+
 --- `:ChatNew [title]`: creates a new chat in the folder of the current file (else the
 --- working directory); the server opens it with `window/showDocument`.
 function M.new_chat(title, bufnr)
@@ -304,18 +353,9 @@ function M.new_chat(title, bufnr)
   if title and title ~= '' then
     arg.title = title
   end
-  local client = M.client(bufnr) or any_client()
+  local client = started_client(bufnr, folder)
   if not client then
-    -- No chat is open yet: start the server without a buffer and wait for it (it starts
-    -- in well under a second; this happens once).
-    local id = M.start_detached(folder)
-    client = id and vim.lsp.get_client_by_id(id)
-    if not client or not vim.wait(10000, function()
-      return client.initialized == true
-    end, 10) then
-      notify('the chatmd language server did not start (see :checkhealth chatmd)', vim.log.levels.ERROR)
-      return false
-    end
+    return false
   end
   return M.execute('chatmd.newChat', arg, bufnr, function(result)
     if result and result.uri then

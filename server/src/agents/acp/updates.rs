@@ -92,7 +92,7 @@ impl Stream {
                         size: usage.size,
                         cost: usage
                             .cost
-                            .map(|c| format!("{} {}", amount(c.amount), first_line(&c.currency))),
+                            .map(|c| crate::agents::cost_words(c.amount, &first_line(&c.currency))),
                     }));
                 }
             }
@@ -199,20 +199,6 @@ fn entry(entry: agent_client_protocol::v1::schema::PlanEntry) -> PlanEntry {
             PlanEntryStatus::Completed => StepStatus::Completed,
             _ => StepStatus::Pending,
         },
-    }
-}
-
-/// A cost as the status comment writes it: at most 4 decimals, no trailing zeros.
-fn amount(amount: f64) -> String {
-    if !amount.is_finite() {
-        return "?".to_owned();
-    }
-    let text = format!("{amount:.4}");
-    let text = text.trim_end_matches('0').trim_end_matches('.');
-    if text.is_empty() || text == "-" {
-        "0".to_owned()
-    } else {
-        text.to_owned()
     }
 }
 

@@ -9,7 +9,7 @@ use serde::{Deserialize, Deserializer};
 
 use crate::agents::fields::Content;
 use crate::agents::json::{
-    Bool, ErrorBody, Events, Lenient, List, NonNull, Obj, Str, TokenCounts, ToolInput, U64,
+    Bool, ErrorBody, Events, F64, Lenient, List, NonNull, Obj, Str, TokenCounts, ToolInput, U64,
     lenient, lines_by_type,
 };
 use crate::agents::permissions::DenialEntry;
@@ -120,6 +120,8 @@ pub(super) struct ResultLine<'a> {
     #[serde(borrow)]
     pub(super) stop_reason: Str<'a>,
     pub(super) usage: Obj<TokenCounts>,
+    /// What the run cost, in US dollars (claude's own estimate).
+    pub(super) total_cost_usd: F64,
     /// Tool calls refused for want of an approval (`-p` cannot ask).
     #[serde(borrow)]
     pub(super) permission_denials: List<Obj<DenialEntry<'a>>>,

@@ -95,6 +95,10 @@ impl ClaudeParser {
                 if !denials.is_empty() {
                     out.push(AgentEvent::Denied { denials, allow });
                 }
+                // Nothing billed (a login error, a replayed answer) is not worth a word.
+                if let Some(cost) = line.total_cost_usd.0.filter(|c| *c > 0.0) {
+                    out.push(AgentEvent::Cost(crate::agents::cost_words(cost, "USD")));
+                }
                 out.push(self.result(&line));
             }
             Line::System(_) | Line::Other(_) => {}

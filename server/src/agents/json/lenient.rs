@@ -31,6 +31,11 @@ pub trait Lenient<'de>: Sized {
         Self::other()
     }
 
+    /// A number with a fraction (or too large for the integer kinds).
+    fn float(_: f64) -> Self {
+        Self::other()
+    }
+
     /// A string borrowed from the input (it had no escapes).
     fn borrowed_str(text: &'de str) -> Self {
         Self::transient_str(text)
@@ -77,8 +82,8 @@ impl<'de, T: Lenient<'de>> Visitor<'de> for LenientVisitor<T> {
         Ok(T::unsigned(v))
     }
 
-    fn visit_f64<E>(self, _: f64) -> Result<T, E> {
-        Ok(T::other())
+    fn visit_f64<E>(self, v: f64) -> Result<T, E> {
+        Ok(T::float(v))
     }
 
     fn visit_borrowed_str<E>(self, v: &'de str) -> Result<T, E> {

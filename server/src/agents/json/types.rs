@@ -101,6 +101,34 @@ impl<'de> Deserialize<'de> for I64 {
     }
 }
 
+/// A number field: `Value::as_f64` of the field (integers too).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct F64(pub Option<f64>);
+
+impl Lenient<'_> for F64 {
+    fn other() -> Self {
+        F64(None)
+    }
+
+    fn unsigned(v: u64) -> Self {
+        F64(Some(v as f64))
+    }
+
+    fn signed(v: i64) -> Self {
+        F64(Some(v as f64))
+    }
+
+    fn float(v: f64) -> Self {
+        F64(Some(v))
+    }
+}
+
+impl<'de> Deserialize<'de> for F64 {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        lenient(d)
+    }
+}
+
 /// A boolean field: `Value::as_bool` of the field.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct Bool(pub Option<bool>);

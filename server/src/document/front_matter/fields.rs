@@ -114,6 +114,7 @@ fn expected(key: &str) -> &'static str {
         "forked_from" => "a file path",
         "imported_from" => "the name of the tool or CLI the chat was imported from",
         "permissions" => super::permissions::EXPECTED,
+        "budget" => super::budget::EXPECTED,
         _ => "a value",
     }
 }
@@ -239,6 +240,7 @@ impl Reader<'_> {
                     text.and_then(|t| self.one_of(key, node, ConversationStatus::parse(&t.value)));
             }
             "permissions" => self.fm.permissions = self.permissions(node),
+            "budget" => self.fm.budget = self.budget(node),
             "max_chain" => self.fm.max_chain = self.number(key, node),
             "context" => self.fm.context = self.number(key, node),
             "reply_stub" => {

@@ -60,6 +60,30 @@ fn scalar(node: &Node) -> Option<&str> {
 }
 
 impl Reader<'_> {
+    /// The handle a member table's key names (without `@`); `None` after reporting
+    /// that it is not a handle, or that `seen` has it already (`twice` says so).
+    pub(super) fn member_key<'n>(
+        &mut self,
+        key: &Node,
+        name: &'n str,
+        seen: impl Fn(&str) -> bool,
+        twice: impl Fn(&str) -> String,
+    ) -> Option<&'n str> {
+        let handle = name.strip_prefix('@').unwrap_or(name);
+        let (message, kind) = if !is_valid_handle(handle) {
+            (
+                format!("`{name}` is not a member's handle"),
+                ProblemKind::BadValue,
+            )
+        } else if seen(handle) {
+            (twice(handle), ProblemKind::Syntax)
+        } else {
+            return Some(handle);
+        };
+        self.problem(key.range.clone(), message, kind);
+        None
+    }
+
     /// `permissions:`; an empty value is no rules.
     pub(super) fn permissions(&mut self, node: &Node) -> Vec<MemberRules> {
         if is_null(node) {
@@ -79,26 +103,11 @@ impl Reader<'_> {
                 );
                 continue;
             };
-            let handle = name.strip_prefix('@').unwrap_or(name);
-            if !is_valid_handle(handle) {
-                self.problem(
-                    key.range.clone(),
-                    format!("`{name}` is not a member's handle"),
-                    ProblemKind::BadValue,
-                );
+            let seen = |h: &str| out.iter().any(|m| m.member.value.eq_ignore_ascii_case(h));
+            let twice = |h: &str| format!("@{h}'s rules are set twice; only the first are used");
+            let Some(handle) = self.member_key(key, name, seen, twice) else {
                 continue;
-            }
-            if out
-                .iter()
-                .any(|m| m.member.value.eq_ignore_ascii_case(handle))
-            {
-                self.problem(
-                    key.range.clone(),
-                    format!("@{handle}'s rules are set twice; only the first are used"),
-                    ProblemKind::Syntax,
-                );
-                continue;
-            }
+            };
             let rules = self.member_rules(handle, value);
             out.push(MemberRules {
                 member: Spanned::new(handle.to_owned(), self.abs(&key.range)),
