@@ -226,28 +226,31 @@ async fn an_untrusted_team_rule_is_not_applied_and_the_user_is_asked() {
     let config = s.uri("chatmd.toml");
     let text = std::fs::read_to_string(s.path("chatmd.toml")).unwrap();
     editor.open(&config, &text).await;
-    let diagnostics = loop {
-        let diagnostics = editor.client.expect_diagnostics(&config).await;
-        if !diagnostics.is_empty() {
-            break diagnostics;
-        }
-    };
     let path = s.path("chatmd.toml").display().to_string();
-    assert_eq!(
-        diagnostics
+    let expected = [(
+        json!(0),
+        json!(format!(
+            "`permissions` allow rules are not applied until you trust this file: its allow \
+             rules would let @writer's agent act without asking you. @writer asks you \
+             instead until then; review the file, then run `chatmd trust {path}` or use \
+             the quick fix \"Trust this chatmd.toml…\""
+        )),
+    )];
+    // The file's diagnostics come from more than one publish (the chat's team problems
+    // when it was sent, then the opened file's own): what the editor ends up showing is
+    // the one that counts, and it must come (the wait fails the test when it does not).
+    loop {
+        let shown: Vec<_> = editor
+            .client
+            .expect_diagnostics(&config)
+            .await
             .iter()
             .map(|d| (d["range"]["start"]["line"].clone(), d["message"].clone()))
-            .collect::<Vec<_>>(),
-        [(
-            json!(0),
-            json!(format!(
-                "`permissions` allow rules are not applied until you trust this file: its allow \
-                 rules would let @writer's agent act without asking you. @writer asks you \
-                 instead until then; review the file, then run `chatmd trust {path}` or use \
-                 the quick fix \"Trust this chatmd.toml…\""
-            ))
-        )]
-    );
+            .collect();
+        if shown == expected {
+            break;
+        }
+    }
 }
 
 #[tokio::test]
