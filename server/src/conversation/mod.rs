@@ -16,4 +16,5 @@ pub mod resume;
 pub mod roster;
 pub mod routing;
 pub mod section;
+pub mod seen;
 pub mod waiting;

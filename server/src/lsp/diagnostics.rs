@@ -73,6 +73,9 @@ pub fn problems_of(state: &Mutex<State>, doc: &Document) -> (Vec<Problem>, Arc<T
         });
     }
     found.extend(super::trust::chat_problems(&team, &top));
+    found.extend(crate::conversation::seen::problems(
+        &text, &doc.chat, &roster,
+    ));
     {
         // Cheap (the chat's mentions), so under the lock rather than a copy of it all.
         let s = lock(state);

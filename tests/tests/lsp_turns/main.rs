@@ -3,6 +3,8 @@
 //! VS Code or Neovim do. Every test checks the document's final text byte for byte
 //! (times redacted).
 
+#[path = "../seen_support/mod.rs"]
+mod seen_support;
 mod setup;
 
 mod acp_info;
