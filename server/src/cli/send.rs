@@ -16,6 +16,7 @@ use clap::Args;
 use tokio_util::sync::CancellationToken;
 
 mod asking;
+mod on_edit;
 mod port;
 
 use self::asking::Asking;
@@ -38,6 +39,10 @@ pub struct SendArgs {
     /// Ask these members (instead of those the last message calls for).
     #[arg(long = "to", value_name = "HANDLE")]
     pub to: Vec<String>,
+    /// When a member would resume a session that saw a message changed since: start it
+    /// afresh from the file, or tell it what changed. Without it, nothing is sent then.
+    #[arg(long = "on-edit", value_name = "CHOICE")]
+    pub on_edit: Option<on_edit::OnEdit>,
 }
 
 /// `eprintln!` that never panics: after SIGHUP the terminal may be gone, and the
@@ -156,7 +161,18 @@ pub fn run(args: &SendArgs) -> ExitCode {
                 say!("chatmd send: cannot listen for Ctrl-C, SIGTERM and SIGHUP: {error}")
             }
         }
-        match mark_interrupted(&mut port).await {
+        let ready = async {
+            mark_interrupted(&mut port).await?;
+            let settled = on_edit::settle(&mut port, &ctx, args.on_edit).await?;
+            for warning in &settled.warnings {
+                say!("chatmd send: warning: {warning}");
+            }
+            if !settled.warnings.is_empty() && !settled.chosen {
+                return Err(Refused::Unsettled);
+            }
+            Ok(())
+        };
+        match ready.await {
             Ok(()) => Ok(Some(engine::run(&mut port, &ctx).await?)),
             Err(busy @ Refused::Busy(_)) => {
                 say!("chatmd send: {busy}");
@@ -211,6 +227,11 @@ enum Refused {
     Busy(String),
     #[error("{} keeps changing: cannot mark its interrupted turns", .0.display())]
     KeepsChanging(PathBuf),
+    /// A session to resume saw a message the user changed since, and no `--on-edit`.
+    #[error(
+        "nothing was sent: send again with --on-edit fresh (a new session from the file) or --on-edit tell (the session is told what changed)"
+    )]
+    Unsettled,
     #[error(transparent)]
     Turn(#[from] TurnError),
 }

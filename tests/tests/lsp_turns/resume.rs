@@ -188,7 +188,9 @@ async fn edited_after_two_turns(s: &Setup) -> (SimEditor, String) {
     editor
         .type_text(&uri, At::End, "@reviewer third question\n")
         .await;
-    editor.type_text(&uri, At::After("third question".into()), ", please").await;
+    editor
+        .type_text(&uri, At::After("third question".into()), ", please")
+        .await;
     let found = editor.client.expect_diagnostics(&uri).await;
     assert_eq!(seen_warnings(&found), Vec::<Value>::new());
     editor
