@@ -54,7 +54,7 @@ impl Setup {
     }
 }
 
-const WARNING: &str = "chatmd send: warning: line 1 (## @me): @reviewer saw an earlier version of this message: its session still holds that one. Start @reviewer afresh from the file, or tell it what changed.\n";
+const WARNING: &str = "chatmd send: warning: line 1 (## @me): @reviewer saw an earlier version of this message: its session still holds that one. Fork from here, start @reviewer afresh from the file, or tell it what changed.\n";
 
 #[test]
 fn without_a_choice_nothing_is_sent_and_the_message_is_named() {

@@ -215,7 +215,8 @@ pub fn problems(text: &str, chat: &Chat, roster: &Roster) -> Vec<Problem> {
             code: CODE,
             message: format!(
                 "@{handle} saw an earlier version of this message: its session still holds \
-                 that one. Start @{handle} afresh from the file, or tell it what changed."
+                 that one. Fork from here, start @{handle} afresh from the file, or tell it \
+                 what changed."
             ),
             fixes: vec![
                 fix(

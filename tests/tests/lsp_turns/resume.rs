@@ -242,9 +242,20 @@ async fn apply_action(editor: &mut SimEditor, uri: &str, line: usize, title: &st
     assert_eq!(
         titles,
         [
+            "Fork from here",
             "Start @reviewer afresh from the file",
             "Tell @reviewer what changed"
         ]
+    );
+    assert_eq!(
+        actions
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|a| a["title"] == "Fork from here")
+            .count(),
+        1,
+        "the quick fix, not the same command twice"
     );
     let action = actions
         .as_array()
@@ -279,7 +290,7 @@ async fn an_edited_message_the_session_saw_is_flagged_and_told_to_the_agent() {
     assert_eq!(
         found[0]["message"],
         "@reviewer saw an earlier version of this message: its session still holds that \
-         one. Start @reviewer afresh from the file, or tell it what changed."
+         one. Fork from here, start @reviewer afresh from the file, or tell it what changed."
     );
     apply_action(&mut editor, &uri, 0, "Tell @reviewer what changed").await;
     seen_warnings_until(&mut editor, &uri, 0).await;
@@ -343,4 +354,57 @@ async fn start_afresh_runs_a_new_session_with_the_file_as_it_is() {
     );
     let text = editor.text(&uri).to_owned();
     assert!(text.contains(&seen(&text, false, 0, 4)), "{text}");
+}
+
+#[tokio::test]
+async fn fork_from_here_starts_new_sessions_from_the_edited_message() {
+    let s = workspace("reviewer", "Answer.", FIRST);
+    let (mut editor, uri) = edited_after_two_turns(&s).await;
+    let found = seen_warnings_until(&mut editor, &uri, 1).await;
+    let actions = editor
+        .client
+        .request(
+            "textDocument/codeAction",
+            json!({
+                "textDocument": {"uri": uri},
+                "range": found[0]["range"],
+                "context": {"diagnostics": found},
+            }),
+        )
+        .await
+        .expect("code actions");
+    let fork = actions
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["title"] == "Fork from here" && a["kind"] == "quickfix")
+        .expect("the fork")
+        .clone();
+    let command = &fork["command"];
+    let answer = editor
+        .command(
+            command["command"].as_str().unwrap(),
+            command["arguments"][0].clone(),
+        )
+        .await
+        .expect("a fork");
+    let fork_uri = s.uri("team/e-fork.chat.md");
+    assert_eq!(answer, json!({"uri": fork_uri}));
+    // Up to the edited message, as the file has it now.
+    let forked = "---\nforked_from: e.chat.md\n---\n## @me\n@reviewer first question, revised\n\n";
+    assert_eq!(s.read("team/e-fork.chat.md"), forked);
+    editor.open(&fork_uri, forked).await;
+    send(&mut editor, &fork_uri).await;
+    editor
+        .run_until("the fork's answer", |e| finished(e.text(&fork_uri)))
+        .await;
+    turns_ended(&mut editor).await;
+    let runs = runs(&s);
+    assert_eq!(runs.len(), 3);
+    assert_eq!(runs[2]["resume"], Value::Null, "a session of its own");
+    let prompt = runs[2]["prompt"].as_str().expect("prompt");
+    assert!(
+        prompt.ends_with("[MESSAGE]\nme: @reviewer first question, revised\n"),
+        "{prompt}"
+    );
 }
