@@ -76,6 +76,8 @@ fn the_hash_ignores_status_comments_and_line_breaks_but_not_words_or_authors() {
     };
     let plain = hash("## @me\nhello there\n");
     assert_eq!(plain.len(), 6);
+    // Written into files: the value must never change between versions.
+    assert_eq!(hash("## @me\n@reviewer first question\n"), "4c83a3");
     assert_eq!(hash("## @me\r\nhello there\r\n"), plain);
     assert_eq!(
         hash("## @Me\n<!-- chatmd status=queued -->\nhello there\n"),
