@@ -14,6 +14,7 @@ mod agent_output;
 mod commands;
 mod drafts;
 mod editing;
+mod edits;
 mod ending;
 mod failures;
 mod lifecycle;
