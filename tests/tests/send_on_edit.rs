@@ -1,7 +1,8 @@
 //! `chatmd send --on-edit` (edit-aware sessions): when the user has edited a message
 //! that a resuming member's session saw, `chatmd send` names it and sends nothing
 //! unless told what to do; `--on-edit tell` resumes the session with a correction,
-//! `--on-edit fresh` starts a new session with the file as it is.
+//! `--on-edit fresh` starts a new session with the file as it is, `--on-edit fork`
+//! writes a new chat up to the changed message.
 
 use std::process::Output;
 
@@ -66,7 +67,8 @@ fn without_a_choice_nothing_is_sent_and_the_message_is_named() {
         String::from_utf8_lossy(&out.stderr),
         format!(
             "{WARNING}chatmd send: nothing was sent: send again with --on-edit fresh (a new \
-             session from the file) or --on-edit tell (the session is told what changed)\n"
+             session from the file), --on-edit tell (the session is told what changed) or \
+             --on-edit fork (a new chat up to the changed message)\n"
         )
     );
     assert_eq!(out.status.code(), Some(1));
@@ -131,4 +133,38 @@ fn a_member_that_does_not_resume_is_no_reason_to_stop() {
     s.write("team/chatmd.toml", "[members.reviewer]\nresume = false\n");
     let out = s.send(&["team/e.chat.md"]);
     assert_eq!(String::from_utf8_lossy(&out.stderr), "@reviewer: done\n");
+}
+
+#[test]
+fn on_edit_fork_writes_a_new_chat_up_to_the_changed_message_and_sends_nothing() {
+    let s = Setup::new();
+    s.edited();
+    let before = s.read("team/e.chat.md");
+    let out = s.send(&["team/e.chat.md", "--on-edit", "fork"]);
+    let fork = s.path("team/e-fork.chat.md");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "{WARNING}chatmd send: nothing was sent here: the chat up to the changed message \
+             is now {}; send there to go on, each member in a new session\n",
+            fork.display()
+        )
+    );
+    assert!(out.status.success());
+    assert_eq!(s.read("team/e.chat.md"), before, "the chat is as it was");
+    assert_eq!(
+        s.read("team/e-fork.chat.md"),
+        "---\nforked_from: e.chat.md\n---\n## @me\n@reviewer first question, revised\n\n"
+    );
+    assert_eq!(s.runs().len(), 2, "nothing ran");
+    // The fork's first turn is a new session given the edited message.
+    let out = s.send(&["team/e-fork.chat.md"]);
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "@reviewer: done\n");
+    let runs = s.runs();
+    assert_eq!(runs[2]["resume"], Value::Null);
+    let prompt = runs[2]["prompt"].as_str().unwrap();
+    assert!(
+        prompt.ends_with("[MESSAGE]\nme: @reviewer first question, revised\n"),
+        "{prompt}"
+    );
 }
