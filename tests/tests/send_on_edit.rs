@@ -34,11 +34,7 @@ impl Setup {
     }
 
     fn runs(&self) -> Vec<Value> {
-        std::fs::read_to_string(self.path("runs.jsonl"))
-            .unwrap_or_default()
-            .lines()
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect()
+        self.json_lines("runs.jsonl")
     }
 
     /// Two answers of the reviewer (the second resuming the first's session), then the

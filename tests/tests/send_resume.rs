@@ -59,11 +59,7 @@ impl Setup {
 
     /// Every run of the fake so far, oldest first.
     fn runs(&self) -> Vec<Value> {
-        std::fs::read_to_string(self.path("runs.jsonl"))
-            .unwrap_or_default()
-            .lines()
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect()
+        self.json_lines("runs.jsonl")
     }
 }
 
