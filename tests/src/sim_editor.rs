@@ -187,7 +187,7 @@ impl SimEditor {
     }
 
     /// Replaces a byte range and reports it with `didChange`.
-    async fn replace(&mut self, uri: &str, range: std::ops::Range<usize>, text: &str) {
+    pub async fn replace(&mut self, uri: &str, range: std::ops::Range<usize>, text: &str) {
         let utf8 = self.utf8;
         let doc = self.docs.get_mut(uri).expect("the document is open");
         let change = json!({

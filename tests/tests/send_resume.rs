@@ -6,6 +6,10 @@
 
 use std::process::Output;
 
+#[path = "seen_support/mod.rs"]
+mod seen_support;
+use seen_support::seen;
+
 use pretty_assertions::assert_eq;
 use serde_json::Value;
 
@@ -55,11 +59,7 @@ impl Setup {
 
     /// Every run of the fake so far, oldest first.
     fn runs(&self) -> Vec<Value> {
-        std::fs::read_to_string(self.path("runs.jsonl"))
-            .unwrap_or_default()
-            .lines()
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect()
+        self.json_lines("runs.jsonl")
     }
 }
 
@@ -181,13 +181,16 @@ fn a_second_turn_resumes_the_last_session_and_sends_only_what_is_new() {
         assert_eq!(runs[0]["cwd"], runs[1]["cwd"], "{cli}");
 
         let tail = status_tail(cli, FIRST);
+        // What each turn was given: the first question, then (resuming) the second.
+        let text = s.read("team/r.chat.md");
+        let (seen1, seen2) = (seen(&text, false, 0, 0), seen(&text, true, 2, 2));
         assert_eq!(
-            redacted(&s.read("team/r.chat.md")),
+            redacted(&text),
             format!(
                 "---\ntitle: Resume\n---\n\nThe topic.\n\n## @me\n@{member} first question\n\
-                 \n## @{member}\n<!-- chatmd id=t1 agent={cli} status=done started=… {tail} -->\nFirst answer.\n\
+                 \n## @{member}\n<!-- chatmd id=t1 agent={cli} status=done {seen1} started=… {tail} -->\nFirst answer.\n\
                  \n## @me\n@{member} second question\n\
-                 \n## @{member}\n<!-- chatmd id=t2 agent={cli} status=done started=… {tail} -->\nSecond answer.\n\
+                 \n## @{member}\n<!-- chatmd id=t2 agent={cli} status=done {seen2} started=… {tail} -->\nSecond answer.\n\
                  \n## @me\n"
             ),
             "{cli}"
@@ -243,10 +246,12 @@ fn a_lost_session_runs_again_as_a_new_one_in_the_same_section() {
         assert!(role_sent, "{cli}: the role goes with the new session");
 
         let tail = status_tail(cli, FRESH);
+        // The new session was given the whole chat (not just what the lost one missed).
+        let seen = seen(&chat, false, 0, 2);
         assert_eq!(
             redacted(&s.read("team/l.chat.md")),
             format!(
-                "{chat}\n## @{member}\n<!-- chatmd id=t2 agent={cli} status=done started=… resume=lost {tail} -->\nFresh answer.\n\
+                "{chat}\n## @{member}\n<!-- chatmd id=t2 agent={cli} status=done {seen} started=… resume=lost {tail} -->\nFresh answer.\n\
                  \n## @me\n"
             ),
             "{cli}"

@@ -16,6 +16,7 @@ use clap::Args;
 use tokio_util::sync::CancellationToken;
 
 mod asking;
+mod on_edit;
 mod port;
 
 use self::asking::Asking;
@@ -38,6 +39,11 @@ pub struct SendArgs {
     /// Ask these members (instead of those the last message calls for).
     #[arg(long = "to", value_name = "HANDLE")]
     pub to: Vec<String>,
+    /// When a member would resume a session that saw a message changed since: start it
+    /// afresh from the file, tell it what changed, or fork the chat at that message.
+    /// Without it, nothing is sent then.
+    #[arg(long = "on-edit", value_name = "CHOICE")]
+    pub on_edit: Option<on_edit::OnEdit>,
 }
 
 /// `eprintln!` that never panics: after SIGHUP the terminal may be gone, and the
@@ -156,11 +162,29 @@ pub fn run(args: &SendArgs) -> ExitCode {
                 say!("chatmd send: cannot listen for Ctrl-C, SIGTERM and SIGHUP: {error}")
             }
         }
-        match mark_interrupted(&mut port).await {
-            Ok(()) => Ok(Some(engine::run(&mut port, &ctx).await?)),
+        let ready = async {
+            mark_interrupted(&mut port).await?;
+            let settled = on_edit::settle(&mut port, &ctx, args.on_edit).await?;
+            for warning in &settled.warnings {
+                say!("chatmd send: warning: {warning}");
+            }
+            if !settled.warnings.is_empty() && !settled.chosen {
+                return Err(Refused::Unsettled);
+            }
+            Ok(settled.forked)
+        };
+        match ready.await {
+            Ok(Some(fork)) => {
+                say!(
+                    "chatmd send: nothing was sent here: the chat up to the changed message is now {}; send there to go on, each member in a new session",
+                    fork.display()
+                );
+                Ok(Sent::Forked)
+            }
+            Ok(None) => Ok(Sent::Ran(engine::run(&mut port, &ctx).await?)),
             Err(busy @ Refused::Busy(_)) => {
                 say!("chatmd send: {busy}");
-                Ok(None)
+                Ok(Sent::Busy)
             }
             Err(error) => Err(error),
         }
@@ -186,8 +210,9 @@ pub fn run(args: &SendArgs) -> ExitCode {
             say!("chatmd send: {error}");
             ExitCode::FAILURE
         }
-        Ok(None) => ExitCode::from(BUSY),
-        Ok(Some(report)) => {
+        Ok(Sent::Busy) => ExitCode::from(BUSY),
+        Ok(Sent::Forked) => ExitCode::SUCCESS,
+        Ok(Sent::Ran(report)) => {
             // A turn's error was told with the messages above (the engine tells every
             // one as its turn ends): the summary gives each turn's status.
             for turn in &report.turns {
@@ -203,6 +228,15 @@ pub fn run(args: &SendArgs) -> ExitCode {
     stopped_by.map_or(code, super::signals::exit_code)
 }
 
+/// What `chatmd send` did.
+enum Sent {
+    Ran(engine::Report),
+    /// Another process runs turns in the chat: nothing ran.
+    Busy,
+    /// `--on-edit fork`: the chat was forked, nothing ran here.
+    Forked,
+}
+
 /// Why nothing or not everything ran.
 #[derive(Debug, thiserror::Error)]
 enum Refused {
@@ -211,6 +245,14 @@ enum Refused {
     Busy(String),
     #[error("{} keeps changing: cannot mark its interrupted turns", .0.display())]
     KeepsChanging(PathBuf),
+    /// A session to resume saw a message the user changed since, and no `--on-edit`.
+    #[error(
+        "nothing was sent: send again with --on-edit fresh (a new session from the file), --on-edit tell (the session is told what changed) or --on-edit fork (a new chat up to the changed message)"
+    )]
+    Unsettled,
+    /// `--on-edit fork` could not write the fork.
+    #[error("nothing was sent: cannot fork the chat: {0}")]
+    Fork(String),
     #[error(transparent)]
     Turn(#[from] TurnError),
 }

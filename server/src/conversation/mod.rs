@@ -20,5 +20,6 @@ pub mod resume;
 pub mod roster;
 pub mod routing;
 pub mod section;
+pub mod seen;
 pub mod usage;
 pub mod waiting;

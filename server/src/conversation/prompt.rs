@@ -172,6 +172,41 @@ fn canonical(path: &Path) -> PathBuf {
     path.canonicalize().unwrap_or_else(|_| path.to_path_buf())
 }
 
+/// Which messages a prompt carries: the indices in `chat.messages` of the earlier
+/// messages of its `[CONTEXT]` (oldest first) and of the one under `[MESSAGE]`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Given {
+    pub context: Vec<usize>,
+    pub asked: usize,
+}
+
+/// The messages [`build_prompt`] gives the member for `req` (before the cap drops any;
+/// the message must exist). The seen record (`conversation::seen`) is made from it.
+pub fn given_messages(req: &PromptRequest) -> Given {
+    let (text, chat) = (req.text, req.chat);
+    // An answer without text asks nothing (a member asked right after it answered
+    // nothing, or skipped): the member answers the last message with text before it.
+    let asked = (0..=req.message)
+        .rev()
+        .find(|&i| entry(text, &chat.messages[i]).is_some())
+        .unwrap_or(req.message);
+    let limit = chat
+        .front_matter
+        .as_ref()
+        .map_or(DEFAULT_CONTEXT, |fm| fm.context()) as usize;
+    let first = req.since.map_or(0, |since| since.saturating_add(1));
+    let mut context: Vec<usize> = (first.min(asked)..asked)
+        .rev()
+        .filter(|&i| {
+            let m = &chat.messages[i];
+            !m.is_skip(text) && entry(text, m).is_some()
+        })
+        .take(limit)
+        .collect();
+    context.reverse();
+    Given { context, asked }
+}
+
 /// The pieces of a prompt before the cap is applied.
 struct Parts {
     instruction: Option<String>,
@@ -197,27 +232,13 @@ impl Parts {
                 count: chat.messages.len(),
             });
         }
-        // An answer without text asks nothing (a member asked right after it answered
-        // nothing, or skipped): the member answers the last message with text before it.
-        let asked = (0..=req.message)
-            .rev()
-            .find(|&i| entry(text, &chat.messages[i]).is_some())
-            .unwrap_or(req.message);
-        let answered = &chat.messages[asked];
-        let limit = chat
-            .front_matter
-            .as_ref()
-            .map_or(DEFAULT_CONTEXT, |fm| fm.context()) as usize;
-        let first = req.since.map_or(0, |since| since.saturating_add(1));
-        let earlier = &chat.messages[first.min(asked)..asked];
-        let mut context: Vec<String> = earlier
+        let given = given_messages(req);
+        let answered = &chat.messages[given.asked];
+        let context: Vec<String> = given
+            .context
             .iter()
-            .rev()
-            .filter(|m| !m.is_skip(text))
-            .filter_map(|m| entry(text, m))
-            .take(limit)
+            .filter_map(|&i| entry(text, &chat.messages[i]))
             .collect();
-        context.reverse();
         let topic = match req.since {
             Some(_) => None,
             None => non_empty(&text[chat.preamble.clone()]),
@@ -331,6 +352,11 @@ fn shorten(role: &str, budget: usize) -> String {
     } else {
         format!("{kept}\n{ROLE_SHORTENED_NOTE}")
     }
+}
+
+/// `message`'s text as agents get it: without routing markers and status comments.
+pub fn cleaned_text(text: &str, message: &Message) -> String {
+    clean::message_text(text, message)
 }
 
 /// `handle: text` for one message, or `None` when its text is empty once cleaned.

@@ -388,7 +388,14 @@ impl LanguageServer for Backend {
         let state = self.state.clone();
         Ok(tokio::task::spawn_blocking(move || {
             let mut actions = code_actions::code_actions(&state, &doc, enc, params.range);
-            actions.extend(turn_actions::turn_actions(&state, &doc, enc, params.range));
+            let turn = turn_actions::turn_actions(&state, &doc, enc, params.range);
+            // A quick fix may run the same command as a turn action (Fork from here on
+            // a message a session saw changing): offered once, as the quick fix.
+            let turn: Vec<CodeAction> = turn
+                .into_iter()
+                .filter(|t| !actions.iter().any(|a| a.command == t.command))
+                .collect();
+            actions.extend(turn);
             actions
         })
         .await

@@ -9,9 +9,12 @@ use tower_lsp_server::ls_types::*;
 
 use super::convert;
 use super::diagnostics::{problems_of, to_diagnostic};
+use super::ext;
 use super::state::{Document, State};
+use super::turn_actions::{FORK_TITLE, command};
 use crate::conversation::problems::{self, Fix};
 use crate::conversation::roster::Roster;
+use crate::conversation::seen;
 use crate::document::text::PositionEncoding;
 
 fn workspace_edit(doc: &Document, fix: &Fix, enc: PositionEncoding) -> WorkspaceEdit {
@@ -24,6 +27,21 @@ fn workspace_edit(doc: &Document, fix: &Fix, enc: PositionEncoding) -> Workspace
         .collect();
     WorkspaceEdit {
         changes: Some(HashMap::from([(doc.uri.clone(), edits)])),
+        ..Default::default()
+    }
+}
+
+/// "Fork from here" for a message a member's session saw in an earlier version: a new
+/// chat up to that message, whose members start sessions of their own from it (a fork
+/// resumes no session of its original).
+fn fork_from_here(doc: &Document, diagnostic: Diagnostic) -> CodeAction {
+    let line = diagnostic.range.start.line;
+    let argument = serde_json::json!({ "uri": doc.uri, "line": line });
+    CodeAction {
+        title: FORK_TITLE.to_owned(),
+        kind: Some(CodeActionKind::QUICKFIX),
+        diagnostics: Some(vec![diagnostic]),
+        command: Some(command(FORK_TITLE, ext::FORK, argument)),
         ..Default::default()
     }
 }
@@ -43,6 +61,9 @@ pub fn code_actions(
     let mut actions = Vec::new();
     for problem in found.iter().filter(|p| overlaps(&p.range, &wanted)) {
         let diagnostic = to_diagnostic(&doc.text, problem, enc);
+        if problem.code == seen::CODE {
+            actions.push(fork_from_here(doc, diagnostic.clone()));
+        }
         for fix in &problem.fixes {
             actions.push(CodeAction {
                 title: fix.title.clone(),

@@ -77,6 +77,9 @@ pub fn problems_of(state: &Mutex<State>, doc: &Document) -> (Vec<Problem>, Arc<T
         &text, &doc.chat, &roster, &root,
     ));
     found.extend(crate::conversation::budget::problems(&text, &doc.chat));
+    found.extend(crate::conversation::seen::problems(
+        &text, &doc.chat, &roster,
+    ));
     {
         // Cheap (the chat's mentions), so under the lock rather than a copy of it all.
         let s = lock(state);

@@ -16,6 +16,9 @@ use crate::document::chat::Chat;
 use crate::document::text::PositionEncoding;
 use crate::turns::running::Running;
 
+/// The title of the action that forks the chat at a message.
+pub const FORK_TITLE: &str = "Fork from here";
+
 pub fn command(title: &str, name: &str, argument: Value) -> Command {
     Command {
         title: title.to_string(),
@@ -142,7 +145,7 @@ fn actions_at(
     }
     if actions::message_on_line(text, chat, line).is_some() {
         out.push(action(
-            "Fork from here".into(),
+            FORK_TITLE.into(),
             ext::FORK,
             json!({ "uri": uri, "line": line }),
         ));

@@ -202,7 +202,8 @@ fn messages_with_ids(text: &str, chat: &Chat, ids: &[String]) -> Vec<usize> {
         .collect()
 }
 
-fn load_team(ctx: &Context, chat: &Chat) -> Team {
+/// The team of the chat, as turns read it.
+pub(crate) fn load_team(ctx: &Context, chat: &Chat) -> Team {
     team::locate(Some(&ctx.workspace_root), &ctx.chat_path, chat)
         .load(&ctx.user_config.load_trust())
 }

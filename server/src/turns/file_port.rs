@@ -3,6 +3,7 @@
 //! atomically (see `disk.rs`), and a change someone else saved meanwhile is taken in,
 //! never overwritten. Only the disk: what a terminal shows is `cli/send`'s.
 
+pub mod create;
 mod disk;
 
 use std::path::{Path, PathBuf};

@@ -15,6 +15,7 @@ use crate::agents::{AgentEvent, CallView, Denial, Retry, SessionCommand};
 use crate::conversation::blocks::{self, ToolEntry};
 use crate::conversation::output::OutputFilter;
 use crate::conversation::section::{self, Ending};
+use crate::conversation::seen::SEEN_KEY;
 use crate::document::status::{StatusComment, TurnStatus};
 use crate::runner::{Ended, RunOutcome};
 use crate::team::{Member, Thoughts};
@@ -26,6 +27,9 @@ pub(super) const MAX_ANSWER: usize = 1 << 20;
 /// One running turn, as the engine tracks it.
 pub(super) struct Live {
     pub(super) member: String,
+    /// The `seen=` record of the turn as a new session, should the session it resumes
+    /// be lost (`conversation::seen`).
+    pub(super) fallback_seen: Option<String>,
     pub(super) status: StatusComment,
     pub(super) status_dirty: bool,
     pub(super) filter: OutputFilter,
@@ -85,6 +89,7 @@ impl Live {
     pub(super) fn new(member: &Member, status: StatusComment, eol: &'static str) -> Live {
         Live {
             member: member.handle.clone(),
+            fallback_seen: None,
             status,
             status_dirty: true,
             filter: OutputFilter::new(),
@@ -240,6 +245,9 @@ impl Live {
                 // The turn runs again as a new session (turns/resume.rs); the status says so.
                 tracing::info!(member = t.member.as_str(), "{message}");
                 t.status.set("resume", "lost");
+                if let Some(seen) = t.fallback_seen.take() {
+                    t.status.set(SEEN_KEY, seen);
+                }
                 t.status_dirty = true;
             }
             AgentEvent::Permission(request) => {

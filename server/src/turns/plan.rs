@@ -10,8 +10,10 @@ use tokio_util::sync::CancellationToken;
 use super::TurnError;
 use crate::agents::{AgentEntry, Invocation, Registry, plan_turn};
 use crate::conversation::attached::{self, Attachment};
+use crate::conversation::prompt::given_messages;
 use crate::conversation::prompt::{PromptRequest, build_prompt, role_loaded_by_cli, slash_command};
 use crate::conversation::roster::Roster;
+use crate::conversation::seen::{NextTurn, SeenRecord, changed, correction};
 use crate::team::{self, Member};
 
 /// What a run needs besides the document.
@@ -38,6 +40,10 @@ pub(super) struct Planned {
     /// The session `invocation` resumes.
     pub session: Option<String>,
     pub entry: AgentEntry,
+    /// The `seen=` record of `invocation`, and of `fallback` (`conversation::seen`):
+    /// only for a member that resumes (for the others the file is all they know).
+    pub seen: Option<String>,
+    pub fallback_seen: Option<String>,
 }
 
 /// The command line of one member's turn, or why it cannot start; for a member that
@@ -80,7 +86,18 @@ pub(super) fn plan(
             member: member.handle.clone(),
         });
     }
-    let last = super::resume::session_to_resume(ctx, text, chat, member, entry, message);
+    let mut last = super::resume::session_to_resume(ctx, text, chat, member, entry, message);
+    // The user's answer to messages the session saw changing: a new session, or the
+    // session told how they read now.
+    let mut told = Vec::new();
+    if let Some(resumed) = &last {
+        let status = chat.messages[resumed.since].status_comment(text);
+        match status.and_then(NextTurn::of) {
+            Some(NextTurn::Fresh) => last = None,
+            Some(NextTurn::Tell) => told = changed(text, chat, &member.handle, resumed),
+            None => {}
+        }
+    }
     let acp = matches!(entry.adapter, crate::agents::Adapter::Acp(_));
     // An ACP agent gets the attachments as resource blocks, a headless CLI in its prompt.
     let attached = if acp {
@@ -88,7 +105,9 @@ pub(super) fn plan(
     } else {
         attached::render(attachments)
     };
-    let command = |since: Option<usize>, session: Option<&str>| -> Result<Invocation, TurnError> {
+    let command = |since: Option<usize>,
+                   session: Option<&str>|
+     -> Result<(Invocation, String), TurnError> {
         let request = PromptRequest {
             text,
             chat,
@@ -99,7 +118,17 @@ pub(super) fn plan(
             since,
             attached: &attached,
         };
-        let prompt = build_prompt(&request)?;
+        let mut prompt = build_prompt(&request)?;
+        let given = given_messages(&request);
+        let told = if since.is_some() { &told[..] } else { &[] };
+        if !told.is_empty() {
+            prompt.body = prompt.body.replacen(
+                "[CONTEXT]\n",
+                &format!("[CONTEXT]\n{}\n", correction(text, chat, told)),
+                1,
+            );
+        }
+        let seen = SeenRecord::of_turn(text, chat, &given, since.is_some(), told.first().copied());
         let mut invocation = plan_turn(entry, member, &prompt.system, &prompt.body, session);
         if acp {
             // The workspace around the member's folder, for an agent that takes more roots.
@@ -115,15 +144,16 @@ pub(super) fn plan(
         if let Some(extra) = &ctx.agent_path {
             crate::agents::program::put_first_on_path(&mut invocation, extra);
         }
-        Ok(invocation)
+        Ok((invocation, seen.render()))
     };
-    let (invocation, fallback) = match &last {
+    let ((invocation, seen), fallback) = match &last {
         Some(last) => (
             command(Some(last.since), Some(&last.session))?,
             Some(command(None, None)?),
         ),
         None => (command(None, None)?, None),
     };
+    let (fallback, fallback_seen) = fallback.unzip();
     if !program_exists(&invocation) {
         return Err(TurnError::NotInstalled {
             program: invocation.program.clone(),
@@ -135,6 +165,8 @@ pub(super) fn plan(
         fallback,
         session: last.map(|last| last.session),
         entry: entry.clone(),
+        seen: super::resume::resumes(member, entry).then_some(seen),
+        fallback_seen,
     })
 }
 

@@ -32,7 +32,7 @@ pub(super) fn session_to_resume(
 ) -> Option<LastSession> {
     let kind = entry.adapter.kind();
     let acp = matches!(entry.adapter, Adapter::Acp(_));
-    if !member.resume || (kind.is_none() && !acp) {
+    if !resumes(member, entry) {
         return None;
     }
     let same_kind = |agent: &str| {
@@ -54,6 +54,12 @@ pub(super) fn session_to_resume(
         }
     }
     Some(last)
+}
+
+/// Whether `member`'s turns continue its session: `resume = true`, and a built-in CLI
+/// or an ACP agent (a plain command has no session).
+pub(super) fn resumes(member: &Member, entry: &AgentEntry) -> bool {
+    member.resume && (entry.adapter.kind().is_some() || matches!(entry.adapter, Adapter::Acp(_)))
 }
 
 /// Whether the chat at `original` (the one this chat was forked from) names `session`,

@@ -20,6 +20,7 @@ use crate::agents::{AgentEvent, configured_model};
 use crate::conversation::attached::Attachment;
 use crate::conversation::roster::Roster;
 use crate::conversation::section;
+use crate::conversation::seen::SEEN_KEY;
 use crate::document::status::TurnStatus;
 use crate::runner::RunOutcome;
 use crate::team::Member;
@@ -142,6 +143,7 @@ pub(super) async fn run_round<P: EditorPort>(
             fallback,
             session,
             entry,
+            ..
         } = p.planned;
         let model = configured_model(&entry, &invocation);
         let tx = tx.clone();
@@ -217,6 +219,9 @@ async fn append_sections<P: EditorPort>(
         for (number, p) in (first..).zip(ready) {
             let mut status = section::queued(&format!("t{number}"), &p.member.agent);
             super::owner::Owner::this().stamp(&mut status); // whose process runs it
+            if let Some(seen) = &p.planned.seen {
+                status.set(SEEN_KEY, seen.as_str());
+            }
             // The section follows the text, or the sections before it in this edit.
             let before = if insert.is_empty() { text } else { &insert };
             let (piece, status_range, body) =
@@ -228,7 +233,9 @@ async fn append_sections<P: EditorPort>(
                 end: base + body,
             });
             insert.push_str(&piece);
-            live.push(Live::new(p.member, status, eol));
+            let mut turn = Live::new(p.member, status, eol);
+            turn.fallback_seen = p.planned.fallback_seen.clone();
+            live.push(turn);
         }
         Ok::<_, PortError>(Some((
             vec![(text.len()..text.len(), insert)],

@@ -3,6 +3,8 @@
 //! VS Code or Neovim do. Every test checks the document's final text byte for byte
 //! (times redacted).
 
+#[path = "../seen_support/mod.rs"]
+mod seen_support;
 mod setup;
 
 mod acp_info;
@@ -13,6 +15,7 @@ mod commands;
 mod context;
 mod drafts;
 mod editing;
+mod edits;
 mod ending;
 mod failures;
 mod lifecycle;

@@ -8,7 +8,7 @@ use chatmd_tests::sim_editor::{Behaviour, SimEditor};
 use pretty_assertions::assert_eq;
 use serde_json::json;
 
-use crate::setup::{Setup, finished, redact, send};
+use crate::setup::{Setup, code_actions_at, finished, redact, send};
 
 /// A workspace whose writer is `gemini --acp`, logging what it receives.
 fn acp_writer() -> (Setup, std::path::PathBuf) {
@@ -115,21 +115,8 @@ async fn the_blocks_code_actions_answer_it() {
         .lines()
         .position(|l| l.starts_with("> **Permission**"))
         .expect("the block");
-    let actions = editor
-        .client
-        .request(
-            "textDocument/codeAction",
-            json!({
-                "textDocument": {"uri": uri},
-                "range": {"start": {"line": line, "character": 0}, "end": {"line": line, "character": 0}},
-                "context": {"diagnostics": []},
-            }),
-        )
-        .await
-        .expect("code actions");
+    let actions = code_actions_at(&mut editor, &uri, line).await;
     let titles: Vec<&str> = actions
-        .as_array()
-        .expect("a list")
         .iter()
         .filter_map(|a| a["title"].as_str())
         .filter(|t| t.contains("t1-p1"))
@@ -144,8 +131,6 @@ async fn the_blocks_code_actions_answer_it() {
         ]
     );
     let reject = actions
-        .as_array()
-        .unwrap()
         .iter()
         .find(|a| a["title"] == "Reject (t1-p1)")
         .unwrap();

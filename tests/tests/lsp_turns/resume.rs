@@ -3,6 +3,7 @@
 //! message; a session the CLI lost runs again as a new session in the same section.
 //! The fake agent keeps a session store and records every run (`runs.jsonl`).
 
+use crate::seen_support::seen;
 use chatmd_tests::sim_editor::{At, Behaviour};
 use pretty_assertions::assert_eq;
 use serde_json::Value;
@@ -14,14 +15,14 @@ const MEMBERS: [(&str, &str); 3] = [
     ("tester", "codex"),
     ("writer", "gemini"),
 ];
-const FIRST: &str = "5e55a000-0000-4000-8000-000000000001";
+pub(crate) const FIRST: &str = "5e55a000-0000-4000-8000-000000000001";
 const LOST: &str = "5e55a000-0000-4000-8000-00000000dead";
 const FRESH: &str = "5e55a000-0000-4000-8000-000000000002";
 const ROLE: &str = "ROLE-MARKER: be strict.";
 
 /// A workspace where `member` resumes, answers `text` and prints `session`; the fake's
 /// session store and record are in the workspace.
-fn workspace(member: &str, text: &str, session: &str) -> Setup {
+pub(crate) fn workspace(member: &str, text: &str, session: &str) -> Setup {
     let s = Setup::new(&[]);
     let store = s.path("sessions");
     std::fs::create_dir_all(&store).expect("store");
@@ -40,7 +41,7 @@ fn workspace(member: &str, text: &str, session: &str) -> Setup {
     s
 }
 
-fn runs(s: &Setup) -> Vec<Value> {
+pub(crate) fn runs(s: &Setup) -> Vec<Value> {
     s.read("runs.jsonl")
         .lines()
         .map(|l| serde_json::from_str(l).expect("JSON line"))
@@ -105,13 +106,16 @@ async fn the_second_send_resumes_with_only_the_new_message() {
         assert_eq!(role_args(&runs[1]), again, "{cli}");
 
         let tail = status_tail(cli, FIRST);
+        // What each turn was given: the first question, then (resuming) the second.
+        let text = editor.text(&uri);
+        let (seen1, seen2) = (seen(text, false, 0, 0), seen(text, true, 2, 2));
         assert_eq!(
-            redact(editor.text(&uri)),
+            redact(text),
             format!(
                 "## @me\n@{member} first question\n\
-                 \n## @{member}\n<!-- chatmd id=t1 agent={cli} status=done started=… {tail} -->\nAnswer.\n\
+                 \n## @{member}\n<!-- chatmd id=t1 agent={cli} status=done {seen1} started=… {tail} -->\nAnswer.\n\
                  \n## @me\n@{member} second question\n\
-                 \n## @{member}\n<!-- chatmd id=t2 agent={cli} status=done started=… {tail} -->\nAnswer.\n\
+                 \n## @{member}\n<!-- chatmd id=t2 agent={cli} status=done {seen2} started=… {tail} -->\nAnswer.\n\
                  \n## @me\n"
             ),
             "{cli}"
@@ -149,10 +153,12 @@ async fn a_lost_session_falls_back_to_a_new_one_in_the_same_section() {
             "{cli}: the whole context: {prompt}"
         );
         let tail = status_tail(cli, FRESH);
+        // The new session was given the whole chat (not just what the lost one missed).
+        let seen = seen(&chat, false, 0, 2);
         assert_eq!(
             redact(editor.text(&uri)),
             format!(
-                "{chat}\n## @{member}\n<!-- chatmd id=t2 agent={cli} status=done started=… resume=lost {tail} -->\nFresh.\n\
+                "{chat}\n## @{member}\n<!-- chatmd id=t2 agent={cli} status=done {seen} started=… resume=lost {tail} -->\nFresh.\n\
                  \n## @me\n"
             ),
             "{cli}"

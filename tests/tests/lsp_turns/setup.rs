@@ -307,3 +307,32 @@ pub async fn lenses(
         })
         .collect()
 }
+
+/// The code actions the server offers at the start of `line`.
+pub async fn code_actions_at(editor: &mut SimEditor, uri: &str, line: usize) -> Vec<Value> {
+    let actions = editor
+        .client
+        .request(
+            "textDocument/codeAction",
+            json!({
+                "textDocument": {"uri": uri},
+                "range": {"start": {"line": line, "character": 0}, "end": {"line": line, "character": 0}},
+                "context": {"diagnostics": []},
+            }),
+        )
+        .await
+        .expect("code actions");
+    actions.as_array().expect("a list").clone()
+}
+
+/// Sends and waits until the chat shows `answers` answers done and the turns ended.
+pub async fn send_until_done(editor: &mut SimEditor, uri: &str, answers: usize) {
+    send(editor, uri).await;
+    editor
+        .run_until("the answers", |e| {
+            let text = e.text(uri);
+            finished(text) && text.matches("status=done").count() == answers
+        })
+        .await;
+    turns_ended(editor).await;
+}

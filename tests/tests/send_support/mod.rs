@@ -54,6 +54,16 @@ impl Workspace {
         std::fs::read_to_string(self.path(rel)).unwrap()
     }
 
+    /// Each line of the JSON Lines file `rel` (a fake agent's record of its runs),
+    /// oldest first; none when the file is not there.
+    pub fn json_lines(&self, rel: &str) -> Vec<serde_json::Value> {
+        std::fs::read_to_string(self.path(rel))
+            .unwrap_or_default()
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("a JSON line"))
+            .collect()
+    }
+
     /// Writes a `chatmd.toml` (or any file) the user wrote: it is trusted in the
     /// workspace's user config, so its `args`, `env` and `home` apply.
     pub fn write_trusted(&self, rel: &str, text: &str) {

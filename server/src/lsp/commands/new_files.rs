@@ -14,6 +14,7 @@ use crate::conversation::actions;
 use crate::conversation::roster::Roster;
 use crate::document::chat::Chat;
 use crate::lsp::state::{State, lock, team_of};
+use crate::turns::file_port::create;
 
 pub(super) async fn fork(
     client: &Client,
@@ -73,32 +74,10 @@ pub(super) async fn new_chat(
 /// Writes `text` to `<stem>.chat.md` in `folder`, or `<stem>-2.chat.md`, ... (never
 /// over an existing file).
 fn create_unique(folder: &Path, stem: &str, text: &str) -> Result<PathBuf> {
-    use std::io::Write;
-    for n in 1..1000 {
-        let name = if n == 1 {
-            format!("{stem}.chat.md")
-        } else {
-            format!("{stem}-{n}.chat.md")
-        };
-        let path = folder.join(name);
-        match std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&path)
-        {
-            Ok(mut file) => {
-                file.write_all(text.as_bytes())
-                    .map_err(|e| failed(format!("cannot write {}: {e}", path.display())))?;
-                return Ok(path);
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(failed(format!("cannot create {}: {e}", path.display()))),
-        }
-    }
-    Err(Error::invalid_params(format!(
-        "too many chats named {stem} in {}",
-        folder.display()
-    )))
+    create::create_unique(folder, stem, text).map_err(|e| match e {
+        create::CreateError::TooMany { .. } => Error::invalid_params(e.to_string()),
+        _ => failed(e.to_string()),
+    })
 }
 
 /// Asks the editor to show a file chatmd created; answers with its URI.

@@ -1,0 +1,248 @@
+//! What a member's session has seen, and whether the file still says it. Each answer's
+//! status comment records the messages its turn was given (`seen=`); a member that
+//! resumes its session carries those messages in its memory, so when the user edits,
+//! deletes or reorders one of them afterwards, the file and the session disagree. This
+//! module finds that, and makes the warning and the user's two answers to it: start
+//! the member afresh from the file (`next=fresh`), or tell it what changed
+//! (`next=tell`). Pure: no I/O.
+//!
+//! The record is `seen=[+]FIRST:H.H.H`: `FIRST` is the index (from 0) of the first
+//! message the turn was given, each `H` the short hash of one message from there on
+//! up to the message it answered, and `+` says the turn continued the session of the
+//! member's answer before it (so the session remembers those records too).
+
+use std::collections::BTreeMap;
+
+use super::problems::{Fix, Problem};
+use super::prompt::{Given, cleaned_text};
+use super::resume::{LastSession, last_session};
+use super::roster::Roster;
+use crate::document::chat::{Chat, Message};
+use crate::document::status::StatusComment;
+use crate::team::Severity;
+
+/// The status comment key of the record.
+pub const SEEN_KEY: &str = "seen";
+/// The status comment key of the user's answer to a change: [`NextTurn`].
+pub const NEXT_KEY: &str = "next";
+/// The diagnostic code of a message a member saw in an earlier version.
+pub const CODE: &str = "seen-earlier-version";
+
+/// The messages one turn was given, as recorded in its status comment.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SeenRecord {
+    /// The turn continued the member's session (its earlier records still count).
+    pub resumed: bool,
+    /// The index in `chat.messages` of the first message given.
+    pub first: usize,
+    /// One hash per message from `first` on ([`message_hash`]).
+    pub hashes: Vec<String>,
+}
+
+impl SeenRecord {
+    /// The record of a turn given `given`, continuing a session or not. With `from`,
+    /// the record starts there instead (a turn told about changed messages from there
+    /// on now holds their new text).
+    pub fn of_turn(
+        text: &str,
+        chat: &Chat,
+        given: &Given,
+        resumed: bool,
+        from: Option<usize>,
+    ) -> SeenRecord {
+        let first = given.context.first().copied().unwrap_or(given.asked);
+        let first = from.map_or(first, |from| from.min(first));
+        let hashes = chat.messages[first..=given.asked]
+            .iter()
+            .map(|m| message_hash(text, m))
+            .collect();
+        SeenRecord {
+            resumed,
+            first,
+            hashes,
+        }
+    }
+
+    /// Reads a `seen=` value; `None` when it is not one.
+    pub fn parse(value: &str) -> Option<SeenRecord> {
+        let (resumed, rest) = match value.strip_prefix('+') {
+            Some(rest) => (true, rest),
+            None => (false, value),
+        };
+        let (first, hashes) = rest.split_once(':')?;
+        let hashes: Vec<String> = hashes.split('.').map(str::to_owned).collect();
+        let well_formed = hashes
+            .iter()
+            .all(|h| h.len() == HASH_DIGITS && h.bytes().all(|b| b.is_ascii_hexdigit()));
+        well_formed.then_some(SeenRecord {
+            resumed,
+            first: first.parse().ok()?,
+            hashes,
+        })
+    }
+
+    /// The `seen=` value.
+    pub fn render(&self) -> String {
+        let plus = if self.resumed { "+" } else { "" };
+        format!("{plus}{}:{}", self.first, self.hashes.join("."))
+    }
+}
+
+/// Hex digits of a message hash: one accidental match in 16 million edits.
+const HASH_DIGITS: usize = 6;
+
+/// A short hash of a message as agents get it: its handle and its cleaned text (so a
+/// status comment changing, or line breaks, do not count as an edit).
+pub fn message_hash(text: &str, message: &Message) -> String {
+    // FNV-1a: stable across builds and platforms, unlike std's hasher.
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    let handle = message.handle(text).to_ascii_lowercase();
+    for byte in handle
+        .bytes()
+        .chain([b'\n'])
+        .chain(cleaned_text(text, message).bytes())
+    {
+        hash ^= u64::from(byte);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+    }
+    format!("{:06x}", hash >> 40)
+}
+
+/// What the user chose for a member's next turn after a change it saw.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NextTurn {
+    /// A new session, with the chat as the file has it now.
+    Fresh,
+    /// The session goes on, told first which messages changed and how they read now.
+    Tell,
+}
+
+impl NextTurn {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NextTurn::Fresh => "fresh",
+            NextTurn::Tell => "tell",
+        }
+    }
+
+    /// The choice written on an answer's status comment.
+    pub fn of(status: &StatusComment) -> Option<NextTurn> {
+        match status.get(NEXT_KEY)? {
+            "fresh" => Some(NextTurn::Fresh),
+            "tell" => Some(NextTurn::Tell),
+            _ => None,
+        }
+    }
+}
+
+/// The messages the session of `last` saw that the file no longer holds as it saw them
+/// (edited, deleted or moved), by index, first first. Empty when the session's answers
+/// have no records (written before chatmd kept them), or nothing changed.
+pub fn changed(text: &str, chat: &Chat, handle: &str, last: &LastSession) -> Vec<usize> {
+    let mut memory = BTreeMap::new();
+    for m in chat.messages[..=last.since.min(chat.messages.len().saturating_sub(1))]
+        .iter()
+        .filter(|m| m.handle(text).eq_ignore_ascii_case(handle))
+    {
+        let record = m
+            .status_comment(text)
+            .and_then(|s| s.get(SEEN_KEY))
+            .and_then(SeenRecord::parse);
+        let Some(record) = record else {
+            // An answer without a record (an older chatmd, or no turn ran): what its
+            // session holds is unknown, so nothing before it is claimed.
+            memory.clear();
+            continue;
+        };
+        if !record.resumed {
+            memory.clear();
+        }
+        for (i, hash) in record.hashes.into_iter().enumerate() {
+            memory.insert(record.first + i, hash);
+        }
+    }
+    memory
+        .into_iter()
+        .filter(|(index, hash)| {
+            chat.messages
+                .get(*index)
+                .is_none_or(|m| message_hash(text, m) != *hash)
+        })
+        .map(|(index, _)| index.min(chat.messages.len().saturating_sub(1)))
+        .collect()
+}
+
+/// The session `handle`'s next turn would continue when it resumes, with `agent` (the
+/// member's agent) as the kind that can: the latest answer with a session.
+pub fn resumed_session(text: &str, chat: &Chat, handle: &str, agent: &str) -> Option<LastSession> {
+    last_session(text, chat, handle, chat.messages.len(), |a| a == agent)
+}
+
+/// For each member that resumes its session, a warning on the first message its
+/// session saw that has changed since, with the fixes that settle it; none once the
+/// user chose (`next=` on the member's answer).
+pub fn problems(text: &str, chat: &Chat, roster: &Roster) -> Vec<Problem> {
+    let mut out = Vec::new();
+    for member in roster.members.iter().filter(|m| m.resume) {
+        let Some(last) = resumed_session(text, chat, &member.handle, &member.agent) else {
+            continue;
+        };
+        let answer = &chat.messages[last.since];
+        let (Some(status_range), Some(status)) =
+            (answer.status_range(), answer.status_comment(text))
+        else {
+            continue;
+        };
+        if NextTurn::of(status).is_some() {
+            continue;
+        }
+        let Some(&index) = changed(text, chat, &member.handle, &last).first() else {
+            continue;
+        };
+        let handle = &member.handle;
+        let fix = |choice: NextTurn, title: String| {
+            let mut chosen = status.clone();
+            chosen.set(NEXT_KEY, choice.as_str());
+            Fix {
+                title,
+                edits: vec![(status_range.clone(), chosen.render())],
+                preferred: false,
+            }
+        };
+        out.push(Problem {
+            range: chat.messages[index].header(),
+            severity: Severity::Warning,
+            code: CODE,
+            message: format!(
+                "@{handle} saw an earlier version of this message: its session still holds \
+                 that one. Fork from here, start @{handle} afresh from the file, or tell it \
+                 what changed."
+            ),
+            fixes: vec![
+                fix(
+                    NextTurn::Fresh,
+                    format!("Start @{handle} afresh from the file"),
+                ),
+                fix(NextTurn::Tell, format!("Tell @{handle} what changed")),
+            ],
+        });
+    }
+    out
+}
+
+/// The note a told turn's context opens with: each changed message as the file has it
+/// now.
+pub fn correction(text: &str, chat: &Chat, changed: &[usize]) -> String {
+    let mut out = String::from(
+        "chatmd: the user changed messages you saw earlier in this chat. They read now \
+         (forget the earlier versions):",
+    );
+    for &index in changed {
+        let m = &chat.messages[index];
+        out.push_str(&format!("\n{}: {}", m.handle(text), cleaned_text(text, m)));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests;
