@@ -301,3 +301,40 @@ fn answered(kind: PermissionKind) -> &'static str {
         PermissionKind::RejectAlways => "rejected always",
     }
 }
+
+/// Gives an answer to the turn that waits for it (its agent hears it at once) and
+/// tells the answerer how it went. Returns the rule an "always" answer makes: the
+/// member, the pattern and the decision.
+pub(super) async fn take_answer(
+    live: &mut [Live],
+    answer: PermissionAnswer,
+) -> Option<(String, String, Decision)> {
+    let PermissionAnswer {
+        block,
+        option,
+        by,
+        reply,
+    } = answer;
+    let mut learned = None;
+    let result = match live.iter_mut().find(|t| t.waits_for(&block)) {
+        None => Err(super::AnswerError::NotWaiting { block }),
+        Some(t) => match t.answer(&block, &option, by.as_deref()) {
+            Ok(answered) => {
+                if let Some(commands) = &t.commands {
+                    // A session that ended meanwhile has no one to hear it; the turn's
+                    // end then records how it went.
+                    let _ = commands.send(answered.command).await;
+                }
+                learned = answered
+                    .rule
+                    .map(|(rule, decision)| (t.member.clone(), rule, decision));
+                Ok(answered.record)
+            }
+            Err(error) => Err(error),
+        },
+    };
+    if let Some(reply) = reply {
+        let _ = reply.send(result);
+    }
+    learned
+}

@@ -289,7 +289,7 @@ async fn stream<P: EditorPort>(
                 // The block is in the document before its record goes over it.
                 flush(port, live, anchors).await?;
                 last_flush = Instant::now();
-                if let Some((member, rule, decision)) = take_answer(live, answer).await {
+                if let Some((member, rule, decision)) = super::asks::take_answer(live, answer).await {
                     // The next matching request is answered by it, this turn too.
                     policy.learn(&member, &rule, decision);
                     write_rule(port, anchors, &member, &rule, decision).await?;
@@ -347,47 +347,6 @@ async fn stream<P: EditorPort>(
         finish_turn(port, t).await;
     }
     Ok(())
-}
-
-/// Gives an answer to the turn that waits for it (its agent hears it at once) and
-/// tells the answerer how it went. Returns the rule an "always" answer makes: the
-/// member, the pattern and the decision.
-async fn take_answer(
-    live: &mut [Live],
-    answer: PermissionAnswer,
-) -> Option<(
-    String,
-    String,
-    crate::document::front_matter::rules::Decision,
-)> {
-    let PermissionAnswer {
-        block,
-        option,
-        by,
-        reply,
-    } = answer;
-    let mut learned = None;
-    let result = match live.iter_mut().find(|t| t.waits_for(&block)) {
-        None => Err(super::AnswerError::NotWaiting { block }),
-        Some(t) => match t.answer(&block, &option, by.as_deref()) {
-            Ok(answered) => {
-                if let Some(commands) = &t.commands {
-                    // A session that ended meanwhile has no one to hear it; the turn's
-                    // end then records how it went.
-                    let _ = commands.send(answered.command).await;
-                }
-                learned = answered
-                    .rule
-                    .map(|(rule, decision)| (t.member.clone(), rule, decision));
-                Ok(answered.record)
-            }
-            Err(error) => Err(error),
-        },
-    };
-    if let Some(reply) = reply {
-        let _ = reply.send(result);
-    }
-    learned
 }
 
 /// Tells the port (and through it the user) how a turn ended, once.
