@@ -2,6 +2,7 @@ use super::*;
 use crate::team::Team;
 use pretty_assertions::assert_eq;
 use std::fs;
+use std::path::{Path, PathBuf};
 
 const TOPIC_CHAT: &str = "\
 ---
