@@ -333,7 +333,13 @@ fn accessors() {
         (empty.id(), empty.agent(), empty.model(), empty.session()),
         (None, None, None, None)
     );
-    assert_eq!(KNOWN_KEYS.len(), 14);
+    assert_eq!(
+        KNOWN_KEYS,
+        [
+            "id", "agent", "model", "status", "session", "started", "context", "cost", "took",
+            "stop", "exit", "tokens", "error", "resume", "seen", "next",
+        ]
+    );
     assert!(KNOWN_KEYS.iter().all(|k| is_valid_key(k)));
     // An ACP agent's context window and cost, as the server writes them.
     let mut usage = StatusComment::new();
