@@ -574,7 +574,12 @@ try {
   await step('"Ask the Team About the Selection…" in a source file sends its lines to the most recent chat', async () => {
     writeFileSync(join(ws, 'calc.rs'), 'fn add(a: u32, b: u32) -> u32 {\n    a + b\n}\n');
     await clearNotifications();
-    await openFile('calc.rs');
+    // From the explorer, not Quick Open: the file is new, and Quick Open's file search may
+    // not know it yet ("No matching results" under load), while the explorer watches.
+    const listed = page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'calc.rs' }).first();
+    await listed.waitFor({ state: 'visible', timeout: 10_000 });
+    await listed.click();
+    await page.locator('.tabs-container .tab.active', { hasText: 'calc.rs' }).waitFor({ timeout: 10_000 });
     await page.locator('.monaco-editor .view-lines').first().click();
     await page.keyboard.press('Control+A');
     await runPaletteCommand('chatmd: Ask the Team About the Selection');
