@@ -4,11 +4,11 @@
 //! `work` link out of the workspace is a warning on the chat.
 
 use chatmd_tests::TestClient;
-use chatmd_tests::sim_editor::{Behaviour, SimEditor};
+use chatmd_tests::sim_editor::Behaviour;
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
-use crate::setup::{Setup, finished, turns_ended};
+use crate::setup::{Setup, code_actions_at, finished, turns_ended};
 use chatmd_tests::views::summarize;
 
 /// A cloned repository's chatmd.toml: it removes the tester's sandbox and sets a
@@ -50,23 +50,6 @@ fn refusal(s: &Setup) -> String {
          run `chatmd trust {0}`",
         config_path(s)
     )
-}
-
-/// The code actions offered on the chat's first line.
-async fn actions_at_top(editor: &mut SimEditor, uri: &str) -> Vec<Value> {
-    let actions = editor
-        .client
-        .request(
-            "textDocument/codeAction",
-            json!({
-                "textDocument": {"uri": uri},
-                "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}},
-                "context": {"diagnostics": []},
-            }),
-        )
-        .await
-        .expect("code actions");
-    actions.as_array().cloned().unwrap_or_default()
 }
 
 #[tokio::test]
@@ -118,7 +101,7 @@ async fn untrusted_keys_are_diagnostics_and_send_waits_for_the_dialogs_trust() {
     assert_eq!(editor.text(&uri), CHAT);
 
     // The quick fix on the chat's warning asks first.
-    let actions = actions_at_top(&mut editor, &uri).await;
+    let actions = code_actions_at(&mut editor, &uri, 0).await;
     let titles: Vec<&str> = actions.iter().filter_map(|a| a["title"].as_str()).collect();
     assert_eq!(
         titles[0], "Trust team/chatmd.toml…",
