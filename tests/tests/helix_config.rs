@@ -241,7 +241,7 @@ fn the_guide_examples_pass_one_json_object_as_the_contract_says() {
             "chatmd.retry" | "chatmd.fork" => &["uri", "line"],
             "chatmd.answer" => &["uri", "request", "option"],
             "chatmd.newChat" => &["folder", "title"],
-            "chatmd.askAbout" => &["uri", "range", "member", "chat", "text"],
+            "chatmd.askAbout" => &["uri", "range", "member", "chat", "newChat", "text"],
             other => panic!("the guide runs {other}, which the contract does not have"),
         };
         for key in &keys {

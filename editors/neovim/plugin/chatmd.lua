@@ -56,11 +56,12 @@ end, {
 })
 
 command('ChatAskAbout', function(args)
-  chatmd().ask_about(args.args, args.line1, args.line2)
+  chatmd().ask_about(args.args, args.line1, args.line2, nil, { new_chat = args.bang })
 end, {
   nargs = '?',
   range = true,
-  desc = 'chatmd: ask the team about these lines, in the most recent chat',
+  bang = true,
+  desc = 'chatmd: ask the team about these lines, in the most recent chat (! a new chat)',
 })
 
 command('ChatNew', function(args)

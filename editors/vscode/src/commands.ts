@@ -259,10 +259,11 @@ async function newChat(host: Host, arg?: unknown): Promise<unknown> {
 
 /**
  * "Ask the Team About the Selection…": the selection of the active editor (any file) goes to
- * the most recent chat as a new message, and is sent. The member is asked for; empty leaves it
- * to the chat's routing.
+ * the most recent chat (`newChat`: a new chat beside it) as a new message, and is sent, or
+ * queued while that chat's members answer. The member is asked for; empty leaves it to the
+ * chat's routing.
  */
-async function askAbout(host: Host, arg?: unknown): Promise<unknown> {
+async function askAbout(host: Host, arg?: unknown, newChat = false): Promise<unknown> {
   if (isArgs(arg)) {
     return execute(host, 'chatmd.askAbout', arg);
   }
@@ -292,9 +293,17 @@ async function askAbout(host: Host, arg?: unknown): Promise<unknown> {
   if (member.trim() !== '') {
     args.member = member.trim().replace(/^@/, '');
   }
+  if (newChat) {
+    args.newChat = true;
+  }
   const result = await execute(host, 'chatmd.askAbout', args);
   if (isArgs(result) && typeof result.chat === 'string') {
     await vscode.window.showTextDocument(vscode.Uri.parse(result.chat), { preview: false, preserveFocus: true });
+    if (result.queued === true) {
+      void vscode.window.showInformationMessage(
+        'chatmd: your question is queued; it is sent when the members answering in that chat finish.',
+      );
+    }
   }
   return result;
 }
@@ -324,5 +333,8 @@ export function registerCommands(host: Host): vscode.Disposable[] {
     'chatmd.newChat': (arg) => newChat(host, arg),
     'chatmd.askAbout': (arg) => askAbout(host, arg),
   };
-  return SERVER_COMMANDS.map((command) => vscode.commands.registerCommand(command, handlers[command]));
+  return [
+    ...SERVER_COMMANDS.map((command) => vscode.commands.registerCommand(command, handlers[command])),
+    vscode.commands.registerCommand('chatmd.askAboutInNewChat', (arg?: unknown) => askAbout(host, arg, true)),
+  ];
 }

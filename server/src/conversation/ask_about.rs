@@ -15,18 +15,34 @@ pub struct Selection<'a> {
     pub text: &'a str,
 }
 
+impl Selection<'_> {
+    /// `path:first-last` (`path:line` for one line).
+    pub fn reference(&self) -> String {
+        if self.first_line == self.last_line {
+            format!("{}:{}", self.path, self.first_line)
+        } else {
+            format!("{}:{}-{}", self.path, self.first_line, self.last_line)
+        }
+    }
+
+    /// The title of a new chat about it: `About src/pay.rs lines 40-41`.
+    pub fn title(&self) -> String {
+        if self.first_line == self.last_line {
+            format!("About {} line {}", self.path, self.first_line)
+        } else {
+            format!(
+                "About {} lines {}-{}",
+                self.path, self.first_line, self.last_line
+            )
+        }
+    }
+}
+
 /// The message's body: `@member about #file:path:first-last:`, a blank line, the
 /// selection fenced (the fence longer than any backtick run inside, the language from
 /// the file's extension).
 pub fn message_body(selection: &Selection, member: Option<&str>) -> String {
-    let reference = if selection.first_line == selection.last_line {
-        format!("#file:{}:{}", selection.path, selection.first_line)
-    } else {
-        format!(
-            "#file:{}:{}-{}",
-            selection.path, selection.first_line, selection.last_line
-        )
-    };
+    let reference = format!("#file:{}", selection.reference());
     let ask = match member {
         Some(member) => format!("@{member} about {reference}"),
         None => format!("About {reference}"),
@@ -129,6 +145,8 @@ mod tests {
             message_body(&one, None),
             "About #file:notes:3:\n\n```\nx\n```\n"
         );
+        assert_eq!(one.title(), "About notes line 3");
+        assert_eq!(selection.title(), "About src/pay.rs lines 40-41");
     }
 
     #[test]

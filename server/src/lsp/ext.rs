@@ -160,8 +160,9 @@ pub const ANSWER: &str = "chatmd.answer";
 pub const NEW_CHAT: &str = "chatmd.newChat";
 /// `chatmd.trust {uri}`: trusts a workspace `chatmd.toml` as it is now.
 pub const TRUST: &str = "chatmd.trust";
-/// `chatmd.askAbout {uri, range, member?, chat?, text?}`: asks the team about a
-/// selection in any file: a new message in a chat (the most recent by default), sent.
+/// `chatmd.askAbout {uri, range, member?, chat?, newChat?, text?}`: asks the team about
+/// a selection in any file: a new message in a chat (the most recent by default, or a
+/// new one), sent, or queued while the chat's members answer.
 pub const ASK_ABOUT: &str = "chatmd.askAbout";
 
 /// Every command the server answers, as announced in `executeCommandProvider`.
@@ -188,6 +189,8 @@ pub struct CommandArgs {
     pub range: Option<tower_lsp_server::ls_types::Range>,
     /// The chat to ask in (`chatmd.askAbout`).
     pub chat: Option<Uri>,
+    /// Ask in a new chat (`chatmd.askAbout`).
+    pub new_chat: Option<bool>,
     /// The selection's text, as the editor has it (`chatmd.askAbout`).
     pub text: Option<String>,
 }

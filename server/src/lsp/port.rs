@@ -54,6 +54,10 @@ pub struct LspPort {
     held: Vec<Entry>,
     /// Set once the document was closed: the file on disk takes its place.
     disk: Option<FilePort>,
+    /// Fingerprints of the file's latest texts while this port wrote it: an editor that
+    /// opens the chat may read one of them after chatmd wrote the next (see
+    /// `port/disk.rs`).
+    disk_texts: Vec<u64>,
     outbox: Option<Outbox>,
     /// Told which members the first round runs.
     started: Option<tokio::sync::oneshot::Sender<Vec<String>>>,
@@ -106,6 +110,7 @@ impl LspPort {
             pending: Vec::new(),
             held: Vec::new(),
             disk: None,
+            disk_texts: Vec::new(),
             outbox,
             started,
             claimed: Vec::new(),
@@ -201,10 +206,12 @@ impl Drop for LspPort {
 
 impl EditorPort for LspPort {
     async fn snapshot(&mut self) -> Result<Snapshot, PortError> {
-        self.return_from_disk()?;
+        self.come_back().await?;
         if let Some(file) = self.disk.as_mut() {
             self.pending.clear();
-            return file.snapshot().await;
+            let snapshot = file.snapshot().await;
+            self.remember_disk_text();
+            return snapshot;
         }
         if let Some(snapshot) = self.open_snapshot() {
             return Ok(snapshot);
@@ -214,7 +221,9 @@ impl EditorPort for LspPort {
         }
         self.pending.clear();
         if let Some(file) = self.disk.as_mut() {
-            return file.snapshot().await;
+            let snapshot = file.snapshot().await;
+            self.remember_disk_text();
+            return snapshot;
         }
         // Renamed: the document under its new name.
         match self.open_snapshot() {
@@ -231,9 +240,11 @@ impl EditorPort for LspPort {
                 }
             }
         }
-        self.return_from_disk()?;
+        self.come_back().await?;
         if let Some(file) = self.disk.as_mut() {
-            return file.apply(edits).await;
+            let applied = file.apply(edits).await;
+            self.remember_disk_text();
+            return applied;
         }
         match self.send(edits).await {
             Err(error) => {
@@ -267,6 +278,7 @@ impl EditorPort for LspPort {
         let mut out = std::mem::take(&mut self.pending);
         if let Some(file) = self.disk.as_mut() {
             out.extend(file.changes().await?);
+            self.remember_disk_text();
         }
         Ok(out)
     }

@@ -129,3 +129,30 @@ async fn without_a_chat_the_most_recent_one_is_asked() {
     );
     assert_eq!(s.read("team/old.chat.md"), "## @me\nold\n");
 }
+
+#[tokio::test]
+async fn asking_in_a_new_chat_creates_it_beside_the_most_recent_one() {
+    let s = Setup::new(&[("reviewer", &[("FAKE_AGENT_TEXT", "ok")])]);
+    s.write("src/a.rs", "let a = 1;\nlet b = 2;\n");
+    s.write("team/old.chat.md", "## @me\nold\n");
+    let mut editor = s.editor(Behaviour::VsCode).await;
+    let answer = editor
+        .command(
+            "chatmd.askAbout",
+            json!({"uri": chatmd_tests::file_uri(&s.path("src/a.rs")), "member": "reviewer",
+                   "newChat": true,
+                   "range": {"start": {"line": 0, "character": 0}, "end": {"line": 2, "character": 0}}}),
+        )
+        .await
+        .expect("askAbout");
+    let created = "team/about-src-a-rs-lines-1-2.chat.md";
+    assert_eq!(answer["chat"], json!(s.uri(created)), "{answer}");
+    assert_eq!(answer["members"], json!(["reviewer"]), "{answer}");
+    let text = crate::setup::file_until(&s.path(created), "the answer", finished).await;
+    assert_eq!(
+        crate::setup::plain(&text),
+        "---\ntitle: About src/a.rs lines 1-2\n---\n\n## @me\n@reviewer about #file:src/a.rs:1-2:\n\n\
+         ```rust\nlet a = 1;\nlet b = 2;\n```\n\n## @reviewer\n<!-- t1 claude done -->\nok\n\n## @me\n"
+    );
+    assert_eq!(s.read("team/old.chat.md"), "## @me\nold\n");
+}

@@ -259,3 +259,42 @@ async fn a_document_saved_mid_turn_then_closed_unsaved_keeps_one_copy_of_the_sec
         )
     );
 }
+
+/// The editor opens a chat whose turn writes into the file, and reads the file just
+/// before chatmd writes the next words: its `didOpen` carries the older text. That text
+/// is not the user undoing the answer: the buffer gets the missing words, and the
+/// answer goes on after them, whole and once.
+#[tokio::test]
+async fn a_chat_opened_with_an_older_text_of_its_file_mid_turn_is_brought_up_to_date() {
+    for behaviour in [Behaviour::VsCode, Behaviour::Neovim] {
+        let s = Setup::new(&[(
+            "reviewer",
+            &[
+                ("FAKE_AGENT_TEXT", "first second third fourth"),
+                ("FAKE_AGENT_DELAY_MS", "300"),
+                ("FAKE_AGENT_SESSION", SESSION),
+            ],
+        )]);
+        s.write("team/o.chat.md", "## @me\n@reviewer go\n");
+        let uri = s.uri("team/o.chat.md");
+        let path = s.path("team/o.chat.md");
+        let mut editor = s.editor(behaviour).await;
+        send(&mut editor, &uri).await;
+        let older = file_until(&path, "the first words", |t| t.contains("first")).await;
+        file_until(&path, "the next words", |t| t.contains("second")).await;
+        editor.open(&uri, &older).await;
+        editor
+            .run_until("the answer in the buffer", |e| finished(e.text(&uri)))
+            .await;
+        assert_eq!(
+            redact(editor.text(&uri)),
+            format!(
+                "## @me\n@reviewer go\n\
+                 \n## @reviewer\n<!-- chatmd id=t1 agent=claude status=done started=… model=claude-opus-4-8[1m] session={SESSION} took=… stop=end_turn exit=0 tokens=10/4 -->\n\
+                 first second third fourth\n\
+                 \n## @me\n"
+            ),
+            "{behaviour:?}"
+        );
+    }
+}

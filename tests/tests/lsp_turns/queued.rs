@@ -184,3 +184,51 @@ async fn cancel_takes_the_mark_off_and_the_message_stays_a_draft() {
     );
     assert_eq!(tester_prompts(&s), Vec::<String>::new());
 }
+
+#[tokio::test]
+async fn asking_about_a_selection_while_a_member_answers_queues_the_question() {
+    let s = setup();
+    s.write("src/pay.rs", "fn pay() {}\n");
+    let (mut editor, uri) = s
+        .open_chat(Behaviour::VsCode, "team/q.chat.md", QUESTION)
+        .await;
+    send(&mut editor, &uri).await;
+    editor
+        .run_until("the reviewer's section", |e| {
+            e.text(&uri).contains("## @reviewer\n")
+        })
+        .await;
+    let answer = editor
+        .command(
+            "chatmd.askAbout",
+            json!({"uri": chatmd_tests::file_uri(&s.path("src/pay.rs")), "member": "tester",
+                   "chat": uri,
+                   "range": {"start": {"line": 0, "character": 0}, "end": {"line": 1, "character": 0}}}),
+        )
+        .await;
+    assert_eq!(
+        answer,
+        Ok(json!({"members": [], "queued": true, "chat": uri})),
+        "asked while @reviewer answers: queued, not started beside it"
+    );
+    editor
+        .run_until("the tester's answer and the reply stub", |e| {
+            let t = e.text(&uri);
+            t.matches("status=done").count() == 2 && t.ends_with("\n## @me\n")
+        })
+        .await;
+    crate::setup::nothing_more(&mut editor).await;
+    assert_eq!(
+        plain(editor.text(&uri)),
+        "## @me\n@reviewer look\n\n## @reviewer\n<!-- t1 claude done -->\none two three four\n\n\
+         ## @me\n@tester about #file:src/pay.rs:1:\n\n```rust\nfn pay() {}\n```\n\n\
+         ## @tester\n<!-- t2 codex done -->\ntests written\n\n## @me\n"
+    );
+    let prompts = tester_prompts(&s);
+    assert_eq!(prompts.len(), 1, "delivered exactly once: {prompts:?}");
+    assert!(
+        prompts[0].contains("one two three four"),
+        "delivered after the reviewer's answer: {}",
+        prompts[0]
+    );
+}

@@ -313,10 +313,11 @@ local function started_client(bufnr, folder)
   return client
 end
 
---- `:'<,'>ChatAskAbout [member]`: asks the team about lines `line1`..`line2` of any file:
---- the server appends them, fenced and with a `#file:` reference, to the workspace's most
---- recent chat as a new message and sends it.
-function M.ask_about(member, line1, line2, bufnr)
+--- `:'<,'>ChatAskAbout[!] [member]`: asks the team about lines `line1`..`line2` of any
+--- file: the server appends them, fenced and with a `#file:` reference, to the
+--- workspace's most recent chat (`opts.new_chat`, the bang: a new chat) as a new message
+--- and sends it (queues it while the chat's members answer).
+function M.ask_about(member, line1, line2, bufnr, opts)
   bufnr = buf_of(bufnr)
   local name = vim.api.nvim_buf_get_name(bufnr)
   if name == '' or vim.bo[bufnr].buftype ~= '' then
@@ -336,8 +337,21 @@ function M.ask_about(member, line1, line2, bufnr)
   if member and member ~= '' then
     arg.member = member:gsub('^@', '')
   end
+  if opts and opts.new_chat then
+    arg.newChat = true
+  end
   return M.execute('chatmd.askAbout', arg, bufnr, function(result)
-    if result and result.chat then
+    if not (result and result.chat) then
+      return
+    end
+    local chat = vim.fn.fnamemodify(vim.uri_to_fname(result.chat), ':~:.')
+    if result.queued then
+      notify('queued in ' .. chat .. ': sent when its members finish answering')
+    elseif opts and opts.new_chat then
+      -- A chat the user has not seen yet: show it beside the code.
+      vim.cmd.split(vim.fn.fnameescape(vim.uri_to_fname(result.chat)))
+      report_started(result)
+    else
       report_started(result)
     end
   end, client)

@@ -1,8 +1,10 @@
-//! `chatmd.askAbout {uri, range, member?, chat?, text?}`: asks the team about a
-//! selection in any file of the workspace. The selection (its text from `text`, else
+//! `chatmd.askAbout {uri, range, member?, chat?, newChat?, text?}`: asks the team about
+//! a selection in any file of the workspace. The selection (its text from `text`, else
 //! from the file on disk) becomes a human message — a mention of `member`, a
 //! `#file:path:lines` reference and the selection fenced — appended to `chat` (default:
-//! the workspace's most recently changed `.chat.md`), and the message is sent.
+//! the workspace's most recently changed `.chat.md`; with `newChat`, a new chat beside
+//! it), and the message is sent; while the chat's members answer, it is queued as a
+//! message the user sent then would be.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -38,10 +40,6 @@ pub(super) async fn ask_about(
         let s = lock(state);
         (s.root_for(&source), s.encoding)
     };
-    let chat_uri = match &args.chat {
-        Some(chat) => chat.clone(),
-        None => most_recent_chat(&root)?,
-    };
     let relative = source
         .strip_prefix(&root)
         .ok()
@@ -71,6 +69,26 @@ pub(super) async fn ask_about(
     };
     let member = args.member.as_deref().map(|m| m.trim_start_matches('@'));
     let body = message_body(&selection, member);
+    let chat_uri = match (&args.chat, args.new_chat == Some(true)) {
+        (Some(chat), false) => chat.clone(),
+        (None, false) => most_recent_chat(&root)?,
+        (chat, true) => {
+            let folder = match chat {
+                Some(chat) => super::chat_path(chat)?.parent().map(Path::to_path_buf),
+                None => {
+                    most_recent_chat_path(&root).and_then(|p| p.parent().map(Path::to_path_buf))
+                }
+            };
+            let title = selection.title();
+            super::new_files::create_chat(state, &folder.unwrap_or(root), &title)?
+        }
+    };
+    if super::queued::answering_in(state, &chat_uri) {
+        let mut answer =
+            super::queued::append_queued(client, state, chat_uri.clone(), &body).await?;
+        answer["chat"] = Value::from(chat_uri.as_str());
+        return Ok(answer);
+    }
     let targets = member.map(|m| vec![m.to_owned()]);
     let mut answer = start(
         client,
@@ -102,15 +120,19 @@ fn selected_text(
 
 /// The workspace's most recently changed chat.
 fn most_recent_chat(root: &Path) -> Result<Uri> {
-    let newest: Option<(std::time::SystemTime, PathBuf)> = crate::team::scan_chats(root)
-        .into_iter()
-        .filter_map(|p| Some((std::fs::metadata(&p).ok()?.modified().ok()?, p)))
-        .max_by(|a, b| a.0.cmp(&b.0).then_with(|| b.1.cmp(&a.1)));
-    let (_, path) = newest.ok_or_else(|| {
+    let path = most_recent_chat_path(root).ok_or_else(|| {
         Error::invalid_params(format!(
-            "there is no .chat.md in the workspace {}: create one (chatmd.newChat) or pass `chat`",
+            "there is no .chat.md in the workspace {}: ask in a new chat (`newChat`) or pass `chat`",
             root.display()
         ))
     })?;
     Uri::from_file_path(&path).ok_or_else(|| failed(format!("{} has no URI", path.display())))
+}
+
+fn most_recent_chat_path(root: &Path) -> Option<PathBuf> {
+    crate::team::scan_chats(root)
+        .into_iter()
+        .filter_map(|p| Some((std::fs::metadata(&p).ok()?.modified().ok()?, p)))
+        .max_by(|a, b| a.0.cmp(&b.0).then_with(|| b.1.cmp(&a.1)))
+        .map(|(_, path)| path)
 }

@@ -59,16 +59,27 @@ pub(super) async fn new_chat(
             folder.display()
         )));
     }
-    let title = title.unwrap_or("New chat");
+    let created = create_new_chat(state, &folder, title.unwrap_or("New chat"))?;
+    show(client, state, &created).await
+}
+
+/// A new chat titled `title` in `folder` (its file name from the title, never over a
+/// file), for the team of that folder; answers with its URI (`chatmd.askAbout`).
+pub(super) fn create_chat(state: &Mutex<State>, folder: &Path, title: &str) -> Result<Uri> {
+    let created = create_new_chat(state, folder, title)?;
+    Uri::from_file_path(&created)
+        .ok_or_else(|| Error::invalid_params(format!("{} has no URI", created.display())))
+}
+
+fn create_new_chat(state: &Mutex<State>, folder: &Path, title: &str) -> Result<PathBuf> {
     let probe = folder.join("new.chat.md");
     let team = team_of(state, Some(&probe), &Chat::default()).team;
     let human = Roster::new(&team, None).human;
-    let created = create_unique(
-        &folder,
+    create_unique(
+        folder,
         &actions::slug(title),
         &actions::new_chat(title, &human),
-    )?;
-    show(client, state, &created).await
+    )
 }
 
 /// Writes `text` to `<stem>.chat.md` in `folder`, or `<stem>-2.chat.md`, ... (never

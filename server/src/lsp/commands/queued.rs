@@ -23,7 +23,7 @@ pub(crate) fn runs_in(state: &Mutex<State>, uri: &Uri) -> bool {
 }
 
 /// Whether members are answering in the chat at `uri` now.
-fn answering_in(state: &Mutex<State>, uri: &Uri) -> bool {
+pub(super) fn answering_in(state: &Mutex<State>, uri: &Uri) -> bool {
     let running = lock(state).running.clone();
     running.list().iter().any(|t| t.document == uri.as_str())
 }
@@ -45,7 +45,36 @@ pub(super) async fn send(
         return start(client, state, uri, None, None).await;
     }
     let mut port = LspPort::new(client.clone(), state.clone(), uri.clone(), None, None);
-    let chat = port.snapshot().await.map_err(failed)?.chat;
+    let marked = mark_last(&mut port).await;
+    drop(port);
+    match marked {
+        Ok(()) => Ok(queued_now(state, uri)),
+        Err(TurnError::Queue(_)) => start(client, state, uri, None, None).await,
+        Err(why) => Err(failed(why)),
+    }
+}
+
+/// `chatmd.askAbout` while members answer in the chat: the message is appended and
+/// queued like one the user wrote and sent then.
+pub(super) async fn append_queued(
+    client: &Client,
+    state: &Arc<Mutex<State>>,
+    uri: Uri,
+    body: &str,
+) -> Result<Value> {
+    let mut port = LspPort::new(client.clone(), state.clone(), uri.clone(), None, None);
+    let queued = match super::append(&mut port, body).await {
+        Ok(()) => mark_last(&mut port).await,
+        Err(why) => Err(why),
+    };
+    drop(port);
+    queued.map_err(failed)?;
+    Ok(queued_now(state, uri))
+}
+
+/// Marks the chat's last message of the human queued (when it is not yet).
+async fn mark_last(port: &mut LspPort) -> std::result::Result<(), TurnError> {
+    let chat = port.snapshot().await?.chat;
     let team = port.team(&chat);
     let marked = port.edit_until_applied(20, |snapshot| {
         let (text, chat) = (&*snapshot.text, &*snapshot.chat);
@@ -56,14 +85,18 @@ pub(super) async fn send(
         let (range, new) = queue::mark(text, chat, index);
         Ok::<_, TurnError>(Some((vec![(range, new)], ())))
     });
-    let marked = marked.await;
-    drop(port);
-    match marked {
-        Ok(Edited::Applied(()) | Edited::Unneeded) => Ok(json!({ "members": [], "queued": true })),
-        Ok(Edited::GaveUp) => Err(failed(TurnError::KeptChanging { again: "send" })),
-        Err(TurnError::Queue(_)) => start(client, state, uri, None, None).await,
-        Err(why) => Err(failed(why)),
+    match marked.await? {
+        Edited::Applied(()) | Edited::Unneeded => Ok(()),
+        Edited::GaveUp => Err(TurnError::KeptChanging { again: "send" }),
     }
+}
+
+/// The answer to a message just queued. The run it waits for may have ended while it
+/// was being marked, after that run looked for a queued message: asking for a delivery
+/// now sends it in that case (and does nothing while a run still goes on).
+fn queued_now(state: &Mutex<State>, uri: Uri) -> Value {
+    after_last_run(state, uri);
+    json!({ "members": [], "queued": true })
 }
 
 /// `chatmd.cancel {uri, queued: true}`: the queued message stays, as a draft.

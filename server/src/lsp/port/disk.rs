@@ -1,10 +1,29 @@
 //! Leaving the editor buffer for the file on disk when the chat is closed (carrying
 //! this port's sections into the file when it is not the editor's last text), and
 //! coming back when it is opened again.
+//!
+//! Coming back races with the turns' own writes: the editor reads the file, chatmd
+//! writes the next part of an answer, and only then does the `didOpen` arrive, with the
+//! text before that write. Taken as someone else's change, that older text would undo
+//! the write and the answer would go on in the wrong place. So the port keeps
+//! fingerprints of the file's latest texts; a buffer that opens with one of them is
+//! brought up to date with one edit, and the turns go on as if it had read the latest.
+
+use std::hash::{DefaultHasher, Hash, Hasher};
 
 use super::{LspPort, closed, lock};
+use crate::document::ByteRange;
 use crate::turns::file_port::FilePort;
 use crate::turns::{Applied, Change, PortError};
+
+/// How many of the file's latest texts are recognised in a buffer that opens late.
+const KEPT_TEXTS: usize = 32;
+
+fn fingerprint(text: &str) -> u64 {
+    let mut hasher = DefaultHasher::new();
+    text.hash(&mut hasher);
+    hasher.finish()
+}
 
 impl LspPort {
     /// Leaves the editor buffer for the file on disk (the document was closed). When
@@ -30,7 +49,20 @@ impl LspPort {
         }
         self.view = file.current().to_string();
         self.disk = Some(file);
+        self.remember_disk_text();
         Ok(())
+    }
+
+    /// Keeps the fingerprint of the file's text as it is now.
+    pub(super) fn remember_disk_text(&mut self) {
+        let Some(file) = &self.disk else { return };
+        let print = fingerprint(file.current());
+        if self.disk_texts.last() != Some(&print) {
+            if self.disk_texts.len() == KEPT_TEXTS {
+                self.disk_texts.remove(0);
+            }
+            self.disk_texts.push(print);
+        }
     }
 
     fn carry_into(&mut self, file: &mut FilePort) -> Result<(), PortError> {
@@ -60,23 +92,51 @@ impl LspPort {
         })
     }
 
-    /// Goes back to the editor buffer when the document was opened again.
-    pub(super) fn return_from_disk(&mut self) -> Result<(), PortError> {
-        let Some(file) = self.disk.as_mut() else {
+    /// Goes back to the editor buffer when the document was opened again; a buffer
+    /// that opened with an older text of the file is brought up to date first.
+    pub(super) async fn come_back(&mut self) -> Result<(), PortError> {
+        let Some((latest, catch_up)) = self.return_from_disk() else {
             return Ok(());
         };
+        let before = self.pending.len();
+        let sent = self.send(vec![catch_up]).await;
+        if self.disk.is_none() {
+            // The turns' text is `latest` already: what the buffer has beyond it (the
+            // user typed at once, or the edit did not land) is someone else's change.
+            self.pending.truncate(before);
+            self.pending.extend(Change::between(&latest, &self.view));
+        }
+        sent.map(|_| ())
+    }
+
+    /// Leaves the file for the reopened buffer. When the buffer holds an older text
+    /// of the file than its latest, answers with the latest and the edit that turns the
+    /// buffer into it (not yet sent).
+    fn return_from_disk(&mut self) -> Option<(String, (ByteRange, String))> {
+        let file = self.disk.as_mut()?;
         let mut state = lock(&self.state);
-        let Some(doc) = state.documents.get(&self.uri) else {
-            return Ok(());
-        };
+        let doc = state.documents.get(&self.uri)?;
         let text = doc.flat().to_string();
-        // Drain the file's own pending changes first: they precede the reopening.
-        self.pending.extend(Change::between(file.current(), &text));
         let journal = state.journals.entry(self.uri.clone()).or_default();
         self.cursor = journal.skip_to_end(self.reader);
-        self.view = text;
         drop(state);
+        let latest = file.current().to_string();
         self.disk = None;
-        Ok(())
+        let read_late = text != latest && self.disk_texts.contains(&fingerprint(&text));
+        self.disk_texts.clear();
+        if read_late && let Some(change) = Change::between(&text, &latest) {
+            self.view = text;
+            let start = change.range.start;
+            let new = latest[start..start + change.new_len].to_string();
+            tracing::debug!(
+                uri = self.uri.as_str(),
+                "reopened with an older text of the file: bringing it up to date"
+            );
+            return Some((latest, (change.range, new)));
+        }
+        // Drain the file's own pending changes first: they precede the reopening.
+        self.pending.extend(Change::between(&latest, &text));
+        self.view = text;
+        None
     }
 }
