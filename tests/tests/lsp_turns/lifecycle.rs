@@ -11,6 +11,26 @@ use crate::setup::{At, Setup, file_until, finished, progress_of, redact, send, t
 
 const SESSION: &str = "5e55a000-0000-4000-8000-000000000001";
 
+/// A reviewer that answers "first second third fourth" a word at a time, `delay_ms`
+/// apart, in session [`SESSION`].
+fn reviewer_answering_slowly(delay_ms: &str) -> Setup {
+    Setup::new(&[(
+        "reviewer",
+        &[
+            ("FAKE_AGENT_TEXT", "first second third fourth"),
+            ("FAKE_AGENT_DELAY_MS", delay_ms),
+            ("FAKE_AGENT_SESSION", SESSION),
+        ],
+    )])
+}
+
+/// `## @me\n@reviewer go\n` once that reviewer answered (times redacted).
+const ANSWERED: &str = "## @me\n@reviewer go\n\
+    \n## @reviewer\n<!-- chatmd id=t1 agent=claude status=done started=… model=claude-opus-4-8[1m] \
+    session=5e55a000-0000-4000-8000-000000000001 took=… stop=end_turn exit=0 tokens=10/4 -->\n\
+    first second third fourth\n\
+    \n## @me\n";
+
 #[tokio::test]
 async fn send_streams_the_answer_into_the_document_with_progress() {
     let s = Setup::new(&[(
@@ -184,14 +204,7 @@ async fn the_progress_cancel_button_cancels_the_turn() {
 
 #[tokio::test]
 async fn a_document_closed_unsaved_mid_turn_gets_its_section_appended_on_disk() {
-    let s = Setup::new(&[(
-        "reviewer",
-        &[
-            ("FAKE_AGENT_TEXT", "first second third fourth"),
-            ("FAKE_AGENT_DELAY_MS", "150"),
-            ("FAKE_AGENT_SESSION", SESSION),
-        ],
-    )]);
+    let s = reviewer_answering_slowly("150");
     let chat = "## @me\n@reviewer go\n";
     let (mut editor, uri) = s.open_chat(Behaviour::VsCode, "team/u.chat.md", chat).await;
     // Typed in the editor, never saved: the file on disk does not have it.
@@ -210,27 +223,12 @@ async fn a_document_closed_unsaved_mid_turn_gets_its_section_appended_on_disk() 
     let text = file_until(&path, "the reply stub", |t| t.ends_with("\n## @me\n")).await;
     // The file on disk, then the turn's section (heading, status, the whole answer):
     // never the buffer's offsets applied to another text.
-    assert_eq!(
-        redact(&text),
-        format!(
-            "## @me\n@reviewer go\n\
-         \n## @reviewer\n<!-- chatmd id=t1 agent=claude status=done started=… model=claude-opus-4-8[1m] session={SESSION} took=… stop=end_turn exit=0 tokens=10/4 -->\n\
-         first second third fourth\n\
-         \n## @me\n"
-        )
-    );
+    assert_eq!(redact(&text), ANSWERED);
 }
 
 #[tokio::test]
 async fn a_document_saved_mid_turn_then_closed_unsaved_keeps_one_copy_of_the_section() {
-    let s = Setup::new(&[(
-        "reviewer",
-        &[
-            ("FAKE_AGENT_TEXT", "first second third fourth"),
-            ("FAKE_AGENT_DELAY_MS", "150"),
-            ("FAKE_AGENT_SESSION", SESSION),
-        ],
-    )]);
+    let s = reviewer_answering_slowly("150");
     let chat = "## @me\n@reviewer go\n";
     let (mut editor, uri) = s.open_chat(Behaviour::Neovim, "team/v.chat.md", chat).await;
     send(&mut editor, &uri).await;
@@ -249,15 +247,7 @@ async fn a_document_saved_mid_turn_then_closed_unsaved_keeps_one_copy_of_the_sec
     turns_ended(&mut editor).await;
     let path = s.path("team/v.chat.md");
     let text = file_until(&path, "the reply stub", |t| t.ends_with("\n## @me\n")).await;
-    assert_eq!(
-        redact(&text),
-        format!(
-            "## @me\n@reviewer go\n\
-         \n## @reviewer\n<!-- chatmd id=t1 agent=claude status=done started=… model=claude-opus-4-8[1m] session={SESSION} took=… stop=end_turn exit=0 tokens=10/4 -->\n\
-         first second third fourth\n\
-         \n## @me\n"
-        )
-    );
+    assert_eq!(redact(&text), ANSWERED);
 }
 
 /// The editor opens a chat whose turn writes into the file, and reads the file just
@@ -267,14 +257,7 @@ async fn a_document_saved_mid_turn_then_closed_unsaved_keeps_one_copy_of_the_sec
 #[tokio::test]
 async fn a_chat_opened_with_an_older_text_of_its_file_mid_turn_is_brought_up_to_date() {
     for behaviour in [Behaviour::VsCode, Behaviour::Neovim] {
-        let s = Setup::new(&[(
-            "reviewer",
-            &[
-                ("FAKE_AGENT_TEXT", "first second third fourth"),
-                ("FAKE_AGENT_DELAY_MS", "300"),
-                ("FAKE_AGENT_SESSION", SESSION),
-            ],
-        )]);
+        let s = reviewer_answering_slowly("300");
         s.write("team/o.chat.md", "## @me\n@reviewer go\n");
         let uri = s.uri("team/o.chat.md");
         let path = s.path("team/o.chat.md");
@@ -286,15 +269,6 @@ async fn a_chat_opened_with_an_older_text_of_its_file_mid_turn_is_brought_up_to_
         editor
             .run_until("the answer in the buffer", |e| finished(e.text(&uri)))
             .await;
-        assert_eq!(
-            redact(editor.text(&uri)),
-            format!(
-                "## @me\n@reviewer go\n\
-                 \n## @reviewer\n<!-- chatmd id=t1 agent=claude status=done started=… model=claude-opus-4-8[1m] session={SESSION} took=… stop=end_turn exit=0 tokens=10/4 -->\n\
-                 first second third fourth\n\
-                 \n## @me\n"
-            ),
-            "{behaviour:?}"
-        );
+        assert_eq!(redact(editor.text(&uri)), ANSWERED, "{behaviour:?}");
     }
 }
