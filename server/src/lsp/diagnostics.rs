@@ -156,6 +156,7 @@ pub async fn publish(
     let Some((doc, enc)) = current(&state) else {
         return;
     };
+    let is_config = doc.path.as_deref().is_some_and(super::trust::is_config);
     let task_state = state.clone();
     let computed = tokio::task::spawn_blocking(move || {
         let (found, team) = problems_of(&task_state, &doc);
@@ -173,9 +174,14 @@ pub async fn publish(
     if current(&state).is_none() {
         return;
     }
-    client
-        .publish_diagnostics(uri, diagnostics, Some(version))
-        .await;
+    // An open `chatmd.toml` is not a chat: its problems are the team's, published on it
+    // just below. Publishing its chat problems too (none, or a warning at its top) would
+    // make the editor show one list, then replace it with the other.
+    if !is_config {
+        client
+            .publish_diagnostics(uri, diagnostics, Some(version))
+            .await;
+    }
     publish_team_problems(&client, &state, &team, enc).await;
 }
 

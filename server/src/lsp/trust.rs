@@ -132,7 +132,7 @@ fn action(title: &str, file: &Path, diagnostics: Vec<Diagnostic>) -> CodeAction 
     }
 }
 
-fn is_config(path: &Path) -> bool {
+pub(super) fn is_config(path: &Path) -> bool {
     path.file_name()
         .is_some_and(|name| name == CONFIG_FILE_NAME)
 }

@@ -236,9 +236,9 @@ async fn an_untrusted_team_rule_is_not_applied_and_the_user_is_asked() {
              the quick fix \"Trust this chatmd.toml…\""
         )),
     )];
-    // The file's diagnostics come from more than one publish (the chat's team problems
-    // when it was sent, then the opened file's own): what the editor ends up showing is
-    // the one that counts, and it must come (the wait fails the test when it does not).
+    // The file's diagnostics are published when the chat is sent and again when the file
+    // opens: what the editor ends up showing is the one that counts, and it must come
+    // (the wait fails the test when it does not).
     loop {
         let shown: Vec<_> = editor
             .client

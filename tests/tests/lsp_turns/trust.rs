@@ -43,6 +43,26 @@ async fn diagnostics_until(
     }
 }
 
+/// What the editor shows on the untrusted chatmd.toml: a warning on each key.
+fn config_problems(s: &Setup) -> Vec<String> {
+    let tail = format!(
+        "@tester is not run until then; review the file, then run `chatmd trust {}` or use \
+         the quick fix \"Trust this chatmd.toml…\"",
+        config_path(s)
+    );
+    vec![
+        format!(
+            "1:0-1:53 2 untrusted-config `args` is not applied until you trust this file: \
+             arguments can turn off @tester's approvals and sandbox. {tail}"
+        ),
+        format!(
+            "2:0-2:20 2 untrusted-config `env` is not applied until you trust this file: \
+             variables such as LD_PRELOAD or NODE_OPTIONS can make @tester's CLI run other \
+             code. {tail}"
+        ),
+    ]
+}
+
 fn refusal(s: &Setup) -> String {
     format!(
         "@tester: not run: `args` and `env` in {0} can run programs on your machine, and a \
@@ -70,25 +90,7 @@ async fn untrusted_keys_are_diagnostics_and_send_waits_for_the_dialogs_trust() {
         .client
         .expect_diagnostics(&s.uri("team/chatmd.toml"))
         .await;
-    let tail = format!(
-        "@tester is not run until then; review the file, then run `chatmd trust {}` or use \
-         the quick fix \"Trust this chatmd.toml…\"",
-        config_path(&s)
-    );
-    assert_eq!(
-        summarize(&config),
-        vec![
-            format!(
-                "1:0-1:53 2 untrusted-config `args` is not applied until you trust this file: \
-                 arguments can turn off @tester's approvals and sandbox. {tail}"
-            ),
-            format!(
-                "2:0-2:20 2 untrusted-config `env` is not applied until you trust this file: \
-                 variables such as LD_PRELOAD or NODE_OPTIONS can make @tester's CLI run other \
-                 code. {tail}"
-            ),
-        ]
-    );
+    assert_eq!(summarize(&config), config_problems(&s));
 
     // Send is refused, once, with the reason; nothing is written.
     let answer = editor.command("chatmd.send", json!({"uri": uri})).await;
@@ -377,4 +379,23 @@ async fn a_work_link_out_of_the_workspace_is_a_warning_on_the_chat() {
             ),
         ]
     );
+}
+
+/// An open chatmd.toml is not a chat: the editor gets its own problems (a warning on each
+/// key waiting for trust) in one list, never first a chat's list and then this one.
+#[tokio::test]
+async fn an_open_chatmd_toml_gets_one_list_of_its_own_problems() {
+    let s = setup();
+    let editor = s.editor(Behaviour::Neovim).await;
+    let mut client = editor.client;
+    let uri = s.uri("team/chatmd.toml");
+    client.open_as(&uri, "toml", CONFIG).await;
+    let first = client.expect_diagnostics(&uri).await;
+    assert_eq!(summarize(&first), config_problems(&s));
+    let more = tokio::time::timeout(
+        std::time::Duration::from_millis(1500),
+        client.expect_diagnostics(&uri),
+    )
+    .await;
+    assert!(more.is_err(), "a second list: {more:?}");
 }
