@@ -56,6 +56,29 @@ fn time<T>(warm: usize, runs: usize, mut f: impl FnMut() -> T) -> Samples {
     )
 }
 
+/// `runs` timings each of `ours` and `theirs`, run in turn, after `warm` untimed ones.
+fn interleaved<A, B>(
+    warm: usize,
+    runs: usize,
+    mut ours: impl FnMut() -> A,
+    mut theirs: impl FnMut() -> B,
+) -> (Samples, Samples) {
+    for _ in 0..warm {
+        black_box(ours());
+        black_box(theirs());
+    }
+    let (mut a, mut b) = (Vec::with_capacity(runs), Vec::with_capacity(runs));
+    for _ in 0..runs {
+        let start = Instant::now();
+        black_box(ours());
+        a.push(start.elapsed());
+        let start = Instant::now();
+        black_box(theirs());
+        b.push(start.elapsed());
+    }
+    (Samples(a), Samples(b))
+}
+
 fn gbps(bytes: usize, d: Duration) -> f64 {
     bytes as f64 / d.as_secs_f64() / 1e9
 }
@@ -72,8 +95,14 @@ pub fn rows(report: &mut Report, text: &str, messages: usize) {
         bytes as f64 / 1e6,
         messages / 1000
     );
-    let one = time(2, 15, || Chat::parse_on_threads(text, 1));
-    let oracle = time(1, 7, || pulldown_cmark::Parser::new(text).count());
+    // Interleaved, a run of each in turn: a machine that gets busier or quieter during
+    // the measurement moves both sides, not one.
+    let (one, oracle) = interleaved(
+        2,
+        15,
+        || Chat::parse_on_threads(text, 1),
+        || pulldown_cmark::Parser::new(text).count(),
+    );
     let (ours, theirs) = (gbps(bytes, one.median()), gbps(bytes, oracle.median()));
     report.add(
         Row::new(
@@ -86,7 +115,11 @@ pub fn rows(report: &mut Report, text: &str, messages: usize) {
             ours >= 1.0 && ours >= 5.0 * theirs,
         )
         .baseline("pulldown-cmark's bare event pass", theirs, ours / theirs)
-        .note(format!("{size}; {}", one.spread_ms())),
+        .note(format!(
+            "{size}; {}; pulldown-cmark {}",
+            one.spread_ms(),
+            oracle.spread_ms()
+        )),
     );
     let threads = std::thread::available_parallelism().map_or(1, usize::from);
     let parallel = time(2, 15, || Chat::parse(text));
