@@ -582,7 +582,8 @@ try {
     await page.locator('.tabs-container .tab.active', { hasText: 'calc.rs' }).waitFor({ timeout: 10_000 });
     await page.locator('.monaco-editor .view-lines').first().click();
     await page.keyboard.press('Control+A');
-    await runPaletteCommand('chatmd: Ask the Team About the Selection');
+    // The whole title: "…Selection in a New Chat…" starts the same.
+    await runPaletteCommand('chatmd: Ask the Team About the Selection…');
     await page.locator(paletteInput).waitFor({ state: 'visible' });
     await page.keyboard.type('reviewer');
     await page.keyboard.press('Enter');
@@ -609,6 +610,38 @@ try {
       200,
     );
     log(`asked in ${chat}`);
+  });
+
+  await step('"…About the Selection in a New Chat…" creates a chat for the lines and asks there', async () => {
+    await clearNotifications();
+    await page.locator('.tabs-container .tab', { hasText: 'calc.rs' }).first().click();
+    await page.locator('.tabs-container .tab.active', { hasText: 'calc.rs' }).waitFor({ timeout: 10_000 });
+    await page.locator('.monaco-editor .view-lines').first().click();
+    await page.keyboard.press('Control+A');
+    await runPaletteCommand('chatmd: Ask the Team About the Selection in a New Chat…');
+    await page.locator(paletteInput).waitFor({ state: 'visible' });
+    await page.keyboard.type('reviewer');
+    await page.keyboard.press('Enter');
+    const created = join(ws, 'about-calc-rs-lines-1-3.chat.md');
+    const asked =
+      '---\ntitle: About calc.rs lines 1-3\n---\n\n## @me\n@reviewer about #file:calc.rs:1-3:\n\n' +
+      '```rust\nfn add(a: u32, b: u32) -> u32 {\n    a + b\n}\n```\n\n## @reviewer\n';
+    // The extension shows the new chat; the answer streams into its buffer, saved below.
+    await page.locator('.tabs-container .tab', { hasText: 'about-calc-rs-lines-1-3.chat.md' }).waitFor({ timeout: 15_000 });
+    let saved = 0;
+    await waitFor(
+      'the new chat on disk with the question and a done @reviewer answer',
+      async () => {
+        if (Date.now() - saved > 2000) {
+          await runPaletteCommand('File: Save All');
+          saved = Date.now();
+        }
+        const text = existsSync(created) ? readFileSync(created, 'utf8') : '';
+        return text.startsWith(asked) && /## @reviewer\n<!-- chatmd [^>]*status=done/.test(text) && text.includes(ANSWER);
+      },
+      60_000,
+      200,
+    );
   });
 
   await draftSteps({ page, step, waitFor, saveUntil, openFile, clearNotifications, waitForTurnOrError, log }, drafts);
