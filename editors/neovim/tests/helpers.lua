@@ -121,6 +121,19 @@ function H.capture_notify(allow_errors)
   return seen
 end
 
+--- A workspace whose reviewer answers `answer`, with the source file `name` (holding
+--- `lines`) in its chat's folder, open in the current window: where the ask-about tests
+--- start. Returns the workspace and the captured notifications.
+function H.source_in_workspace(name, lines, answer)
+  local ws = H.workspace()
+  vim.env.FAKE_AGENT_TEXT = answer
+  H.setup(ws, { agent_path = ws.bin })
+  local notes = H.capture_notify()
+  vim.fn.writefile(lines, ws.demo .. '/' .. name)
+  vim.cmd.edit(vim.fn.fnameescape(ws.demo .. '/' .. name))
+  return ws, notes
+end
+
 --- A second Neovim, embedded (`nvim --embed --headless`), driven like a user at a
 --- keyboard: keys go through its input queue (`nvim_input`), so insert mode stays on
 --- between keystrokes while its main loop applies the server's edits, which a script run

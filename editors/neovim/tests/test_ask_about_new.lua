@@ -2,14 +2,9 @@
 -- workspace's most recent one, titled after the lines, with the lines fenced and a #file:
 -- reference as its first message; @reviewer answers it, and Neovim shows the new chat.
 local H = dofile(vim.fs.dirname(debug.getinfo(1, 'S').source:sub(2)) .. '/helpers.lua')
-local ws = H.workspace()
-vim.env.FAKE_AGENT_TEXT = 'It adds two numbers.'
-H.setup(ws, { agent_path = ws.bin })
-local notes = H.capture_notify()
-local source = ws.demo .. '/calc.rs'
-vim.fn.writefile({ 'fn add(a: u32, b: u32) -> u32 {', '    a + b', '}' }, source)
+local ws, notes =
+  H.source_in_workspace('calc.rs', { 'fn add(a: u32, b: u32) -> u32 {', '    a + b', '}' }, 'It adds two numbers.')
 local original = table.concat(vim.fn.readfile(ws.chat, 'b'), '\n')
-vim.cmd.edit(vim.fn.fnameescape(source))
 
 vim.cmd('2ChatAskAbout! reviewer')
 

@@ -47,6 +47,18 @@ fn tester_prompts(s: &Setup) -> Vec<String> {
         .collect()
 }
 
+/// Waits until the reviewer and the tester answered and the reply stub is there, and
+/// checks that nothing more is written.
+async fn both_answered(editor: &mut chatmd_tests::sim_editor::SimEditor, uri: &str) {
+    editor
+        .run_until("the tester's answer and the reply stub", |e| {
+            let t = e.text(uri);
+            t.matches("status=done").count() == 2 && t.ends_with("\n## @me\n")
+        })
+        .await;
+    crate::setup::nothing_more(editor).await;
+}
+
 const QUESTION: &str = "## @me\n@reviewer look\n";
 const NEXT: &str = "\n## @me\n@tester what about the tests\n";
 
@@ -111,13 +123,7 @@ async fn edited_queued_message_is_delivered_once(behaviour: Behaviour) {
         ],
         "{titles:?}"
     );
-    editor
-        .run_until("the tester's answer and the reply stub", |e| {
-            let t = e.text(&uri);
-            t.matches("status=done").count() == 2 && t.ends_with("\n## @me\n")
-        })
-        .await;
-    crate::setup::nothing_more(&mut editor).await;
+    both_answered(&mut editor, &uri).await;
     assert_eq!(
         plain(editor.text(&uri)),
         "## @me\n@reviewer look\n\n## @reviewer\n<!-- t1 claude done -->\none two three four\n\n## @me\n@tester now, what about the tests\n\n## @tester\n<!-- t2 codex done -->\ntests written\n\n## @me\n"
@@ -211,13 +217,7 @@ async fn asking_about_a_selection_while_a_member_answers_queues_the_question() {
         Ok(json!({"members": [], "queued": true, "chat": uri})),
         "asked while @reviewer answers: queued, not started beside it"
     );
-    editor
-        .run_until("the tester's answer and the reply stub", |e| {
-            let t = e.text(&uri);
-            t.matches("status=done").count() == 2 && t.ends_with("\n## @me\n")
-        })
-        .await;
-    crate::setup::nothing_more(&mut editor).await;
+    both_answered(&mut editor, &uri).await;
     assert_eq!(
         plain(editor.text(&uri)),
         "## @me\n@reviewer look\n\n## @reviewer\n<!-- t1 claude done -->\none two three four\n\n\
