@@ -279,6 +279,10 @@ impl Live {
             AgentEvent::Commands(_) | AgentEvent::Options(_) | AgentEvent::LoginNeeded { .. } => {
                 port.agent_told(&t.member, &event)
             }
+            // The round moves the turn to a new section (`steer.rs`); only its log here.
+            AgentEvent::Steered { outcome, .. } => {
+                tracing::debug!(member = t.member.as_str(), "steering: {outcome}");
+            }
         }
     }
 }

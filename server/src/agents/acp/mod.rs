@@ -33,6 +33,7 @@ mod presets;
 mod rpc;
 mod settings;
 mod setup;
+mod steering;
 mod updates;
 
 pub use context::PromptAttachment;
@@ -113,6 +114,10 @@ pub struct AcpSession {
     resume: Option<(String, String)>,
     /// A cancel was sent: later permission requests are answered `cancelled` at once.
     cancelled: bool,
+    /// The agent advertised `_session/steering` (`steering.rs`).
+    steering: bool,
+    /// Our steering request waiting for its answer.
+    steer_request: Option<i64>,
     permissions: Permissions,
     stream: Stream,
     login: Login,
@@ -140,6 +145,8 @@ impl AcpSession {
             session: None,
             resume: None,
             cancelled: false,
+            steering: false,
+            steer_request: None,
             permissions: Permissions::default(),
             stream,
             login,
@@ -194,6 +201,11 @@ impl AcpSession {
     }
 
     fn response(&mut self, id: &RequestId, outcome: Result<Value, AgentError>, out: &mut Outbox) {
+        if let RequestId::Number(n) = id
+            && self.steer_answered(*n, &outcome, out)
+        {
+            return;
+        }
         let (step, waited) = match self.waiting {
             Waiting::Initialize(n) => ("initialize", n),
             Waiting::NewSession(n) => ("session/new", n),
@@ -352,7 +364,10 @@ impl Session for AcpSession {
                 self.cancelled = true;
                 true
             }
-            SessionCommand::Input(_) => false,
+            SessionCommand::Input(text) => {
+                self.steer(&text, out);
+                true
+            }
         }
     }
 

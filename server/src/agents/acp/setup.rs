@@ -31,6 +31,7 @@ impl AcpSession {
             return self.end(AgentEvent::Failed { message }, out);
         }
         self.login.methods = ending::auth_methods(result);
+        self.steering = super::steering::advertised(result);
         self.embedded_context = result
             .pointer("/agentCapabilities/promptCapabilities/embeddedContext")
             .and_then(Value::as_bool)
