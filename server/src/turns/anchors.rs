@@ -56,6 +56,11 @@ impl Anchors {
         &self.places[turn]
     }
 
+    /// Turn `turn` writes at `places` from now on (its answer goes on in a new section).
+    pub fn replace(&mut self, turn: usize, places: Places) {
+        self.places[turn] = places;
+    }
+
     /// The port applied an insert at `at` (in the text as of the last change taken
     /// in) whose `within` is the block `id`: the block lands where that insert comes
     /// back through [`Anchors::apply`]. A block written anew replaces its old place.

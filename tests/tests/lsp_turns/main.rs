@@ -27,4 +27,5 @@ mod queued;
 mod reliability;
 mod resume;
 mod routing;
+mod steering;
 mod trust;

@@ -364,10 +364,7 @@ impl Session for AcpSession {
                 self.cancelled = true;
                 true
             }
-            SessionCommand::Input(text) => {
-                self.steer(&text, out);
-                true
-            }
+            SessionCommand::Input(text) => self.steer(&text, out),
         }
     }
 

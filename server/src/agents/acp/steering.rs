@@ -39,9 +39,10 @@ fn params(session: &str, text: &str) -> Value {
 }
 
 impl AcpSession {
-    /// Sends `text` into the running prompt, or reports at once that it was not taken
-    /// (no steering, no prompt running, a cancel sent, one steering already waiting).
-    pub(super) fn steer(&mut self, text: &str, out: &mut Outbox) {
+    /// Sends `text` into the running prompt (true), or reports at once that it was not
+    /// taken (no steering, no prompt running, a cancel sent, one steering already
+    /// waiting) and writes nothing (false).
+    pub(super) fn steer(&mut self, text: &str, out: &mut Outbox) -> bool {
         let running = matches!(self.waiting, Waiting::Prompt(_)) && !self.cancelled;
         let session = self.session.clone().filter(|_| running);
         let refused = match (&session, self.steering, self.steer_request) {
@@ -51,14 +52,16 @@ impl AcpSession {
             (Some(_), true, None) => None,
         };
         if let Some(why) = refused {
-            return out.push(AgentEvent::Steered {
+            out.push(AgentEvent::Steered {
                 injected: false,
                 outcome: why.to_owned(),
             });
+            return false;
         }
         let session = session.unwrap_or_default();
         let id = self.send(METHOD, params(&session, text), out);
         self.steer_request = Some(id);
+        true
     }
 
     /// Takes the agent's answer to the steering request `id`; false when `id` is not it.
@@ -80,8 +83,12 @@ impl AcpSession {
                 .to_owned(),
             Err(error) => format!("refused: {}", error.message),
         };
+        let injected = said == "injected";
+        if injected {
+            self.stream.section_ends();
+        }
         out.push(AgentEvent::Steered {
-            injected: said == "injected",
+            injected,
             outcome: said,
         });
         true

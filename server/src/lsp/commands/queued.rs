@@ -13,6 +13,7 @@ use tower_lsp_server::ls_types::*;
 use super::{BeforeRun, failed, start};
 use crate::conversation::queue;
 use crate::conversation::roster::Roster;
+use crate::conversation::routing::{self, Next};
 use crate::lsp::port::LspPort;
 use crate::lsp::state::{State, lock};
 use crate::turns::{Edited, EditorPort, TurnError};
@@ -59,10 +60,37 @@ pub(super) async fn send(
     let marked = marked.await;
     drop(port);
     match marked {
-        Ok(Edited::Applied(()) | Edited::Unneeded) => Ok(json!({ "members": [], "queued": true })),
+        Ok(Edited::Applied(())) => {
+            steer(state, &uri);
+            Ok(json!({ "members": [], "queued": true }))
+        }
+        Ok(Edited::Unneeded) => Ok(json!({ "members": [], "queued": true })),
         Ok(Edited::GaveUp) => Err(failed(TurnError::KeptChanging { again: "send" })),
         Err(TurnError::Queue(_)) => start(client, state, uri, None, None).await,
         Err(why) => Err(failed(why)),
+    }
+}
+
+/// The queued message goes to one member whose turn runs in this chat: that turn is
+/// asked to take it now (`turns::steer`: where the member's ACP agent advertises
+/// steering). A message for several members, or for members not running, waits for the
+/// round's end as ever: steered to one, it would skip the others.
+fn steer(state: &Mutex<State>, uri: &Uri) {
+    let Ok((snapshot, path)) = super::read(state, uri) else {
+        return;
+    };
+    let (text, chat) = (&*snapshot.text, &*snapshot.chat);
+    let team = crate::lsp::state::team_of(state, Some(&path), chat).team;
+    let roster = Roster::new(&team, chat.front_matter.as_ref());
+    let Some(index) = queue::queued(text, chat, &roster) else {
+        return;
+    };
+    let Next::Run(members) = routing::after_human(text, chat, &roster, index) else {
+        return;
+    };
+    if let [member] = &members[..] {
+        let running = lock(state).running.clone();
+        running.steer(uri.as_str(), member);
     }
 }
 

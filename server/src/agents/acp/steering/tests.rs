@@ -111,7 +111,7 @@ fn without_the_capability_nothing_is_sent() {
     for meta in [json!(null), json!({"steering": {"supported": false}})] {
         let (mut session, _) = prompting(meta);
         let mut out = Outbox::default();
-        assert!(session.command(SessionCommand::Input("x".into()), &mut out));
+        assert!(!session.command(SessionCommand::Input("x".into()), &mut out));
         assert!(out.input.is_empty());
         assert_eq!(
             out.events,
