@@ -66,6 +66,11 @@
 //! `additionalDirectories` in a session request must be absolute paths (`-32602`
 //! otherwise); gemini, which does not advertise them, complains on stderr.
 //!
+//! # Fork
+//!
+//! Where the flavor advertises `sessionCapabilities.fork` (claude, codex), `session/fork`
+//! makes a new session holding the stored one's history under a new id (`fork.rs`).
+//!
 //! # Checks
 //!
 //! The first message must be `initialize` (else `-32600` and a stderr line; no real agent
@@ -80,6 +85,7 @@
 
 mod answer;
 mod flavor;
+mod fork;
 mod ids;
 pub(crate) mod json;
 mod log;
