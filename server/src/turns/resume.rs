@@ -15,7 +15,7 @@ use crate::agents::{
     Adapter, AgentEntry, AgentEvent, Invocation, Session, SessionCommand, Stdin, session_for,
 };
 use crate::conversation::resume::{LastSession, last_session, sessions};
-use crate::conversation::seen::message_hash;
+use crate::conversation::seen::{changed, message_hash};
 use crate::document::chat::Chat;
 use crate::runner::{self, RunOutcome};
 use crate::team::Member;
@@ -62,7 +62,8 @@ pub(super) fn session_to_resume(
 /// session of its own: the one of its latest answer here, when the original names it
 /// last in that same answer, after the same messages. Its native history is then
 /// exactly this chat's prefix; one the original went on with after the fork point
-/// holds messages this chat does not have, and is never forked. Only for an ACP member
+/// holds messages this chat does not have, and one that saw a message since edited
+/// (its `seen=` records) holds the earlier version: neither is forked. Only for an ACP member
 /// that resumes; the agent must offer `session/fork` (else the turn starts afresh).
 pub(super) fn session_to_fork(
     ctx: &Context,
@@ -79,7 +80,10 @@ pub(super) fn session_to_fork(
     let folder = ctx.chat_path.parent().unwrap_or(Path::new("."));
     let original = std::fs::read_to_string(folder.join(&original.value)).ok()?;
     let last = last_session(text, chat, &member.handle, message, |a| a == member.agent)?;
-    same_history(text, chat, &original, &last).then_some(last)
+    // A message the session saw in an earlier version (its `seen=` records) would still
+    // read that way in a forked session.
+    let unchanged = changed(text, chat, &member.handle, &last).is_empty();
+    (unchanged && same_history(text, chat, &original, &last)).then_some(last)
 }
 
 /// Whether the session of `last` (an answer in `text`) is named last in `original` by

@@ -147,3 +147,37 @@ async fn a_session_the_original_went_on_with_is_not_forked() {
         "a new session's record (no `+`): {text}"
     );
 }
+
+#[tokio::test]
+async fn a_session_that_saw_an_edited_message_is_not_forked() {
+    let s = acp_writer();
+    let (mut editor, uri) = s
+        .open_chat(
+            Behaviour::VsCode,
+            "team/o.chat.md",
+            "## @me\n@writer first\n",
+        )
+        .await;
+    send_until_done(&mut editor, &uri, 1).await;
+    // The message the writer's session saw is edited, then the chat forked after it.
+    editor
+        .type_text(
+            &uri,
+            chatmd_tests::sim_editor::At::After("@writer first".into()),
+            ", revised",
+        )
+        .await;
+    s.write("team/o.chat.md", editor.text(&uri));
+    editor.client.set_auto_response("window/showDocument", None);
+    let fork = s.uri("team/o-fork.chat.md");
+    let answer = editor
+        .command("chatmd.fork", json!({"uri": uri, "line": 5}))
+        .await;
+    assert_eq!(answer, Ok(json!({"uri": fork})));
+    let (id, _) = editor.client.expect_request("window/showDocument").await;
+    editor.client.respond(id, json!({"success": true})).await;
+    let original = sessions(editor.text(&uri));
+    let text = send_in_fork(&s, &mut editor, &fork).await;
+    assert_eq!(received(&s, "session/fork"), Vec::<Value>::new());
+    assert_ne!(sessions(&text)[1], original[0], "{text}");
+}
