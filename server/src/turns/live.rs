@@ -340,19 +340,23 @@ fn retry_value(retry: &Retry, status: &StatusComment) -> String {
 }
 
 impl Live {
+    /// The answer's text ends here (the filter's rest goes in): whether it ends a line.
+    pub(super) fn text_ends(&mut self) -> bool {
+        self.pending.push_str(&self.filter.finish());
+        if self.pending.is_empty() {
+            self.at_line_start
+        } else {
+            self.pending.ends_with('\n')
+        }
+    }
+
     /// The agent's process ended: the rest of the answer, the blocks at its end and
     /// the final status comment.
     pub(super) fn on_end(&mut self, outcome: &RunOutcome) {
         let t = self;
         t.done = true;
         t.end_calls();
-        t.pending.push_str(&t.filter.finish());
-        let written_ends_line = if t.pending.is_empty() {
-            t.at_line_start
-        } else {
-            t.pending.ends_with('\n')
-        };
-        if !written_ends_line {
+        if !t.text_ends() {
             t.pending.push('\n');
         }
         if t.cut > 0 || !t.tools.is_empty() || !t.denied.is_empty() {

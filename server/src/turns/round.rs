@@ -255,26 +255,8 @@ async fn append_sections<P: EditorPort>(
     };
     // Place the anchors where the sections landed, then move them through what
     // happened after.
-    let mut anchors = Anchors::default();
-    let mut landed = false;
-    for change in port.changes().await? {
-        if !landed && change.ours {
-            landed = true;
-            let at = change.range.start;
-            for p in &places {
-                anchors.add(Places {
-                    status: at + p.status.start..at + p.status.end,
-                    body_start: at + p.body_start,
-                    end: at + p.end,
-                });
-            }
-        } else if landed {
-            anchors.apply(&change);
-        }
-    }
-    if !landed {
-        return Err(PortError::NotReported);
-    }
+    let changes = port.changes().await?;
+    let anchors = Anchors::landed(&changes, &places, |_| {}).ok_or(PortError::NotReported)?;
     Ok((live, anchors))
 }
 

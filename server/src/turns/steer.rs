@@ -136,26 +136,10 @@ pub(super) async fn answered<P: EditorPort>(
         Edited::Unneeded | Edited::GaveUp => return Err(super::flush::gave_up()),
     };
     // The section landed where our last edit (listed first) came back; the changes
-    // after it move it on.
-    let mut new = Anchors::default();
-    let mut landed = false;
-    for change in port.changes().await? {
-        if !landed && change.ours {
-            landed = true;
-            let at = change.range.start;
-            new.add(Places {
-                status: at + places.status.start..at + places.status.end,
-                body_start: at + places.body_start,
-                end: at + places.end,
-            });
-        } else if landed {
-            new.apply(&change);
-        }
-        anchors.apply(&change);
-    }
-    if !landed {
-        return Err(PortError::NotReported);
-    }
+    // after it move it on, and every change moves the other turns' places.
+    let changes = port.changes().await?;
+    let new = Anchors::landed(&changes, &[places], |change| anchors.apply(change))
+        .ok_or(PortError::NotReported)?;
     anchors.replace(i, new.get(0).clone());
     let t = &mut live[i];
     let who = (t.agent.clone(), t.args.clone(), t.thoughts);
@@ -190,13 +174,7 @@ impl Live {
     /// put one there).
     fn end_steered(&mut self, after: usize) {
         self.close_thoughts();
-        self.pending.push_str(&self.filter.finish());
-        let ends_line = if self.pending.is_empty() {
-            self.at_line_start
-        } else {
-            self.pending.ends_with('\n')
-        };
-        if !ends_line && after < 2 {
+        if !self.text_ends() && after < 2 {
             self.pending.push('\n');
         }
         self.finish(TurnStatus::Steered);

@@ -3,7 +3,6 @@
 //! it) when that session's history is exactly the fork's prefix; a session the original
 //! went on with after the fork point is not forked, and the member starts afresh.
 
-use chatmd_tests::fake_agent::acp::requests_received;
 use chatmd_tests::sim_editor::{Behaviour, SimEditor};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
@@ -11,20 +10,7 @@ use serde_json::{Value, json};
 use crate::setup::{Setup, send_until_done};
 
 fn acp_writer() -> Setup {
-    let s = Setup::new(&[]);
-    let fake = std::path::PathBuf::from(env!("CARGO_BIN_EXE_fake-agent"));
-    chatmd_tests::fake_agent::install_acp(&fake, &s.bin).expect("install the ACP fakes");
-    s.write(
-        "team/chatmd.toml",
-        &format!(
-            "[members.writer]\nagent = \"acp\"\npreset = \"claude\"\nresume = true\n\
-             [members.writer.env]\nFAKE_ACP_LOG = \"{}\"\nIS_SANDBOX = \"1\"\n\
-             CLAUDE_CONFIG_DIR = \"{}\"\n",
-            s.path("acp.jsonl").display(),
-            s.path("state").display(),
-        ),
-    );
-    s
+    Setup::acp_writer("resume = true", "")
 }
 
 /// The `session` of each status comment of `text`, in order.
@@ -46,18 +32,8 @@ fn context_used(text: &str) -> Vec<u64> {
         .collect()
 }
 
-/// The params of the requests of `method` the fake received.
-fn received(s: &Setup, method: &str) -> Vec<Value> {
-    requests_received(&s.path("acp.jsonl"))
-        .into_iter()
-        .filter(|(m, _)| m == method)
-        .map(|(_, params)| params)
-        .collect()
-}
-
-/// The writer answers in `team/o.chat.md`; then the chat is forked at its answer.
-/// Returns the editor, the original's URI and the fork's.
-async fn answered_and_forked(s: &Setup) -> (SimEditor, String, String) {
+/// The writer answers in `team/o.chat.md`.
+async fn answered(s: &Setup) -> (SimEditor, String) {
     let (mut editor, uri) = s
         .open_chat(
             Behaviour::VsCode,
@@ -66,18 +42,30 @@ async fn answered_and_forked(s: &Setup) -> (SimEditor, String, String) {
         )
         .await;
     send_until_done(&mut editor, &uri, 1).await;
+    (editor, uri)
+}
+
+/// The writer answers in `team/o.chat.md`; then the chat is forked at its answer.
+/// Returns the editor, the original's URI and the fork's.
+async fn answered_and_forked(s: &Setup) -> (SimEditor, String, String) {
+    let (mut editor, uri) = answered(s).await;
     // Saved: the fork's turns read the original from disk.
     s.write("team/o.chat.md", editor.text(&uri));
+    let fork = fork_at_the_answer(s, &mut editor, &uri).await;
+    (editor, uri, fork)
+}
+
+/// Fork from here at the writer's first answer (line 5); the fork's URI.
+async fn fork_at_the_answer(s: &Setup, editor: &mut SimEditor, uri: &str) -> String {
     editor.client.set_auto_response("window/showDocument", None);
     let answer = editor
         .command("chatmd.fork", json!({"uri": uri, "line": 5}))
-        .await
-        .expect("forked");
+        .await;
     let fork = s.uri("team/o-fork.chat.md");
-    assert_eq!(answer, json!({"uri": fork}));
+    assert_eq!(answer, Ok(json!({"uri": fork})));
     let (id, _) = editor.client.expect_request("window/showDocument").await;
     editor.client.respond(id, json!({"success": true})).await;
-    (editor, uri, fork)
+    fork
 }
 
 /// Opens the fork with a new message to the writer and sends it.
@@ -95,7 +83,7 @@ async fn the_forks_first_turn_branches_the_original_session_off() {
     let (mut editor, uri, fork) = answered_and_forked(&s).await;
     let original = sessions(editor.text(&uri));
     let text = send_in_fork(&s, &mut editor, &fork).await;
-    let forked = received(&s, "session/fork");
+    let forked = s.acp_requests("session/fork");
     assert_eq!(forked.len(), 1, "{forked:?}");
     assert_eq!(forked[0]["sessionId"], original[0].as_str());
     assert_eq!(forked[0]["mcpServers"], json!([]));
@@ -106,7 +94,7 @@ async fn the_forks_first_turn_branches_the_original_session_off() {
     let used = context_used(&text);
     assert!(used[1] > used[0], "the history came along: {text}");
     // Only what is new since that answer went with it.
-    let prompts = received(&s, "session/prompt");
+    let prompts = s.acp_requests("session/prompt");
     let last = prompts.last().expect("a prompt")["prompt"][0]["text"]
         .as_str()
         .unwrap_or_default()
@@ -130,7 +118,7 @@ async fn a_session_the_original_went_on_with_is_not_forked() {
     let original = sessions(editor.text(&uri));
     assert_eq!(original[0], original[1], "resumed in the original");
     let text = send_in_fork(&s, &mut editor, &fork).await;
-    assert_eq!(received(&s, "session/fork"), Vec::<Value>::new());
+    assert_eq!(s.acp_requests("session/fork"), Vec::<Value>::new());
     let ours = sessions(&text);
     assert_ne!(ours[1], original[0], "{text}");
     let used = context_used(&text);
@@ -151,14 +139,7 @@ async fn a_session_the_original_went_on_with_is_not_forked() {
 #[tokio::test]
 async fn a_session_that_saw_an_edited_message_is_not_forked() {
     let s = acp_writer();
-    let (mut editor, uri) = s
-        .open_chat(
-            Behaviour::VsCode,
-            "team/o.chat.md",
-            "## @me\n@writer first\n",
-        )
-        .await;
-    send_until_done(&mut editor, &uri, 1).await;
+    let (mut editor, uri) = answered(&s).await;
     // The message the writer's session saw is edited, then the chat forked after it.
     editor
         .type_text(
@@ -168,16 +149,9 @@ async fn a_session_that_saw_an_edited_message_is_not_forked() {
         )
         .await;
     s.write("team/o.chat.md", editor.text(&uri));
-    editor.client.set_auto_response("window/showDocument", None);
-    let fork = s.uri("team/o-fork.chat.md");
-    let answer = editor
-        .command("chatmd.fork", json!({"uri": uri, "line": 5}))
-        .await;
-    assert_eq!(answer, Ok(json!({"uri": fork})));
-    let (id, _) = editor.client.expect_request("window/showDocument").await;
-    editor.client.respond(id, json!({"success": true})).await;
+    let fork = fork_at_the_answer(&s, &mut editor, &uri).await;
     let original = sessions(editor.text(&uri));
     let text = send_in_fork(&s, &mut editor, &fork).await;
-    assert_eq!(received(&s, "session/fork"), Vec::<Value>::new());
+    assert_eq!(s.acp_requests("session/fork"), Vec::<Value>::new());
     assert_ne!(sessions(&text)[1], original[0], "{text}");
 }

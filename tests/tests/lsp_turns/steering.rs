@@ -5,7 +5,6 @@
 //! the member's answer goes on in a new section after it. Without the capability the
 //! message waits for the round's end, as every queued message does.
 
-use chatmd_tests::fake_agent::acp::requests_received;
 use chatmd_tests::sim_editor::{At, Behaviour, SimEditor};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
@@ -14,31 +13,11 @@ use crate::setup::{Setup, plain, send};
 
 /// A workspace whose writer is `claude-agent-acp`, steerable or not.
 fn acp_writer(steering: bool) -> Setup {
-    let s = Setup::new(&[]);
-    let fake = std::path::PathBuf::from(env!("CARGO_BIN_EXE_fake-agent"));
-    chatmd_tests::fake_agent::install_acp(&fake, &s.bin).expect("install the ACP fakes");
-    s.write(
-        "team/chatmd.toml",
-        &format!(
-            "[members.writer]\nagent = \"acp\"\npreset = \"claude\"\n\
-             [members.writer.env]\nFAKE_ACP_LOG = \"{}\"\nIS_SANDBOX = \"1\"\n\
-             CLAUDE_CONFIG_DIR = \"{}\"\nFAKE_AGENT_DELAY_MS = \"100\"\n\
-             FAKE_ACP_STEERING = \"{}\"\n",
-            s.path("acp.jsonl").display(),
-            s.path("state").display(),
-            u8::from(steering),
-        ),
+    let env = format!(
+        "FAKE_AGENT_DELAY_MS = \"100\"\nFAKE_ACP_STEERING = \"{}\"\n",
+        u8::from(steering)
     );
-    s
-}
-
-/// The params of every request of `method` the fake received.
-fn received(s: &Setup, method: &str) -> Vec<Value> {
-    requests_received(&s.path("acp.jsonl"))
-        .into_iter()
-        .filter(|(m, _)| m == method)
-        .map(|(_, params)| params)
-        .collect()
+    Setup::acp_writer("", &env)
 }
 
 const QUESTION: &str = "## @me\n@writer MOCK-MODE=slow go\n";
@@ -107,7 +86,7 @@ async fn a_message_queued_for_a_steerable_member_goes_into_its_turn(behaviour: B
     assert!(session(statuses[0]).is_some(), "{statuses:?}");
     assert_eq!(session(statuses[0]), session(statuses[1]));
     assert!(statuses[1].contains(" seen=+2:"), "{statuses:?}");
-    let steered = received(&s, "_session/steering");
+    let steered = s.acp_requests("_session/steering");
     assert_eq!(steered.len(), 1, "sent once: {steered:?}");
     assert_eq!(
         steered[0]["prompt"],
@@ -118,7 +97,7 @@ async fn a_message_queued_for_a_steerable_member_goes_into_its_turn(behaviour: B
         json!({"steering": {"idleBehavior": "promptRequired"}})
     );
     assert_eq!(
-        received(&s, "session/prompt").len(),
+        s.acp_requests("session/prompt").len(),
         1,
         "never delivered again"
     );
@@ -163,8 +142,8 @@ async fn without_steering_the_message_waits_for_the_round_to_end() {
              ## @me\n"
         )
     );
-    assert_eq!(received(&s, "_session/steering"), Vec::<Value>::new());
-    let prompts = received(&s, "session/prompt");
+    assert_eq!(s.acp_requests("_session/steering"), Vec::<Value>::new());
+    let prompts = s.acp_requests("session/prompt");
     assert_eq!(
         prompts.len(),
         2,

@@ -54,10 +54,7 @@ impl AcpSession {
             && let Some((session, _)) = &self.resume
         {
             if capability("fork") {
-                let mut params = json!({"sessionId": session, "cwd": self.cwd, "mcpServers": []});
-                if !self.roots.is_empty() {
-                    params["additionalDirectories"] = json!(self.roots);
-                }
+                let params = self.reopen_params(session);
                 let id = self.send("session/fork", params, out);
                 self.waiting = Waiting::Fork(id);
                 return;
@@ -73,10 +70,7 @@ impl AcpSession {
             // was made (gemini-cli #28693). Such an agent starts a new session with the
             // whole chat instead.
             if capability("resume") {
-                let mut params = json!({"sessionId": session, "cwd": self.cwd, "mcpServers": []});
-                if !self.roots.is_empty() {
-                    params["additionalDirectories"] = json!(self.roots);
-                }
+                let params = self.reopen_params(session);
                 let id = self.send("session/resume", params, out);
                 self.waiting = Waiting::Resume(id);
                 return;
@@ -84,6 +78,15 @@ impl AcpSession {
             self.resume = None;
         }
         self.new_session(out);
+    }
+
+    /// The params of `session/resume` or `session/fork` of `session`: those of a load.
+    fn reopen_params(&self, session: &str) -> Value {
+        let mut params = json!({"sessionId": session, "cwd": self.cwd, "mcpServers": []});
+        if !self.roots.is_empty() {
+            params["additionalDirectories"] = json!(self.roots);
+        }
+        params
     }
 
     pub(super) fn new_session(&mut self, out: &mut Outbox) {
