@@ -150,3 +150,50 @@ async fn without_steering_the_message_waits_for_the_round_to_end() {
         "the queued message went as the next prompt"
     );
 }
+
+#[tokio::test]
+async fn a_turn_waiting_for_a_permission_answer_leaves_the_message_queued() {
+    let s = acp_writer(true);
+    let (mut editor, uri) = s
+        .open_chat(
+            Behaviour::VsCode,
+            "team/s.chat.md",
+            "## @me\n@writer MOCK-MODE=toolwrite WRITE=notes.txt please create the file.\n",
+        )
+        .await;
+    send(&mut editor, &uri).await;
+    editor
+        .run_until("the permission request", |e| {
+            e.text(&uri).contains("status=waiting")
+        })
+        .await;
+    editor.type_text(&uri, At::End, NEXT).await;
+    let answer = editor.command("chatmd.send", json!({"uri": uri})).await;
+    assert_eq!(answer, Ok(json!({"members": [], "queued": true})));
+    let answered = editor
+        .command(
+            "chatmd.answer",
+            json!({"uri": uri, "request": "t1-p1", "option": "allow_once"}),
+        )
+        .await;
+    assert!(answered.is_ok(), "{answered:?}");
+    editor
+        .run_until("the queued message answered and the reply stub", |e| {
+            let t = e.text(&uri);
+            t.matches("status=done").count() == 2 && t.ends_with("\n## @me\n")
+        })
+        .await;
+    crate::setup::nothing_more(&mut editor).await;
+    assert_eq!(s.acp_requests("_session/steering"), Vec::<Value>::new());
+    let prompts = s.acp_requests("session/prompt");
+    assert_eq!(prompts.len(), 2, "delivered once, when the round ended");
+    let text = plain(editor.text(&uri));
+    assert!(
+        text.contains("<!-- t1 acp done -->") && !text.contains("steered"),
+        "{text}"
+    );
+    assert!(
+        text.contains("\n## @me\n@writer also check the docs\n\n## @writer\n<!-- t2 acp done -->"),
+        "{text}"
+    );
+}
