@@ -358,3 +358,34 @@ fn ctrl_c_while_the_answer_streams_cancels_the_session_and_leaves_no_process() {
     assert!(!text.contains("SLOW-CHUNK-40"), "{text}");
     s.no_agent_left();
 }
+
+#[test]
+fn a_forks_first_turn_branches_the_original_session_off() {
+    let s = Setup::with("claude", "resume = true");
+    let (out, text) = s.send("## @me\n@writer first\n");
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let session = fields(&status(&text, 1), &["session"]).remove(0);
+    // The fork, as Fork from here writes it at the answer, with a new message.
+    let answer_end = text.rfind("## @me\n").expect("the reply stub");
+    let fork = format!(
+        "---\nforked_from: c.chat.md\n---\n{}## @me\n@writer second\n",
+        &text[..answer_end]
+    );
+    s.write("team/f.chat.md", &fork);
+    let out = s
+        .command(&["team/f.chat.md"], &[])
+        .output()
+        .expect("run chatmd send");
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let forked = s.params("session/fork");
+    assert_eq!(forked.len(), 1, "{:?}", s.methods());
+    assert_eq!(forked[0]["sessionId"], json!(session));
+    let text = s.read("team/f.chat.md");
+    let second = status(&text, 2);
+    assert!(second.contains(" status=done "), "{second}");
+    assert!(
+        !second.contains(&session),
+        "a session of the fork's own: {second}"
+    );
+    s.no_agent_left();
+}
