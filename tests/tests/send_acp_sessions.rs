@@ -2,7 +2,8 @@
 //! before the prompt (`session/set_config_option`, or `session/set_mode` for gemini),
 //! a value the agent does not offer failing the turn before anything is sent, the
 //! workspace root as an `additionalDirectories` root where the agent takes them, a
-//! crashed agent resumed on the next turn, and cancel while the answer streams.
+//! crashed agent resumed on the next turn, cancel while the answer streams, and a fork's
+//! first turn branching the original's session off (`session/fork`).
 
 use std::time::{Duration, Instant};
 
