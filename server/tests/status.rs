@@ -284,7 +284,7 @@ fn the_format_example_round_trips() {
 fn every_turn_status() {
     assert_eq!(
         TurnStatus::ALL.map(TurnStatus::as_str).join(" "),
-        "queued streaming waiting done skipped error cancelled interrupted"
+        "queued streaming waiting done skipped error cancelled interrupted steered"
     );
     for status in TurnStatus::ALL {
         assert_eq!(status.as_str().parse::<TurnStatus>(), Ok(status));

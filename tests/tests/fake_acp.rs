@@ -12,6 +12,8 @@ mod flows;
 mod permissions;
 #[path = "fake_acp/replay.rs"]
 mod replay;
+#[path = "fake_acp/steering.rs"]
+mod steering;
 
 use client::{Sandbox, text};
 use replay::{Ids, replay};

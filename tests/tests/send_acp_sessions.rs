@@ -2,7 +2,8 @@
 //! before the prompt (`session/set_config_option`, or `session/set_mode` for gemini),
 //! a value the agent does not offer failing the turn before anything is sent, the
 //! workspace root as an `additionalDirectories` root where the agent takes them, a
-//! crashed agent resumed on the next turn, and cancel while the answer streams.
+//! crashed agent resumed on the next turn, cancel while the answer streams, and a fork's
+//! first turn branching the original's session off (`session/fork`).
 
 use std::time::{Duration, Instant};
 
@@ -356,5 +357,36 @@ fn ctrl_c_while_the_answer_streams_cancels_the_session_and_leaves_no_process() {
     // The agent ended its turn its own way, within the grace: the stop reason is its.
     assert!(status.contains(" stop=cancelled "), "{status}");
     assert!(!text.contains("SLOW-CHUNK-40"), "{text}");
+    s.no_agent_left();
+}
+
+#[test]
+fn a_forks_first_turn_branches_the_original_session_off() {
+    let s = Setup::with("claude", "resume = true");
+    let (out, text) = s.send("## @me\n@writer first\n");
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let session = fields(&status(&text, 1), &["session"]).remove(0);
+    // The fork, as Fork from here writes it at the answer, with a new message.
+    let answer_end = text.rfind("## @me\n").expect("the reply stub");
+    let fork = format!(
+        "---\nforked_from: c.chat.md\n---\n{}## @me\n@writer second\n",
+        &text[..answer_end]
+    );
+    s.write("team/f.chat.md", &fork);
+    let out = s
+        .command(&["team/f.chat.md"], &[])
+        .output()
+        .expect("run chatmd send");
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let forked = s.params("session/fork");
+    assert_eq!(forked.len(), 1, "{:?}", s.methods());
+    assert_eq!(forked[0]["sessionId"], json!(session));
+    let text = s.read("team/f.chat.md");
+    let second = status(&text, 2);
+    assert!(second.contains(" status=done "), "{second}");
+    assert!(
+        !second.contains(&session),
+        "a session of the fork's own: {second}"
+    );
     s.no_agent_left();
 }

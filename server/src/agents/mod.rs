@@ -221,6 +221,11 @@ pub enum AgentEvent {
         advice: String,
         methods: Vec<AuthMethod>,
     },
+    /// What became of a [`SessionCommand::Input`]: `injected` when the agent took it
+    /// into the running turn (its answer goes on in the same turn), else not taken and
+    /// the message is still the caller's to send; `outcome` is the agent's word for it
+    /// (`injected`, `promptRequired`, an error), for the log.
+    Steered { injected: bool, outcome: String },
 }
 
 /// How the process ended, given to the parser when output is over.

@@ -127,6 +127,12 @@ impl Paragraphs {
         self.pending_break = self.wrote;
     }
 
+    /// The next text starts a section of its own (a steered turn goes on after the
+    /// user's message): no blank line before it.
+    pub fn section_ends(&mut self) {
+        self.pending_break = false;
+    }
+
     /// `text` as the next piece of the answer, or `None` when it is empty.
     pub fn text(&mut self, text: &str) -> Option<AgentEvent> {
         self.push(Cow::Borrowed(text))

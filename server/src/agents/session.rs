@@ -88,7 +88,9 @@ pub enum SessionCommand {
     },
     /// Stop the turn: the agent's own way where it has one, else the process is killed.
     Cancel,
-    /// More input for the agent while its turn runs (ACP: a further prompt).
+    /// A message for the agent while its turn runs: ACP's `_session/steering` where the
+    /// agent advertises it. A session that takes it reports an
+    /// [`AgentEvent::Steered`](super::AgentEvent::Steered); the others take none.
     Input(String),
 }
 

@@ -33,10 +33,14 @@ pub enum TurnStatus {
     Cancelled,
     /// Found `streaming` with no running turn (after a crash, say).
     Interrupted,
+    /// The section ended because the user's queued message was steered into the running
+    /// turn (ACP `_session/steering`); the member's answer goes on in its next section,
+    /// after that message.
+    Steered,
 }
 
 impl TurnStatus {
-    pub const ALL: [TurnStatus; 8] = [
+    pub const ALL: [TurnStatus; 9] = [
         TurnStatus::Queued,
         TurnStatus::Streaming,
         TurnStatus::Waiting,
@@ -45,6 +49,7 @@ impl TurnStatus {
         TurnStatus::Error,
         TurnStatus::Cancelled,
         TurnStatus::Interrupted,
+        TurnStatus::Steered,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -57,6 +62,7 @@ impl TurnStatus {
             TurnStatus::Error => "error",
             TurnStatus::Cancelled => "cancelled",
             TurnStatus::Interrupted => "interrupted",
+            TurnStatus::Steered => "steered",
         }
     }
 }

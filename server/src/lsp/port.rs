@@ -323,6 +323,10 @@ impl EditorPort for LspPort {
         }
     }
 
+    fn steerable(&mut self, member: &str, steers: &crate::turns::running::Steers) {
+        self.running.steerable(self.key(), member, steers);
+    }
+
     fn current_text(&self) -> Option<&str> {
         Some(
             self.disk

@@ -46,6 +46,36 @@ pub struct Place {
 }
 
 impl Anchors {
+    /// The anchors of `places` (offsets into the text of an insert of ours), placed
+    /// where that insert landed: the first change of ours in `changes` (a batch is
+    /// listed from its last edit, the insert, to its first), then moved through the
+    /// changes after it. `also` sees every change. `None` when no change of ours came.
+    pub fn landed(
+        changes: &[Change],
+        places: &[Places],
+        mut also: impl FnMut(&Change),
+    ) -> Option<Anchors> {
+        let mut anchors = Anchors::default();
+        let mut landed = false;
+        for change in changes {
+            if !landed && change.ours {
+                landed = true;
+                let at = change.range.start;
+                for p in places {
+                    anchors.add(Places {
+                        status: at + p.status.start..at + p.status.end,
+                        body_start: at + p.body_start,
+                        end: at + p.end,
+                    });
+                }
+            } else if landed {
+                anchors.apply(change);
+            }
+            also(change);
+        }
+        landed.then_some(anchors)
+    }
+
     /// Adds a turn's places; returns its index.
     pub fn add(&mut self, places: Places) -> usize {
         self.places.push(places);
@@ -54,6 +84,11 @@ impl Anchors {
 
     pub fn get(&self, turn: usize) -> &Places {
         &self.places[turn]
+    }
+
+    /// Turn `turn` writes at `places` from now on (its answer goes on in a new section).
+    pub fn replace(&mut self, turn: usize, places: Places) {
+        self.places[turn] = places;
     }
 
     /// The port applied an insert at `at` (in the text as of the last change taken

@@ -63,6 +63,8 @@ pub(super) struct Live {
     pub(super) blocks: Blocks,
     /// Commands for the agent's session (answers to its requests); `None` until it runs.
     pub(super) commands: Option<mpsc::Sender<SessionCommand>>,
+    /// A queued message was sent to the session and its answer is awaited (`steer.rs`).
+    pub(super) steering: bool,
     /// How many line breaks end what is already in the document (at most 2).
     pub(super) written_breaks: usize,
     /// Something was written into the body (words or a block).
@@ -87,8 +89,20 @@ impl Live {
     /// A turn of `member` about to be queued with `status`, in a document whose line
     /// break is `eol`.
     pub(super) fn new(member: &Member, status: StatusComment, eol: &'static str) -> Live {
+        let who = (member.agent.clone(), member.args.clone(), member.thoughts);
+        Live::of(member.handle.clone(), who, status, eol)
+    }
+
+    /// [`Live::new`] for the member `handle` whose `agent`, `args` and `thoughts` are
+    /// given.
+    pub(super) fn of(
+        handle: String,
+        (agent, args, thoughts): (String, Vec<String>, Thoughts),
+        status: StatusComment,
+        eol: &'static str,
+    ) -> Live {
         Live {
-            member: member.handle.clone(),
+            member: handle,
             fallback_seen: None,
             status,
             status_dirty: true,
@@ -101,8 +115,8 @@ impl Live {
             tools: Vec::new(),
             denied: Vec::new(),
             allow: Vec::new(),
-            agent: member.agent.clone(),
-            args: member.args.clone(),
+            agent,
+            args,
             ending: Ending::default(),
             error: None,
             started: Instant::now(),
@@ -111,12 +125,13 @@ impl Live {
             asks: Vec::new(),
             blocks: Blocks::default(),
             commands: None,
+            steering: false,
             written_breaks: 1,
             flowed: false,
             last_block: None,
             tail: None,
             tail_after: 0,
-            thoughts: member.thoughts,
+            thoughts,
             thinking: None,
             thought_len: 0,
             calls: Vec::new(),
@@ -156,7 +171,7 @@ impl Live {
     }
 
     /// Writes how the turn ended into its status comment.
-    fn finish(&mut self, status: TurnStatus) {
+    pub(super) fn finish(&mut self, status: TurnStatus) {
         self.ending.error = self.error.as_ref().map(ToString::to_string);
         section::finished(
             &mut self.status,
@@ -279,6 +294,10 @@ impl Live {
             AgentEvent::Commands(_) | AgentEvent::Options(_) | AgentEvent::LoginNeeded { .. } => {
                 port.agent_told(&t.member, &event)
             }
+            // The round moves the turn to a new section (`steer.rs`); only its log here.
+            AgentEvent::Steered { outcome, .. } => {
+                tracing::debug!(member = t.member.as_str(), "steering: {outcome}");
+            }
         }
     }
 }
@@ -321,19 +340,23 @@ fn retry_value(retry: &Retry, status: &StatusComment) -> String {
 }
 
 impl Live {
+    /// The answer's text ends here (the filter's rest goes in): whether it ends a line.
+    pub(super) fn text_ends(&mut self) -> bool {
+        self.pending.push_str(&self.filter.finish());
+        if self.pending.is_empty() {
+            self.at_line_start
+        } else {
+            self.pending.ends_with('\n')
+        }
+    }
+
     /// The agent's process ended: the rest of the answer, the blocks at its end and
     /// the final status comment.
     pub(super) fn on_end(&mut self, outcome: &RunOutcome) {
         let t = self;
         t.done = true;
         t.end_calls();
-        t.pending.push_str(&t.filter.finish());
-        let written_ends_line = if t.pending.is_empty() {
-            t.at_line_start
-        } else {
-            t.pending.ends_with('\n')
-        };
-        if !written_ends_line {
+        if !t.text_ends() {
             t.pending.push('\n');
         }
         if t.cut > 0 || !t.tools.is_empty() || !t.denied.is_empty() {
@@ -373,21 +396,4 @@ impl Live {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use pretty_assertions::assert_eq;
-
-    #[test]
-    fn the_retry_value_counts_attempts() {
-        let mut status = StatusComment::new();
-        let retry = |attempt, max| Retry {
-            attempt,
-            max,
-            reason: String::new(),
-        };
-        assert_eq!(retry_value(&retry(Some(3), Some(10)), &status), "3/10");
-        assert_eq!(retry_value(&retry(None, None), &status), "1");
-        status.set("retry", "2/5");
-        assert_eq!(retry_value(&retry(None, None), &status), "3");
-    }
-}
+mod tests;

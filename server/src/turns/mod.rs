@@ -30,6 +30,7 @@ mod port;
 mod resume;
 mod round;
 pub mod running;
+mod steer;
 #[cfg(test)]
 mod testing;
 #[cfg(test)]

@@ -37,8 +37,8 @@ pub(super) struct Planned {
     pub invocation: Invocation,
     /// The turn as a new session, when `invocation` resumes one (`turns/resume.rs`).
     pub fallback: Option<Invocation>,
-    /// The session `invocation` resumes.
-    pub session: Option<String>,
+    /// The session `invocation` resumes (or forks).
+    pub session: Option<super::resume::Resuming>,
     pub entry: AgentEntry,
     /// The `seen=` record of `invocation`, and of `fallback` (`conversation::seen`):
     /// only for a member that resumes (for the others the file is all they know).
@@ -87,6 +87,13 @@ pub(super) fn plan(
         });
     }
     let mut last = super::resume::session_to_resume(ctx, text, chat, member, entry, message);
+    // A fork's first turn: the original's session branched off, where it holds exactly
+    // this chat's prefix.
+    let mut fork = false;
+    if last.is_none() {
+        last = super::resume::session_to_fork(ctx, text, chat, member, entry, message);
+        fork = last.is_some();
+    }
     // The user's answer to messages the session saw changing: a new session, or the
     // session told how they read now.
     let mut told = Vec::new();
@@ -163,7 +170,10 @@ pub(super) fn plan(
     Ok(Planned {
         invocation,
         fallback,
-        session: last.map(|last| last.session),
+        session: last.map(|last| super::resume::Resuming {
+            session: last.session,
+            fork,
+        }),
         entry: entry.clone(),
         seen: super::resume::resumes(member, entry).then_some(seen),
         fallback_seen,

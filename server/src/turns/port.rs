@@ -128,6 +128,10 @@ pub trait EditorPort: Send {
     /// policy) or let the user answer from the document (an editor command), by
     /// sending the answer to `answers`. Until one comes, the agent waits.
     fn permission_asked(&mut self, _asked: super::Asked<'_>, _answers: &super::Answers) {}
+    /// A member's turn runs and may take the chat's queued message while it does: the
+    /// port sends the member's handle to `steers` when the user queues one for it
+    /// (only the editor queues messages).
+    fn steerable(&mut self, _member: &str, _steers: &super::running::Steers) {}
     /// What a member's agent told about itself beside its answer: the commands it
     /// takes after `/` ([`AgentEvent::Commands`](crate::agents::AgentEvent::Commands)),
     /// the settings its session offers (`Options`), that it needs a login

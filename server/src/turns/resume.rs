@@ -15,6 +15,7 @@ use crate::agents::{
     Adapter, AgentEntry, AgentEvent, Invocation, Session, SessionCommand, Stdin, session_for,
 };
 use crate::conversation::resume::{LastSession, last_session, sessions};
+use crate::conversation::seen::{changed, message_hash};
 use crate::document::chat::Chat;
 use crate::runner::{self, RunOutcome};
 use crate::team::Member;
@@ -56,6 +57,55 @@ pub(super) fn session_to_resume(
     Some(last)
 }
 
+/// The session of this chat's original (the chat it was forked from) that `member`'s
+/// first turn here may branch off with ACP's `session/fork`, instead of starting a
+/// session of its own: the one of its latest answer here, when the original names it
+/// last in that same answer, after the same messages. Its native history is then
+/// exactly this chat's prefix; one the original went on with after the fork point
+/// holds messages this chat does not have, and one that saw a message since edited
+/// (its `seen=` records) holds the earlier version: neither is forked. Only for an ACP member
+/// that resumes; the agent must offer `session/fork` (else the turn starts afresh).
+pub(super) fn session_to_fork(
+    ctx: &Context,
+    text: &str,
+    chat: &Chat,
+    member: &Member,
+    entry: &AgentEntry,
+    message: usize,
+) -> Option<LastSession> {
+    if !matches!(entry.adapter, Adapter::Acp(_)) || !resumes(member, entry) {
+        return None;
+    }
+    let original = chat.front_matter.as_ref()?.forked_from.as_ref()?;
+    let folder = ctx.chat_path.parent().unwrap_or(Path::new("."));
+    let original = std::fs::read_to_string(folder.join(&original.value)).ok()?;
+    let last = last_session(text, chat, &member.handle, message, |a| a == member.agent)?;
+    // A message the session saw in an earlier version (its `seen=` records) would still
+    // read that way in a forked session.
+    let unchanged = changed(text, chat, &member.handle, &last).is_empty();
+    (unchanged && same_history(text, chat, &original, &last)).then_some(last)
+}
+
+/// Whether the session of `last` (an answer in `text`) is named last in `original` by
+/// the same answer, after the same messages (by their hashes, as `seen=` counts them).
+fn same_history(text: &str, chat: &Chat, original: &str, last: &LastSession) -> bool {
+    let theirs = Chat::parse(original);
+    let named_last = theirs
+        .messages
+        .iter()
+        .rposition(|m| m.status_comment(original).and_then(|c| c.session()) == Some(&last.session));
+    if named_last != Some(last.since) {
+        return false;
+    }
+    let hashes = |text: &str, chat: &Chat| -> Vec<String> {
+        chat.messages[..=last.since]
+            .iter()
+            .map(|m| message_hash(text, m))
+            .collect()
+    };
+    hashes(text, chat) == hashes(original, &theirs)
+}
+
 /// Whether `member`'s turns continue its session: `resume = true`, and a built-in CLI
 /// or an ACP agent (a plain command has no session).
 pub(super) fn resumes(member: &Member, entry: &AgentEntry) -> bool {
@@ -73,6 +123,15 @@ fn shared_with(original: &Path, session: &str) -> bool {
     }
 }
 
+/// The session a turn goes on from: continued (`session/resume`, or the CLI's own
+/// resume), or branched off with `session/fork` (ACP; the chat is a fork of the one
+/// the session belongs to).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) struct Resuming {
+    pub session: String,
+    pub fork: bool,
+}
+
 /// Runs one turn of `entry`'s session (see [`runner::run_session`]), taking its
 /// commands (answers to permission requests) from `commands`; with a `fallback` (the
 /// same turn as a new session, with the whole prompt), runs that when the CLI reports
@@ -83,7 +142,7 @@ fn shared_with(original: &Path, session: &str) -> bool {
 pub(super) async fn run(
     invocation: Invocation,
     fallback: Option<Invocation>,
-    session: Option<String>,
+    session: Option<Resuming>,
     entry: &AgentEntry,
     events: Sender<AgentEvent>,
     commands: &mut Receiver<SessionCommand>,
@@ -100,7 +159,11 @@ pub(super) async fn run(
             let agent = session_for(entry, &fallback);
             return attempt(fallback, agent, events, commands, cancel).await;
         };
-        let agent = Box::new(AcpSession::for_turn(&fallback).resuming(session, since));
+        let acp = AcpSession::for_turn(&fallback);
+        let agent = Box::new(match session.fork {
+            true => acp.forking(session.session, since),
+            false => acp.resuming(session.session, since),
+        });
         return attempt(fallback, agent, events, commands, cancel).await;
     }
     let (tx, mut rx) = mpsc::channel(256);

@@ -178,7 +178,14 @@ pub(super) async fn run_round<P: EditorPort>(
     drop(tx);
 
     let mut policy = Policy::new(snapshot.chat.front_matter.as_ref(), roster.team);
-    let streamed = stream(port, &mut rx, &mut live, &mut anchors, &mut policy).await;
+    let streamed = stream(
+        port,
+        &mut rx,
+        (&mut live, &mut anchors),
+        &mut policy,
+        roster,
+    )
+    .await;
     if let Err(error) = streamed {
         // The document could not be written: the turns not reported end with the error.
         let error = TurnError::Port(error);
@@ -248,26 +255,8 @@ async fn append_sections<P: EditorPort>(
     };
     // Place the anchors where the sections landed, then move them through what
     // happened after.
-    let mut anchors = Anchors::default();
-    let mut landed = false;
-    for change in port.changes().await? {
-        if !landed && change.ours {
-            landed = true;
-            let at = change.range.start;
-            for p in &places {
-                anchors.add(Places {
-                    status: at + p.status.start..at + p.status.end,
-                    body_start: at + p.body_start,
-                    end: at + p.end,
-                });
-            }
-        } else if landed {
-            anchors.apply(&change);
-        }
-    }
-    if !landed {
-        return Err(PortError::NotReported);
-    }
+    let changes = port.changes().await?;
+    let anchors = Anchors::landed(&changes, &places, |_| {}).ok_or(PortError::NotReported)?;
     Ok((live, anchors))
 }
 
@@ -276,11 +265,15 @@ async fn append_sections<P: EditorPort>(
 async fn stream<P: EditorPort>(
     port: &mut P,
     rx: &mut mpsc::Receiver<Msg>,
-    live: &mut [Live],
-    anchors: &mut Anchors,
+    (live, anchors): (&mut [Live], &mut Anchors),
     policy: &mut Policy,
+    roster: &Roster<'_>,
 ) -> Result<(), PortError> {
     let (answers, mut answered) = mpsc::channel::<PermissionAnswer>(16);
+    let (steers, mut steer_asked) = mpsc::unbounded_channel::<String>();
+    for t in live.iter() {
+        port.steerable(&t.member, &steers);
+    }
     let mut last_flush = Instant::now();
     let mut next_flush = Some(tokio::time::Instant::now());
     while live.iter().any(|t| !t.reported) {
@@ -296,7 +289,18 @@ async fn stream<P: EditorPort>(
                 }
                 next_flush = Some((last_flush + FLUSH_EVERY).into());
             }
+            Some(member) = steer_asked.recv() => {
+                // What the turns wrote so far goes in before the message is read.
+                flush(port, live, anchors).await?;
+                last_flush = Instant::now();
+                super::steer::request(port, live, anchors, roster, &member).await?;
+            }
             msg = rx.recv() => match msg {
+                Some(Msg::Event(i, AgentEvent::Steered { injected, outcome })) => {
+                    tracing::debug!(member = live[i].member.as_str(), "steering: {outcome}");
+                    super::steer::answered(port, live, anchors, roster, (i, injected)).await?;
+                    last_flush = Instant::now();
+                }
                 Some(Msg::Event(i, AgentEvent::Permission(request))) => {
                     match live[i].ask_by_policy(request, policy) {
                         Ok(command) => {

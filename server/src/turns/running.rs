@@ -19,7 +19,13 @@ struct Claim {
     progress: Option<String>,
     /// The permission blocks the turn's agent asked, and where their answers go.
     asks: Vec<(String, Answers)>,
+    /// Where a request to steer the chat's queued message into this turn goes.
+    steers: Option<Steers>,
 }
+
+/// Where the requests to steer a queued message into a running turn go: the handle of
+/// the member whose turn should take it (`turns::steer`).
+pub type Steers = tokio::sync::mpsc::UnboundedSender<String>;
 
 /// What is known about a running turn, for lists and status bars.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -85,6 +91,7 @@ impl Running {
                 bytes: 0,
                 progress: None,
                 asks: Vec::new(),
+                steers: None,
             },
         );
         Ok(())
@@ -108,6 +115,22 @@ impl Running {
                 .find(|(b, _)| b == block)
                 .map(|(_, answers)| answers.clone())
         })
+    }
+
+    /// `member`'s turn in `document` takes requests to steer through `steers`.
+    pub fn steerable(&self, document: &str, member: &str, steers: &Steers) {
+        self.with_turn(document, member, |turn| turn.steers = Some(steers.clone()));
+    }
+
+    /// Asks `member`'s running turn in `document` to take the chat's queued message;
+    /// whether there was such a turn to ask.
+    pub fn steer(&self, document: &str, member: &str) -> bool {
+        self.with_turn(document, member, |turn| {
+            turn.steers
+                .as_ref()
+                .is_some_and(|s| s.send(member.to_owned()).is_ok())
+        })
+        .unwrap_or(false)
     }
 
     /// Forgets `member`'s turn in `document`; returns how long it ran.

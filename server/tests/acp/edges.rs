@@ -164,7 +164,7 @@ fn answers_that_are_not_taken() {
     );
     assert!(
         !trace.command(&mut session, SessionCommand::Input("more".into())),
-        "no input yet"
+        "no steering advertised"
     );
     assert_eq!(trace.sent.len(), before, "nothing written");
     assert!(trace.command(&mut session, answer("0", PermissionOutcome::Cancelled)));

@@ -13,19 +13,12 @@ use crate::setup::{Setup, finished, redact, send, turns_ended};
 
 /// A workspace whose writer is `claude-agent-acp` with `more` lines in its table.
 fn acp_writer(more: &str) -> Setup {
-    let s = Setup::new(&[]);
-    let fake = std::path::PathBuf::from(env!("CARGO_BIN_EXE_fake-agent"));
-    chatmd_tests::fake_agent::install_acp(&fake, &s.bin).expect("install the ACP fakes");
+    let s = Setup::acp_writer(more, "FAKE_AGENT_DELAY_MS = \"50\"\n");
+    let runs = s.path("runs.jsonl").display().to_string();
+    let config = s.read("team/chatmd.toml");
     s.write(
         "team/chatmd.toml",
-        &format!(
-            "[members.writer]\nagent = \"acp\"\npreset = \"claude\"\n{more}\n\
-             [members.writer.env]\nFAKE_ACP_LOG = \"{}\"\nFAKE_AGENT_RECORD = \"{}\"\n\
-             IS_SANDBOX = \"1\"\nCLAUDE_CONFIG_DIR = \"{}\"\nFAKE_AGENT_DELAY_MS = \"50\"\n",
-            s.path("acp.jsonl").display(),
-            s.path("runs.jsonl").display(),
-            s.path("state").display()
-        ),
+        &format!("{config}FAKE_AGENT_RECORD = \"{runs}\"\n"),
     );
     s
 }

@@ -7,6 +7,7 @@
 mod seen_support;
 mod setup;
 
+mod acp_fork;
 mod acp_info;
 mod acp_render;
 mod acp_sessions;
@@ -27,4 +28,5 @@ mod queued;
 mod reliability;
 mod resume;
 mod routing;
+mod steering;
 mod trust;

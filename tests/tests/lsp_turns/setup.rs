@@ -47,6 +47,36 @@ impl Setup {
         s
     }
 
+    /// A workspace whose writer is the fake `claude-agent-acp` (`more` lines in its
+    /// table), logging what it receives to `acp.jsonl`, its sessions kept in `state/`,
+    /// with `env` lines (`KEY = "value"`) added to its environment.
+    pub fn acp_writer(more: &str, env: &str) -> Setup {
+        let s = Setup::new(&[]);
+        let fake = PathBuf::from(env!("CARGO_BIN_EXE_fake-agent"));
+        chatmd_tests::fake_agent::install_acp(&fake, &s.bin).expect("install the ACP fakes");
+        s.write(
+            "team/chatmd.toml",
+            &format!(
+                "[members.writer]\nagent = \"acp\"\npreset = \"claude\"\n{more}\n\
+                 [members.writer.env]\nFAKE_ACP_LOG = \"{}\"\nIS_SANDBOX = \"1\"\n\
+                 CLAUDE_CONFIG_DIR = \"{}\"\n{env}",
+                s.path("acp.jsonl").display(),
+                s.path("state").display()
+            ),
+        );
+        s
+    }
+
+    /// The params of the requests of `method` the fake ACP agent of
+    /// [`Setup::acp_writer`] received, in order.
+    pub fn acp_requests(&self, method: &str) -> Vec<Value> {
+        chatmd_tests::fake_agent::acp::requests_received(&self.path("acp.jsonl"))
+            .into_iter()
+            .filter(|(m, _)| m == method)
+            .map(|(_, params)| params)
+            .collect()
+    }
+
     pub fn path(&self, rel: &str) -> PathBuf {
         self.dir.path().join(rel)
     }

@@ -33,6 +33,7 @@ mod presets;
 mod rpc;
 mod settings;
 mod setup;
+mod steering;
 mod updates;
 
 pub use context::PromptAttachment;
@@ -46,11 +47,7 @@ pub use settings::{SessionSettings, SessionSetup, SettingValue};
 use std::collections::VecDeque;
 use std::path::PathBuf;
 
-use agent_client_protocol::schema::ProtocolVersion;
-use agent_client_protocol::v1::schema::{
-    CancelNotification, ClientCapabilities, Error, FileSystemCapabilities, Implementation,
-    InitializeRequest, RequestId,
-};
+use agent_client_protocol::v1::schema::{CancelNotification, Error, RequestId};
 use serde_json::Value;
 
 use super::output::sanitize;
@@ -74,6 +71,8 @@ enum Waiting {
     NewSession(i64),
     /// `session/resume` of the session the turn continues.
     Resume(i64),
+    /// `session/fork` of the session the turn branches off (`forking`).
+    Fork(i64),
     /// A `session/set_config_option` or `session/set_mode` of the member's settings.
     Setting(i64),
     Prompt(i64),
@@ -111,8 +110,15 @@ pub struct AcpSession {
     /// The session this turn continues, and the prompt for it (only what is new since
     /// its last turn); the whole prompt is `prompt`, for a new session.
     resume: Option<(String, String)>,
+    /// The session in `resume` is branched off with `session/fork` (the chat is a fork
+    /// of the one that session belongs to), not continued.
+    fork: bool,
     /// A cancel was sent: later permission requests are answered `cancelled` at once.
     cancelled: bool,
+    /// The agent advertised `_session/steering` (`steering.rs`).
+    steering: bool,
+    /// Our steering request waiting for its answer.
+    steer_request: Option<i64>,
     permissions: Permissions,
     stream: Stream,
     login: Login,
@@ -139,7 +145,10 @@ impl AcpSession {
             waiting: Waiting::Nothing,
             session: None,
             resume: None,
+            fork: false,
             cancelled: false,
+            steering: false,
+            steer_request: None,
             permissions: Permissions::default(),
             stream,
             login,
@@ -178,6 +187,16 @@ impl AcpSession {
         self
     }
 
+    /// The turn branches `session` off with `session/fork` where the agent offers it
+    /// (`sessionCapabilities.fork`) and prompts the new session with `prompt` (what is
+    /// new since the session's last turn); else it is a new session with the whole
+    /// prompt.
+    pub fn forking(mut self, session: String, prompt: String) -> AcpSession {
+        self.resume = Some((session, prompt));
+        self.fork = true;
+        self
+    }
+
     fn send<P: serde::Serialize>(&mut self, method: &str, params: P, out: &mut Outbox) -> i64 {
         let id = self.next_id;
         self.next_id += 1;
@@ -194,10 +213,16 @@ impl AcpSession {
     }
 
     fn response(&mut self, id: &RequestId, outcome: Result<Value, AgentError>, out: &mut Outbox) {
+        if let RequestId::Number(n) = id
+            && self.steer_answered(*n, &outcome, out)
+        {
+            return;
+        }
         let (step, waited) = match self.waiting {
             Waiting::Initialize(n) => ("initialize", n),
             Waiting::NewSession(n) => ("session/new", n),
             Waiting::Resume(n) => ("session/resume", n),
+            Waiting::Fork(n) => ("session/fork", n),
             Waiting::Setting(n) => ("a setting", n),
             Waiting::Prompt(n) => ("session/prompt", n),
             Waiting::Nothing => return,
@@ -211,7 +236,7 @@ impl AcpSession {
         }
         let result = match outcome {
             Ok(result) => result,
-            Err(error) if matches!(self.waiting, Waiting::Resume(_)) => {
+            Err(error) if matches!(self.waiting, Waiting::Resume(_) | Waiting::Fork(_)) => {
                 // The agent lost the session: the turn goes on as a new one.
                 let message = format!("{step}: {}", error.message);
                 out.push(AgentEvent::SessionNotFound { message });
@@ -228,6 +253,7 @@ impl AcpSession {
             Waiting::Initialize(_) => self.initialized(&result, out),
             Waiting::NewSession(_) => self.created(&result, out),
             Waiting::Resume(_) => self.resumed(&result, out),
+            Waiting::Fork(_) => self.forked(&result, out),
             _ => self.end(ending::done(&result), out),
         }
     }
@@ -274,31 +300,10 @@ impl AcpSession {
     }
 }
 
-/// The `initialize` params: protocol 1, the client's name and version, and nothing it
-/// does not implement (no `fs`, no `terminal`).
-fn initialize() -> Value {
-    let capabilities = ClientCapabilities::new()
-        .fs(FileSystemCapabilities::new())
-        .terminal(false);
-    let request = InitializeRequest::new(ProtocolVersion::V1)
-        .client_capabilities(capabilities)
-        .client_info(Implementation::new("chatmd", env!("CARGO_PKG_VERSION")));
-    let mut params = serde_json::to_value(request).unwrap_or(Value::Null);
-    // The recorded exchanges with every real agent carry only `fs` and `terminal`;
-    // `auth: {terminal: false}` tells an agent nothing an absent key does not.
-    if let Some(capabilities) = params
-        .get_mut("clientCapabilities")
-        .and_then(Value::as_object_mut)
-    {
-        capabilities.remove("auth");
-    }
-    params
-}
-
 impl Session for AcpSession {
     fn start(&mut self, prompt: Option<String>, out: &mut Outbox) {
         self.prompt = Some(prompt.unwrap_or_default());
-        let id = self.send("initialize", initialize(), out);
+        let id = self.send("initialize", setup::initialize(), out);
         self.waiting = Waiting::Initialize(id);
     }
 
@@ -352,7 +357,7 @@ impl Session for AcpSession {
                 self.cancelled = true;
                 true
             }
-            SessionCommand::Input(_) => false,
+            SessionCommand::Input(text) => self.steer(&text, out),
         }
     }
 

@@ -7,8 +7,10 @@
 
 use std::collections::VecDeque;
 
+use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::schema::{
-    ContentBlock, NewSessionRequest, PromptRequest, TextContent,
+    ClientCapabilities, ContentBlock, FileSystemCapabilities, Implementation, InitializeRequest,
+    NewSessionRequest, PromptRequest, TextContent,
 };
 use serde_json::{Value, json};
 
@@ -31,6 +33,7 @@ impl AcpSession {
             return self.end(AgentEvent::Failed { message }, out);
         }
         self.login.methods = ending::auth_methods(result);
+        self.steering = super::steering::advertised(result);
         self.embedded_context = result
             .pointer("/agentCapabilities/promptCapabilities/embeddedContext")
             .and_then(Value::as_bool)
@@ -47,6 +50,18 @@ impl AcpSession {
             }
             _ => Vec::new(),
         };
+        if self.fork
+            && let Some((session, _)) = &self.resume
+        {
+            if capability("fork") {
+                let params = self.reopen_params(session);
+                let id = self.send("session/fork", params, out);
+                self.waiting = Waiting::Fork(id);
+                return;
+            }
+            // Continuing the session itself would mix the two chats in it.
+            self.resume = None;
+        }
         if let Some((session, _)) = &self.resume {
             // Only `session/resume` continues a session here. `session/load` replays the
             // history as updates, and gemini (the one real agent without resume) sends
@@ -55,10 +70,7 @@ impl AcpSession {
             // was made (gemini-cli #28693). Such an agent starts a new session with the
             // whole chat instead.
             if capability("resume") {
-                let mut params = json!({"sessionId": session, "cwd": self.cwd, "mcpServers": []});
-                if !self.roots.is_empty() {
-                    params["additionalDirectories"] = json!(self.roots);
-                }
+                let params = self.reopen_params(session);
                 let id = self.send("session/resume", params, out);
                 self.waiting = Waiting::Resume(id);
                 return;
@@ -66,6 +78,15 @@ impl AcpSession {
             self.resume = None;
         }
         self.new_session(out);
+    }
+
+    /// The params of `session/resume` or `session/fork` of `session`: those of a load.
+    fn reopen_params(&self, session: &str) -> Value {
+        let mut params = json!({"sessionId": session, "cwd": self.cwd, "mcpServers": []});
+        if !self.roots.is_empty() {
+            params["additionalDirectories"] = json!(self.roots);
+        }
+        params
     }
 
     pub(super) fn new_session(&mut self, out: &mut Outbox) {
@@ -82,6 +103,16 @@ impl AcpSession {
         };
         self.prompt = Some(prompt);
         self.established(session, result, out);
+    }
+
+    /// The session was branched off: the new one (its id in the result) has the
+    /// history up to here, and the turn prompts it with what is new.
+    pub(super) fn forked(&mut self, result: &Value, out: &mut Outbox) {
+        let Some((_, prompt)) = self.resume.take() else {
+            return self.new_session(out);
+        };
+        self.prompt = Some(prompt);
+        self.created(result, out);
     }
 
     pub(super) fn created(&mut self, result: &Value, out: &mut Outbox) {
@@ -206,3 +237,27 @@ impl AcpSession {
         self.waiting = Waiting::Prompt(id);
     }
 }
+
+/// The `initialize` params: protocol 1, the client's name and version, and nothing it
+/// does not implement (no `fs`, no `terminal`).
+pub(super) fn initialize() -> Value {
+    let capabilities = ClientCapabilities::new()
+        .fs(FileSystemCapabilities::new())
+        .terminal(false);
+    let request = InitializeRequest::new(ProtocolVersion::V1)
+        .client_capabilities(capabilities)
+        .client_info(Implementation::new("chatmd", env!("CARGO_PKG_VERSION")));
+    let mut params = serde_json::to_value(request).unwrap_or(Value::Null);
+    // The recorded exchanges with every real agent carry only `fs` and `terminal`;
+    // `auth: {terminal: false}` tells an agent nothing an absent key does not.
+    if let Some(capabilities) = params
+        .get_mut("clientCapabilities")
+        .and_then(Value::as_object_mut)
+    {
+        capabilities.remove("auth");
+    }
+    params
+}
+
+#[cfg(test)]
+mod tests;

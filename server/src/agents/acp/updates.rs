@@ -100,6 +100,13 @@ impl Stream {
         }
     }
 
+    /// The answer goes on in a new section (the turn was steered): its next text
+    /// starts there, as an answer's first text does.
+    pub fn section_ends(&mut self) {
+        self.paragraphs.section_ends();
+        self.message = None;
+    }
+
     fn chunk(&mut self, chunk: ContentChunk, out: &mut Vec<AgentEvent>) {
         let ContentBlock::Text(text) = chunk.content else {
             // Images, audio and resources in an answer have no place in the text yet.

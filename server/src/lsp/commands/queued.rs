@@ -13,6 +13,7 @@ use tower_lsp_server::ls_types::*;
 use super::{BeforeRun, failed, start};
 use crate::conversation::queue;
 use crate::conversation::roster::Roster;
+use crate::conversation::routing::{self, Next};
 use crate::lsp::port::LspPort;
 use crate::lsp::state::{State, lock};
 use crate::turns::{Edited, EditorPort, TurnError};
@@ -48,7 +49,7 @@ pub(super) async fn send(
     let marked = mark_last(&mut port).await;
     drop(port);
     match marked {
-        Ok(()) => Ok(queued_now(state, uri)),
+        Ok(newly) => Ok(queued_now(state, uri, newly)),
         Err(TurnError::Queue(_)) => start(client, state, uri, None, None).await,
         Err(why) => Err(failed(why)),
     }
@@ -68,12 +69,13 @@ pub(super) async fn append_queued(
         Err(why) => Err(why),
     };
     drop(port);
-    queued.map_err(failed)?;
-    Ok(queued_now(state, uri))
+    let newly = queued.map_err(failed)?;
+    Ok(queued_now(state, uri, newly))
 }
 
-/// Marks the chat's last message of the human queued (when it is not yet).
-async fn mark_last(port: &mut LspPort) -> std::result::Result<(), TurnError> {
+/// Marks the chat's last message of the human queued (when it is not yet); true when
+/// it marked it now.
+async fn mark_last(port: &mut LspPort) -> std::result::Result<bool, TurnError> {
     let chat = port.snapshot().await?.chat;
     let team = port.team(&chat);
     let marked = port.edit_until_applied(20, |snapshot| {
@@ -86,17 +88,45 @@ async fn mark_last(port: &mut LspPort) -> std::result::Result<(), TurnError> {
         Ok::<_, TurnError>(Some((vec![(range, new)], ())))
     });
     match marked.await? {
-        Edited::Applied(()) | Edited::Unneeded => Ok(()),
+        Edited::Applied(()) => Ok(true),
+        Edited::Unneeded => Ok(false),
         Edited::GaveUp => Err(TurnError::KeptChanging { again: "send" }),
     }
 }
 
-/// The answer to a message just queued. The run it waits for may have ended while it
-/// was being marked, after that run looked for a queued message: asking for a delivery
-/// now sends it in that case (and does nothing while a run still goes on).
-fn queued_now(state: &Mutex<State>, uri: Uri) -> Value {
+/// The answer to a message just queued (`newly`: marked now, not before). The run it
+/// waits for may have ended while it was being marked, after that run looked for a
+/// queued message: asking for a delivery now sends it in that case (and does nothing
+/// while a run still goes on).
+fn queued_now(state: &Mutex<State>, uri: Uri, newly: bool) -> Value {
+    if newly {
+        steer(state, &uri);
+    }
     after_last_run(state, uri);
     json!({ "members": [], "queued": true })
+}
+
+/// The queued message goes to one member whose turn runs in this chat: that turn is
+/// asked to take it now (`turns::steer`: where the member's ACP agent advertises
+/// steering). A message for several members, or for members not running, waits for the
+/// round's end as ever: steered to one, it would skip the others.
+fn steer(state: &Mutex<State>, uri: &Uri) {
+    let Ok((snapshot, path)) = super::read(state, uri) else {
+        return;
+    };
+    let (text, chat) = (&*snapshot.text, &*snapshot.chat);
+    let team = crate::lsp::state::team_of(state, Some(&path), chat).team;
+    let roster = Roster::new(&team, chat.front_matter.as_ref());
+    let Some(index) = queue::queued(text, chat, &roster) else {
+        return;
+    };
+    let Next::Run(members) = routing::after_human(text, chat, &roster, index) else {
+        return;
+    };
+    if let [member] = &members[..] {
+        let running = lock(state).running.clone();
+        running.steer(uri.as_str(), member);
+    }
 }
 
 /// `chatmd.cancel {uri, queued: true}`: the queued message stays, as a draft.

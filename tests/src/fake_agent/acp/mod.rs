@@ -39,6 +39,7 @@
 //! | `FAKE_ACP_NO_AUTH=1` | no credentials: gemini `session/new` → `-32000 "Gemini API key is missing or not configured."`, codex `session/new` → `-32000 "Authentication required"`, claude `session/prompt` → the same |
 //! | `FAKE_ACP_LINGER_MS=<ms>` | after stdin closes, stay this long before exiting, as codex-acp does (2 s); a SIGTERM meanwhile is logged as `{"signal": "SIGTERM"}` and ends it |
 //! | `FAKE_ACP_GEMINI_LOAD_FAILS=1` | gemini's `session/load` fails `-32603` "No previous sessions found for this project." and forgets the session, as the real one does within the minute of the session's creation |
+//! | `FAKE_ACP_STEERING=1` | advertise `_meta.steering.supported` and take `_session/steering` (`steering.rs`): `injected` during a prompt (the rest of the turn answers `steered: <text>`; slow mode stops its chunks), `promptRequired` when idle; without it the method is unknown (`-32601`) |
 //! | `INITIAL_AGENT_MODE` | codex's mode (default `agent`, which never asks; `workspace-write` and `read-only` ask) |
 //! | `CLAUDE_CONFIG_DIR`, `CODEX_HOME`, `GEMINI_CLI_HOME` | where sessions are kept (`fake-acp-sessions/`), so a new process resumes them |
 //! | `FAKE_AGENT_TEXT`, `FAKE_AGENT_CHUNKS`, `FAKE_AGENT_DELAY_MS`, `FAKE_AGENT_SPREAD_MS`, `FAKE_AGENT_STDERR`, `FAKE_AGENT_RECORD`, `FAKE_AGENT_PROMPT_KNOBS` | as for the headless CLIs (per prompt with `fake-agent:` lines) |
@@ -65,6 +66,11 @@
 //! `additionalDirectories` in a session request must be absolute paths (`-32602`
 //! otherwise); gemini, which does not advertise them, complains on stderr.
 //!
+//! # Fork
+//!
+//! Where the flavor advertises `sessionCapabilities.fork` (claude, codex), `session/fork`
+//! makes a new session holding the stored one's history under a new id (`fork.rs`).
+//!
 //! # Checks
 //!
 //! The first message must be `initialize` (else `-32600` and a stderr line; no real agent
@@ -79,6 +85,7 @@
 
 mod answer;
 mod flavor;
+mod fork;
 mod ids;
 pub(crate) mod json;
 mod log;
@@ -89,6 +96,7 @@ mod render;
 mod replay;
 mod server;
 mod settings;
+mod steering;
 mod store;
 mod tools;
 mod turn;

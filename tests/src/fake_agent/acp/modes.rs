@@ -57,6 +57,10 @@ impl Turn<'_> {
         let delay = self.knobs.delay.unwrap_or(Duration::from_millis(250));
         for n in 1..=40 {
             self.pause(delay)?;
+            if self.is_steered() {
+                // The steered message is what the rest of the turn answers.
+                break;
+            }
             let chunk = format!("SLOW-CHUNK-{n:02} ");
             // The pause above is the delay: no second one in `chunk`.
             let knobs_delay = self.knobs.delay.take();

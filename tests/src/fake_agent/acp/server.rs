@@ -114,7 +114,14 @@ impl Agent {
             "session/new" => return self.new_session(id, params),
             "session/load" => return self.load(id, params),
             "session/resume" if self.flavor != Cli::Gemini => return self.resume(id, params),
+            "session/fork" if super::fork::advertised(self.flavor) => {
+                return match self.reopen(params) {
+                    Ok(session) => super::fork::fork(self, id, session),
+                    Err(error) => self.out.error(id, error),
+                };
+            }
             "session/prompt" => return super::turn::prompt(self, id, params),
+            super::steering::METHOD => return super::steering::idle(self, id, params),
             "session/set_mode" => return super::settings::set_mode(self, id, params),
             "session/set_config_option" if self.flavor != Cli::Gemini => {
                 return super::settings::set_config(self, id, params);
@@ -180,7 +187,11 @@ impl Agent {
             );
         }
         self.client_reads_files = params["clientCapabilities"]["fs"]["readTextFile"] == true;
-        flavor::initialize(self.flavor)
+        let mut result = flavor::initialize(self.flavor);
+        if super::steering::advertised() {
+            result.set("_meta", super::steering::meta());
+        }
+        result
     }
 
     /// The absolute `cwd` and the `mcpServers` list every session request must carry,

@@ -88,6 +88,7 @@ pub fn prompt(agent: &mut Agent, id: &Value, params: &Value) {
         message_id: String::new(),
         used: input + 1,
         input,
+        steered: Vec::new(),
     };
     let ending = turn.script(mode);
     turn.finish(id, ending);
@@ -107,6 +108,8 @@ pub struct Turn<'a> {
     /// Tokens in the context so far (claude's and codex's `usage_update.used`).
     pub used: u64,
     pub input: u64,
+    /// Messages steered into the turn (`steering.rs`) not answered yet.
+    pub steered: Vec<String>,
 }
 
 impl Turn<'_> {
@@ -138,6 +141,7 @@ impl Turn<'_> {
             Mode::Render => return super::render::run(self),
             Mode::ExitPlan => return super::plan_approval::run(self),
         }
+        self.answer_steered()?;
         Ok(End {
             stop: "end_turn",
             tool_calls: 0,
@@ -160,6 +164,10 @@ impl Turn<'_> {
                 Err(Stop::Cancelled)
             }
             Some("session/cancel") => Ok(None),
+            Some(super::steering::METHOD) if msg.get("id").is_some() => {
+                self.steer(&msg["id"], &msg["params"]);
+                Ok(None)
+            }
             Some(_) => {
                 self.agent.inbox.defer(msg);
                 Ok(None)
