@@ -46,6 +46,7 @@ pub use command::slash_command;
 pub use role::role_loaded_by_cli;
 
 use super::roster::Roster;
+use super::routing::compare::{answers_apart, shown_to};
 use crate::document::chat::{Chat, Message};
 use crate::document::front_matter::DEFAULT_CONTEXT;
 use crate::team::Member;
@@ -178,7 +179,9 @@ pub fn given_messages(req: &PromptRequest) -> Given {
         .rev()
         .filter(|&i| {
             let m = &chat.messages[i];
-            !m.is_skip(text) && entry(text, m).is_some()
+            !m.is_skip(text)
+                && entry(text, m).is_some()
+                && shown_to(text, chat, req.roster, &req.member.handle, i)
         })
         .take(limit)
         .collect();
@@ -234,7 +237,7 @@ impl Parts {
             roster_line: req
                 .since
                 .is_none()
-                .then(|| roster_line(req.roster, req.member)),
+                .then(|| roster_line(req.roster, req.member, answers_apart(chat))),
             topic,
             context,
             attached: req.attached.to_owned(),
@@ -350,8 +353,16 @@ fn non_empty(text: &str) -> Option<String> {
     (!text.is_empty()).then(|| clean::unix_newlines(text))
 }
 
-/// One line telling the member who it is, who else takes part and how to hand over.
-fn roster_line(roster: &Roster, member: &Member) -> String {
+/// One line telling the member who it is, who else takes part and how to hand over;
+/// where members answer `apart` (compare, council), only that others answer the same
+/// message on their own: their names are not given, nor a way to hand over.
+fn roster_line(roster: &Roster, member: &Member, apart: bool) -> String {
+    if apart {
+        return format!(
+            "You are @{} in a team chat with @{} (human). Other members answer the same message on their own; you do not see their answers.",
+            member.handle, roster.human
+        );
+    }
     let others: Vec<&Member> = roster
         .members
         .iter()

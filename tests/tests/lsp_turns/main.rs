@@ -12,6 +12,7 @@ mod acp_render;
 mod acp_sessions;
 mod agent_output;
 mod commands;
+mod compare;
 mod context;
 mod drafts;
 mod editing;
