@@ -40,9 +40,11 @@
 
 mod clean;
 mod command;
+mod council;
 mod role;
 
 pub use command::slash_command;
+pub use council::build_council_prompt;
 pub use role::role_loaded_by_cli;
 
 use super::roster::Roster;

@@ -2,6 +2,7 @@
 //! round-robin, `all` with `SKIP`, `[NEXT: x]`, chains up to `max_chain`, `[DONE]`).
 
 pub mod compare;
+pub mod council;
 
 use super::roster::Roster;
 use crate::document::chat::{Chat, Message};
@@ -29,6 +30,12 @@ pub fn after_human(text: &str, chat: &Chat, roster: &Roster, index: usize) -> Ne
         || chat.front_matter.as_ref().is_some_and(|fm| fm.is_ended())
     {
         return Next::Ended;
+    }
+    if council::is_council(chat)
+        && let Err(why) = council::chair(chat, roster)
+    {
+        // Before anything runs: a council without its chair could not end.
+        return Next::Nobody(why);
     }
     let mentioned = mentioned_members(text, message, roster, None);
     if !mentioned.is_empty() {
@@ -93,6 +100,9 @@ pub fn continue_next(text: &str, chat: &Chat, roster: &Roster) -> Next {
 fn handed_on(text: &str, chat: &Chat, roster: &Roster, index: usize, limited: bool) -> Next {
     if chat.front_matter.as_ref().is_some_and(|fm| fm.is_ended()) {
         return Next::Ended;
+    }
+    if council::is_council(chat) {
+        return council::next_round(text, chat, roster, index).0;
     }
     if compare::answers_apart(chat) {
         return Next::Nobody(compare::NO_HAND_OFFS.to_owned());

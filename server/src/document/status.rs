@@ -87,9 +87,9 @@ impl FromStr for TurnStatus {
 }
 
 /// The keys the server writes, in the order it writes them. Others are kept as found.
-pub const KNOWN_KEYS: [&str; 16] = [
+pub const KNOWN_KEYS: [&str; 18] = [
     "id", "agent", "model", "status", "session", "started", "context", "cost", "took", "stop",
-    "exit", "tokens", "error", "resume", "seen", "next",
+    "exit", "tokens", "error", "resume", "seen", "next", "council", "letter",
 ];
 
 /// Why a line is not a well-formed status comment. Ranges are byte ranges in the line.

@@ -13,7 +13,7 @@ const REVIEWER_SESSION: &str = "5e55a000-0000-4000-8000-0000000000a1";
 const TESTER_SESSION: &str = "5e55a000-0000-4000-8000-0000000000b2";
 
 /// A team whose claude reviewer and codex tester resume their sessions, answer their
-/// own words and record every run in `runs.jsonl`.
+/// own words (and print `session`, unless empty) and record every run in `runs.jsonl`.
 pub(crate) fn compare_team(answers: &[(&str, &str, &str)]) -> Setup {
     let s = Setup::new(&[]);
     let mut toml = String::new();
@@ -21,9 +21,12 @@ pub(crate) fn compare_team(answers: &[(&str, &str, &str)]) -> Setup {
         toml.push_str(&format!(
             "[members.{member}]\nresume = true\nhome = \".state/{member}\"\n\
              [members.{member}.env]\nIS_SANDBOX = \"\"\nFAKE_AGENT_TEXT = \"{text}\"\n\
-             FAKE_AGENT_SESSION = \"{session}\"\nFAKE_AGENT_RECORD = \"{}\"\n",
+             FAKE_AGENT_RECORD = \"{}\"\n",
             s.path("runs.jsonl").display()
         ));
+        if !session.is_empty() {
+            toml.push_str(&format!("FAKE_AGENT_SESSION = \"{session}\"\n"));
+        }
     }
     s.write("team/chatmd.toml", &toml);
     s

@@ -14,6 +14,7 @@ mod agent_output;
 mod commands;
 mod compare;
 mod context;
+mod council;
 mod drafts;
 mod editing;
 mod edits;

@@ -1,0 +1,102 @@
+//! `routing: council` from the editor: the members asked answer apart (round 1), each
+//! reviews the others' answers shown by letter without names (round 2), and the chair
+//! writes the decision (round 3); each round is a section with its status, marked in
+//! the file so a reopened file or `chatmd send` knows where the council stands.
+
+use chatmd_tests::sim_editor::Behaviour;
+use pretty_assertions::assert_eq;
+use serde_json::{Value, json};
+
+use crate::compare::{compare_team, runs};
+use crate::setup::{finished, redact, turns_ended};
+
+const HEAD: &str =
+    "---\nrouting: council\nchair: writer\n---\n## @me\n@reviewer @tester which cache?\n";
+
+/// The status comments cut to what the rounds show: id, agent, status, round, letter.
+pub(crate) fn rounds(text: &str) -> String {
+    let status = regex::Regex::new(
+        r"<!-- chatmd id=(t\d+) agent=(\w+) status=(\w+)[^>]*? council=(\w+)(?: letter=(\w+))?[^>]*-->",
+    )
+    .expect("regex");
+    status
+        .replace_all(&redact(text), "<!-- $1 $2 $3 $4 $5 -->")
+        .into_owned()
+}
+
+fn prompt(run: &Value) -> &str {
+    run["prompt"].as_str().expect("a prompt")
+}
+
+/// Whether `run` shows any of `names`, in its prompt or its command line.
+fn shows_any(run: &Value, names: &[&str]) -> bool {
+    let seen = format!("{} {}", run["prompt"], run["argv"]).to_lowercase();
+    names.iter().any(|n| seen.contains(n))
+}
+
+#[tokio::test]
+async fn council_answers_then_reviews_by_letter_then_the_chair_decides() {
+    let s = compare_team(&[
+        ("reviewer", "An LRU cache; @tester is wrong.", ""),
+        ("tester", "A TTL cache, says the tester.", ""),
+        (
+            "writer",
+            "Decision: Answer A, with the TTL of Answer B.",
+            "",
+        ),
+    ]);
+    let (mut editor, uri) = s.open_chat(Behaviour::VsCode, "team/c.chat.md", HEAD).await;
+    let answer = editor.command("chatmd.send", json!({"uri": uri})).await;
+    assert_eq!(answer, Ok(json!({"members": ["reviewer", "tester"]})));
+    editor
+        .run_until("the decision", |e| {
+            let text = e.text(&uri);
+            finished(text)
+                && text.contains("council=decision")
+                && text.matches("status=done").count() == 5
+        })
+        .await;
+    turns_ended(&mut editor).await;
+    assert_eq!(
+        rounds(editor.text(&uri)),
+        format!(
+            "{HEAD}\
+             \n## @reviewer\n<!-- t1 claude done answer A -->\nAn LRU cache; @tester is wrong.\n\
+             \n## @tester\n<!-- t2 codex done answer B -->\nA TTL cache, says the tester.\n\
+             \n## @reviewer\n<!-- t3 claude done review  -->\nAn LRU cache; @tester is wrong.\n\
+             \n## @tester\n<!-- t4 codex done review  -->\nA TTL cache, says the tester.\n\
+             \n## @writer\n<!-- t5 gemini done decision  -->\nDecision: Answer A, with the TTL of Answer B.\n\
+             \n## @me\n"
+        )
+    );
+    let runs = runs(&s);
+    assert_eq!(runs.len(), 5);
+    // Round 2: each member sees its own answer as its own and the other by letter, and
+    // no other member's name anywhere.
+    let reviews: Vec<&Value> = runs[2..4].iter().collect();
+    let by = |cli: &str| *reviews.iter().find(|r| r["as"] == cli).expect("a review");
+    assert!(!shows_any(by("claude"), &["tester", "writer"]));
+    assert!(!shows_any(by("codex"), &["reviewer", "writer"]));
+    assert_eq!(
+        prompt(by("codex")),
+        "[CONTEXT]\n\
+         You are @tester, one of several members of a council who answered the same question on their own. Their answers are shown by letter, without names.\n\
+         The question, from @me:\nwhich cache?\n\
+         \nAnswer A:\nAn LRU cache; a member is wrong.\n\
+         \nAnswer B (yours):\nA TTL cache, says the a member.\n\
+         [MESSAGE]\n\
+         Review the other answers (A): for each, say what it gets right, what it gets wrong or misses, and how it compares with yours. Cite them by letter. The council's chair decides next.\n"
+    );
+    // Round 3: the chair, last, gets the answers and the reviews by letter.
+    assert_eq!(runs[4]["as"], "gemini");
+    assert!(!shows_any(&runs[4], &["reviewer", "tester"]));
+    assert!(prompt(&runs[4]).ends_with(
+        "The question, from @me:\nwhich cache?\n\
+         \nAnswer A:\nAn LRU cache; a member is wrong.\n\
+         \nAnswer B:\nA TTL cache, says the a member.\n\
+         \nReview by the author of Answer A:\nAn LRU cache; a member is wrong.\n\
+         \nReview by the author of Answer B:\nA TTL cache, says the a member.\n\
+         [MESSAGE]\n\
+         Write the council's decision on the question: which answer to follow, or how to combine them, and why. Cite the answers by letter (Answer A, Answer B).\n"
+    ));
+}
