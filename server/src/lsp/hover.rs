@@ -1,5 +1,5 @@
 //! Hover on `@handle` (on a context reference: `references.rs`; on the title: the
-//! chat's usage, `usage.rs`): who the member is, which agent runs it, where, with which role
+//! chat's usage, `usage.rs`; on `routing:` and `chair:` values: `front_matter_help.rs`): who the member is, which agent runs it, where, with which role
 //! files, whether its CLI is installed, and what its agent told in its last turn (that
 //! it needs a login, its commands after `/`).
 
@@ -28,6 +28,9 @@ pub fn hover(
         }
         let ChatTeam { team, root, .. } = team_of(state, doc.path.as_deref(), &doc.chat);
         let roster = Roster::new(&team, doc.chat.front_matter.as_ref());
+        if let Some(mode) = super::front_matter_help::hover(doc, &roster, offset, enc) {
+            return Some(mode);
+        }
         return super::references::hover(doc, &text, &roster, &root, enc, offset);
     };
     let handle = text[range.clone()].trim_start_matches('@');

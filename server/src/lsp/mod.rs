@@ -15,6 +15,7 @@ mod echo;
 mod ext;
 mod folding;
 pub mod framing;
+mod front_matter_help;
 mod hover;
 mod interrupted;
 mod journal;

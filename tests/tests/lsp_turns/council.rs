@@ -100,3 +100,118 @@ async fn council_answers_then_reviews_by_letter_then_the_chair_decides() {
          Write the council's decision on the question: which answer to follow, or how to combine them, and why. Cite the answers by letter (Answer A, Answer B).\n"
     ));
 }
+
+#[tokio::test]
+async fn routing_and_chair_are_completed_explained_and_checked() {
+    let s = compare_team(&[("reviewer", "A.", ""), ("writer", "C.", "")]);
+    let chat = "---\nrouting: co\nchair: zed\n---\n## @me\nwhich cache?\n";
+    let (mut editor, uri) = s.open_chat(Behaviour::VsCode, "team/h.chat.md", chat).await;
+    // An unknown mode is an error; a chair outside a council is only a hint.
+    let shown = |diagnostics: &[Value]| -> Vec<(u64, u64, u64, String)> {
+        diagnostics
+            .iter()
+            .map(|d| {
+                let start = &d["range"]["start"];
+                (
+                    start["line"].as_u64().unwrap(),
+                    start["character"].as_u64().unwrap(),
+                    d["severity"].as_u64().unwrap(),
+                    d["code"].as_str().unwrap().to_owned(),
+                )
+            })
+            .collect()
+    };
+    let diagnostics = editor.client.expect_diagnostics(&uri).await;
+    assert_eq!(
+        shown(&diagnostics),
+        [
+            (1, 9, 1, "front-matter".to_owned()),
+            (2, 7, 4, "council-chair".to_owned())
+        ]
+    );
+    let request = |line: u32, character: u32| json!({"textDocument": {"uri": uri}, "position": {"line": line, "character": character}});
+    let items = editor
+        .client
+        .request("textDocument/completion", request(1, 11))
+        .await
+        .expect("completion");
+    let labels: Vec<&str> = items
+        .as_array()
+        .expect("items")
+        .iter()
+        .map(|i| i["label"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        labels,
+        ["mentions", "round-robin", "all", "compare", "council"]
+    );
+    assert_eq!(
+        items[4]["textEdit"]["range"],
+        json!({"start": {"line": 1, "character": 9}, "end": {"line": 1, "character": 11}})
+    );
+    editor.replace(&uri, 4..15, "routing: council").await;
+    // In a council, the unknown chair is an error on its value.
+    loop {
+        let diagnostics = editor.client.expect_diagnostics(&uri).await;
+        if !diagnostics.is_empty() {
+            assert_eq!(shown(&diagnostics), [(2, 7, 1, "council-chair".to_owned())]);
+            let message = diagnostics[0]["message"].as_str().unwrap();
+            assert_eq!(
+                message,
+                "the council's chair @zed is not a member of the team: name one of its members in `chair:`"
+            );
+            break;
+        }
+    }
+    let items = editor
+        .client
+        .request("textDocument/completion", request(2, 10))
+        .await
+        .expect("completion");
+    let members: Vec<&str> = items
+        .as_array()
+        .expect("items")
+        .iter()
+        .map(|i| i["label"].as_str().unwrap())
+        .collect();
+    assert!(
+        members.contains(&"reviewer") && members.contains(&"writer"),
+        "{members:?}"
+    );
+    let hover = editor
+        .client
+        .request("textDocument/hover", request(1, 12))
+        .await
+        .expect("hover");
+    assert!(
+        hover["contents"]["value"]
+            .as_str()
+            .unwrap()
+            .starts_with("**routing: council**\n\nThree rounds"),
+        "{hover}"
+    );
+    let hover = editor
+        .client
+        .request("textDocument/hover", request(2, 8))
+        .await
+        .expect("hover");
+    assert!(
+        hover["contents"]["value"]
+            .as_str()
+            .unwrap()
+            .starts_with("**chair: @zed — not a member of this team**"),
+        "{hover}"
+    );
+    // Send runs nothing and says why.
+    let answer = editor.command("chatmd.send", json!({"uri": uri})).await;
+    assert_eq!(
+        answer,
+        Ok(
+            json!({"members": [], "reason": "the council's chair @zed is not a member of the team: name one of its members in `chair:`"})
+        )
+    );
+    assert_eq!(
+        editor.text(&uri),
+        chat.replace("routing: co", "routing: council")
+    );
+}
