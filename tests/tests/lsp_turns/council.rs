@@ -215,3 +215,60 @@ async fn routing_and_chair_are_completed_explained_and_checked() {
         chat.replace("routing: co", "routing: council")
     );
 }
+
+#[tokio::test]
+async fn a_cancel_stops_the_council_and_send_goes_on_with_the_next_round() {
+    let s = crate::setup::Setup::new(&[
+        ("reviewer", &[("FAKE_AGENT_TEXT", "An LRU cache.")]),
+        ("tester", &[("FAKE_AGENT_HANG", "1")]),
+        ("writer", &[("FAKE_AGENT_TEXT", "A TTL cache.")]),
+    ]);
+    let head = "---\nrouting: council\nchair: writer\n---\n## @me\nwhich cache?\n";
+    let (mut editor, uri) = s.open_chat(Behaviour::VsCode, "team/x.chat.md", head).await;
+    let answer = editor.command("chatmd.send", json!({"uri": uri})).await;
+    assert_eq!(
+        answer,
+        Ok(json!({"members": ["reviewer", "tester", "writer"]}))
+    );
+    editor
+        .run_until("two answers", |e| {
+            e.text(&uri).matches("status=done").count() == 2
+        })
+        .await;
+    let answer = editor
+        .command("chatmd.cancel", json!({"uri": uri, "member": "tester"}))
+        .await;
+    assert_eq!(answer, Ok(json!({"cancelled": ["tester"]})));
+    editor
+        .run_until("the cancelled turn", |e| finished(e.text(&uri)))
+        .await;
+    turns_ended(&mut editor).await;
+    let round1 = "\n## @reviewer\n<!-- t1 claude done answer A -->\nAn LRU cache.\n\
+                  \n## @tester\n<!-- t2 codex cancelled answer B -->\n\
+                  \n## @writer\n<!-- t3 gemini done answer C -->\nA TTL cache.\n";
+    // The council stopped after the round: no review ran.
+    assert_eq!(
+        rounds(editor.text(&uri)),
+        format!("{head}{round1}\n## @me\n")
+    );
+    // Send goes on from the file: the reviews of the two answers done, then the chair.
+    let answer = editor.command("chatmd.send", json!({"uri": uri})).await;
+    assert_eq!(answer, Ok(json!({"members": ["reviewer", "writer"]})));
+    editor
+        .run_until("the decision", |e| {
+            let text = e.text(&uri);
+            finished(text) && text.contains("council=decision")
+        })
+        .await;
+    turns_ended(&mut editor).await;
+    assert_eq!(
+        rounds(editor.text(&uri)),
+        format!(
+            "{head}{round1}\n## @me\n\
+             \n## @reviewer\n<!-- t4 claude done review  -->\nAn LRU cache.\n\
+             \n## @writer\n<!-- t5 gemini done review  -->\nA TTL cache.\n\
+             \n## @writer\n<!-- t6 gemini done decision  -->\nA TTL cache.\n\
+             \n## @me\n"
+        )
+    );
+}
