@@ -51,10 +51,11 @@ impl Setup {
     }
 }
 
-/// The status comments cut to id, agent, status and the council's round and letter.
+/// The status comments cut to id, agent, status and the council's round and letter
+/// (the decision: the legend of the letters).
 fn rounds(text: &str) -> String {
     let status = regex::Regex::new(
-        r"<!-- chatmd id=(t\d+) agent=(\w+) status=(\w+)[^>]*?(?: council=(\w+))?(?: letter=(\w+))?(?: [^>]*)?-->",
+        r#"<!-- chatmd id=(t\d+) agent=(\w+) status=(\w+)[^>]*?(?: council=(\w+))?(?: letters?=("[^"]*"|\w+))?(?: [^>]*)?-->"#,
     )
     .unwrap();
     status
@@ -107,7 +108,7 @@ fn a_council_found_after_its_first_round_goes_on_without_the_member_that_failed(
             "{}\
              \n## @reviewer\n<!-- t4 claude done review  -->\nAn LRU cache.\n\
              \n## @writer\n<!-- t5 gemini done review  -->\nDecision: Answer A.\n\
-             \n## @reviewer\n<!-- t6 claude done decision  -->\nAn LRU cache.\n\
+             \n## @reviewer\n<!-- t6 claude done decision \"A=reviewer B=tester C=writer\" -->\nAn LRU cache.\n\
              \n## @me\n",
             rounds(&format!("{asked}{round1}"))
         )

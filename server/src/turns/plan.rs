@@ -49,7 +49,7 @@ pub(super) struct Planned {
     pub fallback_seen: Option<String>,
     /// The council round the turn is in (`conversation::routing::council`), marked in
     /// its status comment.
-    pub council: Option<Stage>,
+    pub council: Option<council::Mark>,
 }
 
 /// The command line of one member's turn, or why it cannot start; for a member that
@@ -186,7 +186,13 @@ pub(super) fn plan(
         entry: entry.clone(),
         seen: super::resume::resumes(member, entry).then_some(seen),
         fallback_seen,
-        council: stage,
+        council: stage.map(|stage| council::Mark {
+            stage,
+            legend: match &council_rounds {
+                Some((Stage::Decision, read)) => Some(council::legend(text, chat, read)),
+                _ => None,
+            },
+        }),
     })
 }
 

@@ -224,8 +224,8 @@ async fn append_sections<P: EditorPort>(
             if let Some(seen) = &p.planned.seen {
                 status.set(SEEN_KEY, seen.as_str());
             }
-            if let Some(stage) = p.planned.council {
-                council::mark(&mut status, stage, &mut letters);
+            if let Some(mark) = &p.planned.council {
+                council::mark(&mut status, mark, &mut letters);
             }
             // The section follows the text, or the sections before it in this edit.
             let before = if insert.is_empty() { text } else { &insert };

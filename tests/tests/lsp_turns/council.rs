@@ -13,10 +13,11 @@ use crate::setup::{finished, redact, turns_ended};
 const HEAD: &str =
     "---\nrouting: council\nchair: writer\n---\n## @me\n@reviewer @tester which cache?\n";
 
-/// The status comments cut to what the rounds show: id, agent, status, round, letter.
+/// The status comments cut to what the rounds show: id, agent, status, round, letter
+/// (the decision: the legend of the letters).
 pub(crate) fn rounds(text: &str) -> String {
     let status = regex::Regex::new(
-        r"<!-- chatmd id=(t\d+) agent=(\w+) status=(\w+)[^>]*? council=(\w+)(?: letter=(\w+))?[^>]*-->",
+        r#"<!-- chatmd id=(t\d+) agent=(\w+) status=(\w+)[^>]*? council=(\w+)(?: letters?=("[^"]*"|\w+))?[^>]*-->"#,
     )
     .expect("regex");
     status
@@ -65,7 +66,7 @@ async fn council_answers_then_reviews_by_letter_then_the_chair_decides() {
              \n## @tester\n<!-- t2 codex done answer B -->\nA TTL cache, says the tester.\n\
              \n## @reviewer\n<!-- t3 claude done review  -->\nAn LRU cache; @tester is wrong.\n\
              \n## @tester\n<!-- t4 codex done review  -->\nA TTL cache, says the tester.\n\
-             \n## @writer\n<!-- t5 gemini done decision  -->\nDecision: Answer A, with the TTL of Answer B.\n\
+             \n## @writer\n<!-- t5 gemini done decision \"A=reviewer B=tester\" -->\nDecision: Answer A, with the TTL of Answer B.\n\
              \n## @me\n"
         )
     );
@@ -258,7 +259,7 @@ async fn a_cancel_stops_the_council_and_send_goes_on_with_the_next_round() {
             "{head}{round1}\n## @me\n\
              \n## @reviewer\n<!-- t4 claude done review  -->\nAn LRU cache.\n\
              \n## @writer\n<!-- t5 gemini done review  -->\nA TTL cache.\n\
-             \n## @writer\n<!-- t6 gemini done decision  -->\nA TTL cache.\n\
+             \n## @writer\n<!-- t6 gemini done decision \"A=reviewer B=tester C=writer\" -->\nA TTL cache.\n\
              \n## @me\n"
         )
     );

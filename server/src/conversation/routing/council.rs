@@ -66,14 +66,39 @@ pub fn letter(n: usize) -> String {
     }
 }
 
+/// The status comment key of the decision's legend: whose answer each letter is, for
+/// the human (status comments never reach the agents).
+pub const LETTERS_KEY: &str = "letters";
+
+/// What a new section of a council is marked with: its round, and on the decision
+/// the legend of the letters.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Mark {
+    pub stage: Stage,
+    pub legend: Option<String>,
+}
+
 /// Marks a new section's status comment with its round; `answers` counts the answer
 /// sections marked so far in this round, for their letters.
-pub fn mark(status: &mut StatusComment, stage: Stage, answers: &mut usize) {
-    status.set(COUNCIL_KEY, stage.as_str());
-    if stage == Stage::Answer {
+pub fn mark(status: &mut StatusComment, mark: &Mark, answers: &mut usize) {
+    status.set(COUNCIL_KEY, mark.stage.as_str());
+    if mark.stage == Stage::Answer {
         status.set(LETTER_KEY, letter(*answers));
         *answers += 1;
     }
+    if let Some(legend) = &mark.legend {
+        status.set(LETTERS_KEY, legend.as_str());
+    }
+}
+
+/// `A=reviewer B=tester`: whose answer each letter is.
+pub fn legend(text: &str, chat: &Chat, council: &Council) -> String {
+    let pairs: Vec<String> = council
+        .answers
+        .iter()
+        .map(|a| format!("{}={}", a.letter, chat.messages[a.index].handle(text)))
+        .collect();
+    pairs.join(" ")
 }
 
 /// One answer of round 1.
@@ -113,13 +138,27 @@ pub fn is_council(chat: &Chat) -> bool {
     super::compare::routing_of(chat) == Routing::Council
 }
 
-/// The council that message `at` belongs to (the question is the last human message
-/// with text at or before it); `None` outside a council chat.
+/// The council that message `at` belongs to; `None` outside a council chat. Its
+/// question is the last human message with text before its answers (the sections of
+/// round 1 are appended together, so they stand one after the other), or at or before
+/// `at` when no answer is there yet. A message written between rounds (a draft, a
+/// queued message) is not the question.
 pub fn read(text: &str, chat: &Chat, roster: &Roster, at: usize) -> Option<Council> {
     if !is_council(chat) {
         return None;
     }
-    let question = chat.messages[..=at.min(chat.messages.len().checked_sub(1)?)]
+    let messages = &chat.messages[..=at.min(chat.messages.len().checked_sub(1)?)];
+    let is_answer = |m: &crate::document::chat::Message| {
+        m.status_comment(text).and_then(Stage::of) == Some(Stage::Answer)
+    };
+    let mut before = messages.len();
+    if let Some(last_answer) = messages.iter().rposition(is_answer) {
+        before = last_answer;
+        while before > 0 && is_answer(&messages[before - 1]) {
+            before -= 1;
+        }
+    }
+    let question = messages[..before]
         .iter()
         .rposition(|m| roster.is_human(m.handle(text)) && !m.is_empty(text))?;
     let mut council = Council {

@@ -105,7 +105,11 @@ fn letters_run_a_to_z_then_again_with_a_number() {
     assert_eq!(letter(26), "A2");
     let mut status = StatusComment::new();
     let mut answers = 1;
-    mark(&mut status, Stage::Answer, &mut answers);
+    let answer = Mark {
+        stage: Stage::Answer,
+        legend: None,
+    };
+    mark(&mut status, &answer, &mut answers);
     assert_eq!(status.render(), "<!-- chatmd council=answer letter=B -->");
     assert_eq!(answers, 2);
 }
@@ -144,4 +148,24 @@ fn a_missing_or_unknown_chair_is_an_error_in_the_front_matter() {
             "`chair:` is used only with `routing: council`".to_owned()
         )]
     );
+}
+
+#[test]
+fn a_message_written_between_rounds_is_not_the_question() {
+    // The human wrote a draft while round 1 ran; round 2 was appended after it.
+    let text = format!(
+        "{HEAD}{}{}\n## @me\na draft\n{}",
+        section("a", 1, "done", "council=answer letter=A"),
+        section("b", 2, "done", "council=answer letter=B"),
+        section("a", 3, "done", "council=review"),
+    );
+    assert_eq!(after(&text), run(&["c"], &[4]));
+    let team = team();
+    let chat = Chat::parse(&text);
+    let roster = Roster::new(&team, chat.front_matter.as_ref());
+    let council = read(&text, &chat, &roster, 4).expect("a council");
+    assert_eq!(council.question, 0);
+    assert_eq!(legend(&text, &chat, &council), "A=a B=b");
+    // Send on the draft itself starts a new council.
+    assert_eq!(stage_of(&text, &chat, &roster, 3), Some(Stage::Answer));
 }
