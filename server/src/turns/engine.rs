@@ -105,21 +105,20 @@ pub async fn run<P: EditorPort>(port: &mut P, ctx: &Context) -> Result<Report, T
                 };
                 (next, asked_by)
             }
-            // A council's rounds follow from the file, bounded by its three rounds
-            // rather than `max_chain`; a queued message waits for
-            // the decision.
-            Some(ids) if council::is_council(chat) => {
-                match messages_with_ids(text, chat, ids).first() {
-                    Some(&at) => council::next_round(text, chat, &roster, at),
-                    None => (Next::Nobody("the round wrote nothing".into()), Vec::new()),
-                }
-            }
             // The user's queued message comes before any hand-off between agents: it
             // is delivered once this run ends.
             Some(_) if queue::queued(text, chat, &roster).is_some() => (
                 Next::Nobody("a queued message waits".to_owned()),
                 Vec::new(),
             ),
+            // A council's rounds follow from the file, bounded by its three rounds
+            // rather than `max_chain` (a queued message, above, stops it).
+            Some(ids) if council::is_council(chat) => {
+                match messages_with_ids(text, chat, ids).first() {
+                    Some(&at) => council::next_round(text, chat, &roster, at),
+                    None => (Next::Nobody("the round wrote nothing".into()), Vec::new()),
+                }
+            }
             Some(ids) => {
                 let answers = messages_with_ids(text, chat, ids);
                 let max = chat.front_matter.as_ref().map_or(3, |fm| fm.max_chain());

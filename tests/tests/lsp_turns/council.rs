@@ -264,3 +264,52 @@ async fn a_cancel_stops_the_council_and_send_goes_on_with_the_next_round() {
         )
     );
 }
+
+#[tokio::test]
+async fn a_message_queued_during_a_council_stops_it_and_starts_the_next() {
+    let s = crate::setup::Setup::new(&[
+        (
+            "reviewer",
+            &[
+                ("FAKE_AGENT_TEXT", "one two three four"),
+                ("FAKE_AGENT_CHUNKS", "4"),
+                ("FAKE_AGENT_DELAY_MS", "150"),
+            ],
+        ),
+        ("tester", &[("FAKE_AGENT_TEXT", "A TTL cache.")]),
+        ("writer", &[("FAKE_AGENT_TEXT", "Decision: A.")]),
+    ]);
+    let head =
+        "---\nrouting: council\nchair: writer\n---\n## @me\n@reviewer @tester which cache?\n";
+    let (mut editor, uri) = s.open_chat(Behaviour::VsCode, "team/q.chat.md", head).await;
+    let answer = editor.command("chatmd.send", json!({"uri": uri})).await;
+    assert_eq!(answer, Ok(json!({"members": ["reviewer", "tester"]})));
+    editor
+        .run_until("the reviewer's section", |e| {
+            e.text(&uri).contains("## @reviewer\n")
+        })
+        .await;
+    let next = "\n## @me\n@tester and for sessions?\n";
+    editor.type_text(&uri, crate::setup::At::End, next).await;
+    let answer = editor.command("chatmd.send", json!({"uri": uri})).await;
+    assert_eq!(answer, Ok(json!({"members": [], "queued": true})));
+    editor
+        .run_until("the queued message's answer", |e| {
+            let text = e.text(&uri);
+            finished(text) && text.matches("status=done").count() == 3
+        })
+        .await;
+    turns_ended(&mut editor).await;
+    // One answer is not a council to review: the new council ends with it.
+    assert_eq!(
+        rounds(editor.text(&uri)),
+        format!(
+            "{head}\
+             \n## @reviewer\n<!-- t1 claude done answer A -->\none two three four\n\
+             \n## @tester\n<!-- t2 codex done answer B -->\nA TTL cache.\n\
+             {next}\
+             \n## @tester\n<!-- t3 codex done answer A -->\nA TTL cache.\n\
+             \n## @me\n"
+        )
+    );
+}

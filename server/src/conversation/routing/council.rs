@@ -161,11 +161,14 @@ pub fn read(text: &str, chat: &Chat, roster: &Roster, at: usize) -> Option<Counc
     let question = messages[..before]
         .iter()
         .rposition(|m| roster.is_human(m.handle(text)) && !m.is_empty(text))?;
+    // The rounds start at the answers: a question queued during an earlier council
+    // stands before that council's reviews and decision.
+    let first = before.min(chat.messages.len()).max(question + 1);
     let mut council = Council {
         question,
         ..Council::default()
     };
-    for (index, message) in chat.messages.iter().enumerate().skip(question + 1) {
+    for (index, message) in chat.messages.iter().enumerate().skip(first) {
         let Some(status) = message.status_comment(text) else {
             continue;
         };

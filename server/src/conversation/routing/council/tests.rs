@@ -169,3 +169,32 @@ fn a_message_written_between_rounds_is_not_the_question() {
     // Send on the draft itself starts a new council.
     assert_eq!(stage_of(&text, &chat, &roster, 3), Some(Stage::Answer));
 }
+
+#[test]
+fn a_question_standing_before_an_earlier_councils_rounds_starts_its_own() {
+    let first = format!(
+        "{HEAD}{}{}",
+        section("a", 1, "done", "council=answer letter=A"),
+        section("b", 2, "done", "council=answer letter=B"),
+    );
+    // Written while round 1 ran; its answers came after the decision (Ask).
+    let text = format!(
+        "{first}\n## @me\nand for sessions?\n{}{}{}{}",
+        section("a", 3, "done", "council=review"),
+        section("c", 4, "done", "council=decision"),
+        section("a", 5, "done", "council=answer letter=A"),
+        section("b", 6, "done", "council=answer letter=B"),
+    );
+    let team = team();
+    let chat = Chat::parse(&text);
+    let roster = Roster::new(&team, chat.front_matter.as_ref());
+    let council = read(&text, &chat, &roster, 7).expect("a council");
+    assert_eq!(council.question, 3);
+    assert_eq!((council.reviews.len(), council.decision), (0, None));
+    assert_eq!(after(&text), run(&["a", "b"], &[6, 7]));
+    // The first council, read from its review, still has its own question.
+    assert_eq!(
+        read(&text, &chat, &roster, 4).expect("a council").question,
+        0
+    );
+}
