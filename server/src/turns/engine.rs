@@ -115,7 +115,12 @@ pub async fn run<P: EditorPort>(port: &mut P, ctx: &Context) -> Result<Report, T
             // rather than `max_chain` (a queued message, above, stops it).
             Some(ids) if council::is_council(chat) => {
                 match messages_with_ids(text, chat, ids).first() {
-                    Some(&at) => council::next_round(text, chat, &roster, at),
+                    Some(&at) => {
+                        for note in council::left_out(text, chat, &roster, at) {
+                            port.notify(Level::Info, &note).await;
+                        }
+                        council::next_round(text, chat, &roster, at)
+                    }
                     None => (Next::Nobody("the round wrote nothing".into()), Vec::new()),
                 }
             }

@@ -313,3 +313,47 @@ async fn a_message_queued_during_a_council_stops_it_and_starts_the_next() {
         )
     );
 }
+
+#[tokio::test]
+async fn a_member_that_fails_is_left_out_of_the_later_rounds_with_a_note() {
+    let s = crate::setup::Setup::new(&[
+        ("reviewer", &[("FAKE_AGENT_TEXT", "An LRU cache.")]),
+        ("tester", &[("FAKE_AGENT_TRANSCRIPT", "api-error")]),
+        ("writer", &[("FAKE_AGENT_TEXT", "A TTL cache.")]),
+    ]);
+    let head = "---\nrouting: council\nchair: writer\n---\n## @me\nwhich cache?\n";
+    let (mut editor, uri) = s.open_chat(Behaviour::VsCode, "team/f.chat.md", head).await;
+    let answer = editor.command("chatmd.send", json!({"uri": uri})).await;
+    assert_eq!(
+        answer,
+        Ok(json!({"members": ["reviewer", "tester", "writer"]}))
+    );
+    editor
+        .run_until("the decision", |e| {
+            let text = e.text(&uri);
+            finished(text) && text.contains("council=decision")
+        })
+        .await;
+    turns_ended(&mut editor).await;
+    let text = rounds(editor.text(&uri));
+    assert!(
+        text.contains("\n## @tester\n<!-- t2 codex error answer B -->\n"),
+        "{text}"
+    );
+    assert!(
+        text.ends_with(
+            "\n## @writer\n<!-- t3 gemini done answer C -->\nA TTL cache.\n\
+             \n## @reviewer\n<!-- t4 claude done review  -->\nAn LRU cache.\n\
+             \n## @writer\n<!-- t5 gemini done review  -->\nA TTL cache.\n\
+             \n## @writer\n<!-- t6 gemini done decision \"A=reviewer B=tester C=writer\" -->\nA TTL cache.\n\
+             \n## @me\n"
+        ),
+        "{text}"
+    );
+    let shown = editor
+        .client
+        .drain_notifications("window/showMessage")
+        .await;
+    let note = json!({"type": 3, "message": "council: @tester's answer B ended error; it is left out of the review and the decision"});
+    assert_eq!(shown.iter().filter(|m| **m == note).count(), 1, "{shown:?}");
+}

@@ -280,6 +280,34 @@ pub fn next_round(text: &str, chat: &Chat, roster: &Roster, at: usize) -> (Next,
     (Next::Run(members), asked)
 }
 
+/// For the human, when the council that message `at` belongs to is about to be
+/// reviewed: a note on each answer of round 1 that did not end done, left out.
+pub fn left_out(text: &str, chat: &Chat, roster: &Roster, at: usize) -> Vec<String> {
+    let Some(council) = read(text, chat, roster, at) else {
+        return Vec::new();
+    };
+    if !council.reviews.is_empty() || council.decision.is_some() {
+        return Vec::new();
+    }
+    council
+        .answers
+        .iter()
+        .filter(|a| !a.done)
+        .map(|a| {
+            let message = &chat.messages[a.index];
+            let status = message
+                .status_comment(text)
+                .and_then(|s| s.status())
+                .map_or("no status", |s| s.as_str());
+            format!(
+                "council: @{}'s answer {} ended {status}; it is left out of the review and the decision",
+                message.handle(text),
+                a.letter
+            )
+        })
+        .collect()
+}
+
 /// The front matter's council mistakes, before anything runs: `routing: council`
 /// without a `chair:` or with one that is not a member (errors: Send refuses), and a
 /// `chair:` in a chat that is not a council (a hint: it is not used).
