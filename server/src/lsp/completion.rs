@@ -1,7 +1,7 @@
 //! Completion in a chat of `@member` handles (members with their agent and role), of
 //! context references after `#` (`references.rs`) and of an agent's commands after `/`
 //! (`slash.rs`), of `routing:` and `chair:` values in the front matter
-//! (`front_matter_help.rs`), and in `chatmd.toml` of a member's session
+//! (`routing_help.rs`), and in `chatmd.toml` of a member's session
 //! settings (`settings.rs`).
 
 mod references;
@@ -96,7 +96,7 @@ pub fn complete(
     if let Some(items) = references::complete(state, doc, &text, offset, enc) {
         return Some(items);
     }
-    if let Some(items) = super::front_matter_help::complete(state, doc, &text, offset, enc) {
+    if let Some(items) = super::routing_help::complete(state, doc, &text, offset, enc) {
         return Some(items);
     }
     let Some(start) = handle_start(&text, offset) else {

@@ -70,6 +70,24 @@ async fn council_answers_then_reviews_by_letter_then_the_chair_decides() {
              \n## @me\n"
         )
     );
+    // The human hovers a letter in the decision: whose answer it is.
+    let text = editor.text(&uri).to_owned();
+    let line = text
+        .lines()
+        .position(|l| l.starts_with("Decision: "))
+        .expect("the decision");
+    let hover = editor
+        .client
+        .request(
+            "textDocument/hover",
+            json!({"textDocument": {"uri": uri}, "position": {"line": line, "character": 40}}),
+        )
+        .await
+        .expect("hover");
+    assert_eq!(
+        hover["contents"]["value"],
+        "**Answer B** — @tester's answer in round 1 of this council (t2, done). The members were shown it by letter only."
+    );
     let runs = runs(&s);
     assert_eq!(runs.len(), 5);
     // Round 2: each member sees its own answer as its own and the other by letter, and

@@ -280,6 +280,38 @@ pub fn next_round(text: &str, chat: &Chat, roster: &Roster, at: usize) -> (Next,
     (Next::Run(members), asked)
 }
 
+/// `Answer A` (or `Answer A2`) at `offset` in a council's review or decision: its
+/// range and the answer it names (for hover: whose it is).
+pub fn answer_named_at(
+    text: &str,
+    chat: &Chat,
+    roster: &Roster,
+    offset: usize,
+) -> Option<(ByteRange, Answer)> {
+    let index = chat.message_at(offset)?;
+    let stage = Stage::of(chat.messages[index].status_comment(text)?)?;
+    if stage == Stage::Answer {
+        return None;
+    }
+    let body = chat.messages[index].body_range();
+    let line_start = text[body.start..offset]
+        .rfind('\n')
+        .map_or(body.start, |i| body.start + i + 1);
+    let line_end = text[offset..body.end]
+        .find('\n')
+        .map_or(body.end, |i| offset + i);
+    let line = &text[line_start..line_end];
+    let council = read(text, chat, roster, index)?;
+    council.answers.into_iter().find_map(|answer| {
+        let name = format!("Answer {}", answer.letter);
+        line.match_indices(&name).find_map(|(at, _)| {
+            let range = line_start + at..line_start + at + name.len();
+            let whole = !line[at + name.len()..].starts_with(|c: char| c.is_ascii_alphanumeric());
+            (whole && range.start <= offset && offset <= range.end).then(|| (range, answer.clone()))
+        })
+    })
+}
+
 /// For the human, when the council that message `at` belongs to is about to be
 /// reviewed: a note on each answer of round 1 that did not end done, left out.
 pub fn left_out(text: &str, chat: &Chat, roster: &Roster, at: usize) -> Vec<String> {

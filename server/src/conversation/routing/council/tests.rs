@@ -198,3 +198,24 @@ fn a_question_standing_before_an_earlier_councils_rounds_starts_its_own() {
         0
     );
 }
+
+#[test]
+fn answer_letters_in_a_review_or_decision_name_their_answer() {
+    let text = format!(
+        "{HEAD}{}{}\n## @c\n<!-- chatmd id=t3 agent=claude status=done council=decision -->\nGo with Answer B, not Answer A.\n",
+        section("a", 1, "done", "council=answer letter=A"),
+        section("b", 2, "done", "council=answer letter=B"),
+    );
+    let team = team();
+    let chat = Chat::parse(&text);
+    let roster = Roster::new(&team, chat.front_matter.as_ref());
+    let at = |needle: &str| text.find(needle).expect("in the text");
+    let named = |offset: usize| {
+        answer_named_at(&text, &chat, &roster, offset).map(|(range, a)| (&text[range], a.index))
+    };
+    assert_eq!(named(at("Answer B") + 8), Some(("Answer B", 2)));
+    assert_eq!(named(at("Answer A")), Some(("Answer A", 1)));
+    assert_eq!(named(at("Go with")), None);
+    // Not in an answer of round 1.
+    assert_eq!(named(at("a says.")), None);
+}

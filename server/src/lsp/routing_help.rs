@@ -1,5 +1,6 @@
-//! Completion and hover in the front matter for the keys whose values pick how the chat
-//! runs: `routing:` (its five modes, each explained) and `chair:` (the team's members).
+//! Help with how a chat routes: completion and hover in the front matter for
+//! `routing:` (its five modes, each explained) and `chair:` (the team's members), and
+//! hover on `Answer A` in a council's review or decision (whose answer it is).
 
 use tower_lsp_server::ls_types::*;
 
@@ -8,6 +9,7 @@ use std::sync::Mutex;
 use super::convert;
 use super::state::{Document, State, team_of};
 use crate::conversation::roster::Roster;
+use crate::conversation::routing::council;
 use crate::document::ByteRange;
 use crate::document::front_matter::Routing;
 use crate::document::text::PositionEncoding;
@@ -102,14 +104,40 @@ pub fn complete(
     Some(items)
 }
 
+/// Hover on `Answer A` in a council's review or decision: whose answer it is.
+fn letter_hover(
+    doc: &Document,
+    text: &str,
+    roster: &Roster,
+    offset: usize,
+) -> Option<(ByteRange, String)> {
+    let (range, answer) = council::answer_named_at(text, &doc.chat, roster, offset)?;
+    let message = &doc.chat.messages[answer.index];
+    let status = message.status_comment(text);
+    let id = status.and_then(|s| s.id()).unwrap_or("?");
+    let ended = status
+        .and_then(|s| s.status())
+        .map_or("no status", |s| s.as_str());
+    let value = format!(
+        "**Answer {}** — @{}'s answer in round 1 of this council ({id}, {ended}). The members were shown it by letter only.",
+        answer.letter,
+        message.handle(text)
+    );
+    Some((range, value))
+}
+
 /// Hover on the value of `routing:` (what the mode does) or `chair:` (what the chair
-/// does, and whether it is a member).
+/// does, and whether it is a member), or on `Answer A` in a council's rounds.
 pub fn hover(
     doc: &Document,
+    text: &str,
     roster: &Roster,
     offset: usize,
     enc: PositionEncoding,
 ) -> Option<Hover> {
+    if let Some((range, value)) = letter_hover(doc, text, roster, offset) {
+        return Some(markdown(doc, &range, value, enc));
+    }
     let fm = doc.chat.front_matter.as_ref()?;
     let on = |range: &ByteRange| range.start <= offset && offset <= range.end;
     let (range, value) = if let Some(routing) = fm.routing.as_ref().filter(|r| on(&r.range)) {
@@ -130,11 +158,15 @@ pub fn hover(
     } else {
         return None;
     };
-    Some(Hover {
+    Some(markdown(doc, &range, value, enc))
+}
+
+fn markdown(doc: &Document, range: &ByteRange, value: String, enc: PositionEncoding) -> Hover {
+    Hover {
         contents: HoverContents::Markup(MarkupContent {
             kind: MarkupKind::Markdown,
             value,
         }),
-        range: Some(convert::range(&doc.text, &range, enc)),
-    })
+        range: Some(convert::range(&doc.text, range, enc)),
+    }
 }
