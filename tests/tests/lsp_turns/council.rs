@@ -226,20 +226,36 @@ async fn routing_and_chair_are_completed_explained_and_checked() {
     );
 }
 
-#[tokio::test]
-async fn a_cancel_stops_the_council_and_send_goes_on_with_the_next_round() {
+const COUNCIL_OF_THREE: &str = "---\nrouting: council\nchair: writer\n---\n## @me\nwhich cache?\n";
+
+/// A council of the reviewer, the tester (with `knob`) and the writer as chair, sent.
+async fn council_of_three(
+    knob: (&str, &str),
+) -> (
+    crate::setup::Setup,
+    chatmd_tests::sim_editor::SimEditor,
+    String,
+) {
     let s = crate::setup::Setup::new(&[
         ("reviewer", &[("FAKE_AGENT_TEXT", "An LRU cache.")]),
-        ("tester", &[("FAKE_AGENT_HANG", "1")]),
+        ("tester", &[knob]),
         ("writer", &[("FAKE_AGENT_TEXT", "A TTL cache.")]),
     ]);
-    let head = "---\nrouting: council\nchair: writer\n---\n## @me\nwhich cache?\n";
-    let (mut editor, uri) = s.open_chat(Behaviour::VsCode, "team/x.chat.md", head).await;
+    let (mut editor, uri) = s
+        .open_chat(Behaviour::VsCode, "team/x.chat.md", COUNCIL_OF_THREE)
+        .await;
     let answer = editor.command("chatmd.send", json!({"uri": uri})).await;
     assert_eq!(
         answer,
         Ok(json!({"members": ["reviewer", "tester", "writer"]}))
     );
+    (s, editor, uri)
+}
+
+#[tokio::test]
+async fn a_cancel_stops_the_council_and_send_goes_on_with_the_next_round() {
+    let (_s, mut editor, uri) = council_of_three(("FAKE_AGENT_HANG", "1")).await;
+    let head = COUNCIL_OF_THREE;
     editor
         .run_until("two answers", |e| {
             e.text(&uri).matches("status=done").count() == 2
@@ -334,18 +350,7 @@ async fn a_message_queued_during_a_council_stops_it_and_starts_the_next() {
 
 #[tokio::test]
 async fn a_member_that_fails_is_left_out_of_the_later_rounds_with_a_note() {
-    let s = crate::setup::Setup::new(&[
-        ("reviewer", &[("FAKE_AGENT_TEXT", "An LRU cache.")]),
-        ("tester", &[("FAKE_AGENT_TRANSCRIPT", "api-error")]),
-        ("writer", &[("FAKE_AGENT_TEXT", "A TTL cache.")]),
-    ]);
-    let head = "---\nrouting: council\nchair: writer\n---\n## @me\nwhich cache?\n";
-    let (mut editor, uri) = s.open_chat(Behaviour::VsCode, "team/f.chat.md", head).await;
-    let answer = editor.command("chatmd.send", json!({"uri": uri})).await;
-    assert_eq!(
-        answer,
-        Ok(json!({"members": ["reviewer", "tester", "writer"]}))
-    );
+    let (_s, mut editor, uri) = council_of_three(("FAKE_AGENT_TRANSCRIPT", "api-error")).await;
     editor
         .run_until("the decision", |e| {
             let text = e.text(&uri);
