@@ -25,6 +25,17 @@ pub(crate) fn rounds(text: &str) -> String {
         .into_owned()
 }
 
+/// Waits until the chair's decision is written and the turns ended.
+async fn until_decided(editor: &mut chatmd_tests::sim_editor::SimEditor, uri: &str) {
+    editor
+        .run_until("the decision", |e| {
+            let text = e.text(uri);
+            finished(text) && text.contains("council=decision")
+        })
+        .await;
+    turns_ended(editor).await;
+}
+
 fn prompt(run: &Value) -> &str {
     run["prompt"].as_str().expect("a prompt")
 }
@@ -188,30 +199,18 @@ async fn routing_and_chair_are_completed_explained_and_checked() {
         .await
         .expect("completion");
     assert_eq!(labels(&items), ["reviewer", "writer", "tester"]);
-    let hover = editor
-        .client
-        .request("textDocument/hover", request(1, 12))
-        .await
-        .expect("hover");
-    assert!(
-        hover["contents"]["value"]
-            .as_str()
-            .unwrap()
-            .starts_with("**routing: council**\n\nThree rounds"),
-        "{hover}"
-    );
-    let hover = editor
-        .client
-        .request("textDocument/hover", request(2, 8))
-        .await
-        .expect("hover");
-    assert!(
-        hover["contents"]["value"]
-            .as_str()
-            .unwrap()
-            .starts_with("**chair: @zed — not a member of this team**"),
-        "{hover}"
-    );
+    for (line, character, shown) in [
+        (1, 12, "**routing: council**\n\nThree rounds"),
+        (2, 8, "**chair: @zed — not a member of this team**"),
+    ] {
+        let hover = editor
+            .client
+            .request("textDocument/hover", request(line, character))
+            .await
+            .expect("hover");
+        let value = hover["contents"]["value"].as_str().unwrap_or_default();
+        assert!(value.starts_with(shown), "{hover}");
+    }
     // Send runs nothing and says why.
     let answer = editor.command("chatmd.send", json!({"uri": uri})).await;
     assert_eq!(
@@ -280,13 +279,7 @@ async fn a_cancel_stops_the_council_and_send_goes_on_with_the_next_round() {
     // Send goes on from the file: the reviews of the two answers done, then the chair.
     let answer = editor.command("chatmd.send", json!({"uri": uri})).await;
     assert_eq!(answer, Ok(json!({"members": ["reviewer", "writer"]})));
-    editor
-        .run_until("the decision", |e| {
-            let text = e.text(&uri);
-            finished(text) && text.contains("council=decision")
-        })
-        .await;
-    turns_ended(&mut editor).await;
+    until_decided(&mut editor, &uri).await;
     assert_eq!(
         rounds(editor.text(&uri)),
         format!(
@@ -351,13 +344,7 @@ async fn a_message_queued_during_a_council_stops_it_and_starts_the_next() {
 #[tokio::test]
 async fn a_member_that_fails_is_left_out_of_the_later_rounds_with_a_note() {
     let (_s, mut editor, uri) = council_of_three(("FAKE_AGENT_TRANSCRIPT", "api-error")).await;
-    editor
-        .run_until("the decision", |e| {
-            let text = e.text(&uri);
-            finished(text) && text.contains("council=decision")
-        })
-        .await;
-    turns_ended(&mut editor).await;
+    until_decided(&mut editor, &uri).await;
     let text = rounds(editor.text(&uri));
     assert!(
         text.contains("\n## @tester\n<!-- t2 codex error answer B -->\n"),
