@@ -28,6 +28,10 @@
 //! - Earlier messages: at most the front matter's `context` (default 20), the newest
 //!   ones, oldest first. Messages with nothing left after cleaning (reply stubs, a bare
 //!   `[DONE]`) and `SKIP` answers carry nothing and are left out.
+//! - Members that answer apart (`routing: compare` or `council`): another member's
+//!   answer is never given, and only a human message is answered; the roster line
+//!   names only the member and the human (`routing/compare.rs`). A council's review and
+//!   decision prompts are built by `council.rs`.
 //! - Cleaning: routing markers and `<!-- chatmd ... -->` status comments are removed
 //!   from every message (a line left blank by the removal goes too); permission blocks
 //!   stay. Line breaks are normalized to `\n` throughout, so the prompt's own framing
@@ -168,10 +172,15 @@ pub fn given_messages(req: &PromptRequest) -> Given {
     let (text, chat) = (req.text, req.chat);
     // An answer without text asks nothing (a member asked right after it answered
     // nothing, or skipped): the member answers the last message with text before it.
+    // Where members answer apart, only the human asks (Ask after an answer: the
+    // member answers the human's message before it).
+    let apart = answers_apart(chat);
+    let asks = |i: usize| !apart || req.roster.is_human(chat.messages[i].handle(text));
     let asked = (0..=req.message)
         .rev()
-        .find(|&i| entry(text, &chat.messages[i]).is_some())
+        .find(|&i| entry(text, &chat.messages[i]).is_some() && asks(i))
         .unwrap_or(req.message);
+    let shown = |i: usize| shown_to(text, chat, req.roster, &req.member.handle, i);
     let limit = chat
         .front_matter
         .as_ref()
@@ -181,9 +190,7 @@ pub fn given_messages(req: &PromptRequest) -> Given {
         .rev()
         .filter(|&i| {
             let m = &chat.messages[i];
-            !m.is_skip(text)
-                && entry(text, m).is_some()
-                && shown_to(text, chat, req.roster, &req.member.handle, i)
+            !m.is_skip(text) && entry(text, m).is_some() && shown(i)
         })
         .take(limit)
         .collect();
