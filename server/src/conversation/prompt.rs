@@ -46,6 +46,7 @@ mod clean;
 mod command;
 mod council;
 mod role;
+mod roster_line;
 
 pub use command::slash_command;
 pub use council::build_council_prompt;
@@ -56,6 +57,7 @@ use super::routing::compare::{answers_apart, shown_to};
 use crate::document::chat::{Chat, Message};
 use crate::document::front_matter::DEFAULT_CONTEXT;
 use crate::team::Member;
+use roster_line::roster_line;
 
 /// The most a prompt may weigh, in bytes of UTF-8 (see [`Prompt::len`]).
 pub const PROMPT_CAP: usize = 768 * 1024;
@@ -360,42 +362,6 @@ fn entry(text: &str, message: &Message) -> Option<String> {
 fn non_empty(text: &str) -> Option<String> {
     let text = text.trim();
     (!text.is_empty()).then(|| clean::unix_newlines(text))
-}
-
-/// One line telling the member who it is, who else takes part and how to hand over;
-/// where members answer `apart` (compare, council), only that others answer the same
-/// message on their own: their names are not given, nor a way to hand over.
-fn roster_line(roster: &Roster, member: &Member, apart: bool) -> String {
-    if apart {
-        return format!(
-            "You are @{} in a team chat with @{} (human). Other members answer the same message on their own; you do not see their answers.",
-            member.handle, roster.human
-        );
-    }
-    let others: Vec<&Member> = roster
-        .members
-        .iter()
-        .copied()
-        .filter(|m| !m.handle.eq_ignore_ascii_case(&member.handle))
-        .collect();
-    let mut names = vec![format!("@{} (human)", roster.human)];
-    names.extend(
-        others
-            .iter()
-            .map(|m| format!("@{} ({})", m.handle, m.agent)),
-    );
-    let mut line = format!(
-        "You are @{} in a team chat with {}.",
-        member.handle,
-        names.join(", ")
-    );
-    if let Some(next) = others.first() {
-        let h = &next.handle;
-        line.push_str(&format!(
-            " Mention a member (@{h}) or end with [NEXT: {h}] to hand over."
-        ));
-    }
-    line
 }
 
 #[cfg(test)]
