@@ -518,7 +518,7 @@ max_chain: 4294967296
             (
                 BadValue,
                 "random",
-                "`routing` must be `mentions`, `round-robin` or `all` (default `mentions`)".into()
+                "`routing` must be `mentions`, `round-robin`, `all`, `compare` or `council` (default `mentions`)".into()
             ),
             (BadValue, "closed", STATUS_NOT_OPEN_OR_ENDED.into()),
             (

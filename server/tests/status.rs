@@ -337,7 +337,8 @@ fn accessors() {
         KNOWN_KEYS,
         [
             "id", "agent", "model", "status", "session", "started", "context", "cost", "took",
-            "stop", "exit", "tokens", "error", "resume", "seen", "next",
+            "stop", "exit", "tokens", "error", "resume", "seen", "next", "council", "letter",
+            "letters",
         ]
     );
     assert!(KNOWN_KEYS.iter().all(|k| is_valid_key(k)));

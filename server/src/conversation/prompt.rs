@@ -28,6 +28,10 @@
 //! - Earlier messages: at most the front matter's `context` (default 20), the newest
 //!   ones, oldest first. Messages with nothing left after cleaning (reply stubs, a bare
 //!   `[DONE]`) and `SKIP` answers carry nothing and are left out.
+//! - Members that answer apart (`routing: compare` or `council`): another member's
+//!   answer is never given, and only a human message is answered; the roster line
+//!   names only the member and the human (`routing/compare.rs`). A council's review and
+//!   decision prompts are built by `council.rs`.
 //! - Cleaning: routing markers and `<!-- chatmd ... -->` status comments are removed
 //!   from every message (a line left blank by the removal goes too); permission blocks
 //!   stay. Line breaks are normalized to `\n` throughout, so the prompt's own framing
@@ -40,15 +44,20 @@
 
 mod clean;
 mod command;
+mod council;
 mod role;
+mod roster_line;
 
 pub use command::slash_command;
+pub use council::build_council_prompt;
 pub use role::role_loaded_by_cli;
 
 use super::roster::Roster;
+use super::routing::compare::{answers_apart, shown_to};
 use crate::document::chat::{Chat, Message};
 use crate::document::front_matter::DEFAULT_CONTEXT;
 use crate::team::Member;
+use roster_line::roster_line;
 
 /// The most a prompt may weigh, in bytes of UTF-8 (see [`Prompt::len`]).
 pub const PROMPT_CAP: usize = 768 * 1024;
@@ -165,10 +174,15 @@ pub fn given_messages(req: &PromptRequest) -> Given {
     let (text, chat) = (req.text, req.chat);
     // An answer without text asks nothing (a member asked right after it answered
     // nothing, or skipped): the member answers the last message with text before it.
+    // Where members answer apart, only the human asks (Ask after an answer: the
+    // member answers the human's message before it).
+    let apart = answers_apart(chat);
+    let asks = |i: usize| !apart || req.roster.is_human(chat.messages[i].handle(text));
     let asked = (0..=req.message)
         .rev()
-        .find(|&i| entry(text, &chat.messages[i]).is_some())
+        .find(|&i| entry(text, &chat.messages[i]).is_some() && asks(i))
         .unwrap_or(req.message);
+    let shown = |i: usize| shown_to(text, chat, req.roster, &req.member.handle, i);
     let limit = chat
         .front_matter
         .as_ref()
@@ -178,7 +192,7 @@ pub fn given_messages(req: &PromptRequest) -> Given {
         .rev()
         .filter(|&i| {
             let m = &chat.messages[i];
-            !m.is_skip(text) && entry(text, m).is_some()
+            !m.is_skip(text) && entry(text, m).is_some() && shown(i)
         })
         .take(limit)
         .collect();
@@ -234,7 +248,7 @@ impl Parts {
             roster_line: req
                 .since
                 .is_none()
-                .then(|| roster_line(req.roster, req.member)),
+                .then(|| roster_line(req.roster, req.member, answers_apart(chat))),
             topic,
             context,
             attached: req.attached.to_owned(),
@@ -348,34 +362,6 @@ fn entry(text: &str, message: &Message) -> Option<String> {
 fn non_empty(text: &str) -> Option<String> {
     let text = text.trim();
     (!text.is_empty()).then(|| clean::unix_newlines(text))
-}
-
-/// One line telling the member who it is, who else takes part and how to hand over.
-fn roster_line(roster: &Roster, member: &Member) -> String {
-    let others: Vec<&Member> = roster
-        .members
-        .iter()
-        .copied()
-        .filter(|m| !m.handle.eq_ignore_ascii_case(&member.handle))
-        .collect();
-    let mut names = vec![format!("@{} (human)", roster.human)];
-    names.extend(
-        others
-            .iter()
-            .map(|m| format!("@{} ({})", m.handle, m.agent)),
-    );
-    let mut line = format!(
-        "You are @{} in a team chat with {}.",
-        member.handle,
-        names.join(", ")
-    );
-    if let Some(next) = others.first() {
-        let h = &next.handle;
-        line.push_str(&format!(
-            " Mention a member (@{h}) or end with [NEXT: {h}] to hand over."
-        ));
-    }
-    line
 }
 
 #[cfg(test)]

@@ -1,6 +1,9 @@
 //! Who speaks next: the routing rules of chat-format.md (mentions in parallel,
 //! round-robin, `all` with `SKIP`, `[NEXT: x]`, chains up to `max_chain`, `[DONE]`).
 
+pub mod compare;
+pub mod council;
+
 use super::roster::Roster;
 use crate::document::chat::{Chat, Message};
 use crate::document::front_matter::Routing;
@@ -28,6 +31,12 @@ pub fn after_human(text: &str, chat: &Chat, roster: &Roster, index: usize) -> Ne
     {
         return Next::Ended;
     }
+    if council::is_council(chat)
+        && let Err(why) = council::chair(chat, roster)
+    {
+        // Before anything runs: a council without its chair could not end.
+        return Next::Nobody(why);
+    }
     let mentioned = mentioned_members(text, message, roster, None);
     if !mentioned.is_empty() {
         return Next::Run(mentioned);
@@ -44,7 +53,10 @@ pub fn after_human(text: &str, chat: &Chat, roster: &Roster, index: usize) -> Ne
         .map(|fm| fm.routing())
         .unwrap_or_default();
     match routing {
-        Routing::All => Next::Run(roster.members.iter().map(|m| m.handle.clone()).collect()),
+        // Compare and council: every member answers, on its own.
+        Routing::All | Routing::Compare | Routing::Council => {
+            Next::Run(roster.members.iter().map(|m| m.handle.clone()).collect())
+        }
         Routing::Mentions | Routing::RoundRobin => {
             let last = chat.messages[..index]
                 .iter()
@@ -88,6 +100,12 @@ pub fn continue_next(text: &str, chat: &Chat, roster: &Roster) -> Next {
 fn handed_on(text: &str, chat: &Chat, roster: &Roster, index: usize, limited: bool) -> Next {
     if chat.front_matter.as_ref().is_some_and(|fm| fm.is_ended()) {
         return Next::Ended;
+    }
+    if council::is_council(chat) {
+        return council::next_round(text, chat, roster, index).0;
+    }
+    if compare::answers_apart(chat) {
+        return Next::Nobody(compare::NO_HAND_OFFS.to_owned());
     }
     let message = &chat.messages[index];
     let speaker = message.handle(text);

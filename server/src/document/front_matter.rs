@@ -75,6 +75,12 @@ pub enum Routing {
     Mentions,
     RoundRobin,
     All,
+    /// Every member asked answers the same message on its own, none seeing the
+    /// others' answers (`conversation/routing/compare.rs`).
+    Compare,
+    /// Compare, then each member reviews the others' answers by letter, then the
+    /// `chair:` writes the decision (`conversation/routing/council.rs`).
+    Council,
 }
 
 impl Routing {
@@ -84,6 +90,8 @@ impl Routing {
             Routing::Mentions => "mentions",
             Routing::RoundRobin => "round-robin",
             Routing::All => "all",
+            Routing::Compare => "compare",
+            Routing::Council => "council",
         }
     }
 
@@ -93,6 +101,8 @@ impl Routing {
             "mentions" => Some(Routing::Mentions),
             "round-robin" => Some(Routing::RoundRobin),
             "all" => Some(Routing::All),
+            "compare" => Some(Routing::Compare),
+            "council" => Some(Routing::Council),
             _ => None,
         }
     }
@@ -167,6 +177,8 @@ pub struct FrontMatter {
     /// Without a leading `@`.
     pub human: Option<Spanned<String>>,
     pub routing: Option<Spanned<Routing>>,
+    /// The member who writes a council's decision (without a leading `@`).
+    pub chair: Option<Spanned<String>>,
     pub max_chain: Option<Spanned<u32>>,
     pub context: Option<Spanned<u32>>,
     pub reply_stub: Option<Spanned<bool>>,

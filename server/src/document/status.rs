@@ -93,9 +93,9 @@ impl FromStr for TurnStatus {
 }
 
 /// The keys the server writes, in the order it writes them. Others are kept as found.
-pub const KNOWN_KEYS: [&str; 16] = [
+pub const KNOWN_KEYS: [&str; 19] = [
     "id", "agent", "model", "status", "session", "started", "context", "cost", "took", "stop",
-    "exit", "tokens", "error", "resume", "seen", "next",
+    "exit", "tokens", "error", "resume", "seen", "next", "council", "letter", "letters",
 ];
 
 /// Why a line is not a well-formed status comment. Ranges are byte ranges in the line.

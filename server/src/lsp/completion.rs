@@ -1,6 +1,7 @@
 //! Completion in a chat of `@member` handles (members with their agent and role), of
 //! context references after `#` (`references.rs`) and of an agent's commands after `/`
-//! (`slash.rs`), and in `chatmd.toml` of a member's session
+//! (`slash.rs`), of `routing:` and `chair:` values in the front matter
+//! (`routing_help.rs`), and in `chatmd.toml` of a member's session
 //! settings (`settings.rs`).
 
 mod references;
@@ -93,6 +94,9 @@ pub fn complete(
     let text = doc.flat();
     let offset = convert::offset(&doc.text, position, enc);
     if let Some(items) = references::complete(state, doc, &text, offset, enc) {
+        return Some(items);
+    }
+    if let Some(items) = super::routing_help::complete(state, doc, &text, offset, enc) {
         return Some(items);
     }
     let Some(start) = handle_start(&text, offset) else {

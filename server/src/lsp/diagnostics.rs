@@ -77,6 +77,9 @@ pub fn problems_of(state: &Mutex<State>, doc: &Document) -> (Vec<Problem>, Arc<T
         &text, &doc.chat, &roster, &root,
     ));
     found.extend(crate::conversation::budget::problems(&text, &doc.chat));
+    found.extend(crate::conversation::routing::council::problems(
+        &doc.chat, &roster,
+    ));
     found.extend(crate::conversation::seen::problems(
         &text, &doc.chat, &roster,
     ));

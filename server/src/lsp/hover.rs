@@ -1,7 +1,8 @@
 //! Hover on `@handle` (on a context reference: `references.rs`; on the title: the
-//! chat's usage, `usage.rs`): who the member is, which agent runs it, where, with which role
-//! files, whether its CLI is installed, and what its agent told in its last turn (that
-//! it needs a login, its commands after `/`).
+//! chat's usage, `usage.rs`; on `routing:` and `chair:` values and a council's
+//! `Answer A`: `routing_help.rs`): who the member is, which agent runs it, where, with
+//! which role files, whether its CLI is installed, and what its agent told in its last
+//! turn (that it needs a login, its commands after `/`).
 
 use std::fmt::Write;
 use std::sync::Mutex;
@@ -28,6 +29,9 @@ pub fn hover(
         }
         let ChatTeam { team, root, .. } = team_of(state, doc.path.as_deref(), &doc.chat);
         let roster = Roster::new(&team, doc.chat.front_matter.as_ref());
+        if let Some(mode) = super::routing_help::hover(doc, &text, &roster, offset, enc) {
+            return Some(mode);
+        }
         return super::references::hover(doc, &text, &roster, &root, enc, offset);
     };
     let handle = text[range.clone()].trim_start_matches('@');

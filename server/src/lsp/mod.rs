@@ -22,6 +22,7 @@ mod login;
 mod port;
 mod progress;
 mod references;
+mod routing_help;
 mod state;
 mod symbols;
 mod told;

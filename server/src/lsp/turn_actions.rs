@@ -1,6 +1,7 @@
 //! The chat commands offered where the cursor is: Send, Ask @x, Continue, Cancel @x,
-//! Retry, Fork from here, and the options of a permission request. Each carries its
-//! command; nothing is computed later in `codeAction/resolve`.
+//! Retry, Continue with @x (compare and council: an edit), Fork from here, and the
+//! options of a permission request. Each carries its command or edit; nothing is
+//! computed later in `codeAction/resolve`.
 
 use std::sync::Mutex;
 
@@ -11,7 +12,7 @@ use super::state::{Document, State, lock, team_of};
 use super::{convert, ext};
 use crate::conversation::actions;
 use crate::conversation::roster::Roster;
-use crate::conversation::routing::{self, Next};
+use crate::conversation::routing::{self, Next, compare};
 use crate::document::chat::Chat;
 use crate::document::text::PositionEncoding;
 use crate::turns::running::Running;
@@ -143,7 +144,26 @@ fn actions_at(
             json!({ "uri": uri, "line": line }),
         ));
     }
-    if actions::message_on_line(text, chat, line).is_some() {
+    let here = actions::message_on_line(text, chat, line);
+    if let Some((member, (range, insert))) =
+        here.and_then(|index| compare::continue_with(text, chat, roster, index))
+    {
+        // An edit, not a command: the user writes the message and sends it.
+        let edit = TextEdit::new(convert::range(&doc.text, &range, enc), insert);
+        let title = format!("Continue with @{member}");
+        out.push(CodeAction {
+            title,
+            edit: Some(WorkspaceEdit {
+                changes: Some(std::collections::HashMap::from([(
+                    doc.uri.clone(),
+                    vec![edit],
+                )])),
+                ..WorkspaceEdit::default()
+            }),
+            ..CodeAction::default()
+        });
+    }
+    if here.is_some() {
         out.push(action(
             FORK_TITLE.into(),
             ext::FORK,

@@ -5,7 +5,7 @@ use super::round::{self, TurnReport};
 use super::{Context, Edited, EditorPort, Level, PortError, TurnError};
 use crate::conversation::queue;
 use crate::conversation::roster::Roster;
-use crate::conversation::routing::{self, Next};
+use crate::conversation::routing::{self, Next, council};
 use crate::conversation::section;
 use crate::document::chat::Chat;
 use crate::document::status::TurnStatus;
@@ -92,9 +92,11 @@ pub async fn run<P: EditorPort>(port: &mut P, ctx: &Context) -> Result<Report, T
                             break;
                         }
                     },
+                    // A council goes on from the rounds in the file, an interrupted
+                    // answer left out.
                     None => match interrupted(text, chat, message) {
-                        Some(why) => Next::Nobody(why),
-                        None => routing::next(text, chat, &roster),
+                        Some(why) if !council::is_council(chat) => Next::Nobody(why),
+                        _ => routing::next(text, chat, &roster),
                     },
                 };
                 let asked_by = match &next {
@@ -109,6 +111,19 @@ pub async fn run<P: EditorPort>(port: &mut P, ctx: &Context) -> Result<Report, T
                 Next::Nobody("a queued message waits".to_owned()),
                 Vec::new(),
             ),
+            // A council's rounds follow from the file, bounded by its three rounds
+            // rather than `max_chain` (a queued message, above, stops it).
+            Some(ids) if council::is_council(chat) => {
+                match messages_with_ids(text, chat, ids).first() {
+                    Some(&at) => {
+                        for note in council::left_out(text, chat, &roster, at) {
+                            port.notify(Level::Info, &note).await;
+                        }
+                        council::next_round(text, chat, &roster, at)
+                    }
+                    None => (Next::Nobody("the round wrote nothing".into()), Vec::new()),
+                }
+            }
             Some(ids) => {
                 let answers = messages_with_ids(text, chat, ids);
                 let max = chat.front_matter.as_ref().map_or(3, |fm| fm.max_chain());
@@ -157,10 +172,14 @@ pub async fn run<P: EditorPort>(port: &mut P, ctx: &Context) -> Result<Report, T
             }
             break;
         }
-        let failed = round
-            .turns
-            .iter()
-            .any(|t| !matches!(t.status, TurnStatus::Done | TurnStatus::Skipped));
+        // A council goes on without a member that failed (it is left out of the later
+        // rounds); a cancelled turn stops it, as any failure stops a chain.
+        let council = council::is_council(&snapshot.chat);
+        let failed = round.turns.iter().any(|t| match t.status {
+            TurnStatus::Done | TurnStatus::Skipped => false,
+            TurnStatus::Cancelled => true,
+            _ => !council,
+        });
         report.turns.extend(round.turns);
         last_round = Some(round.ids);
         if failed || ctx.cancel.is_cancelled() {

@@ -11,8 +11,11 @@ use super::TurnError;
 use crate::agents::{AgentEntry, Invocation, Registry, plan_turn};
 use crate::conversation::attached::{self, Attachment};
 use crate::conversation::prompt::given_messages;
-use crate::conversation::prompt::{PromptRequest, build_prompt, role_loaded_by_cli, slash_command};
+use crate::conversation::prompt::{
+    PromptRequest, build_council_prompt, build_prompt, role_loaded_by_cli, slash_command,
+};
 use crate::conversation::roster::Roster;
+use crate::conversation::routing::council::{self, Stage};
 use crate::conversation::seen::{NextTurn, SeenRecord, changed, correction};
 use crate::team::{self, Member};
 
@@ -44,6 +47,9 @@ pub(super) struct Planned {
     /// only for a member that resumes (for the others the file is all they know).
     pub seen: Option<String>,
     pub fallback_seen: Option<String>,
+    /// The council round the turn is in (`conversation::routing::council`), marked in
+    /// its status comment.
+    pub council: Option<council::Mark>,
 }
 
 /// The command line of one member's turn, or why it cannot start; for a member that
@@ -86,11 +92,21 @@ pub(super) fn plan(
             member: member.handle.clone(),
         });
     }
-    let mut last = super::resume::session_to_resume(ctx, text, chat, member, entry, message);
+    let stage = council::stage_of(text, chat, roster, message);
+    // A review or a decision is a session of its own, whose prompt holds the council's
+    // answers by letter: a member's earlier session would tell it whose they are.
+    let council_rounds = match stage {
+        Some(stage @ (Stage::Review | Stage::Decision)) => {
+            council::read(text, chat, roster, message).map(|c| (stage, c))
+        }
+        _ => None,
+    };
+    let mut last = super::resume::session_to_resume(ctx, text, chat, member, entry, message)
+        .filter(|_| council_rounds.is_none());
     // A fork's first turn: the original's session branched off, where it holds exactly
     // this chat's prefix.
     let mut fork = false;
-    if last.is_none() {
+    if last.is_none() && council_rounds.is_none() {
         last = super::resume::session_to_fork(ctx, text, chat, member, entry, message);
         fork = last.is_some();
     }
@@ -125,7 +141,10 @@ pub(super) fn plan(
             since,
             attached: &attached,
         };
-        let mut prompt = build_prompt(&request)?;
+        let mut prompt = match &council_rounds {
+            Some((stage, council)) => build_council_prompt(&request, *stage, council)?,
+            None => build_prompt(&request)?,
+        };
         let given = given_messages(&request);
         let told = if since.is_some() { &told[..] } else { &[] };
         if !told.is_empty() {
@@ -177,6 +196,13 @@ pub(super) fn plan(
         entry: entry.clone(),
         seen: super::resume::resumes(member, entry).then_some(seen),
         fallback_seen,
+        council: stage.map(|stage| council::Mark {
+            stage,
+            legend: match &council_rounds {
+                Some((Stage::Decision, read)) => Some(council::legend(text, chat, read)),
+                _ => None,
+            },
+        }),
     })
 }
 

@@ -19,6 +19,7 @@ use super::{Context, Edited, EditorPort, Level, PortError, Snapshot, TurnError};
 use crate::agents::{AgentEvent, configured_model};
 use crate::conversation::attached::Attachment;
 use crate::conversation::roster::Roster;
+use crate::conversation::routing::council;
 use crate::conversation::section;
 use crate::conversation::seen::SEEN_KEY;
 use crate::document::status::TurnStatus;
@@ -223,11 +224,15 @@ async fn append_sections<P: EditorPort>(
         let mut insert = String::new();
         let mut places = Vec::new();
         let mut live = Vec::new();
+        let mut letters = 0;
         for (number, p) in (first..).zip(ready) {
             let mut status = section::queued(&format!("t{number}"), &p.member.agent);
             super::owner::Owner::this().stamp(&mut status); // whose process runs it
             if let Some(seen) = &p.planned.seen {
                 status.set(SEEN_KEY, seen.as_str());
+            }
+            if let Some(mark) = &p.planned.council {
+                council::mark(&mut status, mark, &mut letters);
             }
             // The section follows the text, or the sections before it in this edit.
             let before = if insert.is_empty() { text } else { &insert };

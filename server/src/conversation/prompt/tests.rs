@@ -351,6 +351,7 @@ fn the_roster_line_lists_only_members_taking_part() {
     );
 }
 
+mod apart;
 mod attached;
 mod cap;
 mod roles;

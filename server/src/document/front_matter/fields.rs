@@ -106,7 +106,10 @@ fn expected(key: &str) -> &'static str {
         "team" => "a folder path",
         "members" => "a list of member handles, such as `[reviewer, tester]`",
         "human" => "a handle (default `me`)",
-        "routing" => "`mentions`, `round-robin` or `all` (default `mentions`)",
+        "routing" => {
+            "`mentions`, `round-robin`, `all`, `compare` or `council` (default `mentions`)"
+        }
+        "chair" => "the handle of the member who writes a council's decision",
         "max_chain" => "a whole number (default 3)",
         "context" => "a whole number (default 20)",
         "reply_stub" => "`true` or `false` (default `true`)",
@@ -215,9 +218,9 @@ impl Reader<'_> {
             "forked_from" => self.fm.forked_from = self.text(key, node),
             "imported_from" => self.fm.imported_from = self.text(key, node),
             "members" => self.fm.members = self.members(node),
-            "human" => {
+            "human" | "chair" => {
                 let text = self.text(key, node);
-                self.fm.human = text.and_then(|t| match handle(&t.value) {
+                let read = text.and_then(|t| match handle(&t.value) {
                     Some(h) => Some(Spanned::new(h.to_owned(), t.range)),
                     None => {
                         self.problem(
@@ -228,6 +231,10 @@ impl Reader<'_> {
                         None
                     }
                 });
+                match key {
+                    "human" => self.fm.human = read,
+                    _ => self.fm.chair = read,
+                }
             }
             "routing" => {
                 let text = self.text(key, node);
