@@ -196,6 +196,11 @@ pub enum AgentEvent {
     /// The CLI could not find the session it was asked to resume (`message`: its own
     /// words). A `Failed` follows; the turn may run again as a new session.
     SessionNotFound { message: String },
+    /// The agent has no way to continue a session (an ACP agent that offers no
+    /// `session/resume`): the turn runs in a new session with the whole prompt, and
+    /// the next turn will too, so no session remembers anything the file could
+    /// contradict.
+    SessionNotResumable,
     /// The agent asks the user's approval and waits: the answer goes back as a
     /// [`SessionCommand::Answer`] with the request's id. Only ACP agents ask (the
     /// headless CLIs cannot ask anyone). Boxed: it is the largest event by far.

@@ -119,7 +119,8 @@ pub fn seen(events: Vec<AgentEvent>) -> Seen {
             | AgentEvent::Thought(_)
             | AgentEvent::Plan(_)
             | AgentEvent::Call(_)
-            | AgentEvent::Context(_)) => {
+            | AgentEvent::Context(_)
+            | AgentEvent::SessionNotResumable) => {
                 panic!("only ACP agents tell about themselves: {other:?}")
             }
             AgentEvent::Done { stop_reason, usage } => {

@@ -33,7 +33,7 @@ async fn send_streams_the_answer_into_the_document_with_progress() {
         redact(editor.text(&uri)),
         format!(
             "## @me\n@reviewer please review.\n\
-             \n## @reviewer\n<!-- chatmd id=t1 agent=claude status=done started=… model=claude-opus-4-8[1m] session={SESSION} took=… stop=end_turn exit=0 tokens=10/6 -->\n\
+             \n## @reviewer\n<!-- chatmd id=t1 agent=claude status=done seen=0:d0f31a started=… model=claude-opus-4-8[1m] session={SESSION} took=… stop=end_turn exit=0 tokens=10/6 -->\n\
              Looks good: one nit in `refund()`.\n\
              \n## @me\n"
         )
@@ -117,7 +117,7 @@ async fn cancel_keeps_the_partial_answer_closes_its_fence_and_ends_the_process()
     let text = redact(editor.text(&uri));
     assert!(
         text.starts_with(
-            "## @me\n@reviewer show me\n\n## @reviewer\n<!-- chatmd id=t1 agent=claude status=cancelled started=… "
+            "## @me\n@reviewer show me\n\n## @reviewer\n<!-- chatmd id=t1 agent=claude status=cancelled seen=0:fca556 started=… "
         ),
         "{text}"
     );
@@ -214,7 +214,7 @@ async fn a_document_closed_unsaved_mid_turn_gets_its_section_appended_on_disk() 
         redact(&text),
         format!(
             "## @me\n@reviewer go\n\
-         \n## @reviewer\n<!-- chatmd id=t1 agent=claude status=done started=… model=claude-opus-4-8[1m] session={SESSION} took=… stop=end_turn exit=0 tokens=10/4 -->\n\
+         \n## @reviewer\n<!-- chatmd id=t1 agent=claude status=done seen=0:35df51 started=… model=claude-opus-4-8[1m] session={SESSION} took=… stop=end_turn exit=0 tokens=10/4 -->\n\
          first second third fourth\n\
          \n## @me\n"
         )
@@ -253,7 +253,7 @@ async fn a_document_saved_mid_turn_then_closed_unsaved_keeps_one_copy_of_the_sec
         redact(&text),
         format!(
             "## @me\n@reviewer go\n\
-         \n## @reviewer\n<!-- chatmd id=t1 agent=claude status=done started=… model=claude-opus-4-8[1m] session={SESSION} took=… stop=end_turn exit=0 tokens=10/4 -->\n\
+         \n## @reviewer\n<!-- chatmd id=t1 agent=claude status=done seen=0:35df51 started=… model=claude-opus-4-8[1m] session={SESSION} took=… stop=end_turn exit=0 tokens=10/4 -->\n\
          first second third fourth\n\
          \n## @me\n"
         )

@@ -47,6 +47,11 @@ impl AcpSession {
             }
             _ => Vec::new(),
         };
+        if self.setup.keeps_sessions && !capability("resume") {
+            // No turn of this agent will continue this session: it has nothing the
+            // file could contradict later.
+            out.push(AgentEvent::SessionNotResumable);
+        }
         if let Some((session, _)) = &self.resume {
             // Only `session/resume` continues a session here. `session/load` replays the
             // history as updates, and gemini (the one real agent without resume) sends
