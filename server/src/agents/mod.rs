@@ -254,8 +254,8 @@ pub trait OutputParser: Send {
 /// The command line of one turn: `entry`'s program in the member's workdir, with the
 /// role (`system`, already built by the prompt builder; empty for none) delivered the
 /// way the entry's CLI takes it, and `body` as the prompt. `resume` is the agent's own
-/// session id from the member's last turn; it is used only when the member has
-/// `resume = true`.
+/// session id from the member's last turn; it is used only when the member resumes
+/// (it does unless `resume = false`).
 pub fn plan_turn(
     entry: &AgentEntry,
     member: &Member,

@@ -36,6 +36,24 @@ async fn edited_after_two_turns(s: &Setup) -> (SimEditor, String) {
     (editor, uri)
 }
 
+/// The third turn's run (after [`edited_after_two_turns`]) was a new session given the
+/// whole chat as the file has it now: the roster line first, the revised question.
+fn given_the_edited_chat(run: &Value) {
+    let prompt = run["prompt"].as_str().expect("prompt");
+    assert!(
+        prompt.starts_with("[CONTEXT]\nYou are @reviewer"),
+        "{prompt}"
+    );
+    assert!(
+        prompt.ends_with(
+            "me: @reviewer first question, revised\nreviewer: Answer.\n\
+             me: @reviewer second question\nreviewer: Answer.\n\
+             [MESSAGE]\nme: @reviewer third question, please\n"
+        ),
+        "{prompt}"
+    );
+}
+
 fn seen_warnings(diagnostics: &[Value]) -> Vec<Value> {
     diagnostics
         .iter()
@@ -145,19 +163,7 @@ async fn start_afresh_runs_a_new_session_with_the_file_as_it_is() {
     let runs = runs(&s);
     assert_eq!(runs.len(), 3);
     assert_eq!(runs[2]["resume"], Value::Null, "a new session");
-    let prompt = runs[2]["prompt"].as_str().expect("prompt");
-    assert!(
-        prompt.starts_with("[CONTEXT]\nYou are @reviewer"),
-        "{prompt}"
-    );
-    assert!(
-        prompt.ends_with(
-            "me: @reviewer first question, revised\nreviewer: Answer.\n\
-             me: @reviewer second question\nreviewer: Answer.\n\
-             [MESSAGE]\nme: @reviewer third question, please\n"
-        ),
-        "{prompt}"
-    );
+    given_the_edited_chat(&runs[2]);
     let text = editor.text(&uri).to_owned();
     assert!(text.contains(&seen(&text, false, 0, 4)), "{text}");
 }
@@ -235,17 +241,5 @@ async fn a_member_with_resume_off_gets_no_warning_and_the_whole_chat() {
     for run in &runs {
         assert_eq!(run["resume"], Value::Null, "a new session every turn");
     }
-    let prompt = runs[2]["prompt"].as_str().expect("prompt");
-    assert!(
-        prompt.starts_with("[CONTEXT]\nYou are @reviewer"),
-        "{prompt}"
-    );
-    assert!(
-        prompt.ends_with(
-            "me: @reviewer first question, revised\nreviewer: Answer.\n\
-             me: @reviewer second question\nreviewer: Answer.\n\
-             [MESSAGE]\nme: @reviewer third question, please\n"
-        ),
-        "{prompt}"
-    );
+    given_the_edited_chat(&runs[2]);
 }
