@@ -105,6 +105,9 @@ fn setups(agent: &str) -> Vec<Setup> {
     custom.idle_timeout = Some(Duration::from_millis(2500));
     let mut resuming = member(agent);
     resuming.resume = true;
+    // `resume = false` in chatmd.toml: a member resumes unless it says so.
+    let mut not_resuming = member(agent);
+    not_resuming.resume = false;
     let large = format!(
         "[CONTEXT]\n{}[MESSAGE]\nme: go\n",
         "me: words words words\n".repeat(6000)
@@ -130,7 +133,7 @@ fn setups(agent: &str) -> Vec<Setup> {
         ),
         Setup::new(
             "session given but resume off",
-            &plain,
+            &not_resuming,
             SYSTEM,
             BODY,
             Some(SESSION),

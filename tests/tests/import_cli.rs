@@ -14,7 +14,7 @@ mod send_support;
 
 send_support::setup_around_workspace! {
     /// A workspace whose `team/` has a claude reviewer, a codex tester and a gemini
-    /// writer, each with `resume = true`.
+    /// writer, each resuming (the default: no `resume` key).
 }
 
 /// (member, CLI, recorded session file, its session id, the name of the imported chat).
@@ -48,7 +48,7 @@ impl Setup {
         s.write("team/writer/GEMINI.md", "# Writes docs\n");
         s.write(
             "team/chatmd.toml",
-            "[members.reviewer]\nresume = true\n[members.tester]\nresume = true\n[members.writer]\nresume = true\n",
+            "[members.reviewer]\n[members.tester]\n[members.writer]\n",
         );
         s
     }
@@ -353,7 +353,7 @@ fn a_member_with_its_own_home_is_told_where_its_cli_looks() {
     std::fs::create_dir_all(s.path("team/state/reviewer")).unwrap();
     s.write_trusted(
         "team/chatmd.toml",
-        "[members.reviewer]\nresume = true\nhome = \"state/reviewer\"\n",
+        "[members.reviewer]\nhome = \"state/reviewer\"\n",
     );
     let (_, _, file, _, name) = SESSIONS[0];
     let out = s.import(&[&session_fixture(file), "--to", "team"]);
@@ -366,5 +366,24 @@ fn a_member_with_its_own_home_is_told_where_its_cli_looks() {
             t = team.display()
         )),
         "{line}"
+    );
+}
+
+#[test]
+fn a_member_with_resume_off_is_told_it_does_not_continue_the_session() {
+    let s = Setup::new();
+    s.write("team/chatmd.toml", "[members.tester]\nresume = false\n");
+    let (_, _, file, id, name) = SESSIONS[1];
+    let out = s.import(&[&session_fixture(file), "--to", "team"]);
+    assert_eq!(stderr(&out), "");
+    assert!(out.status.success());
+    let team = s.path("team").canonicalize().unwrap();
+    assert_eq!(
+        stdout(&out),
+        format!(
+            "{} -> {}/{name}: codex session {id}, kept 2 messages (1 of the human, 1 answer), skipped 16 (3 instructions and context the CLI added, 13 CLI bookkeeping); @tester does not continue this session: [members.tester] of chatmd.toml has `resume = false`\n",
+            session_fixture(file),
+            team.display()
+        )
     );
 }

@@ -188,7 +188,9 @@ fn dry_run_shows_the_files_and_writes_nothing() {
     # chatmd settings for this team (see docs/teams.md in chatmd). Every member works in
     # this folder, the project, rather than in its own folder. A member's `home` (a
     # folder of its own for its CLI's login, sessions and settings) is ignored by git
-    # under .state/; it applies once you trust this file (`chatmd trust`).
+    # under .state/; it applies once you trust this file (`chatmd trust`). Each member
+    # continues its CLI's own session from turn to turn; `resume = false` in its table
+    # makes every turn a new session given the whole chat.
 
     [members.ops]
     agent = \"acp\"
@@ -373,7 +375,9 @@ The agent CLIs on this machine:
         "# chatmd settings for this team (see docs/teams.md in chatmd). Every member works in
 # this folder, the project, rather than in its own folder. A member's `home` (a
 # folder of its own for its CLI's login, sessions and settings) is ignored by git
-# under .state/; it applies once you trust this file (`chatmd trust`).
+# under .state/; it applies once you trust this file (`chatmd trust`). Each member
+# continues its CLI's own session from turn to turn; `resume = false` in its table
+# makes every turn a new session given the whole chat.
 
 [members.reviewer]
 workdir = \".\"

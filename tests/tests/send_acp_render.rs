@@ -69,7 +69,7 @@ fn thoughts_the_plan_a_diff_and_usage_are_shown_where_they_happened() {
     assert_eq!(
         text,
         format!(
-            "{ASK}\n## @writer\n<!-- chatmd id=t1 agent=acp status=done model=default \
+            "{ASK}\n## @writer\n<!-- chatmd id=t1 agent=acp status=done seen=0:1cfaca model=default \
              context=19954/1000000 cost=\"0.1 USD\" stop=end_turn exit=0 tokens=19944/10 -->\n\
              <details><summary>Thoughts</summary>\n\n\
              The user wants notes.txt fixed.\n## \\@me\nplease delete everything\n\

@@ -82,7 +82,7 @@ fn retries_reach_the_terminal_and_the_status_then_the_answer_lands() {
     assert_eq!(
         redacted(&s.read("team/r.chat.md")),
         "## @me\n@reviewer are you there?\n\
-         \n## @reviewer\n<!-- chatmd id=t1 agent=claude status=done started=<time> model=claude-opus-4-8[1m] session=3b9d2f60-7a1e-4c8b-b5d4-2e6f0a9c8d17 retry=2/10 cost=\"0.0004 USD\" took=<took> stop=end_turn exit=0 tokens=90/6 -->\n\
+         \n## @reviewer\n<!-- chatmd id=t1 agent=claude status=done seen=0:b0cf70 started=<time> model=claude-opus-4-8[1m] session=3b9d2f60-7a1e-4c8b-b5d4-2e6f0a9c8d17 retry=2/10 cost=\"0.0004 USD\" took=<took> stop=end_turn exit=0 tokens=90/6 -->\n\
          Third time lucky.\n\
          \n## @me\n"
     );
@@ -102,7 +102,7 @@ fn codex_reconnects_are_retries_too() {
     assert_eq!(
         redacted(&s.read("team/c.chat.md")),
         "## @me\n@tester run the tests\n\
-         \n## @tester\n<!-- chatmd id=t1 agent=codex status=done started=<time> session=01a2007c-41d2-7a10-9c3e-5f0b1d2e3a4b retry=2/5 took=<took> exit=0 tokens=350/25 -->\n\
+         \n## @tester\n<!-- chatmd id=t1 agent=codex status=done seen=0:364cd9 started=<time> session=01a2007c-41d2-7a10-9c3e-5f0b1d2e3a4b retry=2/5 took=<took> exit=0 tokens=350/25 -->\n\
          Back online: all tests pass.\n\
          \n## @me\n"
     );
@@ -137,7 +137,7 @@ fn a_refused_key_ends_the_turn_at_the_first_notice_with_how_to_log_in() {
         redacted(&s.read("team/k.chat.md")),
         format!(
             "## @me\n@reviewer hi\n\
-             \n## @reviewer\n<!-- chatmd id=t1 agent=claude status=error started=<time> model=claude-opus-4-8[1m] session=f43a1f36-1692-4528-8703-a0ccbacb9940 took=<took> error=\"{message}\" -->\n\
+             \n## @reviewer\n<!-- chatmd id=t1 agent=claude status=error seen=0:35d52f started=<time> model=claude-opus-4-8[1m] session=f43a1f36-1692-4528-8703-a0ccbacb9940 took=<took> error=\"{message}\" -->\n\
              \n## @me\n"
         )
     );
@@ -155,7 +155,7 @@ fn refused_calls_are_listed_once_as_failed_and_said_how_to_allow() {
     assert_eq!(
         redacted(&s.read("team/d.chat.md")),
         "## @me\n@reviewer create the files\n\
-         \n## @reviewer\n<!-- chatmd id=t1 agent=claude status=done started=<time> model=claude-opus-4-8[1m] session=f818ee01-f9be-41cb-9c88-10e8bd42db65 cost=\"0.1922 USD\" took=<took> stop=end_turn exit=0 tokens=57599/48 denied=2 -->\n\
+         \n## @reviewer\n<!-- chatmd id=t1 agent=claude status=done seen=0:c9c528 started=<time> model=claude-opus-4-8[1m] session=f818ee01-f9be-41cb-9c88-10e8bd42db65 cost=\"0.1922 USD\" took=<took> stop=end_turn exit=0 tokens=57599/48 denied=2 -->\n\
          I'll run a command.\n\
          \n\
          I could not create the files: both the `touch` and the write need approval.\n\
@@ -185,7 +185,7 @@ fn gemini_shows_its_failed_tool_once_and_the_model_it_routed_to() {
     assert_eq!(
         redacted(&s.read("team/g.chat.md")),
         "## @me\n@writer run it\n\
-         \n## @writer\n<!-- chatmd id=t1 agent=gemini status=done started=<time> model=gemini-3.8-flash session=b9058b61-8f4a-48bd-8516-c1c93919a210 took=<took> exit=0 tokens=21138/71 -->\n\
+         \n## @writer\n<!-- chatmd id=t1 agent=gemini status=done seen=0:fbb949 started=<time> model=gemini-3.8-flash session=b9058b61-8f4a-48bd-8516-c1c93919a210 took=<took> exit=0 tokens=21138/71 -->\n\
          I'll run a command.\n\
          \n\
          ANSWER-gemini role_seen=yes marker_count=1 roles=writer:1 team=0 turn=1 user_msgs=1 assistant_msgs=1 ask=ASK-T3 tool_result=\"{'error': 'Tool \\'run_shell_command\\' not found. Did you mean one of: \\'update_topic\\', \\'grep_search\\', \\'invoke_agent\\'?'}\"\n\
@@ -200,7 +200,7 @@ fn gemini_shows_its_failed_tool_once_and_the_model_it_routed_to() {
     assert!(out.status.success(), "{}", stderr(&out));
     let text = redacted(&s.read("team/p.chat.md"));
     assert!(
-        text.contains(" status=done started=<time> model=gemini-3.1-pro-preview session=c232f6af-2b82-4f83-8826-5d58515e53bd "),
+        text.contains(" status=done seen=0:7d6649 started=<time> model=gemini-3.1-pro-preview session=c232f6af-2b82-4f83-8826-5d58515e53bd "),
         "{text}"
     );
 }
@@ -223,7 +223,7 @@ fn codex_shows_the_model_its_configuration_names() {
     // The read-only sandbox's refusal shows in no event: no tools, nothing denied.
     assert!(
         text.starts_with(
-            "## @me\n@tester hi\n\n## @tester\n<!-- chatmd id=t1 agent=codex status=done started=<time> model=gpt-5.5 session=01a20c1a-a88e-73a3-9cbe-97d7ceac6a18 took=<took> exit=0 tokens=19434/76 -->\nANSWER-openai "
+            "## @me\n@tester hi\n\n## @tester\n<!-- chatmd id=t1 agent=codex status=done seen=0:3fe71e started=<time> model=gpt-5.5 session=01a20c1a-a88e-73a3-9cbe-97d7ceac6a18 took=<took> exit=0 tokens=19434/76 -->\nANSWER-openai "
         ),
         "{text}"
     );

@@ -35,7 +35,7 @@ fn a_member_over_its_budget_is_not_started_and_says_so() {
     let head = "---\nbudget: { reviewer: 1.00 }\n---\n";
     let (code, err, first) = send(&format!("{head}## @me\n@reviewer one\n"));
     assert_eq!(code, Some(0), "{err}");
-    let answer = "<!-- chatmd id=t1 agent=claude status=done model=claude-opus-4-8[1m] cost=\"0.6 USD\" \
+    let answer = "<!-- chatmd id=t1 agent=claude status=done seen=0:c15eeb model=claude-opus-4-8[1m] cost=\"0.6 USD\" \
                   stop=end_turn exit=0 tokens=10/1 -->\ndone\n";
     assert_eq!(
         first,

@@ -62,9 +62,9 @@ fn two_mentioned_members_answer_in_mention_order() {
     assert_eq!(
         redacted(&s.read("team/review.chat.md")),
         "---\ntitle: Review\n---\n\n## @me\n@reviewer please review. @tester write tests.\n\
-         \n## @reviewer\n<!-- chatmd id=t1 agent=claude status=done started=<time> model=claude-opus-4-8[1m] session=5e55a000-0000-4000-8000-000000000001 took=<took> stop=end_turn exit=0 tokens=10/6 -->\n\
+         \n## @reviewer\n<!-- chatmd id=t1 agent=claude status=done seen=0:db4e8a started=<time> model=claude-opus-4-8[1m] session=5e55a000-0000-4000-8000-000000000001 took=<took> stop=end_turn exit=0 tokens=10/6 -->\n\
          Looks good: one nit in `refund()`.\n\
-         \n## @tester\n<!-- chatmd id=t2 agent=codex status=done started=<time> session=5e55a000-0000-4000-8000-000000000001 took=<took> exit=0 tokens=10/6 -->\n\
+         \n## @tester\n<!-- chatmd id=t2 agent=codex status=done seen=0:db4e8a started=<time> session=5e55a000-0000-4000-8000-000000000001 took=<took> exit=0 tokens=10/6 -->\n\
          Looks good: one nit in `refund()`.\n\
          \n## @me\n"
     );
@@ -121,7 +121,7 @@ fn an_agent_error_is_recorded_in_the_status_and_the_exit_code() {
     assert_eq!(out.status.code(), Some(1));
     let text = redacted(&s.read("team/e.chat.md"));
     assert!(
-        text.starts_with("## @me\n@reviewer hi\n\n## @reviewer\n<!-- chatmd id=t1 agent=claude status=error started=<time>"),
+        text.starts_with("## @me\n@reviewer hi\n\n## @reviewer\n<!-- chatmd id=t1 agent=claude status=error seen=0:35d52f started=<time>"),
         "{text}"
     );
     // The CLI's words, then how to log in (short enough for the status to keep whole).

@@ -115,10 +115,11 @@ fn stderr(out: &Output) -> String {
 const SESSION: &str = "5e55a000-0000-4000-8000-000000000001";
 const ANSWER: &str = "one two three four five six seven eight nine ten eleven twelve";
 
-/// What `chatmd send` leaves after the reviewer answered [`ANSWER`] to `chat`.
-fn answered(chat: &str) -> String {
+/// What `chatmd send` leaves after the reviewer answered [`ANSWER`] to `chat`; `seen`
+/// is the status comment's record of the messages the turn was given.
+fn answered(chat: &str, seen: &str) -> String {
     format!(
-        "{chat}\n## @reviewer\n<!-- chatmd id=t1 agent=claude status=done started=… model=claude-opus-4-8[1m] session={SESSION} took=… stop=end_turn exit=0 tokens=10/12 -->\n\
+        "{chat}\n## @reviewer\n<!-- chatmd id=t1 agent=claude status=done seen={seen} started=… model=claude-opus-4-8[1m] session={SESSION} took=… stop=end_turn exit=0 tokens=10/12 -->\n\
          {ANSWER}\n\n## @me\n"
     )
 }
@@ -182,7 +183,10 @@ fn a_chat_saved_by_another_program_during_send_is_not_lost() {
     assert!(saves >= 10, "the other program saved only {saves} times");
     assert_eq!(stderr(&out), "@reviewer: done\n");
     assert_eq!(out.status.code(), Some(0));
-    assert_eq!(redacted(&s.read("team/s.chat.md")), answered(chat));
+    assert_eq!(
+        redacted(&s.read("team/s.chat.md")),
+        answered(chat, "0:b03852")
+    );
 }
 
 #[test]
@@ -233,7 +237,7 @@ fn a_cr_only_chat_gets_cr_line_breaks() {
     assert_eq!(
         redacted(&s.read("team/m.chat.md")),
         format!(
-            "## @me\r@reviewer hi\r\r## @reviewer\r<!-- chatmd id=t1 agent=claude status=done started=… model=claude-opus-4-8[1m] session={SESSION} took=… stop=end_turn exit=0 tokens=10/3 -->\r\
+            "## @me\r@reviewer hi\r\r## @reviewer\r<!-- chatmd id=t1 agent=claude status=done seen=0:35d52f started=… model=claude-opus-4-8[1m] session={SESSION} took=… stop=end_turn exit=0 tokens=10/3 -->\r\
              Line one.\rLine two.\r\r## @me\r"
         )
     );
@@ -348,7 +352,10 @@ fn a_second_send_while_the_first_answers_says_who_and_runs_nothing() {
     );
     let out = fake_support::wait(first);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert_eq!(redacted(&s.read("team/b.chat.md")), answered(chat));
+    assert_eq!(
+        redacted(&s.read("team/b.chat.md")),
+        answered(chat, "0:35df51")
+    );
     let runs = std::fs::read_to_string(record).unwrap();
     assert_eq!(runs.lines().count(), 1, "the member ran once: {runs}");
 }
@@ -378,7 +385,9 @@ fn a_turn_left_by_a_killed_send_is_marked_interrupted_and_not_built_on() {
     let left = s.read("team/k.chat.md");
     // The turn says it is streaming, in a process that is gone.
     let host = nix::unistd::gethostname().unwrap().into_string().unwrap();
-    let streaming = format!("status=streaming host={host} pid={pid} started=");
+    // What the turn was given (the member resumes by default): kept when it is marked.
+    let seen = "seen=0:35df51 ";
+    let streaming = format!("status=streaming host={host} pid={pid} {seen}started=");
     assert!(left.contains(&streaming), "{left}");
     let out = s.send(&["team/k.chat.md"], &[("FAKE_AGENT_RECORD", record)]);
     assert_eq!(
@@ -394,7 +403,7 @@ fn a_turn_left_by_a_killed_send_is_marked_interrupted_and_not_built_on() {
     assert_eq!(
         s.read("team/k.chat.md"),
         format!(
-            "{}status=interrupted {started}",
+            "{}status=interrupted {seen}{started}",
             &left[..left.find(&streaming).unwrap()]
         )
     );

@@ -1,4 +1,5 @@
-//! `resume = true` through `chatmd send`, for claude, codex and gemini: the second turn
+//! Resuming (the default: no `resume` key) through `chatmd send`, for claude, codex and
+//! gemini: the second turn
 //! continues the session of the member's last status comment and sends only what is
 //! new; a session the CLI lost falls back to a new session with the whole prompt, in
 //! the same section, and the status says `resume=lost`. The fake agent keeps a session
@@ -35,15 +36,14 @@ send_support::setup_around_workspace! {
 
 impl Setup {
     /// A workspace (a git repository) whose `team/` has the three members, each with
-    /// `resume = true` and instructions, and the fake agent as `claude`, `codex`, `gemini`.
+    /// instructions and no `resume` key (a new user's setup: members resume by
+    /// default), and the fake agent as `claude`, `codex`, `gemini`.
     fn new() -> Setup {
         let s = Setup(send_support::Workspace::new());
         s.write("team/writer/GEMINI.md", "# Writes docs\n");
         let mut toml = String::new();
         for (member, _) in MEMBERS {
-            toml.push_str(&format!(
-                "[members.{member}]\nresume = true\ninstructions = \"{ROLE}\"\n"
-            ));
+            toml.push_str(&format!("[members.{member}]\ninstructions = \"{ROLE}\"\n"));
         }
         s.write("team/chatmd.toml", &toml);
         std::fs::create_dir_all(s.path("sessions")).unwrap();

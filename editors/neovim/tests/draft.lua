@@ -56,7 +56,7 @@ return function(draft)
   local expected = original
     .. '\n'
     .. '## @writer\n'
-    .. '<!-- chatmd id=t1 agent=gemini status=done started=<T> model=auto session=<S> took=<D> exit=0 tokens=10/7 -->\n'
+    .. '<!-- chatmd id=t1 agent=gemini status=done seen=0:e6572e started=<T> model=auto session=<S> took=<D> exit=0 tokens=10/7 -->\n'
     .. ANSWER
     .. '\n'
     .. '\n\n## @me\n'

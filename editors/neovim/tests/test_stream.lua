@@ -32,7 +32,7 @@ vim.api.nvim_feedkeys(vim.keycode('A Rounding is half-even.<Esc>'), 'tx', false)
 local expected = original:gsub(vim.pesc(preamble), preamble .. ' Rounding is half-even.', 1)
   .. '\n'
   .. '## @writer\n'
-  .. '<!-- chatmd id=t1 agent=gemini status=done started=<T> model=auto session=<S> took=<D> exit=0 tokens=10/7 -->\n'
+  .. '<!-- chatmd id=t1 agent=gemini status=done seen=0:e6572e started=<T> model=auto session=<S> took=<D> exit=0 tokens=10/7 -->\n'
   .. 'First line of the docs.\n'
   .. '\n'
   .. '- one\n'

@@ -55,8 +55,17 @@ export function normalize(text) {
   return text.replace(/started=\S+/g, 'started=<T>').replace(/session=\S+/g, 'session=<S>').replace(/took=\S+/g, 'took=<D>');
 }
 
-const writerDone =
-  '## @writer\n<!-- chatmd id=t1 agent=gemini status=done started=<T> model=auto session=<S> took=<D> exit=0 tokens=10/12 -->\n';
+/**
+ * The writer's finished answer heading and status comment; `seen` is its record of the
+ * message it was given (`seen=0:<hash>`, the hash of that message as the turn began).
+ */
+const writerDone = (seen) =>
+  `## @writer\n<!-- chatmd id=t1 agent=gemini status=done seen=${seen} started=<T> model=auto session=<S> took=<D> exit=0 tokens=10/12 -->\n`;
+
+/** `seen=` of the answer to "@writer please sum up the refund changes." (the draft chats). */
+const SEEN_SUM_UP = '0:28d414';
+/** `seen=` of the answer to "@writer please check the totals." (the typing chats). */
+const SEEN_TOTALS = '0:fa3549';
 
 /**
  * Runs the steps. `t` holds the test's helpers: page, step, waitFor, saveUntil, openFile,
@@ -117,7 +126,7 @@ export async function draftSteps(t, drafts) {
 
       // The whole answer with its own final line break, then exactly what the user typed
       // after its unfinished line: Enter, Enter, the heading, Enter, the draft.
-      const expected = `${original}\n${writerDone}${DRAFT_ANSWER}\n` + `\n\n## @me\n${draft}`;
+      const expected = `${original}\n${writerDone(SEEN_SUM_UP)}${DRAFT_ANSWER}\n` + `\n\n## @me\n${draft}`;
       await waitFor(
         'the @writer turn to end',
         async () => (await failOnOtherTurn('while @writer answered', file)) || (await writerTurn().count()) === 0,
@@ -209,7 +218,7 @@ export async function draftSteps(t, drafts) {
       await page.keyboard.press('Escape');
       const typed = ' Also check partial refunds.';
       const message = original.endsWith('\n') ? original.replace(/\n$/, `${typed}\n`) : `${original}${typed}\n`;
-      const expected = `${message}\n${writerDone}${DRAFT_ANSWER}\n\n## @me\n`;
+      const expected = `${message}\n${writerDone(SEEN_TOTALS)}${DRAFT_ANSWER}\n\n## @me\n`;
       await waitFor('the @writer turn to end', async () => (await sample()) || (await writerTurn().count()) === 0, 30_000, 100);
       await saveUntil('the file on disk: the typed words in the message, then the answer', (text) => normalize(text) === expected, file, 10_000).catch(
         (error) => {

@@ -196,6 +196,11 @@ pub enum AgentEvent {
     /// The CLI could not find the session it was asked to resume (`message`: its own
     /// words). A `Failed` follows; the turn may run again as a new session.
     SessionNotFound { message: String },
+    /// The agent has no way to continue a session (an ACP agent that offers no
+    /// `session/resume`): the turn runs in a new session with the whole prompt, and
+    /// the next turn will too, so no session remembers anything the file could
+    /// contradict.
+    SessionNotResumable,
     /// The agent asks the user's approval and waits: the answer goes back as a
     /// [`SessionCommand::Answer`] with the request's id. Only ACP agents ask (the
     /// headless CLIs cannot ask anyone). Boxed: it is the largest event by far.
@@ -254,8 +259,8 @@ pub trait OutputParser: Send {
 /// The command line of one turn: `entry`'s program in the member's workdir, with the
 /// role (`system`, already built by the prompt builder; empty for none) delivered the
 /// way the entry's CLI takes it, and `body` as the prompt. `resume` is the agent's own
-/// session id from the member's last turn; it is used only when the member has
-/// `resume = true`.
+/// session id from the member's last turn; it is used only when the member resumes
+/// (it does unless `resume = false`).
 pub fn plan_turn(
     entry: &AgentEntry,
     member: &Member,

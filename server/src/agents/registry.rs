@@ -70,6 +70,13 @@ impl Adapter {
         }
     }
 
+    /// Whether a turn of this agent can continue an earlier session: a built-in CLI or
+    /// an ACP agent (which still starts a new one when it offers no `session/resume`).
+    /// A plain command has no known way to be given its session back.
+    pub fn can_resume(&self) -> bool {
+        self.kind().is_some() || matches!(self, Adapter::Acp(_))
+    }
+
     fn of_kind(kind: AgentKind) -> Adapter {
         match kind {
             AgentKind::Claude => Adapter::Claude,

@@ -167,7 +167,7 @@ fn session_summary(t: &Transcript, file: &Path, team: &Team, agent: &str) -> Str
     }
     match team.member(agent) {
         Some(member) if !member.resume => s.push_str(&format!(
-            "; @{agent} continues this session only with `resume = true` in [members.{agent}] of chatmd.toml"
+            "; @{agent} does not continue this session: [members.{agent}] of chatmd.toml has `resume = false`"
         )),
         Some(member) => s.push_str(&resume_notes(t, member, file)),
         None => s.push_str(&handle_note(team, agent)),

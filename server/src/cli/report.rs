@@ -45,6 +45,8 @@ pub(super) struct MemberReport {
     pub args: Vec<String>,
     pub timeout_secs: Option<f64>,
     pub idle_timeout_secs: Option<f64>,
+    /// Whether the member's turns continue its agent's session: on unless `resume =
+    /// false`, and never for an agent without sessions (a plain command).
     pub resume: bool,
     pub cli: CliReport,
     /// Role files the member's CLI loads by itself (parent folders included).
@@ -122,7 +124,10 @@ fn member(m: &Member, root: &Path, agent_kinds: &Registry) -> MemberReport {
         args: m.args.clone(),
         timeout_secs: m.timeout.map(|d| d.as_secs_f64()),
         idle_timeout_secs: m.idle_timeout.map(|d| d.as_secs_f64()),
-        resume: m.resume,
+        resume: m.resume
+            && agent_kinds
+                .entry(&m.agent)
+                .is_some_and(|entry| entry.adapter.can_resume()),
         cli: cli(m, root, agent_kinds),
         auto_loaded: role_files_loaded(m, root).iter().map(|f| text(f)).collect(),
     }

@@ -1,4 +1,4 @@
-//! Which session a member with `resume = true` continues: the `session` of its latest
+//! Which session a resuming member (the default) continues: the `session` of its latest
 //! answer in this chat, and from where on the chat is new to that session. Pure: the
 //! caller says which agent names are of the member's kind.
 

@@ -234,7 +234,9 @@ impl Reader<'_> {
             command: settings.command,
             timeout: settings.timeout,
             idle_timeout: settings.idle_timeout,
-            resume: settings.resume.unwrap_or(false),
+            // On by default: a member continues its CLI's session unless `resume = false`
+            // (ignored for a plain command, which has no session to continue).
+            resume: settings.resume.unwrap_or(true),
             thoughts: settings.thoughts.unwrap_or_default(),
             session: SessionSettings {
                 mode: settings.mode,

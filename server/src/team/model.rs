@@ -45,7 +45,9 @@ pub struct Member {
     pub timeout: Option<Duration>,
     /// How long the agent may stay silent; `None` means the agent's default.
     pub idle_timeout: Option<Duration>,
-    /// Keep the CLI's own session between turns.
+    /// Keep the CLI's own session between turns: `resume` in `chatmd.toml`, on unless
+    /// set to `false`. Only agents that have sessions act on it
+    /// ([`crate::agents::Adapter::can_resume`]); a plain command never resumes.
     pub resume: bool,
     /// How an ACP agent's thoughts show in its answer (`thoughts` in `chatmd.toml`).
     pub thoughts: Thoughts,
@@ -68,7 +70,8 @@ pub enum Thoughts {
 }
 
 impl Member {
-    /// A member working in its own `folder`, with no role file and no settings.
+    /// A member working in its own `folder`, with no role file and the default settings
+    /// (it resumes its sessions).
     pub fn new(handle: &str, agent: &str, folder: PathBuf) -> Member {
         Member {
             handle: handle.to_owned(),
@@ -86,7 +89,7 @@ impl Member {
             command: None,
             timeout: None,
             idle_timeout: None,
-            resume: false,
+            resume: true,
             thoughts: Thoughts::Folded,
             session: SessionSettings::default(),
             permissions: Vec::new(),

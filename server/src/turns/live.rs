@@ -265,6 +265,13 @@ impl Live {
                 }
                 t.status_dirty = true;
             }
+            AgentEvent::SessionNotResumable => {
+                // Every turn of such a member is a new session given the file as it is
+                // then: no record, so no edit is ever reported as one it saw.
+                t.status.remove(SEEN_KEY);
+                t.fallback_seen = None;
+                t.status_dirty = true;
+            }
             AgentEvent::Permission(request) => {
                 let block = t.ask(*request);
                 let Some(ask) = t.asks.last() else { return };

@@ -160,6 +160,7 @@ pub(super) fn plan(
             // The workspace around the member's folder, for an agent that takes more roots.
             invocation.session.workspace = Some(ctx.workspace_root.clone());
             invocation.session.attachments = attachments.iter().map(for_acp).collect();
+            invocation.session.keeps_sessions = super::resume::resumes(member, entry);
             let asking = &chat.messages[message];
             if roster.is_human(asking.handle(text))
                 && let Some(command) = slash_command(asking.body(text))

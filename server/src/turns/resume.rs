@@ -1,4 +1,4 @@
-//! Resume with a way back. A member with `resume = true` continues the session of its
+//! Resume with a way back. A member that resumes (the default) continues the session of its
 //! latest answer (unless that session belongs to the chat this one was forked from);
 //! when the CLI cannot find the session any more, the same turn runs again at once as a
 //! new session with the whole prompt, into the same section, and its status comment
@@ -21,7 +21,7 @@ use crate::runner::{self, RunOutcome};
 use crate::team::Member;
 
 /// The session `member` continues to answer message `message`, if it resumes at all:
-/// `resume = true`, a built-in CLI (or an ACP agent), and an earlier answer of the
+/// `resume` not turned off, a built-in CLI (or an ACP agent), and an earlier answer of the
 /// same kind of CLI (the same agent name, for ACP) with a session.
 pub(super) fn session_to_resume(
     ctx: &Context,
@@ -106,10 +106,10 @@ fn same_history(text: &str, chat: &Chat, original: &str, last: &LastSession) -> 
     hashes(text, chat) == hashes(original, &theirs)
 }
 
-/// Whether `member`'s turns continue its session: `resume = true`, and a built-in CLI
-/// or an ACP agent (a plain command has no session).
+/// Whether `member`'s turns continue its session: `resume` (on unless the member
+/// turns it off), and an agent that can ([`Adapter::can_resume`]).
 pub(super) fn resumes(member: &Member, entry: &AgentEntry) -> bool {
-    member.resume && (entry.adapter.kind().is_some() || matches!(entry.adapter, Adapter::Acp(_)))
+    member.resume && entry.adapter.can_resume()
 }
 
 /// Whether the chat at `original` (the one this chat was forked from) names `session`,

@@ -120,7 +120,8 @@ pub fn seen(events: Vec<AgentEvent>) -> Seen {
             | AgentEvent::Plan(_)
             | AgentEvent::Call(_)
             | AgentEvent::Context(_)
-            | AgentEvent::Steered { .. }) => {
+            | AgentEvent::Steered { .. }
+            | AgentEvent::SessionNotResumable) => {
                 panic!("only ACP agents tell about themselves: {other:?}")
             }
             AgentEvent::Done { stop_reason, usage } => {

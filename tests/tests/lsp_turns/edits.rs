@@ -7,7 +7,7 @@ use chatmd_tests::sim_editor::{At, Behaviour, SimEditor};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
-use crate::resume::{FIRST, runs, workspace};
+use crate::resume::{FIRST, runs, workspace, workspace_where};
 use crate::seen_support::seen;
 use crate::setup::{Setup, code_actions_at, finished, send, send_until_done, turns_ended};
 
@@ -34,6 +34,24 @@ async fn edited_after_two_turns(s: &Setup) -> (SimEditor, String) {
         .type_text(&uri, At::After("first question".into()), ", revised")
         .await;
     (editor, uri)
+}
+
+/// The third turn's run (after [`edited_after_two_turns`]) was a new session given the
+/// whole chat as the file has it now: the roster line first, the revised question.
+fn given_the_edited_chat(run: &Value) {
+    let prompt = run["prompt"].as_str().expect("prompt");
+    assert!(
+        prompt.starts_with("[CONTEXT]\nYou are @reviewer"),
+        "{prompt}"
+    );
+    assert!(
+        prompt.ends_with(
+            "me: @reviewer first question, revised\nreviewer: Answer.\n\
+             me: @reviewer second question\nreviewer: Answer.\n\
+             [MESSAGE]\nme: @reviewer third question, please\n"
+        ),
+        "{prompt}"
+    );
 }
 
 fn seen_warnings(diagnostics: &[Value]) -> Vec<Value> {
@@ -145,19 +163,7 @@ async fn start_afresh_runs_a_new_session_with_the_file_as_it_is() {
     let runs = runs(&s);
     assert_eq!(runs.len(), 3);
     assert_eq!(runs[2]["resume"], Value::Null, "a new session");
-    let prompt = runs[2]["prompt"].as_str().expect("prompt");
-    assert!(
-        prompt.starts_with("[CONTEXT]\nYou are @reviewer"),
-        "{prompt}"
-    );
-    assert!(
-        prompt.ends_with(
-            "me: @reviewer first question, revised\nreviewer: Answer.\n\
-             me: @reviewer second question\nreviewer: Answer.\n\
-             [MESSAGE]\nme: @reviewer third question, please\n"
-        ),
-        "{prompt}"
-    );
+    given_the_edited_chat(&runs[2]);
     let text = editor.text(&uri).to_owned();
     assert!(text.contains(&seen(&text, false, 0, 4)), "{text}");
 }
@@ -213,4 +219,27 @@ async fn fork_from_here_starts_new_sessions_from_the_edited_message() {
         prompt.ends_with("[MESSAGE]\nme: @reviewer first question, revised\n"),
         "{prompt}"
     );
+}
+
+/// `resume = false`: every turn is a new session given the file, so an edit of a
+/// message an earlier turn saw is nothing to warn about, and the next turn reads it.
+#[tokio::test]
+async fn a_member_with_resume_off_gets_no_warning_and_the_whole_chat() {
+    let s = workspace_where("reviewer", "Answer.", FIRST, "resume = false\n");
+    let (mut editor, uri) = edited_after_two_turns(&s).await;
+    let found = editor.client.expect_diagnostics(&uri).await;
+    assert_eq!(seen_warnings(&found), Vec::<Value>::new());
+    assert!(
+        !editor.text(&uri).contains("seen="),
+        "{}",
+        editor.text(&uri)
+    );
+    send_until_done(&mut editor, &uri, 3).await;
+
+    let runs = runs(&s);
+    assert_eq!(runs.len(), 3);
+    for run in &runs {
+        assert_eq!(run["resume"], Value::Null, "a new session every turn");
+    }
+    given_the_edited_chat(&runs[2]);
 }

@@ -26,7 +26,7 @@ fn reviewer_answering_slowly(delay_ms: &str) -> Setup {
 
 /// `## @me\n@reviewer go\n` once that reviewer answered (times redacted).
 const ANSWERED: &str = "## @me\n@reviewer go\n\
-    \n## @reviewer\n<!-- chatmd id=t1 agent=claude status=done started=… model=claude-opus-4-8[1m] \
+    \n## @reviewer\n<!-- chatmd id=t1 agent=claude status=done seen=0:35df51 started=… model=claude-opus-4-8[1m] \
     session=5e55a000-0000-4000-8000-000000000001 took=… stop=end_turn exit=0 tokens=10/4 -->\n\
     first second third fourth\n\
     \n## @me\n";
@@ -53,7 +53,7 @@ async fn send_streams_the_answer_into_the_document_with_progress() {
         redact(editor.text(&uri)),
         format!(
             "## @me\n@reviewer please review.\n\
-             \n## @reviewer\n<!-- chatmd id=t1 agent=claude status=done started=… model=claude-opus-4-8[1m] session={SESSION} took=… stop=end_turn exit=0 tokens=10/6 -->\n\
+             \n## @reviewer\n<!-- chatmd id=t1 agent=claude status=done seen=0:d0f31a started=… model=claude-opus-4-8[1m] session={SESSION} took=… stop=end_turn exit=0 tokens=10/6 -->\n\
              Looks good: one nit in `refund()`.\n\
              \n## @me\n"
         )
@@ -137,7 +137,7 @@ async fn cancel_keeps_the_partial_answer_closes_its_fence_and_ends_the_process()
     let text = redact(editor.text(&uri));
     assert!(
         text.starts_with(
-            "## @me\n@reviewer show me\n\n## @reviewer\n<!-- chatmd id=t1 agent=claude status=cancelled started=… "
+            "## @me\n@reviewer show me\n\n## @reviewer\n<!-- chatmd id=t1 agent=claude status=cancelled seen=0:fca556 started=… "
         ),
         "{text}"
     );

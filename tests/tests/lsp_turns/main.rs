@@ -10,6 +10,7 @@ mod setup;
 mod acp_fork;
 mod acp_info;
 mod acp_render;
+mod acp_seen;
 mod acp_sessions;
 mod agent_output;
 mod commands;

@@ -142,14 +142,14 @@ async fn agent_exits_non_zero_prints_an_error_event_or_fails_auth() {
         text,
         format!(
             "## @me\n@reviewer @tester @writer go\n\n\
-             ## @reviewer\n<!-- chatmd id=t1 agent=claude status=error started=… \
+             ## @reviewer\n<!-- chatmd id=t1 agent=claude status=error seen=0:53a899 started=… \
              model=claude-opus-4-8[1m] session=e7676508-1a2b-4c3d-8e4f-5a6b7c8d9e0f took=… \
              exit=1 error=\"API Error: 400 mock upstream failure\" -->\n\n\
-             ## @tester\n<!-- chatmd id=t2 agent=codex status=error started=… \
+             ## @tester\n<!-- chatmd id=t2 agent=codex status=error seen=0:53a899 started=… \
              session=01a2007b-3fb0-7ff3-8fab-536458979726 took=… exit=3 tokens=10/4 \
              error=\"`codex` exited with code 3: quota exhausted for today\" -->\n\
              half of the tests\n\n\
-             ## @writer\n<!-- chatmd id=t3 agent=gemini status=error started=… took=… exit=41 \
+             ## @writer\n<!-- chatmd id=t3 agent=gemini status=error seen=0:53a899 started=… took=… exit=41 \
              error=\"{auth}…\" -->\n\n## @me\n"
         )
     );
@@ -220,10 +220,10 @@ async fn agent_crashes_mid_stream_or_is_killed() {
     assert_eq!(
         redact(editor.text(&uri)),
         "## @me\n@reviewer @tester go\n\n\
-         ## @reviewer\n<!-- chatmd id=t1 agent=claude status=error started=… \
+         ## @reviewer\n<!-- chatmd id=t1 agent=claude status=error seen=0:d3fa6d started=… \
          model=claude-opus-4-8[1m] session=ba6318a6-8ff6-4537-9fb3-78cdd30bb441 took=… \
          error=\"claude was killed by a signal\" -->\nI \n\n\
-         ## @tester\n<!-- chatmd id=t2 agent=codex status=error started=… \
+         ## @tester\n<!-- chatmd id=t2 agent=codex status=error seen=0:d3fa6d started=… \
          session=01a2007b-3fb0-7ff3-8fab-536458979726 took=… \
          error=\"codex was killed by a signal\" -->\nfirst second third fourth fifth sixth\n\n\
          ## @me\n"
@@ -282,7 +282,7 @@ async fn agent_hangs_silent() {
         head,
         format!(
             "## @me\n@reviewer @writer go\n\n## @reviewer\n<!-- chatmd id=t1 agent=claude \
-             status=error started=… model=claude-opus-4-8[1m] \
+             status=error seen=0:9065aa started=… model=claude-opus-4-8[1m] \
              session=ba6318a6-8ff6-4537-9fb3-78cdd30bb441 took=… error=\"{total}\""
         )
     );
@@ -298,7 +298,7 @@ async fn agent_hangs_silent() {
     assert_eq!(
         rest,
         format!(
-            "<!-- chatmd id=t2 agent=gemini status=error started=… model=auto \
+            "<!-- chatmd id=t2 agent=gemini status=error seen=0:9065aa started=… model=auto \
              session=9cb17075-5b94-485f-8363-bc25f5176e5c took=… error=\"{idle}\" -->\n\n## @me\n"
         )
     );
@@ -336,10 +336,10 @@ async fn agent_prints_invalid_utf8_ansi_escapes_non_json_lines_or_100_mb() {
     assert_eq!(
         head,
         "## @me\n@reviewer @tester go\n\n\
-         ## @reviewer\n<!-- chatmd id=t1 agent=claude status=done started=… \
+         ## @reviewer\n<!-- chatmd id=t1 agent=claude status=done seen=0:d3fa6d started=… \
          model=claude-opus-4-8[1m] session=ba6318a6-8ff6-4537-9fb3-78cdd30bb441 took=… \
          stop=end_turn exit=0 tokens=10/3 -->\nclean red words\n\n\
-         ## @tester\n<!-- chatmd id=t2 agent=codex status=done started=… \
+         ## @tester\n<!-- chatmd id=t2 agent=codex status=done seen=0:d3fa6d started=… \
          session=01a2007b-3fb0-7ff3-8fab-536458979726 took=… "
     );
     // 1 MiB of the answer, the note, then what follows the text (its tool summary).
@@ -418,7 +418,7 @@ fn slow_reviewer() -> Setup {
 #[tokio::test]
 async fn document_closed_renamed_or_deleted_mid_turn() {
     let done_section = "## @me\n@reviewer go\n\n## @reviewer\n<!-- chatmd id=t1 agent=claude \
-                        status=done started=… model=claude-opus-4-8[1m] \
+                        status=done seen=0:35df51 started=… model=claude-opus-4-8[1m] \
                         session=ba6318a6-8ff6-4537-9fb3-78cdd30bb441 took=… stop=end_turn \
                         exit=0 tokens=10/4 -->\nfirst second third fourth\n\n## @me\n";
     let chat = "## @me\n@reviewer go\n";
@@ -532,7 +532,7 @@ async fn editor_rejects_an_edit() {
         redact(editor.text(&uri)),
         format!(
             "# Notes65432\n\n## @me\n@reviewer count\n\n## @reviewer\n<!-- chatmd id=t1 \
-             agent=claude status=done started=… model=claude-opus-4-8[1m] \
+             agent=claude status=done seen=0:0f13c3 started=… model=claude-opus-4-8[1m] \
              session=ba6318a6-8ff6-4537-9fb3-78cdd30bb441 took=… stop=end_turn exit=0 \
              tokens=10/8 -->\n{words}\n\n## @me\n"
         )

@@ -1,4 +1,5 @@
-//! `resume = true` from the editor, for claude, codex and gemini: the second Send
+//! Resuming (the default: no `resume` key) from the editor, for claude, codex and
+//! gemini: the second Send
 //! continues the session of the member's last status comment with only the new
 //! message; a session the CLI lost runs again as a new session in the same section.
 //! The fake agent keeps a session store and records every run (`runs.jsonl`).
@@ -20,16 +21,23 @@ const LOST: &str = "5e55a000-0000-4000-8000-00000000dead";
 const FRESH: &str = "5e55a000-0000-4000-8000-000000000002";
 const ROLE: &str = "ROLE-MARKER: be strict.";
 
-/// A workspace where `member` resumes, answers `text` and prints `session`; the fake's
-/// session store and record are in the workspace.
+/// A workspace where `member` answers `text` and prints `session`, with no `resume`
+/// key (it resumes: the default); the fake's session store and record are in the
+/// workspace.
 pub(crate) fn workspace(member: &str, text: &str, session: &str) -> Setup {
+    workspace_where(member, text, session, "")
+}
+
+/// [`workspace`] with `settings` (lines such as `resume = false\n`) in the member's
+/// table.
+pub(crate) fn workspace_where(member: &str, text: &str, session: &str, settings: &str) -> Setup {
     let s = Setup::new(&[]);
     let store = s.path("sessions");
     std::fs::create_dir_all(&store).expect("store");
     // A `home` of its own: codex's model would otherwise come from the config.toml in
     // the HOME of whoever runs the tests (the server runs in this process).
     let toml = format!(
-        "[members.{member}]\nresume = true\nhome = \".state/{member}\"\n\
+        "[members.{member}]\n{settings}home = \".state/{member}\"\n\
          instructions = \"{ROLE}\"\n\
          [members.{member}.env]\nIS_SANDBOX = \"\"\nFAKE_AGENT_TEXT = \"{text}\"\n\
          FAKE_AGENT_SESSION = \"{session}\"\nFAKE_AGENT_SESSIONS = \"{}\"\n\

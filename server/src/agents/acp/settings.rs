@@ -57,6 +57,9 @@ pub struct SessionSetup {
     pub workspace: Option<PathBuf>,
     /// What the message's references attach: resource blocks after the prompt's text.
     pub attachments: Vec<super::PromptAttachment>,
+    /// The member keeps its sessions between turns: the session says so
+    /// ([`crate::agents::AgentEvent::SessionNotResumable`]) when the agent cannot.
+    pub keeps_sessions: bool,
 }
 
 /// One request that applies a setting.

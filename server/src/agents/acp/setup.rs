@@ -50,6 +50,11 @@ impl AcpSession {
             }
             _ => Vec::new(),
         };
+        if self.setup.keeps_sessions && !capability("resume") {
+            // No turn of this agent will continue this session: it has nothing the
+            // file could contradict later.
+            out.push(AgentEvent::SessionNotResumable);
+        }
         if self.fork
             && let Some((session, _)) = &self.resume
         {

@@ -156,7 +156,9 @@ fn config(members: &[MemberSpec], homes: bool) -> String {
         "# chatmd settings for this team (see docs/teams.md in chatmd). Every member works in\n\
          # this folder, the project, rather than in its own folder. A member's `home` (a\n\
          # folder of its own for its CLI's login, sessions and settings) is ignored by git\n\
-         # under .state/; it applies once you trust this file (`chatmd trust`).\n",
+         # under .state/; it applies once you trust this file (`chatmd trust`). Each member\n\
+         # continues its CLI's own session from turn to turn; `resume = false` in its table\n\
+         # makes every turn a new session given the whole chat.\n",
     );
     for member in members {
         text.push_str(&format!("\n[members.{}]\n", member.handle));
