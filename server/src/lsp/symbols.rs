@@ -99,7 +99,7 @@ fn symbol(e: Entry, starts: &LineStarts<'_>, enc: PositionEncoding) -> DocumentS
 pub fn document_symbols(doc: &Document, enc: PositionEncoding) -> Vec<DocumentSymbol> {
     let text = doc.flat();
     // 20k messages ask for 80k positions: one pass over the lines, not a rope lookup each.
-    let starts = LineStarts::new(&doc.text, &text);
+    let starts = LineStarts::new(&text);
     entries(&text, &doc.chat)
         .map(|e| symbol(e, &starts, enc))
         .collect()
@@ -126,7 +126,7 @@ pub fn document_symbols_json(doc: &Document, enc: PositionEncoding) -> Vec<u8> {
     let symbols = Symbols {
         text: &text,
         doc,
-        starts: LineStarts::new(&doc.text, &text),
+        starts: LineStarts::new(&text),
         enc,
     };
     // About 250 bytes a symbol: room for all of them at once rather than doubling.
