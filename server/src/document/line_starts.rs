@@ -5,7 +5,9 @@
 //! the same lines (the rope's rule: `\n`, `\r` and `\r\n` break a line), the same
 //! clamping and rounding.
 
-use super::text::{LineCol, PositionEncoding, floor_char_boundary, saturate, utf16_len};
+use super::text::{
+    LineCol, PositionEncoding, Text, breaks_before, floor_char_boundary, saturate, utf16_len,
+};
 
 /// The line starts of `text`, whose content `flat` is.
 pub struct LineStarts<'a> {
@@ -50,6 +52,54 @@ impl<'a> LineStarts<'a> {
     }
 }
 
+/// Positions of offsets inside one part of a text (a message read out of the rope on
+/// its own), from the part alone: its first position is looked up in the rope once,
+/// the others counted in the part. The answers are [`Text::byte_to_position`]'s.
+pub struct PartPositions<'a> {
+    part: &'a str,
+    base: usize,
+    first: (usize, usize),
+}
+
+impl<'a> PartPositions<'a> {
+    /// `part` is the text of `text` from byte `base` on, which must not fall between
+    /// the `\r` and `\n` of a `\r\n`.
+    pub fn new(text: &Text, part: &'a str, base: usize, enc: PositionEncoding) -> Self {
+        let first = text.byte_to_position(base, enc);
+        PartPositions {
+            part,
+            base,
+            first: (first.line as usize, first.col as usize),
+        }
+    }
+
+    /// The position of `byte`, from `base` to the part's end.
+    pub fn position(&self, byte: usize, enc: PositionEncoding) -> LineCol {
+        debug_assert!(byte >= self.base, "{byte} is before the part");
+        let part = self.part;
+        let bytes = part.as_bytes();
+        let mut at = floor_char_boundary(part, byte.saturating_sub(self.base));
+        if at > 0 && at < bytes.len() && bytes[at] == b'\n' && bytes[at - 1] == b'\r' {
+            at -= 1;
+        }
+        let count = |s: &str| match enc {
+            PositionEncoding::Utf8 => s.len(),
+            PositionEncoding::Utf16 => utf16_len(s),
+        };
+        let (line, col) = match breaks_before(part, at) {
+            0 => (self.first.0, self.first.1 + count(&part[..at])),
+            breaks => {
+                let start = memchr::memrchr2(b'\n', b'\r', &bytes[..at]).map_or(0, |i| i + 1);
+                (self.first.0 + breaks, count(&part[start..at]))
+            }
+        };
+        LineCol {
+            line: saturate(line),
+            col: saturate(col),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -78,6 +128,20 @@ mod tests {
                         text.byte_to_position(byte, enc),
                         "{flat:?} at {byte} in {enc:?}"
                     );
+                    // A part from every char boundary at or before `byte` on (not
+                    // inside a `\r\n`).
+                    let bases = (0..=byte.min(flat.len())).filter(|&b| {
+                        flat.is_char_boundary(b)
+                            && !(flat[..b].ends_with('\r') && flat[b..].starts_with('\n'))
+                    });
+                    for base in bases {
+                        let part = PartPositions::new(&text, &flat[base..], base, enc);
+                        assert_eq!(
+                            part.position(byte, enc),
+                            text.byte_to_position(byte, enc),
+                            "{flat:?} at {byte} in {enc:?} from {base}"
+                        );
+                    }
                 }
             }
         }
