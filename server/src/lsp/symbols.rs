@@ -129,16 +129,11 @@ pub fn document_symbols_json(doc: &Document, enc: PositionEncoding) -> Vec<u8> {
         fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
             let (Symbols(doc, enc), text) = (self, &self.0.text);
             let mut part = String::new();
-            let mut read = |range: ByteRange| {
-                text.slice_into(range, &mut part);
-                std::mem::take(&mut part)
-            };
-            let preamble = read(doc.chat.preamble.clone());
-            let first = preamble_entry(&preamble, &doc.chat).map(|e| {
-                let at = PartPositions::new(text, &preamble, doc.chat.preamble.start, *enc);
+            text.slice_into(doc.chat.preamble.clone(), &mut part);
+            let first = preamble_entry(&part, &doc.chat).map(|e| {
+                let at = PartPositions::new(text, &part, doc.chat.preamble.start, *enc);
                 symbol(e, |byte| position(&at, byte, *enc))
             });
-            let mut part = preamble;
             s.collect_seq(first.into_iter().chain(doc.chat.messages.iter().map(|m| {
                 let base = m.range().start;
                 text.slice_into(m.range(), &mut part);
@@ -153,8 +148,11 @@ pub fn document_symbols_json(doc: &Document, enc: PositionEncoding) -> Vec<u8> {
         let at = at.position(byte, enc);
         Position::new(at.line, at.col)
     }
-    // About 250 bytes a symbol: room for all of them at once rather than doubling.
-    let mut json = Vec::with_capacity((doc.chat.messages.len() + 1) * 256);
+    // Room for all of them at once rather than doubling (the 10 MB chat's take 286
+    // bytes each; 256 made the buffer double to 10 MB). The pages of the room left
+    // unwritten are never touched, so never resident, and `shrink_to_fit` gives
+    // them back.
+    let mut json = Vec::with_capacity((doc.chat.messages.len() + 1) * 384);
     match serde_json::to_writer(&mut json, &Symbols(doc, enc)) {
         Ok(()) => {
             json.shrink_to_fit();
