@@ -86,12 +86,6 @@ impl Text {
         self.rope.len_bytes()
     }
 
-    /// The byte length of each line, line breaks included, by the rope's own rule of
-    /// what breaks a line (see [`LineStarts`](super::line_starts::LineStarts)).
-    pub fn line_lengths(&self) -> impl Iterator<Item = usize> + '_ {
-        self.rope.lines().map(|line| line.len_bytes())
-    }
-
     /// Number of lines; a text ending with a line break has one more, empty line, and the empty
     /// text has one line.
     pub fn len_lines(&self) -> usize {
@@ -104,6 +98,17 @@ impl Text {
         let (start, end) = self.snap_range(r);
         let (cs, ce) = (self.rope.byte_to_char(start), self.rope.byte_to_char(end));
         String::from(self.rope.slice(cs..ce))
+    }
+
+    /// Clears `buf` and puts the text of a byte range in it, clamped and snapped as
+    /// [`Text::slice`] does: many ranges read one after another into one buffer,
+    /// without the whole text as one string.
+    pub fn slice_into(&self, r: Range<usize>, buf: &mut String) {
+        let (start, end) = self.snap_range(r);
+        buf.clear();
+        for chunk in self.rope.byte_slice(start..end).chunks() {
+            buf.push_str(chunk);
+        }
     }
 
     /// The text in order, in pieces of a few hundred bytes to a few KB (never splitting a
@@ -361,6 +366,13 @@ fn strip_line_break(line: &str) -> &str {
         .or_else(|| line.strip_suffix('\n'))
         .or_else(|| line.strip_suffix('\r'))
         .unwrap_or(line)
+}
+
+/// How many line breaks `s[..byte]` holds, by the rope's own rule of what breaks a
+/// line: the line of `byte` in a piece of text that starts a line. `byte` must not
+/// fall between the `\r` and `\n` of a `\r\n`.
+pub fn breaks_before(s: &str, byte: usize) -> usize {
+    ropey::str_utils::byte_to_line_idx(s, byte)
 }
 
 pub(crate) fn floor_char_boundary(s: &str, byte: usize) -> usize {

@@ -12,6 +12,7 @@ use super::state::{ChatTeam, Document, State, agent_kinds, find_cli, lock, team_
 use crate::agents::program::ProgramError;
 use crate::conversation::problems::{self, CliLookup, Problem};
 use crate::conversation::roster::Roster;
+use crate::document::line_starts::LineStarts;
 use crate::document::text::{PositionEncoding, Text};
 use crate::team::{Member, Team};
 
@@ -126,8 +127,17 @@ pub fn problems_of(state: &Mutex<State>, doc: &Document) -> (Vec<Problem>, Arc<T
 }
 
 pub fn to_diagnostic(text: &Text, p: &Problem, enc: PositionEncoding) -> Diagnostic {
+    diagnostic(convert::range(text, &p.range, enc), p)
+}
+
+/// [`to_diagnostic`] through a table of line starts (the same positions).
+pub fn to_diagnostic_at(starts: &LineStarts<'_>, p: &Problem, enc: PositionEncoding) -> Diagnostic {
+    diagnostic(convert::range_at(starts, &p.range, enc), p)
+}
+
+fn diagnostic(range: Range, p: &Problem) -> Diagnostic {
     Diagnostic {
-        range: convert::range(text, &p.range, enc),
+        range,
         severity: Some(convert::severity(p.severity)),
         code: Some(NumberOrString::String(p.code.to_string())),
         source: Some("chatmd".to_string()),

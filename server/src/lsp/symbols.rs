@@ -8,8 +8,9 @@ use tower_lsp_server::ls_types::*;
 
 use super::convert;
 use super::state::{Document, State, lock};
-use crate::document::chat::Chat;
-use crate::document::line_starts::LineStarts;
+use crate::document::ByteRange;
+use crate::document::chat::{Chat, Message, summary_of};
+use crate::document::line_starts::{LineStarts, PartPositions};
 use crate::document::lines::Lines;
 use crate::document::text::{PositionEncoding, Text};
 
@@ -26,37 +27,45 @@ struct Entry {
 
 /// The outline entries of a chat, made one at a time (a long chat has 20k).
 fn entries<'a>(text: &'a str, chat: &'a Chat) -> impl Iterator<Item = Entry> + 'a {
-    preamble_entry(text, chat)
+    preamble_entry(&text[chat.preamble.clone()], chat)
         .into_iter()
-        .chain(chat.messages.iter().map(move |m| {
-            let summary = m.summary(text, SUMMARY_CHARS);
-            let name = if summary.is_empty() {
-                format!("@{}", m.handle(text))
-            } else {
-                format!("@{}: {}", m.handle(text), summary)
-            };
-            let detail = m.status_comment(text).map(|c| {
-                [
-                    c.status().map(|s| s.as_str().to_string()),
-                    c.agent().map(str::to_string),
-                ]
-                .into_iter()
-                .flatten()
-                .collect::<Vec<_>>()
-                .join(" · ")
-            });
-            Entry {
-                name,
-                detail: detail.filter(|d| !d.is_empty()),
-                range: m.range(),
-                selection: m.header(),
-                is_preamble: false,
-            }
-        }))
+        .chain(chat.messages.iter().map(move |m| message_entry(m, text, 0)))
 }
 
-fn preamble_entry(text: &str, chat: &Chat) -> Option<Entry> {
-    let preamble = &text[chat.preamble.clone()];
+/// The entry of message `m`; `part` is the document's text from byte `base` on, and
+/// holds at least the message.
+fn message_entry(m: &Message, part: &str, base: usize) -> Entry {
+    let local = |r: ByteRange| &part[r.start - base..r.end - base];
+    let (handle, summary) = (
+        local(m.handle_range()),
+        summary_of(local(m.body_range()), SUMMARY_CHARS),
+    );
+    let name = if summary.is_empty() {
+        format!("@{handle}")
+    } else {
+        format!("@{handle}: {summary}")
+    };
+    let detail = m.status_comment_in(part, base).map(|c| {
+        [
+            c.status().map(|s| s.as_str().to_string()),
+            c.agent().map(str::to_string),
+        ]
+        .into_iter()
+        .flatten()
+        .collect::<Vec<_>>()
+        .join(" · ")
+    });
+    Entry {
+        name,
+        detail: detail.filter(|d| !d.is_empty()),
+        range: m.range(),
+        selection: m.header(),
+        is_preamble: false,
+    }
+}
+
+/// The preamble's entry, from its text (`preamble`).
+fn preamble_entry(preamble: &str, chat: &Chat) -> Option<Entry> {
     if !preamble.trim().is_empty() {
         let title = chat
             .front_matter
@@ -79,7 +88,7 @@ fn preamble_entry(text: &str, chat: &Chat) -> Option<Entry> {
 }
 
 #[allow(deprecated)] // `DocumentSymbol::deprecated` must still be filled in.
-fn symbol(e: Entry, starts: &LineStarts<'_>, enc: PositionEncoding) -> DocumentSymbol {
+fn symbol(e: Entry, position: impl Fn(usize) -> Position) -> DocumentSymbol {
     DocumentSymbol {
         name: e.name,
         detail: e.detail,
@@ -90,8 +99,8 @@ fn symbol(e: Entry, starts: &LineStarts<'_>, enc: PositionEncoding) -> DocumentS
         },
         tags: None,
         deprecated: None,
-        range: convert::range_at(starts, &e.range, enc),
-        selection_range: convert::range_at(starts, &e.selection, enc),
+        range: Range::new(position(e.range.start), position(e.range.end)),
+        selection_range: Range::new(position(e.selection.start), position(e.selection.end)),
         children: None,
     }
 }
@@ -99,39 +108,52 @@ fn symbol(e: Entry, starts: &LineStarts<'_>, enc: PositionEncoding) -> DocumentS
 pub fn document_symbols(doc: &Document, enc: PositionEncoding) -> Vec<DocumentSymbol> {
     let text = doc.flat();
     // 20k messages ask for 80k positions: one pass over the lines, not a rope lookup each.
-    let starts = LineStarts::new(&doc.text, &text);
+    let starts = LineStarts::new(&text);
+    let position = |byte| {
+        let at = starts.position(byte, enc);
+        Position::new(at.line, at.col)
+    };
     entries(&text, &doc.chat)
-        .map(|e| symbol(e, &starts, enc))
+        .map(|e| symbol(e, position))
         .collect()
 }
 
-/// [`document_symbols`] as the JSON of a `documentSymbol` result, serialized without
-/// a `serde_json::Value` in between (see `framing::output`), and without the symbols
-/// all at once: each is made, written and dropped.
+/// [`document_symbols`] as the JSON of a `documentSymbol` result, the same bytes,
+/// serialized without a `serde_json::Value` in between (see `framing::output`), each
+/// symbol made, written and dropped, and without the whole text as one string: the
+/// preamble and each message are read out of the rope into one buffer, and their
+/// positions counted there.
 pub fn document_symbols_json(doc: &Document, enc: PositionEncoding) -> Vec<u8> {
-    struct Symbols<'a> {
-        text: &'a str,
-        doc: &'a Document,
-        starts: LineStarts<'a>,
-        enc: PositionEncoding,
-    }
+    struct Symbols<'a>(&'a Document, PositionEncoding);
     impl serde::Serialize for Symbols<'_> {
         fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-            s.collect_seq(
-                entries(self.text, &self.doc.chat).map(|e| symbol(e, &self.starts, self.enc)),
-            )
+            let (Symbols(doc, enc), text) = (self, &self.0.text);
+            let mut part = String::new();
+            text.slice_into(doc.chat.preamble.clone(), &mut part);
+            let first = preamble_entry(&part, &doc.chat).map(|e| {
+                let at = PartPositions::new(text, &part, doc.chat.preamble.start, *enc);
+                symbol(e, |byte| position(&at, byte, *enc))
+            });
+            s.collect_seq(first.into_iter().chain(doc.chat.messages.iter().map(|m| {
+                let base = m.range().start;
+                text.slice_into(m.range(), &mut part);
+                let at = PartPositions::new(text, &part, base, *enc);
+                symbol(message_entry(m, &part, base), |byte| {
+                    position(&at, byte, *enc)
+                })
+            })))
         }
     }
-    let text = doc.flat();
-    let symbols = Symbols {
-        text: &text,
-        doc,
-        starts: LineStarts::new(&doc.text, &text),
-        enc,
-    };
-    // About 250 bytes a symbol: room for all of them at once rather than doubling.
-    let mut json = Vec::with_capacity((doc.chat.messages.len() + 1) * 256);
-    match serde_json::to_writer(&mut json, &symbols) {
+    fn position(at: &PartPositions<'_>, byte: usize, enc: PositionEncoding) -> Position {
+        let at = at.position(byte, enc);
+        Position::new(at.line, at.col)
+    }
+    // Room for all of them at once rather than doubling (the 10 MB chat's take 286
+    // bytes each; 256 made the buffer double to 10 MB). The pages of the room left
+    // unwritten are never touched, so never resident, and `shrink_to_fit` gives
+    // them back.
+    let mut json = Vec::with_capacity((doc.chat.messages.len() + 1) * 384);
+    match serde_json::to_writer(&mut json, &Symbols(doc, enc)) {
         Ok(()) => {
             json.shrink_to_fit();
             json

@@ -9,12 +9,13 @@ use std::sync::Mutex;
 use tower_lsp_server::Client;
 use tower_lsp_server::ls_types::*;
 
-use super::diagnostics::to_diagnostic;
+use super::diagnostics::{to_diagnostic, to_diagnostic_at};
 use super::state::{State, lock};
 use crate::conversation::problems::Problem;
 use crate::conversation::waiting::{WaitKind, waiting};
 use crate::document::chat::Chat;
-use crate::document::text::{PositionEncoding, Text};
+use crate::document::line_starts::LineStarts;
+use crate::document::text::PositionEncoding;
 use crate::team::Severity;
 
 /// The identifier of the pulled diagnostics, so the client keeps them apart from the
@@ -39,10 +40,13 @@ pub fn problems(text: &str, chat: &Chat) -> Vec<Problem> {
 }
 
 fn diagnostics(text: &str, enc: PositionEncoding) -> Vec<Diagnostic> {
-    let rope = Text::new(text);
+    // A table of line starts, not a rope: the start-up scan reads every closed chat
+    // (a long one while the editor opens it), and a rope of 10 MB costs 12 MB and
+    // most of the time for the few positions the waits need.
+    let starts = LineStarts::new(text);
     problems(text, &Chat::parse(text))
         .iter()
-        .map(|p| to_diagnostic(&rope, p, enc))
+        .map(|p| to_diagnostic_at(&starts, p, enc))
         .collect()
 }
 

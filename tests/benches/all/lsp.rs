@@ -34,18 +34,56 @@ pub fn chat_folder(chat: &str, members: bool) -> (tempfile::TempDir, String) {
 }
 
 fn open(server: &mut Server, uri: &str, text: &str) {
-    server.notify(
-        "textDocument/didOpen",
-        json!({"textDocument": {"uri": uri, "languageId": "chatmd", "version": 1, "text": text}}),
-    );
+    server.notify("textDocument/didOpen", did_open(uri, text));
 }
 
-fn symbols(server: &mut Server, uri: &str) -> usize {
-    let result = server.request(
-        "textDocument/documentSymbol",
-        json!({"textDocument": {"uri": uri}}),
+fn did_open(uri: &str, text: &str) -> Value {
+    json!({"textDocument": {"uri": uri, "languageId": "chatmd", "version": 1, "text": text}})
+}
+
+/// The line of every message heading of the bench's chat, and its handle: the only
+/// lines starting `## @` (the one in a code block is indented).
+fn headings(text: &str) -> Vec<(usize, &str)> {
+    text.split('\n')
+        .enumerate()
+        .filter_map(|(line, s)| Some((line, s.strip_prefix("## @")?)))
+        .collect()
+}
+
+/// Checks an outline answer against the chat (after the clock stopped): the answer
+/// to request `id`, the preamble titled from the front matter, then one symbol per
+/// message, named after its author, its ranges starting at its heading. Returns the
+/// number of symbols.
+fn check_outline(body: &[u8], id: i64, headings: &[(usize, &str)]) -> usize {
+    let mut answer: Value = serde_json::from_slice(body).expect("the answer is JSON");
+    assert_eq!(answer["id"], id, "the answer to the outline request");
+    assert!(
+        answer.get("error").is_none(),
+        "documentSymbol failed: {answer}"
     );
-    result.as_array().map_or(0, Vec::len)
+    let symbols = answer["result"].take();
+    let symbols = symbols.as_array().expect("an array of symbols");
+    assert_eq!(
+        symbols.len(),
+        headings.len() + 1,
+        "the preamble and every message"
+    );
+    assert_eq!(symbols[0]["name"], "Benchmark chat");
+    for (symbol, (line, handle)) in symbols[1..].iter().zip(headings) {
+        let name = symbol["name"].as_str().expect("a name");
+        assert!(
+            name == format!("@{handle}") || name.starts_with(&format!("@{handle}: ")),
+            "{name:?} is the message of @{handle}"
+        );
+        for range in ["range", "selectionRange"] {
+            assert_eq!(
+                symbol[range]["start"],
+                json!({"line": line, "character": 0}),
+                "{range} of {name:?} starts at its heading"
+            );
+        }
+    }
+    symbols.len()
 }
 
 fn diagnostics_of<'a>(uri: &'a str) -> impl Fn(&Value) -> bool + 'a {
@@ -93,39 +131,58 @@ pub fn start_up(report: &mut Report) {
 
 /// A one-character edit as the VS Code baseline makes it (`vscode/outline.mjs`): `x`
 /// typed at the end of the middle line, the `nth` time.
-fn type_one_character(server: &mut Server, uri: &str, text: &str, version: i32, nth: usize) {
+fn one_character(uri: &str, text: &str, version: i32, nth: usize) -> Value {
     let lines: Vec<&str> = text.split('\n').collect();
     let line = lines.len() / 2;
     let character = lines[line].encode_utf16().count() + nth;
     let at = json!({"line": line, "character": character});
-    server.notify(
-        "textDocument/didChange",
-        json!({"textDocument": {"uri": uri, "version": version},
-               "contentChanges": [{"range": {"start": at, "end": at}, "text": "x"}]}),
-    );
+    json!({"textDocument": {"uri": uri, "version": version},
+           "contentChanges": [{"range": {"start": at, "end": at}, "text": "x"}]})
 }
 
 /// `didOpen` of the chat → `documentSymbol` answered, in a fresh server; the same
 /// request repeated; and the request after a one-character edit. `vscode` is VS Code's
-/// own Markdown outline of the same file, when it could be measured.
+/// own Markdown outline of the same file, when it could be measured. Each is timed
+/// from the first byte written (frames encoded beforehand) to the answer's last byte
+/// read; the answer is parsed and checked after that.
 pub fn outline(report: &mut Report, text: &str, vscode: Option<Outline>) {
     let (dir, uri) = chat_folder(text, true);
+    let headings = headings(text);
     let (mut first, mut again, mut edited, mut count) = (Vec::new(), Vec::new(), Vec::new(), 0);
+    let outline_request = |server: &mut Server| {
+        server.request_frame(
+            "textDocument/documentSymbol",
+            json!({"textDocument": {"uri": uri}}),
+        )
+    };
     for _ in 0..5 {
         let mut server = Server::start();
         server.initialize(dir.path());
-        let start = Instant::now();
-        open(&mut server, &uri, text);
-        count = symbols(&mut server, &uri);
-        first.push(start.elapsed());
-        let start = Instant::now();
-        symbols(&mut server, &uri);
-        again.push(start.elapsed());
+        let (id, request) = outline_request(&mut server);
+        let frames = [
+            Server::notification_frame("textDocument/didOpen", did_open(&uri, text)),
+            request,
+        ]
+        .concat();
+        let (took, answer) = server.round_trip(&frames);
+        drop(frames);
+        first.push(took);
+        count = check_outline(&answer, id, &headings);
+        let (id, request) = outline_request(&mut server);
+        let (took, answer) = server.round_trip(&request);
+        again.push(took);
+        check_outline(&answer, id, &headings);
         for nth in 0..3 {
-            let start = Instant::now();
-            type_one_character(&mut server, &uri, text, 2 + nth as i32, nth);
-            symbols(&mut server, &uri);
-            edited.push(start.elapsed());
+            let (id, request) = outline_request(&mut server);
+            let change = one_character(&uri, text, 2 + nth as i32, nth);
+            let frames = [
+                Server::notification_frame("textDocument/didChange", change),
+                request,
+            ]
+            .concat();
+            let (took, answer) = server.round_trip(&frames);
+            edited.push(took);
+            check_outline(&answer, id, &headings);
         }
         server.shutdown();
     }

@@ -5,6 +5,7 @@ use std::io::{BufReader, Write};
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::OnceLock;
+use std::time::{Duration, Instant};
 
 use chatmd_tests::lsp_client::{encode_frame, read_body};
 use serde_json::{Value, json};
@@ -78,6 +79,43 @@ impl Server {
 
     pub fn notify(&mut self, method: &str, params: Value) {
         self.send(&json!({"jsonrpc": "2.0", "method": method, "params": params}));
+    }
+
+    /// A notification's frame, encoded ahead of a [`Server::round_trip`].
+    pub fn notification_frame(method: &str, params: Value) -> Vec<u8> {
+        let message = json!({"jsonrpc": "2.0", "method": method, "params": params});
+        encode_frame(message.to_string().as_bytes())
+    }
+
+    /// A request's frame, encoded ahead of a [`Server::round_trip`], and its id.
+    pub fn request_frame(&mut self, method: &str, params: Value) -> (i64, Vec<u8>) {
+        let id = self.next_id;
+        self.next_id += 1;
+        let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        (id, encode_frame(message.to_string().as_bytes()))
+    }
+
+    /// One round trip as an editor sees it, timed from the first byte of `frames`
+    /// (encoded beforehand, ending with a request) written to the last byte of the
+    /// answer's frame read (its `Content-Length` honoured). Frames the server sends
+    /// meanwhile (notifications, its own requests) are read and dropped. Returns the
+    /// time and the answer's body unparsed: the caller parses and checks it after the
+    /// clock stopped, so a wrong answer still fails.
+    pub fn round_trip(&mut self, frames: &[u8]) -> (Duration, Vec<u8>) {
+        // tower-lsp-server writes `jsonrpc` first, then `method` for a notification or
+        // request and `result` or `error` for a response: the start of a body tells
+        // them apart without parsing 5.7 MB (the caller checks the answer's id).
+        const NOT_AN_ANSWER: &[u8] = br#"{"jsonrpc":"2.0","method":"#;
+        let start = Instant::now();
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        stdin.write_all(frames).expect("write");
+        stdin.flush().expect("flush");
+        loop {
+            let body = read_body(&mut self.stdout).expect("server quit");
+            if !body.starts_with(NOT_AN_ANSWER) {
+                return (start.elapsed(), body);
+            }
+        }
     }
 
     /// Sends a request and reads until its answer (notifications meanwhile are dropped).

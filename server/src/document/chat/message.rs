@@ -125,12 +125,25 @@ impl Message {
     /// The status comment as parsed (`Err` when the line is malformed). `text` is the
     /// document the message belongs to.
     pub fn status(&self, text: &str) -> Option<&Result<StatusComment, StatusError>> {
+        self.status_in(text, 0)
+    }
+
+    /// [`Message::status`] from `part`, the document's text from byte `base` on, which
+    /// holds at least this message (a message read out of the rope on its own).
+    pub fn status_in(
+        &self,
+        part: &str,
+        base: usize,
+    ) -> Option<&Result<StatusComment, StatusError>> {
         let range = self.status_range()?;
         let store = &*self.store;
         let slots = store
             .parsed
             .get_or_init(|| store.records.iter().map(|_| ParsedStatus::new()).collect());
-        Some(slots[self.index].get_or_init(|| StatusComment::parse(&text[range])))
+        Some(
+            slots[self.index]
+                .get_or_init(|| StatusComment::parse(&part[range.start - base..range.end - base])),
+        )
     }
 
     /// This message's run of one of its store's lists (see [`Store::run`]).
@@ -229,20 +242,29 @@ impl Message {
 
     /// The status comment, when it parsed.
     pub fn status_comment(&self, text: &str) -> Option<&StatusComment> {
-        self.status(text).and_then(|s| s.as_ref().ok())
+        self.status_comment_in(text, 0)
+    }
+
+    /// [`Message::status_comment`] from `part`, as [`Message::status_in`].
+    pub fn status_comment_in(&self, part: &str, base: usize) -> Option<&StatusComment> {
+        self.status_in(part, base).and_then(|s| s.as_ref().ok())
     }
 
     /// The first words of the message (for outlines), at most `max` chars.
     pub fn summary(&self, text: &str, max: usize) -> String {
-        let body = self.body(text);
-        let line = Lines::new(body)
-            .map(|line| body[line.range()].trim())
-            .find(|l| !l.is_empty() && !l.starts_with("<!--") && !l.starts_with("```"))
-            .unwrap_or("");
-        let mut out: String = line.chars().take(max).collect();
-        if line.chars().count() > max {
-            out.push('…');
-        }
-        out
+        summary_of(self.body(text), max)
     }
+}
+
+/// The first words of a message's `body` (for outlines), at most `max` chars.
+pub fn summary_of(body: &str, max: usize) -> String {
+    let line = Lines::new(body)
+        .map(|line| body[line.range()].trim())
+        .find(|l| !l.is_empty() && !l.starts_with("<!--") && !l.starts_with("```"))
+        .unwrap_or("");
+    let mut out: String = line.chars().take(max).collect();
+    if line.chars().count() > max {
+        out.push('…');
+    }
+    out
 }
