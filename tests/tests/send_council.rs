@@ -52,42 +52,74 @@ impl Setup {
 }
 
 /// The status comments cut to id, agent, status and the council's round and letter
-/// (the decision: the legend of the letters).
+/// (the decision: the legend of the letters), wherever those keys stand in them.
 fn rounds(text: &str) -> String {
-    let status = regex::Regex::new(
-        r#"<!-- chatmd id=(t\d+) agent=(\w+) status=(\w+)[^>]*?(?: council=(\w+))?(?: letters?=("[^"]*"|\w+))?(?: [^>]*)?-->"#,
-    )
-    .unwrap();
-    status
-        .replace_all(text, "<!-- $1 $2 $3 $4 $5 -->")
+    let comment = regex::Regex::new(r"<!-- chatmd ([^>]*?) ?-->").unwrap();
+    let key = |fields: &str, name: &str| -> String {
+        regex::Regex::new(&format!(r#"(?:^| ){name}=("[^"]*"|\S+)"#))
+            .unwrap()
+            .captures(fields)
+            .map(|c| c[1].to_string())
+            .unwrap_or_default()
+    };
+    comment
+        .replace_all(text, |caps: &regex::Captures| {
+            let fields = &caps[1];
+            format!(
+                "<!-- {} {} {} {} {} -->",
+                key(fields, "id"),
+                key(fields, "agent"),
+                key(fields, "status"),
+                key(fields, "council"),
+                key(fields, "letters?"),
+            )
+        })
         .into_owned()
 }
 
 #[test]
 fn compare_answers_apart_and_a_later_turn_shows_no_other_answer() {
-    let s = Setup::new();
-    let head = "---\nrouting: compare\n---\n## @me\n@reviewer @tester which cache?\n";
-    let (code, err, first) = s.send("team/c.chat.md", head);
-    assert_eq!(
-        (code, err.as_str()),
-        (Some(0), "@reviewer: done\n@tester: done\n")
-    );
-    let round = "\n## @reviewer\n<!-- t1 claude done   -->\nAn LRU cache.\n\
-                 \n## @tester\n<!-- t2 codex done   -->\nA TTL cache.\n";
-    assert_eq!(first, format!("{head}{round}\n## @me\n"));
-    let next = format!("{}@tester why?\n", s.read("team/c.chat.md"));
-    let (code, err, _) = s.send("team/c.chat.md", &next);
-    assert_eq!((code, err.as_str()), (Some(0), "@tester: done\n"));
-    let runs = s.runs();
-    assert_eq!(runs.len(), 3);
-    assert_eq!(
-        runs[2]["prompt"],
-        "[CONTEXT]\n\
+    // Resumed (the default), the tester's next turn is its session and the new message;
+    // not resumed, the chat as the tester was part of it: neither shows the reviewer's
+    // answer.
+    let resumed = "[CONTEXT]\n[MESSAGE]\nme: @tester why?\n";
+    let whole = "[CONTEXT]\n\
          You are @tester in a team chat with @me (human). Other members answer the same message on their own; you do not see their answers.\n\
          me: @reviewer @tester which cache?\n\
          tester: A TTL cache.\n\
-         [MESSAGE]\nme: @tester why?\n"
-    );
+         [MESSAGE]\nme: @tester why?\n";
+    for (resume, expected) in [(true, resumed), (false, whole)] {
+        let s = Setup::new();
+        if !resume {
+            let toml = s.read("team/chatmd.toml");
+            s.write_trusted(
+                "team/chatmd.toml",
+                &format!("{toml}[members.tester]\nresume = false\n"),
+            );
+        }
+        let head = "---\nrouting: compare\n---\n## @me\n@reviewer @tester which cache?\n";
+        let (code, err, first) = s.send("team/c.chat.md", head);
+        assert_eq!(
+            (code, err.as_str()),
+            (Some(0), "@reviewer: done\n@tester: done\n")
+        );
+        let round = "\n## @reviewer\n<!-- t1 claude done   -->\nAn LRU cache.\n\
+                     \n## @tester\n<!-- t2 codex done   -->\nA TTL cache.\n";
+        assert_eq!(first, format!("{head}{round}\n## @me\n"));
+        let next = format!("{}@tester why?\n", s.read("team/c.chat.md"));
+        let (code, err, _) = s.send("team/c.chat.md", &next);
+        assert_eq!((code, err.as_str()), (Some(0), "@tester: done\n"));
+        let runs = s.runs();
+        assert_eq!(runs.len(), 3);
+        assert_eq!(runs[2]["prompt"], expected, "resume: {resume}");
+        let argv: Vec<&str> = runs[2]["argv"]
+            .as_array()
+            .expect("the recorded argv")
+            .iter()
+            .filter_map(Value::as_str)
+            .collect();
+        assert_eq!(argv.contains(&"resume"), resume, "{argv:?}");
+    }
 }
 
 #[test]

@@ -138,7 +138,7 @@ async fn without_steering_the_message_waits_for_the_round_to_end() {
              ANSWER-anthropic role_seen=no marker_count=0 roles=none team=0 turn=1 \
              user_msgs=1 assistant_msgs=0 ask=-\n{chunks}\n\n## @me\n@writer also check the \
              docs\n\n## @writer\n<!-- t2 acp done -->\nANSWER-anthropic role_seen=no \
-             marker_count=0 roles=none team=0 turn=1 user_msgs=1 assistant_msgs=0 ask=-\n\n\
+             marker_count=0 roles=none team=0 turn=2 user_msgs=2 assistant_msgs=1 ask=-\n\n\
              ## @me\n"
         )
     );
@@ -148,6 +148,11 @@ async fn without_steering_the_message_waits_for_the_round_to_end() {
         prompts.len(),
         2,
         "the queued message went as the next prompt"
+    );
+    assert_eq!(
+        s.acp_requests("session/resume").len(),
+        1,
+        "in the writer's session (members resume by default)"
     );
 }
 
