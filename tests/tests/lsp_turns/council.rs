@@ -317,9 +317,7 @@ async fn a_message_queued_during_a_council_stops_it_and_starts_the_next() {
         })
         .await;
     let next = "\n## @me\n@tester and for sessions?\n";
-    editor.type_text(&uri, crate::setup::At::End, next).await;
-    let answer = editor.command("chatmd.send", json!({"uri": uri})).await;
-    assert_eq!(answer, Ok(json!({"members": [], "queued": true})));
+    crate::setup::send_queued(&mut editor, &uri, next).await;
     editor
         .run_until("the queued message's answer", |e| {
             let text = e.text(&uri);

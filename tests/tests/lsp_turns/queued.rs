@@ -6,7 +6,7 @@ use chatmd_tests::sim_editor::Behaviour;
 use pretty_assertions::assert_eq;
 use serde_json::json;
 
-use crate::setup::{At, Setup, lenses, plain, send};
+use crate::setup::{At, Setup, lenses, plain, send, send_queued};
 
 /// A reviewer that answers slowly (four chunks, 0.4 s apart) and a tester that records
 /// each run on a line of `records/tester.jsonl`.
@@ -74,9 +74,7 @@ async fn queue_next(
             e.text(&uri).contains("## @reviewer\n")
         })
         .await;
-    editor.type_text(&uri, At::End, NEXT).await;
-    let answer = editor.command("chatmd.send", json!({"uri": uri})).await;
-    assert_eq!(answer, Ok(json!({"members": [], "queued": true})));
+    send_queued(&mut editor, &uri, NEXT).await;
     editor
         .run_until("the queued mark", |e| {
             e.text(&uri).contains("status=queued -->")

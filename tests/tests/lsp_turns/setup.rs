@@ -249,6 +249,14 @@ pub fn progress_of(notes: &[Value], token: &Value) -> Vec<Value> {
         .collect()
 }
 
+/// Types `next` at the end of the chat and Sends it while members still answer: the
+/// server answers that it is queued.
+pub async fn send_queued(editor: &mut SimEditor, uri: &str, next: &str) {
+    editor.type_text(uri, At::End, next).await;
+    let answer = editor.command("chatmd.send", json!({"uri": uri})).await;
+    assert_eq!(answer, Ok(json!({"members": [], "queued": true})));
+}
+
 /// Runs Send on the chat; the turns start.
 pub async fn send(editor: &mut SimEditor, uri: &str) {
     let answer = editor.command("chatmd.send", json!({"uri": uri})).await;

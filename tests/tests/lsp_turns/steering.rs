@@ -9,7 +9,7 @@ use chatmd_tests::sim_editor::{At, Behaviour, SimEditor};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
-use crate::setup::{Setup, plain, send};
+use crate::setup::{Setup, plain, send, send_queued};
 
 /// A workspace whose writer is `claude-agent-acp`, steerable or not.
 fn acp_writer(steering: bool) -> Setup {
@@ -33,9 +33,7 @@ async fn send_while_answering(s: &Setup, behaviour: Behaviour) -> (SimEditor, St
             e.text(&uri).contains("SLOW-CHUNK-01")
         })
         .await;
-    editor.type_text(&uri, At::End, NEXT).await;
-    let answer = editor.command("chatmd.send", json!({"uri": uri})).await;
-    assert_eq!(answer, Ok(json!({"members": [], "queued": true})));
+    send_queued(&mut editor, &uri, NEXT).await;
     (editor, uri)
 }
 
@@ -172,9 +170,7 @@ async fn a_turn_waiting_for_a_permission_answer_leaves_the_message_queued() {
             e.text(&uri).contains("status=waiting")
         })
         .await;
-    editor.type_text(&uri, At::End, NEXT).await;
-    let answer = editor.command("chatmd.send", json!({"uri": uri})).await;
-    assert_eq!(answer, Ok(json!({"members": [], "queued": true})));
+    send_queued(&mut editor, &uri, NEXT).await;
     let answered = editor
         .command(
             "chatmd.answer",
