@@ -179,6 +179,8 @@ mod text {
                 .collect();
             assert_eq!(got, positions, "position_to_byte in {s:?}");
             check_against_model(&text, s);
+            // The text as opened, before its first edit: one string and its line starts.
+            check_against_model(&Text::from_string(s.to_owned()), s);
         }
 
         #[test]
@@ -608,6 +610,10 @@ mod text {
             let edit = text.apply_change(range, new, enc);
             let out = text.to_string();
             check_against_model(&text, &out);
+            // The first edit of a text as opened makes the same text.
+            let mut opened = Text::from_string(s.to_owned());
+            assert_eq!(opened.apply_change(range, new, enc), edit);
+            check_against_model(&opened, &out);
             (out, edit)
         }
 
@@ -889,13 +895,18 @@ mod text {
             #[test]
             fn positions_round_trip(s in text()) {
                 check_against_model(&Text::new(&s), &s);
+                check_against_model(&Text::from_string(s.clone()), &s);
             }
 
             /// (b) LSP changes applied to `Text` give the same string (and `Edit`s) as the same
             /// byte edits applied to a `String`; the rope's lines stay right afterwards.
             #[test]
-            fn changes_match_a_string(s in text(), changes in vec(raw_change(), 1..12)) {
-                let mut text = Text::new(&s);
+            fn changes_match_a_string(
+                s in text(),
+                changes in vec(raw_change(), 1..12),
+                opened in any::<bool>(),
+            ) {
+                let mut text = if opened { Text::from_string(s.clone()) } else { Text::new(&s) };
                 let mut model = s;
                 for change in changes {
                     let enc = change.enc;
@@ -927,8 +938,9 @@ mod text {
             fn byte_replacements_match_a_string(
                 s in text(),
                 edits in vec((any::<usize>(), any::<usize>(), small_text()), 1..12),
+                opened in any::<bool>(),
             ) {
-                let mut text = Text::new(&s);
+                let mut text = if opened { Text::from_string(s.clone()) } else { Text::new(&s) };
                 let mut model = s;
                 for (a, b, new) in edits {
                     let snap = |x: usize| {

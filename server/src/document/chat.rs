@@ -12,7 +12,7 @@ mod parts;
 mod scan;
 mod store;
 
-pub use message::{Message, summary_of};
+pub use message::{Message, summary_of, summary_parts};
 use scan::scan;
 pub(crate) use scan::{details_after, starts_quote};
 

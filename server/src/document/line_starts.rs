@@ -65,7 +65,11 @@ impl<'a> PartPositions<'a> {
     /// `part` is the text of `text` from byte `base` on, which must not fall between
     /// the `\r` and `\n` of a `\r\n`.
     pub fn new(text: &Text, part: &'a str, base: usize, enc: PositionEncoding) -> Self {
-        let first = text.byte_to_position(base, enc);
+        Self::at(part, base, text.byte_to_position(base, enc))
+    }
+
+    /// [`PartPositions::new`] when the position of `base` is known (`first`).
+    pub fn at(part: &'a str, base: usize, first: LineCol) -> Self {
         PartPositions {
             part,
             base,

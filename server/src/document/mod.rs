@@ -4,9 +4,13 @@
 
 mod bytes;
 pub mod chat;
+mod columns;
+mod edit;
 mod fence;
+mod flat_text;
 pub mod foreign;
 pub mod front_matter;
+pub mod in_order;
 pub mod inline;
 pub mod line_starts;
 pub mod lines;

@@ -233,10 +233,27 @@ impl StatusComment {
         })
     }
 
+    /// The first values of `keys` in the status comment `line`, read without building
+    /// the comment (an outline reads two keys of each of 20k comments); `None` when
+    /// the line does not parse.
+    pub fn peek<'a, const N: usize>(
+        line: &'a str,
+        keys: [&str; N],
+    ) -> Option<[Option<std::borrow::Cow<'a, str>>; N]> {
+        let mut values = [const { None }; N];
+        for (key, value) in parse::line(line).ok()? {
+            if let Some(at) = keys.iter().position(|k| *k == key)
+                && values[at].is_none()
+            {
+                values[at] = Some(value);
+            }
+        }
+        Some(values)
+    }
+
     /// Reads a status comment from one line (without its line break).
     pub fn parse(line: &str) -> Result<StatusComment, StatusError> {
-        parse::line(line)
-            .map(|fields| Self::of(fields.iter().map(|(k, v)| (k.as_str(), v.as_str()))))
+        parse::line(line).map(|fields| Self::of(fields.iter().map(|(k, v)| (*k, v.as_ref()))))
     }
 
     /// The canonical line: `<!-- chatmd k=v k2="a b" -->`.

@@ -9,8 +9,15 @@
 
 use std::fmt;
 use std::ops::Range;
+use std::sync::Arc;
 
 use ropey::Rope;
+
+use super::columns::utf16_col_to_byte;
+pub use super::columns::{breaks_before, byte_in_line, col_in_line, utf16_len};
+pub(crate) use super::columns::{floor_char_boundary, saturate};
+pub use super::edit::Edit;
+use super::flat_text::FlatText;
 
 /// The unit of an LSP column, as negotiated in `initialize` (UTF-16 unless the client offers
 /// UTF-8).
@@ -34,70 +41,73 @@ impl LineCol {
     }
 }
 
-/// What a change did, in byte offsets: `[start, old_end)` of the old text became
-/// `[start, new_end)` of the new text.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Edit {
-    pub start: usize,
-    pub old_end: usize,
-    pub new_end: usize,
-}
-
-impl Edit {
-    /// How much longer (positive) or shorter (negative) the text got, in bytes.
-    pub fn delta(&self) -> isize {
-        self.new_end as isize - self.old_end as isize
-    }
-
-    /// Maps an offset of the old text to the new text. An offset is treated as sticking to the
-    /// character that follows it:
-    ///
-    /// - `old < start`: unchanged;
-    /// - `old >= old_end`: shifted by [`Edit::delta`] (`old - old_end + new_end`). This includes
-    ///   `old == start` for a pure insertion, so text inserted exactly at an offset ends up
-    ///   *before* it;
-    /// - `start <= old < old_end` (the character after it was replaced): `new_end`, the end of
-    ///   the replacement.
-    pub fn map_offset(&self, old: usize) -> usize {
-        if old < self.start {
-            old
-        } else if old >= self.old_end {
-            old - self.old_end + self.new_end
-        } else {
-            self.new_end
-        }
-    }
-}
-
-/// A document's text: a rope with LSP position conversions.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// A document's text with LSP position conversions: a rope, or as opened (one string
+/// and its line starts) until the first edit.
+#[derive(Clone, Debug)]
 pub struct Text {
-    rope: Rope,
+    repr: Repr,
+}
+
+#[derive(Clone, Debug)]
+enum Repr {
+    Flat(FlatText),
+    Rope(Rope),
+}
+
+impl Default for Text {
+    fn default() -> Self {
+        Text::new("")
+    }
 }
 
 impl Text {
     pub fn new(s: &str) -> Self {
         Self {
-            rope: Rope::from_str(s),
+            repr: Repr::Rope(Rope::from_str(s)),
+        }
+    }
+
+    /// The text of `s`, kept as it is (no copy) until the first edit makes it a rope.
+    pub fn from_string(s: String) -> Self {
+        match FlatText::new(s) {
+            Ok(flat) => Self {
+                repr: Repr::Flat(flat),
+            },
+            // Too long for the table of line starts: a rope from the start.
+            Err(s) => Self::new(&s),
+        }
+    }
+
+    /// The whole text as one string, while it is as opened (no edit since).
+    pub fn as_flat(&self) -> Option<&Arc<String>> {
+        match &self.repr {
+            Repr::Flat(flat) => Some(&flat.text),
+            Repr::Rope(_) => None,
         }
     }
 
     pub fn len_bytes(&self) -> usize {
-        self.rope.len_bytes()
+        match &self.repr {
+            Repr::Flat(flat) => flat.text.len(),
+            Repr::Rope(rope) => rope.len_bytes(),
+        }
     }
 
     /// Number of lines; a text ending with a line break has one more, empty line, and the empty
     /// text has one line.
     pub fn len_lines(&self) -> usize {
-        self.rope.len_lines()
+        match &self.repr {
+            Repr::Flat(flat) => flat.len_lines(),
+            Repr::Rope(rope) => rope.len_lines(),
+        }
     }
 
     /// The text of a byte range, clamped to the text and snapped down to char boundaries
     /// (a reversed range is swapped).
     pub fn slice(&self, r: Range<usize>) -> String {
-        let (start, end) = self.snap_range(r);
-        let (cs, ce) = (self.rope.byte_to_char(start), self.rope.byte_to_char(end));
-        String::from(self.rope.slice(cs..ce))
+        let mut out = String::new();
+        self.slice_into(r, &mut out);
+        out
     }
 
     /// Clears `buf` and puts the text of a byte range in it, clamped and snapped as
@@ -106,15 +116,56 @@ impl Text {
     pub fn slice_into(&self, r: Range<usize>, buf: &mut String) {
         let (start, end) = self.snap_range(r);
         buf.clear();
-        for chunk in self.rope.byte_slice(start..end).chunks() {
-            buf.push_str(chunk);
+        match &self.repr {
+            Repr::Flat(flat) => buf.push_str(&flat.text[start..end]),
+            Repr::Rope(rope) => {
+                for chunk in rope.byte_slice(start..end).chunks() {
+                    buf.push_str(chunk);
+                }
+            }
         }
     }
 
-    /// The text in order, in pieces of a few hundred bytes to a few KB (never splitting a
-    /// char or a `\r\n`).
+    /// The text in order, in pieces (never splitting a char or a `\r\n`): of a few
+    /// hundred bytes to a few KB from a rope, the whole string as opened.
     pub fn chunks(&self) -> impl Iterator<Item = &str> + '_ {
-        self.rope.chunks()
+        let (flat, rope) = match &self.repr {
+            Repr::Flat(flat) => (Some(flat.text.as_str()), None),
+            Repr::Rope(rope) => (None, Some(rope.chunks())),
+        };
+        flat.into_iter().chain(rope.into_iter().flatten())
+    }
+
+    fn byte_to_line(&self, byte: usize) -> usize {
+        match &self.repr {
+            Repr::Flat(flat) => flat.byte_to_line(byte),
+            Repr::Rope(rope) => rope.byte_to_line(byte),
+        }
+    }
+
+    fn line_to_byte(&self, line: usize) -> usize {
+        match &self.repr {
+            Repr::Flat(flat) => flat.line_to_byte(line),
+            Repr::Rope(rope) => rope.line_to_byte(line),
+        }
+    }
+
+    fn byte(&self, at: usize) -> u8 {
+        match &self.repr {
+            Repr::Flat(flat) => flat.text.as_bytes()[at],
+            Repr::Rope(rope) => rope.byte(at),
+        }
+    }
+
+    /// The rope, made from the text as opened on the first edit.
+    fn rope_mut(&mut self) -> &mut Rope {
+        if let Repr::Flat(flat) = &self.repr {
+            self.repr = Repr::Rope(Rope::from_str(&flat.text));
+        }
+        match &mut self.repr {
+            Repr::Rope(rope) => rope,
+            Repr::Flat(_) => unreachable!("made a rope just above"),
+        }
     }
 
     /// The LSP position of a byte offset. The offset is clamped to the text; one inside a char
@@ -122,8 +173,8 @@ impl Text {
     /// down to the `\r` (the end of its line).
     pub fn byte_to_position(&self, byte: usize, enc: PositionEncoding) -> LineCol {
         let byte = self.snap_crlf(self.snap(byte));
-        let line = self.rope.byte_to_line(byte);
-        let start = self.rope.line_to_byte(line);
+        let line = self.byte_to_line(byte);
+        let start = self.line_to_byte(line);
         let col = match enc {
             PositionEncoding::Utf8 => byte - start,
             PositionEncoding::Utf16 => self.utf16_between(start, byte),
@@ -144,7 +195,7 @@ impl Text {
         if line >= self.len_lines() {
             return self.len_bytes();
         }
-        let start = self.rope.line_to_byte(line);
+        let start = self.line_to_byte(line);
         let end = self.line_end(line);
         let col = pos.col as usize;
         match enc {
@@ -152,18 +203,22 @@ impl Text {
             PositionEncoding::Utf8 => self.snap(start + col),
             PositionEncoding::Utf16 => {
                 let (chunk, chunk_start) = self.chunk_at(start);
-                if end - chunk_start <= chunk.len() {
-                    // The common case: the whole line is in one chunk.
-                    let content = &chunk[start - chunk_start..end - chunk_start];
-                    start + utf16_col_to_byte(content, col)
-                } else {
-                    let base = self.rope.char_to_utf16_cu(self.rope.line_to_char(line));
-                    let target = base.saturating_add(col);
-                    let end_cu = self.rope.char_to_utf16_cu(self.rope.byte_to_char(end));
-                    if target >= end_cu {
-                        end
-                    } else {
-                        self.rope.char_to_byte(self.rope.utf16_cu_to_char(target))
+                match &self.repr {
+                    // The common case: the whole line is in one chunk (always, as opened).
+                    _ if end - chunk_start <= chunk.len() => {
+                        let content = &chunk[start - chunk_start..end - chunk_start];
+                        start + utf16_col_to_byte(content, col)
+                    }
+                    Repr::Flat(flat) => start + utf16_col_to_byte(&flat.text[start..end], col),
+                    Repr::Rope(rope) => {
+                        let base = rope.char_to_utf16_cu(rope.line_to_char(line));
+                        let target = base.saturating_add(col);
+                        let end_cu = rope.char_to_utf16_cu(rope.byte_to_char(end));
+                        if target >= end_cu {
+                            end
+                        } else {
+                            rope.char_to_byte(rope.utf16_cu_to_char(target))
+                        }
                     }
                 }
             }
@@ -175,7 +230,7 @@ impl Text {
         if line >= self.len_lines() {
             self.len_bytes()
         } else {
-            self.rope.line_to_byte(line)
+            self.line_to_byte(line)
         }
     }
 
@@ -186,8 +241,8 @@ impl Text {
             return self.len_bytes();
         }
         // Every line but the last ends with a break; `\r\n` is one break.
-        let next = self.rope.line_to_byte(line + 1);
-        if self.rope.byte(next - 1) == b'\n' && next >= 2 && self.rope.byte(next - 2) == b'\r' {
+        let next = self.line_to_byte(line + 1);
+        if self.byte(next - 1) == b'\n' && next >= 2 && self.byte(next - 2) == b'\r' {
             next - 2
         } else {
             next - 1
@@ -197,7 +252,7 @@ impl Text {
     /// The line a byte offset is on (clamped to the text). A line's break belongs to that line,
     /// including both bytes of a `\r\n`.
     pub fn line_of_byte(&self, byte: usize) -> usize {
-        self.rope.byte_to_line(self.snap_crlf(self.snap(byte)))
+        self.byte_to_line(self.snap_crlf(self.snap(byte)))
     }
 
     /// Applies one LSP `TextDocumentContentChangeEvent`: `None` replaces the whole text,
@@ -212,7 +267,7 @@ impl Text {
         match range {
             None => {
                 let old_end = self.len_bytes();
-                self.rope = Rope::from_str(new_text);
+                self.repr = Repr::Rope(Rope::from_str(new_text));
                 Edit {
                     start: 0,
                     old_end,
@@ -232,12 +287,13 @@ impl Text {
     /// `\r\n`; the line structure follows the resulting text.
     pub fn replace(&mut self, bytes: Range<usize>, new_text: &str) -> Edit {
         let (start, end) = self.snap_range(bytes);
-        let cs = self.rope.byte_to_char(start);
+        let rope = self.rope_mut();
+        let cs = rope.byte_to_char(start);
         if start < end {
-            self.rope.remove(cs..self.rope.byte_to_char(end));
+            rope.remove(cs..rope.byte_to_char(end));
         }
         if !new_text.is_empty() {
-            self.rope.insert(cs, new_text);
+            rope.insert(cs, new_text);
         }
         Edit {
             start,
@@ -249,8 +305,13 @@ impl Text {
     /// The chunk holding `byte` (the last chunk for the end of the text) and where it starts.
     /// Finding it walks the tree without scanning text; chunks never split a char.
     fn chunk_at(&self, byte: usize) -> (&str, usize) {
-        let (chunk, chunk_start, _, _) = self.rope.chunk_at_byte(byte);
-        (chunk, chunk_start)
+        match &self.repr {
+            Repr::Flat(flat) => (&flat.text, 0),
+            Repr::Rope(rope) => {
+                let (chunk, chunk_start, _, _) = rope.chunk_at_byte(byte);
+                (chunk, chunk_start)
+            }
+        }
     }
 
     /// Clamps a byte offset to the text and rounds it down to a char boundary.
@@ -264,11 +325,15 @@ impl Text {
     /// (the usual case for a column), otherwise two O(log n) lookups.
     fn utf16_between(&self, from: usize, to: usize) -> usize {
         let (chunk, chunk_start) = self.chunk_at(to);
-        if from >= chunk_start && to - chunk_start <= chunk.len() {
-            utf16_len(&chunk[from - chunk_start..to - chunk_start])
-        } else {
-            self.rope.char_to_utf16_cu(self.rope.byte_to_char(to))
-                - self.rope.char_to_utf16_cu(self.rope.byte_to_char(from))
+        match &self.repr {
+            _ if from >= chunk_start && to - chunk_start <= chunk.len() => {
+                utf16_len(&chunk[from - chunk_start..to - chunk_start])
+            }
+            Repr::Flat(flat) => utf16_len(&flat.text[from..to]),
+            Repr::Rope(rope) => {
+                rope.char_to_utf16_cu(rope.byte_to_char(to))
+                    - rope.char_to_utf16_cu(rope.byte_to_char(from))
+            }
         }
     }
 
@@ -276,8 +341,8 @@ impl Text {
     fn snap_crlf(&self, byte: usize) -> usize {
         if byte > 0
             && byte < self.len_bytes()
-            && self.rope.byte(byte) == b'\n'
-            && self.rope.byte(byte - 1) == b'\r'
+            && self.byte(byte) == b'\n'
+            && self.byte(byte - 1) == b'\r'
         {
             byte - 1
         } else {
@@ -305,85 +370,23 @@ impl From<&str> for Text {
 
 impl PartialEq<str> for Text {
     fn eq(&self, other: &str) -> bool {
-        self.rope == *other
+        match &self.repr {
+            Repr::Flat(flat) => flat.text.as_str() == other,
+            Repr::Rope(rope) => rope == other,
+        }
     }
 }
 
 impl PartialEq<&str> for Text {
     fn eq(&self, other: &&str) -> bool {
-        self.rope == **other
+        *self == **other
     }
 }
 
-/// The length of `s` in UTF-16 code units.
-pub fn utf16_len(s: &str) -> usize {
-    // Every char starts with a non-continuation byte; chars of 4 UTF-8 bytes (lead byte
-    // 0xF0..) take two UTF-16 units. Branch-free so it vectorises.
-    s.bytes()
-        .map(|b| usize::from((b & 0xC0) != 0x80) + usize::from(b >= 0xF0))
-        .sum()
-}
-
-/// The column of a byte offset within one line's text, for when only the line is at hand.
-/// `line` may include its trailing line break; the offset is clamped to the line's content
-/// (before the break) and rounded down to a char boundary, as [`Text::byte_to_position`] does.
-pub fn col_in_line(line: &str, byte_in_line: usize, enc: PositionEncoding) -> u32 {
-    let content = strip_line_break(line);
-    let byte = floor_char_boundary(content, byte_in_line);
-    saturate(match enc {
-        PositionEncoding::Utf8 => byte,
-        PositionEncoding::Utf16 => utf16_len(&content[..byte]),
-    })
-}
-
-/// The byte offset of a column within one line's text: the inverse of [`col_in_line`], with
-/// the clamping of [`Text::position_to_byte`] (past the end: the end of the content, before any
-/// trailing line break; inside a char: the char's start).
-pub fn byte_in_line(line: &str, col: u32, enc: PositionEncoding) -> usize {
-    let content = strip_line_break(line);
-    let col = col as usize;
-    match enc {
-        PositionEncoding::Utf8 => floor_char_boundary(content, col),
-        PositionEncoding::Utf16 => utf16_col_to_byte(content, col),
+impl PartialEq for Text {
+    fn eq(&self, other: &Text) -> bool {
+        self.len_bytes() == other.len_bytes() && self.to_string() == other.to_string()
     }
 }
 
-/// The byte offset of a UTF-16 column in a line's content: the last char boundary whose column
-/// does not exceed `col` (so past the end is the end, and inside a surrogate pair rounds down).
-fn utf16_col_to_byte(content: &str, col: usize) -> usize {
-    let mut units = 0;
-    for (i, ch) in content.char_indices() {
-        units += ch.len_utf16();
-        if units > col {
-            return i;
-        }
-    }
-    content.len()
-}
-
-fn strip_line_break(line: &str) -> &str {
-    line.strip_suffix("\r\n")
-        .or_else(|| line.strip_suffix('\n'))
-        .or_else(|| line.strip_suffix('\r'))
-        .unwrap_or(line)
-}
-
-/// How many line breaks `s[..byte]` holds, by the rope's own rule of what breaks a
-/// line: the line of `byte` in a piece of text that starts a line. `byte` must not
-/// fall between the `\r` and `\n` of a `\r\n`.
-pub fn breaks_before(s: &str, byte: usize) -> usize {
-    ropey::str_utils::byte_to_line_idx(s, byte)
-}
-
-pub(crate) fn floor_char_boundary(s: &str, byte: usize) -> usize {
-    let mut byte = byte.min(s.len());
-    while !s.is_char_boundary(byte) {
-        byte -= 1;
-    }
-    byte
-}
-
-/// Columns and lines beyond `u32::MAX` (a 4 GiB line) saturate rather than wrap.
-pub(crate) fn saturate(n: usize) -> u32 {
-    u32::try_from(n).unwrap_or(u32::MAX)
-}
+impl Eq for Text {}

@@ -191,9 +191,17 @@ pub async fn publish(
     // just below. Publishing its chat problems too (none, or a warning at its top) would
     // make the editor show one list, then replace it with the other.
     if !is_config {
-        client
-            .publish_diagnostics(uri, diagnostics, Some(version))
-            .await;
+        let params = PublishDiagnosticsParams::new(uri, diagnostics, Some(version));
+        let raw = lock(&state).bypass.raw.clone();
+        match serde_json::to_vec(&params) {
+            Ok(json) => {
+                let token = raw.stash(Arc::new(json));
+                client
+                    .send_notification::<super::ext::RawPublishDiagnostics>(token)
+                    .await;
+            }
+            Err(e) => tracing::error!("serializing diagnostics failed: {e}"),
+        }
     }
     publish_team_problems(&client, &state, &team, enc).await;
 }

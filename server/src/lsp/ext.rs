@@ -84,6 +84,16 @@ impl Request for RawDocumentSymbol {
     const METHOD: &'static str = "chatmd/rawDocumentSymbol";
 }
 
+/// `textDocument/publishDiagnostics` with a token for the serialized params
+/// (`framing::output` writes them in its place): a chat with 1000 problems would
+/// otherwise go through a `serde_json::Value` tree of a few MB.
+pub enum RawPublishDiagnostics {}
+
+impl tower_lsp_server::ls_types::notification::Notification for RawPublishDiagnostics {
+    type Params = crate::lsp::framing::RawToken;
+    const METHOD: &'static str = "textDocument/publishDiagnostics";
+}
+
 /// `chatmd/rawFoldingRange`: `textDocument/foldingRange` as `framing` passes it on,
 /// answered like [`RawDocumentSymbol`].
 pub enum RawFoldingRange {}

@@ -1,5 +1,5 @@
 use super::*;
-use crate::lsp::symbols;
+use crate::lsp::{symbols, symbols_json};
 use pretty_assertions::assert_eq;
 
 fn document(text: &str) -> Document {
@@ -27,6 +27,9 @@ fn one_pass_json_is_the_json_of_the_results() {
         "## @me\n\n## @bot\n\n## @me\nno final break".to_owned(),
         "Preamble only, then 😀\r\n\r\n## @me 😀 extra\r\n<!-- chatmd id=t9 agent=codex status=failed -->\r\n\r\n\r\n".to_owned(),
         "## @bot\n<!-- chatmd broken status\nlong first line: 漢字漢字漢字漢字漢字漢字漢字漢字漢字漢字漢字漢字漢字漢字漢字漢字漢字漢字漢字漢字漢字漢字漢字漢字漢字漢字漢字漢字漢字漢字漢字漢字\n".to_owned(),
+        // What JSON escapes: quotes, backslashes, a tab and a control char in a
+        // summary and in a quoted agent; a status that is no status; an empty agent.
+        "## @me\n  \"quoted\" \\back\\slash\ttab \u{1b} and on and on and on and on and on and on and on\n\n## @bot\n<!-- chatmd id=t1 agent=\"my \\\"agent\\\"\" status=nonsense -->\nok\n\n## @bot\n<!-- chatmd status=done agent= -->\nx\n\n## @bot\n<!-- chatmd agent= -->\ny\n".to_owned(),
         many,
     ];
     for text in texts {
@@ -40,7 +43,7 @@ fn one_pass_json_is_the_json_of_the_results() {
             );
             let want = serde_json::to_vec(&symbols::document_symbols(&doc, enc)).unwrap();
             assert_eq!(
-                String::from_utf8(symbols::document_symbols_json(&doc, enc)).unwrap(),
+                String::from_utf8(symbols_json::document_symbols_json(&doc, enc)).unwrap(),
                 String::from_utf8(want).unwrap(),
                 "{text:?}"
             );

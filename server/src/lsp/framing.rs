@@ -10,6 +10,7 @@
 //! is done (`exit`, or the end of the input), so the server stops even when handlers
 //! still wait for a client that will not answer.
 
+mod json_string;
 mod message;
 mod output;
 mod reader;
@@ -97,6 +98,15 @@ fn guard_with<R: AsyncRead + Unpin + Send + 'static>(
                     break;
                 }
             };
+            // A large document sync is decoded and staged whole, uninspected.
+            let frame = match (frame, &bypass) {
+                (Frame::Body(body), Some(bypass)) => match bypass.staged.stage(body).await {
+                    Ok(Some(stand_in)) => Frame::Body(stand_in),
+                    Ok(None) => continue,
+                    Err(body) => Frame::Body(body),
+                },
+                (frame, _) => frame,
+            };
             let (body, exit) = match frame {
                 Frame::Body(body) => match message::inspect(&body) {
                     message::Inspected {
@@ -104,9 +114,7 @@ fn guard_with<R: AsyncRead + Unpin + Send + 'static>(
                         method,
                         has_id,
                     } => match (&bypass, method) {
-                        (Some(bypass), Some(method)) => {
-                            (bypassed(bypass, &method, has_id, body).await, exit)
-                        }
+                        (Some(_), Some(method)) => (bypassed(&method, has_id, body), exit),
                         _ => (body, exit),
                     },
                     message::Inspected { verdict, .. } => {
@@ -152,17 +160,11 @@ fn guard_with<R: AsyncRead + Unpin + Send + 'static>(
     reader
 }
 
-/// What goes on to tower-lsp-server for a well-formed `body` of `method`: a stand-in
-/// for a large document sync, the raw form of a request with a large result, or
-/// `body` itself.
-async fn bypassed(bypass: &Bypass, method: &str, has_id: bool, body: Vec<u8>) -> Vec<u8> {
+/// What goes on to tower-lsp-server for a well-formed `body` of `method`: the raw
+/// form of a request with a large result, or `body` itself.
+fn bypassed(method: &str, has_id: bool, body: Vec<u8>) -> Vec<u8> {
     if !has_id {
-        // The stand-in of a staged sync, else the body given back.
-        return bypass
-            .staged
-            .stage(method, body)
-            .await
-            .unwrap_or_else(|body| body);
+        return body;
     }
     let raw = match method {
         DocumentSymbolRequest::METHOD => RawDocumentSymbol::METHOD,

@@ -19,12 +19,14 @@ mod hover;
 mod interrupted;
 mod journal;
 mod login;
+mod pipes;
 mod port;
 mod progress;
 mod references;
 mod routing_help;
 mod state;
 mod symbols;
+mod symbols_json;
 mod told;
 mod trust;
 mod turn_actions;
@@ -178,8 +180,9 @@ pub fn run_stdio() -> anyhow::Result<Stopped> {
             }
             signal
         };
+        let (input, output) = pipes::stdio();
         anyhow::Ok(tokio::select! {
-            after_shutdown = serve_state(tokio::io::stdin(), tokio::io::stdout(), state.clone()) => {
+            after_shutdown = serve_state(input, output, state.clone()) => {
                 Stopped::Exit { after_shutdown }
             }
             signal = stop => Stopped::Signal(signal),

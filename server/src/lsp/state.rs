@@ -23,9 +23,9 @@ pub struct Document {
     pub version: i32,
     pub text: Text,
     pub chat: Arc<Chat>,
-    /// The text as one string, made on first use after each change: requests read
-    /// `&str` slices without walking the rope.
-    flat: OnceLock<Arc<str>>,
+    /// The text as one string, made on first use after an edit (as opened, the text
+    /// is one string already): requests read `&str` slices without walking the rope.
+    flat: OnceLock<Arc<String>>,
     /// The outline of this version, serialized: an editor asks for it again and again
     /// (shared by the snapshots of one version, so the first request fills it).
     outline_json: Arc<OnceLock<Arc<Vec<u8>>>>,
@@ -34,16 +34,16 @@ pub struct Document {
 impl Document {
     pub fn new(uri: Uri, version: i32, text: String) -> Document {
         let path = super::convert::file_path(&uri);
-        // The editor's string is dropped before the rope is built: of a 10 MB chat,
-        // two copies at once rather than three.
-        let flat: Arc<str> = Arc::from(text);
+        let chat = Arc::new(Chat::parse(&text));
+        // The editor's string itself, no copy, no rope until the first edit.
+        let text = Text::from_string(text);
         Document {
             uri,
             path,
             version,
-            chat: Arc::new(Chat::parse(&flat)),
-            text: Text::new(&flat),
-            flat: OnceLock::from(flat),
+            chat,
+            text,
+            flat: OnceLock::new(),
             outline_json: Arc::default(),
         }
     }
@@ -54,9 +54,12 @@ impl Document {
     }
 
     /// The whole text as a string (cheap after the first call per version).
-    pub fn flat(&self) -> Arc<str> {
+    pub fn flat(&self) -> Arc<String> {
+        if let Some(flat) = self.text.as_flat() {
+            return flat.clone();
+        }
         self.flat
-            .get_or_init(|| Arc::from(self.text.to_string()))
+            .get_or_init(|| Arc::new(self.text.to_string()))
             .clone()
     }
 

@@ -10,14 +10,15 @@ use super::convert;
 use super::state::{Document, State, lock};
 use crate::document::ByteRange;
 use crate::document::chat::{Chat, Message, summary_of};
-use crate::document::line_starts::{LineStarts, PartPositions};
+use crate::document::line_starts::LineStarts;
 use crate::document::lines::Lines;
+use crate::document::status::{StatusComment, TurnStatus};
 use crate::document::text::{PositionEncoding, Text};
 
-const SUMMARY_CHARS: usize = 60;
+pub(super) const SUMMARY_CHARS: usize = 60;
 
 /// One outline entry of a chat, independent of LSP.
-struct Entry {
+pub(super) struct Entry {
     name: String,
     detail: Option<String>,
     range: crate::document::ByteRange,
@@ -45,15 +46,17 @@ fn message_entry(m: &Message, part: &str, base: usize) -> Entry {
     } else {
         format!("@{handle}: {summary}")
     };
-    let detail = m.status_comment_in(part, base).map(|c| {
-        [
-            c.status().map(|s| s.as_str().to_string()),
-            c.agent().map(str::to_string),
-        ]
-        .into_iter()
-        .flatten()
-        .collect::<Vec<_>>()
-        .join(" · ")
+    let detail = m.status_range().and_then(|r| {
+        let [status, agent] = StatusComment::peek(local(r), ["status", "agent"])?;
+        let status = status.and_then(|s| s.parse::<TurnStatus>().ok());
+        let mut detail = String::from(status.map_or("", |s| s.as_str()));
+        if let Some(agent) = agent {
+            if !detail.is_empty() {
+                detail.push_str(" · ");
+            }
+            detail.push_str(&agent);
+        }
+        Some(detail)
     });
     Entry {
         name,
@@ -65,7 +68,7 @@ fn message_entry(m: &Message, part: &str, base: usize) -> Entry {
 }
 
 /// The preamble's entry, from its text (`preamble`).
-fn preamble_entry(preamble: &str, chat: &Chat) -> Option<Entry> {
+pub(super) fn preamble_entry(preamble: &str, chat: &Chat) -> Option<Entry> {
     if !preamble.trim().is_empty() {
         let title = chat
             .front_matter
@@ -88,7 +91,7 @@ fn preamble_entry(preamble: &str, chat: &Chat) -> Option<Entry> {
 }
 
 #[allow(deprecated)] // `DocumentSymbol::deprecated` must still be filled in.
-fn symbol(e: Entry, position: impl Fn(usize) -> Position) -> DocumentSymbol {
+pub(super) fn symbol(e: Entry, position: impl Fn(usize) -> Position) -> DocumentSymbol {
     DocumentSymbol {
         name: e.name,
         detail: e.detail,
@@ -116,50 +119,6 @@ pub fn document_symbols(doc: &Document, enc: PositionEncoding) -> Vec<DocumentSy
     entries(&text, &doc.chat)
         .map(|e| symbol(e, position))
         .collect()
-}
-
-/// [`document_symbols`] as the JSON of a `documentSymbol` result, the same bytes,
-/// serialized without a `serde_json::Value` in between (see `framing::output`), each
-/// symbol made, written and dropped, and without the whole text as one string: the
-/// preamble and each message are read out of the rope into one buffer, and their
-/// positions counted there.
-pub fn document_symbols_json(doc: &Document, enc: PositionEncoding) -> Vec<u8> {
-    struct Symbols<'a>(&'a Document, PositionEncoding);
-    impl serde::Serialize for Symbols<'_> {
-        fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-            let (Symbols(doc, enc), text) = (self, &self.0.text);
-            let mut part = String::new();
-            text.slice_into(doc.chat.preamble.clone(), &mut part);
-            let first = preamble_entry(&part, &doc.chat).map(|e| {
-                let at = PartPositions::new(text, &part, doc.chat.preamble.start, *enc);
-                symbol(e, |byte| position(&at, byte, *enc))
-            });
-            s.collect_seq(first.into_iter().chain(doc.chat.messages.iter().map(|m| {
-                let base = m.range().start;
-                text.slice_into(m.range(), &mut part);
-                let at = PartPositions::new(text, &part, base, *enc);
-                symbol(message_entry(m, &part, base), |byte| {
-                    position(&at, byte, *enc)
-                })
-            })))
-        }
-    }
-    fn position(at: &PartPositions<'_>, byte: usize, enc: PositionEncoding) -> Position {
-        let at = at.position(byte, enc);
-        Position::new(at.line, at.col)
-    }
-    // Room for all of them at once rather than doubling (the 10 MB chat's take 286
-    // bytes each; 256 made the buffer double to 10 MB). The pages of the room left
-    // unwritten are never touched, so never resident, and `shrink_to_fit` gives
-    // them back.
-    let mut json = Vec::with_capacity((doc.chat.messages.len() + 1) * 384);
-    match serde_json::to_writer(&mut json, &Symbols(doc, enc)) {
-        Ok(()) => {
-            json.shrink_to_fit();
-            json
-        }
-        Err(e) => unreachable_json(e),
-    }
 }
 
 /// Serializing plain structs of strings and numbers cannot fail; if it ever did, the

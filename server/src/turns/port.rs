@@ -28,7 +28,7 @@ pub type Edits = Vec<(ByteRange, String)>;
 /// incrementally parsed chat, or a file parsed once per change.
 #[derive(Clone, Debug)]
 pub struct Snapshot {
-    pub text: Arc<str>,
+    pub text: Arc<String>,
     pub chat: Arc<Chat>,
     /// Which version of the document this is: the editor's version number, or the
     /// count of the texts a file port has seen.
@@ -37,8 +37,8 @@ pub struct Snapshot {
 
 impl Snapshot {
     /// A snapshot of `text`, parsed here (for a port without a model of its own).
-    pub fn parse(text: impl Into<Arc<str>>, version: i64) -> Snapshot {
-        let text = text.into();
+    pub fn parse(text: impl Into<String>, version: i64) -> Snapshot {
+        let text = Arc::new(text.into());
         Snapshot {
             chat: Arc::new(Chat::parse(&text)),
             text,

@@ -33,6 +33,12 @@ fn main() {
         turns::sixteen(&mut report);
     }
     let (chat, messages) = parse::generate_chat(10 << 20);
+    // `CHATMD_BENCH_CHAT=FILE`: only write the bench's chat there, to profile the
+    // server on the same input by hand (docs/performance.md says how).
+    if let Some(path) = std::env::var_os("CHATMD_BENCH_CHAT") {
+        std::fs::write(&path, &chat).expect("write the chat");
+        return;
+    }
     if runs("parse") {
         parse::rows(&mut report, &chat, messages);
     }

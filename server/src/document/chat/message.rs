@@ -258,13 +258,25 @@ impl Message {
 
 /// The first words of a message's `body` (for outlines), at most `max` chars.
 pub fn summary_of(body: &str, max: usize) -> String {
+    let (summary, cut) = summary_parts(body, max);
+    let mut out = String::with_capacity(summary.len() + '…'.len_utf8());
+    out.push_str(summary);
+    if cut {
+        out.push('…');
+    }
+    out
+}
+
+/// [`summary_of`] in parts: its text, borrowed from `body`, and whether `…` follows.
+pub fn summary_parts(body: &str, max: usize) -> (&str, bool) {
     let line = Lines::new(body)
         .map(|line| body[line.range()].trim())
         .find(|l| !l.is_empty() && !l.starts_with("<!--") && !l.starts_with("```"))
         .unwrap_or("");
-    let mut out: String = line.chars().take(max).collect();
-    if line.chars().count() > max {
-        out.push('…');
+    // The first `max` chars, and `…` when there are more (a line of a long answer
+    // runs on for hundreds).
+    match line.char_indices().nth(max) {
+        Some((at, _)) => (&line[..at], true),
+        None => (line, false),
     }
-    out
 }

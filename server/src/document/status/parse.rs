@@ -1,8 +1,12 @@
 //! The tolerant line parser behind [`super::StatusComment::parse`].
 
+use std::borrow::Cow;
+
 use super::{StatusError, is_valid_key};
 
-type Fields = Vec<(String, String)>;
+/// The fields, borrowed from the line but for quoted values with escapes (a long chat
+/// has 20k comments: no allocation per field).
+type Fields<'a> = Vec<(&'a str, Cow<'a, str>)>;
 
 fn is_blank(c: char) -> bool {
     c == ' ' || c == '\t'
@@ -14,7 +18,7 @@ fn skip_blanks(line: &str, pos: usize) -> usize {
     pos + (rest.len() - rest.trim_start_matches(is_blank).len())
 }
 
-pub(super) fn line(line: &str) -> Result<Fields, StatusError> {
+pub(super) fn line(line: &str) -> Result<Fields<'_>, StatusError> {
     let indent = line.len() - line.trim_start_matches(' ').len();
     let open = indent;
     if indent > 3 || !line[open..].starts_with("<!--") {
@@ -53,16 +57,20 @@ pub(super) fn line(line: &str) -> Result<Fields, StatusError> {
 
 /// Where an unquoted token starting at `pos` ends: at a blank, `-->` or the line end.
 fn token_end(line: &str, pos: usize, stop_at_equals: bool) -> usize {
-    line[pos..]
-        .char_indices()
-        .find(|&(i, c)| {
-            is_blank(c) || (stop_at_equals && c == '=') || line[pos + i..].starts_with("-->")
+    // The stops are ASCII, so never a byte inside a multibyte char.
+    let bytes = line.as_bytes();
+    (pos..bytes.len())
+        .find(|&i| match bytes[i] {
+            b' ' | b'\t' => true,
+            b'=' => stop_at_equals,
+            b'-' => bytes[i..].starts_with(b"-->"),
+            _ => false,
         })
-        .map_or(line.len(), |(i, _)| pos + i)
+        .unwrap_or(bytes.len())
 }
 
 /// One `key=value` at `pos`; returns it and where the next field may start.
-fn field(line: &str, pos: usize) -> Result<(String, String, usize), StatusError> {
+fn field(line: &str, pos: usize) -> Result<(&str, Cow<'_, str>, usize), StatusError> {
     let key_end = token_end(line, pos, true);
     let key = &line[pos..key_end];
     if !line[key_end..].starts_with('=') {
@@ -92,23 +100,26 @@ fn field(line: &str, pos: usize) -> Result<(String, String, usize), StatusError>
                 range: end..end + len,
             });
         }
-        return Ok((key.to_owned(), value, end));
+        return Ok((key, value, end));
     }
     let value_end = token_end(line, value_start, false);
-    Ok((
-        key.to_owned(),
-        line[value_start..value_end].to_owned(),
-        value_end,
-    ))
+    Ok((key, Cow::Borrowed(&line[value_start..value_end]), value_end))
 }
 
 /// A quoted value whose `"` is at `start`: its text and the offset after its end quote.
-fn quoted(line: &str, start: usize) -> Result<(String, usize), StatusError> {
+fn quoted(line: &str, start: usize) -> Result<(Cow<'_, str>, usize), StatusError> {
+    let inner = &line[start + 1..];
+    // Without escapes the value is the text between the quotes.
+    if let Some(close) = inner.find(['"', '\\'])
+        && inner.as_bytes()[close] == b'"'
+    {
+        return Ok((Cow::Borrowed(&inner[..close]), start + 1 + close + 1));
+    }
     let mut value = String::new();
     let mut chars = line[start + 1..].char_indices();
     while let Some((i, c)) = chars.next() {
         match c {
-            '"' => return Ok((value, start + 1 + i + 1)),
+            '"' => return Ok((Cow::Owned(value), start + 1 + i + 1)),
             '\\' => {
                 let Some((j, e)) = chars.next() else { break };
                 match e {

@@ -11,7 +11,7 @@ use tower_lsp_server::ls_types::*;
 use super::Backend;
 use crate::document::text::PositionEncoding;
 use crate::lsp::state::{Document, lock};
-use crate::lsp::{ext, folding, framing, symbols};
+use crate::lsp::{ext, folding, framing, symbols_json};
 
 impl Backend {
     /// `chatmd/stagedSync`: a large `didOpen` or `didChange`, decoded by `framing`.
@@ -33,7 +33,7 @@ impl Backend {
         params: DocumentSymbolParams,
     ) -> Result<Option<framing::RawToken>> {
         Ok(self.raw_result(&params.text_document.uri, |doc, enc| {
-            doc.outline_json(|| symbols::document_symbols_json(doc, enc))
+            doc.outline_json(|| symbols_json::document_symbols_json(doc, enc))
         }))
     }
 

@@ -68,12 +68,27 @@ impl RawResults {
     }
 
     /// The parts of the frame body that replaces `body`, when `body` is a response
-    /// that answers with a waiting token.
+    /// that answers with a waiting token, or a notification whose params are one.
     fn replacement(&self, body: &[u8]) -> Option<[Part; 3]> {
         if body.len() >= SMALL_FRAME
             || memchr::memmem::find(body, TOKEN_MEMBER.as_bytes()).is_none()
         {
             return None;
+        }
+        if let Ok(notification) = serde_json::from_slice::<TokenNotification>(body) {
+            if notification.jsonrpc != "2.0" {
+                return None;
+            }
+            let json = self.take(notification.params)?;
+            // The members in tower-lsp-server's order: jsonrpc, method, params.
+            let method = serde_json::to_string(&notification.method).ok()?;
+            return Some([
+                Part::Bytes(
+                    format!(r#"{{"jsonrpc":"2.0","method":{method},"params":"#).into_bytes(),
+                ),
+                Part::Shared(json),
+                Part::Bytes(b"}".to_vec()),
+            ]);
         }
         let response: TokenResponse = serde_json::from_slice(body).ok()?;
         if response.jsonrpc != "2.0" {
@@ -97,6 +112,15 @@ struct TokenResponse {
     jsonrpc: String,
     result: RawToken,
     id: Value,
+}
+
+/// A notification as tower-lsp-server writes it for params that are a token.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TokenNotification {
+    jsonrpc: String,
+    method: String,
+    params: RawToken,
 }
 
 enum Part {
@@ -157,7 +181,11 @@ where
                     let length: usize = parts.iter().map(|p| p.bytes().len()).sum();
                     to.write_all(header(length).as_bytes()).await?;
                     for part in &parts {
-                        to.write_all(part.bytes()).await?;
+                        // In pieces: tokio's stdout writes through a buffer of its own
+                        // as large as what it is given (up to 2 MiB), kept for good.
+                        for piece in part.bytes().chunks(super::reader::AT_ONCE) {
+                            to.write_all(piece).await?;
+                        }
                     }
                 }
                 None => {

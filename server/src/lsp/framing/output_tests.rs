@@ -5,7 +5,7 @@ use tower_lsp_server::ls_types::DocumentSymbolResponse;
 
 use crate::document::text::PositionEncoding;
 use crate::lsp::state::Document;
-use crate::lsp::{folding, symbols};
+use crate::lsp::{folding, symbols, symbols_json};
 
 /// A frame exactly as tower-lsp-server's codec writes it.
 fn tower_frame(message: &impl Serialize) -> Vec<u8> {
@@ -54,7 +54,7 @@ async fn a_token_becomes_exactly_the_frame_of_its_result() {
         let cases = [
             (
                 serde_json::to_value(&outline).unwrap(),
-                symbols::document_symbols_json(&doc, enc),
+                symbols_json::document_symbols_json(&doc, enc),
             ),
             (
                 serde_json::to_value(&folds).unwrap(),
@@ -98,4 +98,38 @@ async fn a_token_is_used_once_and_only_the_latest_wait() {
         raw.stash(Arc::new(b"[3]".to_vec()));
     }
     assert_eq!(forwarded(frame(old), &raw).await, frame(old));
+}
+
+/// Diagnostics published with a token reach the client as tower-lsp-server would have
+/// written them: the same frame, byte for byte.
+#[tokio::test]
+async fn a_notification_with_a_token_is_written_with_its_params() {
+    use tower_lsp_server::jsonrpc::Request;
+    use tower_lsp_server::ls_types::{
+        Diagnostic, DiagnosticSeverity, Position, PublishDiagnosticsParams, Range,
+    };
+    let raw = RawResults::default();
+    let mut diagnostic = Diagnostic::new_simple(
+        Range::new(Position::new(3, 0), Position::new(3, 7)),
+        "@nobody is not a member of the team: \"quoted\" 😀".into(),
+    );
+    diagnostic.severity = Some(DiagnosticSeverity::WARNING);
+    let params = PublishDiagnosticsParams::new(
+        "file:///ws/a.chat.md".parse().unwrap(),
+        vec![diagnostic],
+        Some(4),
+    );
+    let method = "textDocument/publishDiagnostics";
+    let want = Request::build(method)
+        .params(serde_json::to_value(&params).unwrap())
+        .finish();
+    let token = raw.stash(Arc::new(serde_json::to_vec(&params).unwrap()));
+    let sent = Request::build(method)
+        .params(serde_json::to_value(token).unwrap())
+        .finish();
+    let got = forwarded(tower_frame(&sent), &raw).await;
+    assert_eq!(
+        String::from_utf8(got).unwrap(),
+        String::from_utf8(tower_frame(&want)).unwrap()
+    );
 }

@@ -24,6 +24,10 @@ const NEEDLE: &[u8] = b"content-length:";
 /// How much is read at once.
 const CHUNK: usize = 64 << 10;
 
+/// The most read at once (see [`FrameReader::fill`]): a pipe from the editor holds
+/// 1 MiB at most (see `lsp::pipes`).
+pub(super) const AT_ONCE: usize = 512 << 10;
+
 /// A body larger than this is handed over in the buffer it was read into.
 const TAKE_FROM: usize = 1 << 20;
 
@@ -209,7 +213,14 @@ impl<R: AsyncRead + Unpin> FrameReader<R> {
             self.buf.shrink_to(2 * CHUNK);
         }
         self.buf.reserve(CHUNK);
-        Ok(self.input.read_buf(&mut self.buf).await? > 0)
+        // At most `AT_ONCE`: tokio's stdin reads through a buffer of its own as large
+        // as the room offered (up to 2 MiB), kept for good.
+        let filled = self.buf.len();
+        let room = (self.buf.capacity() - filled).min(AT_ONCE);
+        self.buf.resize(filled + room, 0);
+        let read = self.input.read(&mut self.buf[filled..]).await;
+        self.buf.truncate(filled + *read.as_ref().unwrap_or(&0));
+        Ok(read? > 0)
     }
 
     async fn line(&mut self) -> io::Result<Line> {

@@ -13,11 +13,9 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use tower_lsp_server::ls_types::DidChangeTextDocumentParams;
-use tower_lsp_server::ls_types::notification::{
-    DidChangeTextDocument, DidOpenTextDocument, Notification,
-};
+use tower_lsp_server::ls_types::notification::Notification;
 
-use super::text_param;
+use super::text_param::{self, Decoded, DocSync};
 use crate::lsp::ext::StagedSync;
 use crate::lsp::state::Document;
 
@@ -67,29 +65,28 @@ impl StagedSyncs {
         staged
     }
 
-    /// Stages `body`, a notification of `method`, when it is a large document sync
-    /// whose params decode, and returns its stand-in's body; else gives `body` back.
-    pub(super) async fn stage(&self, method: &str, body: Vec<u8>) -> Result<Vec<u8>, Vec<u8>> {
+    /// Stages `body` when it is a large, well-formed `didOpen` or `didChange`
+    /// notification, and returns its stand-in's body (`None`: a `didOpen` whose text
+    /// does not decode, dropped); else gives `body` back.
+    pub(super) async fn stage(&self, body: Vec<u8>) -> Result<Option<Vec<u8>>, Vec<u8>> {
         if body.len() < STAGE_FROM {
             return Err(body);
         }
-        let staged = match method {
-            DidOpenTextDocument::METHOD => match text_param::open(&body) {
-                Some(params) => {
-                    drop(body);
-                    // Built here, in the thread that decoded the text: the allocator
-                    // reuses what the message took for the rope, rather than keeping
-                    // it for this thread while another one builds the document.
-                    let item = params.text_document;
-                    Staged::Open(Box::new(Document::new(item.uri, item.version, item.text)))
-                }
-                None => return Err(body),
-            },
-            DidChangeTextDocument::METHOD => match text_param::change(&body) {
-                Some(params) => Staged::Change(params),
-                None => return Err(body),
-            },
-            _ => return Err(body),
+        let staged = match text_param::sync(body) {
+            Decoded::Sync(DocSync::Open(params)) => {
+                // Built here, in the thread that decoded the text: the document
+                // keeps the very bytes the message was read into.
+                let item = params.text_document;
+                Staged::Open(Box::new(Document::new(item.uri, item.version, item.text)))
+            }
+            Decoded::Sync(DocSync::Change(params)) => Staged::Change(params),
+            Decoded::Other(body) => return Err(body),
+            Decoded::BadText => {
+                tracing::warn!(
+                    "a malformed notification: the text of a didOpen is not a valid JSON string; the document is not opened"
+                );
+                return Ok(None);
+            }
         };
         self.wait_for_room().await;
         let key = self.inner.next.fetch_add(1, Ordering::Relaxed);
@@ -99,7 +96,7 @@ impl StagedSyncs {
             "method": StagedSync::METHOD,
             "params": StagedKey { key },
         });
-        Ok(stand_in.to_string().into_bytes())
+        Ok(Some(stand_in.to_string().into_bytes()))
     }
 
     async fn wait_for_room(&self) {

@@ -1,20 +1,21 @@
-//! The `text` of a large document sync, decoded straight from the message's bytes
-//! into its one `String`. serde_json would first unescape it into a scratch buffer and
-//! then copy that: for a 10 MB chat, 10 MB more at the moment the server's memory
-//! peaks.
+//! Large document syncs decoded in one pass over the message, their texts straight
+//! from the message's bytes (see [`json_string`]): serde_json would first unescape a
+//! text into a scratch buffer and then copy that, 10 MB more for a 10 MB chat.
+
+use std::borrow::Cow;
 
 use serde::Deserialize;
+use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde_json::value::RawValue;
+use tower_lsp_server::ls_types::notification::{
+    DidChangeTextDocument, DidOpenTextDocument, Notification,
+};
 use tower_lsp_server::ls_types::{
     DidChangeTextDocumentParams, DidOpenTextDocumentParams, Range, TextDocumentContentChangeEvent,
     TextDocumentItem, Uri, VersionedTextDocumentIdentifier,
 };
 
-/// A notification's params, the rest of it ignored.
-#[derive(Deserialize)]
-struct Params<P> {
-    params: P,
-}
+use super::json_string;
 
 /// `DidOpenTextDocumentParams` with the text left as written.
 #[derive(Deserialize)]
@@ -52,23 +53,165 @@ struct ContentChange<'a> {
     text: &'a RawValue,
 }
 
-/// The params of a `didOpen` body; `None` when they do not decode.
-pub(super) fn open(body: &[u8]) -> Option<DidOpenTextDocumentParams> {
-    let Params::<Open> { params } = serde_json::from_slice(body).ok()?;
-    let item = params.text_document;
-    Some(DidOpenTextDocumentParams {
-        text_document: TextDocumentItem {
-            uri: item.uri,
-            language_id: item.language_id,
-            version: item.version,
-            text: string(item.text)?,
-        },
-    })
+/// The params of a sync, decoded as its method says when the method came first (as
+/// every client writes it), else left as written.
+enum SyncParams<'a> {
+    Open(Open<'a>),
+    Change(Change<'a>),
+    Raw(&'a RawValue),
 }
 
-/// The params of a `didChange` body; `None` when they do not decode.
-pub(super) fn change(body: &[u8]) -> Option<DidChangeTextDocumentParams> {
-    let Params::<Change> { params } = serde_json::from_slice(body).ok()?;
+/// A whole notification: a visitor that reads each member once, in the order written,
+/// so the params of a 10 MB `didOpen` are scanned only once. An error for a duplicate
+/// member or a missing one.
+struct Whole<'a> {
+    jsonrpc: Cow<'a, str>,
+    method: Cow<'a, str>,
+    has_id: bool,
+    params: SyncParams<'a>,
+}
+
+impl<'de> Deserialize<'de> for Whole<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_map(WholeVisitor)
+    }
+}
+
+struct WholeVisitor;
+
+impl<'de> Visitor<'de> for WholeVisitor {
+    type Value = Whole<'de>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON-RPC notification")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Whole<'de>, A::Error> {
+        let (mut jsonrpc, mut method, mut has_id, mut params) = (None, None, false, None);
+        while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+            let fresh = match key.as_ref() {
+                "jsonrpc" => jsonrpc
+                    .replace(map.next_value::<Cow<'de, str>>()?)
+                    .is_none(),
+                "method" => method.replace(map.next_value::<Cow<'de, str>>()?).is_none(),
+                "id" => {
+                    map.next_value::<IgnoredAny>()?;
+                    !std::mem::replace(&mut has_id, true)
+                }
+                "params" => {
+                    let value = match method.as_deref() {
+                        Some(DidOpenTextDocument::METHOD) => SyncParams::Open(map.next_value()?),
+                        Some(DidChangeTextDocument::METHOD) => {
+                            SyncParams::Change(map.next_value()?)
+                        }
+                        _ => SyncParams::Raw(map.next_value()?),
+                    };
+                    params.replace(value).is_none()
+                }
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                    true
+                }
+            };
+            if !fresh {
+                return Err(de::Error::custom(format!("`{key}` twice")));
+            }
+        }
+        match (jsonrpc, method, params) {
+            (Some(jsonrpc), Some(method), Some(params)) => Ok(Whole {
+                jsonrpc,
+                method,
+                has_id,
+                params,
+            }),
+            _ => Err(de::Error::custom("a member is missing")),
+        }
+    }
+}
+
+/// A document sync, decoded.
+pub(super) enum DocSync {
+    Open(DidOpenTextDocumentParams),
+    Change(DidChangeTextDocumentParams),
+}
+
+/// What became of a body given to [`sync`].
+pub(super) enum Decoded {
+    Sync(DocSync),
+    /// Not a well-formed `didOpen` or `didChange` notification: the body, untouched,
+    /// to go the usual way (its inspection answers or drops it).
+    Other(Vec<u8>),
+    /// A `didOpen` whose text is not a JSON string serde_json accepts (a lone
+    /// surrogate): its body was used up finding that out.
+    BadText,
+}
+
+/// A whole body decoded as a well-formed `didOpen` or `didChange` notification. A
+/// large sync decoded here needs no inspection: it never reaches tower-lsp-server,
+/// and the inspection would decode its text once more. The text of a `didOpen` is
+/// decoded in `body`'s own bytes (see [`json_string::decode_in`]).
+pub(super) fn sync(mut body: Vec<u8>) -> Decoded {
+    let (item, text) = match sync_in(&body) {
+        Some(Found::Sync(sync)) => return Decoded::Sync(sync),
+        Some(Found::Open(item, text)) => (item, text),
+        None => return Decoded::Other(body),
+    };
+    match json_string::decode_in(&mut body, text) {
+        Ok(text) => Decoded::Sync(DocSync::Open(DidOpenTextDocumentParams {
+            text_document: TextDocumentItem { text, ..item },
+        })),
+        Err(()) => Decoded::BadText,
+    }
+}
+
+/// What [`sync_in`] found.
+enum Found {
+    Sync(DocSync),
+    /// A `didOpen`: its item with an empty text, and where the text's literal is.
+    Open(TextDocumentItem, std::ops::Range<usize>),
+}
+
+/// [`sync`] but for the text of a `didOpen`.
+fn sync_in(body: &[u8]) -> Option<Found> {
+    let whole: Whole = serde_json::from_slice(body).ok()?;
+    if whole.jsonrpc != "2.0" || whole.has_id {
+        return None;
+    }
+    let params = match whole.params {
+        SyncParams::Raw(raw) => match whole.method.as_ref() {
+            // The params came before the method.
+            DidOpenTextDocument::METHOD => SyncParams::Open(from_raw(raw)?),
+            DidChangeTextDocument::METHOD => SyncParams::Change(from_raw(raw)?),
+            _ => return None,
+        },
+        decoded => decoded,
+    };
+    match params {
+        SyncParams::Open(open) => {
+            let item = open.text_document;
+            let literal = item.text.get().as_bytes();
+            // The literal is a slice of `body`: where it starts, as an offset.
+            let start = literal.as_ptr() as usize - body.as_ptr() as usize;
+            let item_without_text = TextDocumentItem {
+                uri: item.uri,
+                language_id: item.language_id,
+                version: item.version,
+                text: String::new(),
+            };
+            Some(Found::Open(item_without_text, start..start + literal.len()))
+        }
+        SyncParams::Change(change) => {
+            change_params(change).map(|c| Found::Sync(DocSync::Change(c)))
+        }
+        SyncParams::Raw(_) => None,
+    }
+}
+
+fn from_raw<'a, T: Deserialize<'a>>(raw: &'a RawValue) -> Option<T> {
+    serde_json::from_str(raw.get()).ok()
+}
+
+fn change_params(params: Change) -> Option<DidChangeTextDocumentParams> {
     let content_changes = params
         .content_changes
         .into_iter()
@@ -76,7 +219,7 @@ pub(super) fn change(body: &[u8]) -> Option<DidChangeTextDocumentParams> {
             Some(TextDocumentContentChangeEvent {
                 range: c.range,
                 range_length: c.range_length,
-                text: string(c.text)?,
+                text: json_string::decode(c.text)?,
             })
         })
         .collect::<Option<_>>()?;
@@ -86,113 +229,6 @@ pub(super) fn change(body: &[u8]) -> Option<DidChangeTextDocumentParams> {
     })
 }
 
-/// A JSON string literal (quotes included) decoded; `None` if it is not a string or
-/// not one serde_json would accept (a lone surrogate, a bad escape).
-fn string(raw: &RawValue) -> Option<String> {
-    let inner = raw.get().strip_prefix('"')?.strip_suffix('"')?;
-    let bytes = inner.as_bytes();
-    let mut out = String::with_capacity(inner.len());
-    let mut at = 0;
-    while let Some(found) = memchr::memchr(b'\\', &bytes[at..]) {
-        out.push_str(&inner[at..at + found]);
-        at += found + 1;
-        let escape = *bytes.get(at)?;
-        at += 1;
-        match escape {
-            b'"' => out.push('"'),
-            b'\\' => out.push('\\'),
-            b'/' => out.push('/'),
-            b'b' => out.push('\u{8}'),
-            b'f' => out.push('\u{c}'),
-            b'n' => out.push('\n'),
-            b'r' => out.push('\r'),
-            b't' => out.push('\t'),
-            b'u' => {
-                let (c, used) = unicode_escape(&inner[at..])?;
-                out.push(c);
-                at += used;
-            }
-            _ => return None,
-        }
-    }
-    out.push_str(&inner[at..]);
-    Some(out)
-}
-
-/// The char of `XXXX` (after `\u`), or of a surrogate pair `XXXX\uYYYY`, and how many
-/// bytes it took.
-fn unicode_escape(rest: &str) -> Option<(char, usize)> {
-    let hex = |s: &str| {
-        let digits = s.get(..4)?;
-        digits
-            .bytes()
-            .all(|b| b.is_ascii_hexdigit())
-            .then(|| u32::from_str_radix(digits, 16).ok())?
-    };
-    let first = hex(rest)?;
-    match first {
-        0xD800..=0xDBFF => {
-            let low = hex(rest.get(4..)?.strip_prefix("\\u")?)?;
-            if !(0xDC00..=0xDFFF).contains(&low) {
-                return None;
-            }
-            let c = 0x10000 + ((first - 0xD800) << 10) + (low - 0xDC00);
-            Some((char::from_u32(c)?, 10))
-        }
-        0xDC00..=0xDFFF => None,
-        _ => Some((char::from_u32(first)?, 4)),
-    }
-}
-
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use pretty_assertions::assert_eq;
-
-    /// Decoded here as serde_json decodes it, or refused where serde_json refuses it.
-    #[test]
-    fn strings_decode_as_serde_json_decodes_them() {
-        let literals = [
-            r#""""#,
-            r#""plain text""#,
-            r#""line\nbreak\r\n\ttab \"quoted\" back\\slash \/ \b\f""#,
-            r#""é😀 漢字 raw""#,
-            r#""\u00e9\u6f22\ud83d\ude00 \u0000 \u2028""#,
-            r#""ends with an escape\n""#,
-            r#""\ud83d alone""#,
-            r#""\ude00 alone""#,
-            r#""\ud83d\u0041""#,
-            r#""\x bad escape""#,
-            r#""\u12 short""#,
-            r#""\u+123""#,
-            r#""cut \"#,
-        ];
-        for literal in literals {
-            let ours = serde_json::from_str::<&RawValue>(literal)
-                .ok()
-                .and_then(string);
-            let theirs = serde_json::from_str::<String>(literal).ok();
-            assert_eq!(ours, theirs, "{literal}");
-        }
-    }
-
-    #[test]
-    fn params_decode_as_their_types_do() {
-        let open = r###"{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"uri":"file:///a.chat.md","languageId":"chatmd","version":3,"text":"## @me\nhi \"😀\"\r\n"}}}"###;
-        let ours = open_params(open.as_bytes());
-        let theirs: Params<DidOpenTextDocumentParams> = serde_json::from_str(open).unwrap();
-        assert_eq!(ours, Some(theirs.params));
-
-        let changed = r#"{"jsonrpc":"2.0","method":"textDocument/didChange","params":{"textDocument":{"uri":"file:///a.chat.md","version":4},"contentChanges":[{"text":"all\n"},{"range":{"start":{"line":0,"character":1},"end":{"line":0,"character":2}},"rangeLength":1,"text":"\u00e9"}]}}"#;
-        let ours = change(changed.as_bytes());
-        let theirs: Params<DidChangeTextDocumentParams> = serde_json::from_str(changed).unwrap();
-        assert_eq!(ours, Some(theirs.params));
-
-        let not_a_string = r#"{"params":{"textDocument":{"uri":"file:///a","languageId":"x","version":1,"text":7}}}"#;
-        assert_eq!(open_params(not_a_string.as_bytes()), None);
-    }
-
-    fn open_params(body: &[u8]) -> Option<DidOpenTextDocumentParams> {
-        open(body)
-    }
-}
+#[path = "text_param_tests.rs"]
+mod tests;
