@@ -38,6 +38,29 @@ impl FlatText {
         })
     }
 
+    /// [`FlatText::new`] with the table made already (`starts`, first 0), by whoever
+    /// read the text (see `lsp::framing::json_string`).
+    pub(super) fn with_starts(text: String, starts: Vec<u32>) -> Result<FlatText, String> {
+        if u32::try_from(text.len()).is_err() || starts.first() != Some(&0) {
+            return Err(text);
+        }
+        let flat = FlatText {
+            text: Arc::new(text),
+            starts: Arc::new(starts),
+        };
+        debug_assert_eq!(
+            flat.starts,
+            FlatText::new(flat.text.to_string()).map_or_else(|_| Arc::default(), |f| f.starts),
+            "the table given is the table of the text"
+        );
+        Ok(flat)
+    }
+
+    #[cfg(test)]
+    pub(super) fn starts(&self) -> Vec<u32> {
+        self.starts.to_vec()
+    }
+
     pub(super) fn len_lines(&self) -> usize {
         self.starts.len()
     }

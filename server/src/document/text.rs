@@ -78,6 +78,26 @@ impl Text {
         }
     }
 
+    /// [`Text::from_string`] when where its lines start is known already: `starts`,
+    /// the first 0, by the rope's rule of what breaks a line.
+    pub fn from_string_and_line_starts(s: String, starts: Vec<u32>) -> Self {
+        match FlatText::with_starts(s, starts) {
+            Ok(flat) => Self {
+                repr: Repr::Flat(flat),
+            },
+            Err(s) => Self::from_string(s),
+        }
+    }
+
+    /// Where the lines of a text as opened start (empty for a rope).
+    #[cfg(test)]
+    pub fn line_starts(&self) -> Vec<u32> {
+        match &self.repr {
+            Repr::Flat(flat) => flat.starts(),
+            Repr::Rope(_) => Vec::new(),
+        }
+    }
+
     /// The whole text as one string, while it is as opened (no edit since).
     pub fn as_flat(&self) -> Option<&Arc<String>> {
         match &self.repr {

@@ -33,10 +33,16 @@ pub struct Document {
 
 impl Document {
     pub fn new(uri: Uri, version: i32, text: String) -> Document {
-        let path = super::convert::file_path(&uri);
-        let chat = Arc::new(Chat::parse(&text));
         // The editor's string itself, no copy, no rope until the first edit.
-        let text = Text::from_string(text);
+        Document::with_text(uri, version, Text::from_string(text))
+    }
+
+    pub fn with_text(uri: Uri, version: i32, text: Text) -> Document {
+        let path = super::convert::file_path(&uri);
+        let chat = Arc::new(match text.as_flat() {
+            Some(flat) => Chat::parse(flat),
+            None => Chat::parse(&text.to_string()),
+        });
         Document {
             uri,
             path,

@@ -16,6 +16,7 @@ use tower_lsp_server::ls_types::DidChangeTextDocumentParams;
 use tower_lsp_server::ls_types::notification::Notification;
 
 use super::text_param::{self, Decoded, DocSync};
+use crate::document::text::Text;
 use crate::lsp::ext::StagedSync;
 use crate::lsp::state::Document;
 
@@ -73,11 +74,12 @@ impl StagedSyncs {
             return Err(body);
         }
         let staged = match text_param::sync(body) {
-            Decoded::Sync(DocSync::Open(params)) => {
+            Decoded::Sync(DocSync::Open(params, lines)) => {
                 // Built here, in the thread that decoded the text: the document
                 // keeps the very bytes the message was read into.
                 let item = params.text_document;
-                Staged::Open(Box::new(Document::new(item.uri, item.version, item.text)))
+                let text = Text::from_string_and_line_starts(item.text, lines);
+                Staged::Open(Box::new(Document::with_text(item.uri, item.version, text)))
             }
             Decoded::Sync(DocSync::Change(params)) => Staged::Change(params),
             Decoded::Other(body) => return Err(body),

@@ -129,9 +129,9 @@ impl<'de> Visitor<'de> for WholeVisitor {
     }
 }
 
-/// A document sync, decoded.
+/// A document sync, decoded; a `didOpen` with where its text's lines start.
 pub(super) enum DocSync {
-    Open(DidOpenTextDocumentParams),
+    Open(DidOpenTextDocumentParams, Vec<u32>),
     Change(DidChangeTextDocumentParams),
 }
 
@@ -156,10 +156,14 @@ pub(super) fn sync(mut body: Vec<u8>) -> Decoded {
         Some(Found::Open(item, text)) => (item, text),
         None => return Decoded::Other(body),
     };
-    match json_string::decode_in(&mut body, text) {
-        Ok(text) => Decoded::Sync(DocSync::Open(DidOpenTextDocumentParams {
-            text_document: TextDocumentItem { text, ..item },
-        })),
+    let mut lines = vec![0];
+    match json_string::decode_in(&mut body, text, &mut lines) {
+        Ok(text) => Decoded::Sync(DocSync::Open(
+            DidOpenTextDocumentParams {
+                text_document: TextDocumentItem { text, ..item },
+            },
+            lines,
+        )),
         Err(()) => Decoded::BadText,
     }
 }

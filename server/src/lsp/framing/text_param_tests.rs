@@ -9,7 +9,14 @@ struct Params<P> {
 
 fn open(body: &str) -> Option<DidOpenTextDocumentParams> {
     match sync(body.as_bytes().to_vec()) {
-        Decoded::Sync(DocSync::Open(params)) => Some(params),
+        Decoded::Sync(DocSync::Open(params, lines)) => {
+            let text = &params.text_document.text;
+            assert_eq!(
+                lines,
+                crate::document::text::Text::from_string(text.clone()).line_starts()
+            );
+            Some(params)
+        }
         _ => None,
     }
 }
