@@ -2,7 +2,27 @@
 //! LSP positions follow (shared by [`Text`](super::text::Text) and the code that
 //! reads one line or one part of a text at a time).
 
-use super::text::PositionEncoding;
+/// The unit of an LSP column, as negotiated in `initialize` (UTF-16 unless the client offers
+/// UTF-8).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum PositionEncoding {
+    Utf8,
+    #[default]
+    Utf16,
+}
+
+/// A zero-based line and a column in code units of a [`PositionEncoding`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Default)]
+pub struct LineCol {
+    pub line: u32,
+    pub col: u32,
+}
+
+impl LineCol {
+    pub const fn new(line: u32, col: u32) -> Self {
+        Self { line, col }
+    }
+}
 
 /// The length of `s` in UTF-16 code units.
 pub fn utf16_len(s: &str) -> usize {

@@ -14,32 +14,12 @@ use std::sync::Arc;
 use ropey::Rope;
 
 use super::columns::utf16_col_to_byte;
-pub use super::columns::{breaks_before, byte_in_line, col_in_line, utf16_len};
+pub use super::columns::{
+    LineCol, PositionEncoding, breaks_before, byte_in_line, col_in_line, utf16_len,
+};
 pub(crate) use super::columns::{floor_char_boundary, saturate};
 pub use super::edit::Edit;
 use super::flat_text::FlatText;
-
-/// The unit of an LSP column, as negotiated in `initialize` (UTF-16 unless the client offers
-/// UTF-8).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum PositionEncoding {
-    Utf8,
-    #[default]
-    Utf16,
-}
-
-/// A zero-based line and a column in code units of a [`PositionEncoding`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Default)]
-pub struct LineCol {
-    pub line: u32,
-    pub col: u32,
-}
-
-impl LineCol {
-    pub const fn new(line: u32, col: u32) -> Self {
-        Self { line, col }
-    }
-}
 
 /// A document's text with LSP position conversions: a rope, or as opened (one string
 /// and its line starts) until the first edit.
