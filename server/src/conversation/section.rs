@@ -164,8 +164,18 @@ pub fn interrupted_edits(
 ) -> Vec<(std::ops::Range<usize>, String)> {
     let mut edits = Vec::new();
     for message in &chat.messages {
-        let (Some(range), Some(comment)) = (message.status_range(), message.status_comment(text))
-        else {
+        // Most turns are over: their comments are not parsed (a long chat has 20k, and
+        // this runs as it opens). A status is a word of the comment, or escaped in a
+        // quoted value.
+        let unfinished_words = ["queued", "streaming", "waiting", "\\"];
+        let Some(range) = message.status_range() else {
+            continue;
+        };
+        let raw = text.get(range.clone()).unwrap_or("");
+        if !unfinished_words.iter().any(|word| raw.contains(word)) {
+            continue;
+        }
+        let Some(comment) = message.status_comment(text) else {
             continue;
         };
         let unfinished = matches!(

@@ -67,14 +67,10 @@ impl Backend {
     fn open(&self, doc: Document) {
         let (uri, version) = (doc.uri.clone(), doc.version);
         lock(&self.state).documents.insert(uri.clone(), doc);
-        // One after the other, in a task of their own: each reads the whole chat, and
-        // on two cores a third thread at once would slow the requests that follow the
-        // `didOpen` (an editor asks for the outline at once).
-        let (client, state) = (self.client.clone(), self.state.clone());
-        tokio::spawn(async move {
-            diagnostics::publish(client.clone(), state.clone(), uri.clone(), version, false).await;
-            interrupted::mark(client, state, uri).await;
-        });
+        // Which turns are dead is decided now, while the turns that run are still
+        // registered: one that ends a moment later has written its last words.
+        interrupted::mark_later(self.client.clone(), self.state.clone(), uri.clone());
+        self.publish_later(uri, version, false);
     }
 
     fn publish_later(&self, uri: Uri, version: i32, debounce: bool) {

@@ -14,34 +14,36 @@ use crate::conversation::section::interrupted_edits;
 use crate::turns::owner::runs_elsewhere;
 use crate::turns::{EditorPort, PortError};
 
-/// Marks the document's dead turns; the edit waits for the editor. Finding them reads
-/// every status comment (a long chat has 20k): the caller runs this after the
-/// diagnostics, which have parsed them, and makes no request wait for it.
-pub async fn mark(client: Client, state: Arc<Mutex<State>>, uri: Uri) {
+/// Marks the document's dead turns, in a task of its own (the edit waits for the
+/// editor).
+pub fn mark_later(client: Client, state: Arc<Mutex<State>>, uri: Uri) {
     let path = uri.to_file_path().map(|p| p.into_owned());
-    let (doc, running) = {
+    let needed = {
         let s = lock(&state);
-        (s.documents.get(&uri).cloned(), s.running.clone())
+        let Some(doc) = s.documents.get(&uri) else {
+            return;
+        };
+        let text = doc.flat();
+        !interrupted_edits(&text, &doc.chat, |m, c| {
+            s.running.is_running(uri.as_str(), m) || runs_elsewhere(c, path.as_deref())
+        })
+        .is_empty()
     };
-    let key = uri.as_str().to_string();
-    let Some(doc) = doc else {
-        return;
-    };
-    let text = doc.flat();
-    let found = interrupted_edits(&text, &doc.chat, |m, c| {
-        running.is_running(&key, m) || runs_elsewhere(c, path.as_deref())
-    });
-    if found.is_empty() {
+    if !needed {
         return;
     }
-    let mut port = LspPort::new(client, state, uri, None, None);
-    let marked = port.edit_until_applied(20, |snapshot| {
-        let edits = interrupted_edits(&snapshot.text, &snapshot.chat, |m, c| {
-            running.is_running(&key, m) || runs_elsewhere(c, path.as_deref())
+    tokio::spawn(async move {
+        let running = lock(&state).running.clone();
+        let key = uri.as_str().to_string();
+        let mut port = LspPort::new(client, state, uri, None, None);
+        let marked = port.edit_until_applied(20, |snapshot| {
+            let edits = interrupted_edits(&snapshot.text, &snapshot.chat, |m, c| {
+                running.is_running(&key, m) || runs_elsewhere(c, path.as_deref())
+            });
+            Ok::<_, PortError>((!edits.is_empty()).then_some((edits, ())))
         });
-        Ok::<_, PortError>((!edits.is_empty()).then_some((edits, ())))
+        if let Err(error) = marked.await {
+            tracing::warn!(%error, "could not mark interrupted turns");
+        }
     });
-    if let Err(error) = marked.await {
-        tracing::warn!(%error, "could not mark interrupted turns");
-    }
 }
