@@ -163,11 +163,10 @@ pub fn interrupted_edits(
     mut is_running: impl FnMut(&str, &StatusComment) -> bool,
 ) -> Vec<(std::ops::Range<usize>, String)> {
     let mut edits = Vec::new();
+    // Most turns are over: their comments are not parsed (a long chat has 20k, and this
+    // runs as it opens). A status is a word of the comment, or escaped in a quoted value.
+    let unfinished_words = ["queued", "streaming", "waiting", "\\"];
     for message in &chat.messages {
-        // Most turns are over: their comments are not parsed (a long chat has 20k, and
-        // this runs as it opens). A status is a word of the comment, or escaped in a
-        // quoted value.
-        let unfinished_words = ["queued", "streaming", "waiting", "\\"];
         let Some(range) = message.status_range() else {
             continue;
         };

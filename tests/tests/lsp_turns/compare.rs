@@ -7,6 +7,7 @@ use chatmd_tests::sim_editor::{At, Behaviour, SimEditor};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
+use crate::resume::runs;
 use crate::setup::{Setup, code_actions_at, finished, plain, turns_ended};
 
 const REVIEWER_SESSION: &str = "5e55a000-0000-4000-8000-0000000000a1";
@@ -30,14 +31,6 @@ pub(crate) fn compare_team(answers: &[(&str, &str, &str)]) -> Setup {
     }
     s.write("team/chatmd.toml", &toml);
     s
-}
-
-/// Every run of the fake so far, oldest first.
-pub(crate) fn runs(s: &Setup) -> Vec<Value> {
-    s.read("runs.jsonl")
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("JSON line"))
-        .collect()
 }
 
 /// The runs of the fake as `cli`, oldest first.

@@ -7,7 +7,8 @@ use chatmd_tests::sim_editor::Behaviour;
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
-use crate::compare::{compare_team, runs};
+use crate::compare::compare_team;
+use crate::resume::runs;
 use crate::setup::{finished, redact, turns_ended};
 
 const HEAD: &str =

@@ -49,6 +49,7 @@ pub(crate) fn workspace_where(member: &str, text: &str, session: &str, settings:
     s
 }
 
+/// Every run of the fake so far, oldest first.
 pub(crate) fn runs(s: &Setup) -> Vec<Value> {
     s.read("runs.jsonl")
         .lines()

@@ -215,12 +215,8 @@ impl<R: AsyncRead + Unpin> FrameReader<R> {
         self.buf.reserve(CHUNK);
         // At most `AT_ONCE`: tokio's stdin reads through a buffer of its own as large
         // as the room offered (up to 2 MiB), kept for good.
-        let filled = self.buf.len();
-        let room = (self.buf.capacity() - filled).min(AT_ONCE);
-        self.buf.resize(filled + room, 0);
-        let read = self.input.read(&mut self.buf[filled..]).await;
-        self.buf.truncate(filled + *read.as_ref().unwrap_or(&0));
-        Ok(read? > 0)
+        let mut at_most = (&mut self.input).take(AT_ONCE as u64);
+        Ok(at_most.read_buf(&mut self.buf).await? > 0)
     }
 
     async fn line(&mut self) -> io::Result<Line> {
