@@ -66,11 +66,15 @@ impl Change {
         }
     }
 
-    /// Someone else's change that turned `old` into `new`, as one region; `None` when
-    /// they are the same.
-    pub fn between(old: &str, new: &str) -> Option<Change> {
-        crate::conversation::diff::difference(old, new)
-            .map(|(range, new_len)| Change::theirs(range, new_len))
+    /// Someone else's changes that turned `old` into `new`: one per region where they
+    /// differ, listed from the last to the first (so that each applies to the text
+    /// before it); empty when they are the same.
+    pub fn between(old: &str, new: &str) -> Vec<Change> {
+        crate::conversation::diff::regions(old, new)
+            .into_iter()
+            .rev()
+            .map(|r| Change::theirs(r.old, r.new.len()))
+            .collect()
     }
 }
 

@@ -12,6 +12,7 @@
 use std::hash::{DefaultHasher, Hash, Hasher};
 
 use super::{LspPort, closed, lock};
+use crate::conversation::diff::difference;
 use crate::document::ByteRange;
 use crate::turns::file_port::FilePort;
 use crate::turns::{Applied, Change, PortError};
@@ -124,15 +125,15 @@ impl LspPort {
         self.disk = None;
         let read_late = text != latest && self.disk_texts.contains(&fingerprint(&text));
         self.disk_texts.clear();
-        if read_late && let Some(change) = Change::between(&text, &latest) {
+        if read_late && let Some((range, new_len)) = difference(&text, &latest) {
             self.view = text;
-            let start = change.range.start;
-            let new = latest[start..start + change.new_len].to_string();
+            let start = range.start;
+            let new = latest[start..start + new_len].to_string();
             tracing::debug!(
                 uri = self.uri.as_str(),
                 "reopened with an older text of the file: bringing it up to date"
             );
-            return Some((latest, (change.range, new)));
+            return Some((latest, (range, new)));
         }
         // Drain the file's own pending changes first: they precede the reopening.
         self.pending.extend(Change::between(&latest, &text));

@@ -9,7 +9,7 @@ use tower_lsp_server::ls_types::*;
 use super::LspPort;
 use crate::document::ByteRange;
 use crate::lsp::convert;
-use crate::lsp::echo::{Echo, clamp, without_final_line_break};
+use crate::lsp::echo::{Echo, Landing, without_final_line_break};
 use crate::lsp::journal::Entry;
 use crate::lsp::state::lock;
 use crate::turns::{Applied, Change, PortError};
@@ -23,7 +23,7 @@ const SKIPPED_WAIT: Duration = Duration::from_millis(300);
 /// After a refused edit, how long to wait for the change that made it stale.
 const REFUSED_WAIT: Duration = Duration::from_millis(500);
 /// How many changes without the echo are held back as its possible first part.
-const MAX_HELD: usize = 16;
+const MAX_HELD: usize = 64;
 /// How long the editor may take to answer an edit at all.
 const ANSWER_WAIT: Duration = Duration::from_secs(10);
 
@@ -184,8 +184,8 @@ impl LspPort {
                 range: 0..self.view.len(),
                 text: on_disk,
             };
-            if let Some((_, landed, extra)) = echo.find(&self.view, std::slice::from_ref(&whole)) {
-                self.land(echo, landed, extra);
+            if let Some(landing) = echo.find(&self.view, std::slice::from_ref(&whole)) {
+                self.land(echo, landing);
                 self.switch_to_disk()?;
                 return Ok(Seen::Landed);
             }
@@ -194,11 +194,10 @@ impl LspPort {
         Ok(Seen::Closed)
     }
 
-    /// The edits being waited for are in: `landed` is the text they made.
-    fn land(&mut self, echo: &Echo, landed: String, extra: Option<String>) {
-        self.view = landed;
-        // From the last to the first: each then holds for the text the ones before it
-        // left.
+    /// The edits being waited for are in, with whatever else the changes that showed
+    /// them did: ours first (from the last to the first: each then holds for the text
+    /// the ones before it left), then the others' regions around them.
+    fn land(&mut self, echo: &Echo, landing: Landing) {
         for (range, text) in echo.landed_edits().into_iter().rev() {
             self.pending.push(Change {
                 range,
@@ -206,12 +205,11 @@ impl LspPort {
                 ours: true,
             });
         }
-        if let Some(extra) = extra {
-            // The editor added a line break of its own at the end.
-            let at = self.view.len();
-            self.view.push_str(&extra);
-            self.pending.push(Change::theirs(at..at, extra.len()));
+        for region in landing.theirs.iter().rev() {
+            self.pending
+                .push(Change::theirs(region.old.clone(), region.new.len()));
         }
+        self.view = landing.text;
     }
 
     /// Takes in `entries`, recognising the echo of `echo`'s edits among them (and
@@ -227,26 +225,15 @@ impl LspPort {
             echo.moved(&entry);
             self.take_theirs(&entry);
         }
-        let mut view = self.view.clone();
-        let mut trial = echo.clone();
-        for start in 0..self.held.len() {
-            if let Some((end, landed, extra)) = trial.find(&view, &self.held[start..]) {
-                let held = std::mem::take(&mut self.held);
-                for entry in &held[..start] {
-                    self.take_theirs(entry);
-                }
-                *echo = trial;
-                self.land(echo, landed, extra);
-                for entry in &held[start + end..] {
-                    self.take_theirs(entry);
-                }
-                return true;
-            }
-            let entry = &self.held[start];
-            let range = clamp(&view, &entry.range);
-            view.replace_range(range, &entry.text);
-            trial.moved(entry);
+        let Some(landing) = echo.find(&self.view, &self.held) else {
+            return false;
+        };
+        let held = std::mem::take(&mut self.held);
+        let consumed = landing.consumed;
+        self.land(echo, landing);
+        for entry in &held[consumed..] {
+            self.take_theirs(entry);
         }
-        false
+        true
     }
 }
