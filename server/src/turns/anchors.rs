@@ -115,7 +115,7 @@ impl Anchors {
 
     /// Moves every place through a change. Offsets before it stay, offsets after it
     /// shift, and an offset inside a replaced range moves to the end of the
-    /// replacement. Text inserted exactly at a place goes after the place, except the
+    /// replacement (a turn's end inside someone else's replacement to its start). Text inserted exactly at a place goes after the place, except the
     /// agent's own text at a turn's end: so the user's new message typed right after
     /// an answer stays after it, and the answer keeps growing at its own end.
     pub fn apply(&mut self, change: &Change) {
@@ -150,7 +150,14 @@ impl Anchors {
                 start..map(p.status.end, Stick::Before).max(start)
             };
             p.body_start = map(p.body_start, Stick::Before);
-            p.end = map(p.end, end_stick).max(p.body_start);
+            p.end = if !change.ours && old.start < p.end && p.end < old.end {
+                // Someone else replaced text around the answer's end (a selection
+                // across it, pasted over): the answer goes on before their text.
+                old.start
+            } else {
+                map(p.end, end_stick)
+            }
+            .max(p.body_start);
         }
         for (_, block) in &mut self.blocks {
             *block = match block {
@@ -242,6 +249,11 @@ mod tests {
         a.apply(&Change::theirs(40..45, 0)); // deleted after it
         assert_eq!(a.get(0).end, 35);
         a.apply(&Change::theirs(28..28, 3)); // typed inside the answer
+        assert_eq!(a.get(0).end, 38);
+        a.apply(&Change::theirs(36..40, 6)); // a paste over the answer's end
+        assert_eq!(a.get(0).end, 36, "the answer goes on before the pasted text");
+        a.apply(&Change::theirs(36..42, 4)); // undone
+        a.apply_ours(&[(36..36, "xy".into())]);
         assert_eq!(a.get(0).end, 38);
         a.apply(&Change::theirs(38..38, 4)); // a new message right after the answer
         assert_eq!(

@@ -83,6 +83,11 @@ pub enum TurnError {
     /// The member has spent its budget in this chat; it was not started.
     #[error("{0}")]
     OverBudget(String),
+    #[error(
+        "@{member}'s section ({id}) is no longer in the chat (deleted, or copied so that two \
+         sections carry its id): the turn was stopped, and nothing more of it is written"
+    )]
+    SectionGone { member: String, id: String },
     #[error("@{handle} is not a member of this team")]
     NotAMember { handle: String },
     /// The member's settings come from a workspace file the user has not trusted

@@ -7,7 +7,8 @@
 use super::anchors::Anchors;
 use super::live::Live;
 use super::placed::OnEdit;
-use super::{Applied, EditorPort, Edits, PortError};
+use super::refind::{self, Found};
+use super::{Applied, EditorPort, Edits, Level, PortError};
 use crate::document::ByteRange;
 use crate::document::status::TurnStatus;
 
@@ -34,6 +35,12 @@ pub(super) async fn flush<P: EditorPort>(
         for change in port.changes().await? {
             anchors.apply(&change);
         }
+        for member in check_places(port, live, anchors) {
+            let t = live.iter().find(|t| t.member == member);
+            if let Some(error) = t.and_then(|t| t.error.as_ref()) {
+                port.notify(Level::Warning, &error.to_string()).await;
+            }
+        }
         for t in live.iter_mut() {
             let anew: Vec<String> = t
                 .blocks
@@ -48,7 +55,7 @@ pub(super) async fn flush<P: EditorPort>(
                 t.write_anew(&id);
             }
         }
-        let planned = plan(live, anchors);
+        let planned = plan(live, anchors, port.current_text());
         if planned.edits.is_empty() {
             return Ok(());
         }
@@ -60,12 +67,39 @@ pub(super) async fn flush<P: EditorPort>(
                     anchors.expect_block(block, at, within.clone());
                 }
                 t.blocks.rewritten(&planned.rewritten[i]);
-                t.written();
+                t.written_upto(planned.pending[i]);
             }
             return Ok(());
         }
     }
     Err(gave_up())
+}
+
+/// Checks every turn's places against the text before anything is written there
+/// (`refind.rs`): a section found elsewhere by its id is written there; one that is
+/// gone ends its turn. Returns the members whose sections are newly gone.
+fn check_places<P: EditorPort>(port: &P, live: &mut [Live], anchors: &mut Anchors) -> Vec<String> {
+    let Some(text) = port.current_text() else {
+        return Vec::new();
+    };
+    let mut gone = Vec::new();
+    for (i, t) in live.iter_mut().enumerate() {
+        let Some(id) = t.status.id().filter(|_| !t.gone) else {
+            continue;
+        };
+        match refind::check(text, anchors.get(i), id, t.at_line_start) {
+            Found::Here => {}
+            Found::Moved(places) => {
+                tracing::warn!(member = t.member.as_str(), id, "a section's places were off: found again by its id");
+                anchors.replace(i, places);
+            }
+            Found::Gone => {
+                t.section_gone();
+                gone.push(t.member.clone());
+            }
+        }
+    }
+    gone
 }
 
 /// One flush's edits, and per turn the blocks it writes (their places in the turn's
@@ -74,17 +108,24 @@ struct Planned {
     edits: Edits,
     blocks: Vec<Vec<(String, ByteRange)>>,
     rewritten: Vec<Vec<String>>,
+    /// How much of each turn's buffered text goes in.
+    pending: Vec<usize>,
 }
 
 /// The edits that write what every turn has buffered (nothing is taken from the turns:
-/// an edit that does not land is computed again).
-fn plan(live: &[Live], anchors: &Anchors) -> Planned {
+/// an edit that does not land is computed again). `text` is the document the places
+/// are in, when the port keeps it.
+fn plan(live: &[Live], anchors: &Anchors, text: Option<&str>) -> Planned {
     let mut planned = Planned {
         edits: Vec::new(),
         blocks: vec![Vec::new(); live.len()],
         rewritten: vec![Vec::new(); live.len()],
+        pending: live.iter().map(|t| t.pending.len()).collect(),
     };
     for (i, t) in live.iter().enumerate() {
+        if t.gone {
+            continue;
+        }
         let places = anchors.get(i);
         if t.status_dirty {
             planned
@@ -105,11 +146,14 @@ fn plan(live: &[Live], anchors: &Anchors) -> Planned {
                 planned.rewritten[i].push(block.to_string());
             }
         }
-        if !t.pending.is_empty() {
-            let text = with_eol(&t.pending, t.eol);
+        let after = text.and_then(|text| text.get(places.end..)).unwrap_or("");
+        planned.pending[i] = whole_lines_before(&t.pending, after, t.blocks.unwritten().is_empty());
+        let pending = &t.pending[..planned.pending[i]];
+        if !pending.is_empty() {
+            let text = with_eol(pending, t.eol);
             for (block, within) in t.blocks.unwritten() {
-                let start = with_eol(&t.pending[..within.start], t.eol).len();
-                let len = with_eol(&t.pending[within.clone()], t.eol).len();
+                let start = with_eol(&pending[..within.start], t.eol).len();
+                let len = with_eol(&pending[within.clone()], t.eol).len();
                 planned.blocks[i].push((block.clone(), start..start + len));
             }
             planned.edits.push((places.end..places.end, text));
@@ -117,6 +161,19 @@ fn plan(live: &[Live], anchors: &Anchors) -> Planned {
     }
     planned.edits.sort_by_key(|(r, _)| (r.start, r.end));
     planned
+}
+
+/// How much of `pending` to write before `after` (the text that follows the
+/// answer's end): all of it, unless someone else's text follows on the same line
+/// (the user started typing right where the answer ends): then whole lines only,
+/// so their text never joins a line of the answer (a heading they typed stays a
+/// heading). Text with a block in it goes whole (a block ends its line anyway).
+fn whole_lines_before(pending: &str, after: &str, only_text: bool) -> usize {
+    let joins = !after.is_empty() && !after.starts_with(['\n', '\r']);
+    if !joins || !only_text || pending.ends_with('\n') {
+        return pending.len();
+    }
+    pending.rfind('\n').map_or(0, |i| i + 1)
 }
 
 /// `text` (written with `\n`) with the document's line break.

@@ -6,6 +6,7 @@
 use std::time::{Instant, SystemTime};
 
 use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
 
 use super::asks::{Answers, Ask, Asked};
 use super::flow::{Kind, Thinking};
@@ -83,6 +84,10 @@ pub(super) struct Live {
     pub(super) thought_len: usize,
     /// The tool calls of an ACP agent, each as it stands, in the order they came.
     pub(super) calls: Vec<CallView>,
+    /// Ends the agent's run (the turn's section is gone).
+    pub(super) cancel: Option<CancellationToken>,
+    /// The turn's section is no longer in the document: nothing more is written.
+    pub(super) gone: bool,
 }
 
 impl Live {
@@ -135,6 +140,8 @@ impl Live {
             thinking: None,
             thought_len: 0,
             calls: Vec::new(),
+            cancel: None,
+            gone: false,
         }
     }
 
@@ -149,7 +156,35 @@ impl Live {
     }
 
     pub(super) fn dirty(&self) -> bool {
-        self.status_dirty || !self.pending.is_empty() || self.blocks.dirty()
+        !self.gone && (self.status_dirty || !self.pending.is_empty() || self.blocks.dirty())
+    }
+
+    /// The turn's section is gone from the document: the agent is stopped, and
+    /// nothing of the turn is written anywhere from now on.
+    pub(super) fn section_gone(&mut self) {
+        self.gone = true;
+        self.pending.clear();
+        self.status_dirty = false;
+        self.blocks.drop_unwritten();
+        if let Some(cancel) = &self.cancel {
+            cancel.cancel();
+        }
+        let id = self.status.id().unwrap_or("?").to_owned();
+        self.error = Some(TurnError::SectionGone {
+            member: self.member.clone(),
+            id,
+        });
+    }
+
+    /// The first `n` bytes of the buffered text are now in the document (all of it
+    /// when `n` is its length), and the status comment and blocks as buffered.
+    pub(super) fn written_upto(&mut self, n: usize) {
+        if n >= self.pending.len() {
+            return self.written();
+        }
+        let rest = self.pending.split_off(n);
+        self.written();
+        self.pending = rest;
     }
 
     /// Everything buffered is now in the document.

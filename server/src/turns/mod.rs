@@ -24,6 +24,7 @@ mod live;
 pub mod lock;
 pub mod owner;
 mod placed;
+mod refind;
 mod plan;
 mod policy;
 mod port;

@@ -151,6 +151,7 @@ pub(super) async fn run_round<P: EditorPort>(
         let cancel = p.cancel;
         let (commands_tx, mut commands) = mpsc::channel(16);
         live[i].commands = Some(commands_tx);
+        live[i].cancel = Some(cancel.clone());
         tokio::spawn(async move {
             let (events_tx, mut events_rx) = mpsc::channel(256);
             let turn = super::resume::run(
