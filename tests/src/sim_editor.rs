@@ -18,8 +18,10 @@ use serde_json::{Value, json};
 
 use crate::lsp_client::{Arrival, TestClient};
 
+mod reports;
 mod text;
 
+pub use reports::Reports;
 pub use text::redact;
 use text::{offset, position};
 
@@ -74,6 +76,8 @@ pub struct SimEditor {
     /// edit, and a multi-line insert in two (Neovim was seen doing so at the end of
     /// a slow turn, 150 ms apart: its `didChange` debounce).
     pub split_echo: bool,
+    /// How changes are reported (the user's and the echo of the server's edits).
+    pub reports: Reports,
 }
 
 impl SimEditor {
@@ -89,6 +93,7 @@ impl SimEditor {
             stale: 0,
             typed: Vec::new(),
             split_echo: false,
+            reports: Reports::Ranges,
             cursor: None,
         }
     }
@@ -200,7 +205,32 @@ impl SimEditor {
         doc.text.replace_range(range.clone(), text);
         doc.version += 1;
         let version = doc.version;
+        let change = match self.reports {
+            Reports::WholeText => json!({"text": doc.text}),
+            _ => change,
+        };
         self.move_cursor(uri, &range, text.len(), false);
+        self.client.change(uri, version, json!([change])).await;
+    }
+
+    /// Opens a new line below the last one (Neovim's `o` there), reported the way
+    /// Neovim reports it: the file's final line break replaced by two.
+    pub async fn open_line_at_end(&mut self, uri: &str) {
+        let utf8 = self.utf8;
+        let doc = self.docs.get_mut(uri).expect("the document is open");
+        assert!(doc.text.ends_with('\n'), "the file ends with a line break");
+        let last = doc.text.len() - 1..doc.text.len();
+        let change = json!({
+            "range": {
+                "start": position(&doc.text, last.start, utf8),
+                "end": position(&doc.text, last.end, utf8),
+            },
+            "text": "\n\n",
+        });
+        doc.text.push('\n');
+        doc.version += 1;
+        let version = doc.version;
+        self.typed.push("\n".into());
         self.client.change(uri, version, json!([change])).await;
     }
 
@@ -313,6 +343,10 @@ impl SimEditor {
         let mut text = doc.text.clone();
         // The notifications that report the edit, each a list of changes.
         let mut notifications: Vec<Vec<Value>> = vec![Vec::new()];
+        if self.reports != Reports::Ranges {
+            notifications = reports::report(self.reports, self.behaviour, &mut text, &edits, utf8);
+            return self.echo(id, &uri, text, notifications).await;
+        }
         for (range, new) in edits {
             let (range, new) = text::echo_of(self.behaviour, &text, range, &new);
             let parts = match new.find('\n') {
@@ -341,8 +375,20 @@ impl SimEditor {
                 }
             }
         }
+        self.echo(id, &uri, text, notifications).await;
+    }
+
+    /// Takes `text` as the document's and reports it in `notifications`, answering the
+    /// edit `id` before or after them.
+    async fn echo(
+        &mut self,
+        id: Value,
+        uri: &str,
+        text: String,
+        mut notifications: Vec<Vec<Value>>,
+    ) {
         notifications.retain(|n| !n.is_empty());
-        let doc = self.docs.get_mut(&uri).expect("open");
+        let doc = self.docs.get_mut(uri).expect("open");
         doc.text = text;
         let first_version = doc.version + 1;
         doc.version += notifications.len() as i32;
@@ -360,7 +406,7 @@ impl SimEditor {
                 tokio::time::sleep(std::time::Duration::from_millis(150)).await;
             }
             self.client
-                .change(&uri, first_version + n as i32, json!(changes))
+                .change(uri, first_version + n as i32, json!(changes))
                 .await;
         }
         if !answer_first {

@@ -11,7 +11,6 @@ use std::time::{Duration, Instant};
 
 use similar::{Algorithm, DiffTag, capture_diff_slices_deadline};
 
-
 use crate::document::ByteRange;
 
 /// The most bytes (old and new together) of a differing middle that [`regions`]
@@ -41,7 +40,9 @@ pub fn regions(old: &str, new: &str) -> Vec<Region> {
         old: range.clone(),
         new: range.start..range.start + new_len,
     };
-    if whole.old.is_empty() || whole.new.is_empty() || whole.old.len() + whole.new.len() > MAX_DETAILED
+    if whole.old.is_empty()
+        || whole.new.is_empty()
+        || whole.old.len() + whole.new.len() > MAX_DETAILED
     {
         return vec![whole];
     }
@@ -50,7 +51,10 @@ pub fn regions(old: &str, new: &str) -> Vec<Region> {
     let start = old[..whole.old.start].rfind('\n').map_or(0, |i| i + 1);
     let suffix = old.len() - whole.old.end;
     let kept = old[whole.old.end..].find('\n').map_or(suffix, |i| i + 1);
-    let (a, b) = (&old[start..whole.old.end + kept], &new[start..whole.new.end + kept]);
+    let (a, b) = (
+        &old[start..whole.old.end + kept],
+        &new[start..whole.new.end + kept],
+    );
     let (a_lines, b_lines) = (lines(a), lines(b));
     let deadline = Instant::now() + DEADLINE;
     let ops = capture_diff_slices_deadline(Algorithm::Myers, &a_lines, &b_lines, Some(deadline));
@@ -160,8 +164,14 @@ mod tests {
         assert_eq!(
             found,
             vec![
-                Region { old: 9..9, new: 9..15 },
-                Region { old: old.len()..old.len(), new: old.len() + 6..new.len() },
+                Region {
+                    old: 9..9,
+                    new: 9..15
+                },
+                Region {
+                    old: old.len()..old.len(),
+                    new: old.len() + 6..new.len()
+                },
             ]
         );
     }

@@ -236,10 +236,17 @@ mod tests {
         // Neovim's way: the last line break replaced by the text plus one more.
         let mut echo = Echo::new(vec![(3..3, "x\n".into())]);
         let landed = found(&mut echo, "ab\n", &[entry(2..3, "\nx\n\n")]);
-        assert_eq!(landed, Some((1, "ab\nx\n".into(), vec![(5..5, "\n".into())])));
+        assert_eq!(
+            landed,
+            Some((1, "ab\nx\n".into(), vec![(5..5, "\n".into())]))
+        );
         // A replacement echoed as a minimal diff in two changes.
         let mut echo = Echo::new(vec![(0..11, "hallo worlt".into())]);
-        let landed = found(&mut echo, "hello world", &[entry(1..2, "a"), entry(10..11, "t")]);
+        let landed = found(
+            &mut echo,
+            "hello world",
+            &[entry(1..2, "a"), entry(10..11, "t")],
+        );
         assert_eq!(landed, Some((2, "hallo worlt".into(), vec![])));
     }
 
@@ -258,10 +265,20 @@ mod tests {
         let whole = "## @me\nq\n\n## @r\n<!-- s=22 -->\nThe answer\n\n## @me\nnext?\n";
         let landed = found(&mut echo, view, &[entry(0..view.len(), whole)]);
         let ours = "## @me\nq\n\n## @r\n<!-- s=22 -->\nThe answer\n\n## @me\n";
-        assert_eq!(landed, Some((1, ours.into(), vec![(ours.len()..ours.len(), "next?\n".into())])));
+        assert_eq!(
+            landed,
+            Some((
+                1,
+                ours.into(),
+                vec![(ours.len()..ours.len(), "next?\n".into())]
+            ))
+        );
         // Without the chunk, it has not landed, whatever else is there.
         let partial = "## @me\nq\n\n## @r\n<!-- s=22 -->\nThe \n\n## @me\nnext?\n";
-        assert_eq!(found(&mut echo, view, &[entry(0..view.len(), partial)]), None);
+        assert_eq!(
+            found(&mut echo, view, &[entry(0..view.len(), partial)]),
+            None
+        );
     }
 
     #[test]

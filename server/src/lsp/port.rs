@@ -188,7 +188,10 @@ impl LspPort {
         let changes = Change::between(&self.view[range.clone()], &entry.text);
         self.view.replace_range(range.clone(), &entry.text);
         self.pending.extend(changes.into_iter().map(|c| {
-            Change::theirs(range.start + c.range.start..range.start + c.range.end, c.new_len)
+            Change::theirs(
+                range.start + c.range.start..range.start + c.range.end,
+                c.new_len,
+            )
         }));
     }
 }

@@ -251,7 +251,11 @@ mod tests {
         a.apply(&Change::theirs(28..28, 3)); // typed inside the answer
         assert_eq!(a.get(0).end, 38);
         a.apply(&Change::theirs(36..40, 6)); // a paste over the answer's end
-        assert_eq!(a.get(0).end, 36, "the answer goes on before the pasted text");
+        assert_eq!(
+            a.get(0).end,
+            36,
+            "the answer goes on before the pasted text"
+        );
         a.apply(&Change::theirs(36..42, 4)); // undone
         a.apply_ours(&[(36..36, "xy".into())]);
         assert_eq!(a.get(0).end, 38);

@@ -90,7 +90,11 @@ fn check_places<P: EditorPort>(port: &P, live: &mut [Live], anchors: &mut Anchor
         match refind::check(text, anchors.get(i), id, t.at_line_start) {
             Found::Here => {}
             Found::Moved(places) => {
-                tracing::warn!(member = t.member.as_str(), id, "a section's places were off: found again by its id");
+                tracing::warn!(
+                    member = t.member.as_str(),
+                    id,
+                    "a section's places were off: found again by its id"
+                );
                 anchors.replace(i, places);
             }
             Found::Gone => {

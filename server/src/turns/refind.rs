@@ -56,7 +56,9 @@ fn refind(text: &str, id: &str, ends_line: bool) -> Option<Places> {
     }
     let status = message.status_range()?;
     let body = message.body_range();
-    let words = text[body.clone()].trim_end_matches([' ', '\t', '\n', '\r']).len();
+    let words = text[body.clone()]
+        .trim_end_matches([' ', '\t', '\n', '\r'])
+        .len();
     let mut end = body.start + words;
     if ends_line && words > 0 {
         let rest = &text[end..body.end];
@@ -77,7 +79,8 @@ mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
 
-    const CHAT: &str = "## @me\nq\n\n## @r\n<!-- chatmd id=t1 status=streaming -->\nThe answer\n\n## @me\nnext\n";
+    const CHAT: &str =
+        "## @me\nq\n\n## @r\n<!-- chatmd id=t1 status=streaming -->\nThe answer\n\n## @me\nnext\n";
 
     fn places_of(text: &str) -> Places {
         let status = text.find("<!--").unwrap()..text.find("-->").unwrap() + 3;

@@ -22,6 +22,7 @@ mod editing;
 mod edits;
 mod ending;
 mod failures;
+mod file_end;
 mod lifecycle;
 mod permissions;
 mod policy;
