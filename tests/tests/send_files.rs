@@ -426,3 +426,58 @@ fn a_turn_streaming_on_another_host_is_neither_marked_nor_answered_over() {
     assert_eq!(out.status.code(), Some(75));
     assert_eq!(s.read("team/h.chat.md"), chat);
 }
+
+/// Another program that keeps writing back what it read a moment before (an editor
+/// saving an older buffer, a sync tool), 40 times while the answer streams: chatmd's
+/// records stay where chatmd writes them. The status comment ends `done` on its own
+/// section's first line, no record lands inside the answer's words, and what is left
+/// of the answer is its text in order.
+#[test]
+fn records_never_land_inside_an_answer_while_another_program_writes_back_older_texts() {
+    for round in 0..4 {
+        let s = Setup::new();
+        let chat = "## @me\n@reviewer is the rounding right? CW2\n";
+        s.write("team/w.chat.md", chat);
+        let send = s.spawn(
+            &["team/w.chat.md"],
+            &[
+                ("FAKE_AGENT_TEXT", ANSWER),
+                ("FAKE_AGENT_CHUNKS", "24"),
+                ("FAKE_AGENT_DELAY_MS", "60"),
+                ("FAKE_AGENT_SESSION", SESSION),
+            ],
+        );
+        s.wait_for("team/w.chat.md", "the turn", |t| {
+            t.contains("status=streaming")
+        });
+        let path = s.path("team/w.chat.md");
+        let writer = std::thread::spawn(move || {
+            for n in 0..40 {
+                let Ok(read) = std::fs::read(&path) else {
+                    continue;
+                };
+                std::thread::sleep(Duration::from_millis(7 + n % 5));
+                let temp = path.with_extension(format!("tmp{n}"));
+                std::fs::write(&temp, &read).unwrap();
+                std::fs::rename(&temp, &path).unwrap();
+            }
+        });
+        writer.join().unwrap();
+        let out = fake_support::wait(send);
+        assert_eq!(stderr(&out), "@reviewer: done\n", "round {round}");
+        let text = s.read("team/w.chat.md");
+        let section = format!("{chat}\n## @reviewer\n<!-- chatmd id=t1 agent=claude status=done ");
+        assert!(text.starts_with(&section), "round {round}: {text}");
+        assert_eq!(text.matches("<!--").count(), 1, "round {round}: {text}");
+        assert!(text.ends_with("\n\n## @me\n"), "round {round}: {text}");
+        // What the other program's writes left of the answer (maybe nothing).
+        let body = text
+            .get(text.find("-->\n").unwrap() + 4..text.len() - "\n\n## @me\n".len())
+            .unwrap_or("");
+        let mut rest = ANSWER.chars();
+        assert!(
+            body.chars().all(|c| rest.any(|a| a == c)),
+            "round {round}: the answer's text in order: {body:?}"
+        );
+    }
+}
