@@ -252,3 +252,100 @@ async fn a_section_the_user_deleted_is_written_nowhere() {
     crate::setup::nothing_more(&mut editor).await;
     assert_eq!(editor.text(&uri), format!("{QUESTION}\nmy notes\n"));
 }
+
+/// Steering with an editor that reports the whole text: the queued message typed at
+/// the end goes into the writer's turn once, `status=steered` lands on the writer's
+/// own status line (not in the user's message), and the answer goes on after it.
+#[tokio::test]
+async fn a_steered_message_typed_at_the_end_with_whole_text_reports() {
+    let env = "FAKE_AGENT_DELAY_MS = \"100\"\nFAKE_ACP_STEERING = \"1\"\n";
+    let s = Setup::acp_writer("", env);
+    let (mut editor, uri) = s
+        .open_chat(
+            Behaviour::VsCode,
+            "team/s.chat.md",
+            "## @me\n@writer MOCK-MODE=slow go\n",
+        )
+        .await;
+    editor.reports = Reports::WholeText;
+    send(&mut editor, &uri).await;
+    editor
+        .run_until("the writer's first slow chunk", |e| {
+            e.text(&uri).contains("SLOW-CHUNK-01")
+        })
+        .await;
+    crate::setup::send_queued(&mut editor, &uri, "\n## @me\n@writer also check the docs\n").await;
+    editor
+        .run_until("the writer's turn ended and the reply stub", |e| {
+            let t = e.text(&uri);
+            t.contains("status=done") && t.ends_with("\n## @me\n")
+        })
+        .await;
+    crate::setup::nothing_more(&mut editor).await;
+    assert_eq!(
+        plain(editor.text(&uri)),
+        "## @me\n@writer MOCK-MODE=slow go\n\n## @writer\n<!-- t1 acp steered -->\n\
+         ANSWER-anthropic role_seen=no marker_count=0 roles=none team=0 turn=1 user_msgs=1 \
+         assistant_msgs=0 ask=-\nSLOW-CHUNK-01 \n\n## @me\n@writer also check the docs\n\n\
+         ## @writer\n<!-- t2 acp done -->\nsteered: me: @writer also check the docs\n\n## @me\n"
+    );
+    assert_eq!(s.acp_requests("_session/steering").len(), 1, "sent once");
+    assert_eq!(
+        s.acp_requests("session/prompt").len(),
+        1,
+        "never delivered again"
+    );
+}
+
+/// A permission answered, then the answer streams on: with VS Code's habit of
+/// reporting a multi-part edit as many small changes, and with whole-text reports, the
+/// file reads exactly as with plain ranges (nothing written twice, nothing split).
+#[tokio::test]
+async fn a_permission_answered_then_the_answer_streams_on_under_every_report_shape() {
+    let mut texts = Vec::new();
+    for reports in [Reports::Ranges, Reports::ManySmall, Reports::WholeText] {
+        let s = Setup::new(&[]);
+        s.write(
+            "team/chatmd.toml",
+            "[members.writer]\nagent = \"acp\"\npreset = \"gemini\"\n",
+        );
+        let ask = "## @me\n@writer MOCK-MODE=toolwrite WRITE=notes.txt please create the file.\n";
+        let (mut editor, uri) = s
+            .open_chat(Behaviour::VsCode, "team/ask.chat.md", ask)
+            .await;
+        editor.reports = reports;
+        send(&mut editor, &uri).await;
+        editor
+            .run_until("the request", |e| {
+                e.text(&uri).contains("status=waiting") && e.text(&uri).contains("- [ ] Reject")
+            })
+            .await;
+        let answered = editor
+            .command(
+                "chatmd.answer",
+                json!({"uri": uri, "request": "t1-p1", "option": "allow"}),
+            )
+            .await
+            .expect("an answer");
+        assert_eq!(answered["answered"], true, "{reports:?}");
+        editor
+            .run_until("the answer", |e| crate::setup::finished(e.text(&uri)))
+            .await;
+        crate::setup::nothing_more(&mut editor).await;
+        let text = plain(editor.text(&uri));
+        assert_eq!(
+            text.matches("I'll run a command.").count(),
+            1,
+            "{reports:?}: {text}"
+        );
+        assert_eq!(
+            text.matches("> - Execute: touch notes.txt").count(),
+            1,
+            "{reports:?}: {text}"
+        );
+        texts.push((reports, text));
+    }
+    for (reports, text) in &texts[1..] {
+        assert_eq!(text, &texts[0].1, "{reports:?} reads as plain ranges do");
+    }
+}

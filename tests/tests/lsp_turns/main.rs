@@ -34,3 +34,4 @@ mod resume;
 mod routing;
 mod steering;
 mod trust;
+mod typing_model;

@@ -7,6 +7,7 @@ use tokio::time::{Instant, sleep_until};
 use tower_lsp_server::ls_types::*;
 
 use super::LspPort;
+use crate::conversation::diff::regions;
 use crate::document::ByteRange;
 use crate::lsp::convert;
 use crate::lsp::echo::{Echo, Landing, without_final_line_break};
@@ -108,13 +109,13 @@ impl LspPort {
             let notified = changed.notified();
             tokio::pin!(notified);
             notified.as_mut().enable();
-            let foreign_before = echo.saw_theirs || !self.held.is_empty();
+            let foreign_before = echo.saw_theirs || self.held_elsewhere(echo);
             match self.look_for_echo(echo)? {
                 Seen::Landed => return Ok(Applied::Done),
                 Seen::Closed => return Ok(Applied::Stale),
                 Seen::NotYet => {}
             }
-            let foreign = echo.saw_theirs || !self.held.is_empty();
+            let foreign = echo.saw_theirs || self.held_elsewhere(echo);
             if answered && foreign && !foreign_before && self.skips_stale_edits {
                 // Neovim skips an edit for an older version silently: a change of the
                 // user's without the echo means this one was skipped (its own echo
@@ -192,6 +193,27 @@ impl LspPort {
         }
         self.switch_to_disk()?;
         Ok(Seen::Closed)
+    }
+
+    /// Whether the changes held back changed the text anywhere but where the edits
+    /// being waited for go: only then are they the user's rather than the first part
+    /// of an echo the editor reports in pieces (Neovim's debounce can space them
+    /// further apart than [`SKIPPED_WAIT`] on a busy machine).
+    fn held_elsewhere(&self, echo: &Echo) -> bool {
+        if self.held.is_empty() {
+            return false;
+        }
+        let mut text = self.view.clone();
+        for entry in &self.held {
+            let range = crate::lsp::echo::clamp(&text, &entry.range);
+            text.replace_range(range, &entry.text);
+        }
+        let places = echo.landed_edits();
+        regions(&self.view, &text).iter().any(|r| {
+            !places
+                .iter()
+                .any(|(at, _)| r.old.start <= at.end && at.start <= r.old.end)
+        })
     }
 
     /// The edits being waited for are in, with whatever else the changes that showed
