@@ -8,7 +8,7 @@ use super::anchors::Anchors;
 use super::live::Live;
 use super::placed::OnEdit;
 use super::refind::{self, Found};
-use super::{Applied, EditorPort, Edits, Level, PortError};
+use super::{Applied, EditorPort, Edits, PortError};
 use crate::document::ByteRange;
 use crate::document::status::TurnStatus;
 
@@ -35,12 +35,8 @@ pub(super) async fn flush<P: EditorPort>(
         for change in port.changes().await? {
             anchors.apply(&change);
         }
-        for member in check_places(port, live, anchors) {
-            let t = live.iter().find(|t| t.member == member);
-            if let Some(error) = t.and_then(|t| t.error.as_ref()) {
-                port.notify(Level::Warning, &error.to_string()).await;
-            }
-        }
+        // A turn whose section is gone says so when it ends (its error).
+        check_places(port, live, anchors);
         for t in live.iter_mut() {
             let anew: Vec<String> = t
                 .blocks
@@ -77,14 +73,14 @@ pub(super) async fn flush<P: EditorPort>(
 
 /// Checks every turn's places against the text before anything is written there
 /// (`refind.rs`): a section found elsewhere by its id is written there; one that is
-/// gone ends its turn. Returns the members whose sections are newly gone.
-fn check_places<P: EditorPort>(port: &P, live: &mut [Live], anchors: &mut Anchors) -> Vec<String> {
+/// gone ends its turn. Only turns with something to write are checked (a finished
+/// section the user deletes later is theirs to delete).
+fn check_places<P: EditorPort>(port: &P, live: &mut [Live], anchors: &mut Anchors) {
     let Some(text) = port.current_text() else {
-        return Vec::new();
+        return;
     };
-    let mut gone = Vec::new();
     for (i, t) in live.iter_mut().enumerate() {
-        let Some(id) = t.status.id().filter(|_| !t.gone) else {
+        let Some(id) = t.status.id().filter(|_| t.dirty()) else {
             continue;
         };
         match refind::check(text, anchors.get(i), id, t.at_line_start) {
@@ -97,13 +93,9 @@ fn check_places<P: EditorPort>(port: &P, live: &mut [Live], anchors: &mut Anchor
                 );
                 anchors.replace(i, places);
             }
-            Found::Gone => {
-                t.section_gone();
-                gone.push(t.member.clone());
-            }
+            Found::Gone => t.section_gone(),
         }
     }
-    gone
 }
 
 /// One flush's edits, and per turn the blocks it writes (their places in the turn's
