@@ -14,7 +14,7 @@ use super::journal::Entry;
 use super::state::{Document, State, lock};
 use super::{
     capabilities, code_actions, code_lens, commands, completion, config, convert, definition,
-    diagnostics, ext, folding, hover, interrupted, symbols, turn_actions, waiting, watch,
+    diagnostics, ext, folding, hover, interrupted, port, symbols, turn_actions, waiting, watch,
 };
 use crate::document::text::PositionEncoding;
 
@@ -213,6 +213,17 @@ impl LanguageServer for Backend {
             let closed = convert::file_path(&uri).into_iter().collect();
             waiting::publish_closed(&client, &state, closed).await;
         });
+    }
+
+    async fn did_rename_files(&self, params: RenameFilesParams) {
+        port::files_renamed(&self.state, &params.files);
+    }
+
+    /// Asked before the files move: no edit is needed, but the turns writing into
+    /// them learn where they go before the old documents close.
+    async fn will_rename_files(&self, params: RenameFilesParams) -> Result<Option<WorkspaceEdit>> {
+        port::files_renamed(&self.state, &params.files);
+        Ok(None)
     }
 
     async fn did_change_watched_files(&self, params: DidChangeWatchedFilesParams) {
