@@ -8,7 +8,7 @@ use chatmd_tests::sim_editor::{Behaviour, SimEditor};
 use pretty_assertions::assert_eq;
 use serde_json::json;
 
-use crate::setup::{Setup, finished, redact, send, turns_ended};
+use crate::setup::{Setup, file_until, finished, redact, send, turns_ended};
 
 const CHAT: &str = "## @me\n@reviewer go\n";
 
@@ -121,4 +121,38 @@ async fn a_turn_follows_its_chat_when_the_rename_is_told_before_the_reopening() 
 #[tokio::test]
 async fn a_turn_follows_its_chat_when_the_editor_asks_before_renaming() {
     rename_mid_turn(Told::AskedFirst).await;
+}
+
+/// The editor says where the chat went and closes it, but opens nothing there (a
+/// rename from a file explorer while the chat was open in a tab the user closed):
+/// the answer goes on in the renamed file.
+#[tokio::test]
+async fn a_turn_follows_its_chat_into_the_renamed_file_when_no_document_opens() {
+    let s = slow_reviewer();
+    let (mut editor, old) = s
+        .open_chat(Behaviour::VsCode, "team/draft.chat.md", CHAT)
+        .await;
+    send(&mut editor, &old).await;
+    editor
+        .run_until("the first words", |e| e.text(&old).contains("first"))
+        .await;
+    s.write("team/draft.chat.md", editor.text(&old));
+    std::fs::rename(s.path("team/draft.chat.md"), s.path("team/final.chat.md")).unwrap();
+    let new = s.uri("team/final.chat.md");
+    renamed(
+        &mut editor,
+        &json!({"files": [{"oldUri": old, "newUri": new}]}),
+    )
+    .await;
+    editor.close(&old).await;
+    let text = file_until(&s.path("team/final.chat.md"), "the whole answer", |t| {
+        t.ends_with("\n## @me\n")
+    })
+    .await;
+    turns_ended(&mut editor).await;
+    assert_eq!(redact(&text), DONE);
+    assert!(
+        !s.path("team/draft.chat.md").exists(),
+        "the old file is not written again"
+    );
 }

@@ -49,7 +49,12 @@ impl Renames {
         let mut at = path.to_path_buf();
         for (from, to) in &self.moves {
             if let Ok(rest) = at.strip_prefix(from) {
-                at = to.join(rest);
+                // `join("")` would add a trailing `/`.
+                at = if rest.as_os_str().is_empty() {
+                    to.clone()
+                } else {
+                    to.join(rest)
+                };
             }
         }
         (at != path).then_some(at)
@@ -212,6 +217,14 @@ mod tests {
         assert_eq!(
             renames.target(Path::new("/ws/draft.chat.md")),
             Some("/ws/final.chat.md".into())
+        );
+        assert!(
+            !renames
+                .target(Path::new("/ws/draft.chat.md"))
+                .unwrap()
+                .as_os_str()
+                .to_string_lossy()
+                .ends_with('/')
         );
         // Then its folder moves.
         renames.record("/ws".into(), "/archive/2025".into());
