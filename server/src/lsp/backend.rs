@@ -118,6 +118,9 @@ impl LanguageServer for Backend {
             );
             state.agent_path = settings.agent_path;
             state.permission_dialog = settings.permission_dialog;
+            // Notifications after this one are handled (tower-lsp-server holds them
+            // until `initialize` is answered): large syncs may be staged for them.
+            state.bypass.staged.serving(true);
         }
         Ok(InitializeResult {
             capabilities: capabilities::server_capabilities(encoding, pull_diagnostics),
@@ -145,6 +148,9 @@ impl LanguageServer for Backend {
         // process. Not waited for: after `shutdown` the editor's `didChange`s are
         // dropped (tower-lsp), so an edit could not be seen to land.
         super::end_turns(&self.state);
+        // tower-lsp-server drops notifications from now on: staged syncs would wait
+        // for good, and the guard with them, before it reads `exit`.
+        lock(&self.state).bypass.staged.serving(false);
         Ok(())
     }
 
