@@ -63,9 +63,7 @@ impl StagedSyncs {
     pub fn take(&self, key: StagedKey) -> Option<Staged> {
         let mut waiting = lock(&self.inner.waiting);
         let at = waiting.iter().position(|(k, _)| *k == key.key)?;
-        // Stand-ins are taken in the order they were sent: one sent before this and
-        // still waiting was dropped by the server, and is never asked for.
-        let staged = waiting.drain(..=at).next_back().map(|(_, staged)| staged);
+        let staged = waiting.remove(at).map(|(_, staged)| staged);
         self.inner.taken.notify_waiters();
         staged
     }

@@ -60,16 +60,3 @@ async fn nothing_is_staged_while_the_server_does_not_serve() {
     assert!(staged.take(waiting).is_none());
     assert!(staged.stage(large_open("late")).await.is_err());
 }
-
-/// Stand-ins are taken in order: one still waiting when a later one is taken was
-/// dropped by the server, and its room is freed.
-#[tokio::test]
-async fn a_stand_in_passed_over_frees_its_room() {
-    let staged = StagedSyncs::default();
-    staged.serving(true);
-    let dropped = key_of(staged.stage(large_open("dropped")).await);
-    let taken = key_of(staged.stage(large_open("taken")).await);
-    assert!(opened_text(staged.take(taken)).starts_with("## @me\ntaken\n"));
-    assert!(staged.take(dropped).is_none());
-    assert!(lock(&staged.inner.waiting).is_empty());
-}
