@@ -14,7 +14,7 @@ use super::journal::Entry;
 use super::state::{Document, State, lock};
 use super::{
     capabilities, code_actions, code_lens, commands, completion, config, convert, definition,
-    diagnostics, ext, folding, hover, interrupted, symbols, turn_actions, waiting, watch,
+    diagnostics, ext, folding, hover, interrupted, port, symbols, turn_actions, waiting, watch,
 };
 use crate::document::text::PositionEncoding;
 
@@ -118,6 +118,9 @@ impl LanguageServer for Backend {
             );
             state.agent_path = settings.agent_path;
             state.permission_dialog = settings.permission_dialog;
+            // Notifications after this one are handled (tower-lsp-server holds them
+            // until `initialize` is answered): large syncs may be staged for them.
+            state.bypass.staged.serving(true);
         }
         Ok(InitializeResult {
             capabilities: capabilities::server_capabilities(encoding, pull_diagnostics),
@@ -145,6 +148,9 @@ impl LanguageServer for Backend {
         // process. Not waited for: after `shutdown` the editor's `didChange`s are
         // dropped (tower-lsp), so an edit could not be seen to land.
         super::end_turns(&self.state);
+        // tower-lsp-server drops notifications from now on: staged syncs would wait
+        // for good, and the guard with them, before it reads `exit`.
+        lock(&self.state).bypass.staged.serving(false);
         Ok(())
     }
 
@@ -213,6 +219,17 @@ impl LanguageServer for Backend {
             let closed = convert::file_path(&uri).into_iter().collect();
             waiting::publish_closed(&client, &state, closed).await;
         });
+    }
+
+    async fn did_rename_files(&self, params: RenameFilesParams) {
+        port::files_renamed(&self.state, &params.files);
+    }
+
+    /// Asked before the files move: no edit is needed, but the turns writing into
+    /// them learn where they go before the old documents close.
+    async fn will_rename_files(&self, params: RenameFilesParams) -> Result<Option<WorkspaceEdit>> {
+        port::files_renamed(&self.state, &params.files);
+        Ok(None)
     }
 
     async fn did_change_watched_files(&self, params: DidChangeWatchedFilesParams) {

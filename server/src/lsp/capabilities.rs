@@ -68,7 +68,36 @@ pub fn server_capabilities(
             commands: super::ext::COMMANDS.map(String::from).to_vec(),
             ..Default::default()
         }),
+        // A chat renamed (or its folder) while a member answers: the turn goes on in
+        // the renamed document (`port/renamed.rs`).
+        workspace: Some(WorkspaceServerCapabilities {
+            workspace_folders: None,
+            file_operations: Some(WorkspaceFileOperationsServerCapabilities {
+                did_rename: Some(renames()),
+                will_rename: Some(renames()),
+                ..Default::default()
+            }),
+        }),
         ..Default::default()
+    }
+}
+
+/// The renames the server is told about: of chats, and of folders (which may hold
+/// chats).
+fn renames() -> FileOperationRegistrationOptions {
+    let pattern = |glob: &str, kind| FileOperationFilter {
+        scheme: Some("file".to_string()),
+        pattern: FileOperationPattern {
+            glob: glob.to_string(),
+            matches: Some(kind),
+            options: None,
+        },
+    };
+    FileOperationRegistrationOptions {
+        filters: vec![
+            pattern("**/*.md", FileOperationPatternKind::File),
+            pattern("**", FileOperationPatternKind::Folder),
+        ],
     }
 }
 

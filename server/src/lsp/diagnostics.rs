@@ -195,10 +195,10 @@ pub async fn publish(
         let raw = lock(&state).bypass.raw.clone();
         match serde_json::to_vec(&params) {
             Ok(json) => {
-                let token = raw.stash(Arc::new(json));
-                client
-                    .send_notification::<super::ext::RawPublishDiagnostics>(token)
-                    .await;
+                raw.send(Arc::new(json), |token| {
+                    client.send_notification::<super::ext::RawPublishDiagnostics>(token)
+                })
+                .await;
             }
             Err(e) => tracing::error!("serializing diagnostics failed: {e}"),
         }

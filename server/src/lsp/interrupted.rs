@@ -11,7 +11,9 @@ use tower_lsp_server::ls_types::Uri;
 use super::port::LspPort;
 use super::state::{State, lock};
 use crate::conversation::section::interrupted_edits;
-use crate::turns::owner::runs_elsewhere;
+use crate::document::status::StatusComment;
+use crate::turns::owner::{Owner, runs_elsewhere};
+use crate::turns::running::Running;
 use crate::turns::{EditorPort, PortError};
 
 /// Marks the document's dead turns, in a task of its own (the edit waits for the
@@ -25,7 +27,7 @@ pub fn mark_later(client: Client, state: Arc<Mutex<State>>, uri: Uri) {
         };
         let text = doc.flat();
         !interrupted_edits(&text, &doc.chat, |m, c| {
-            s.running.is_running(uri.as_str(), m) || runs_elsewhere(c, path.as_deref())
+            still_runs(&s.running, uri.as_str(), m, c, path.as_deref())
         })
         .is_empty()
     };
@@ -38,7 +40,7 @@ pub fn mark_later(client: Client, state: Arc<Mutex<State>>, uri: Uri) {
         let mut port = LspPort::new(client, state, uri, None, None);
         let marked = port.edit_until_applied(20, |snapshot| {
             let edits = interrupted_edits(&snapshot.text, &snapshot.chat, |m, c| {
-                running.is_running(&key, m) || runs_elsewhere(c, path.as_deref())
+                still_runs(&running, &key, m, c, path.as_deref())
             });
             Ok::<_, PortError>((!edits.is_empty()).then_some((edits, ())))
         });
@@ -46,4 +48,67 @@ pub fn mark_later(client: Client, state: Arc<Mutex<State>>, uri: Uri) {
             tracing::warn!(%error, "could not mark interrupted turns");
         }
     });
+}
+
+/// Whether `member`'s unfinished turn with `comment`, in the document `uri` (the chat
+/// at `chat`), still runs. A turn this process runs may be registered under another
+/// name than `uri`: the chat was renamed or moved while it ran, and the turn follows it
+/// once it sees the old document closed. So a turn stamped with this process counts as
+/// running while the member answers in any document here.
+fn still_runs(
+    running: &Running,
+    uri: &str,
+    member: &str,
+    comment: &StatusComment,
+    chat: Option<&std::path::Path>,
+) -> bool {
+    running.is_running(uri, member)
+        || (Owner::of(comment).is_some_and(|owner| owner.is_this_process())
+            && running.runs_anywhere(member))
+        || runs_elsewhere(comment, chat)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio_util::sync::CancellationToken;
+
+    fn streaming(owner: &Owner) -> StatusComment {
+        let mut comment =
+            StatusComment::parse("<!-- chatmd id=t1 agent=claude status=streaming -->").unwrap();
+        owner.stamp(&mut comment);
+        comment
+    }
+
+    /// The chat was renamed while @reviewer answers: its turn is still registered
+    /// under the old name when the new document opens.
+    #[test]
+    fn a_turn_of_this_process_running_under_another_name_still_runs() {
+        let running = Running::default();
+        running
+            .claim(
+                "file:///ws/old.chat.md",
+                "reviewer",
+                &CancellationToken::new(),
+            )
+            .unwrap();
+        let ours = streaming(Owner::this());
+        let new = "file:///ws/new.chat.md";
+        assert!(still_runs(&running, new, "reviewer", &ours, None));
+        assert!(!still_runs(&running, new, "tester", &ours, None));
+        // Left by an earlier process of this host (its lock is free): dead.
+        let gone = Owner {
+            host: Owner::this().host.clone(),
+            pid: u32::MAX,
+        };
+        assert!(!still_runs(
+            &running,
+            new,
+            "reviewer",
+            &streaming(&gone),
+            None
+        ));
+        running.release("file:///ws/old.chat.md", "reviewer");
+        assert!(!still_runs(&running, new, "reviewer", &ours, None));
+    }
 }

@@ -25,6 +25,8 @@ mod renamed;
 mod send;
 mod told;
 
+pub use renamed::{Renames, files_renamed};
+
 use super::echo::clamp;
 use super::journal::Entry;
 use super::progress::{Outbox, ProgressEvent};
@@ -256,11 +258,22 @@ impl EditorPort for LspPort {
             self.remember_disk_text();
             return applied;
         }
+        let before = self.pending.len();
         match self.send(edits).await {
             Err(error) => {
-                // Renamed under the edit: computed again for the document's new text.
+                // The edit may have shown in the editor just before the document closed
+                // and its file turned out gone (renamed): it is in, and sending it again
+                // would write it twice. Otherwise it is computed again for the renamed
+                // document's text.
+                let landed = self.pending[before.min(self.pending.len())..]
+                    .iter()
+                    .any(|change| change.ours);
                 self.recover(error).await?;
-                Ok(Applied::Stale)
+                Ok(if landed {
+                    Applied::Done
+                } else {
+                    Applied::Stale
+                })
             }
             applied => applied,
         }

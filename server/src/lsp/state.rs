@@ -145,6 +145,8 @@ pub struct State {
     pub team_problem_files: HashMap<PathBuf, Vec<Uri>>,
     /// Change journals of documents turns are writing into.
     pub journals: HashMap<Uri, super::journal::Journal>,
+    /// Chats and folders the editor renamed: where turns find their chat again.
+    pub renames: super::port::Renames,
     /// Agent kinds (built in and the user's `agents.toml`), read on first use.
     pub agent_kinds: Option<Arc<Registry>>,
     /// What members' agents told about themselves (commands, settings, logins).

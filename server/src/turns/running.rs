@@ -161,6 +161,14 @@ impl Running {
         self.with_turn(document, member, |_| ()).is_some()
     }
 
+    /// Whether `member` has a turn running in any document: a chat renamed while
+    /// the turn runs is open under its new name before the turn follows it there.
+    pub fn runs_anywhere(&self, member: &str) -> bool {
+        self.lock()
+            .values()
+            .any(|members| members.contains_key(member))
+    }
+
     /// Counts streamed answer bytes; returns the total and how long the turn runs.
     pub fn add_bytes(&self, document: &str, member: &str, n: usize) -> Option<(usize, Duration)> {
         self.with_turn(document, member, |turn| {
@@ -295,6 +303,19 @@ mod tests {
         running.release("x", "a");
         running.release("y", "b");
         assert!(running.is_empty());
+    }
+
+    #[test]
+    fn a_turn_moved_with_its_chat_runs_under_the_new_name() {
+        let running = Running::default();
+        running
+            .claim("old", "a", &CancellationToken::new())
+            .unwrap();
+        assert!(running.runs_anywhere("a") && !running.runs_anywhere("b"));
+        running.move_document("old", "new");
+        assert!(running.is_running("new", "a") && !running.is_running("old", "a"));
+        running.release("new", "a");
+        assert!(!running.runs_anywhere("a") && running.is_empty());
     }
 
     #[test]

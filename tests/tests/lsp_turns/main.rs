@@ -30,6 +30,7 @@ mod processes;
 mod program_rule;
 mod queued;
 mod reliability;
+mod renames;
 mod resume;
 mod routing;
 mod steering;

@@ -32,9 +32,11 @@ impl Backend {
         &self,
         params: DocumentSymbolParams,
     ) -> Result<Option<framing::RawToken>> {
-        Ok(self.raw_result(&params.text_document.uri, |doc, enc| {
-            doc.outline_json(|| symbols_json::document_symbols_json(doc, enc))
-        }))
+        Ok(self
+            .raw_result(&params.text_document.uri, |doc, enc| {
+                doc.outline_json(|| symbols_json::document_symbols_json(doc, enc))
+            })
+            .await)
     }
 
     /// `textDocument/foldingRange`, serialized here and written by `framing`.
@@ -42,14 +44,16 @@ impl Backend {
         &self,
         params: FoldingRangeParams,
     ) -> Result<Option<framing::RawToken>> {
-        Ok(self.raw_result(&params.text_document.uri, |doc, enc| {
-            Arc::new(folding::folding_ranges_json(doc, enc))
-        }))
+        Ok(self
+            .raw_result(&params.text_document.uri, |doc, enc| {
+                Arc::new(folding::folding_ranges_json(doc, enc))
+            })
+            .await)
     }
 
     /// The token of a result `make` serializes for the open document `uri`, for
     /// `framing` to write; `None` (`null`) when it is not open.
-    fn raw_result(
+    async fn raw_result(
         &self,
         uri: &Uri,
         make: impl FnOnce(&Document, PositionEncoding) -> Arc<Vec<u8>>,
@@ -57,7 +61,8 @@ impl Backend {
         let (doc, enc) = self.snapshot(uri)?;
         let json = make(&doc, enc);
         let raw = lock(&self.state).bypass.raw.clone();
-        Some(raw.stash(json))
+        // Returned at once: the response carrying the token is sure to be written.
+        Some(raw.stash(json).await)
     }
 
     /// Answers the stand-in for a malformed client message with its error (see

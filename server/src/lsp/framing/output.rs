@@ -5,28 +5,38 @@
 //! (for 20k symbols, most of the request's time and memory): their handlers serialize
 //! them straight to bytes, put the bytes in [`RawResults`] and answer with a small
 //! token; here the token is swapped for the bytes, in the same place among the frames,
-//! so the client gets exactly what tower-lsp-server would have written.
+//! so the client gets exactly what tower-lsp-server would have written. A result waits
+//! until its frame comes, however many wait together: dropping one would put the token
+//! itself in front of the editor.
 
-use std::collections::VecDeque;
+use std::collections::HashMap;
+use std::future::Future;
 use std::io;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::sync::Notify;
 
 /// The name of the token's one member: no result of a standard request is an object
 /// with only this member.
 const TOKEN_MEMBER: &str = "chatmdRaw";
 
 /// A frame smaller than this may carry a token; a larger one is copied through
-/// without being looked at (or held whole).
+/// without being looked at (or held whole). The guard leaves requests whose id would
+/// make their token's response this large to the usual path (see [`MAX_ID_JSON`]).
 const SMALL_FRAME: usize = 256;
 
-/// How many results wait for their frame at most: one whose request was cancelled
-/// after it was serialized is never asked for, and is dropped after this many others.
-const WAITING: usize = 8;
+/// The longest request id (as JSON) whose answer may be a token: the response
+/// `{"jsonrpc":"2.0","result":{"chatmdRaw":<u64>},"id":<id>}` then stays under
+/// [`SMALL_FRAME`].
+pub const MAX_ID_JSON: usize = 128;
+
+/// How many bytes of results may wait for their frames before the next one waits for
+/// room: a result is never dropped for another (its editor would get the token), so
+/// memory is bounded by making handlers wait for the writer instead.
+const WAITING_BYTES: usize = 64 << 20;
 
 /// What a handler answers instead of a large result; see [`RawResults::stash`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -37,34 +47,100 @@ pub struct RawToken {
 }
 
 /// Serialized results waiting for the frame that answers with their token.
-#[derive(Default, Clone)]
+#[derive(Clone)]
 pub struct RawResults {
     inner: Arc<RawInner>,
 }
 
-#[derive(Default)]
+impl Default for RawResults {
+    fn default() -> Self {
+        Self::with_room(WAITING_BYTES)
+    }
+}
+
 struct RawInner {
-    next: AtomicU64,
-    waiting: Mutex<VecDeque<(u64, Arc<Vec<u8>>)>>,
+    waiting: Mutex<Waiting>,
+    /// Told each time a result leaves, for stashes waiting for room.
+    left: Notify,
+    room: usize,
+}
+
+/// Each result by its token until its frame is written (or the frame is known never
+/// to come), and the bytes they hold together.
+#[derive(Default)]
+struct Waiting {
+    next: u64,
+    results: HashMap<u64, Arc<Vec<u8>>>,
+    bytes: usize,
 }
 
 impl RawResults {
-    /// Keeps `json` (a serialized result) for the response that answers with the token
-    /// returned.
-    pub fn stash(&self, json: Arc<Vec<u8>>) -> RawToken {
-        let raw = self.inner.next.fetch_add(1, Ordering::Relaxed);
-        let mut waiting = lock(&self.inner.waiting);
-        if waiting.len() >= WAITING {
-            waiting.pop_front();
+    /// A store that lets results of `room` bytes at most wait together (a larger
+    /// single result waits alone).
+    fn with_room(room: usize) -> Self {
+        RawResults {
+            inner: Arc::new(RawInner {
+                waiting: Mutex::default(),
+                left: Notify::new(),
+                room,
+            }),
         }
-        waiting.push_back((raw, json));
-        RawToken { raw }
+    }
+
+    /// Keeps `json` (a serialized result) for the frame that answers with the token
+    /// returned; the frame must follow (a response returned at once, or see
+    /// [`Self::send`]). Waits while the results already waiting fill the room.
+    pub async fn stash(&self, json: Arc<Vec<u8>>) -> RawToken {
+        loop {
+            let left = self.inner.left.notified();
+            tokio::pin!(left);
+            // Registered before the check, so a result leaving in between is not missed.
+            left.as_mut().enable();
+            {
+                let mut waiting = lock(&self.inner.waiting);
+                if waiting.bytes == 0 || waiting.bytes + json.len() <= self.inner.room {
+                    let raw = waiting.next;
+                    waiting.next += 1;
+                    waiting.bytes += json.len();
+                    waiting.results.insert(raw, json);
+                    return RawToken { raw };
+                }
+            }
+            left.await;
+        }
+    }
+
+    /// Stashes `json` and awaits `queue(token)`, which queues the frame carrying the
+    /// token; the result is withdrawn if that future is dropped before it ends (the
+    /// frame may then never come).
+    pub async fn send<F: Future<Output = ()>>(
+        &self,
+        json: Arc<Vec<u8>>,
+        queue: impl FnOnce(RawToken) -> F,
+    ) {
+        let token = self.stash(json).await;
+        let unsent = Unsent {
+            results: self,
+            token,
+        };
+        queue(token).await;
+        std::mem::forget(unsent);
     }
 
     fn take(&self, token: RawToken) -> Option<Arc<Vec<u8>>> {
-        let mut waiting = lock(&self.inner.waiting);
-        let at = waiting.iter().position(|(raw, _)| *raw == token.raw)?;
-        waiting.remove(at).map(|(_, json)| json)
+        let json = {
+            let mut waiting = lock(&self.inner.waiting);
+            let json = waiting.results.remove(&token.raw)?;
+            waiting.bytes -= json.len();
+            json
+        };
+        self.inner.left.notify_waiters();
+        Some(json)
+    }
+
+    #[cfg(test)]
+    fn waiting_bytes(&self) -> usize {
+        lock(&self.inner.waiting).bytes
     }
 
     /// The parts of the frame body that replaces `body`, when `body` is a response
@@ -102,6 +178,19 @@ impl RawResults {
             Part::Shared(json),
             Part::Bytes(format!(r#","id":{id}}}"#).into_bytes()),
         ])
+    }
+}
+
+/// Withdraws its token's result when dropped: the frame that was to carry it was not
+/// sent.
+struct Unsent<'a> {
+    results: &'a RawResults,
+    token: RawToken,
+}
+
+impl Drop for Unsent<'_> {
+    fn drop(&mut self) {
+        self.results.take(self.token);
     }
 }
 

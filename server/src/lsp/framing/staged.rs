@@ -6,9 +6,9 @@
 //! message would have been.
 
 use std::collections::VecDeque;
+use std::sync::atomic::AtomicBool;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -24,12 +24,10 @@ use crate::lsp::state::Document;
 pub const STAGE_FROM: usize = 256 << 10;
 
 /// How many staged messages may wait for the server at most. Each holds a document,
-/// so the guard waits for room rather than reading on without bound.
+/// so the guard waits for room rather than reading on without bound. A staged message
+/// is never dropped while its stand-in may still be taken: it would be an edit lost,
+/// and the document would differ from the editor's from then on.
 const WAITING: usize = 2;
-
-/// How long the guard waits for room. The server drops notifications that arrive
-/// before `initialize`; theirs are never taken, so after this the oldest is dropped.
-const ROOM_WAIT: Duration = Duration::from_secs(5);
 
 /// A staged message: the document a `didOpen` opens, the params of a `didChange`.
 pub enum Staged {
@@ -54,23 +52,37 @@ struct Inner {
     next: AtomicU64,
     waiting: Mutex<VecDeque<(u64, Staged)>>,
     taken: tokio::sync::Notify,
+    /// Whether the server handles the notifications it gets: from `initialize` until
+    /// `shutdown` (before and after, tower-lsp-server drops them, so their stand-ins
+    /// would never be taken). Large syncs are staged only then.
+    serving: AtomicBool,
 }
 
 impl StagedSyncs {
-    /// The staged message `key` stands for, taken out (`None`: unknown or dropped).
+    /// The staged message `key` stands for, taken out (`None`: unknown).
     pub fn take(&self, key: StagedKey) -> Option<Staged> {
         let mut waiting = lock(&self.inner.waiting);
         let at = waiting.iter().position(|(k, _)| *k == key.key)?;
         let staged = waiting.remove(at).map(|(_, staged)| staged);
-        self.inner.taken.notify_one();
+        self.inner.taken.notify_waiters();
         staged
+    }
+
+    /// The server handles notifications from now on (`initialize`), or no more
+    /// (`shutdown`: what still waits is never taken).
+    pub fn serving(&self, serving: bool) {
+        self.inner.serving.store(serving, Ordering::SeqCst);
+        if !serving {
+            lock(&self.inner.waiting).clear();
+            self.inner.taken.notify_waiters();
+        }
     }
 
     /// Stages `body` when it is a large, well-formed `didOpen` or `didChange`
     /// notification, and returns its stand-in's body (`None`: a `didOpen` whose text
     /// does not decode, dropped); else gives `body` back.
     pub(super) async fn stage(&self, body: Vec<u8>) -> Result<Option<Vec<u8>>, Vec<u8>> {
-        if body.len() < STAGE_FROM {
+        if body.len() < STAGE_FROM || !self.inner.serving.load(Ordering::SeqCst) {
             return Err(body);
         }
         let staged = match text_param::sync(body) {
@@ -101,21 +113,17 @@ impl StagedSyncs {
         Ok(Some(stand_in.to_string().into_bytes()))
     }
 
+    /// Waits until fewer than [`WAITING`] staged messages wait, each taken by the
+    /// server in turn (or dropped with all the others when it stops serving).
     async fn wait_for_room(&self) {
         loop {
             let taken = self.inner.taken.notified();
+            tokio::pin!(taken);
+            taken.as_mut().enable();
             if lock(&self.inner.waiting).len() < WAITING {
                 return;
             }
-            if tokio::time::timeout(ROOM_WAIT, taken).await.is_err() {
-                let mut waiting = lock(&self.inner.waiting);
-                if waiting.len() >= WAITING {
-                    tracing::warn!(
-                        "a document sync waited {ROOM_WAIT:?} for the server (was it sent before initialize?); dropping it"
-                    );
-                    waiting.pop_front();
-                }
-            }
+            taken.await;
         }
     }
 }
@@ -123,3 +131,7 @@ impl StagedSyncs {
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
+
+#[cfg(test)]
+#[path = "staged_tests.rs"]
+mod tests;

@@ -146,3 +146,25 @@ async fn an_oversized_message_is_refused_and_the_next_one_passes() {
         ]
     );
 }
+
+/// An outline asked for with a short id is answered through a token; with an id too
+/// long for the writer to look at its answer, the request goes the usual way.
+#[test]
+fn only_requests_whose_answer_the_writer_can_read_are_bypassed() {
+    let request = |id: Value| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "textDocument/documentSymbol",
+               "params": {"textDocument": {"uri": "file:///a.chat.md"}}})
+    };
+    let method_of = |id: Value| {
+        let body = serde_json::to_vec(&request(id)).unwrap();
+        let passed: Value =
+            serde_json::from_slice(&bypassed("textDocument/documentSymbol", true, body)).unwrap();
+        passed["method"].as_str().unwrap().to_owned()
+    };
+    assert_eq!(method_of(json!(7)), RawDocumentSymbol::METHOD);
+    assert_eq!(method_of(json!("x".repeat(100))), RawDocumentSymbol::METHOD);
+    assert_eq!(
+        method_of(json!("x".repeat(200))),
+        "textDocument/documentSymbol"
+    );
+}
