@@ -427,8 +427,9 @@ fn a_turn_streaming_on_another_host_is_neither_marked_nor_answered_over() {
     assert_eq!(s.read("team/h.chat.md"), chat);
 }
 
-/// Another program that keeps writing back what it read a moment before (an editor
-/// saving an older buffer, a sync tool), 40 times while the answer streams: chatmd's
+/// Another program that keeps writing back what it read a moment before with an edit
+/// of its own at the top (an editor saving an older buffer the user typed in, a sync
+/// tool), 40 times while the answer streams: chatmd's
 /// records stay where chatmd writes them. The status comment ends `done` on its own
 /// section's first line, no record lands inside the answer's words, and what is left
 /// of the answer is its text in order.
@@ -457,15 +458,23 @@ fn records_never_land_inside_an_answer_while_another_program_writes_back_older_t
                     continue;
                 };
                 std::thread::sleep(Duration::from_millis(7 + n % 5));
+                // Its own edit at the top too (a word of the question), so that what
+                // it writes differs both above the answer and inside it.
+                let mut text = String::from_utf8(read).unwrap();
+                text = if text.contains("CW2") {
+                    text.replacen("CW2", "CW3", 1)
+                } else {
+                    text.replacen("CW3", "CW2", 1)
+                };
                 let temp = path.with_extension(format!("tmp{n}"));
-                std::fs::write(&temp, &read).unwrap();
+                std::fs::write(&temp, &text).unwrap();
                 std::fs::rename(&temp, &path).unwrap();
             }
         });
         writer.join().unwrap();
         let out = fake_support::wait(send);
         assert_eq!(stderr(&out), "@reviewer: done\n", "round {round}");
-        let text = s.read("team/w.chat.md");
+        let text = s.read("team/w.chat.md").replace("CW3", "CW2");
         let section = format!("{chat}\n## @reviewer\n<!-- chatmd id=t1 agent=claude status=done ");
         assert!(text.starts_with(&section), "round {round}: {text}");
         assert_eq!(text.matches("<!--").count(), 1, "round {round}: {text}");

@@ -214,11 +214,9 @@ mod tests {
 
     /// What `find` says: how many changes it took, the text with our edits, and the
     /// others' regions as (old range, their text).
-    fn found(
-        echo: &mut Echo,
-        view: &str,
-        entries: &[Entry],
-    ) -> Option<(usize, String, Vec<(ByteRange, String)>)> {
+    type Found = (usize, String, Vec<(ByteRange, String)>);
+
+    fn found(echo: &mut Echo, view: &str, entries: &[Entry]) -> Option<Found> {
         let landing = echo.find(view, entries)?;
         let theirs = landing
             .theirs
