@@ -199,3 +199,21 @@ fn regex_replace_seen(text: &str, id: &str, seen: &str) -> String {
     };
     format!("{}{with}{}", &text[..at], &text[end..])
 }
+
+#[test]
+fn a_record_whose_indices_overflow_is_no_record() {
+    // Found by fuzzing: `first` plus a hash's place overflowed (a panic in a debug
+    // build, a false edit warning on the first message in a release build).
+    let text = "## @me\n@reviewer first\n\n## @reviewer\n\
+                <!-- chatmd id=t1 agent=claude status=done session=s1 seen=18446744073709551615:aaaaaa.bbbbbb -->\n\
+                One.\n\n## @me\n@reviewer second\n";
+    assert_eq!(
+        SeenRecord::parse("18446744073709551615:aaaaaa.bbbbbb"),
+        None
+    );
+    assert_eq!(
+        SeenRecord::parse("18446744073709551615:aaaaaa").map(|r| r.first),
+        Some(usize::MAX)
+    );
+    assert_eq!(warnings(text, true), []);
+}
