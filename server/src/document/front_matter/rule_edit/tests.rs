@@ -210,3 +210,64 @@ fn an_edit_that_would_change_another_value_is_refused() {
     let dropped = "---\npermissions:\n  writer:\n    \"read: a\": allow\n---\n";
     assert!(check_rule_edit(text, dropped, "writer", "read: a", ALLOW).is_err());
 }
+
+mod generated {
+    //! The fuzz target `rule_edit`'s property on generated front matter (so that it runs
+    //! with the tests, where cargo-fuzz and nightly are not at hand): the rule is placed
+    //! with every other value kept and reads back through chatmd's parser, or the text
+    //! is left alone.
+    use super::*;
+    use proptest::prelude::*;
+
+    /// One line of front matter, from pieces that the fuzzer found troublesome: keys at
+    /// any indentation, empty keys, flow tables with or without a trailing comma.
+    fn line() -> impl Strategy<Value = String> {
+        let indent = prop_oneof![Just(""), Just("  "), Just("    ")];
+        let key = prop_oneof![
+            Just("title: x"),
+            Just("routing: council"),
+            Just("budget: {writer: 1}"),
+            Just("permissions:"),
+            Just("permissions: {}"),
+            Just("permissions: {writer: {\"edit: *\": reject},}"),
+            Just("permissions: {tester: {\"edit: *\": reject}}"),
+            Just("writer:"),
+            Just("tester: ~"),
+            Just("\"\":"),
+            Just(":"),
+            Just("@Writer:"),
+            Just("\"read: a\": reject"),
+            Just("\"edit: *\": allow # mine"),
+            Just("# a comment"),
+            Just("- a"),
+        ];
+        (indent, key).prop_map(|(indent, key)| format!("{indent}{key}"))
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { failure_persistence: None, ..ProptestConfig::default() })]
+
+        #[test]
+        fn a_rule_is_placed_keeping_every_value_or_not_at_all(
+            lines in proptest::collection::vec(line(), 0..7),
+            member in prop_oneof![Just("writer"), Just("tester"), Just("newcomer")],
+        ) {
+            let text = format!("---\n{}---\n## @me\n", lines.iter().map(|l| format!("{l}\n")).collect::<String>());
+            let RuleEdit::Edit(range, new) = add_rule_edit(&text, member, "read: a", ALLOW) else {
+                return Ok(());
+            };
+            let edited = format!("{}{new}{}", &text[..range.start], &text[range.end..]);
+            prop_assert_eq!(check_rule_edit(&text, &edited, member, "read: a", ALLOW), Ok(()));
+            let problems = |t: &str| parse(t, &locate(t).unwrap()).problems.len();
+            prop_assert!(problems(&edited) <= problems(&text), "{}", edited);
+            let fm = parse(&edited, &locate(&edited).unwrap());
+            let found = fm
+                .permissions
+                .iter()
+                .filter(|m| m.member.value.eq_ignore_ascii_case(member))
+                .flat_map(|m| &m.rules)
+                .any(|r| r.text == "read: a" && r.decision.value == ALLOW);
+            prop_assert!(found, "{}", edited);
+        }
+    }
+}
