@@ -8,10 +8,11 @@
 //!
 //! Input: the first byte picks the decision (odd: reject) and the member (`/ 2 % 4`:
 //! writer, @Writer, tester, a new member); the rest is cut at the first 0xFF into the
-//! text and the rule (invalid UTF-8 replaced).
+//! text and the rule (invalid UTF-8 replaced; a rule that is no `kind: title` pattern
+//! is skipped: chatmd writes only rules it reads).
 #![no_main]
 
-use chatmd::document::front_matter::rules::Decision;
+use chatmd::document::front_matter::rules::{Decision, Pattern};
 use chatmd::document::front_matter::{self, RuleEdit, add_rule_edit};
 use libfuzzer_sys::fuzz_target;
 use yaml_rust2::YamlLoader;
@@ -27,6 +28,11 @@ fuzz_target!(|data: &[u8]| {
     };
     let text = String::from_utf8_lossy(text);
     let rule = String::from_utf8_lossy(rule);
+    // chatmd writes only rules it can read (`Pattern::exact` of a tool call); another
+    // text would be a problem of its own, not of the edit.
+    if Pattern::parse(&rule).is_err() {
+        return;
+    }
     let decision = if pick % 2 == 1 { Decision::Reject } else { Decision::Allow };
     let member = ["writer", "@Writer", "tester", "newcomer"][usize::from(pick / 2 % 4)];
     let member = member.trim_start_matches('@');
