@@ -218,9 +218,10 @@ fn the_next_turn_resumes_the_imported_session_with_the_clis_own_id() {
             .iter()
             .map(|a| a.as_str().unwrap())
             .collect();
+        let attached = format!("--resume={id}");
         let resume: Vec<&str> = match cli {
             "codex" => vec!["exec", "resume", id],
-            _ => vec!["--resume", id],
+            _ => vec![&attached],
         };
         assert!(
             argv.windows(resume.len()).any(|w| w == resume.as_slice()),

@@ -205,3 +205,48 @@ fn an_acp_agent_gets_resource_blocks_with_the_content() {
         "{text}"
     );
 }
+
+#[test]
+fn the_diff_runs_no_program_the_repositorys_configuration_names() {
+    let s = Setup::new();
+    s.commit_all();
+    s.write("src/pay.rs", &PAY.replace("2 }", "3 }"));
+    // What an archive's `.git/config` can carry: an fsmonitor hook (git runs it to learn
+    // what changed) and a clean filter that `.gitattributes` gives every `.rs` file.
+    let marker = |name: &str| s.path(name).display().to_string();
+    for (script, ran) in [
+        ("fsmonitor.sh", "fsmonitor-ran"),
+        ("filter.sh", "filter-ran"),
+    ] {
+        s.write(
+            script,
+            &format!("#!/bin/sh\ntouch '{}'\ncat\n", marker(ran)),
+        );
+        let path = s.path(script);
+        let mut mode = std::fs::metadata(&path).unwrap().permissions();
+        std::os::unix::fs::PermissionsExt::set_mode(&mut mode, 0o755);
+        std::fs::set_permissions(&path, mode).unwrap();
+    }
+    let mut config = s.read(".git/config");
+    config.push_str(&format!(
+        "[core]\n\tfsmonitor = {}\n[filter \"evil\"]\n\tclean = {}\n\trequired = true\n",
+        marker("fsmonitor.sh"),
+        marker("filter.sh")
+    ));
+    s.write(".git/config", &config);
+    s.write(".gitattributes", "*.rs filter=evil\n");
+    s.write(
+        "team/c.chat.md",
+        "## @me\n@reviewer what does #diff change?\n",
+    );
+    let out = s.send("team/c.chat.md");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(!s.path("fsmonitor-ran").exists(), "the fsmonitor hook ran");
+    assert!(!s.path("filter-ran").exists(), "the clean filter ran");
+    // The diff is still there, as the file reads.
+    let prompt = s.runs()[0]["prompt"].as_str().unwrap().to_owned();
+    assert!(
+        prompt.contains("\n-fn fee() -> u32 { 2 }\n+fn fee() -> u32 { 3 }\n```\n"),
+        "{prompt}"
+    );
+}

@@ -139,6 +139,8 @@ fn a_second_turn_resumes_the_last_session_and_sends_only_what_is_new() {
         let new_only = format!("[CONTEXT]\n[MESSAGE]\nme: @{member} second question\n");
         assert_eq!(runs[1]["prompt"], new_only.as_str(), "{cli}");
         let args = argv(&runs[1]);
+        // One argument: an id can never be read as an option of its own.
+        let resume = format!("--resume={FIRST}");
         let expected: Vec<String> = match cli {
             // claude keeps no system prompt with a session: it is passed again.
             "claude" => vec![
@@ -148,8 +150,7 @@ fn a_second_turn_resumes_the_last_session_and_sends_only_what_is_new() {
                 "stream-json",
                 "--verbose",
                 "--include-partial-messages",
-                "--resume",
-                FIRST,
+                &resume,
                 "--append-system-prompt",
                 ROLE,
             ],
@@ -169,8 +170,7 @@ fn a_second_turn_resumes_the_last_session_and_sends_only_what_is_new() {
                 "--output-format",
                 "stream-json",
                 "--skip-trust",
-                "--resume",
-                FIRST,
+                &resume,
             ],
         }
         .into_iter()

@@ -38,7 +38,7 @@ pub(super) fn plan(turn: &TurnSpec<'_>) -> Invocation {
     invocation.args.push("-p".to_owned());
     plan::prompt(&mut invocation, prompt, None);
     invocation.args.extend(PROTOCOL_ARGS.map(String::from));
-    flag(&mut invocation, "--resume", turn.resume);
+    plan::attached_flag(&mut invocation, "--resume", turn.resume);
     flag(&mut invocation, "--append-system-prompt", system_flag);
     turn.extra_args(&mut invocation);
     invocation

@@ -15,7 +15,7 @@ mod parser;
 pub use parser::GeminiParser;
 
 use super::Invocation;
-use super::plan::{self, TurnSpec, flag, inline};
+use super::plan::{self, TurnSpec, inline};
 
 /// The command line of one gemini turn.
 pub(super) fn plan(turn: &TurnSpec<'_>) -> Invocation {
@@ -29,7 +29,7 @@ pub(super) fn plan(turn: &TurnSpec<'_>) -> Invocation {
     invocation
         .args
         .extend(["--output-format", "stream-json", "--skip-trust"].map(String::from));
-    flag(&mut invocation, "--resume", turn.resume);
+    plan::attached_flag(&mut invocation, "--resume", turn.resume);
     turn.extra_args(&mut invocation);
     invocation
 }

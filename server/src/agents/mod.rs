@@ -28,6 +28,7 @@ mod reader;
 pub mod registry;
 mod resume;
 mod session;
+pub mod session_id;
 mod tools;
 pub mod transcripts;
 
@@ -273,7 +274,14 @@ pub fn plan_turn(
         member,
         system,
         body,
-        resume: plan::resume_session(member, resume),
+        // The adapters trust this to be no option: a CLI gets only its own id's shape
+        // (the turn that found another one already said so and starts a new session).
+        resume: plan::resume_session(member, resume).filter(|id| {
+            entry
+                .adapter
+                .kind()
+                .is_none_or(|kind| session_id::is_cli_session_id(kind, id))
+        }),
     };
     match &entry.adapter {
         Adapter::Claude => claude::plan(&turn),

@@ -114,6 +114,15 @@ pub fn flag(invocation: &mut Invocation, flag: &str, value: Option<&str>) {
     }
 }
 
+/// Adds `flag=value` as one argument, when there is a value: a value that starts with
+/// `-` stays the flag's value instead of being read as an option of its own (both
+/// commander, claude's parser, and yargs, gemini's, take this form).
+pub fn attached_flag(invocation: &mut Invocation, flag: &str, value: Option<&str>) {
+    if let Some(value) = value {
+        invocation.args.push(format!("{flag}={value}"));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -85,6 +85,10 @@ pub enum TranscriptError {
     UnknownShape,
     #[error("a {0} session without a session id")]
     NoSessionId(&'static str),
+    /// The file names a session id its CLI never issues (it would be passed to the CLI
+    /// on the member's next turn: `--permission-mode=bypassPermissions`).
+    #[error("a {kind} session whose id {id:?} is not one {kind} issues (a UUID): not imported")]
+    ForeignSessionId { kind: &'static str, id: String },
 }
 
 /// Whether `text` looks like a stored session of one of the CLIs: its first JSON line.
@@ -106,11 +110,20 @@ pub fn kind_of(text: &str) -> Option<AgentKind> {
 
 /// Reads a stored session of any of the three CLIs.
 pub fn read(text: &str) -> Result<Transcript, TranscriptError> {
-    match kind_of(text).ok_or(TranscriptError::UnknownShape)? {
+    let kind = kind_of(text).ok_or(TranscriptError::UnknownShape)?;
+    let transcript = match kind {
         AgentKind::Claude => claude::read(text),
         AgentKind::Codex => codex::read(text),
         AgentKind::Gemini => gemini::read(text),
+    }?;
+    if !super::session_id::is_cli_session_id(kind, &transcript.session) {
+        let id: String = transcript.session.chars().take(60).collect();
+        return Err(TranscriptError::ForeignSessionId {
+            kind: kind.name(),
+            id,
+        });
     }
+    Ok(transcript)
 }
 
 /// The JSON objects of a JSONL text, with a count of the lines that are not one.

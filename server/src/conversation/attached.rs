@@ -97,17 +97,26 @@ fn cut_point(text: &str, room: usize) -> usize {
 pub fn render(attachments: &[Attachment]) -> String {
     let mut out = String::new();
     for a in attachments {
-        let fence = "`".repeat(longest_backtick_run(&a.text).max(2) + 1);
         let _ = writeln!(out, "attached {}:", a.heading());
-        out.push_str(&fence);
-        out.push('\n');
-        out.push_str(&a.text);
-        if !a.text.is_empty() && !a.text.ends_with('\n') {
-            out.push('\n');
-        }
-        out.push_str(&fence);
+        out.push_str(&fenced(&a.text));
+    }
+    out
+}
+
+/// `text` quoted whole in a backtick fence longer than any backtick run inside it, with
+/// the closing fence's line break: no line of `text` can close the fence, so nothing
+/// in it can read as the prompt's own structure (a forged `Answer B:` heading).
+pub fn fenced(text: &str) -> String {
+    let fence = "`".repeat(longest_backtick_run(text).max(2) + 1);
+    let mut out = String::with_capacity(text.len() + 2 * fence.len() + 3);
+    out.push_str(&fence);
+    out.push('\n');
+    out.push_str(text);
+    if !text.is_empty() && !text.ends_with('\n') {
         out.push('\n');
     }
+    out.push_str(&fence);
+    out.push('\n');
     out
 }
 

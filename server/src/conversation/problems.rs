@@ -1,6 +1,7 @@
 //! What is wrong with a chat, as domain diagnostics with byte ranges and quick fixes:
 //! unknown members, members left out of `members:`, malformed front matter and status
-//! comments, unclosed fences, missing agent CLIs and chats in a foreign format.
+//! comments, session ids no agent issued, unclosed fences, missing agent CLIs and chats
+//! in a foreign format.
 
 use super::roster::Roster;
 use crate::agents::program::ProgramError;
@@ -123,6 +124,11 @@ pub fn check_capped(
                     roster.human
                 ),
             )),
+        }
+        if let (Some(range), Some(Ok(status))) = (m.status_range(), m.status(text))
+            && let Some(problem) = session_id::problem(text, &range, status)
+        {
+            out.push(problem);
         }
         if let (Some(status), Some(Err(e))) = (m.status_range(), m.status(text)) {
             let within = e.range().unwrap_or(0..status.len());
@@ -347,6 +353,7 @@ fn missing_cli(
 }
 
 mod foreign_format;
+mod session_id;
 pub use foreign_format::convert_fix;
 
 #[cfg(test)]

@@ -74,9 +74,12 @@ impl SeenRecord {
         let well_formed = hashes
             .iter()
             .all(|h| h.len() == HASH_DIGITS && h.bytes().all(|b| b.is_ascii_hexdigit()));
+        let first: usize = first.parse().ok()?;
+        // Every message it names has an index: one past `usize::MAX` is no record.
+        first.checked_add(hashes.len() - 1)?;
         well_formed.then_some(SeenRecord {
             resumed,
-            first: first.parse().ok()?,
+            first,
             hashes,
         })
     }

@@ -22,6 +22,7 @@ mod edit;
 mod fields;
 mod permissions;
 mod position;
+mod rule_check;
 mod rule_edit;
 pub mod rules;
 mod scalar;

@@ -28,10 +28,11 @@ pub fn problems(text: &str, chat: &Chat, roster: &Roster, root: &Path) -> Vec<Pr
     if !roster.is_human(last.handle(text)) {
         return Vec::new();
     }
+    let mut files = attach::Files::default();
     references::in_message(text, last)
         .iter()
         .filter_map(|r| {
-            let error = attach::check(root, text, r).err()?;
+            let error = attach::check(&mut files, root, text, r).err()?;
             Some(Problem {
                 range: r.range.clone(),
                 severity: Severity::Error,
@@ -72,7 +73,7 @@ pub fn hover(
 fn describe(text: &str, reference: &Reference, root: &Path) -> String {
     let written = &text[reference.range.clone()];
     let mut md = format!("**`{written}`** — ");
-    match attach::check(root, text, reference) {
+    match attach::check(&mut attach::Files::default(), root, text, reference) {
         Err(error) => {
             let _ = write!(md, "**cannot be attached**: {error}");
         }

@@ -8,7 +8,9 @@
 
 mod diff;
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use super::EditorPort;
 use crate::conversation::attached::{self, Attachment, size_words};
@@ -29,6 +31,9 @@ pub enum AttachError {
     Missing { raw: String, root: String },
     #[error("`{raw}` is a folder, not a file; name a file in it")]
     NotAFile { raw: String },
+    /// A pipe, socket or device: reading it could wait forever or never end.
+    #[error("`{raw}` is not a regular file (a pipe, socket or device); name a regular file")]
+    NotRegular { raw: String },
     #[error("`{raw}` cannot be read: {why}")]
     Unreadable { raw: String, why: String },
     #[error("`{raw}` is not UTF-8 text; only text files can be attached")]
@@ -77,14 +82,20 @@ pub enum Preview {
     },
 }
 
-/// Checks one reference without reading more than the file it names.
-pub fn check(root: &Path, text: &str, reference: &Reference) -> Result<Preview, AttachError> {
+/// Checks one reference without reading more than the file it names (and that only
+/// once for all the references checked with the same `files`).
+pub fn check(
+    files: &mut Files,
+    root: &Path,
+    text: &str,
+    reference: &Reference,
+) -> Result<Preview, AttachError> {
     match &reference.kind {
         ReferenceKind::Diff => Ok(Preview::Diff),
         ReferenceKind::File { path, lines } => {
             let raw = &text[path.clone()];
             let path = locate(root, raw, &text[reference.range.clone()])?;
-            let content = read(&path, raw)?;
+            let content = files.read(&path, raw)?;
             let count = line_count(&content);
             let span = match lines {
                 Some(span) => Some((*span, span_of(&content, *span, raw)?.len() as u64)),
@@ -127,7 +138,10 @@ pub fn locate(root: &Path, raw: &str, reference: &str) -> Result<PathBuf, Attach
     })?;
     match std::fs::metadata(&path) {
         Ok(meta) if meta.is_file() => Ok(path),
-        Ok(_) => Err(AttachError::NotAFile {
+        Ok(meta) if meta.is_dir() => Err(AttachError::NotAFile {
+            raw: raw.to_owned(),
+        }),
+        Ok(_) => Err(AttachError::NotRegular {
             raw: raw.to_owned(),
         }),
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => Err(AttachError::Missing {
@@ -141,24 +155,73 @@ pub fn locate(root: &Path, raw: &str, reference: &str) -> Result<PathBuf, Attach
     }
 }
 
-/// The text of the file at `path` (already located), within [`FILE_LIMIT`].
-fn read(path: &Path, raw: &str) -> Result<String, AttachError> {
-    let unreadable = |error: std::io::Error| AttachError::Unreadable {
-        raw: raw.to_owned(),
-        why: error.to_string(),
-    };
-    let size = std::fs::metadata(path).map_err(unreadable)?.len();
-    if size > FILE_LIMIT {
-        return Err(AttachError::TooLarge {
-            raw: raw.to_owned(),
-            size: size_words(size as usize),
-            limit: size_words(FILE_LIMIT as usize),
-        });
+/// The texts of the files the references of one message (or one diagnostics pass)
+/// name, each file read once however many references name it: 300 references to a
+/// 15 MiB file are one read, not 4.5 GB.
+#[derive(Default)]
+pub struct Files {
+    read: HashMap<PathBuf, Result<Arc<String>, ReadError>>,
+}
+
+/// Why a file was not read, without the reference's spelling (see [`Files`]).
+#[derive(Clone)]
+enum ReadError {
+    Unreadable(String),
+    NotRegular,
+    TooLarge(u64),
+    NotText,
+}
+
+impl Files {
+    /// The text of the file at `path` (already located), within [`FILE_LIMIT`].
+    pub fn read(&mut self, path: &Path, raw: &str) -> Result<Arc<String>, AttachError> {
+        let read = self
+            .read
+            .entry(path.to_owned())
+            .or_insert_with(|| read_file(path).map(Arc::new));
+        read.clone().map_err(|error| {
+            let raw = raw.to_owned();
+            match error {
+                ReadError::Unreadable(why) => AttachError::Unreadable { raw, why },
+                ReadError::NotRegular => AttachError::NotRegular { raw },
+                ReadError::TooLarge(size) => AttachError::TooLarge {
+                    raw,
+                    size: size_words(size as usize),
+                    limit: size_words(FILE_LIMIT as usize),
+                },
+                ReadError::NotText => AttachError::NotText { raw },
+            }
+        })
     }
-    let bytes = std::fs::read(path).map_err(unreadable)?;
-    String::from_utf8(bytes).map_err(|_| AttachError::NotText {
-        raw: raw.to_owned(),
-    })
+}
+
+fn read_file(path: &Path) -> Result<String, ReadError> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let unreadable = |error: std::io::Error| ReadError::Unreadable(error.to_string());
+    // Without blocking: a file swapped for a pipe since it was located would hold the
+    // open until someone writes to it. The size is checked on what was opened.
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(nix::fcntl::OFlag::O_NONBLOCK.bits())
+        .open(path)
+        .map_err(unreadable)?;
+    let meta = file.metadata().map_err(unreadable)?;
+    if !meta.is_file() {
+        return Err(ReadError::NotRegular);
+    }
+    if meta.len() > FILE_LIMIT {
+        return Err(ReadError::TooLarge(meta.len()));
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    // A file that grew since: no more than the limit and one byte to tell.
+    file.take(FILE_LIMIT + 1)
+        .read_to_end(&mut bytes)
+        .map_err(unreadable)?;
+    if bytes.len() as u64 > FILE_LIMIT {
+        return Err(ReadError::TooLarge(bytes.len() as u64));
+    }
+    String::from_utf8(bytes).map_err(|_| ReadError::NotText)
 }
 
 /// Lines as an editor counts them: a last line without a break counts, an empty
@@ -210,20 +273,24 @@ pub async fn gather<P: EditorPort>(
     message: &Message,
 ) -> Result<Vec<Attachment>, AttachError> {
     let mut out = Vec::new();
+    let mut files = Files::default();
     for reference in references::in_message(text, message) {
         let label = text[reference.range.clone()].to_owned();
         let attachment = match &reference.kind {
             ReferenceKind::File { path, lines } => {
                 let raw = &text[path.clone()];
                 let file = locate(root, raw, &label)?;
-                let content = read(&file, raw)?;
+                let content = files.read(&file, raw)?;
                 let count = line_count(&content);
                 let (kept, about) = match lines {
                     Some(span) => (
                         span_of(&content, *span, raw)?.to_owned(),
                         format!("{raw}, lines {}-{} of {count}", span.first, span.last),
                     ),
-                    None => (content, format!("{raw}, {}", lines_word(count))),
+                    None => (
+                        String::clone(&content),
+                        format!("{raw}, {}", lines_word(count)),
+                    ),
                 };
                 Attachment {
                     file: Some(file),

@@ -50,6 +50,8 @@ pub(super) struct Planned {
     /// The council round the turn is in (`conversation::routing::council`), marked in
     /// its status comment.
     pub council: Option<council::Mark>,
+    /// What the user is told before the turn starts (a session id that was not passed).
+    pub notice: Option<String>,
 }
 
 /// The command line of one member's turn, or why it cannot start; for a member that
@@ -103,6 +105,14 @@ pub(super) fn plan(
     };
     let mut last = super::resume::session_to_resume(ctx, text, chat, member, entry, message)
         .filter(|_| council_rounds.is_none());
+    // A forged or damaged `session=` starts a new session, and the user is told why.
+    let notice = last
+        .as_ref()
+        .and_then(|last| super::resume::refused(entry, last))
+        .map(|why| format!("@{}: {why}", member.handle));
+    if notice.is_some() {
+        last = None;
+    }
     // A fork's first turn: the original's session branched off, where it holds exactly
     // this chat's prefix.
     let mut fork = false;
@@ -204,6 +214,7 @@ pub(super) fn plan(
                 _ => None,
             },
         }),
+        notice,
     })
 }
 

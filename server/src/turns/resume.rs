@@ -11,6 +11,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::Context;
 use crate::agents::acp::AcpSession;
+use crate::agents::session_id::session_id_problem;
 use crate::agents::{
     Adapter, AgentEntry, AgentEvent, Invocation, Session, SessionCommand, Stdin, session_for,
 };
@@ -83,7 +84,8 @@ pub(super) fn session_to_fork(
     // A message the session saw in an earlier version (its `seen=` records) would still
     // read that way in a forked session.
     let unchanged = changed(text, chat, &member.handle, &last).is_empty();
-    (unchanged && same_history(text, chat, &original, &last)).then_some(last)
+    let usable = refused(entry, &last).is_none();
+    (usable && unchanged && same_history(text, chat, &original, &last)).then_some(last)
 }
 
 /// Whether the session of `last` (an answer in `text`) is named last in `original` by
@@ -104,6 +106,14 @@ fn same_history(text: &str, chat: &Chat, original: &str, last: &LastSession) -> 
             .collect()
     };
     hashes(text, chat) == hashes(original, &theirs)
+}
+
+/// Why the session of `last` is not passed to `entry`'s agent: it is not an id that
+/// agent issues (a status comment is text anyone can write; `agents::session_id`).
+/// `None` when it may be resumed.
+pub(super) fn refused(entry: &AgentEntry, last: &LastSession) -> Option<String> {
+    let agent = entry.adapter.kind().map_or("acp", |kind| kind.name());
+    session_id_problem(agent, &last.session)
 }
 
 /// Whether `member`'s turns continue its session: `resume` (on unless the member

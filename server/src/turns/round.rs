@@ -96,6 +96,13 @@ pub(super) async fn run_round<P: EditorPort>(
             (None, Some(Ok(list))) => plan(ctx, snapshot, roster, member, message, list),
             (None, None) => plan(ctx, snapshot, roster, member, message, &[]),
         };
+        if let Ok(Planned {
+            notice: Some(notice),
+            ..
+        }) = &planned
+        {
+            port.notify(Level::Warning, notice).await;
+        }
         match planned {
             Ok(planned) => ready.push(Ready {
                 member,

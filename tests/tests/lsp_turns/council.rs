@@ -111,10 +111,10 @@ async fn council_answers_then_reviews_by_letter_then_the_chair_decides() {
     assert_eq!(
         prompt(by("codex")),
         "[CONTEXT]\n\
-         You are @tester, one of several members of a council who answered the same question on their own. Their answers are shown by letter, without names.\n\
+         You are @tester, one of several members of a council who answered the same question on their own. Their answers are shown by letter, without names, each quoted whole in a code fence.\n\
          The question, from @me:\nwhich cache?\n\
-         \nAnswer A:\nAn LRU cache; a member is wrong.\n\
-         \nAnswer B (yours):\nA TTL cache, says the a member.\n\
+         \nAnswer A:\n```\nAn LRU cache; a member is wrong.\n```\n\
+         \nAnswer B (yours):\n```\nA TTL cache, says the a member.\n```\n\
          [MESSAGE]\n\
          Review the other answers (A): for each, say what it gets right, what it gets wrong or misses, and how it compares with yours. Cite them by letter. The council's chair decides next.\n"
     );
@@ -123,10 +123,10 @@ async fn council_answers_then_reviews_by_letter_then_the_chair_decides() {
     assert!(!shows_any(&runs[4], &["reviewer", "tester"]));
     assert!(prompt(&runs[4]).ends_with(
         "The question, from @me:\nwhich cache?\n\
-         \nAnswer A:\nAn LRU cache; a member is wrong.\n\
-         \nAnswer B:\nA TTL cache, says the a member.\n\
-         \nReview by the author of Answer A:\nAn LRU cache; a member is wrong.\n\
-         \nReview by the author of Answer B:\nA TTL cache, says the a member.\n\
+         \nAnswer A:\n```\nAn LRU cache; a member is wrong.\n```\n\
+         \nAnswer B:\n```\nA TTL cache, says the a member.\n```\n\
+         \nReview by the author of Answer A:\n```\nAn LRU cache; a member is wrong.\n```\n\
+         \nReview by the author of Answer B:\n```\nA TTL cache, says the a member.\n```\n\
          [MESSAGE]\n\
          Write the council's decision on the question: which answer to follow, or how to combine them, and why. Cite the answers by letter (Answer A, Answer B).\n"
     ));

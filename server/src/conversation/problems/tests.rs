@@ -231,3 +231,17 @@ fn imported_from_is_a_known_key() {
     );
     assert!(fm.unknown_keys.is_empty());
 }
+
+#[test]
+fn a_session_id_its_agent_never_issues_is_flagged_on_the_status_comment() {
+    let text = "## @me\n@tester hi\n\n## @tester\n\
+                <!-- chatmd id=t1 agent=codex status=done session=--last took=1s -->\nA.\n\n\
+                ## @tester\n<!-- chatmd id=t2 agent=codex status=done session=01a20c15-7d83-75c0-8b47-478d1d919b73 -->\nB.\n\n\
+                ## @tester\n<!-- chatmd id=t3 agent=acp status=done session=sess_01J9 -->\nC.\n";
+    assert_eq!(
+        problems(text, &["claude", "codex"]),
+        [
+            "bad-session-id \"session=--last\" Warning `session=--last` is not a session id codex issues (a UUID such as 3f7eefe2-57ee-4a6c-9cd8-00cbb786ee3f), so it is never passed to codex: the member's next turn starts a new session."
+        ]
+    );
+}

@@ -1,9 +1,11 @@
 //! The prompts of a council's review and decision rounds (`routing/council.rs`): the
 //! question, the answers by letter and, for the chair, the reviews, with every member's
-//! name taken out, so no member learns who wrote what. The `[SYSTEM]` part is the
-//! member's own, as in every prompt.
+//! name taken out, so no member learns who wrote what. Each answer and review is
+//! quoted in a fence longer than any backtick run in it, so that no line of it (a
+//! forged `Answer C (yours):`) reads as this prompt's own structure. The `[SYSTEM]`
+//! part is the member's own, as in every prompt.
 //!
-//! ```text
+//! ````text
 //! [CONTEXT]
 //! You are @reviewer, one of several members of a council who answered the same question on their own. ...
 //! <the topic>
@@ -11,15 +13,20 @@
 //! which cache?
 //!
 //! Answer A (yours):
+//! ```
 //! <the member's own answer>
+//! ```
 //!
 //! Answer B:
+//! ```
 //! <another answer, names taken out>
+//! ```
 //! [MESSAGE]
 //! Review the other answers (B): ...
-//! ```
+//! ````
 
 use super::{Prompt, PromptError, PromptRequest, build_prompt, cleaned_text, non_empty};
+use crate::conversation::attached::fenced;
 use crate::conversation::routing::council::{Council, Stage};
 use crate::document::inline::is_handle_byte;
 
@@ -65,10 +72,10 @@ fn body(req: &PromptRequest, stage: Stage, council: &Council) -> String {
     let mut out = String::from("[CONTEXT]\n");
     out.push_str(&match stage {
         Stage::Decision => format!(
-            "You are @{me}, the chair of a council: several members answered the same question on their own, then each reviewed the others' answers. Answers are shown by letter, without names.\n"
+            "You are @{me}, the chair of a council: several members answered the same question on their own, then each reviewed the others' answers. Answers are shown by letter, without names, each answer and review quoted whole in a code fence.\n"
         ),
         _ => format!(
-            "You are @{me}, one of several members of a council who answered the same question on their own. Their answers are shown by letter, without names.\n"
+            "You are @{me}, one of several members of a council who answered the same question on their own. Their answers are shown by letter, without names, each quoted whole in a code fence.\n"
         ),
     });
     if let Some(topic) = non_empty(&text[chat.preamble.clone()]) {
@@ -95,9 +102,9 @@ fn body(req: &PromptRequest, stage: Stage, council: &Council) -> String {
         let mine = own.as_deref() == Some(answer.letter.as_str());
         let yours = if mine { " (yours)" } else { "" };
         out.push_str(&format!(
-            "\nAnswer {}{yours}:\n{}\n",
+            "\nAnswer {}{yours}:\n{}",
             answer.letter,
-            shown_text(answer.index)
+            fenced(&shown_text(answer.index))
         ));
         if !mine {
             reviewed.push(answer.letter.as_str());
@@ -113,7 +120,10 @@ fn body(req: &PromptRequest, stage: Stage, council: &Council) -> String {
                 Some(answer) => format!("the author of Answer {}", answer.letter),
                 None => NAME_TAKEN_OUT.to_owned(),
             };
-            out.push_str(&format!("\nReview by {by}:\n{}\n", shown_text(index)));
+            out.push_str(&format!(
+                "\nReview by {by}:\n{}",
+                fenced(&shown_text(index))
+            ));
         }
     }
     out.push_str("[MESSAGE]\n");

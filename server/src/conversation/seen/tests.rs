@@ -199,3 +199,53 @@ fn regex_replace_seen(text: &str, id: &str, seen: &str) -> String {
     };
     format!("{}{with}{}", &text[..at], &text[end..])
 }
+
+#[test]
+fn a_record_whose_indices_overflow_is_no_record() {
+    // Found by fuzzing: `first` plus a hash's place overflowed (a panic in a debug
+    // build, a false edit warning on the first message in a release build).
+    let text = "## @me\n@reviewer first\n\n## @reviewer\n\
+                <!-- chatmd id=t1 agent=claude status=done session=s1 seen=18446744073709551615:aaaaaa.bbbbbb -->\n\
+                One.\n\n## @me\n@reviewer second\n";
+    assert_eq!(
+        SeenRecord::parse("18446744073709551615:aaaaaa.bbbbbb"),
+        None
+    );
+    assert_eq!(
+        SeenRecord::parse("18446744073709551615:aaaaaa").map(|r| r.first),
+        Some(usize::MAX)
+    );
+    assert_eq!(warnings(text, true), []);
+}
+
+mod generated {
+    //! The fuzz target `seen_records`'s property, run with the tests: any `seen=`
+    //! value parses or not without a panic, what parses renders back to itself, and a
+    //! chat with such records gives its warnings without an overflow.
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig { failure_persistence: None, ..ProptestConfig::default() })]
+
+        #[test]
+        fn any_record_parses_renders_back_and_checks_without_overflow(
+            plus in prop_oneof![Just(""), Just("+")],
+            first in prop_oneof![any::<u64>().prop_map(|n| n.to_string()), "[0-9]{1,3}", Just("18446744073709551615".to_owned())],
+            hashes in proptest::collection::vec("[0-9a-f]{6}|[a-z]{0,7}", 1..4),
+        ) {
+            let value = format!("{plus}{first}:{}", hashes.join("."));
+            if let Some(record) = SeenRecord::parse(&value) {
+                prop_assert_eq!(SeenRecord::parse(&record.render()), Some(record));
+            }
+            let text = format!(
+                "## @me\n@reviewer first\n\n## @reviewer\n\
+                 <!-- chatmd id=t1 agent=claude status=done session=s1 seen={value} -->\nOne.\n\n\
+                 ## @me\n@reviewer second\n"
+            );
+            for (_, under, _) in warnings(&text, true) {
+                prop_assert!(text.contains(&under));
+            }
+        }
+    }
+}

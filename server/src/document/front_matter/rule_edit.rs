@@ -4,6 +4,7 @@
 //! table (`{…}`) the rule goes in as a flow entry.
 
 use super::edit::{document_end, double_quoted, line_ending, yaml_scalar};
+use super::rule_check::check_rule_edit;
 use super::rules::Decision;
 use super::tree::{self, Node, NodeKind, Root};
 use super::{BOM, locate, parse};
@@ -21,8 +22,26 @@ pub enum RuleEdit {
     Unplaceable(String),
 }
 
-/// The edit that sets `member`'s rule `rule` (its pattern's text) to `decision`.
+/// The edit that sets `member`'s rule `rule` (its pattern's text) to `decision`. It is
+/// offered only when the front matter then reads as before plus the rule
+/// ([`check_rule_edit`]); else the front matter is left alone, saying why.
 pub fn add_rule_edit(text: &str, member: &str, rule: &str, decision: Decision) -> RuleEdit {
+    let edit = placed(text, member, rule, decision);
+    let RuleEdit::Edit(range, new) = &edit else {
+        return edit;
+    };
+    let after = format!("{}{new}{}", &text[..range.start], &text[range.end..]);
+    match check_rule_edit(text, &after, member, rule, decision) {
+        Ok(()) => edit,
+        Err(why) => RuleEdit::Unplaceable(format!(
+            "chatmd cannot add the rule to this front matter's layout safely ({why}); \
+             add it by hand under `permissions:` → `{member}:`"
+        )),
+    }
+}
+
+/// The text-level edit of [`add_rule_edit`], before its check.
+fn placed(text: &str, member: &str, rule: &str, decision: Decision) -> RuleEdit {
     let key = double_quoted(rule);
     let value = decision.as_str();
     let Some(block) = locate(text) else {
@@ -62,9 +81,13 @@ pub fn add_rule_edit(text: &str, member: &str, rule: &str, decision: Decision) -
         let fm = parse(text, &block);
         let at = document_end(text, &fm);
         let member = yaml_scalar(member);
+        // At the indentation of the keys already there (valid YAML may indent them all).
+        let pad = entries.first().map_or(String::new(), |(k, _)| {
+            " ".repeat(line_indent(yaml, k.range.start))
+        });
         return RuleEdit::Edit(
             at..at,
-            format!("permissions:{eol}  {member}:{eol}    {key}: {value}{eol}"),
+            format!("{pad}permissions:{eol}{pad}  {member}:{eol}{pad}    {key}: {value}{eol}"),
         );
     };
     place.in_permissions(name, table, member, rule)
@@ -113,7 +136,7 @@ impl Place<'_> {
                 )
             };
             let entry_flow = format!("{member_key}: {{{}: {}}}", self.key, self.value);
-            return self.add_entry(table, members.first(), entry_block, &entry_flow);
+            return self.add_entry(table, members, entry_block, &entry_flow);
         };
         if is_null(rules) {
             let indent = column(self.yaml, key.range.start);
@@ -148,7 +171,7 @@ impl Place<'_> {
             )
         };
         let entry_flow = format!("{}: {}", self.key, self.value);
-        self.add_entry(rules, existing.first(), entry_block, &entry_flow)
+        self.add_entry(rules, existing, entry_block, &entry_flow)
     }
 
     /// Adds an entry to the mapping `table`: a line after its last one at its first
@@ -156,27 +179,30 @@ impl Place<'_> {
     fn add_entry(
         &self,
         table: &Node,
-        first: Option<&(Node, Node)>,
+        entries: &[(Node, Node)],
         block: impl Fn(usize) -> String,
         flow: &str,
     ) -> RuleEdit {
         let range = &table.range;
         if self.yaml[range.clone()].starts_with('{') {
-            let close = range.end.saturating_sub(1);
-            if !self.yaml[close..].starts_with('}') {
+            // Found by reading the text: after a trailing comma (`{a: 1,}`) the table's
+            // range stops short of its brace.
+            let Some(close) = flow_close(self.yaml, range.start) else {
                 return RuleEdit::Unplaceable("a `{…}` table is not closed".into());
-            }
-            let text = if first.is_some() {
-                format!(", {flow}")
-            } else {
-                flow.to_owned()
+            };
+            let trailing_comma = self.yaml[range.start..close].trim_end().ends_with(',');
+            let text = match (entries.is_empty(), trailing_comma) {
+                (false, false) => format!(", {flow}"),
+                (false, true) => format!(" {flow}"),
+                (true, _) => flow.to_owned(),
             };
             return RuleEdit::Edit(self.abs(&(close..close)), text);
         }
-        let Some((first_key, _)) = first else {
-            return RuleEdit::Unplaceable("an empty table".into());
+        // An empty key (`: value`) has no column of its own to go by.
+        let Some((first_key, _)) = entries.iter().find(|(k, _)| !k.range.is_empty()) else {
+            return RuleEdit::Unplaceable("a table without a key to align the rule with".into());
         };
-        let indent = column(self.yaml, first_key.range.start);
+        let indent = line_indent(self.yaml, first_key.range.start);
         // After the line of the table's last value (a comment after it stays after it).
         let at = match self.yaml[range.end..].find('\n') {
             Some(i) => range.end + i + 1,
@@ -210,6 +236,63 @@ fn column(text: &str, at: usize) -> usize {
     at - text[..at].rfind(['\n', '\r']).map_or(0, |i| i + 1)
 }
 
+/// The `}` that closes the flow mapping opening at `open` in `yaml`: brackets counted,
+/// quoted text and comments skipped.
+fn flow_close(yaml: &str, open: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut chars = yaml[open..]
+        .char_indices()
+        .map(|(i, c)| (open + i, c))
+        .peekable();
+    let mut previous = ' ';
+    while let Some((at, c)) = chars.next() {
+        match c {
+            '{' | '[' => depth += 1,
+            '}' | ']' => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return (c == '}').then_some(at);
+                }
+            }
+            '"' => {
+                let mut escaped = false;
+                for (_, c) in chars.by_ref() {
+                    match c {
+                        '\\' if !escaped => escaped = true,
+                        '"' if !escaped => break,
+                        _ => escaped = false,
+                    }
+                }
+            }
+            '\'' => {
+                while let Some((_, c)) = chars.next() {
+                    // `''` is a quote inside single quotes.
+                    if c == '\'' && chars.next_if(|&(_, c)| c == '\'').is_none() {
+                        break;
+                    }
+                }
+            }
+            '#' if previous.is_whitespace() => {
+                for (_, c) in chars.by_ref() {
+                    if c == '\n' {
+                        break;
+                    }
+                }
+            }
+            _ => {}
+        }
+        previous = c;
+    }
+    None
+}
+
+/// The indentation of the line holding `at`: where a block mapping's keys start (the
+/// key's own column can be off for an empty key, `: value`).
+fn line_indent(text: &str, at: usize) -> usize {
+    let start = text[..at].rfind(['\n', '\r']).map_or(0, |i| i + 1);
+    text[start..].len() - text[start..].trim_start_matches(' ').len()
+}
+
 fn is_null(node: &Node) -> bool {
     matches!(&node.kind, NodeKind::Scalar { value, style, .. }
         if matches!(style, yaml_rust2::scanner::TScalarStyle::Plain)
@@ -217,134 +300,4 @@ fn is_null(node: &Node) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use pretty_assertions::assert_eq;
-
-    /// `text` with the rule added, checked to read back with the rule and no problem.
-    fn added(text: &str, member: &str, rule: &str, decision: Decision) -> String {
-        let RuleEdit::Edit(range, new) = add_rule_edit(text, member, rule, decision) else {
-            panic!("no edit for {text:?}");
-        };
-        let edited = format!("{}{new}{}", &text[..range.start], &text[range.end..]);
-        let fm = parse(&edited, &locate(&edited).unwrap());
-        assert_eq!(fm.problems, [], "{edited}");
-        let found = fm
-            .permissions
-            .iter()
-            .filter(|m| m.member.value.eq_ignore_ascii_case(member))
-            .flat_map(|m| &m.rules)
-            .any(|r| r.text == rule && r.decision.value == decision);
-        assert!(found, "the rule reads back: {edited}");
-        edited
-    }
-
-    const ALLOW: Decision = Decision::Allow;
-
-    #[test]
-    fn a_chat_without_front_matter_gets_one() {
-        let text = "## @me\n@writer go\n";
-        assert_eq!(
-            added(text, "writer", "execute: touch a", ALLOW),
-            "---\npermissions:\n  writer:\n    \"execute: touch a\": allow\n---\n## @me\n@writer go\n"
-        );
-        let crlf = "\u{feff}## @me\r\nhi\r\n";
-        assert_eq!(
-            added(crlf, "writer", "edit: x", Decision::Reject),
-            "\u{feff}---\r\npermissions:\r\n  writer:\r\n    \"edit: x\": reject\r\n---\r\n## @me\r\nhi\r\n"
-        );
-    }
-
-    #[test]
-    fn a_new_key_goes_at_the_end_keeping_comments() {
-        let text = "---\ntitle: Work # mine\n# a note\nmembers: [writer]\n---\n## @me\n";
-        assert_eq!(
-            added(text, "writer", "execute: touch a", ALLOW),
-            "---\ntitle: Work # mine\n# a note\nmembers: [writer]\npermissions:\n  writer:\n    \"execute: touch a\": allow\n---\n## @me\n"
-        );
-    }
-
-    #[test]
-    fn a_rule_joins_its_members_table_at_its_indentation() {
-        let text = "---\npermissions:   # reviewed\n   writer:\n      \"edit: *\": reject  # never\n      # more to come\n   tester:\n      \"read: *\": allow\ntitle: x\n---\n";
-        assert_eq!(
-            added(text, "writer", "execute: cargo test", ALLOW),
-            "---\npermissions:   # reviewed\n   writer:\n      \"edit: *\": reject  # never\n      \"execute: cargo test\": allow\n      # more to come\n   tester:\n      \"read: *\": allow\ntitle: x\n---\n"
-        );
-        assert_eq!(
-            added(text, "reviewer", "execute: ls", ALLOW),
-            "---\npermissions:   # reviewed\n   writer:\n      \"edit: *\": reject  # never\n      # more to come\n   tester:\n      \"read: *\": allow\n   reviewer:\n     \"execute: ls\": allow\ntitle: x\n---\n"
-        );
-    }
-
-    #[test]
-    fn flow_tables_and_empty_values_take_the_rule_too() {
-        let text = "---\npermissions: {writer: {\"edit: *\": reject}}\n---\n";
-        assert_eq!(
-            added(text, "writer", "read: a", ALLOW),
-            "---\npermissions: {writer: {\"edit: *\": reject, \"read: a\": allow}}\n---\n"
-        );
-        assert_eq!(
-            added(text, "tester", "read: a", ALLOW),
-            "---\npermissions: {writer: {\"edit: *\": reject}, tester: {\"read: a\": allow}}\n---\n"
-        );
-        assert_eq!(
-            added("---\npermissions: {}\n---\n", "w", "read: a", ALLOW),
-            "---\npermissions: {w: {\"read: a\": allow}}\n---\n"
-        );
-        assert_eq!(
-            added("---\npermissions:\ntitle: x\n---\n", "w", "read: a", ALLOW),
-            "---\npermissions:\n  w:\n    \"read: a\": allow\ntitle: x\n---\n"
-        );
-        assert_eq!(
-            added(
-                "---\npermissions:\n  w: ~  # later\n---\n",
-                "w",
-                "read: a",
-                ALLOW
-            ),
-            "---\npermissions:\n  w:\n    \"read: a\": allow  # later\n---\n"
-        );
-    }
-
-    #[test]
-    fn the_same_rule_is_left_or_its_decision_changed() {
-        let text = "---\npermissions:\n  writer:\n    \"read: a\": allow\n---\n";
-        assert_eq!(
-            add_rule_edit(text, "Writer", "read: a", ALLOW),
-            RuleEdit::Present
-        );
-        assert_eq!(
-            added(text, "writer", "read: a", Decision::Reject),
-            "---\npermissions:\n  writer:\n    \"read: a\": reject\n---\n"
-        );
-    }
-
-    #[test]
-    fn titles_are_quoted_so_any_text_round_trips() {
-        let rule = "execute: echo \"hi\" \\*\tdone";
-        let edited = added("---\n---\n", "w", rule, ALLOW);
-        assert_eq!(
-            edited,
-            "---\npermissions:\n  w:\n    \"execute: echo \\\"hi\\\" \\\\*\\tdone\": allow\n---\n"
-        );
-    }
-
-    #[test]
-    fn what_cannot_take_a_rule_is_left_alone() {
-        for text in [
-            "---\npermissions: all\n---\n",
-            "---\npermissions:\n  w: allow\n---\n",
-            "---\ntitle: [\n---\n",
-            "---\n- a\n---\n",
-        ] {
-            assert!(
-                matches!(
-                    add_rule_edit(text, "w", "read: a", ALLOW),
-                    RuleEdit::Unplaceable(_)
-                ),
-                "{text}"
-            );
-        }
-    }
-}
+mod tests;

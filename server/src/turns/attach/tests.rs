@@ -21,7 +21,7 @@ fn checked(root: &Path, message: &str) -> Vec<String> {
     let chat = Chat::parse(&text);
     references::in_message(&text, &chat.messages[0])
         .iter()
-        .map(|r| match check(root, &text, r) {
+        .map(|r| match check(&mut Files::default(), root, &text, r) {
             Ok(Preview::File {
                 size, lines, span, ..
             }) => format!("file {size} B {lines} lines {span:?}"),
@@ -162,4 +162,55 @@ fn diff_is_the_working_tree_against_head() {
         error.contains("#diff needs a git repository with a commit"),
         "{error}"
     );
+}
+
+#[cfg(unix)]
+#[test]
+fn a_pipe_is_refused_as_no_regular_file_without_being_opened() {
+    // Found by fuzzing: a FIFO was called "a folder"; opening it to read would wait
+    // for a writer forever.
+    let ws = workspace();
+    let root = ws.path("ws");
+    nix::unistd::mkfifo(&root.join("src/pipe"), nix::sys::stat::Mode::S_IRWXU).unwrap();
+    assert_eq!(
+        checked(&root, "#file:src/pipe"),
+        ["`src/pipe` is not a regular file (a pipe, socket or device); name a regular file"]
+    );
+    // Read directly (as if it had become a pipe after it was located): refused at once.
+    let error = Files::default()
+        .read(&root.join("src/pipe"), "src/pipe")
+        .unwrap_err();
+    assert_eq!(
+        error,
+        AttachError::NotRegular {
+            raw: "src/pipe".into()
+        }
+    );
+}
+
+#[test]
+fn a_file_named_by_many_references_is_read_once_per_pass() {
+    // Found by fuzzing: 300 references to one 15 MiB file read it 300 times (4.5 GB)
+    // on each diagnostics pass.
+    let ws = workspace();
+    let root = ws.path("ws");
+    let message = "#file:src/pay.rs ".repeat(300);
+    let text = format!("## @me\n{message}\n");
+    let chat = Chat::parse(&text);
+    let mut files = Files::default();
+    let mut checked = Vec::new();
+    for (i, reference) in references::in_message(&text, &chat.messages[0])
+        .iter()
+        .enumerate()
+    {
+        if i == 1 {
+            // Read once: what the file says later in the pass is not read again.
+            std::fs::write(root.join("src/pay.rs"), "changed\n").unwrap();
+        }
+        match check(&mut files, &root, &text, reference) {
+            Ok(Preview::File { size, lines, .. }) => checked.push((size, lines)),
+            other => panic!("{other:?}"),
+        }
+    }
+    assert_eq!(checked, vec![(40, 4); 300]);
 }
