@@ -9,6 +9,7 @@
 //! accepted only while it points where it pointed when it was recorded. Files inside
 //! the user's own config folder need no trust.
 
+mod chat;
 mod links;
 mod own_demo;
 mod store;
@@ -18,6 +19,7 @@ use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
+pub use chat::{ChatAllow, TrustedChat, TrustedRule, chat_allows};
 pub(crate) use links::link_out;
 use store::StoreFile;
 pub use store::{TrustError, TrustedFile, TrustedLink};
@@ -270,6 +272,7 @@ impl UserConfig {
             Ok(file) => {
                 trust.files = file.files;
                 trust.links = file.links;
+                trust.chats = file.chats;
             }
             Err(error) => trust.problem = Some((path, error.to_string())),
         }
@@ -321,17 +324,18 @@ impl UserConfig {
         let (file, link) = (file_identity(path), link_identity(path));
         let mut removed = false;
         store::update(&store_path, |store| {
-            let before = store.files.len() + store.links.len();
+            let before = store.files.len() + store.links.len() + store.chats.len();
             store.files.retain(|f| f.path != file && f.path != link);
             store.links.retain(|l| l.path != link && l.path != file);
-            removed = store.files.len() + store.links.len() != before;
+            store.chats.retain(|c| c.path != file);
+            removed = store.files.len() + store.links.len() + store.chats.len() != before;
         })?;
         Ok(removed)
     }
 
     /// Everything recorded, for `chatmd trust --list`.
     pub fn list(&self) -> Result<(Vec<TrustedFile>, Vec<TrustedLink>), TrustError> {
-        let StoreFile { files, links } = store::read(&self.store_path()?)?;
+        let StoreFile { files, links, .. } = store::read(&self.store_path()?)?;
         Ok((files, links))
     }
 }
@@ -341,6 +345,7 @@ impl UserConfig {
 pub struct UserTrust {
     files: Vec<TrustedFile>,
     links: Vec<TrustedLink>,
+    chats: Vec<TrustedChat>,
     /// The user's config folder, resolved.
     own_dir: Option<PathBuf>,
     /// The store and why it could not be read (then nothing is trusted).
