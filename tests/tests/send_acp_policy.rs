@@ -332,3 +332,39 @@ fn a_plan_approval_is_answered_by_a_rule_too() {
         "{text}"
     );
 }
+
+#[test]
+fn the_claude_preset_asks_though_the_adapter_starts_in_a_mode_that_does_not() {
+    // claude-agent-acp 0.101 starts its sessions in `auto`, where tools run unasked.
+    let s = Setup::new("claude");
+    let members = s.chatmd(&["members", "team"]).output().expect("members");
+    let shown = String::from_utf8_lossy(&members.stdout);
+    assert!(
+        shown.contains(
+            "\nPermission modes:\n  writer    default, which asks (set by chatmd when the agent \
+             offers it)\n"
+        ),
+        "{shown}"
+    );
+    s.write("team/c.chat.md", ASK);
+    let out = s
+        .command(
+            &["team/c.chat.md"],
+            &[("FAKE_ACP_CLAUDE_START_MODE", "auto")],
+        )
+        .output()
+        .expect("run chatmd send");
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(
+        !s.path("team/writer/notes.txt").exists(),
+        "nothing ran unasked"
+    );
+    assert_eq!(s.answers_received().len(), 1, "the request came");
+    let text = masked(&s.read("team/c.chat.md"));
+    assert!(
+        text.contains(
+            "> **Permission** t1-p1 — rejected (\"Reject\"), by policy: no terminal to ask\n"
+        ),
+        "{text}"
+    );
+}

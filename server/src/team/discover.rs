@@ -242,6 +242,7 @@ impl Reader<'_> {
                 mode: settings.mode,
                 model: settings.model,
                 options: settings.options.into_iter().collect(),
+                asking_mode: None,
             },
             permissions: settings.permissions,
         })
