@@ -13,11 +13,14 @@ use crate::team::trust::{TrustItem, TrustedFile, TrustedLink, UserConfig, conten
 use crate::team::{CONFIG_FILE_NAME, is_chat_file, trust_summary, workspace_root};
 
 mod chat;
+mod settings;
 
 #[derive(Debug, clap::Args)]
 pub(super) struct TrustArgs {
     /// A chatmd.toml, a folder (its chatmd.toml), a chat (the allow rules of its front
-    /// matter), or a symlink out of the workspace to accept (a member's `work` link).
+    /// matter), an agent CLI's settings file in a member's folder
+    /// (`.claude/settings.json`, `.gemini/settings.json`, `.codex/config.toml`), or a
+    /// symlink out of the workspace to accept (a member's `work` link).
     /// Default: the nearest chatmd.toml from the current folder up.
     path: Option<PathBuf>,
     /// List what is trusted, and whether it still is (a changed file is not).
@@ -32,6 +35,8 @@ pub(super) struct TrustArgs {
 enum Target {
     Config(PathBuf),
     Chat(PathBuf),
+    /// An agent CLI's own settings file (`agent_settings.rs`).
+    Settings(PathBuf),
     Link(PathBuf),
 }
 
@@ -93,6 +98,9 @@ fn target(path: Option<&Path>) -> anyhow::Result<Target> {
     if is_chat_file(&path) {
         return Ok(Target::Chat(path));
     }
+    if crate::team::agent_settings::is_agent_settings(&path) {
+        return Ok(Target::Settings(path));
+    }
     bail!(
         "{} is neither a {CONFIG_FILE_NAME}, a chat, a folder, nor a link out of the workspace",
         path.display()
@@ -113,6 +121,7 @@ fn trust(
     match target {
         Target::Config(file) => trust_config(user, file, out),
         Target::Chat(file) => chat::trust_chat(user, file, out),
+        Target::Settings(file) => settings::trust_settings(user, file, out),
         Target::Link(link) => {
             let entry = user.trust_link(link).map_err(|e| (1, e.into()))?;
             writeln!(
@@ -194,7 +203,9 @@ fn write_items(out: &mut dyn Write, items: &[TrustItem]) -> io::Result<()> {
 
 fn revoke(user: &UserConfig, target: &Target, out: &mut impl Write) -> anyhow::Result<()> {
     let path = match target {
-        Target::Config(path) | Target::Chat(path) | Target::Link(path) => path,
+        Target::Config(path) | Target::Chat(path) | Target::Settings(path) | Target::Link(path) => {
+            path
+        }
     };
     if user.revoke(path)? {
         writeln!(
@@ -243,7 +254,15 @@ fn list(user: &UserConfig, out: &mut impl Write) -> anyhow::Result<()> {
 }
 
 fn file_status(file: &TrustedFile) -> String {
-    match std::fs::read(&file.path) {
+    // An agent's settings file is trusted by its risky keys' values, not its bytes.
+    let settings = crate::team::agent_settings::is_agent_settings(&file.path)
+        .then(|| crate::team::agent_settings::risky_file(&file.path))
+        .flatten();
+    let read = match settings {
+        Some(risky) => Ok(risky.trusted_form),
+        None => std::fs::read(&file.path),
+    };
+    match read {
         Ok(bytes) if content_hash(&bytes) == file.sha256 => "trusted".to_owned(),
         Ok(_) => format!(
             "changed since: not applied until `chatmd trust {}` again",

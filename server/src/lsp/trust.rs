@@ -153,6 +153,9 @@ pub async fn execute(client: &Client, state: &Arc<Mutex<State>>, uri: Uri) -> Re
     if crate::team::is_chat_file(&path) {
         return super::trust_chat::execute(client, state, &uri, &path).await;
     }
+    if crate::team::agent_settings::is_agent_settings(&path) {
+        return super::trust_chat::execute_settings(client, state, &path).await;
+    }
     if !is_config(&path) {
         return Err(Error::invalid_params(format!(
             "chatmd.trust takes the URI of a {CONFIG_FILE_NAME} or a chat, not {}",

@@ -3,6 +3,7 @@
 //! "Trust the permission rules of this chat…", and `chatmd.trust` on a chat, which
 //! shows the rules and records them only when the user says Trust (at once for a
 //! client without dialogs: running the command by name is the user's own act).
+//! `chatmd.trust` on an agent CLI's settings file in a member's folder is here too.
 
 use std::path::Path;
 use std::sync::{Arc, Mutex};
@@ -167,6 +168,52 @@ pub async fn execute(
         "Trusted the permission rules of {}: {shown}",
         path.display()
     );
+    client.show_message(MessageType::INFO, message).await;
+    super::trust::refresh(client, state).await;
+    Ok(answer(true))
+}
+
+/// `chatmd.trust` on an agent's settings file (`.claude/settings.json`, …): its keys
+/// that run programs are shown, and recorded when the user agrees.
+pub async fn execute_settings(
+    client: &Client,
+    state: &Arc<Mutex<State>>,
+    path: &Path,
+) -> Result<Value> {
+    let answer = |trusted: bool| json!({ "trusted": trusted, "file": path.display().to_string() });
+    let Some(risky) = crate::team::agent_settings::risky_file(path) else {
+        let message = format!("{} sets nothing that needs trust", path.display());
+        client.show_message(MessageType::INFO, message).await;
+        return Ok(answer(false));
+    };
+    let (can_ask, user_config) = {
+        let s = lock(state);
+        (s.client_flags.show_message_request, s.user_config.clone())
+    };
+    let keys = risky.keys.join(", ");
+    if can_ask {
+        let question = format!(
+            "Trust {}? The agent CLI would then run or follow by itself: {keys}. Trust it \
+             only if you know what these do; a change to them needs your trust again.",
+            path.display()
+        );
+        let buttons = [TRUST_BUTTON, "Cancel"]
+            .map(|title| MessageActionItem {
+                title: title.to_owned(),
+                properties: Default::default(),
+            })
+            .to_vec();
+        let chosen = client
+            .show_message_request(MessageType::WARNING, question, Some(buttons))
+            .await;
+        if !matches!(chosen, Ok(Some(item)) if item.title == TRUST_BUTTON) {
+            return Ok(answer(false));
+        }
+    }
+    user_config
+        .trust_file(path, &risky.trusted_form)
+        .map_err(|e| Error::invalid_params(e.to_string()))?;
+    let message = format!("Trusted {}: {keys}", path.display());
     client.show_message(MessageType::INFO, message).await;
     super::trust::refresh(client, state).await;
     Ok(answer(true))

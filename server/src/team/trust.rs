@@ -12,6 +12,7 @@
 mod chat;
 mod links;
 mod own_demo;
+mod shown;
 mod store;
 
 use std::ops::Range;
@@ -21,6 +22,7 @@ use sha2::{Digest, Sha256};
 
 pub use chat::{ChatAllow, TrustedChat, TrustedRule, chat_allows};
 pub(crate) use links::link_out;
+pub use shown::{key_list, shell_word, trust_command};
 use store::StoreFile;
 pub use store::{TrustError, TrustedFile, TrustedLink};
 
@@ -49,6 +51,9 @@ pub enum TrustKey {
     Options,
     /// Permission rules that allow: they let the agent act without asking.
     Permissions,
+    /// An agent CLI's own settings file in the member's folder (hooks, MCP servers,
+    /// permission modes: `agent_settings.rs`).
+    AgentSettings,
 }
 
 impl TrustKey {
@@ -62,6 +67,7 @@ impl TrustKey {
             TrustKey::Mode => "mode",
             TrustKey::Options => "options",
             TrustKey::Permissions => "permissions",
+            TrustKey::AgentSettings => "agent settings",
         }
     }
 
@@ -86,6 +92,10 @@ impl TrustKey {
             TrustKey::Permissions => {
                 format!("its allow rules would let @{handle}'s agent act without asking you")
             }
+            TrustKey::AgentSettings => format!(
+                "@{handle}'s CLI runs the hooks and MCP servers of its settings by itself, and \
+                 their modes and rules let it act without asking"
+            ),
         }
     }
 
@@ -146,34 +156,6 @@ impl UntrustedConfig {
             }
         }
         members
-    }
-}
-
-/// `` `env` and `args` `` from keys.
-pub fn key_list(keys: &[TrustKey]) -> String {
-    let names: Vec<String> = keys.iter().map(|k| format!("`{}`", k.name())).collect();
-    match names.as_slice() {
-        [] => String::new(),
-        [one] => one.clone(),
-        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
-    }
-}
-
-/// The shell command that trusts `file`.
-pub fn trust_command(file: &Path) -> String {
-    format!("chatmd trust {}", shell_word(&file.display().to_string()))
-}
-
-/// `text` as one shell word: quoted when it holds anything but plain path characters.
-pub fn shell_word(text: &str) -> String {
-    let plain = !text.is_empty()
-        && text
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "/._-+=:@,%".contains(c));
-    if plain {
-        text.to_owned()
-    } else {
-        format!("'{}'", text.replace('\'', "'\\''"))
     }
 }
 
