@@ -172,7 +172,7 @@ fn actions_at(
     }
     let wanted = convert::byte_range(&doc.text, range, enc);
     for message in &chat.messages {
-        for block in crate::conversation::waiting::open_requests(&text, message) {
+        for block in crate::conversation::waiting::open_requests(text, message) {
             let touches = block.range.start <= wanted.end && wanted.start <= block.range.end;
             if !touches {
                 continue;
