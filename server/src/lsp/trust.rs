@@ -158,7 +158,8 @@ pub async fn execute(client: &Client, state: &Arc<Mutex<State>>, uri: Uri) -> Re
     }
     if !is_config(&path) {
         return Err(Error::invalid_params(format!(
-            "chatmd.trust takes the URI of a {CONFIG_FILE_NAME} or a chat, not {}",
+            "chatmd.trust takes the URI of a {CONFIG_FILE_NAME}, a chat or an agent's settings \
+             file, not {}",
             path.display()
         )));
     }

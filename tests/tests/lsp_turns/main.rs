@@ -8,6 +8,7 @@ mod seen_support;
 mod setup;
 
 mod acp_fork;
+mod agent_settings;
 mod acp_info;
 mod acp_render;
 mod acp_seen;
