@@ -14,7 +14,8 @@ const CHAT: &str = "## @me\n@reviewer review\n";
 async fn settings_with_hooks_are_a_warning_and_send_waits_for_their_trust() {
     let s = Setup::new(&[]);
     let rel = "team/reviewer/.claude/settings.json";
-    let hooks = r#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "touch pwned"}]}]}}"#;
+    let hooks =
+        r#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "touch pwned"}]}]}}"#;
     s.write_untrusted(rel, hooks);
     let file = s.path(rel).display().to_string();
     let (mut editor, uri) = s.open_chat(Behaviour::VsCode, "team/r.chat.md", CHAT).await;
@@ -74,5 +75,9 @@ async fn settings_with_hooks_are_a_warning_and_send_waits_for_their_trust() {
         .run_until("the reviewer's answer", |e| finished(e.text(&uri)))
         .await;
     turns_ended(&mut editor).await;
-    assert!(editor.text(&uri).contains("status=done"), "{}", editor.text(&uri));
+    assert!(
+        editor.text(&uri).contains("status=done"),
+        "{}",
+        editor.text(&uri)
+    );
 }

@@ -8,12 +8,12 @@ mod seen_support;
 mod setup;
 
 mod acp_fork;
-mod agent_settings;
 mod acp_info;
 mod acp_render;
 mod acp_seen;
 mod acp_sessions;
 mod agent_output;
+mod agent_settings;
 mod commands;
 mod compare;
 mod context;
