@@ -337,15 +337,6 @@ fn a_plan_approval_is_answered_by_a_rule_too() {
 fn the_claude_preset_asks_though_the_adapter_starts_in_a_mode_that_does_not() {
     // claude-agent-acp 0.101 starts its sessions in `auto`, where tools run unasked.
     let s = Setup::new("claude");
-    let members = s.chatmd(&["members", "team"]).output().expect("members");
-    let shown = String::from_utf8_lossy(&members.stdout);
-    assert!(
-        shown.contains(
-            "\nPermission modes:\n  writer    default, which asks (set by chatmd when the agent \
-             offers it)\n"
-        ),
-        "{shown}"
-    );
     s.write("team/c.chat.md", ASK);
     let out = s
         .command(
@@ -366,5 +357,15 @@ fn the_claude_preset_asks_though_the_adapter_starts_in_a_mode_that_does_not() {
             "> **Permission** t1-p1 — rejected (\"Reject\"), by policy: no terminal to ask\n"
         ),
         "{text}"
+    );
+    // `chatmd members` says so.
+    let members = s.chatmd(&["members", "team"]).output().expect("members");
+    let shown = String::from_utf8_lossy(&members.stdout);
+    assert!(
+        shown.contains(
+            "\nPermission modes:\n  writer    default, which asks (set by chatmd when the agent \
+             offers it)\n"
+        ),
+        "{shown}"
     );
 }
