@@ -114,6 +114,11 @@ Role files each CLI also loads by itself (parents first):
   alice  Team_A/alice/CLAUDE.md
   john   Team_A/john/GEMINI.md
 
+Permission modes:
+  bob    the agent's own default
+  alice  the agent's own default
+  john   the agent's own default
+
 Problems:
   error: Team_A/chatmd.toml:6:11: `timeout` must be a number of seconds greater than 0 (fractions allowed), like 600 or 2.5
 ";

@@ -138,6 +138,11 @@ Role files each CLI also loads by itself (parents first):
   tester    nothing
   writer    nothing
 
+Permission modes:
+  reviewer  the agent's own default
+  tester    the agent's own default
+  writer    the agent's own default
+
 No problems.
 "
     );

@@ -183,19 +183,88 @@ fn reject_always_on_the_terminal_answers_the_same_request_later_in_the_turn() {
 }
 
 #[test]
-fn a_rule_written_by_hand_answers_without_a_terminal() {
+fn a_chats_allow_rule_is_held_back_until_the_user_trusts_it_there() {
     let s = Setup::new("gemini");
-    let head = "---\npermissions:\n  writer:\n    # the docs tools\n    \"execute: touch *.txt\": allow\n---\n";
+    // Any handle case: the rule is the writer's.
+    let head = "---\npermissions:\n  WRITER:\n    # the docs tools\n    \"execute: touch *.txt\": allow\n---\n";
     s.write("team/h.chat.md", &format!("{head}{ASK}"));
-    s.send("team/h.chat.md");
+    let out = s.send("team/h.chat.md");
     assert_eq!(
         s.answers_received(),
+        [json!({"outcome": "selected", "optionId": "cancel"})],
+        "not allowed by an untrusted rule"
+    );
+    assert!(!s.path("team/writer/notes.txt").exists(), "nothing ran");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.starts_with(
+            "chatmd send: warning: the chat's allow rules @WRITER \"execute: touch *.txt\": \
+             allow are held back: a rule in a chat file applies only once you trust it in \
+             that chat, so these requests are asked instead (with no terminal to ask, \
+             rejected). Review the front matter, then run `chatmd trust team/h.chat.md`\n"
+        ),
+        "{stderr}"
+    );
+    let text = masked(&s.read("team/h.chat.md"));
+    assert!(
+        text.contains(
+            "> **Permission** t1-p1 — rejected (\"Reject\"), by policy: no terminal to ask\n"
+        ),
+        "{text}"
+    );
+
+    // `chatmd trust` on the chat shows the rules and records them.
+    let trusted = s
+        .chatmd(&["trust", "team/h.chat.md"])
+        .output()
+        .expect("trust");
+    assert_eq!(trusted.status.code(), Some(0), "{trusted:?}");
+    let said = String::from_utf8_lossy(&trusted.stdout);
+    assert!(
+        said.starts_with(&format!(
+            "{} lets these members act without asking you:\n  @WRITER \"execute: touch \
+             *.txt\": allow\nTrusted these rules in this chat",
+            s.path("team/h.chat.md").display()
+        )),
+        "{said}"
+    );
+    s.write("team/h.chat.md", &format!("{head}{ASK}"));
+    let out = s.send("team/h.chat.md");
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "@writer: done\n");
+    assert_eq!(
+        s.answers_received()[1..],
         [json!({"outcome": "selected", "optionId": "proceed_once"})]
     );
     let first = allowed(1, "allowed once (\"Allow\"), by policy");
     assert_eq!(
         masked(&s.read("team/h.chat.md")),
         format!("{head}{ASK}{first}")
+    );
+}
+
+#[test]
+fn a_trusted_reject_in_chatmd_toml_beats_a_trusted_chat_allow() {
+    let s = Setup::new("gemini");
+    s.write_trusted(
+        "chatmd.toml",
+        "[members.writer.permissions]\n\"execute: touch *\" = \"reject\"\n",
+    );
+    let head = "---\npermissions:\n  writer:\n    \"execute: touch notes.txt\": allow\n---\n";
+    s.write("team/r.chat.md", &format!("{head}{ASK}"));
+    let trusted = s
+        .chatmd(&["trust", "team/r.chat.md"])
+        .output()
+        .expect("trust");
+    assert_eq!(trusted.status.code(), Some(0), "{trusted:?}");
+    s.send("team/r.chat.md");
+    assert_eq!(
+        s.answers_received(),
+        [json!({"outcome": "selected", "optionId": "cancel"})]
+    );
+    let text = masked(&s.read("team/r.chat.md"));
+    assert!(
+        text.contains("> **Permission** t1-p1 — rejected (\"Reject\"), by policy (chatmd.toml)\n"),
+        "{text}"
     );
 }
 
@@ -241,6 +310,11 @@ fn a_plan_approval_is_answered_by_a_rule_too() {
     let head = "---\npermissions:\n  writer:\n    \"switch_mode: *\": allow\n---\n";
     let ask = "## @me\n@writer MOCK-MODE=exitplan plan the fix first\n";
     s.write("team/p.chat.md", &format!("{head}{ask}"));
+    let trusted = s
+        .chatmd(&["trust", "team/p.chat.md"])
+        .output()
+        .expect("trust");
+    assert_eq!(trusted.status.code(), Some(0), "{trusted:?}");
     s.send("team/p.chat.md");
     // A rule allows once: "Yes, and manually approve edits", never bypass.
     assert_eq!(
@@ -256,5 +330,42 @@ fn a_plan_approval_is_answered_by_a_rule_too() {
              `src/lib.rs`\n> 2. Fix the off-by-one in `count`\n> 3. Run `cargo test`\n\n"
         ),
         "{text}"
+    );
+}
+
+#[test]
+fn the_claude_preset_asks_though_the_adapter_starts_in_a_mode_that_does_not() {
+    // claude-agent-acp 0.101 starts its sessions in `auto`, where tools run unasked.
+    let s = Setup::new("claude");
+    s.write("team/c.chat.md", ASK);
+    let out = s
+        .command(
+            &["team/c.chat.md"],
+            &[("FAKE_ACP_CLAUDE_START_MODE", "auto")],
+        )
+        .output()
+        .expect("run chatmd send");
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(
+        !s.path("team/writer/notes.txt").exists(),
+        "nothing ran unasked"
+    );
+    assert_eq!(s.answers_received().len(), 1, "the request came");
+    let text = masked(&s.read("team/c.chat.md"));
+    assert!(
+        text.contains(
+            "> **Permission** t1-p1 — rejected (\"Reject\"), by policy: no terminal to ask\n"
+        ),
+        "{text}"
+    );
+    // `chatmd members` says so.
+    let members = s.chatmd(&["members", "team"]).output().expect("members");
+    let shown = String::from_utf8_lossy(&members.stdout);
+    assert!(
+        shown.contains(
+            "\nPermission modes:\n  writer    default, which asks (set by chatmd when the agent \
+             offers it)\n"
+        ),
+        "{shown}"
     );
 }

@@ -356,3 +356,52 @@ fn paths_that_cannot_be_trusted_are_refused_with_a_reason() {
     );
     assert!(!s.path("config/chatmd/trusted.toml").exists());
 }
+
+#[test]
+fn a_member_folders_agent_settings_with_hooks_wait_for_trust() {
+    let s = Setup::new();
+    let settings = "team/tester/.claude/settings.json";
+    s.write(
+        settings,
+        r#"{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "touch pwned"}]}]}}"#,
+    );
+    let file = s.path(settings).canonicalize().unwrap();
+    let out = s.send();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_eq!(
+        stderr(&out),
+        format!(
+            "chatmd send: error: @tester: not run: `agent settings` in {0} can run programs \
+             on your machine, and a workspace file applies such settings only once you trust \
+             it. Review the file, then run `chatmd trust {0}`\n@tester: error\n",
+            file.display()
+        )
+    );
+    assert_eq!(s.run(), None, "the agent never ran");
+    assert_eq!(s.read("team/t.chat.md"), CHAT);
+    let members = s.chatmd(&["members", "team"]);
+    assert!(
+        stdout(&members).contains(&format!(
+            "warning: team/tester/.claude/settings.json:1:1: the agent CLI reads this file by \
+             itself, and its hooks can run programs or let the agent act without asking, so \
+             @tester is not run until you trust it. Review it, then run `chatmd trust {}`\n",
+            file.display()
+        )),
+        "{}",
+        stdout(&members)
+    );
+
+    let trusted = s.chatmd(&["trust", settings]);
+    assert_eq!(trusted.status.code(), Some(0), "{}", stderr(&trusted));
+    assert!(
+        stdout(&trusted).starts_with(&format!(
+            "{} sets, for the agent CLI to run or follow by itself: hooks\nTrusted",
+            s.path(settings).display()
+        )),
+        "{}",
+        stdout(&trusted)
+    );
+    let out = s.send();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(s.run().is_some(), "the tester ran");
+}

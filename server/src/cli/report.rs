@@ -51,6 +51,8 @@ pub(super) struct MemberReport {
     pub cli: CliReport,
     /// Role files the member's CLI loads by itself (parent folders included).
     pub auto_loaded: Vec<String>,
+    /// The permission mode its agent starts in, and who chose it.
+    pub permission_mode: String,
 }
 
 #[derive(Debug, Serialize)]
@@ -109,6 +111,23 @@ impl Report {
     }
 }
 
+/// The permission mode `m`'s agent starts in: the member's own `mode`, else the one
+/// chatmd sets for its ACP preset (when the session offers it), else its CLI's default.
+fn permission_mode(m: &Member) -> String {
+    if let Some(mode) = &m.session.mode {
+        return format!("{mode} (its `mode`)");
+    }
+    let preset = m
+        .preset
+        .as_deref()
+        .and_then(crate::agents::acp::preset_named);
+    match preset.and_then(|p| p.asks_in) {
+        Some(mode) => format!("{mode}, which asks (set by chatmd when the agent offers it)"),
+        None if m.agent == crate::agents::registry::COMMAND => "none (a program)".to_owned(),
+        None => "the agent's own default".to_owned(),
+    }
+}
+
 fn member(m: &Member, root: &Path, agent_kinds: &Registry) -> MemberReport {
     MemberReport {
         handle: m.handle.clone(),
@@ -122,6 +141,7 @@ fn member(m: &Member, root: &Path, agent_kinds: &Registry) -> MemberReport {
         home: m.home.as_deref().map(text),
         env_keys: m.env.keys().cloned().collect(),
         args: m.args.clone(),
+        permission_mode: permission_mode(m),
         timeout_secs: m.timeout.map(|d| d.as_secs_f64()),
         idle_timeout_secs: m.idle_timeout.map(|d| d.as_secs_f64()),
         resume: m.resume

@@ -181,7 +181,12 @@ pub fn run(args: &SendArgs) -> ExitCode {
                 );
                 Ok(Sent::Forked)
             }
-            Ok(None) => Ok(Sent::Ran(engine::run(&mut port, &ctx).await?)),
+            Ok(None) => {
+                if let Some(warning) = held_back_rules(&port, &args.file) {
+                    say!("chatmd send: warning: {warning}");
+                }
+                Ok(Sent::Ran(engine::run(&mut port, &ctx).await?))
+            }
             Err(busy @ Refused::Busy(_)) => {
                 say!("chatmd send: {busy}");
                 Ok(Sent::Busy)
@@ -298,6 +303,27 @@ async fn mark_interrupted(port: &mut SendPort) -> Result<(), Refused> {
         Edited::Unneeded => Ok(()),
         Edited::GaveUp => Err(Refused::KeepsChanging(path)),
     }
+}
+
+/// The chat's own allow rules the user has not trusted there, said plainly: they are
+/// left out of this run, and how to let them apply.
+fn held_back_rules(port: &SendPort, shown_path: &std::path::Path) -> Option<String> {
+    let text = port.current_text()?;
+    let chat = Chat::parse(text);
+    let front_matter = chat.front_matter.as_ref()?;
+    let trust = crate::team::UserConfig::from_env().load_trust();
+    let held = trust.held_back(port.path(), front_matter);
+    if held.is_empty() {
+        return None;
+    }
+    let rules: Vec<String> = held.iter().map(|a| a.shown()).collect();
+    Some(format!(
+        "the chat's allow rules {} are held back: a rule in a chat file applies only once \
+         you trust it in that chat, so these requests are asked instead (with no terminal \
+         to ask, rejected). Review the front matter, then run `{}`",
+        rules.join(", "),
+        crate::team::trust::trust_command(shown_path)
+    ))
 }
 
 /// Why an unfinished turn may still run on another host, if one does.

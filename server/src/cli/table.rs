@@ -72,6 +72,11 @@ pub(super) fn write_table(report: &Report, out: &mut dyn Write) -> io::Result<()
             };
             writeln!(out, "  {}  {files}", pad(&m.handle, width))?;
         }
+        writeln!(out)?;
+        writeln!(out, "Permission modes:")?;
+        for m in &report.members {
+            writeln!(out, "  {}  {}", pad(&m.handle, width), m.permission_mode)?;
+        }
     }
     writeln!(out)?;
 

@@ -10,13 +10,18 @@ use std::process::ExitCode;
 use anyhow::{Context, anyhow, bail};
 
 use crate::team::trust::{TrustItem, TrustedFile, TrustedLink, UserConfig, content_hash};
-use crate::team::{CONFIG_FILE_NAME, trust_summary, workspace_root};
+use crate::team::{CONFIG_FILE_NAME, is_chat_file, trust_summary, workspace_root};
+
+mod chat;
+mod settings;
 
 #[derive(Debug, clap::Args)]
 pub(super) struct TrustArgs {
-    /// A chatmd.toml, a folder (its chatmd.toml), or a symlink out of the workspace to
-    /// accept (a member's `work` link). Default: the nearest chatmd.toml from the
-    /// current folder up.
+    /// A chatmd.toml, a folder (its chatmd.toml), a chat (the allow rules of its front
+    /// matter), an agent CLI's settings file in a member's folder
+    /// (`.claude/settings.json`, `.gemini/settings.json`, `.codex/config.toml`), or a
+    /// symlink out of the workspace to accept (a member's `work` link).
+    /// Default: the nearest chatmd.toml from the current folder up.
     path: Option<PathBuf>,
     /// List what is trusted, and whether it still is (a changed file is not).
     #[arg(long, conflicts_with_all = ["path", "revoke"])]
@@ -29,6 +34,9 @@ pub(super) struct TrustArgs {
 /// What PATH names.
 enum Target {
     Config(PathBuf),
+    Chat(PathBuf),
+    /// An agent CLI's own settings file (`agent_settings.rs`).
+    Settings(PathBuf),
     Link(PathBuf),
 }
 
@@ -87,8 +95,14 @@ fn target(path: Option<&Path>) -> anyhow::Result<Target> {
     if path.file_name().is_some_and(|n| n == CONFIG_FILE_NAME) {
         return Ok(Target::Config(path));
     }
+    if is_chat_file(&path) {
+        return Ok(Target::Chat(path));
+    }
+    if crate::team::agent_settings::is_agent_settings(&path) {
+        return Ok(Target::Settings(path));
+    }
     bail!(
-        "{} is neither a {CONFIG_FILE_NAME}, a folder, nor a link out of the workspace",
+        "{} is neither a {CONFIG_FILE_NAME}, a chat, a folder, nor a link out of the workspace",
         path.display()
     )
 }
@@ -106,6 +120,8 @@ fn trust(
 ) -> Result<(), (u8, anyhow::Error)> {
     match target {
         Target::Config(file) => trust_config(user, file, out),
+        Target::Chat(file) => chat::trust_chat(user, file, out),
+        Target::Settings(file) => settings::trust_settings(user, file, out),
         Target::Link(link) => {
             let entry = user.trust_link(link).map_err(|e| (1, e.into()))?;
             writeln!(
@@ -187,7 +203,9 @@ fn write_items(out: &mut dyn Write, items: &[TrustItem]) -> io::Result<()> {
 
 fn revoke(user: &UserConfig, target: &Target, out: &mut impl Write) -> anyhow::Result<()> {
     let path = match target {
-        Target::Config(path) | Target::Link(path) => path,
+        Target::Config(path) | Target::Chat(path) | Target::Settings(path) | Target::Link(path) => {
+            path
+        }
     };
     if user.revoke(path)? {
         writeln!(
@@ -207,8 +225,9 @@ fn revoke(user: &UserConfig, target: &Target, out: &mut impl Write) -> anyhow::R
 
 fn list(user: &UserConfig, out: &mut impl Write) -> anyhow::Result<()> {
     let (files, links) = user.list()?;
+    let chats = user.list_chats()?;
     let store = user.trust_store().unwrap_or_default();
-    if files.is_empty() && links.is_empty() {
+    if files.is_empty() && links.is_empty() && chats.is_empty() {
         writeln!(out, "Nothing is trusted ({} is empty).", store.display())?;
         return Ok(());
     }
@@ -225,11 +244,25 @@ fn list(user: &UserConfig, out: &mut impl Write) -> anyhow::Result<()> {
             link_status(link)
         )?;
     }
+    for chat in &chats {
+        writeln!(out, "  {}  the allow rules", chat.path.display())?;
+        for rule in &chat.allow {
+            writeln!(out, "    @{} \"{}\": allow", rule.member, rule.rule)?;
+        }
+    }
     Ok(())
 }
 
 fn file_status(file: &TrustedFile) -> String {
-    match std::fs::read(&file.path) {
+    // An agent's settings file is trusted by its risky keys' values, not its bytes.
+    let settings = crate::team::agent_settings::is_agent_settings(&file.path)
+        .then(|| crate::team::agent_settings::risky_file(&file.path))
+        .flatten();
+    let read = match settings {
+        Some(risky) => Ok(risky.trusted_form),
+        None => std::fs::read(&file.path),
+    };
+    match read {
         Ok(bytes) if content_hash(&bytes) == file.sha256 => "trusted".to_owned(),
         Ok(_) => format!(
             "changed since: not applied until `chatmd trust {}` again",

@@ -7,6 +7,7 @@ use crate::document::ByteRange;
 use crate::document::chat::{Chat, Message};
 use crate::document::front_matter::{ConversationStatus, DEFAULT_HUMAN};
 use crate::document::lines::Lines;
+use crate::document::permission::PermissionBlock;
 use crate::document::status::TurnStatus;
 
 /// Why a chat waits for the user.
@@ -103,11 +104,39 @@ fn is_queued(text: &str, message: &Message) -> bool {
         .is_some_and(|c| c.status() == Some(TurnStatus::Queued))
 }
 
+/// The permission requests of an agent's section that wait for an answer, counted only
+/// where chatmd's own records put them: in a turn that is still going (`waiting` or
+/// `streaming`), with an id of that turn (`t3-p1` in the section whose status comment
+/// says `id=t3`). A request-like block anywhere else is text an agent wrote (an answer
+/// may quote one, or forge one): answering it would change nothing.
+pub fn open_requests<'a>(
+    text: &'a str,
+    message: &'a Message,
+) -> impl Iterator<Item = PermissionBlock> + 'a {
+    let status = message.status_comment(text);
+    let going = status.as_ref().is_some_and(|s| {
+        matches!(
+            s.status(),
+            Some(TurnStatus::Waiting | TurnStatus::Streaming)
+        )
+    });
+    let turn = status.as_ref().and_then(|s| s.id()).map(str::to_owned);
+    message.permissions().filter(move |block| {
+        let of_this_turn = turn.as_deref().is_some_and(|turn| {
+            text[block.id.clone()]
+                .strip_prefix(turn)
+                .and_then(|rest| rest.strip_prefix("-p"))
+                .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+        });
+        going && of_this_turn && block.is_pending()
+    })
+}
+
 /// The waits of one agent message of the latest round.
 fn waits_of(text: &str, message: &Message, human: &str, found: &mut Vec<Waiting>) {
     let member = message.handle(text).to_owned();
     let status = message.status_comment(text);
-    let pending: Vec<_> = message.permissions().filter(|p| p.is_pending()).collect();
+    let pending: Vec<_> = open_requests(text, message).collect();
     for block in &pending {
         let asked = &text[block.text.clone()];
         let plan = asked.trim_end().ends_with("(switch_mode)");

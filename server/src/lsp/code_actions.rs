@@ -78,6 +78,9 @@ pub fn code_actions(
     actions.extend(super::trust::code_actions(
         state, doc, enc, &wanted, &found, &team,
     ));
+    actions.extend(super::trust_chat::code_actions(
+        state, doc, enc, &wanted, &found,
+    ));
     // A foreign file may hold chatmd-like headings in its answers (`## @media`), so
     // detection decides, not the absence of messages; it stops at a chat's first heading.
     let text = doc.flat();

@@ -74,6 +74,7 @@ pub fn problems_of(state: &Mutex<State>, doc: &Document) -> (Vec<Problem>, Arc<T
         });
     }
     found.extend(super::trust::chat_problems(&team, &top));
+    found.extend(super::trust_chat::problems(state, doc));
     found.extend(super::references::problems(
         &text, &doc.chat, &roster, &root,
     ));

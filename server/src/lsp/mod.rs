@@ -29,6 +29,7 @@ mod symbols;
 mod symbols_json;
 mod told;
 mod trust;
+mod trust_chat;
 mod turn_actions;
 mod usage;
 mod waiting;

@@ -150,9 +150,16 @@ pub async fn execute(client: &Client, state: &Arc<Mutex<State>>, uri: Uri) -> Re
         .to_file_path()
         .map(|p| p.into_owned())
         .ok_or_else(|| Error::invalid_params("chatmd.trust works on files: give a file: URI"))?;
+    if crate::team::is_chat_file(&path) {
+        return super::trust_chat::execute(client, state, &uri, &path).await;
+    }
+    if crate::team::agent_settings::is_agent_settings(&path) {
+        return super::trust_chat::execute_settings(client, state, &path).await;
+    }
     if !is_config(&path) {
         return Err(Error::invalid_params(format!(
-            "chatmd.trust takes the URI of a {CONFIG_FILE_NAME}, not {}",
+            "chatmd.trust takes the URI of a {CONFIG_FILE_NAME}, a chat or an agent's settings \
+             file, not {}",
             path.display()
         )));
     }
@@ -245,7 +252,7 @@ fn summary(items: &[TrustItem]) -> String {
 
 /// Teams are read again with the new trust, and every open document's diagnostics
 /// (with the team's problems on `chatmd.toml`) are published again.
-async fn refresh(client: &Client, state: &Arc<Mutex<State>>) {
+pub(super) async fn refresh(client: &Client, state: &Arc<Mutex<State>>) {
     let open: Vec<(Uri, i32)> = {
         let mut s = lock(state);
         s.teams.clear();

@@ -172,9 +172,9 @@ fn actions_at(
     }
     let wanted = convert::byte_range(&doc.text, range, enc);
     for message in &chat.messages {
-        for block in message.permissions() {
+        for block in crate::conversation::waiting::open_requests(text, message) {
             let touches = block.range.start <= wanted.end && wanted.start <= block.range.end;
-            if !touches || !block.is_pending() {
+            if !touches {
                 continue;
             }
             let request = &text[block.id.clone()];

@@ -80,6 +80,13 @@ pub fn load_team_with(workspace_root: &Path, team_folder: &Path, trust: &UserTru
         team.members.extend(member);
     }
 
+    // The CLIs' own settings in the members' folders wait for trust like chatmd.toml's.
+    let settings = super::agent_settings::untrusted_settings(&team.members, trust);
+    for config in &settings {
+        problems.push(super::agent_settings::problem(config));
+    }
+    team.untrusted.extend(settings);
+
     if let Some((human, file, range)) = config.human {
         if let Some(member) = team.member(&human) {
             problems.push(ConfigProblem::new(
@@ -242,6 +249,7 @@ impl Reader<'_> {
                 mode: settings.mode,
                 model: settings.model,
                 options: settings.options.into_iter().collect(),
+                asking_mode: None,
             },
             permissions: settings.permissions,
         })

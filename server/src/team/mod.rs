@@ -4,6 +4,7 @@
 //! checker that `agents.toml` shares. Library code: no async, no LSP types, problems
 //! instead of panics.
 
+pub mod agent_settings;
 mod config;
 mod discover;
 mod error;

@@ -9,8 +9,10 @@
 //! accepted only while it points where it pointed when it was recorded. Files inside
 //! the user's own config folder need no trust.
 
+mod chat;
 mod links;
 mod own_demo;
+mod shown;
 mod store;
 
 use std::ops::Range;
@@ -18,7 +20,9 @@ use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
+pub use chat::{ChatAllow, TrustedChat, TrustedRule, chat_allows};
 pub(crate) use links::link_out;
+pub use shown::{key_list, shell_word, trust_command};
 use store::StoreFile;
 pub use store::{TrustError, TrustedFile, TrustedLink};
 
@@ -47,6 +51,9 @@ pub enum TrustKey {
     Options,
     /// Permission rules that allow: they let the agent act without asking.
     Permissions,
+    /// An agent CLI's own settings file in the member's folder (hooks, MCP servers,
+    /// permission modes: `agent_settings.rs`).
+    AgentSettings,
 }
 
 impl TrustKey {
@@ -60,6 +67,7 @@ impl TrustKey {
             TrustKey::Mode => "mode",
             TrustKey::Options => "options",
             TrustKey::Permissions => "permissions",
+            TrustKey::AgentSettings => "agent settings",
         }
     }
 
@@ -84,6 +92,10 @@ impl TrustKey {
             TrustKey::Permissions => {
                 format!("its allow rules would let @{handle}'s agent act without asking you")
             }
+            TrustKey::AgentSettings => format!(
+                "@{handle}'s CLI runs the hooks and MCP servers of its settings by itself, and \
+                 their modes and rules let it act without asking"
+            ),
         }
     }
 
@@ -144,34 +156,6 @@ impl UntrustedConfig {
             }
         }
         members
-    }
-}
-
-/// `` `env` and `args` `` from keys.
-pub fn key_list(keys: &[TrustKey]) -> String {
-    let names: Vec<String> = keys.iter().map(|k| format!("`{}`", k.name())).collect();
-    match names.as_slice() {
-        [] => String::new(),
-        [one] => one.clone(),
-        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
-    }
-}
-
-/// The shell command that trusts `file`.
-pub fn trust_command(file: &Path) -> String {
-    format!("chatmd trust {}", shell_word(&file.display().to_string()))
-}
-
-/// `text` as one shell word: quoted when it holds anything but plain path characters.
-pub fn shell_word(text: &str) -> String {
-    let plain = !text.is_empty()
-        && text
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "/._-+=:@,%".contains(c));
-    if plain {
-        text.to_owned()
-    } else {
-        format!("'{}'", text.replace('\'', "'\\''"))
     }
 }
 
@@ -270,6 +254,7 @@ impl UserConfig {
             Ok(file) => {
                 trust.files = file.files;
                 trust.links = file.links;
+                trust.chats = file.chats;
             }
             Err(error) => trust.problem = Some((path, error.to_string())),
         }
@@ -321,17 +306,18 @@ impl UserConfig {
         let (file, link) = (file_identity(path), link_identity(path));
         let mut removed = false;
         store::update(&store_path, |store| {
-            let before = store.files.len() + store.links.len();
+            let before = store.files.len() + store.links.len() + store.chats.len();
             store.files.retain(|f| f.path != file && f.path != link);
             store.links.retain(|l| l.path != link && l.path != file);
-            removed = store.files.len() + store.links.len() != before;
+            store.chats.retain(|c| c.path != file);
+            removed = store.files.len() + store.links.len() + store.chats.len() != before;
         })?;
         Ok(removed)
     }
 
     /// Everything recorded, for `chatmd trust --list`.
     pub fn list(&self) -> Result<(Vec<TrustedFile>, Vec<TrustedLink>), TrustError> {
-        let StoreFile { files, links } = store::read(&self.store_path()?)?;
+        let StoreFile { files, links, .. } = store::read(&self.store_path()?)?;
         Ok((files, links))
     }
 }
@@ -341,6 +327,7 @@ impl UserConfig {
 pub struct UserTrust {
     files: Vec<TrustedFile>,
     links: Vec<TrustedLink>,
+    chats: Vec<TrustedChat>,
     /// The user's config folder, resolved.
     own_dir: Option<PathBuf>,
     /// The store and why it could not be read (then nothing is trusted).

@@ -1,27 +1,34 @@
 //! Permission policy: the rules that answer a member's permission requests without
 //! asking, from the chat's front matter (`permissions:`) and the team's `chatmd.toml`
-//! (`[members.X.permissions]`, allow rules only from a trusted file). An "always"
-//! answer adds the exact rule for that request to the chat's front matter, and to the
-//! round's rules at once, so the next matching request of the same turn is answered too.
+//! (`[members.X.permissions]`). An allow rule applies only where the user trusts it:
+//! in a trusted `chatmd.toml`, or trusted in this very chat (`team/trust/chat.rs`); a
+//! reject rule applies wherever it is written. An "always" answer adds the exact rule
+//! for that request to the chat's front matter, and to the round's rules at once, so
+//! the next matching request of the same turn is answered too; an allow is recorded as
+//! trusted in this chat, being the user's own answer.
 //!
-//! Which rule answers: the chat's rules before the team's; among the matching rules of
-//! one place, a rule without `*` before any glob, then the glob with the most literal
-//! text, and between two as specific, `reject`.
+//! Which rule answers: among the matching rules of one place (the chat, the team), a
+//! rule without `*` before any glob, then the glob with the most literal text, and
+//! between two as specific, `reject`. Between the places, the team's reject wins over
+//! the chat (a file cannot override what the user's config refuses), then the chat's
+//! answer, then the team's allow.
 //!
 //! A rule answers by kind, never by position: allow → the agent's `allow_once` option,
 //! else its `allow_always`; reject → `reject_once`, else `reject_always`. When the agent
 //! offers no option of that decision, the user is asked.
 
+use std::path::PathBuf;
+
 use super::anchors::Anchors;
 use super::asks::{Ask, record_answer};
 use super::flush::{MAX_STALE, gave_up};
 use super::live::Live;
-use super::{Applied, EditorPort, Level, PortError};
+use super::{Applied, Context, EditorPort, Level, PortError};
 use crate::agents::SessionCommand;
 use crate::agents::{PermissionKind, PermissionOption, PermissionOutcome, PermissionRequest};
 use crate::document::front_matter::rules::{Decision, Pattern};
 use crate::document::front_matter::{FrontMatter, RuleEdit, add_rule_edit};
-use crate::team::Team;
+use crate::team::{Team, UserConfig};
 
 /// Where a rule was written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -43,18 +50,45 @@ struct Entry {
 #[derive(Clone, Debug, Default)]
 pub(super) struct Policy {
     rules: Vec<Entry>,
+    /// Where the user's "Always allow" answers are recorded as trusted: their config
+    /// and the chat.
+    record: Option<(UserConfig, PathBuf)>,
 }
 
 impl Policy {
-    /// The rules of the chat's front matter and of the team's members.
-    pub(super) fn new(front_matter: Option<&FrontMatter>, team: &Team) -> Policy {
+    /// The rules of the chat's front matter (its allow rules only as far as the user
+    /// trusts them in this chat) and of the team's members.
+    pub(super) fn new(front_matter: Option<&FrontMatter>, team: &Team, ctx: &Context) -> Policy {
+        let trust = front_matter
+            .filter(|fm| !crate::team::trust::chat_allows(fm).is_empty())
+            .map(|_| ctx.user_config.load_trust());
+        let trusted = |member: &str, rule: &str| {
+            trust
+                .as_ref()
+                .is_some_and(|t| t.trusts_chat_rule(&ctx.chat_path, member, rule))
+        };
+        let mut policy = Policy::with_trust(front_matter, team, trusted);
+        policy.record = Some((ctx.user_config.clone(), ctx.chat_path.clone()));
+        policy
+    }
+
+    /// The rules, the chat's allow rules kept where `trusted(member, rule)` says so.
+    fn with_trust(
+        front_matter: Option<&FrontMatter>,
+        team: &Team,
+        trusted: impl Fn(&str, &str) -> bool,
+    ) -> Policy {
         let mut rules = Vec::new();
         for member in front_matter.map_or(&[][..], |fm| &fm.permissions) {
             for rule in &member.rules {
+                let decision = rule.decision.value;
+                if decision == Decision::Allow && !trusted(&member.member.value, &rule.text) {
+                    continue;
+                }
                 rules.push(Entry {
                     member: member.member.value.clone(),
                     pattern: rule.pattern.value.clone(),
-                    decision: rule.decision.value,
+                    decision,
                     source: Source::Chat,
                 });
             }
@@ -69,7 +103,10 @@ impl Policy {
                 });
             }
         }
-        Policy { rules }
+        Policy {
+            rules,
+            record: None,
+        }
     }
 
     /// What the rules say about `member`'s request of `kind` with `title`.
@@ -79,7 +116,7 @@ impl Policy {
         kind: &str,
         title: &str,
     ) -> Option<(Decision, Source)> {
-        [Source::Chat, Source::Team].into_iter().find_map(|source| {
+        let best = |source| {
             self.rules
                 .iter()
                 .filter(|r| r.source == source && r.member.eq_ignore_ascii_case(member))
@@ -91,20 +128,33 @@ impl Policy {
                         r.decision == Decision::Reject,
                     )
                 })
-                .map(|r| (r.decision, source))
-        })
+                .map(|r| r.decision)
+        };
+        match (best(Source::Chat), best(Source::Team)) {
+            (_, Some(Decision::Reject)) => Some((Decision::Reject, Source::Team)),
+            (Some(chat), _) => Some((chat, Source::Chat)),
+            (None, team) => team.map(|d| (d, Source::Team)),
+        }
     }
 
-    /// An "always" answer: the rule `pattern` (exact) for `member`, in the chat.
+    /// An "always" answer: the rule `pattern` (exact) for `member`, in the chat. An
+    /// allow is recorded as trusted in this chat: the user gave it here.
     pub(super) fn learn(&mut self, member: &str, pattern: &str, decision: Decision) {
-        let Ok(pattern) = Pattern::parse(pattern) else {
+        let Ok(parsed) = Pattern::parse(pattern) else {
             return;
         };
+        if decision == Decision::Allow
+            && let Some((user, chat)) = &self.record
+            && let Err(error) = user.trust_chat_rule(chat, member, pattern)
+        {
+            // The rule still answers this round; the chat then shows it held back.
+            tracing::warn!("@{member}: the rule `{pattern}` was not recorded as trusted: {error}");
+        }
         self.rules.insert(
             0,
             Entry {
                 member: member.to_string(),
-                pattern,
+                pattern: parsed,
                 decision,
                 source: Source::Chat,
             },
@@ -203,13 +253,12 @@ pub(super) async fn write_rule<P: EditorPort>(
 mod tests {
     use super::*;
     use crate::document::front_matter::{locate, parse};
-    use std::path::PathBuf;
 
     fn policy(yaml: &str) -> Policy {
         let text = format!("---\n{yaml}---\n");
         let fm = parse(&text, &locate(&text).unwrap());
         assert_eq!(fm.problems, []);
-        Policy::new(Some(&fm), &Team::empty(PathBuf::from("/t")))
+        Policy::with_trust(Some(&fm), &Team::empty(PathBuf::from("/t")), |_, _| true)
     }
 
     #[test]
@@ -223,6 +272,24 @@ mod tests {
         assert_eq!(d("rm -rf x"), Some(Decision::Reject));
         assert_eq!(p.decide("w", "edit", "x"), None);
         assert_eq!(p.decide("other", "execute", "ls"), None);
+    }
+
+    #[test]
+    fn a_chats_allow_rule_answers_only_when_trusted_and_its_rejects_always() {
+        let text = "---\npermissions:\n  w:\n    \"execute: *\": allow\n    \"execute: rm *\": reject\n---\n";
+        let fm = parse(text, &locate(text).unwrap());
+        let team = Team::empty(PathBuf::from("/t"));
+        let untrusted = Policy::with_trust(Some(&fm), &team, |_, _| false);
+        assert_eq!(untrusted.decide("w", "execute", "ls"), None);
+        assert_eq!(
+            untrusted.decide("w", "execute", "rm -rf /"),
+            Some((Decision::Reject, Source::Chat))
+        );
+        let trusted = Policy::with_trust(Some(&fm), &team, |m, r| m == "w" && r == "execute: *");
+        assert_eq!(
+            trusted.decide("w", "execute", "ls"),
+            Some((Decision::Allow, Source::Chat))
+        );
     }
 
     #[test]

@@ -186,7 +186,7 @@ pub(super) async fn run_round<P: EditorPort>(
     }
     drop(tx);
 
-    let mut policy = Policy::new(snapshot.chat.front_matter.as_ref(), roster.team);
+    let mut policy = Policy::new(snapshot.chat.front_matter.as_ref(), roster.team, ctx);
     let streamed = stream(
         port,
         &mut rx,

@@ -13,6 +13,7 @@ mod acp_render;
 mod acp_seen;
 mod acp_sessions;
 mod agent_output;
+mod agent_settings;
 mod commands;
 mod compare;
 mod context;

@@ -8,6 +8,7 @@
 
 use chatmd_tests::fake_agent::acp::answers_received;
 use chatmd_tests::sim_editor::{At, Behaviour, SimEditor};
+use chatmd_tests::views::summarize;
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
@@ -162,10 +163,71 @@ async fn reject_always_answers_the_same_request_later_in_the_turn() {
 }
 
 #[tokio::test]
-async fn a_hand_written_glob_answers_without_asking() {
+async fn a_chats_allow_rule_is_a_warning_until_trusted_there_then_it_answers() {
     let (s, log) = writer("gemini");
     let head = "---\npermissions:\n  writer:\n    \"execute: touch *\": allow\n    \"edit: *\": reject\n---\n";
-    let (mut editor, uri) = sent(&s, &format!("{head}{ASK}")).await;
+    let (mut editor, uri) = s
+        .open_chat(Behaviour::VsCode, "team/p.chat.md", &format!("{head}{ASK}"))
+        .await;
+    let chat = s.path("team/p.chat.md").display().to_string();
+    let warning = format!(
+        "3:4-3:29 2 untrusted-rule This rule would let @writer act without asking you, and \
+         a rule in a chat file applies only once you trust it in this chat: until then \
+         @writer asks you. Review the rules, then use the quick fix \"Trust the permission \
+         rules of this chat…\" or run `chatmd trust {chat}`"
+    );
+    loop {
+        let shown = summarize(&editor.client.expect_diagnostics(&uri).await);
+        if shown == [warning.clone()] {
+            break;
+        }
+    }
+    let actions = editor
+        .client
+        .request(
+            "textDocument/codeAction",
+            json!({
+                "textDocument": {"uri": uri},
+                "range": {"start": {"line": 3, "character": 8}, "end": {"line": 3, "character": 8}},
+                "context": {"diagnostics": []},
+            }),
+        )
+        .await
+        .expect("code actions");
+    let title = "Trust the permission rules of this chat…";
+    let command = json!({"title": title, "command": "chatmd.trust", "arguments": [{"uri": uri}]});
+    assert_eq!(actions[0]["title"], title, "{actions:?}");
+    assert_eq!(actions[0]["command"], command);
+    let id = editor
+        .client
+        .send_request(
+            "workspace/executeCommand",
+            json!({"command": "chatmd.trust", "arguments": [{"uri": uri}]}),
+        )
+        .await;
+    let (question, params) = editor
+        .client
+        .expect_request("window/showMessageRequest")
+        .await;
+    assert_eq!(
+        params["message"],
+        format!(
+            "Trust the permission rules of {chat}? They let agents act without asking you: \
+             @writer \"execute: touch *\": allow. Trust them only if you would give these \
+             answers yourself; a rule added later needs your trust again."
+        )
+    );
+    editor
+        .client
+        .respond(question, json!({"title": "Trust"}))
+        .await;
+    assert_eq!(
+        editor.client.expect_response(id).await,
+        Ok(json!({"trusted": true, "file": chat}))
+    );
+    // The warning goes away without an edit, and the rule answers.
+    while !editor.client.expect_diagnostics(&uri).await.is_empty() {}
+    send(&mut editor, &uri).await;
     editor
         .run_until("the end", |e| finished(e.text(&uri)))
         .await;

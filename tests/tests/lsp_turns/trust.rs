@@ -337,19 +337,20 @@ async fn a_client_without_dialogs_trusts_by_running_the_command_by_name() {
         d.iter().all(|d| d["code"] != "untrusted-config")
     })
     .await;
-    // Anything but a chatmd.toml is refused.
+    // Anything but a chatmd.toml, a chat or an agent's settings is refused.
     let error = client
         .request(
             "workspace/executeCommand",
-            json!({"command": "chatmd.trust", "arguments": [{"uri": uri}]}),
+            json!({"command": "chatmd.trust", "arguments": [{"uri": s.uri("team/notes.md")}]}),
         )
         .await
         .expect_err("not a chatmd.toml");
     assert_eq!(
         error["message"],
         format!(
-            "chatmd.trust takes the URI of a chatmd.toml, not {}",
-            s.path("team/t.chat.md").display()
+            "chatmd.trust takes the URI of a chatmd.toml, a chat or an agent's settings file, \
+             not {}",
+            s.path("team/notes.md").display()
         )
     );
     client.shutdown().await;

@@ -72,6 +72,9 @@ pub(crate) fn plan(turn: &TurnSpec<'_>, spec: &AcpSpec) -> Invocation {
     invocation.env.splice(0..0, first);
     turn.extra_args(&mut invocation);
     invocation.session.settings = member.session.clone();
+    if member.session.mode.is_none() {
+        invocation.session.settings.asking_mode = preset.and_then(|p| p.asks_in).map(str::to_owned);
+    }
     invocation.stdin = Stdin::Prompt(inline(turn.system, turn.body));
     invocation
 }

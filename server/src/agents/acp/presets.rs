@@ -26,6 +26,10 @@ pub struct AcpPreset {
     /// The built-in CLI this agent is, when it is one: a member's `home` becomes its
     /// state folder variable, and the role file it loads by itself is known.
     pub kind: Option<AgentKind>,
+    /// The session mode that asks before running tools, set at session start when the
+    /// member chose no `mode` and the session offers it: an adapter may start in a
+    /// mode that runs tools unasked (claude-agent-acp 0.101 starts in `auto`).
+    pub asks_in: Option<&'static str>,
 }
 
 const fn preset(
@@ -41,6 +45,7 @@ const fn preset(
         env: &[],
         install,
         kind: None,
+        asks_in: None,
     }
 }
 
@@ -51,6 +56,8 @@ pub const PRESETS: &[AcpPreset] = &[
         // the recorded permission flow ran with it.
         env: &[("GEMINI_CLI_TRUST_WORKSPACE", "true")],
         kind: Some(AgentKind::Gemini),
+        // Its first mode now; kept should a later version start elsewhere.
+        asks_in: Some("default"),
         ..preset(
             "gemini",
             "gemini",
@@ -60,6 +67,8 @@ pub const PRESETS: &[AcpPreset] = &[
     },
     AcpPreset {
         kind: Some(AgentKind::Claude),
+        // "Manual: always ask before making changes".
+        asks_in: Some("default"),
         ..preset(
             "claude",
             "claude-agent-acp",

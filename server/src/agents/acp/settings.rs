@@ -23,11 +23,33 @@ pub struct SessionSettings {
     pub model: Option<String>,
     /// Other config options by id (`[members.X.options]`), in key order.
     pub options: Vec<(String, SettingValue)>,
+    /// The preset's mode that asks before tools run, set when the member chose no
+    /// `mode` and the session offers it (claude-agent-acp 0.101 starts in `auto`).
+    pub asking_mode: Option<String>,
 }
 
 impl SessionSettings {
     pub fn is_empty(&self) -> bool {
         self.mode.is_none() && self.model.is_none() && self.options.is_empty()
+    }
+
+    /// The settings to apply to a session that offers `offered`: the member's, with the
+    /// asking mode where the member chose none and the session offers that mode (what
+    /// the agent offers decides, not a list kept here).
+    pub fn for_session(&self, offered: &Offered) -> SessionSettings {
+        let mut settings = self.clone();
+        let asking = self.asking_mode.as_deref().filter(|mode| {
+            let in_choice = |choice: &ConfigChoice| choice.values.iter().any(|v| v.value == *mode);
+            offered
+                .by_category("mode")
+                .map(|setting| &setting.choice)
+                .or(offered.modes.as_ref())
+                .is_some_and(in_choice)
+        });
+        if settings.mode.is_none() {
+            settings.mode = asking.map(str::to_owned);
+        }
+        settings
     }
 }
 
@@ -238,147 +260,4 @@ fn listed(choice: &ConfigChoice) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use pretty_assertions::assert_eq;
-
-    fn claude() -> Offered {
-        Offered::from_result(&json!({
-            "sessionId": "s",
-            "modes": {"currentModeId": "default", "availableModes": [{"id": "default", "name": "Default"}]},
-            "configOptions": [
-                {"id": "mode", "name": "Mode", "category": "mode", "type": "select", "currentValue": "default",
-                 "options": [{"value": "default", "name": "Default"}, {"value": "plan", "name": "Plan"}]},
-                {"id": "model", "name": "Model", "category": "model", "type": "select", "currentValue": "default",
-                 "options": [{"value": "default", "name": "Default"}, {"value": "sonnet", "name": "Sonnet"}]},
-                {"id": "effort", "name": "Effort", "category": "thought_level", "type": "select", "currentValue": "default",
-                 "options": [{"value": "default", "name": "Default"}, {"value": "high", "name": "High"}]},
-                {"id": "fast", "name": "Fast", "type": "boolean", "currentValue": false},
-            ]
-        }))
-    }
-
-    fn gemini() -> Offered {
-        Offered::from_result(&json!({
-            "sessionId": "s",
-            "modes": {"availableModes": [{"id": "default", "name": "Default"}, {"id": "yolo", "name": "YOLO"}], "currentModeId": "default"},
-            "models": {"availableModels": [{"modelId": "auto", "name": "Auto"}, {"modelId": "pro", "name": "Pro"}], "currentModelId": "auto"},
-        }))
-    }
-
-    fn text(value: &str) -> SettingValue {
-        SettingValue::Text(value.into())
-    }
-
-    #[test]
-    fn config_options_are_set_in_order_and_values_in_force_are_skipped() {
-        let settings = SessionSettings {
-            mode: Some("plan".into()),
-            model: Some("default".into()),
-            options: vec![
-                ("effort".into(), text("high")),
-                ("fast".into(), SettingValue::Flag(true)),
-            ],
-        };
-        let changes = changes(&settings, &claude(), "claude-agent-acp").unwrap();
-        let requests: Vec<_> = changes.iter().map(|c| c.request("s")).collect();
-        assert_eq!(
-            requests,
-            [
-                (
-                    "session/set_config_option",
-                    json!({"sessionId": "s", "configId": "mode", "value": "plan"})
-                ),
-                (
-                    "session/set_config_option",
-                    json!({"sessionId": "s", "configId": "effort", "value": "high"})
-                ),
-                (
-                    "session/set_config_option",
-                    json!({"sessionId": "s", "configId": "fast", "type": "boolean", "value": true})
-                ),
-            ]
-        );
-        assert_eq!(changes[1].written(), "options.effort = \"high\"");
-    }
-
-    #[test]
-    fn an_agent_with_only_legacy_modes_gets_set_mode_and_never_set_model() {
-        let settings = SessionSettings {
-            mode: Some("yolo".into()),
-            model: Some("auto".into()),
-            options: Vec::new(),
-        };
-        assert_eq!(
-            changes(&settings, &gemini(), "gemini"),
-            Ok(vec![Change::Mode("yolo".into())])
-        );
-        let other = SessionSettings {
-            model: Some("pro".into()),
-            ..SessionSettings::default()
-        };
-        assert_eq!(
-            changes(&other, &gemini(), "gemini"),
-            Err(
-                "gemini offers no way to change its model over ACP (no `model` config option; \
-                 its model now: auto); remove `model`, or choose the model on its command line \
-                 (`args`)"
-                    .into()
-            )
-        );
-    }
-
-    #[test]
-    fn a_value_not_offered_names_those_that_are() {
-        let mode = |m: &str| SessionSettings {
-            mode: Some(m.into()),
-            ..SessionSettings::default()
-        };
-        assert_eq!(
-            changes(&mode("yolo"), &claude(), "claude-agent-acp"),
-            Err(
-                "mode = \"yolo\" is not offered by claude-agent-acp; its modes: default, plan"
-                    .into()
-            )
-        );
-        assert_eq!(
-            changes(&mode("plan"), &gemini(), "gemini"),
-            Err("mode = \"plan\" is not offered by gemini; its modes: default, yolo".into())
-        );
-        assert_eq!(
-            changes(&mode("plan"), &Offered::default(), "goose"),
-            Err("goose offers no modes; remove `mode`".into())
-        );
-        let options = |id: &str, value: SettingValue| SessionSettings {
-            options: vec![(id.into(), value)],
-            ..SessionSettings::default()
-        };
-        assert_eq!(
-            changes(&options("effort", text("max")), &claude(), "claude-agent-acp"),
-            Err("options.effort = \"max\" is not offered by claude-agent-acp; its values: default, high".into())
-        );
-        assert_eq!(
-            changes(&options("speed", text("x")), &claude(), "claude-agent-acp"),
-            Err("claude-agent-acp offers no config option `speed`; its options: mode, model, effort, fast".into())
-        );
-        assert_eq!(
-            changes(&options("fast", text("yes")), &claude(), "claude-agent-acp"),
-            Err("`options.fast` is a switch of claude-agent-acp: set it to true or false".into())
-        );
-        assert_eq!(
-            changes(
-                &options("effort", SettingValue::Flag(true)),
-                &claude(),
-                "claude-agent-acp"
-            ),
-            Err(
-                "`options.effort` of claude-agent-acp takes one of its values: default, high"
-                    .into()
-            )
-        );
-        assert_eq!(
-            changes(&options("effort", text("high")), &gemini(), "gemini"),
-            Err("gemini offers no config options; remove `options.effort`".into())
-        );
-    }
-}
+mod tests;

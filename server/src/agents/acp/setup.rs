@@ -134,7 +134,8 @@ impl AcpSession {
         self.session = Some(session);
         self.offered = Offered::from_result(result);
         self.tell_options(out);
-        match changes(&self.setup.settings, &self.offered, &self.turn.agent) {
+        let settings = self.setup.settings.for_session(&self.offered);
+        match changes(&settings, &self.offered, &self.turn.agent) {
             Ok(changes) => {
                 self.changes = VecDeque::from(changes);
                 self.next_setting(out);

@@ -112,6 +112,10 @@ impl Stream {
             // Images, audio and resources in an answer have no place in the text yet.
             return;
         };
+        if let Some(notice) = adapter_notice(&text.text) {
+            out.push(AgentEvent::Notice(notice.to_owned()));
+            return;
+        }
         if let Some(id) = chunk.message_id.map(|id| id.to_string()) {
             if self.message.as_ref().is_some_and(|last| *last != id) {
                 self.paragraphs.block_ends();
@@ -219,6 +223,16 @@ fn typed<T: DeserializeOwned>(update: Value) -> Option<T> {
             None
         }
     }
+}
+
+/// A notice of the adapter's own streamed as answer text (claude-agent-acp 0.101 ends
+/// an answer with "**Warning:** We're changing auto mode…"): one whole chunk that is a
+/// bold `Warning:` sentence. A model streams its text in pieces, so its own warning
+/// does not arrive so.
+fn adapter_notice(text: &str) -> Option<&str> {
+    let notice = text.trim();
+    let sentence = notice.ends_with(['.', '…', ')']) && notice.len() >= 40;
+    (notice.starts_with("**Warning:** ") && sentence && !notice.contains("\n\n")).then_some(notice)
 }
 
 #[cfg(test)]

@@ -15,6 +15,9 @@ pub(super) struct StoreFile {
     pub(super) files: Vec<TrustedFile>,
     #[serde(default, rename = "link", skip_serializing_if = "Vec::is_empty")]
     pub(super) links: Vec<TrustedLink>,
+    /// Chats whose own allow rules the user trusts (`chat.rs`).
+    #[serde(default, rename = "chat", skip_serializing_if = "Vec::is_empty")]
+    pub(super) chats: Vec<super::TrustedChat>,
 }
 
 /// A trusted workspace file: its path (symlinks resolved) and the SHA-256 of the
@@ -101,7 +104,8 @@ pub(super) fn update(path: &Path, change: impl FnOnce(&mut StoreFile)) -> Result
         .files
         .iter()
         .map(|f| &f.path)
-        .chain(store.links.iter().flat_map(|l| [&l.path, &l.target]));
+        .chain(store.links.iter().flat_map(|l| [&l.path, &l.target]))
+        .chain(store.chats.iter().map(|c| &c.path));
     for entry in entries {
         if entry.to_str().is_none() {
             return Err(TrustError::NotUtf8 {

@@ -183,11 +183,16 @@ pub fn mode_ids(flavor: Cli) -> Vec<String> {
         .collect()
 }
 
-/// The first mode of a new session.
+/// The first mode of a new session. claude-agent-acp 0.101 starts in `auto` (its tools
+/// run without a permission request): `FAKE_ACP_CLAUDE_START_MODE=auto` plays it.
 pub fn start_mode(flavor: Cli) -> String {
     match flavor {
         Cli::Codex => initial_codex_mode(),
-        _ => "default".to_string(),
+        Cli::Claude => std::env::var("FAKE_ACP_CLAUDE_START_MODE")
+            .ok()
+            .filter(|mode| mode_ids(Cli::Claude).contains(mode))
+            .unwrap_or_else(|| "default".to_string()),
+        Cli::Gemini => "default".to_string(),
     }
 }
 

