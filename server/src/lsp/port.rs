@@ -27,7 +27,6 @@ mod told;
 
 pub use renamed::{Renames, files_renamed};
 
-use super::echo::clamp;
 use super::journal::Entry;
 use super::progress::{Outbox, ProgressEvent};
 use super::state::{State, lock};
@@ -179,22 +178,6 @@ impl LspPort {
         let entries = journal.read(self.reader, self.cursor);
         self.cursor = journal.end();
         (entries, closed)
-    }
-
-    /// Takes in a change of someone else's. Editors may report a change as more than
-    /// it is (the whole text, a line replaced by itself plus a line break): only the
-    /// regions where the text really changed count, so the turns' places between them
-    /// stay where they are.
-    fn take_theirs(&mut self, entry: &Entry) {
-        let range = clamp(&self.view, &entry.range);
-        let changes = Change::between(&self.view[range.clone()], &entry.text);
-        self.view.replace_range(range.clone(), &entry.text);
-        self.pending.extend(changes.into_iter().map(|c| {
-            Change::theirs(
-                range.start + c.range.start..range.start + c.range.end,
-                c.new_len,
-            )
-        }));
     }
 }
 

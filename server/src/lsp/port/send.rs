@@ -10,7 +10,7 @@ use super::LspPort;
 use crate::conversation::diff::regions;
 use crate::document::ByteRange;
 use crate::lsp::convert;
-use crate::lsp::echo::{Echo, Landing, without_final_line_break};
+use crate::lsp::echo::{Echo, Landing, clamp, without_final_line_break};
 use crate::lsp::journal::Entry;
 use crate::lsp::state::lock;
 use crate::turns::{Applied, Change, PortError};
@@ -195,6 +195,22 @@ impl LspPort {
         Ok(Seen::Closed)
     }
 
+    /// Takes in a change of someone else's. Editors may report a change as more than
+    /// it is (the whole text, a line replaced by itself plus a line break): only the
+    /// regions where the text really changed count, so the turns' places between them
+    /// stay where they are.
+    pub(super) fn take_theirs(&mut self, entry: &Entry) {
+        let range = clamp(&self.view, &entry.range);
+        let changes = Change::between(&self.view[range.clone()], &entry.text);
+        self.view.replace_range(range.clone(), &entry.text);
+        self.pending.extend(changes.into_iter().map(|c| {
+            Change::theirs(
+                range.start + c.range.start..range.start + c.range.end,
+                c.new_len,
+            )
+        }));
+    }
+
     /// Whether the changes held back changed the text anywhere but where the edits
     /// being waited for go: only then are they the user's rather than the first part
     /// of an echo the editor reports in pieces (Neovim's debounce can space them
@@ -205,7 +221,7 @@ impl LspPort {
         }
         let mut text = self.view.clone();
         for entry in &self.held {
-            let range = crate::lsp::echo::clamp(&text, &entry.range);
+            let range = clamp(&text, &entry.range);
             text.replace_range(range, &entry.text);
         }
         let places = echo.landed_edits();
