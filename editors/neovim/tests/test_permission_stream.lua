@@ -40,8 +40,14 @@ local waiting = ASK
   .. '> **Permission** `t1-p1` — writer wants to run `touch notes.txt` (execute)\n'
   .. '> - [ ] Allow for this session · - [ ] Allow · - [ ] Reject\n'
   .. '\n'
+-- While the request waits the file sometimes ends with one more blank line: when the
+-- agent's first words ("I'll run a ") were written in an edit of their own before the
+-- rest, the server leaves "\n\n\n" after the block instead of "\n\n" (seen in about 3
+-- runs of 4 on a busy machine; the server's doing, reported, not this test's to fix). The
+-- extra line goes when the answer streams on, and the final text is checked exactly.
 H.wait('the permission request', function()
-  return shape() == waiting
+  local now = shape()
+  return now == waiting or now == waiting .. '\n'
 end, nil, dump)
 if not H.text(buf):find('status=waiting', 1, true) then
   H.fail('the status comment does not say waiting\n' .. dump())
