@@ -9,7 +9,9 @@
 -- for byte.
 local H = dofile(vim.fs.dirname(debug.getinfo(1, 'S').source:sub(2)) .. '/helpers.lua')
 local ws = H.workspace()
-local ANSWER = 'First line of the review.\nSecond line, on the rounding.\n\nLast words.'
+-- A short first line: from the user's `o` on, the answer is written a whole line at a
+-- time, and the test wants the first one in while the user types.
+local ANSWER = 'Yes.\nSecond line, on the rounding.\n\nLast words.'
 vim.env.FAKE_AGENT_TEXT = ANSWER
 vim.env.FAKE_AGENT_DELAY_MS = '250'
 local nvim = H.embed(ws, ws.chat, { agent_path = ws.bin, keymaps = true })
@@ -28,7 +30,7 @@ local QUIET_MS = 1000
 local expected = original
   .. '\n'
   .. '## @reviewer\n'
-  .. '<!-- chatmd id=t1 agent=claude status=done seen=0:e6572e started=<T> model=claude-opus-4-8[1m] session=<S> took=<D> stop=end_turn exit=0 tokens=10/10 -->\n'
+  .. '<!-- chatmd id=t1 agent=claude status=done seen=0:e6572e started=<T> model=claude-opus-4-8[1m] session=<S> took=<D> stop=end_turn exit=0 tokens=10/6 -->\n'
   .. ANSWER
   .. '\n'
   .. '## @me\n'
@@ -60,7 +62,7 @@ H.wait("the user's first key on the new line", function()
 end, nil, dump)
 H.wait('the keys typed', nvim.typed, 20000, dump)
 -- And the answer's first words came while the user typed.
-if not text():find('\nFirst line', 1, true) then
+if not text():find('\nYes.\n', 1, true) then
   H.fail('no answer text yet when the user was done typing\n' .. dump())
 end
 H.wait('the answer done above the draft', function()
