@@ -134,12 +134,42 @@ function H.source_in_workspace(name, lines, answer)
   return ws, notes
 end
 
+--- The keys of `s` one by one, as nvim_input takes them: a key name such as `<CR>` or
+--- `<Esc>` is one key, every other character is one key.
+function H.keys(s)
+  local keys = {}
+  local i = 1
+  while i <= #s do
+    local key = s:match('^<[%w%-]+>', i) or s:sub(i, i)
+    keys[#keys + 1] = key
+    i = i + #key
+  end
+  return keys
+end
+
+--- The pauses before each of `n` keys, in ms: `min`..`max` at random (human speed), from
+--- the seed CHATMD_TEST_SEED or a new one. Returns the pauses and the seed (print it on
+--- failure, set CHATMD_TEST_SEED to replay it).
+function H.gaps(n, min, max)
+  local seed = tonumber(vim.env.CHATMD_TEST_SEED or '') or (vim.uv.hrtime() % 1000000)
+  math.randomseed(seed)
+  local gaps = {}
+  for i = 1, n do
+    gaps[i] = math.random(min, max)
+  end
+  return gaps, seed
+end
+
 --- A second Neovim, embedded (`nvim --embed --headless`), driven like a user at a
 --- keyboard: keys go through its input queue (`nvim_input`), so insert mode stays on
 --- between keystrokes while its main loop applies the server's edits, which a script run
 --- with `-l` cannot do (feedkeys ends insert mode, or blocks waiting for a key). It loads
 --- the plugin with setup(opts) and edits `path`; every check runs in this (the test's)
---- Neovim. Returns { lua = fun(code, ...), input = fun(keys), buf = integer, stop = fun() }.
+--- Neovim. Returns { lua = fun(code, ...), input = fun(keys), buf = integer, stop = fun(),
+--- type = fun(keys, gaps), typed = fun(): boolean }: `type` has the embedded Neovim take
+--- `keys` (a list, see H.keys) one at a time from its own timers, `gaps[i]` ms before key i,
+--- so its main loop applies the server's edits between keystrokes as it does for a user;
+--- `typed()` says whether the last key went in.
 function H.embed(ws, path, opts)
   local chan = vim.fn.jobstart({ vim.uv.exepath(), '--embed', '--headless', '-u', 'NONE', '-i', 'NONE', '-n' }, { rpc = true })
   if chan <= 0 then
@@ -154,6 +184,35 @@ function H.embed(ws, path, opts)
   end
   function child.stop()
     vim.fn.jobstop(chan)
+  end
+  function child.type(keys, gaps)
+    child.lua(
+      [[
+      local keys, gaps = ...
+      typing_done = false
+      -- nvim_input is called from the timer's own callback, not a scheduled one: keys come
+      -- in whatever Neovim is doing, as a terminal's do (a scheduled callback waits while
+      -- Neovim waits for the rest of a mapping, which then times out).
+      local timer = vim.uv.new_timer()
+      local i = 0
+      local function step()
+        i = i + 1
+        if i > #keys then
+          typing_done = true
+          timer:close()
+          return
+        end
+        vim.api.nvim_input(keys[i])
+        timer:start(gaps[i + 1] or 1, 0, step)
+      end
+      timer:start(gaps[1] or 1, 0, step)
+    ]],
+      keys,
+      gaps
+    )
+  end
+  function child.typed()
+    return child.lua('return typing_done')
   end
   child.buf = child.lua(
     [[

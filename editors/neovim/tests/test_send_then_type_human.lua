@@ -1,0 +1,4 @@
+-- Keys typed at human speed right after the send mapping on the empty last line, while
+-- the sections land, stay in the user's message, never in an answer (see
+-- send_then_type.lua).
+dofile(vim.fs.dirname(debug.getinfo(1, 'S').source:sub(2)) .. '/send_then_type.lua')(true)
