@@ -33,6 +33,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { draftSteps, setUpDrafts } from './e2e-drafts.mjs';
+import { setUpStreaming, streamingSteps } from './e2e-streaming.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = resolve(here, '..', '..', '..');
@@ -77,13 +78,16 @@ const notesPath = join(ws, 'notes.chat.md');
 writeFileSync(notesPath, '## @me\n@nobody please check the refund rounding.\n');
 writeFileSync(join(ws, 'ended.chat.md'), '---\nstatus: ended\n---\n\n## @me\n@reviewer one more thing.\n');
 const drafts = setUpDrafts(repo, ws, root);
+const streaming = setUpStreaming(repo, ws);
 // The drafts' chatmd.toml sets `env`, which applies once the user trusts the file: trusted
 // with `chatmd trust`, in a config folder of this run's own (the server gets it below).
 const xdgConfig = join(root, 'xdg-config');
-execFileSync(CHATMD_BIN, ['trust', join(ws, 'drafts', 'chatmd.toml')], {
-  env: { ...process.env, XDG_CONFIG_HOME: xdgConfig },
-  stdio: ['ignore', 'ignore', 'inherit'],
-});
+for (const toml of [join(ws, 'drafts', 'chatmd.toml'), ...streaming.tomls]) {
+  execFileSync(CHATMD_BIN, ['trust', toml], {
+    env: { ...process.env, XDG_CONFIG_HOME: xdgConfig },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+}
 const agents = join(root, 'agents');
 mkdirSync(agents);
 for (const cli of ['claude', 'codex', 'gemini']) {
@@ -645,6 +649,7 @@ try {
   });
 
   await draftSteps({ page, step, waitFor, saveUntil, openFile, clearNotifications, waitForTurnOrError, log }, drafts);
+  await streamingSteps({ page, step, waitFor, saveUntil, openFile, clearNotifications, waitForTurnOrError, log }, streaming);
 
   await step('a missing server is reported with the install command and a button to the setting', async () => {
     // Set chatmd.server.path to a path where there is no server, in the Settings editor.
