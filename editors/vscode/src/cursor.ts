@@ -4,7 +4,10 @@
 // server appends new sections past the file's final line break, which leaves a cursor at the end
 // of the last line alone; but in a file that does not end with a line break the cursor at the
 // end of the message is the very end of the file, where the section goes, and the words typed
-// next would land inside the new section. This puts such a cursor back before the section.
+// next would land inside the new section; and on the empty last line of a file that ends with
+// a line break, the cursor is there too. When the section is for the active editor, it goes in
+// as a snippet whose final tab stop is at the cursor (placeSection), so VS Code keeps the cursor
+// in the same step; otherwise this puts a carried cursor back before the section afterwards.
 
 import * as vscode from 'vscode';
 import { cursorBeforeSection, isAppendedSection, type Insert } from './sections';
@@ -13,6 +16,8 @@ import { cursorBeforeSection, isAppendedSection, type Insert } from './sections'
 export class CursorKeeper implements vscode.Disposable {
   /** The collapsed cursor of each editor as last seen, by editor. */
   private readonly seen = new Map<vscode.TextEditor, number>();
+  /** Sections `placeSection` inserted with the cursor already kept in place (uri, offset, text). */
+  private readonly placed = new Set<string>();
   private readonly subscriptions: vscode.Disposable[];
 
   constructor(private readonly languageId: string) {
@@ -51,6 +56,54 @@ export class CursorKeeper implements vscode.Disposable {
     }
   }
 
+  /**
+   * Applies the server's edit when it is a section appended exactly at the cursor of the active
+   * editor, so that the cursor stays where the user left it in the same step as the insert:
+   * as a snippet whose final tab stop is where the section starts. VS Code places the cursor
+   * there as it inserts, in the editor itself, so a key typed at any moment goes in either
+   * before the section lands or at the kept place: never after the section. (Moving the
+   * cursor back afterwards, from here, races with typing: keys typed before the move arrives
+   * went in at the end of the answer.) Returns undefined when the edit is not such a section
+   * (apply it as usual).
+   */
+  async placeSection(uri: string, version: number | null | undefined, change: { range: vscode.Range; newText: string }): Promise<boolean | undefined> {
+    const editor = vscode.window.activeTextEditor;
+    if (editor?.document.uri.toString() !== uri || editor.document.languageId !== this.languageId) {
+      return undefined;
+    }
+    const doc = editor.document;
+    if (typeof version === 'number' && version >= 0 && doc.version !== version) {
+      return false; // as the language client answers an edit for another version
+    }
+    const length = doc.getText().length;
+    const offset = doc.offsetAt(change.range.start);
+    const insert: Insert = { offset, rangeLength: doc.offsetAt(change.range.end) - offset, text: change.newText };
+    const cursor = editor.selection;
+    if (
+      !change.range.isEmpty ||
+      !isAppendedSection(insert, length + insert.text.length) ||
+      editor.selections.length !== 1 ||
+      !cursor.isEmpty ||
+      doc.offsetAt(cursor.active) !== offset
+    ) {
+      return undefined;
+    }
+    const snippet = new vscode.SnippetString();
+    snippet.appendTabstop(0);
+    snippet.appendText(insert.text);
+    const edit = new vscode.SnippetTextEdit(change.range, snippet);
+    edit.keepWhitespace = true;
+    const workspaceEdit = new vscode.WorkspaceEdit();
+    workspaceEdit.set(doc.uri, [edit]);
+    const key = `${uri}\n${offset}\n${insert.text}`;
+    this.placed.add(key);
+    const applied = await vscode.workspace.applyEdit(workspaceEdit);
+    if (!applied) {
+      this.placed.delete(key);
+    }
+    return applied;
+  }
+
   private onChange(event: vscode.TextDocumentChangeEvent): void {
     const doc = event.document;
     // Undo and redo move the cursor on purpose.
@@ -62,6 +115,9 @@ export class CursorKeeper implements vscode.Disposable {
       const change: Insert = { offset: rangeOffset, rangeLength, text };
       if (!isAppendedSection(change, length)) {
         continue;
+      }
+      if (this.placed.delete(`${doc.uri.toString()}\n${rangeOffset}\n${text}`)) {
+        continue; // inserted by placeSection: the cursor is where it belongs, and may have moved on
       }
       for (const editor of vscode.window.visibleTextEditors) {
         const before = editor.document === doc ? this.seen.get(editor) : undefined;

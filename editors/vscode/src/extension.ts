@@ -4,8 +4,12 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import {
+  ApplyWorkspaceEditRequest,
   ExecuteCommandRequest,
   LanguageClient,
+  TextDocumentEdit,
+  type ApplyWorkspaceEditParams,
+  type ApplyWorkspaceEditResult,
   type DynamicFeature,
   type LanguageClientOptions,
   type ServerOptions,
@@ -57,6 +61,8 @@ class Extension implements Host, vscode.Disposable {
   });
   /** The chats that wait for you, counted from the server's diagnostics. */
   private readonly waiting = new WaitingStatus();
+  /** Keeps the cursor where the user left it when a section is appended at it. */
+  private readonly keeper = new CursorKeeper('chatmd');
   /** Commands the server offers beyond the contract, forwarded as they are. */
   private extraCommands: vscode.Disposable[] = [];
 
@@ -129,6 +135,7 @@ class Extension implements Host, vscode.Disposable {
       return;
     }
     this.state = { kind: 'running', client, serverPath, settings };
+    this.takeApplyEdit(client);
     this.registerExtraCommands(client);
     // Turns that were already running (after a restart of the extension host, say).
     client.sendRequest(TURNS_REQUEST, {}).then(
@@ -137,6 +144,54 @@ class Extension implements Host, vscode.Disposable {
       },
       () => undefined, // an older server without chatmd/turns
     );
+  }
+
+  /**
+   * Takes over `workspace/applyEdit` from the language client: a section appended at the
+   * active editor's cursor goes in through the cursor keeper (see CursorKeeper.placeSection),
+   * every other edit through the client's own handler, as before. One at a time, in the
+   * order they came.
+   */
+  private takeApplyEdit(client: LanguageClient): void {
+    const own = client as unknown as { handleApplyWorkspaceEdit(params: ApplyWorkspaceEditParams): Promise<ApplyWorkspaceEditResult> };
+    const usual = own.handleApplyWorkspaceEdit.bind(client);
+    let queue: Promise<unknown> = Promise.resolve();
+    client.onRequest(ApplyWorkspaceEditRequest.type, (params: ApplyWorkspaceEditParams) => {
+      const next = queue.then(async () => (await this.placeSection(client, params)) ?? usual(params));
+      queue = next.catch(() => undefined);
+      return next;
+    });
+  }
+
+  /** Applies `params` when it is one section appended at the cursor; undefined otherwise. */
+  private async placeSection(client: LanguageClient, params: ApplyWorkspaceEditParams): Promise<ApplyWorkspaceEditResult | undefined> {
+    const changes = params.edit.documentChanges;
+    let target: { uri: string; version: number | null | undefined; edits: unknown[] } | undefined;
+    if (changes !== undefined) {
+      const [only] = changes;
+      if (changes.length === 1 && TextDocumentEdit.is(only)) {
+        target = { uri: only.textDocument.uri, version: only.textDocument.version, edits: only.edits };
+      }
+    } else if (params.edit.changes !== undefined) {
+      const entries = Object.entries(params.edit.changes);
+      if (entries.length === 1) {
+        target = { uri: entries[0][0], version: undefined, edits: entries[0][1] };
+      }
+    }
+    const [edit] = target?.edits ?? [];
+    if (target?.edits.length !== 1 || typeof edit !== 'object' || edit === null) {
+      return undefined;
+    }
+    if (!('range' in edit) || !('newText' in edit) || 'annotationId' in edit || typeof edit.newText !== 'string') {
+      return undefined;
+    }
+    const range = client.protocol2CodeConverter.asRange(edit.range as Parameters<typeof client.protocol2CodeConverter.asRange>[0]);
+    if (range === undefined) {
+      return undefined;
+    }
+    const uri = client.protocol2CodeConverter.asUri(target.uri).toString();
+    const applied = await this.keeper.placeSection(uri, target.version, { range, newText: edit.newText });
+    return applied === undefined ? undefined : { applied };
   }
 
   private registerExtraCommands(client: LanguageClient): void {
@@ -222,6 +277,7 @@ class Extension implements Host, vscode.Disposable {
 
   dispose(): void {
     this.disposeExtraCommands();
+    this.keeper.dispose();
     this.status.dispose();
     this.waiting.dispose();
     this.output.dispose();
@@ -238,7 +294,6 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     ext,
     ...registerCommands(ext),
     vscode.commands.registerCommand('chatmd.restartServer', () => ext.restart()),
-    new CursorKeeper('chatmd'),
     vscode.workspace.onDidChangeConfiguration((event) => {
       if (
         event.affectsConfiguration('chatmd.server.path') ||

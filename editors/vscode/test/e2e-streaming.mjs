@@ -98,8 +98,8 @@ export async function streamingSteps(t, setup) {
   }
 
   /**
-   * Types `text` key by key, each key `pace()` ms after the previous one; with no `pace`, as fast
-   * as the browser takes keys (1 ms apart, about 1000 keys/s). Before each Enter, Escape closes a
+   * Types `text` key by key, each key `pace()` ms after the previous one; with no `pace`, one key
+   * a millisecond (about 1000 keys/s). Before each Enter, Escape closes a
    * completion list (after `@`), which would take the Enter.
    */
   async function typeKeys(text, pace) {
@@ -110,7 +110,14 @@ export async function streamingSteps(t, setup) {
         await page.keyboard.press('Enter');
       }
       if (pace === undefined) {
-        await page.keyboard.type(line, { delay: 1 });
+        // Each key sent 1 ms after the previous one without waiting for the browser to take it
+        // (awaiting each key's round trip gives only some 50 keys/s here).
+        const keys = [];
+        for (const ch of line) {
+          keys.push(page.keyboard.type(ch));
+          await sleep(1);
+        }
+        await Promise.all(keys);
         continue;
       }
       for (const ch of line) {
@@ -180,10 +187,10 @@ export async function streamingSteps(t, setup) {
   });
 
   // ----- (c) keys right after Ctrl+Enter on the empty last line ------------------------------------
-  // Known to fail in VS Code (see the report in the commit): the section lands at the cursor,
-  // VS Code carries the cursor past it, and keys typed then go in at the end of the answer.
-  // Run with E2E_CURSOR_RACE=1 until the extension's cursor keeper no longer races with typing.
-  if (process.env.E2E_CURSOR_RACE === '1') {
+  // The section lands at the cursor: VS Code would carry the cursor past it, and keys typed
+  // before the extension moved it back went in at the end of the answer (4 runs of 5 before
+  // CursorKeeper.placeSection). The keys are typed at once, 40 ms apart, while the section lands.
+  {
     await step('keys typed right after Ctrl+Enter on the empty last line never land in the answer', async () => {
       await openFile(setup.chats.afterSend[1]);
       await clearNotifications();

@@ -20,7 +20,10 @@
 // the answers in the file (read from disk after saving, never from the page); "chatmd: Ask…"
 // with the member quick pick, then cancelling that turn from the status-bar item. Then what the
 // user types while a turn runs (test/e2e-drafts.mjs): a draft is never sent, and words typed right
-// after Ctrl+Enter stay in the message.
+// after Ctrl+Enter stay in the message; and the end of the file while answers stream
+// (test/e2e-streaming.mjs): the next message typed there at human speed and at 1000 keys/s and
+// sent (queued), a draft before the first words, keys right after Ctrl+Enter on the empty last
+// line, an ACP permission answered in the dialog and with Ctrl+. — each checked byte for byte.
 // Every wait is for a condition, with a timeout; a failed step says what it waited for.
 // The last line is "N passed, N failed".
 
