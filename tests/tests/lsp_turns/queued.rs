@@ -6,45 +6,16 @@ use chatmd_tests::sim_editor::Behaviour;
 use pretty_assertions::assert_eq;
 use serde_json::json;
 
-use crate::setup::{At, Setup, lenses, plain, send, send_queued};
+use crate::setup::{At, Setup, lenses, plain, send, send_queued, tester_prompts};
 
 /// A reviewer that answers slowly (four chunks, 0.4 s apart) and a tester that records
-/// each run on a line of `records/tester.jsonl`.
+/// each run.
 fn setup() -> Setup {
-    let s = Setup::new(&[
-        (
-            "reviewer",
-            &[
-                ("FAKE_AGENT_TEXT", "one two three four"),
-                ("FAKE_AGENT_CHUNKS", "4"),
-                ("FAKE_AGENT_DELAY_MS", "400"),
-            ],
-        ),
-        (
-            "tester",
-            &[
-                ("FAKE_AGENT_TEXT", "tests written"),
-                ("FAKE_AGENT_RECORD", "@RECORDS@/tester.jsonl"),
-            ],
-        ),
-    ]);
-    std::fs::create_dir_all(s.path("records")).expect("records folder");
-    let records = s.path("records").display().to_string();
-    let config = s.read("team/chatmd.toml");
-    s.write("team/chatmd.toml", &config.replace("@RECORDS@", &records));
-    s
-}
-
-/// The prompts the tester was given, one per run.
-fn tester_prompts(s: &Setup) -> Vec<String> {
-    let records = std::fs::read_to_string(s.path("records/tester.jsonl")).unwrap_or_default();
-    records
-        .lines()
-        .map(|line| {
-            let record: serde_json::Value = serde_json::from_str(line).expect("a record");
-            record["prompt"].as_str().unwrap_or_default().to_owned()
-        })
-        .collect()
+    crate::setup::reviewer_and_recorded_tester(&[
+        ("FAKE_AGENT_TEXT", "one two three four"),
+        ("FAKE_AGENT_CHUNKS", "4"),
+        ("FAKE_AGENT_DELAY_MS", "400"),
+    ])
 }
 
 /// Waits until the reviewer and the tester answered and the reply stub is there, and

@@ -374,3 +374,35 @@ pub async fn send_until_done(editor: &mut SimEditor, uri: &str, answers: usize) 
         .await;
     turns_ended(editor).await;
 }
+
+/// A reviewer answering as `reviewer` says and a tester (answering "tests written") that
+/// records each run on a line of `records/tester.jsonl` (read by [`tester_prompts`]).
+pub fn reviewer_and_recorded_tester(reviewer: Knobs) -> Setup {
+    let s = Setup::new(&[
+        ("reviewer", reviewer),
+        (
+            "tester",
+            &[
+                ("FAKE_AGENT_TEXT", "tests written"),
+                ("FAKE_AGENT_RECORD", "@RECORDS@/tester.jsonl"),
+            ],
+        ),
+    ]);
+    std::fs::create_dir_all(s.path("records")).expect("records folder");
+    let records = s.path("records").display().to_string();
+    let config = s.read("team/chatmd.toml");
+    s.write("team/chatmd.toml", &config.replace("@RECORDS@", &records));
+    s
+}
+
+/// The prompts the tester of [`reviewer_and_recorded_tester`] was given, one per run.
+pub fn tester_prompts(s: &Setup) -> Vec<String> {
+    let records = std::fs::read_to_string(s.path("records/tester.jsonl")).unwrap_or_default();
+    records
+        .lines()
+        .map(|line| {
+            let record: serde_json::Value = serde_json::from_str(line).expect("a record");
+            record["prompt"].as_str().unwrap_or_default().to_owned()
+        })
+        .collect()
+}
