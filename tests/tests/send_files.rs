@@ -466,9 +466,23 @@ fn records_never_land_inside_an_answer_while_another_program_writes_back_older_t
                 } else {
                     text.replacen("CW3", "CW2", 1)
                 };
-                let temp = path.with_extension(format!("tmp{n}"));
-                std::fs::write(&temp, &text).unwrap();
-                std::fs::rename(&temp, &path).unwrap();
+                if n % 2 == 0 {
+                    let temp = path.with_extension(format!("tmp{n}"));
+                    std::fs::write(&temp, &text).unwrap();
+                    std::fs::rename(&temp, &path).unwrap();
+                } else {
+                    // In place, in two pieces with a pause between: a reader may see
+                    // only the first half for a moment.
+                    let mut file = std::fs::OpenOptions::new()
+                        .write(true)
+                        .truncate(true)
+                        .open(&path)
+                        .unwrap();
+                    let half = text.len() / 2;
+                    file.write_all(&text.as_bytes()[..half]).unwrap();
+                    std::thread::sleep(Duration::from_millis(15));
+                    file.write_all(&text.as_bytes()[half..]).unwrap();
+                }
             }
         });
         writer.join().unwrap();
