@@ -105,18 +105,22 @@ impl LspPort {
         tokio::pin!(answer);
         let mut answered = false;
         let mut deadline = Instant::now() + ANSWER_WAIT;
+        // Whether a change of someone else's came while waiting; only an editor that
+        // skips stale edits silently needs to know (held changes are compared with the
+        // text for it, so the others are spared that work at every change).
+        let mut foreign = false;
         loop {
             let notified = changed.notified();
             tokio::pin!(notified);
             notified.as_mut().enable();
-            let foreign_before = echo.saw_theirs || self.held_elsewhere(echo);
+            let foreign_before = foreign;
             match self.look_for_echo(echo)? {
                 Seen::Landed => return Ok(Applied::Done),
                 Seen::Closed => return Ok(Applied::Stale),
                 Seen::NotYet => {}
             }
-            let foreign = echo.saw_theirs || self.held_elsewhere(echo);
-            if answered && foreign && !foreign_before && self.skips_stale_edits {
+            foreign = self.skips_stale_edits && (echo.saw_theirs || self.held_elsewhere(echo));
+            if answered && foreign && !foreign_before {
                 // Neovim skips an edit for an older version silently: a change of the
                 // user's without the echo means this one was skipped (its own echo
                 // would have come with it, or just after).
