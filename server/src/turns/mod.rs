@@ -31,6 +31,7 @@ mod refind;
 mod resume;
 mod round;
 pub mod running;
+mod sections_place;
 mod steer;
 #[cfg(test)]
 mod testing;

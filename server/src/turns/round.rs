@@ -132,7 +132,8 @@ pub(super) async fn run_round<P: EditorPort>(
     let handles: Vec<String> = ready.iter().map(|p| p.member.handle.clone()).collect();
     port.round_starting(&handles);
 
-    let (mut live, mut anchors) = match append_sections(port, &ready).await {
+    let asked = members.iter().map(|(_, m)| *m).max().unwrap_or_default();
+    let (mut live, mut anchors) = match append_sections(port, &ready, snapshot, asked).await {
         Ok(appended) => appended,
         Err(error) => {
             let error = TurnError::Port(error);
@@ -219,14 +220,19 @@ pub(super) async fn run_round<P: EditorPort>(
     })
 }
 
-/// Appends every section at once, in the order the turns start, at the end of the
-/// document as it is when the edit lands.
+/// Inserts every section at once, in the order the turns start, right after the
+/// message they answer (`asked`, in `sent`: the document as the round read it) as it
+/// is when the edit lands: at the end, unless the user began a next message there
+/// since (`sections_place`).
 async fn append_sections<P: EditorPort>(
     port: &mut P,
     ready: &[Ready<'_>],
+    sent: &Snapshot,
+    asked: usize,
 ) -> Result<(Vec<Live>, Anchors), PortError> {
     let appended = port.edit_until_applied(MAX_STALE, |snapshot| {
         let (text, chat) = (&*snapshot.text, &*snapshot.chat);
+        let (at, eol_after) = super::sections_place::insertion_point(sent, asked, snapshot);
         let first = section::next_turn_number(text, chat);
         let eol = section::line_break(text);
         let mut insert = String::new();
@@ -243,7 +249,11 @@ async fn append_sections<P: EditorPort>(
                 council::mark(&mut status, mark, &mut letters);
             }
             // The section follows the text, or the sections before it in this edit.
-            let before = if insert.is_empty() { text } else { &insert };
+            let before = if insert.is_empty() {
+                &text[..at]
+            } else {
+                &insert
+            };
             let (piece, status_range, body) =
                 section::section_after(before, eol, &p.member.handle, &status);
             let base = insert.len();
@@ -257,10 +267,10 @@ async fn append_sections<P: EditorPort>(
             turn.fallback_seen = p.planned.fallback_seen.clone();
             live.push(turn);
         }
-        Ok::<_, PortError>(Some((
-            vec![(text.len()..text.len(), insert)],
-            (live, places),
-        )))
+        if eol_after {
+            insert.push_str(eol);
+        }
+        Ok::<_, PortError>(Some((vec![(at..at, insert)], (live, places))))
     });
     let (live, places) = match appended.await? {
         Edited::Applied(appended) => appended,

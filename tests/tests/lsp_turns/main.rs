@@ -25,6 +25,7 @@ mod ending;
 mod failures;
 mod file_end;
 mod lifecycle;
+mod live_model;
 mod permissions;
 mod policy;
 mod processes;
