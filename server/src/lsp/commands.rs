@@ -132,12 +132,9 @@ async fn start(
         Some(started_tx),
     );
     let task_client = client.clone();
-    let runs = {
-        let mut s = lock(state);
-        *s.active_runs.entry(uri.clone()).or_default() += 1;
-        s.runs.clone()
-    };
-    let (task_state, task_uri) = (state.clone(), uri.clone());
+    port.begin_run();
+    let runs = lock(state).runs.clone();
+    let task_state = state.clone();
     let task = runs.spawn(async move {
         let result = match before {
             Some(before) => before.run(&mut port).await,
@@ -158,17 +155,9 @@ async fn start(
                 .show_message(MessageType::ERROR, format!("chatmd: {error}"))
                 .await;
         }
+        // Under the chat's name now: a rename during the run moved the count.
+        let (task_uri, last) = port.end_run();
         drop(port);
-        let last = {
-            let mut s = lock(&task_state);
-            let n = s.active_runs.entry(task_uri.clone()).or_default();
-            *n = n.saturating_sub(1);
-            let last = *n == 0;
-            if last {
-                s.active_runs.remove(&task_uri);
-            }
-            last
-        };
         if last {
             queued::after_last_run(&task_state, task_uri);
         }

@@ -22,6 +22,7 @@ mod diagnostics;
 mod dialog;
 mod disk;
 mod renamed;
+mod runs;
 mod send;
 mod told;
 
@@ -78,6 +79,9 @@ pub struct LspPort {
     running: Running,
     /// The chat's team folder, once looked up (what agents tell is kept by it).
     team_folder: Option<PathBuf>,
+    /// This port runs turns and counts in `State::active_runs` under its document
+    /// (the count follows a rename).
+    counted_run: bool,
 }
 
 impl LspPort {
@@ -121,6 +125,7 @@ impl LspPort {
             adds_final_line_break,
             running,
             team_folder: None,
+            counted_run: false,
         }
     }
 
@@ -190,6 +195,10 @@ impl Drop for LspPort {
             }
         }
         let mut state = lock(&self.state);
+        if self.counted_run {
+            // A run that ended without `end_run` (its task panicked) waits no more.
+            runs::uncount_run(&mut state, &self.uri);
+        }
         if let Some(journal) = state.journals.get_mut(&self.uri) {
             journal.unsubscribe(self.reader);
             if !journal.is_read() {

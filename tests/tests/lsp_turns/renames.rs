@@ -41,7 +41,9 @@ fn slow_reviewer() -> Setup {
     )])
 }
 
-async fn rename_mid_turn(told: Told) {
+/// Starts the reviewer and renames its chat while it answers, telling the server as
+/// `told` says: the workspace, the editor and the new document's URI.
+async fn renamed_mid_turn(told: Told) -> (Setup, SimEditor, String) {
     let s = slow_reviewer();
     let (mut editor, old) = s
         .open_chat(Behaviour::VsCode, "team/draft.chat.md", CHAT)
@@ -82,6 +84,11 @@ async fn rename_mid_turn(told: Told) {
     if matches!(told, Told::AfterReopening | Told::AskedFirst) {
         renamed(&mut editor, &files).await;
     }
+    (s, editor, new)
+}
+
+async fn rename_mid_turn(told: Told) {
+    let (s, mut editor, new) = renamed_mid_turn(told).await;
     editor
         .run_until("the answer in the renamed chat", |e| {
             let text = e.text(&new);
@@ -154,5 +161,31 @@ async fn a_turn_follows_its_chat_into_the_renamed_file_when_no_document_opens() 
     assert!(
         !s.path("team/draft.chat.md").exists(),
         "the old file is not written again"
+    );
+}
+
+/// A next message Sent in the renamed chat while the answer goes on waits for it, and
+/// is delivered when it ends (the run is counted under the chat's new name).
+#[tokio::test]
+async fn a_message_queued_in_the_renamed_chat_is_delivered_when_the_turn_ends() {
+    let (_s, mut editor, new) = renamed_mid_turn(Told::AfterReopening).await;
+    editor
+        .run_until("the answer going on in the renamed chat", |e| {
+            e.text(&new).contains("second")
+        })
+        .await;
+    crate::setup::send_queued(&mut editor, &new, "\n## @me\n@reviewer again\n").await;
+    editor
+        .run_until("the queued message answered", |e| {
+            let text = e.text(&new);
+            text.matches("status=done").count() == 2 && text.ends_with("\n## @me\n")
+        })
+        .await;
+    turns_ended(&mut editor).await;
+    let text = crate::setup::plain(editor.text(&new));
+    assert_eq!(
+        text,
+        "## @me\n@reviewer go\n\n## @reviewer\n<!-- t1 claude done -->\nfirst second third fourth\n\n\
+         ## @me\n@reviewer again\n\n## @reviewer\n<!-- t2 claude done -->\nfirst second third fourth\n\n## @me\n"
     );
 }

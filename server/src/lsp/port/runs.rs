@@ -1,0 +1,38 @@
+//! The count of runs per chat (`State::active_runs`): a queued message is delivered
+//! when the chat's last run ends, under the chat's name as it is then.
+
+use tower_lsp_server::ls_types::Uri;
+
+use super::{LspPort, lock};
+use crate::lsp::state::State;
+
+impl LspPort {
+    /// Counts this port's run in `State::active_runs` (queued messages wait for it)
+    /// until [`LspPort::end_run`], under the chat's name as it is then.
+    pub fn begin_run(&mut self) {
+        *lock(&self.state)
+            .active_runs
+            .entry(self.uri.clone())
+            .or_default() += 1;
+        self.counted_run = true;
+    }
+
+    /// Ends the count of [`LspPort::begin_run`]: the chat's URI now, and whether no
+    /// other run goes on in it.
+    pub fn end_run(&mut self) -> (Uri, bool) {
+        self.counted_run = false;
+        let last = uncount_run(&mut lock(&self.state), &self.uri);
+        (self.uri.clone(), last)
+    }
+}
+
+/// Takes one run off `uri`'s count; whether it was the last.
+pub(super) fn uncount_run(state: &mut State, uri: &Uri) -> bool {
+    let n = state.active_runs.entry(uri.clone()).or_default();
+    *n = n.saturating_sub(1);
+    let last = *n == 0;
+    if last {
+        state.active_runs.remove(uri);
+    }
+    last
+}
