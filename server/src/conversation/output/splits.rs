@@ -33,7 +33,8 @@ const TRICKY: &[&str] = &[
 ];
 
 /// Streams `pieces` and returns the output, checking after each piece that only the
-/// start of the last line that may still become a message heading is held back.
+/// start of the last line that may still become a message heading (or a permission
+/// block's first line) is held back.
 pub(super) fn stream(pieces: &[&str]) -> String {
     let mut f = OutputFilter::new();
     let mut out = String::new();
@@ -45,7 +46,9 @@ pub(super) fn stream(pieces: &[&str]) -> String {
         assert!(
             taken.ends_with(held)
                 && !held.contains(['\r', '\n'])
-                && (held.is_empty() || may_become_heading(held.as_bytes())),
+                && (held.is_empty()
+                    || may_become_heading(held.as_bytes())
+                    || may_become_record(held.as_bytes())),
             "held back {held:?} after {taken:?}"
         );
     }
@@ -191,6 +194,9 @@ fn atoms() -> Vec<&'static str> {
         "é😀",
         "\u{a0}",
         "[NEXT: a]",
+        "> **Permission** `t1-p1` — x",
+        "> - [ ] Allow",
+        "> **Perm",
     ];
     [&before[..], BLOCK_BITS, &after].concat()
 }
