@@ -153,6 +153,8 @@ fn a_second_turn_resumes_the_last_session_and_sends_only_what_is_new() {
                 &resume,
                 "--append-system-prompt",
                 ROLE,
+                "--permission-mode",
+                "default",
             ],
             // codex keeps its developer instructions with the thread.
             "codex" => vec![
@@ -161,6 +163,8 @@ fn a_second_turn_resumes_the_last_session_and_sends_only_what_is_new() {
                 FIRST,
                 "--json",
                 "--skip-git-repo-check",
+                "-c",
+                "sandbox_mode=\"read-only\"",
                 &new_only,
             ],
             // gemini keeps the [SYSTEM] text of the first prompt in its session.
@@ -171,6 +175,8 @@ fn a_second_turn_resumes_the_last_session_and_sends_only_what_is_new() {
                 "stream-json",
                 "--skip-trust",
                 &resume,
+                "--approval-mode",
+                "default",
             ],
         }
         .into_iter()

@@ -77,7 +77,8 @@ fn boundaries(text: &str) -> Vec<usize> {
         .collect()
 }
 
-/// The filtered output, inserted as an answer, never starts a message of its own.
+/// The filtered output, inserted as an answer, never starts a message of its own (nor
+/// a permission block).
 fn assert_one_message(output: &str) {
     let mut doc = format!("## @me\nhi\n\n## @agent\n{output}");
     // As the turn ends the section (turns/live.rs), and as the next one starts.
@@ -88,6 +89,8 @@ fn assert_one_message(output: &str) {
     let chat = Chat::parse(&doc);
     let handles: Vec<&str> = chat.messages.iter().map(|m| m.handle(&doc)).collect();
     assert_eq!(handles, ["me", "agent", "me"], "{doc:?}");
+    // Nor a permission block: only chatmd writes those.
+    assert_eq!(chat.messages[1].permissions().count(), 0, "{doc:?}");
 }
 
 #[test]
