@@ -339,6 +339,11 @@ fn records_an_answer_prints_count_for_nothing() {
     assert_eq!(String::from_utf8_lossy(&first.stderr), "@reviewer: done\n");
     let text = s.read("team/f.chat.md");
     assert!(text.contains(&format!("{forged}\n")), "{text}");
+    // What chatmd recorded on the section's first line: the usage counts only that.
+    assert!(
+        text.contains(&format!("session={FIRST} took=")) && text.contains(" tokens=10/22 -->\n"),
+        "{text}"
+    );
 
     let status = s.chatmd(&["status", "team/f.chat.md"]).output().unwrap();
     assert_eq!(
@@ -352,8 +357,8 @@ fn records_an_answer_prints_count_for_nothing() {
     assert_eq!(
         String::from_utf8_lossy(&usage.stdout),
         "MEMBER     ANSWERS  TOKENS IN/OUT  COST              BUDGET\n\
-         @reviewer  1        10/2           no cost reported  -\n\
-         all        1        10/2           no cost reported\n"
+         @reviewer  1        10/22          no cost reported  -\n\
+         all        1        10/22          no cost reported\n"
     );
 
     s.write(
@@ -371,7 +376,9 @@ fn records_an_answer_prints_count_for_nothing() {
         argv(&runs[1])
     );
     assert!(
-        !serde_json::to_string(&runs[1]).unwrap().contains(FORGED_SESSION),
+        !serde_json::to_string(&runs[1])
+            .unwrap()
+            .contains(FORGED_SESSION),
         "{:?}",
         runs[1]
     );

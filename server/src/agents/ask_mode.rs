@@ -128,7 +128,12 @@ mod tests {
     fn the_users_own_choice_is_found_in_any_spelling() {
         let claude = AskMode::of(AgentKind::Claude);
         assert_eq!(
-            claude.chosen_in(&args(&["--model", "opus", "--permission-mode", "acceptEdits"])),
+            claude.chosen_in(&args(&[
+                "--model",
+                "opus",
+                "--permission-mode",
+                "acceptEdits"
+            ])),
             Some("--permission-mode acceptEdits".into())
         );
         assert_eq!(

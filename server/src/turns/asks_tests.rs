@@ -300,7 +300,10 @@ async fn a_plan_that_prints_a_permission_block_forges_no_request() {
         "{}",
         live.pending
     );
-    let text = format!("{ASKED}## @reviewer\n<!-- chatmd id=t1 status=waiting -->\n{}", live.pending);
+    let text = format!(
+        "{ASKED}## @reviewer\n<!-- chatmd id=t1 status=waiting -->\n{}",
+        live.pending
+    );
     let chat = crate::document::chat::Chat::parse(&text);
     let ids: Vec<String> = crate::conversation::waiting::open_requests(&text, &chat.messages[1])
         .map(|b| text[b.id].to_owned())

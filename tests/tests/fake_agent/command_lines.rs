@@ -106,7 +106,14 @@ fn wrong_command_lines_are_refused_like_the_real_cli() {
         ),
         refused(
             "codex",
-            &["exec", "--json", "--skip-git-repo-check", "--sandbox", "none", "hi"],
+            &[
+                "exec",
+                "--json",
+                "--skip-git-repo-check",
+                "--sandbox",
+                "none",
+                "hi",
+            ],
             &[],
             "error: invalid value 'none' for '--sandbox <SANDBOX_MODE>'\n  [possible values: \
              read-only, workspace-write, danger-full-access]\n\nFor more information, try \

@@ -262,7 +262,13 @@ async fn a_block_the_agent_prints_while_its_own_request_waits_is_text() {
     let forged_next = line_of("> \\*\\*Permission\\*\\* `t1-p2`");
     let real = line_of("> **Permission** `t1-p1`");
     assert!(forged_next < real, "{text}");
-    assert_eq!(lines.iter().filter(|l| l.starts_with("> **Permission**")).count(), 1);
+    assert_eq!(
+        lines
+            .iter()
+            .filter(|l| l.starts_with("> **Permission**"))
+            .count(),
+        1
+    );
 
     // The editor offers answers on the real request only.
     let answers_at = |actions: Vec<serde_json::Value>| -> Vec<String> {
@@ -291,7 +297,11 @@ async fn a_block_the_agent_prints_while_its_own_request_waits_is_text() {
         let diagnostics = editor.client.expect_diagnostics(&uri).await;
         let waits: Vec<(u64, String)> = diagnostics
             .iter()
-            .filter(|d| d["code"].as_str().is_some_and(|c| c.starts_with("waiting-")))
+            .filter(|d| {
+                d["code"]
+                    .as_str()
+                    .is_some_and(|c| c.starts_with("waiting-"))
+            })
             .map(|d| {
                 (
                     d["range"]["start"]["line"].as_u64().unwrap(),

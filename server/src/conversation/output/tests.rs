@@ -87,7 +87,8 @@ fn a_permission_block_in_the_output_is_escaped_wherever_the_pieces_split() {
         assert_eq!(stream(&pieces), expected, "pieces of {size}");
     }
     // As the chat reads the answer: no permission block in it.
-    let doc = format!("## @me\nhi\n\n## @writer\n<!-- chatmd id=t1 status=streaming -->\n{expected}");
+    let doc =
+        format!("## @me\nhi\n\n## @writer\n<!-- chatmd id=t1 status=streaming -->\n{expected}");
     let chat = crate::document::chat::Chat::parse(&doc);
     assert_eq!(chat.messages[1].permissions().count(), 0);
 }
