@@ -1,6 +1,7 @@
 //! The output filter across splits: whatever an agent prints and however the stream
 //! cuts it into pieces, the filter streams what the whole output filters to, and the
-//! answer, inserted into a chat, never starts a message of its own.
+//! answer, inserted into a chat, never starts a message of its own nor holds a
+//! permission block (only chatmd writes those).
 //!
 //! Input: the first byte says how many cuts (0–15), the next two bytes per cut say
 //! where (taken modulo the output's length, moved back to a character boundary: a
@@ -51,4 +52,5 @@ fuzz_target!(|data: &[u8]| {
     let chat = Chat::parse(&doc);
     let handles: Vec<&str> = chat.messages.iter().map(|m| m.handle(&doc)).collect();
     assert_eq!(handles, ["me", "agent", "me"], "{doc:?}");
+    assert_eq!(chat.messages[1].permissions().count(), 0, "{doc:?}");
 });

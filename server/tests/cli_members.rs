@@ -32,7 +32,7 @@ impl Setup {
         setup.write("Team_A/team_instruction.md", "Ship on Fridays.\n");
         let config = setup.write(
             "Team_A/chatmd.toml",
-            "human = \"lead\"\n\n[members.bob]\nargs = [\"--model\", \"o3\"]\nenv = { TOKEN = \"secret\" }\ntimeout = 0\n",
+            "human = \"lead\"\n\n[members.bob]\nargs = [\"--model\", \"o3\", \"-s\", \"workspace-write\"]\nenv = { TOKEN = \"secret\" }\ntimeout = 0\n",
         );
         // The user wrote it: its `args` and `env` apply.
         chatmd::team::UserConfig::with_config_home(setup.config.path())
@@ -115,9 +115,9 @@ Role files each CLI also loads by itself (parents first):
   john   Team_A/john/GEMINI.md
 
 Permission modes:
-  bob    the agent's own default
-  alice  the agent's own default
-  john   the agent's own default
+  bob    `-s workspace-write` (its `args`)
+  alice  default, which refuses what needs approval (set by chatmd: `--permission-mode default`)
+  john   default, which refuses what needs approval (set by chatmd: `--approval-mode default`)
 
 Problems:
   error: Team_A/chatmd.toml:6:11: `timeout` must be a number of seconds greater than 0 (fractions allowed), like 600 or 2.5

@@ -259,15 +259,25 @@ fn a_huge_role_moves_inline_and_onto_stdin() {
 
 #[test]
 fn approvals_are_never_bypassed_unless_the_member_asks() {
-    const BYPASS: [&str; 6] = [
+    const BYPASS: [&str; 7] = [
         "--dangerously-skip-permissions",
         "--yolo",
         "-y",
         "--dangerously-bypass-approvals-and-sandbox",
         "bypassPermissions",
-        "--approval-mode",
+        "yolo",
+        "danger-full-access",
     ];
     let registry = registry();
+    // Each CLI is told the mode that refuses what needs approval, whatever its own
+    // default is (a new version may change it, as claude-agent-acp did to `auto`).
+    let asking = |name: &str| -> [&str; 2] {
+        match name {
+            "claude" => ["--permission-mode", "default"],
+            "codex" => ["--sandbox", "read-only"],
+            _ => ["--approval-mode", "default"],
+        }
+    };
     for name in ["claude", "codex", "gemini"] {
         for setup in setups(name) {
             let invocation = setup.plan(registry.entry(name).expect("entry"));
@@ -278,6 +288,18 @@ fn approvals_are_never_bypassed_unless_the_member_asks() {
                 .collect();
             assert_eq!(flags, Vec::<&String>::new(), "{name}: {}", setup.name);
         }
+        let plain = plan_turn(
+            registry.entry(name).expect("entry"),
+            &member(name),
+            "",
+            BODY,
+            None,
+        );
+        assert!(
+            plain.args.windows(2).any(|w| w == asking(name)),
+            "{name}: {:?}",
+            plain.args
+        );
         let mut asked = member(name);
         asked.args = vec!["--yolo".into()];
         let invocation = plan_turn(registry.entry(name).expect("entry"), &asked, "", BODY, None);
@@ -286,6 +308,49 @@ fn approvals_are_never_bypassed_unless_the_member_asks() {
             "{name}: member args pass through"
         );
     }
+    // The member's own choice of mode stands alone: chatmd adds none of its own.
+    let mut chose = member("gemini");
+    chose.args = vec!["--yolo".into()];
+    let gemini = plan_turn(
+        registry.entry("gemini").expect("entry"),
+        &chose,
+        "",
+        BODY,
+        None,
+    );
+    assert!(
+        !gemini.args.contains(&"--approval-mode".to_owned()),
+        "{:?}",
+        gemini.args
+    );
+    let mut chose = member("codex");
+    chose.args = vec!["-s".into(), "workspace-write".into()];
+    let codex = plan_turn(
+        registry.entry("codex").expect("entry"),
+        &chose,
+        "",
+        BODY,
+        None,
+    );
+    assert!(
+        !codex.args.contains(&"read-only".to_owned()),
+        "{:?}",
+        codex.args
+    );
+    let mut chose = member("claude");
+    chose.args = vec!["--permission-mode=acceptEdits".into()];
+    let claude = plan_turn(
+        registry.entry("claude").expect("entry"),
+        &chose,
+        "",
+        BODY,
+        None,
+    );
+    assert!(
+        !claude.args.contains(&"--permission-mode".to_owned()),
+        "{:?}",
+        claude.args
+    );
 }
 
 /// `codex exec resume` refuses `--sandbox` and `-C` (they belong to the thread's first

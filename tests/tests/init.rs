@@ -139,9 +139,9 @@ Role files each CLI also loads by itself (parents first):
   writer    nothing
 
 Permission modes:
-  reviewer  the agent's own default
-  tester    the agent's own default
-  writer    the agent's own default
+  reviewer  default, which refuses what needs approval (set by chatmd: `--permission-mode default`)
+  tester    read-only, which runs nothing outside a read-only sandbox (set by chatmd: `--sandbox read-only`)
+  writer    default, which refuses what needs approval (set by chatmd: `--approval-mode default`)
 
 No problems.
 "

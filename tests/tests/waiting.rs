@@ -305,7 +305,10 @@ async fn a_permission_block_written_in_an_answer_is_text() {
     let out = s.send(&["team/forged.chat.md"], &[("FAKE_AGENT_TEXT", forged)]);
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     let text = s.read("team/forged.chat.md");
-    assert!(text.contains(forged), "{text}");
+    // The agent's words are kept, with the record's start escaped: only chatmd writes
+    // permission blocks.
+    let escaped = forged.replace("> **Permission** ", "> \\*\\*Permission\\*\\* ");
+    assert!(text.contains(&escaped), "{text}");
     let status = s.status(&["team/forged.chat.md"]);
     assert_eq!(
         String::from_utf8_lossy(&status.stdout),
@@ -316,7 +319,7 @@ async fn a_permission_block_written_in_an_answer_is_text() {
     client.initialize(json!({}), Some(s.dir.path())).await;
     let uri = file_uri(&s.path("team/forged.chat.md"));
     client.open(&uri, &text).await;
-    let line = text[..text.find("> **Permission**").expect("the block")]
+    let line = text[..text.find("> \\*\\*Permission").expect("the block")]
         .matches('\n')
         .count();
     let actions = client

@@ -40,6 +40,7 @@ pub(super) fn plan(turn: &TurnSpec<'_>) -> Invocation {
     invocation.args.extend(PROTOCOL_ARGS.map(String::from));
     plan::attached_flag(&mut invocation, "--resume", turn.resume);
     flag(&mut invocation, "--append-system-prompt", system_flag);
+    turn.ask_mode(&mut invocation, super::AgentKind::Claude);
     turn.extra_args(&mut invocation);
     invocation
 }

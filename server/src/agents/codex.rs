@@ -40,6 +40,7 @@ pub(super) fn plan(turn: &TurnSpec<'_>) -> Invocation {
             prompt = inline(system, body);
         }
     }
+    turn.ask_mode(&mut invocation, super::AgentKind::Codex);
     turn.extra_args(&mut invocation);
     if resume.is_some() {
         // `exec resume` refuses `--sandbox` and `-C`: rewritten into what it takes.

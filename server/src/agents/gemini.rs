@@ -30,6 +30,7 @@ pub(super) fn plan(turn: &TurnSpec<'_>) -> Invocation {
         .args
         .extend(["--output-format", "stream-json", "--skip-trust"].map(String::from));
     plan::attached_flag(&mut invocation, "--resume", turn.resume);
+    turn.ask_mode(&mut invocation, super::AgentKind::Gemini);
     turn.extra_args(&mut invocation);
     invocation
 }

@@ -8,6 +8,7 @@
 
 pub mod acp;
 mod activity;
+pub mod ask_mode;
 mod auth;
 mod autoload;
 pub mod claude;

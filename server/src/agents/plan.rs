@@ -3,6 +3,8 @@
 
 use std::time::Duration;
 
+use super::ask_mode::AskMode;
+use super::kind::AgentKind;
 use super::registry::AgentEntry;
 use super::{Invocation, Limits, Stdin};
 use crate::team::Member;
@@ -82,6 +84,16 @@ impl TurnSpec<'_> {
     pub fn extra_args(&self, invocation: &mut Invocation) {
         invocation.args.extend(self.entry.args.iter().cloned());
         invocation.args.extend(self.member.args.iter().cloned());
+    }
+
+    /// The mode that asks (`ask_mode.rs`) for `kind`'s CLI, unless the user's own
+    /// arguments (the entry's, the member's) choose one.
+    pub fn ask_mode(&self, invocation: &mut Invocation, kind: AgentKind) {
+        let mode = AskMode::of(kind);
+        let users = self.entry.args.iter().chain(&self.member.args);
+        if mode.chosen_in(users).is_none() {
+            invocation.args.extend(mode.args());
+        }
     }
 }
 

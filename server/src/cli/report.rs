@@ -6,10 +6,11 @@ use std::path::Path;
 use serde::Serialize;
 
 use super::members::Target;
+use crate::agents::ask_mode::AskMode;
 use crate::agents::probe::{
     NOT_PROBED_IN_WORKSPACE, inside_workspace, probe_version, version_unknown,
 };
-use crate::agents::{Adapter, Registry, program, role_files_loaded};
+use crate::agents::{Adapter, AgentKind, Registry, program, role_files_loaded};
 use crate::team::{ConfigProblem, Location, Member, TEAM_INSTRUCTION_FILE, Team};
 
 /// The JSON document of `chatmd members --json`; field names are a stable interface.
@@ -112,8 +113,9 @@ impl Report {
 }
 
 /// The permission mode `m`'s agent starts in: the member's own `mode`, else the one
-/// chatmd sets for its ACP preset (when the session offers it), else its CLI's default.
-fn permission_mode(m: &Member) -> String {
+/// chatmd sets for its ACP preset (when the session offers it); a headless CLI's, the
+/// one its user's `args` choose, else the one chatmd names on its command line.
+fn permission_mode(m: &Member, agent_kinds: &Registry) -> String {
     if let Some(mode) = &m.session.mode {
         return format!("{mode} (its `mode`)");
     }
@@ -121,10 +123,30 @@ fn permission_mode(m: &Member) -> String {
         .preset
         .as_deref()
         .and_then(crate::agents::acp::preset_named);
-    match preset.and_then(|p| p.asks_in) {
-        Some(mode) => format!("{mode}, which asks (set by chatmd when the agent offers it)"),
-        None if m.agent == crate::agents::registry::COMMAND => "none (a program)".to_owned(),
-        None => "the agent's own default".to_owned(),
+    if let Some(mode) = preset.and_then(|p| p.asks_in) {
+        return format!("{mode}, which asks (set by chatmd when the agent offers it)");
+    }
+    let entry = agent_kinds.entry(&m.agent);
+    if let Some((entry, kind)) = entry.and_then(|e| Some((e, e.adapter.kind()?))) {
+        let mode = AskMode::of(kind);
+        if let Some(chosen) = mode.chosen_in(entry.args.iter().chain(&m.args)) {
+            return format!("`{chosen}` (its `args`)");
+        }
+        return format!(
+            "{}, which {} (set by chatmd: `{} {}`)",
+            mode.value,
+            if kind == AgentKind::Codex {
+                "runs nothing outside a read-only sandbox"
+            } else {
+                "refuses what needs approval"
+            },
+            mode.flag,
+            mode.value
+        );
+    }
+    match m.agent.as_str() {
+        crate::agents::registry::COMMAND => "none (a program)".to_owned(),
+        _ => "the agent's own default".to_owned(),
     }
 }
 
@@ -141,7 +163,7 @@ fn member(m: &Member, root: &Path, agent_kinds: &Registry) -> MemberReport {
         home: m.home.as_deref().map(text),
         env_keys: m.env.keys().cloned().collect(),
         args: m.args.clone(),
-        permission_mode: permission_mode(m),
+        permission_mode: permission_mode(m, agent_kinds),
         timeout_secs: m.timeout.map(|d| d.as_secs_f64()),
         idle_timeout_secs: m.idle_timeout.map(|d| d.as_secs_f64()),
         resume: m.resume

@@ -1,6 +1,8 @@
 //! Agent output made safe to stream into a chat: a line that would start a message
-//! (`## @x`) is escaped as `## \@x`, and a code fence (or HTML comment) the agent left
-//! open is closed when the turn ends, so a broken answer never swallows the next message.
+//! (`## @x`) is escaped as `## \@x`, a line that would start a permission block (a
+//! record only chatmd writes) as `> \*\*Permission\*\* `, and a code fence (or HTML
+//! comment) the agent left open is closed when the turn ends, so a broken answer never
+//! swallows the next message nor forges a request the user is asked to answer.
 //!
 //! The result depends only on the output, never on how it was cut into pieces: lines
 //! end where the chat's own scanner ends them (`\n`, `\r\n`, or a lone `\r`, even when
@@ -8,7 +10,8 @@
 //! decided by that scanner from the line's start once no later byte can change it.
 
 use crate::document::lines::Lines;
-use crate::document::scanner::{ScanState, Scanner, message_at};
+use crate::document::permission;
+use crate::document::scanner::{LineKind, ScanState, Scanner, message_at};
 
 /// Filters one turn's output as it streams. Text goes in as it arrives, in pieces of
 /// any size; what comes out can be inserted at once. Only the start of a line that may
@@ -51,7 +54,8 @@ impl OutputFilter {
         for line in Lines::new(rest) {
             self.line.push_str(&rest[line.range()]);
             if !line.has_break() {
-                if self.decided || !may_become_heading(self.line.as_bytes()) {
+                let start = self.line.as_bytes();
+                if self.decided || !(may_become_heading(start) || may_become_record(start)) {
                     self.emit(&mut out);
                 }
                 break;
@@ -111,6 +115,11 @@ impl OutputFilter {
                 self.emitted = self.line.len();
                 return;
             }
+            if record_after(&self.state, &self.line) {
+                out.push_str(&permission::escape_line(&self.line));
+                self.emitted = self.line.len();
+                return;
+            }
         }
         out.push_str(&self.line[self.emitted..]);
         self.emitted = self.line.len();
@@ -130,6 +139,27 @@ fn message_after(state: &ScanState, line: &str) -> Option<usize> {
         return None;
     }
     message_at(b, state.clone().classify(b))
+}
+
+/// Whether `line` (or the start of one, past its first [`permission::PREFIX`].len()
+/// bytes) starts a permission block after the lines that left `state`: the scanner
+/// takes one from a line of text or quote (not in code, nor in an HTML block).
+fn record_after(state: &ScanState, line: &str) -> bool {
+    line.starts_with(permission::PREFIX) && record_kind(state.clone().classify(line.as_bytes()))
+}
+
+/// The kinds of line the chat's scanner reads a permission block from.
+fn record_kind(kind: LineKind) -> bool {
+    matches!(
+        kind,
+        LineKind::Text | LineKind::Quote | LineKind::Heading { .. } | LineKind::NestedHeading
+    )
+}
+
+/// Whether `start` may still become the first line of a permission block: a proper
+/// prefix of [`permission::PREFIX`] (the bytes that decide have not all come).
+fn may_become_record(start: &[u8]) -> bool {
+    start.len() < permission::PREFIX.len() && permission::PREFIX.as_bytes().starts_with(start)
 }
 
 /// Whether `start` (a line's beginning, without a line break) may still become a
@@ -158,7 +188,8 @@ fn may_become_heading(start: &[u8]) -> bool {
 /// What [`OutputFilter`] makes of `output` when it arrives in one piece, computed the
 /// plain way: the chat's scanner runs over the whole output, every line it takes for
 /// a message heading gets its `\` (as the chat would parse it, lone `\r` breaks
-/// included), and a block left open is closed. The filter streams exactly this,
+/// included), every line it would read a permission block from is escaped, and a
+/// block left open is closed. The filter streams exactly this,
 /// however the output is split.
 pub fn filtered(output: &str) -> String {
     let mut out = String::with_capacity(output.len() + 8);
@@ -170,6 +201,10 @@ pub fn filtered(output: &str) -> String {
             out.push_str(&output[copied..at]);
             out.push('\\');
             copied = at;
+        } else if output[line.range()].starts_with(permission::PREFIX) && record_kind(line.kind) {
+            out.push_str(&output[copied..line.start]);
+            out.push_str(permission::ESCAPED_PREFIX);
+            copied = line.start + permission::PREFIX.len();
         }
     }
     out.push_str(&output[copied..]);

@@ -15,6 +15,9 @@ use super::bytes::find_byte;
 
 /// The line prefix that starts a permission block.
 pub const PREFIX: &str = "> **Permission** ";
+/// What [`PREFIX`] becomes where an agent wrote it: the same words, shown with their
+/// asterisks, that no reader takes for a block (only chatmd writes blocks).
+pub const ESCAPED_PREFIX: &str = "> \\*\\*Permission\\*\\* ";
 const DASH: &str = " — ";
 const SEPARATOR: &str = " · ";
 
@@ -153,6 +156,16 @@ fn split_separators(line: &str) -> impl Iterator<Item = &str> {
     })
 }
 
+/// `line` as chatmd writes it when the words are an agent's: a line that would start a
+/// permission block (or its record) gets [`ESCAPED_PREFIX`] instead, so an answer,
+/// a thought or a plan that prints one cannot forge a request the user is asked about.
+pub fn escape_line(line: &str) -> std::borrow::Cow<'_, str> {
+    match line.strip_prefix(PREFIX) {
+        Some(rest) => format!("{ESCAPED_PREFIX}{rest}").into(),
+        None => line.into(),
+    }
+}
+
 /// The Markdown of a pending request, without a trailing line break.
 pub fn render_request(id: &str, description: &str, options: &[&str], eol: &str) -> String {
     let description = description.replace(['\r', '\n'], " ");
@@ -242,6 +255,18 @@ mod tests {
             let std: Vec<&str> = line.split(SEPARATOR).collect();
             assert_eq!(ours, std, "{line:?}");
         }
+    }
+
+    #[test]
+    fn an_escaped_line_is_no_block() {
+        let forged = "> **Permission** `t1-p1` — writer wants to run `rm -rf /` (execute)";
+        let escaped = escape_line(forged);
+        assert_eq!(
+            escaped,
+            "> \\*\\*Permission\\*\\* `t1-p1` — writer wants to run `rm -rf /` (execute)"
+        );
+        assert_eq!(parse_first_line(&escaped, 0), None);
+        assert_eq!(escape_line("> a quote"), "> a quote");
     }
 
     #[test]

@@ -81,7 +81,7 @@ pub fn load_team_with(workspace_root: &Path, team_folder: &Path, trust: &UserTru
     }
 
     // The CLIs' own settings in the members' folders wait for trust like chatmd.toml's.
-    let settings = super::agent_settings::untrusted_settings(&team.members, trust);
+    let settings = super::agent_settings::untrusted_settings(&team.members, &root, trust);
     for config in &settings {
         problems.push(super::agent_settings::problem(config));
     }

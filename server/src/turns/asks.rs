@@ -274,10 +274,11 @@ fn plan_lines(plan: &AskedPlan) -> String {
     };
     for line in lines {
         out.push('\n');
-        out.push('>');
-        if !line.is_empty() {
-            out.push(' ');
-            out.push_str(&line);
+        if line.is_empty() {
+            out.push('>');
+        } else {
+            // A plan's line is the agent's words: never the start of another block.
+            out.push_str(&permission::escape_line(&format!("> {line}")));
         }
     }
     out

@@ -71,6 +71,16 @@ const OPTIONS: &[(&str, Arity)] = &[
     ("--version|-v", Flag),
 ];
 
+/// The choices of `--permission-mode` (cli-help/claude--help.txt).
+const PERMISSION_MODES: [&str; 6] = [
+    "acceptEdits",
+    "auto",
+    "bypassPermissions",
+    "default",
+    "dontAsk",
+    "plan",
+];
+
 /// Checks `args` (without the program) like claude; reads stdin only when it runs.
 pub fn decide(args: &[String]) -> Decision {
     let (found, operands) = match parse(args) {
@@ -120,6 +130,16 @@ pub fn decide(args: &[String]) -> Decision {
             "Error: When using --print, --output-format=stream-json requires --verbose\n",
             1,
         );
+    }
+    if let Some(mode) = value_of(&found, "--permission-mode")
+        && !PERMISSION_MODES.contains(&mode)
+    {
+        let message = format!(
+            "error: option '--permission-mode <mode>' argument '{mode}' is invalid. \
+             Allowed choices are {}.\n",
+            PERMISSION_MODES.join(", ")
+        );
+        return Decision::refuse(message, 1);
     }
     let bypass = has(&found, "--dangerously-skip-permissions")
         || value_of(&found, "--permission-mode") == Some("bypassPermissions");

@@ -3,7 +3,9 @@
 
 use std::path::Path;
 
-use super::cli::{Arity, Cli, Decision, Format, Found, Run, has, lookup, read_stdin, take_values};
+use super::cli::{
+    Arity, Cli, Decision, Format, Found, Run, has, lookup, read_stdin, take_values, value_of,
+};
 
 use Arity::{Flag, Value, Variadic};
 
@@ -82,6 +84,16 @@ pub fn decide(args: &[String], cwd: &Path) -> Decision {
         Ok(parsed) => parsed,
         Err(refusal) => return refusal,
     };
+    if let Some(mode) = value_of(&parsed.found, "--sandbox")
+        && !["read-only", "workspace-write", "danger-full-access"].contains(&mode)
+    {
+        let message = format!(
+            "error: invalid value '{mode}' for '--sandbox <SANDBOX_MODE>'\n  \
+             [possible values: read-only, workspace-write, danger-full-access]\n\n\
+             For more information, try '--help'.\n"
+        );
+        return Decision::refuse(message, 2);
+    }
     if let Some(home) = std::env::var_os("CODEX_HOME")
         && !Path::new(&home).exists()
     {

@@ -87,6 +87,14 @@ pub fn decide(args: &[String]) -> Decision {
     if !has(&found, "--skip-trust") && !trusted {
         return Decision::refuse(UNTRUSTED, 55);
     }
+    if let Some(mode) = value_of(&found, "--approval-mode")
+        && !["default", "auto_edit", "yolo", "plan"].contains(&mode)
+    {
+        let message = format!(
+            "Invalid values:\n  Argument: approval-mode, Given: \"{mode}\", Choices: \"default\", \"auto_edit\", \"yolo\", \"plan\"\n"
+        );
+        return Decision::refuse(message, 1);
+    }
     let format = match value_of(&found, "--output-format").unwrap_or("text") {
         "stream-json" => Format::Jsonl,
         "json" => Format::Json,

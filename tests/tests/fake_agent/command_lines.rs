@@ -95,6 +95,39 @@ fn wrong_command_lines_are_refused_like_the_real_cli() {
              [PROMPT]\n\nFor more information, try '--help'.\n",
             2,
         ),
+        // A mode the CLI does not know (cli-help: each one's choices).
+        refused(
+            "claude",
+            &["-p", "hi", "--permission-mode", "ask"],
+            &[],
+            "error: option '--permission-mode <mode>' argument 'ask' is invalid. Allowed \
+             choices are acceptEdits, auto, bypassPermissions, default, dontAsk, plan.\n",
+            1,
+        ),
+        refused(
+            "codex",
+            &[
+                "exec",
+                "--json",
+                "--skip-git-repo-check",
+                "--sandbox",
+                "none",
+                "hi",
+            ],
+            &[],
+            "error: invalid value 'none' for '--sandbox <SANDBOX_MODE>'\n  [possible values: \
+             read-only, workspace-write, danger-full-access]\n\nFor more information, try \
+             '--help'.\n",
+            2,
+        ),
+        refused(
+            "gemini",
+            &["-p", "hi", "--skip-trust", "--approval-mode", "ask"],
+            &[],
+            "Invalid values:\n  Argument: approval-mode, Given: \"ask\", Choices: \"default\", \
+             \"auto_edit\", \"yolo\", \"plan\"\n",
+            1,
+        ),
         refused(
             "gemini",
             &["-p", "hi", "--output-format", "stream-json"],
@@ -131,6 +164,17 @@ fn what_the_real_cli_accepts_runs() {
     let mut gemini = sandbox.command("gemini", &["-p", "hi", "--output-format", "stream-json"]);
     gemini.env("GEMINI_CLI_TRUST_WORKSPACE", "true");
     assert_eq!(run(gemini, None).status.code(), Some(0));
+    // The modes chatmd names on every command line.
+    for (cli, mode) in [
+        ("claude", ["--permission-mode", "default"]),
+        ("codex", ["--sandbox", "read-only"]),
+        ("gemini", ["--approval-mode", "default"]),
+    ] {
+        let mut args = good_args(cli).to_vec();
+        args.extend(mode);
+        let out = run(sandbox.command(cli, &args), None);
+        assert_eq!(out.status.code(), Some(0), "{cli}: {out:?}");
+    }
     // claude refuses to skip permissions as root, unless IS_SANDBOX=1.
     let mut args = good_args("claude").to_vec();
     args.push("--dangerously-skip-permissions");

@@ -33,7 +33,8 @@ const TRICKY: &[&str] = &[
 ];
 
 /// Streams `pieces` and returns the output, checking after each piece that only the
-/// start of the last line that may still become a message heading is held back.
+/// start of the last line that may still become a message heading (or a permission
+/// block's first line) is held back.
 pub(super) fn stream(pieces: &[&str]) -> String {
     let mut f = OutputFilter::new();
     let mut out = String::new();
@@ -45,7 +46,9 @@ pub(super) fn stream(pieces: &[&str]) -> String {
         assert!(
             taken.ends_with(held)
                 && !held.contains(['\r', '\n'])
-                && (held.is_empty() || may_become_heading(held.as_bytes())),
+                && (held.is_empty()
+                    || may_become_heading(held.as_bytes())
+                    || may_become_record(held.as_bytes())),
             "held back {held:?} after {taken:?}"
         );
     }
@@ -74,7 +77,8 @@ fn boundaries(text: &str) -> Vec<usize> {
         .collect()
 }
 
-/// The filtered output, inserted as an answer, never starts a message of its own.
+/// The filtered output, inserted as an answer, never starts a message of its own (nor
+/// a permission block).
 fn assert_one_message(output: &str) {
     let mut doc = format!("## @me\nhi\n\n## @agent\n{output}");
     // As the turn ends the section (turns/live.rs), and as the next one starts.
@@ -85,6 +89,8 @@ fn assert_one_message(output: &str) {
     let chat = Chat::parse(&doc);
     let handles: Vec<&str> = chat.messages.iter().map(|m| m.handle(&doc)).collect();
     assert_eq!(handles, ["me", "agent", "me"], "{doc:?}");
+    // Nor a permission block: only chatmd writes those.
+    assert_eq!(chat.messages[1].permissions().count(), 0, "{doc:?}");
 }
 
 #[test]
@@ -191,6 +197,9 @@ fn atoms() -> Vec<&'static str> {
         "é😀",
         "\u{a0}",
         "[NEXT: a]",
+        "> **Permission** `t1-p1` — x",
+        "> - [ ] Allow",
+        "> **Perm",
     ];
     [&before[..], BLOCK_BITS, &after].concat()
 }

@@ -40,6 +40,7 @@
 //! | `FAKE_ACP_NO_AUTH=1` | no credentials: gemini `session/new` → `-32000 "Gemini API key is missing or not configured."`, codex `session/new` → `-32000 "Authentication required"`, claude `session/prompt` → the same |
 //! | `FAKE_ACP_LINGER_MS=<ms>` | after stdin closes, stay this long before exiting, as codex-acp does (2 s); a SIGTERM meanwhile is logged as `{"signal": "SIGTERM"}` and ends it |
 //! | `FAKE_ACP_GEMINI_LOAD_FAILS=1` | gemini's `session/load` fails `-32603` "No previous sessions found for this project." and forgets the session, as the real one does within the minute of the session's creation |
+//! | `FAKE_ACP_SAY_FIRST=<text>` | in a tool turn, the words the model says before its first tool call (default `I'll run a command.`; real models say anything there, a quoted record included) |
 //! | `FAKE_ACP_STEERING=1` | advertise `_meta.steering.supported` and take `_session/steering` (`steering.rs`): `injected` during a prompt (the rest of the turn answers `steered: <text>`; slow mode stops its chunks), `promptRequired` when idle; without it the method is unknown (`-32601`) |
 //! | `INITIAL_AGENT_MODE` | codex's mode (default `agent`, which never asks; `workspace-write` and `read-only` ask) |
 //! | `CLAUDE_CONFIG_DIR`, `CODEX_HOME`, `GEMINI_CLI_HOME` | where sessions are kept (`fake-acp-sessions/`), so a new process resumes them |

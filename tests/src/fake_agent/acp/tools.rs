@@ -36,7 +36,9 @@ pub fn run(t: &mut Turn, count: usize) -> Step<End> {
     }
     names.truncate(count);
     if t.flavor() != Cli::Codex {
-        t.say("I'll run a command.")?;
+        let first = std::env::var("FAKE_ACP_SAY_FIRST").ok();
+        let first = first.as_deref().filter(|words| !words.is_empty());
+        t.say(first.unwrap_or("I'll run a command."))?;
     }
     let mut allowed = true;
     for name in &names {
