@@ -50,7 +50,7 @@ pub fn choose(cli: Cli, knobs: &Knobs, run: &Run) -> Result<Script, String> {
         }
     };
     if let Some(store) = &knobs.sessions {
-        sessions::remember(store, cli, &script)?;
+        sessions::remember(store, cli, &script, run)?;
     }
     script.lines = convert(cli, run.format, std::mem::take(&mut script.lines));
     Ok(script)

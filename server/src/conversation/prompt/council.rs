@@ -26,7 +26,7 @@
 //! ````
 
 use super::{Prompt, PromptError, PromptRequest, build_prompt, cleaned_text, non_empty};
-use crate::conversation::attached::fenced;
+use super::quote::fenced;
 use crate::conversation::routing::council::{Council, Stage};
 use crate::document::inline::is_handle_byte;
 

@@ -75,6 +75,8 @@ impl<'a> Case<'a> {
             role_loaded_by_cli: self.role_loaded_by_cli,
             since: self.since,
             attached: self.attached,
+            correction: "",
+            instructions_again: false,
         };
         build_prompt_with_cap(&request, cap)
     }
@@ -183,7 +185,7 @@ fn crlf_text_comes_out_with_unix_line_breaks() {
     assert!(
         prompt
             .body
-            .contains("Topic\nline two\n[MESSAGE]\nme: @reviewer first\nsecond\n")
+            .contains("The topic:\n```\nTopic\nline two\n```\n[MESSAGE]\nme: @reviewer first\nsecond\n")
     );
 }
 
@@ -354,6 +356,7 @@ fn the_roster_line_lists_only_members_taking_part() {
 mod apart;
 mod attached;
 mod cap;
+mod quoting;
 mod roles;
 
 #[test]
