@@ -176,7 +176,7 @@ fn a_recorded_session_of_each_cli_imports_byte_for_byte_under_its_member() {
         let chat = s.read(&format!("team/{name}"));
         assert!(
             chat.contains(&format!(
-                "\n## @{member}\n<!-- chatmd id=t1 agent={cli} status=done session={id} -->\n"
+                "\n## @{member}\n<!-- chatmd id=t1 agent={cli} status=done session={id} held=none -->\n"
             )),
             "{chat}"
         );
