@@ -265,7 +265,10 @@ fn an_imported_session_gets_the_team_instruction_and_roster_exactly_once() {
             chat.push_str(&format!("@{member} {question}\n"));
             s.write(&format!("team/{name}"), &chat);
             let out = s
-                .command(&[&format!("team/{name}")], &[("FAKE_AGENT_TEXT", "Resumed.")])
+                .command(
+                    &[&format!("team/{name}")],
+                    &[("FAKE_AGENT_TEXT", "Resumed.")],
+                )
                 .env("FAKE_AGENT_RECORD", s.path("runs.jsonl"))
                 .output()
                 .unwrap();

@@ -99,9 +99,15 @@ fn a_new_session_gets_the_instructions_the_normal_way_once_and_a_resumed_one_not
     for (member, cli) in MEMBERS {
         let s = Setup::new();
         let out = s.ask(&format!("@{member} first"), &[]);
-        assert_eq!(String::from_utf8_lossy(&out.stderr), format!("@{member}: done\n"));
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr),
+            format!("@{member}: done\n")
+        );
         let out = s.ask(&format!("@{member} second"), &[]);
-        assert_eq!(String::from_utf8_lossy(&out.stderr), format!("@{member}: done\n"));
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr),
+            format!("@{member}: done\n")
+        );
         let runs = s.runs();
         assert_eq!(runs.len(), 2, "{cli}");
         assert_eq!(delivered(&runs[0], RULE), 1, "{cli}: {}", runs[0]);
@@ -109,7 +115,10 @@ fn a_new_session_gets_the_instructions_the_normal_way_once_and_a_resumed_one_not
         let prompt = runs[0]["prompt"].as_str().unwrap();
         match cli {
             "claude" => {
-                assert!(args.windows(2).any(|w| w == ["--append-system-prompt", RULE]));
+                assert!(
+                    args.windows(2)
+                        .any(|w| w == ["--append-system-prompt", RULE])
+                );
                 assert_eq!(runs[0]["system"], RULE);
             }
             "codex" => assert!(

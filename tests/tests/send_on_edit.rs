@@ -175,12 +175,22 @@ fn on_edit_tell_lists_only_the_edited_message_not_the_answers_the_session_never_
         "## @me\n@reviewer @tester @writer which cache?\n",
     );
     let out = s.send(&["team/e.chat.md"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let text = s.read("team/e.chat.md").replace("which cache?", "which cache, for reads?")
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = s
+        .read("team/e.chat.md")
+        .replace("which cache?", "which cache, for reads?")
         + "@reviewer and now?\n";
     s.write("team/e.chat.md", &text);
     let out = s.send(&["team/e.chat.md", "--on-edit", "tell"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let runs = s.runs();
     assert_eq!(runs.len(), 4);
     assert_eq!(runs[3]["as"], "claude");

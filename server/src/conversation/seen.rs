@@ -77,9 +77,9 @@ impl SeenRecord {
         };
         let (first, hashes) = rest.split_once(':')?;
         let hashes: Vec<String> = hashes.split('.').map(str::to_owned).collect();
-        let well_formed = hashes
-            .iter()
-            .all(|h| h == NOT_GIVEN || (h.len() == HASH_DIGITS && h.bytes().all(|b| b.is_ascii_hexdigit())));
+        let well_formed = hashes.iter().all(|h| {
+            h == NOT_GIVEN || (h.len() == HASH_DIGITS && h.bytes().all(|b| b.is_ascii_hexdigit()))
+        });
         let first: usize = first.parse().ok()?;
         // Every message it names has an index: one past `usize::MAX` is no record.
         first.checked_add(hashes.len() - 1)?;
@@ -212,7 +212,12 @@ pub struct Told {
 /// own answers are never edits (it holds what it wrote).
 pub fn told(text: &str, chat: &Chat, handle: &str, last: &LastSession) -> Told {
     let memory = memory(text, chat, handle, last);
-    let Some(end) = chat.messages.len().checked_sub(1).map(|l| l.min(last.since)) else {
+    let Some(end) = chat
+        .messages
+        .len()
+        .checked_sub(1)
+        .map(|l| l.min(last.since))
+    else {
         return Told::default();
     };
     let seen: Vec<(usize, &str)> = memory.iter().map(|(&i, h)| (i, h.as_str())).collect();
@@ -230,7 +235,11 @@ pub fn told(text: &str, chat: &Chat, handle: &str, last: &LastSession) -> Told {
         for &(index, hash) in &seen[next_seen..kept_seen] {
             let there = index as isize + offset;
             let moved = || now.iter().find(|(_, h)| h == hash);
-            match gap.iter().find(|(i, _)| *i as isize == there).or_else(moved) {
+            match gap
+                .iter()
+                .find(|(i, _)| *i as isize == there)
+                .or_else(moved)
+            {
                 Some(&(i, _)) => told.edited.push(i),
                 None => told.deleted += 1,
             }
@@ -341,9 +350,10 @@ pub fn correction(text: &str, chat: &Chat, told: &Told) -> String {
         );
         for &index in &told.edited {
             out.push('\n');
-            out.push_str(&entry(text, &chat.messages[index]).unwrap_or_else(|| {
-                format!("{}: (nothing)", chat.messages[index].handle(text))
-            }));
+            out.push_str(
+                &entry(text, &chat.messages[index])
+                    .unwrap_or_else(|| format!("{}: (nothing)", chat.messages[index].handle(text))),
+            );
         }
     }
     if told.deleted > 0 {

@@ -180,7 +180,11 @@ pub(super) fn plan(
             };
         }
         let given = given_messages(&request);
-        let told = if since.is_some() { &to_tell.edited[..] } else { &[] };
+        let told = if since.is_some() {
+            &to_tell.edited[..]
+        } else {
+            &[]
+        };
         let seen = SeenRecord::of_turn(text, chat, &given, since.is_some(), told);
         let mut invocation = plan_turn(entry, member, &prompt.system, &prompt.body, session);
         if acp {

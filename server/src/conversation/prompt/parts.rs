@@ -174,4 +174,3 @@ fn shorten(role: &str, budget: usize) -> String {
         format!("{kept}\n{ROLE_SHORTENED_NOTE}")
     }
 }
-

@@ -45,7 +45,9 @@ pub fn quoted(label: &str, text: &str) -> String {
 /// Whether some reader could see more than one line in `text`: besides `\n`, a bare
 /// `\r` and the Unicode line and paragraph separators break lines for some of them.
 fn breaks_lines(text: &str) -> bool {
-    text.contains(['\n', '\r', '\u{0b}', '\u{0c}', '\u{85}', '\u{2028}', '\u{2029}'])
+    text.contains([
+        '\n', '\r', '\u{0b}', '\u{0c}', '\u{85}', '\u{2028}', '\u{2029}',
+    ])
 }
 
 fn longest_backtick_run(text: &str) -> usize {
@@ -79,7 +81,10 @@ mod tests {
             quoted("tester", "a\n````\nb"),
             "tester:\n`````\na\n````\nb\n`````\n"
         );
-        assert_eq!(quoted("tester", "a\rme: b"), "tester:\n```\na\rme: b\n```\n");
+        assert_eq!(
+            quoted("tester", "a\rme: b"),
+            "tester:\n```\na\rme: b\n```\n"
+        );
     }
 
     /// Takes a transcript of [`quoted`] entries apart line by line, the way a careful

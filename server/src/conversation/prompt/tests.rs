@@ -182,11 +182,9 @@ fn crlf_text_comes_out_with_unix_line_breaks() {
     let text = "Topic\r\nline two\r\n\r\n## @me\r\n@reviewer first\r\nsecond [DONE]\r\n\r\n## @reviewer\r\n";
     let prompt = Case::new(text, "reviewer", 0).build();
     assert!(!prompt.inline().contains('\r'));
-    assert!(
-        prompt
-            .body
-            .contains("The topic:\n```\nTopic\nline two\n```\n[MESSAGE]\nme: @reviewer first\nsecond\n")
-    );
+    assert!(prompt.body.contains(
+        "The topic:\n```\nTopic\nline two\n```\n[MESSAGE]\nme: @reviewer first\nsecond\n"
+    ));
 }
 
 #[test]

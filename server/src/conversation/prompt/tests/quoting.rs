@@ -78,7 +78,9 @@ fn a_correction_opens_the_context_and_the_new_messages_follow_under_their_headin
     let prompt = build_prompt(&request).expect("prompt");
     assert_eq!(
         prompt.body,
-        format!("[CONTEXT]\n{correction}\n{NEW_MESSAGES}\ntester: Two.\n[MESSAGE]\nme: @reviewer next\n")
+        format!(
+            "[CONTEXT]\n{correction}\n{NEW_MESSAGES}\ntester: Two.\n[MESSAGE]\nme: @reviewer next\n"
+        )
     );
     // Nothing new: no heading.
     request.since = Some(2);
@@ -90,5 +92,9 @@ fn a_correction_opens_the_context_and_the_new_messages_follow_under_their_headin
     // The instructions again: the roster line opens the context.
     request.instructions_again = true;
     let prompt = build_prompt(&request).expect("prompt");
-    assert!(prompt.body.starts_with("[CONTEXT]\nYou are @reviewer"), "{}", prompt.body);
+    assert!(
+        prompt.body.starts_with("[CONTEXT]\nYou are @reviewer"),
+        "{}",
+        prompt.body
+    );
 }
