@@ -176,7 +176,7 @@ fn a_recorded_session_of_each_cli_imports_byte_for_byte_under_its_member() {
         let chat = s.read(&format!("team/{name}"));
         assert!(
             chat.contains(&format!(
-                "\n## @{member}\n<!-- chatmd id=t1 agent={cli} status=done session={id} -->\n"
+                "\n## @{member}\n<!-- chatmd id=t1 agent={cli} status=done session={id} held=none -->\n"
             )),
             "{chat}"
         );
@@ -211,8 +211,12 @@ fn the_next_turn_resumes_the_imported_session_with_the_clis_own_id() {
             .collect();
         assert_eq!(runs.len(), 1, "{cli}");
         assert_eq!(runs[0]["resume"], id, "{cli}");
-        // Only what is new to the session is sent.
-        let new_only = format!("[CONTEXT]\n[MESSAGE]\nme: @{member} and now?\n");
+        // Only what is new to the session is sent, and the roster line, which the
+        // imported session never got.
+        let new_only = format!(
+            "[CONTEXT]\n{}\n[MESSAGE]\nme: @{member} and now?\n",
+            roster_line(member)
+        );
         assert_eq!(runs[0]["prompt"], new_only.as_str(), "{cli}");
         let argv: Vec<&str> = runs[0]["argv"].as_array().unwrap()[1..]
             .iter()
@@ -230,6 +234,68 @@ fn the_next_turn_resumes_the_imported_session_with_the_clis_own_id() {
         if cli == "codex" {
             assert_eq!(&argv[..3], resume.as_slice());
         }
+    }
+}
+
+/// The roster line of `member` in [`Setup::new`]'s team.
+fn roster_line(member: &str) -> String {
+    let others: Vec<String> = SESSIONS
+        .iter()
+        .filter(|s| s.0 != member)
+        .map(|s| format!("@{} ({})", s.0, s.1))
+        .collect();
+    let next = SESSIONS.iter().find(|s| s.0 != member).unwrap().0;
+    format!(
+        "You are @{member} in a team chat with @me (human), {}. Mention a member (@{next}) or end with [NEXT: {next}] to hand over.",
+        others.join(", ")
+    )
+}
+
+#[test]
+fn an_imported_session_gets_the_team_instruction_and_roster_exactly_once() {
+    const RULE: &str = "TEAM-RULE: cite files.";
+    for (member, cli, file, _, name) in SESSIONS {
+        let s = Setup::new();
+        s.write("team/team_instruction.md", &format!("{RULE}\n"));
+        let out = s.import(&[&session_fixture(file), "--to", "team"]);
+        assert!(out.status.success(), "{cli}: {}", stderr(&out));
+        for question in ["and now?", "and then?"] {
+            let mut chat = s.read(&format!("team/{name}"));
+            assert!(chat.ends_with("\n## @me\n"), "{chat}");
+            chat.push_str(&format!("@{member} {question}\n"));
+            s.write(&format!("team/{name}"), &chat);
+            let out = s
+                .command(
+                    &[&format!("team/{name}")],
+                    &[("FAKE_AGENT_TEXT", "Resumed.")],
+                )
+                .env("FAKE_AGENT_RECORD", s.path("runs.jsonl"))
+                .output()
+                .unwrap();
+            assert_eq!(stderr(&out), format!("@{member}: done\n"), "{cli}");
+        }
+        let runs = s.json_lines("runs.jsonl");
+        assert_eq!(runs.len(), 2, "{cli}");
+        // The first follow-up: the team instruction at the top, the roster line, in
+        // the prompt only (no claude flag besides).
+        assert_eq!(
+            runs[0]["prompt"],
+            format!(
+                "[SYSTEM]\n{RULE}\n[CONTEXT]\n{}\n[MESSAGE]\nme: @{member} and now?\n",
+                roster_line(member)
+            ),
+            "{cli}"
+        );
+        let argv = |run: &Value| run["argv"].to_string();
+        assert!(!argv(&runs[0]).contains("--append-system-prompt"), "{cli}");
+        // The second: the session holds them; only the new message (claude gets its
+        // flag, as on every resumed run of 2.1.197).
+        assert_eq!(
+            runs[1]["prompt"],
+            format!("[CONTEXT]\n[MESSAGE]\nme: @{member} and then?\n"),
+            "{cli}"
+        );
+        assert_eq!(argv(&runs[1]).contains(RULE), cli == "claude", "{cli}");
     }
 }
 

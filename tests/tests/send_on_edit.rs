@@ -164,3 +164,44 @@ fn on_edit_fork_writes_a_new_chat_up_to_the_changed_message_and_sends_nothing() 
         "{prompt}"
     );
 }
+
+#[test]
+fn on_edit_tell_lists_only_the_edited_message_not_the_answers_the_session_never_saw() {
+    // A round to three members; the user edits the question and asks @reviewer again.
+    let s = Setup::new();
+    s.write("team/writer/GEMINI.md", "# Writes docs\n");
+    s.write(
+        "team/e.chat.md",
+        "## @me\n@reviewer @tester @writer which cache?\n",
+    );
+    let out = s.send(&["team/e.chat.md"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = s
+        .read("team/e.chat.md")
+        .replace("which cache?", "which cache, for reads?")
+        + "@reviewer and now?\n";
+    s.write("team/e.chat.md", &text);
+    let out = s.send(&["team/e.chat.md", "--on-edit", "tell"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let runs = s.runs();
+    assert_eq!(runs.len(), 4);
+    assert_eq!(runs[3]["as"], "claude");
+    assert_eq!(runs[3]["resume"], FIRST);
+    // @reviewer's session saw the question, not the others' answers: those come as
+    // what is new, under their own heading.
+    assert_eq!(
+        runs[3]["prompt"],
+        "[CONTEXT]\nchatmd: the user changed messages you saw earlier in this chat. They \
+         read now (forget the earlier versions):\nme: @reviewer @tester @writer which cache, \
+         for reads?\nchatmd: the messages since your last answer:\ntester: Answer.\n\
+         writer: Answer.\n[MESSAGE]\nme: @reviewer and now?\n"
+    );
+}

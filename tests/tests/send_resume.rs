@@ -9,7 +9,7 @@ use std::process::Output;
 
 #[path = "seen_support/mod.rs"]
 mod seen_support;
-use seen_support::seen;
+use seen_support::{held, seen};
 
 use pretty_assertions::assert_eq;
 use serde_json::Value;
@@ -187,6 +187,7 @@ fn a_second_turn_resumes_the_last_session_and_sends_only_what_is_new() {
         assert_eq!(runs[0]["cwd"], runs[1]["cwd"], "{cli}");
 
         let tail = status_tail(cli, FIRST);
+        let held = held(ROLE);
         // What each turn was given: the first question, then (resuming) the second.
         let text = s.read("team/r.chat.md");
         let (seen1, seen2) = (seen(&text, false, 0, 0), seen(&text, true, 2, 2));
@@ -194,9 +195,9 @@ fn a_second_turn_resumes_the_last_session_and_sends_only_what_is_new() {
             redacted(&text),
             format!(
                 "---\ntitle: Resume\n---\n\nThe topic.\n\n## @me\n@{member} first question\n\
-                 \n## @{member}\n<!-- chatmd id=t1 agent={cli} status=done {seen1} started=… {tail} -->\nFirst answer.\n\
+                 \n## @{member}\n<!-- chatmd id=t1 agent={cli} status=done {seen1} {held} started=… {tail} -->\nFirst answer.\n\
                  \n## @me\n@{member} second question\n\
-                 \n## @{member}\n<!-- chatmd id=t2 agent={cli} status=done {seen2} started=… {tail} -->\nSecond answer.\n\
+                 \n## @{member}\n<!-- chatmd id=t2 agent={cli} status=done {seen2} {held} started=… {tail} -->\nSecond answer.\n\
                  \n## @me\n"
             ),
             "{cli}"
@@ -252,12 +253,13 @@ fn a_lost_session_runs_again_as_a_new_one_in_the_same_section() {
         assert!(role_sent, "{cli}: the role goes with the new session");
 
         let tail = status_tail(cli, FRESH);
+        let held = held(ROLE);
         // The new session was given the whole chat (not just what the lost one missed).
         let seen = seen(&chat, false, 0, 2);
         assert_eq!(
             redacted(&s.read("team/l.chat.md")),
             format!(
-                "{chat}\n## @{member}\n<!-- chatmd id=t2 agent={cli} status=done {seen} started=… resume=lost {tail} -->\nFresh answer.\n\
+                "{chat}\n## @{member}\n<!-- chatmd id=t2 agent={cli} status=done {seen} {held} started=… resume=lost {tail} -->\nFresh answer.\n\
                  \n## @me\n"
             ),
             "{cli}"

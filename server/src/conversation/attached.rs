@@ -11,6 +11,8 @@
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
+use super::prompt::quote::fenced;
+
 /// The most one attachment keeps, in bytes.
 pub const ATTACHMENT_CAP: usize = 256 * 1024;
 /// The most all attachments of one message keep together, in bytes.
@@ -101,37 +103,6 @@ pub fn render(attachments: &[Attachment]) -> String {
         out.push_str(&fenced(&a.text));
     }
     out
-}
-
-/// `text` quoted whole in a backtick fence longer than any backtick run inside it, with
-/// the closing fence's line break: no line of `text` can close the fence, so nothing
-/// in it can read as the prompt's own structure (a forged `Answer B:` heading).
-pub fn fenced(text: &str) -> String {
-    let fence = "`".repeat(longest_backtick_run(text).max(2) + 1);
-    let mut out = String::with_capacity(text.len() + 2 * fence.len() + 3);
-    out.push_str(&fence);
-    out.push('\n');
-    out.push_str(text);
-    if !text.is_empty() && !text.ends_with('\n') {
-        out.push('\n');
-    }
-    out.push_str(&fence);
-    out.push('\n');
-    out
-}
-
-fn longest_backtick_run(text: &str) -> usize {
-    let mut longest = 0;
-    let mut run = 0;
-    for b in text.bytes() {
-        if b == b'`' {
-            run += 1;
-            longest = longest.max(run);
-        } else {
-            run = 0;
-        }
-    }
-    longest
 }
 
 /// A size as people read it: `812 B`, `4.0 KiB`, `1.2 MiB`.

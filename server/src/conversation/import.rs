@@ -6,6 +6,7 @@
 
 use crate::agents::AgentKind;
 use crate::agents::transcripts::{Part, Speaker, Transcript};
+use crate::conversation::prompt::{HELD_KEY, HELD_NOTHING};
 use crate::document::foreign::ASSISTANT_HANDLE;
 use crate::document::foreign::render::{Out, html_text, one_line, yaml_scalar};
 use crate::document::lines::Lines;
@@ -57,6 +58,9 @@ pub fn render(transcript: &Transcript, human: &str, agent: &str) -> String {
                     None => TurnStatus::Done,
                 });
                 status.set("session", transcript.session.as_str());
+                // The session never got chatmd's instructions nor the roster line: the
+                // member's next turn gives them (`prompt/held.rs`).
+                status.set(HELD_KEY, HELD_NOTHING);
                 if let Some(error) = &message.error {
                     status.set("error", error.as_str());
                 }
@@ -162,7 +166,7 @@ mod tests {
         };
         assert_eq!(
             render(&transcript, "me", "reviewer"),
-            "---\nimported_from: claude\n---\n\n## @me\n## \\@x is a heading\n```\n```\n\n## @reviewer\n<!-- chatmd id=t1 agent=claude status=error session=s-1 error=\"authentication failed\" -->\n<details><summary>Bash &lt;x&gt;</summary>\n\n```json\n{\"command\":\"ls\"}\n```\n\n```text\na\nb\n```\n\n</details>\n\nDone.\n\n## @me\n"
+            "---\nimported_from: claude\n---\n\n## @me\n## \\@x is a heading\n```\n```\n\n## @reviewer\n<!-- chatmd id=t1 agent=claude status=error session=s-1 held=none error=\"authentication failed\" -->\n<details><summary>Bash &lt;x&gt;</summary>\n\n```json\n{\"command\":\"ls\"}\n```\n\n```text\na\nb\n```\n\n</details>\n\nDone.\n\n## @me\n"
         );
     }
 }

@@ -2,7 +2,7 @@
 //! (agents.md §The prompt), capped at [`PROMPT_CAP`]. Pure: everything comes in through
 //! the request; only [`role_loaded_by_cli`] looks at the file system.
 //!
-//! ```text
+//! ````text
 //! [SYSTEM]
 //! <team_instruction.md>
 //!
@@ -11,13 +11,22 @@
 //! <the member's instructions from chatmd.toml>
 //! [CONTEXT]
 //! You are @reviewer in a team chat with @me (human), @tester (codex). Mention a member (@tester) or end with [NEXT: tester] to hand over.
-//! <the topic: the preamble, trimmed>
-//! me: <an earlier message>
-//! tester: <a later one; multi-line text kept as is>
+//! The topic: <the preamble, trimmed, when it is one line>
+//! me: <an earlier message of one line>
+//! tester:
+//! ```
+//! <a later one of several lines, quoted>
+//! ```
 //! [MESSAGE]
 //! me: <the message this member must answer>
-//! ```
+//! ````
 //!
+//! - Quoting: every text taken from the file (the topic, each earlier message, the
+//!   correction's messages, an AI message that is answered) is quoted by
+//!   [`quote::quoted`]: on its speaker's line when it is one line, else in a fence
+//!   that none of its lines can close. So no line of it reads as this prompt's own
+//!   structure or as another speaker. The human's message under `[MESSAGE]` stays as
+//!   written ([`asked_entry`] says why).
 //! - The roster line that opens `[CONTEXT]` tells the member who it is, who else takes
 //!   part (with their agents) and how to hand over. It sits in the context, not the
 //!   system part, so `system` stays exactly what the user configured (and empty when
@@ -45,11 +54,15 @@
 mod clean;
 mod command;
 mod council;
+mod held;
+mod parts;
+pub(crate) mod quote;
 mod role;
 mod roster_line;
 
 pub use command::slash_command;
 pub use council::build_council_prompt;
+pub use held::{HELD_KEY, HELD_NOTHING, holds, instructions_hash};
 pub use role::role_loaded_by_cli;
 
 use super::roster::Roster;
@@ -57,7 +70,7 @@ use super::routing::compare::{answers_apart, shown_to};
 use crate::document::chat::{Chat, Message};
 use crate::document::front_matter::DEFAULT_CONTEXT;
 use crate::team::Member;
-use roster_line::roster_line;
+use parts::Parts;
 
 /// The most a prompt may weigh, in bytes of UTF-8 (see [`Prompt::len`]).
 pub const PROMPT_CAP: usize = 768 * 1024;
@@ -66,6 +79,9 @@ pub const PROMPT_CAP: usize = 768 * 1024;
 pub const ROLE_SHORTENED_NOTE: &str = "[... role text shortened to fit the prompt limit]";
 
 const SYSTEM_HEADER: &str = "[SYSTEM]\n";
+
+/// What the topic is quoted under: with a space, so it is never a member's handle.
+const TOPIC_LABEL: &str = "The topic";
 
 /// A built prompt: the adapter puts `system` in a flag (claude's
 /// `--append-system-prompt`) or inline before `body` (see [`Prompt::inline`]).
@@ -130,7 +146,20 @@ pub struct PromptRequest<'a> {
     /// ([`attached::render`](super::attached::render)) and already cut to its own cap:
     /// it ends `[CONTEXT]` and is never cut to make room for anything else.
     pub attached: &'a str,
+    /// With resume after the user edited messages the session saw (`--on-edit tell`):
+    /// the note saying how they read now ([`seen::correction`](super::seen::correction)),
+    /// which opens `[CONTEXT]`; the messages after it come under [`NEW_MESSAGES`].
+    /// Empty for none.
+    pub correction: &'a str,
+    /// With resume: the session does not hold the current instructions ([`held`]), so
+    /// this prompt carries the roster line again (and the caller puts the `[SYSTEM]`
+    /// text inline, [`Prompt::inline`]).
+    pub instructions_again: bool,
 }
+
+/// Heads the messages a told turn is given after the correction, so they never read
+/// as more of the changed ones.
+pub const NEW_MESSAGES: &str = "chatmd: the messages since your last answer:";
 
 /// Why no prompt could be built.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -200,162 +229,35 @@ pub fn given_messages(req: &PromptRequest) -> Given {
     Given { context, asked }
 }
 
-/// The pieces of a prompt before the cap is applied.
-struct Parts {
-    instruction: Option<String>,
-    role: Option<String>,
-    instructions: Option<String>,
-    /// `None` on resume: the session has it.
-    roster_line: Option<String>,
-    topic: Option<String>,
-    /// `handle: text` entries, oldest first.
-    context: Vec<String>,
-    /// The rendered attachments (empty for none), after the context.
-    attached: String,
-    message: String,
-}
-
-impl Parts {
-    fn gather(req: &PromptRequest) -> Result<Parts, PromptError> {
-        let (text, chat) = (req.text, req.chat);
-        debug_assert_eq!(chat.len, text.len(), "the chat was parsed from this text");
-        if req.message >= chat.messages.len() {
-            return Err(PromptError::NoSuchMessage {
-                index: req.message,
-                count: chat.messages.len(),
-            });
-        }
-        let given = given_messages(req);
-        let answered = &chat.messages[given.asked];
-        let context: Vec<String> = given
-            .context
-            .iter()
-            .filter_map(|&i| entry(text, &chat.messages[i]))
-            .collect();
-        let topic = match req.since {
-            Some(_) => None,
-            None => non_empty(&text[chat.preamble.clone()]),
-        };
-        let role = if req.role_loaded_by_cli {
-            None
-        } else {
-            req.member.role_text.as_deref().and_then(non_empty)
-        };
-        Ok(Parts {
-            instruction: req.roster.team.instruction.as_deref().and_then(non_empty),
-            role,
-            instructions: req.member.instructions.as_deref().and_then(non_empty),
-            roster_line: req
-                .since
-                .is_none()
-                .then(|| roster_line(req.roster, req.member, answers_apart(chat))),
-            topic,
-            context,
-            attached: req.attached.to_owned(),
-            message: entry(text, answered).unwrap_or_else(|| format!("{}:", answered.handle(text))),
-        })
-    }
-
-    /// The prompt with `role` as the role part and the context from `skip` on.
-    fn assemble(&self, role: Option<&str>, skip: usize) -> Prompt {
-        let system: Vec<&str> = [
-            self.instruction.as_deref(),
-            role,
-            self.instructions.as_deref(),
-        ]
-        .into_iter()
-        .flatten()
-        .collect();
-        let mut body = String::from("[CONTEXT]\n");
-        for line in [self.roster_line.as_ref(), self.topic.as_ref()]
-            .into_iter()
-            .flatten()
-            .chain(&self.context[skip..])
-        {
-            body.push_str(line);
-            body.push('\n');
-        }
-        body.push_str(&self.attached);
-        body.push_str("[MESSAGE]\n");
-        body.push_str(&self.message);
-        body.push('\n');
-        Prompt {
-            system: system.join("\n\n"),
-            body,
-        }
-    }
-
-    /// The fullest prompt within `cap`. For each number of dropped context messages
-    /// (none first), the role is tried whole, cut, as the note alone, then left out.
-    /// Sizes are worked out from frames without context, so a long chat is not
-    /// assembled once per dropped message.
-    fn fit(&self, cap: usize) -> Result<Prompt, PromptError> {
-        let frame = |role: Option<&str>| self.assemble(role, self.context.len()).len();
-        let without_role = frame(None);
-        // Each context entry adds itself and its line break.
-        let mut context_len: usize = self.context.iter().map(|e| e.len() + 1).sum();
-        let role = self.role.as_deref();
-        let (with_role, with_cut) = match role {
-            Some(role) => (
-                frame(Some(role)),
-                frame(Some(&format!("\n{ROLE_SHORTENED_NOTE}"))),
-            ),
-            None => (without_role, without_role),
-        };
-        for skip in 0..=self.context.len() {
-            if skip > 0 {
-                context_len -= self.context[skip - 1].len() + 1;
-            }
-            // Every frame is at least a few bytes, so no room means nothing fits.
-            let room = cap.saturating_sub(context_len);
-            if with_role <= room {
-                return Ok(self.assemble(role, skip));
-            }
-            if let Some(role) = role {
-                if with_cut <= room {
-                    let cut = shorten(role, room - with_cut);
-                    return Ok(self.assemble(Some(&cut), skip));
-                }
-                // The note alone is one byte shorter than the frame's "\n" + note.
-                if with_cut - 1 <= room {
-                    return Ok(self.assemble(Some(ROLE_SHORTENED_NOTE), skip));
-                }
-                if without_role <= room {
-                    return Ok(self.assemble(None, skip));
-                }
-            }
-        }
-        Err(PromptError::TooLarge {
-            size: without_role,
-            limit: cap,
-        })
-    }
-}
-
-/// The first `budget` bytes of `role` (never splitting a character, trailing white
-/// space dropped), then the note on its own line.
-fn shorten(role: &str, budget: usize) -> String {
-    let mut end = budget.min(role.len());
-    while !role.is_char_boundary(end) {
-        end -= 1;
-    }
-    let kept = role[..end].trim_end();
-    if kept.is_empty() {
-        ROLE_SHORTENED_NOTE.to_owned()
-    } else {
-        format!("{kept}\n{ROLE_SHORTENED_NOTE}")
-    }
-}
-
 /// `message`'s text as agents get it: without routing markers and status comments.
 pub fn cleaned_text(text: &str, message: &Message) -> String {
     clean::message_text(text, message)
 }
 
-/// `handle: text` for one message, or `None` when its text is empty once cleaned.
-fn entry(text: &str, message: &Message) -> Option<String> {
+/// One message as the transcript quotes it ([`quote::quoted`], without the final line
+/// break), or `None` when its text is empty once cleaned.
+pub(crate) fn entry(text: &str, message: &Message) -> Option<String> {
     let body = clean::message_text(text, message);
-    (!body.is_empty()).then(|| format!("{}: {body}", message.handle(text)))
+    (!body.is_empty()).then(|| {
+        let mut quoted = quote::quoted(message.handle(text), &body);
+        quoted.pop();
+        quoted
+    })
+}
+
+/// The message a member answers, under `[MESSAGE]`. The human's stays as written,
+/// `me: text` over as many lines as it has: it is the last part of the prompt, so
+/// nothing after it can be forged, and whatever its lines say, the human wrote them
+/// (and a line such as `tester: done` in it is the human's own words). Another
+/// member's (in a chain) is quoted like every transcript entry, so its lines cannot
+/// pass for the human's.
+fn asked_entry(text: &str, message: &Message, roster: &Roster) -> Option<String> {
+    let handle = message.handle(text);
+    if !roster.is_human(handle) {
+        return entry(text, message);
+    }
+    let body = clean::message_text(text, message);
+    (!body.is_empty()).then(|| format!("{handle}: {body}"))
 }
 
 /// `text` trimmed with `\n` line breaks, or `None` when nothing is left.

@@ -14,7 +14,7 @@
 use std::collections::BTreeMap;
 
 use super::problems::{Fix, Problem};
-use super::prompt::{Given, cleaned_text};
+use super::prompt::{Given, cleaned_text, entry};
 use super::resume::{LastSession, last_session};
 use super::roster::Roster;
 use crate::document::chat::{Chat, Message};
@@ -40,21 +40,27 @@ pub struct SeenRecord {
 }
 
 impl SeenRecord {
-    /// The record of a turn given `given`, continuing a session or not. With `from`,
-    /// the record starts there instead (a turn told about changed messages from there
-    /// on now holds their new text).
+    /// The record of a turn given `given`, continuing a session or not. A told turn
+    /// (`told`: the changed messages it was given as they read now) also holds those:
+    /// the record then starts at the first of them, and the messages between that it
+    /// was not given are [`NOT_GIVEN`].
     pub fn of_turn(
         text: &str,
         chat: &Chat,
         given: &Given,
         resumed: bool,
-        from: Option<usize>,
+        told: &[usize],
     ) -> SeenRecord {
-        let first = given.context.first().copied().unwrap_or(given.asked);
-        let first = from.map_or(first, |from| from.min(first));
-        let hashes = chat.messages[first..=given.asked]
-            .iter()
-            .map(|m| message_hash(text, m))
+        let first_given = given.context.first().copied().unwrap_or(given.asked);
+        let first = told.first().map_or(first_given, |&t| t.min(first_given));
+        let hashes = (first..=given.asked)
+            .map(|i| {
+                if i >= first_given || told.contains(&i) {
+                    message_hash(text, &chat.messages[i])
+                } else {
+                    NOT_GIVEN.to_owned()
+                }
+            })
             .collect();
         SeenRecord {
             resumed,
@@ -71,9 +77,9 @@ impl SeenRecord {
         };
         let (first, hashes) = rest.split_once(':')?;
         let hashes: Vec<String> = hashes.split('.').map(str::to_owned).collect();
-        let well_formed = hashes
-            .iter()
-            .all(|h| h.len() == HASH_DIGITS && h.bytes().all(|b| b.is_ascii_hexdigit()));
+        let well_formed = hashes.iter().all(|h| {
+            h == NOT_GIVEN || (h.len() == HASH_DIGITS && h.bytes().all(|b| b.is_ascii_hexdigit()))
+        });
         let first: usize = first.parse().ok()?;
         // Every message it names has an index: one past `usize::MAX` is no record.
         first.checked_add(hashes.len() - 1)?;
@@ -91,20 +97,25 @@ impl SeenRecord {
     }
 }
 
+/// In a record, a message between two that the turn was given, which it was not (a
+/// told turn's record spans from the first corrected message).
+pub const NOT_GIVEN: &str = "-";
+
 /// Hex digits of a message hash: one accidental match in 16 million edits.
 const HASH_DIGITS: usize = 6;
 
 /// A short hash of a message as agents get it: its handle and its cleaned text (so a
 /// status comment changing, or line breaks, do not count as an edit).
 pub fn message_hash(text: &str, message: &Message) -> String {
+    let handle = message.handle(text).to_ascii_lowercase();
+    short_hash(&[&handle, "\n", &cleaned_text(text, message)])
+}
+
+/// A short hash of `pieces` one after the other: [`HASH_DIGITS`] hex digits.
+pub fn short_hash(pieces: &[&str]) -> String {
     // FNV-1a: stable across builds and platforms, unlike std's hasher.
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    let handle = message.handle(text).to_ascii_lowercase();
-    for byte in handle
-        .bytes()
-        .chain([b'\n'])
-        .chain(cleaned_text(text, message).bytes())
-    {
+    for byte in pieces.iter().flat_map(|p| p.bytes()) {
         hash ^= u64::from(byte);
         hash = hash.wrapping_mul(0x0100_0000_01b3);
     }
@@ -142,6 +153,20 @@ impl NextTurn {
 /// (edited, deleted or moved), by index, first first. Empty when the session's answers
 /// have no records (written before chatmd kept them), or nothing changed.
 pub fn changed(text: &str, chat: &Chat, handle: &str, last: &LastSession) -> Vec<usize> {
+    memory(text, chat, handle, last)
+        .into_iter()
+        .filter(|(index, hash)| {
+            chat.messages
+                .get(*index)
+                .is_none_or(|m| message_hash(text, m) != *hash)
+        })
+        .map(|(index, _)| index.min(chat.messages.len().saturating_sub(1)))
+        .collect()
+}
+
+/// What the session of `last` holds: the hash of each message it saw, by the index it
+/// had then.
+fn memory(text: &str, chat: &Chat, handle: &str, last: &LastSession) -> BTreeMap<usize, String> {
     let mut memory = BTreeMap::new();
     for m in chat.messages[..=last.since.min(chat.messages.len().saturating_sub(1))]
         .iter()
@@ -161,18 +186,99 @@ pub fn changed(text: &str, chat: &Chat, handle: &str, last: &LastSession) -> Vec
             memory.clear();
         }
         for (i, hash) in record.hashes.into_iter().enumerate() {
-            memory.insert(record.first + i, hash);
+            if hash != NOT_GIVEN {
+                memory.insert(record.first + i, hash);
+            }
         }
     }
     memory
-        .into_iter()
-        .filter(|(index, hash)| {
-            chat.messages
-                .get(*index)
-                .is_none_or(|m| message_hash(text, m) != *hash)
-        })
-        .map(|(index, _)| index.min(chat.messages.len().saturating_sub(1)))
-        .collect()
+}
+
+/// What a told turn corrects: the messages the session saw that read otherwise now.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Told {
+    /// The messages, by their index now, that the session saw in another version.
+    pub edited: Vec<usize>,
+    /// How many messages the session saw are gone from the file.
+    pub deleted: usize,
+}
+
+/// What the session of `last` must be told: of the messages it saw, those whose text
+/// changed and how many were deleted. The messages it saw, in order, are lined up with
+/// the file's up to its last answer (the longest run they have in common stays put);
+/// between two that stayed, a message it saw is edited when a message stands where it
+/// would be now, moved when its text is elsewhere, else deleted. Only messages it saw
+/// count: answers other members wrote meanwhile are new to it, not changed, and its
+/// own answers are never edits (it holds what it wrote).
+pub fn told(text: &str, chat: &Chat, handle: &str, last: &LastSession) -> Told {
+    let memory = memory(text, chat, handle, last);
+    let Some(end) = chat
+        .messages
+        .len()
+        .checked_sub(1)
+        .map(|l| l.min(last.since))
+    else {
+        return Told::default();
+    };
+    let seen: Vec<(usize, &str)> = memory.iter().map(|(&i, h)| (i, h.as_str())).collect();
+    let now: Vec<(usize, String)> = (0..=end)
+        .filter(|&i| !chat.messages[i].handle(text).eq_ignore_ascii_case(handle))
+        .map(|i| (i, message_hash(text, &chat.messages[i])))
+        .collect();
+    let seen_hashes: Vec<&str> = seen.iter().map(|(_, h)| *h).collect();
+    let now_hashes: Vec<&str> = now.iter().map(|(_, h)| h.as_str()).collect();
+    let mut told = Told::default();
+    let (mut next_seen, mut next_now, mut offset) = (0, 0, 0isize);
+    let ends = [(seen.len(), now.len())];
+    for &(kept_seen, kept_now) in common_run(&seen_hashes, &now_hashes).iter().chain(&ends) {
+        let gap = &now[next_now..kept_now];
+        for &(index, hash) in &seen[next_seen..kept_seen] {
+            let there = index as isize + offset;
+            let moved = || now.iter().find(|(_, h)| h == hash);
+            match gap
+                .iter()
+                .find(|(i, _)| *i as isize == there)
+                .or_else(moved)
+            {
+                Some(&(i, _)) => told.edited.push(i),
+                None => told.deleted += 1,
+            }
+        }
+        if let (Some(seen), Some(now)) = (seen.get(kept_seen), now.get(kept_now)) {
+            offset = now.0 as isize - seen.0 as isize;
+        }
+        (next_seen, next_now) = (kept_seen + 1, kept_now + 1);
+    }
+    told.edited.sort_unstable();
+    told.edited.dedup();
+    told
+}
+
+/// The positions in `a` and `b` of a longest common subsequence, in order.
+fn common_run(a: &[&str], b: &[&str]) -> Vec<(usize, usize)> {
+    // lengths[i][j]: the longest common subsequence of a[i..] and b[j..].
+    let mut lengths = vec![vec![0u32; b.len() + 1]; a.len() + 1];
+    for i in (0..a.len()).rev() {
+        for j in (0..b.len()).rev() {
+            lengths[i][j] = if a[i] == b[j] {
+                lengths[i + 1][j + 1] + 1
+            } else {
+                lengths[i + 1][j].max(lengths[i][j + 1])
+            };
+        }
+    }
+    let (mut i, mut j, mut out) = (0, 0, Vec::new());
+    while i < a.len() && j < b.len() {
+        if a[i] == b[j] {
+            out.push((i, j));
+            (i, j) = (i + 1, j + 1);
+        } else if lengths[i + 1][j] >= lengths[i][j + 1] {
+            i += 1;
+        } else {
+            j += 1;
+        }
+    }
+    out
 }
 
 /// The session `handle`'s next turn would continue when it resumes, with `agent` (the
@@ -234,15 +340,33 @@ pub fn problems(text: &str, chat: &Chat, roster: &Roster) -> Vec<Problem> {
 }
 
 /// The note a told turn's context opens with: each changed message as the file has it
-/// now.
-pub fn correction(text: &str, chat: &Chat, changed: &[usize]) -> String {
-    let mut out = String::from(
-        "chatmd: the user changed messages you saw earlier in this chat. They read now \
-         (forget the earlier versions):",
-    );
-    for &index in changed {
-        let m = &chat.messages[index];
-        out.push_str(&format!("\n{}: {}", m.handle(text), cleaned_text(text, m)));
+/// now, quoted like any message of the transcript, and how many were deleted.
+pub fn correction(text: &str, chat: &Chat, told: &Told) -> String {
+    let mut out = String::new();
+    if !told.edited.is_empty() {
+        out.push_str(
+            "chatmd: the user changed messages you saw earlier in this chat. They read now \
+             (forget the earlier versions):",
+        );
+        for &index in &told.edited {
+            out.push('\n');
+            out.push_str(
+                &entry(text, &chat.messages[index])
+                    .unwrap_or_else(|| format!("{}: (nothing)", chat.messages[index].handle(text))),
+            );
+        }
+    }
+    if told.deleted > 0 {
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        let (count, them) = match told.deleted {
+            1 => ("a message".to_owned(), "it"),
+            n => (format!("{n} messages"), "them"),
+        };
+        out.push_str(&format!(
+            "chatmd: the user deleted {count} you saw earlier in this chat (forget {them})."
+        ));
     }
     out
 }

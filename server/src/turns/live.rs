@@ -304,6 +304,7 @@ impl Live {
                 // Every turn of such a member is a new session given the file as it is
                 // then: no record, so no edit is ever reported as one it saw.
                 t.status.remove(SEEN_KEY);
+                t.status.remove(crate::conversation::prompt::HELD_KEY);
                 t.fallback_seen = None;
                 t.status_dirty = true;
             }

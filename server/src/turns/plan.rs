@@ -12,11 +12,12 @@ use crate::agents::{AgentEntry, Invocation, Registry, plan_turn};
 use crate::conversation::attached::{self, Attachment};
 use crate::conversation::prompt::given_messages;
 use crate::conversation::prompt::{
-    PromptRequest, build_council_prompt, build_prompt, role_loaded_by_cli, slash_command,
+    PromptRequest, build_council_prompt, build_prompt, holds, instructions_hash,
+    role_loaded_by_cli, slash_command,
 };
 use crate::conversation::roster::Roster;
 use crate::conversation::routing::council::{self, Stage};
-use crate::conversation::seen::{NextTurn, SeenRecord, changed, correction};
+use crate::conversation::seen::{NextTurn, SeenRecord, Told, correction, told};
 use crate::team::{self, Member};
 
 /// What a run needs besides the document.
@@ -47,6 +48,9 @@ pub(super) struct Planned {
     /// only for a member that resumes (for the others the file is all they know).
     pub seen: Option<String>,
     pub fallback_seen: Option<String>,
+    /// The instructions the session holds after this turn (`held=`,
+    /// `conversation::prompt::held`): only for a member that resumes.
+    pub held: Option<String>,
     /// The council round the turn is in (`conversation::routing::council`), marked in
     /// its status comment.
     pub council: Option<council::Mark>,
@@ -122,15 +126,16 @@ pub(super) fn plan(
     }
     // The user's answer to messages the session saw changing: a new session, or the
     // session told how they read now.
-    let mut told = Vec::new();
+    let mut to_tell = Told::default();
     if let Some(resumed) = &last {
         let status = chat.messages[resumed.since].status_comment(text);
         match status.and_then(NextTurn::of) {
             Some(NextTurn::Fresh) => last = None,
-            Some(NextTurn::Tell) => told = changed(text, chat, &member.handle, resumed),
+            Some(NextTurn::Tell) => to_tell = told(text, chat, &member.handle, resumed),
             None => {}
         }
     }
+    let correction = correction(text, chat, &to_tell);
     let acp = matches!(entry.adapter, crate::agents::Adapter::Acp(_));
     // An ACP agent gets the attachments as resource blocks, a headless CLI in its prompt.
     let attached = if acp {
@@ -140,8 +145,8 @@ pub(super) fn plan(
     };
     let command = |since: Option<usize>,
                    session: Option<&str>|
-     -> Result<(Invocation, String), TurnError> {
-        let request = PromptRequest {
+     -> Result<(Invocation, (String, Option<String>)), TurnError> {
+        let mut request = PromptRequest {
             text,
             chat,
             roster,
@@ -150,21 +155,37 @@ pub(super) fn plan(
             role_loaded_by_cli: role_loaded_by_cli(member, &ctx.workspace_root),
             since,
             attached: &attached,
+            // Only a resumed session needs telling: a new one reads the file as it is.
+            correction: if since.is_some() { &correction } else { "" },
+            instructions_again: false,
         };
+        // A resumed session that does not hold the current instructions gets them in
+        // this prompt, once (`prompt/held.rs`).
+        let held = instructions_hash(&request);
+        request.instructions_again = since.is_some()
+            && council_rounds.is_none()
+            && last
+                .as_ref()
+                .is_some_and(|l| !holds(text, chat, l.since, held.as_deref()));
         let mut prompt = match &council_rounds {
             Some((stage, council)) => build_council_prompt(&request, *stage, council)?,
             None => build_prompt(&request)?,
         };
-        let given = given_messages(&request);
-        let told = if since.is_some() { &told[..] } else { &[] };
-        if !told.is_empty() {
-            prompt.body = prompt.body.replacen(
-                "[CONTEXT]\n",
-                &format!("[CONTEXT]\n{}\n", correction(text, chat, told)),
-                1,
-            );
+        if request.instructions_again {
+            // In the prompt only: claude 2.1.197 would also take a flag, and the text
+            // would reach it twice.
+            prompt = crate::conversation::prompt::Prompt {
+                body: prompt.inline(),
+                system: String::new(),
+            };
         }
-        let seen = SeenRecord::of_turn(text, chat, &given, since.is_some(), told.first().copied());
+        let given = given_messages(&request);
+        let told = if since.is_some() {
+            &to_tell.edited[..]
+        } else {
+            &[]
+        };
+        let seen = SeenRecord::of_turn(text, chat, &given, since.is_some(), told);
         let mut invocation = plan_turn(entry, member, &prompt.system, &prompt.body, session);
         if acp {
             // The workspace around the member's folder, for an agent that takes more roots.
@@ -181,9 +202,9 @@ pub(super) fn plan(
         if let Some(extra) = &ctx.agent_path {
             crate::agents::program::put_first_on_path(&mut invocation, extra);
         }
-        Ok((invocation, seen.render()))
+        Ok((invocation, (seen.render(), held)))
     };
-    let ((invocation, seen), fallback) = match &last {
+    let ((invocation, (seen, held)), fallback) = match &last {
         Some(last) => (
             command(Some(last.since), Some(&last.session))?,
             Some(command(None, None)?),
@@ -191,6 +212,7 @@ pub(super) fn plan(
         None => (command(None, None)?, None),
     };
     let (fallback, fallback_seen) = fallback.unzip();
+    let fallback_seen = fallback_seen.map(|(seen, _)| seen);
     if !program_exists(&invocation) {
         return Err(TurnError::NotInstalled {
             program: invocation.program.clone(),
@@ -206,6 +228,7 @@ pub(super) fn plan(
         }),
         entry: entry.clone(),
         seen: super::resume::resumes(member, entry).then_some(seen),
+        held: held.filter(|_| super::resume::resumes(member, entry)),
         fallback_seen,
         council: stage.map(|stage| council::Mark {
             stage,

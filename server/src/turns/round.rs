@@ -18,6 +18,7 @@ use super::policy::{Policy, write_rule};
 use super::{Context, Edited, EditorPort, Level, PortError, Snapshot, TurnError};
 use crate::agents::{AgentEvent, configured_model};
 use crate::conversation::attached::Attachment;
+use crate::conversation::prompt::HELD_KEY;
 use crate::conversation::roster::Roster;
 use crate::conversation::routing::council;
 use crate::conversation::section;
@@ -244,6 +245,9 @@ async fn append_sections<P: EditorPort>(
             super::owner::Owner::this().stamp(&mut status); // whose process runs it
             if let Some(seen) = &p.planned.seen {
                 status.set(SEEN_KEY, seen.as_str());
+            }
+            if let Some(held) = &p.planned.held {
+                status.set(HELD_KEY, held.as_str());
             }
             if let Some(mark) = &p.planned.council {
                 council::mark(&mut status, mark, &mut letters);

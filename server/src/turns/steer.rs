@@ -22,7 +22,7 @@ use crate::conversation::seen::{SEEN_KEY, SeenRecord, message_hash};
 use crate::document::status::TurnStatus;
 
 /// The status comment keys the new section keeps from the one it continues.
-const KEPT: [&str; 4] = ["session", "model", "mode", "resume"];
+const KEPT: [&str; 5] = ["session", "model", "mode", "resume", "held"];
 
 /// Takes in what changed in the document since the last look (a snapshot would drop it).
 async fn take_changes<P: EditorPort>(port: &mut P, anchors: &mut Anchors) -> Result<(), PortError> {

@@ -1,5 +1,7 @@
 //! `claude`'s command line, checked the way Claude Code 2.1.197 does (commander-style
 //! options): unknown options, stream-json without `--verbose`, skip-permissions as root.
+//! With `FAKE_AGENT_VERSION=2.1.332` it is that version: on `--resume` the model gets
+//! the session's first `--append-system-prompt`, not this run's (`sessions.rs`).
 
 use super::cli::{
     Arity, Cli, Decision, Format, Found, Run, has, lookup, read_stdin, take_values, value_of,
@@ -81,14 +83,22 @@ const PERMISSION_MODES: [&str; 6] = [
     "plan",
 ];
 
-/// Checks `args` (without the program) like claude; reads stdin only when it runs.
-pub fn decide(args: &[String]) -> Decision {
+/// The first Claude Code version that keeps a session's first `--append-system-prompt`
+/// on `--resume` and ignores the one given then (agents-2026-12.md).
+pub const KEEPS_FIRST_SYSTEM: &str = "2.1.332";
+
+/// Checks `args` (without the program) like claude, as `version` (default 2.1.197);
+/// reads stdin only when it runs.
+pub fn decide(args: &[String], version: Option<&str>) -> Decision {
     let (found, operands) = match parse(args) {
         Ok(parsed) => parsed,
         Err(refusal) => return refusal,
     };
     if has(&found, "--version") {
-        return Decision::Print(Cli::Claude.version_line().into());
+        return Decision::Print(match version {
+            Some(version) => format!("{version} (Claude Code)\n"),
+            None => Cli::Claude.version_line().into(),
+        });
     }
     if operands.len() > 1 {
         let message = format!(
@@ -169,6 +179,7 @@ pub fn decide(args: &[String]) -> Decision {
         prompt,
         stdin,
         resume: value_of(&found, "--resume").map(str::to_owned),
+        system: value_of(&found, "--append-system-prompt").map(str::to_owned),
         format,
     })
 }

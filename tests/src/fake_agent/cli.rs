@@ -66,6 +66,9 @@ pub struct Run {
     pub stdin: Option<String>,
     /// The session to resume.
     pub resume: Option<String>,
+    /// The system text this run's command line gives (claude's
+    /// `--append-system-prompt`); `None` for none, and for codex and gemini.
+    pub system: Option<String>,
     pub format: Format,
 }
 

@@ -126,6 +126,7 @@ pub fn decide(args: &[String], cwd: &Path) -> Decision {
         prompt,
         stdin,
         resume: parsed.session,
+        system: None,
         format: if has(&parsed.found, "--json") {
             Format::Jsonl
         } else {

@@ -117,6 +117,7 @@ pub fn decide(args: &[String]) -> Decision {
         prompt,
         stdin,
         resume: value_of(&found, "--resume").map(str::to_owned),
+        system: None,
         format,
     })
 }

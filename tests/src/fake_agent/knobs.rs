@@ -35,6 +35,20 @@ pub struct Knobs {
     pub sessions: Option<PathBuf>,
     /// Knobs may also come from the prompt (see [`Knobs::with_prompt`]).
     pub prompt_knobs: bool,
+    /// The claude version impersonated (`--version`, the init line and how it keeps
+    /// its system text); `None`: 2.1.197.
+    pub version: Option<String>,
+}
+
+impl Knobs {
+    /// Whether the impersonated claude keeps its session's first system text on
+    /// resume (2.1.332 and later).
+    pub fn keeps_first_system(&self) -> bool {
+        let parts = |v: &str| -> Vec<u64> { v.split('.').filter_map(|p| p.parse().ok()).collect() };
+        self.version
+            .as_deref()
+            .is_some_and(|v| parts(v) >= parts(super::claude::KEEPS_FIRST_SYSTEM))
+    }
 }
 
 /// Starts the line of a prompt that gives knobs for one run (`FAKE_AGENT_PROMPT_KNOBS`).
@@ -105,6 +119,7 @@ impl Knobs {
                 .transpose()?,
             sessions: text("FAKE_AGENT_SESSIONS").map(PathBuf::from),
             prompt_knobs: flag("FAKE_AGENT_PROMPT_KNOBS"),
+            version: text("FAKE_AGENT_VERSION"),
         })
     }
 

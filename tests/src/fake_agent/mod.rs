@@ -30,7 +30,8 @@
 //! | `FAKE_AGENT_GRANDCHILD=1` | start a child process that sleeps forever (same process group, same stdout) |
 //! | `FAKE_AGENT_GRANDCHILD_PID=<file>` | write that child's pid here |
 //! | `FAKE_AGENT_PROMPT_KNOBS=1` | also take knobs from the prompt's last `fake-agent: NAME=value, NAME=value` line (they win over the environment's), so one member can behave differently per turn |
-//! | `FAKE_AGENT_RECORD=<file>` | write what it received as JSON: `pid`, `as`, `argv`, `cwd`, `env` (the state and trust variables), `stdin`, `prompt`, `resume`, `refused`; a `<file>` ending in `.jsonl` gets one line per run appended instead |
+//! | `FAKE_AGENT_RECORD=<file>` | write what it received as JSON: `pid`, `as`, `argv`, `cwd`, `env` (the state and trust variables), `stdin`, `prompt`, `resume`, `refused`, and for claude `system`, the system text its model gets (this run's `--append-system-prompt`, or on a 2.1.332 resume the session's first); a `<file>` ending in `.jsonl` gets one line per run appended instead |
+//! | `FAKE_AGENT_VERSION=<version>` | claude: be this version (`--version`, the init line); from 2.1.332 on, a resumed session keeps its first run's `--append-system-prompt` and ignores the run's own (needs `FAKE_AGENT_SESSIONS`, where that text is kept) |
 //! | `FAKE_AGENT_SESSIONS=<dir>` | a session store: each run adds the session it printed as `<dir>/<cli>/<id>`, and resuming an id not there prints the CLI's own "not found" (see `sessions.rs`); unset, every session resumes |
 //!
 //! A transcript's `<name>.meta.json` gives its exit code, stderr and whether the real
@@ -77,7 +78,7 @@ pub fn main() -> i32 {
     };
     let cwd = std::env::current_dir().unwrap_or_default();
     let decision = match cli {
-        Cli::Claude => claude::decide(&argv[1..]),
+        Cli::Claude => claude::decide(&argv[1..], knobs.version.as_deref()),
         Cli::Codex => codex::decide(&argv[1..], &cwd),
         Cli::Gemini => gemini::decide(&argv[1..]),
     };
@@ -91,7 +92,7 @@ pub fn main() -> i32 {
         _ => knobs,
     };
     if let Some(path) = &knobs.record
-        && let Err(error) = play::record(path, cli, &argv, &cwd, &decision)
+        && let Err(error) = play::record(path, cli, &argv, &cwd, &decision, &knobs)
     {
         return fail(&format!("cannot write {}: {error}", path.display()));
     }

@@ -176,6 +176,7 @@ pub fn record(
     argv: &[String],
     cwd: &Path,
     decision: &Decision,
+    knobs: &Knobs,
 ) -> std::io::Result<()> {
     let env: serde_json::Map<String, Value> = RECORDED_ENV
         .iter()
@@ -211,6 +212,10 @@ pub fn record(
         "resume": resume,
         "refused": refused,
     });
+    let mut record = record;
+    if let (Cli::Claude, Decision::Run(run)) = (cli, decision) {
+        record["system"] = Value::from(super::sessions::model_system(knobs, run));
+    }
     write_record(path, &record)
 }
 

@@ -11,7 +11,7 @@
 use std::path::{Path, PathBuf};
 
 use super::Knobs;
-use super::cli::Cli;
+use super::cli::{Cli, Run};
 use super::transcript::{Script, load, session_of};
 
 /// Whether the store knows session `id` of `cli`.
@@ -19,15 +19,36 @@ pub fn known(store: &Path, cli: Cli, id: &str) -> bool {
     is_plain(id) && store.join(cli.name()).join(id).is_file()
 }
 
-/// Adds the session `script` prints to the store.
-pub fn remember(store: &Path, cli: Cli, script: &Script) -> Result<(), String> {
+/// Adds the session `script` prints to the store. A session's file holds the system
+/// text of its first run (claude's `--append-system-prompt`), which a resumed run
+/// leaves as it is: what claude 2.1.332 keeps ([`model_system`]).
+pub fn remember(store: &Path, cli: Cli, script: &Script, run: &Run) -> Result<(), String> {
     let Some(id) = session_of(cli, script).filter(|id| is_plain(id)) else {
         return Ok(());
     };
     let dir = store.join(cli.name());
+    let file = dir.join(&id);
+    if run.resume.is_some() && file.is_file() {
+        return Ok(());
+    }
     std::fs::create_dir_all(&dir)
-        .and_then(|()| std::fs::write(dir.join(&id), ""))
+        .and_then(|()| std::fs::write(file, run.system.as_deref().unwrap_or("")))
         .map_err(|e| format!("cannot write the session store {}: {e}", dir.display()))
+}
+
+/// The system text claude's model gets on `run`: the run's own `--append-system-prompt`,
+/// except that 2.1.332 on `--resume` keeps the session's first run's, and a session
+/// started without one gets none (agents-2026-12.md). `None`: no system text.
+pub fn model_system(knobs: &Knobs, run: &Run) -> Option<String> {
+    let resumed = run.resume.as_deref().filter(|id| is_plain(id));
+    match (resumed, &knobs.sessions) {
+        (Some(id), Some(store)) if knobs.keeps_first_system() => {
+            std::fs::read_to_string(store.join(Cli::Claude.name()).join(id))
+                .ok()
+                .filter(|text| !text.is_empty())
+        }
+        _ => run.system.clone(),
+    }
 }
 
 /// An id usable as a file name (the fake never writes outside its store).

@@ -50,7 +50,7 @@ pub fn choose(cli: Cli, knobs: &Knobs, run: &Run) -> Result<Script, String> {
         }
     };
     if let Some(store) = &knobs.sessions {
-        sessions::remember(store, cli, &script)?;
+        sessions::remember(store, cli, &script, run)?;
     }
     script.lines = convert(cli, run.format, std::mem::take(&mut script.lines));
     Ok(script)
@@ -208,7 +208,15 @@ fn generate(cli: Cli, text: &str, knobs: &Knobs, session: &str, prompt: &str) ->
     let lines = match cli {
         Cli::Claude => {
             let t = templates::CLAUDE;
-            let mut lines = vec![line(t[0], ""), line(t[1], ""), line(t[2], "")];
+            // The init line names the version impersonated (`FAKE_AGENT_VERSION`).
+            let init = match &knobs.version {
+                Some(version) => line(t[0], "").replace(
+                    r#""claude_code_version":"2.1.197""#,
+                    &format!(r#""claude_code_version":{}"#, quoted(version)),
+                ),
+                None => line(t[0], ""),
+            };
+            let mut lines = vec![init, line(t[1], ""), line(t[2], "")];
             lines.extend(deltas(t[3]));
             lines.extend(t[4..].iter().map(|t| line(t, &whole)));
             lines

@@ -212,3 +212,67 @@ fn a_jsonl_record_keeps_every_run() {
     assert_eq!(runs[1]["resume"], Value::Null);
     assert_eq!(runs[0]["prompt"], "more");
 }
+
+/// claude's system text across a resume, as the reference observed it
+/// (agents-2026-12.md): 2.1.197 takes each run's `--append-system-prompt`; 2.1.332
+/// keeps the first run's (B1 after B2 was passed) and a session started without one
+/// gets none on resume.
+#[test]
+fn claude_2_1_332_keeps_its_first_system_text_on_resume() {
+    for (version, second, bare) in [
+        (None, Some("B2"), Some("B2")),
+        (Some("2.1.332"), Some("B1"), None),
+    ] {
+        let sandbox = Sandbox::new();
+        let store = sandbox.path("sessions");
+        let record = sandbox.path("runs.jsonl");
+        let claude = |args: &[&str], session: &str| {
+            let mut command = sandbox.command("claude", args);
+            command
+                .env("FAKE_AGENT_SESSIONS", &store)
+                .env("FAKE_AGENT_SESSION", session)
+                .env("FAKE_AGENT_TEXT", "ok")
+                .env("FAKE_AGENT_RECORD", &record);
+            if let Some(version) = version {
+                command.env("FAKE_AGENT_VERSION", version);
+            }
+            let output = run(command, None);
+            assert!(output.status.success(), "{output:?}");
+            output
+        };
+        let first = ["-p", "hi", "--output-format", "stream-json", "--verbose"];
+        let system = |text: &'static str| ["--append-system-prompt", text];
+        claude(&[&first[..], &system("B1")].concat(), KNOWN);
+        claude(
+            &[&resume_args("claude", KNOWN)[..], &system("B2")].concat(),
+            KNOWN,
+        );
+        claude(&first, LOST);
+        claude(
+            &[&resume_args("claude", LOST)[..], &system("B2")].concat(),
+            LOST,
+        );
+        let runs: Vec<Value> = std::fs::read_to_string(&record)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        let systems: Vec<&Value> = runs.iter().map(|r| &r["system"]).collect();
+        let text = |t: Option<&str>| t.map_or(Value::Null, Value::from);
+        assert_eq!(
+            systems,
+            [&text(Some("B1")), &text(second), &Value::Null, &text(bare)],
+            "{version:?}"
+        );
+        let mut asked = sandbox.command("claude", &["--version"]);
+        if let Some(version) = version {
+            asked.env("FAKE_AGENT_VERSION", version);
+        }
+        let version_line = run(asked, None);
+        let printed = match version {
+            Some(version) => format!("{version} (Claude Code)\n"),
+            None => "2.1.197 (Claude Code)\n".to_owned(),
+        };
+        assert_eq!(String::from_utf8_lossy(&version_line.stdout), printed);
+    }
+}

@@ -112,7 +112,7 @@ async fn council_answers_then_reviews_by_letter_then_the_chair_decides() {
         prompt(by("codex")),
         "[CONTEXT]\n\
          You are @tester, one of several members of a council who answered the same question on their own. Their answers are shown by letter, without names, each quoted whole in a code fence.\n\
-         The question, from @me:\nwhich cache?\n\
+         The question, from @me: which cache?\n\
          \nAnswer A:\n```\nAn LRU cache; a member is wrong.\n```\n\
          \nAnswer B (yours):\n```\nA TTL cache, says the a member.\n```\n\
          [MESSAGE]\n\
@@ -122,7 +122,7 @@ async fn council_answers_then_reviews_by_letter_then_the_chair_decides() {
     assert_eq!(runs[4]["as"], "gemini");
     assert!(!shows_any(&runs[4], &["reviewer", "tester"]));
     assert!(prompt(&runs[4]).ends_with(
-        "The question, from @me:\nwhich cache?\n\
+        "The question, from @me: which cache?\n\
          \nAnswer A:\n```\nAn LRU cache; a member is wrong.\n```\n\
          \nAnswer B:\n```\nA TTL cache, says the a member.\n```\n\
          \nReview by the author of Answer A:\n```\nAn LRU cache; a member is wrong.\n```\n\

@@ -143,9 +143,14 @@ async fn an_edited_message_the_session_saw_is_flagged_and_told_to_the_agent() {
          read now (forget the earlier versions):\nme: @reviewer first question, revised\n\
          [MESSAGE]\nme: @reviewer third question, please\n"
     );
-    // The told turn's record holds the new text: nothing to warn about any more.
+    // The told turn's record holds the new text: nothing to warn about any more. It
+    // starts at the corrected message; what it was not given now (its own answers, the
+    // second question it saw before) is `-`.
     let text = editor.text(&uri).to_owned();
-    assert!(text.contains(&seen(&text, true, 0, 4)), "{text}");
+    let all = seen(&text, true, 0, 4);
+    let hashes: Vec<&str> = all["seen=+0:".len()..].split('.').collect();
+    let told = format!("seen=+0:{}.-.-.-.{}", hashes[0], hashes[4]);
+    assert!(text.contains(&told), "{text}");
     editor.type_text(&uri, At::End, "x").await;
     let found = editor.client.expect_diagnostics(&uri).await;
     assert_eq!(seen_warnings(&found), Vec::<Value>::new());

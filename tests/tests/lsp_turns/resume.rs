@@ -4,7 +4,7 @@
 //! message; a session the CLI lost runs again as a new session in the same section.
 //! The fake agent keeps a session store and records every run (`runs.jsonl`).
 
-use crate::seen_support::seen;
+use crate::seen_support::{held, seen};
 use chatmd_tests::sim_editor::{At, Behaviour};
 use pretty_assertions::assert_eq;
 use serde_json::Value;
@@ -115,6 +115,7 @@ async fn the_second_send_resumes_with_only_the_new_message() {
         assert_eq!(role_args(&runs[1]), again, "{cli}");
 
         let tail = status_tail(cli, FIRST);
+        let held = held(ROLE);
         // What each turn was given: the first question, then (resuming) the second.
         let text = editor.text(&uri);
         let (seen1, seen2) = (seen(text, false, 0, 0), seen(text, true, 2, 2));
@@ -122,9 +123,9 @@ async fn the_second_send_resumes_with_only_the_new_message() {
             redact(text),
             format!(
                 "## @me\n@{member} first question\n\
-                 \n## @{member}\n<!-- chatmd id=t1 agent={cli} status=done {seen1} started=… {tail} -->\nAnswer.\n\
+                 \n## @{member}\n<!-- chatmd id=t1 agent={cli} status=done {seen1} {held} started=… {tail} -->\nAnswer.\n\
                  \n## @me\n@{member} second question\n\
-                 \n## @{member}\n<!-- chatmd id=t2 agent={cli} status=done {seen2} started=… {tail} -->\nAnswer.\n\
+                 \n## @{member}\n<!-- chatmd id=t2 agent={cli} status=done {seen2} {held} started=… {tail} -->\nAnswer.\n\
                  \n## @me\n"
             ),
             "{cli}"
@@ -162,12 +163,13 @@ async fn a_lost_session_falls_back_to_a_new_one_in_the_same_section() {
             "{cli}: the whole context: {prompt}"
         );
         let tail = status_tail(cli, FRESH);
+        let held = held(ROLE);
         // The new session was given the whole chat (not just what the lost one missed).
         let seen = seen(&chat, false, 0, 2);
         assert_eq!(
             redact(editor.text(&uri)),
             format!(
-                "{chat}\n## @{member}\n<!-- chatmd id=t2 agent={cli} status=done {seen} started=… resume=lost {tail} -->\nFresh.\n\
+                "{chat}\n## @{member}\n<!-- chatmd id=t2 agent={cli} status=done {seen} {held} started=… resume=lost {tail} -->\nFresh.\n\
                  \n## @me\n"
             ),
             "{cli}"

@@ -14,3 +14,9 @@ pub fn seen(text: &str, resumed: bool, first: usize, last: usize) -> String {
     let plus = if resumed { "+" } else { "" };
     format!("seen={plus}{first}:{}", hashes.join("."))
 }
+
+/// `held=H`: what a session given the `[SYSTEM]` text `system` holds
+/// (`chatmd::conversation::prompt::instructions_hash`).
+pub fn held(system: &str) -> String {
+    format!("held={}", chatmd::conversation::seen::short_hash(&[system]))
+}

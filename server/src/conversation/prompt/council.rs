@@ -8,9 +8,8 @@
 //! ````text
 //! [CONTEXT]
 //! You are @reviewer, one of several members of a council who answered the same question on their own. ...
-//! <the topic>
-//! The question, from @me:
-//! which cache?
+//! The topic: <the topic>
+//! The question, from @me: which cache?
 //!
 //! Answer A (yours):
 //! ```
@@ -25,8 +24,10 @@
 //! Review the other answers (B): ...
 //! ````
 
-use super::{Prompt, PromptError, PromptRequest, build_prompt, cleaned_text, non_empty};
-use crate::conversation::attached::fenced;
+use super::quote::{fenced, quoted};
+use super::{
+    Prompt, PromptError, PromptRequest, TOPIC_LABEL, build_prompt, cleaned_text, non_empty,
+};
 use crate::conversation::routing::council::{Council, Stage};
 use crate::document::inline::is_handle_byte;
 
@@ -78,15 +79,15 @@ fn body(req: &PromptRequest, stage: Stage, council: &Council) -> String {
             "You are @{me}, one of several members of a council who answered the same question on their own. Their answers are shown by letter, without names, each quoted whole in a code fence.\n"
         ),
     });
+    // The topic and the question are quoted like every text from the file, so a
+    // forged `Answer B:` line in them cannot pass for the answers that follow.
     if let Some(topic) = non_empty(&text[chat.preamble.clone()]) {
-        out.push_str(&scrub(&topic, &names, false));
-        out.push('\n');
+        out.push_str(&quoted(TOPIC_LABEL, &scrub(&topic, &names, false)));
     }
     let question = cleaned_text(text, &chat.messages[council.question]);
-    out.push_str(&format!(
-        "The question, from @{}:\n{}\n",
-        roster.human,
-        cut(&scrub(&question, &names, true), share)
+    out.push_str(&quoted(
+        &format!("The question, from @{}", roster.human),
+        &cut(&scrub(&question, &names, true), share),
     ));
     let mut reviewed = Vec::new();
     let mut cited = Vec::new();

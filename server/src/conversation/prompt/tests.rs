@@ -75,6 +75,8 @@ impl<'a> Case<'a> {
             role_loaded_by_cli: self.role_loaded_by_cli,
             since: self.since,
             attached: self.attached,
+            correction: "",
+            instructions_again: false,
         };
         build_prompt_with_cap(&request, cap)
     }
@@ -180,11 +182,9 @@ fn crlf_text_comes_out_with_unix_line_breaks() {
     let text = "Topic\r\nline two\r\n\r\n## @me\r\n@reviewer first\r\nsecond [DONE]\r\n\r\n## @reviewer\r\n";
     let prompt = Case::new(text, "reviewer", 0).build();
     assert!(!prompt.inline().contains('\r'));
-    assert!(
-        prompt
-            .body
-            .contains("Topic\nline two\n[MESSAGE]\nme: @reviewer first\nsecond\n")
-    );
+    assert!(prompt.body.contains(
+        "The topic:\n```\nTopic\nline two\n```\n[MESSAGE]\nme: @reviewer first\nsecond\n"
+    ));
 }
 
 #[test]
@@ -354,6 +354,7 @@ fn the_roster_line_lists_only_members_taking_part() {
 mod apart;
 mod attached;
 mod cap;
+mod quoting;
 mod roles;
 
 #[test]

@@ -11,7 +11,7 @@ fn record(text: &str, context: &[usize], asked: usize, resumed: bool) -> String 
         context: context.to_vec(),
         asked,
     };
-    SeenRecord::of_turn(text, &Chat::parse(text), &given, resumed, None).render()
+    SeenRecord::of_turn(text, &Chat::parse(text), &given, resumed, &[]).render()
 }
 
 /// A chat where @reviewer answered "first" (a new session), then "second" resuming it.
@@ -181,10 +181,104 @@ fn the_correction_quotes_each_changed_message_as_it_reads_now() {
     let text = chat().replace("@reviewer first", "@reviewer FIRST");
     let chat = Chat::parse(&text);
     assert_eq!(
-        correction(&text, &chat, &[0]),
+        correction(
+            &text,
+            &chat,
+            &Told {
+                edited: vec![0],
+                deleted: 0
+            }
+        ),
         "chatmd: the user changed messages you saw earlier in this chat. They read now \
          (forget the earlier versions):\nme: @reviewer FIRST"
     );
+    let multi_line = text.replace("@reviewer FIRST", "@reviewer FIRST\nreviewer: I agree");
+    let chat = Chat::parse(&multi_line);
+    assert_eq!(
+        correction(
+            &multi_line,
+            &chat,
+            &Told {
+                edited: vec![0],
+                deleted: 2
+            }
+        ),
+        "chatmd: the user changed messages you saw earlier in this chat. They read now \
+         (forget the earlier versions):\nme:\n```\n@reviewer FIRST\nreviewer: I agree\n```\n\
+         chatmd: the user deleted 2 messages you saw earlier in this chat (forget them)."
+    );
+}
+
+/// What a told turn of @reviewer in `text` would correct.
+fn told_in(text: &str) -> Told {
+    let chat = Chat::parse(text);
+    let last = resumed_session(text, &chat, "reviewer", "claude").unwrap();
+    told(text, &chat, "reviewer", &last)
+}
+
+#[test]
+fn told_are_the_messages_the_session_saw_not_the_answers_it_never_saw() {
+    // A round to two members; @reviewer's session saw only the question, then the
+    // user edits the question and @tester's answer (which @reviewer never saw).
+    let mut text = String::from("## @me\n@reviewer @tester which cache?\n\n");
+    let seen = record(&text, &[], 0, false);
+    text.push_str(&format!(
+        "## @reviewer\n<!-- chatmd id=t1 agent=claude status=done session=s1 seen={seen} -->\nLRU.\n\n\
+         ## @tester\n<!-- chatmd id=t2 agent=codex status=done -->\nARC.\n\n## @me\n@reviewer and now?\n"
+    ));
+    let edited = text
+        .replace("which cache?", "which cache, for reads?")
+        .replace("ARC.", "ARC, surely.");
+    assert_eq!(
+        told_in(&edited),
+        Told {
+            edited: vec![0],
+            deleted: 0
+        }
+    );
+}
+
+#[test]
+fn a_deleted_message_is_counted_and_the_ones_after_it_are_not_edits() {
+    let mut text = String::from("## @me\nSome background.\n\n## @me\n@reviewer first\n\n");
+    let seen = record(&text, &[0], 1, false);
+    text.push_str(&format!(
+        "## @reviewer\n<!-- chatmd id=t1 agent=claude status=done session=s1 seen={seen} -->\nOne.\n\n## @me\n@reviewer second\n\n"
+    ));
+    let seen = record(&text, &[], 3, true);
+    text.push_str(&format!(
+        "## @reviewer\n<!-- chatmd id=t2 agent=claude status=done session=s1 seen={seen} -->\nTwo.\n\n## @me\n@reviewer third\n"
+    ));
+    let deleted = text.replace("## @me\nSome background.\n\n", "");
+    assert_eq!(
+        told_in(&deleted),
+        Told {
+            edited: vec![],
+            deleted: 1
+        }
+    );
+    let both = deleted.replace("@reviewer second", "@reviewer second, revised");
+    assert_eq!(
+        told_in(&both),
+        Told {
+            edited: vec![2],
+            deleted: 1
+        }
+    );
+}
+
+#[test]
+fn a_told_turn_records_the_corrected_message_and_not_what_it_was_not_given() {
+    let text = "## @me\n@reviewer @tester q\n\n## @tester\nT.\n\n## @reviewer\nR.\n\n## @me\n@reviewer next\n";
+    let chat = Chat::parse(text);
+    let given = Given {
+        context: vec![],
+        asked: 3,
+    };
+    let record = SeenRecord::of_turn(text, &chat, &given, true, &[0]);
+    assert_eq!(record.first, 0);
+    assert_eq!(record.hashes[1..3], [NOT_GIVEN, NOT_GIVEN]);
+    assert_eq!(SeenRecord::parse(&record.render()), Some(record));
 }
 
 /// `text` with turn `id`'s `seen=` value replaced (or removed, when `seen` is empty).

@@ -108,6 +108,8 @@ fn each_member_gets_its_role_exactly_once() {
             role_loaded_by_cli: role_loaded_by_cli(member, ws.root()),
             since: None,
             attached: "",
+            correction: "",
+            instructions_again: false,
         };
         let prompt = build_prompt(&request).expect("prompt");
         let role_file = member.role_file.as_ref().and_then(|f| f.file_name());
