@@ -39,8 +39,8 @@ The language server is started as `<this> lsp'."
 
 (defcustom chatmd-agent-path nil
   "Folders searched first for the agent CLIs (claude, codex, gemini, ...).
-A PATH-style string or a list of folders; sent as initializationOptions.agentPath.
-nil: the server's own PATH only."
+A PATH-style string or a list of folders, sent as the initialization
+option agentPath.  nil: the server's own PATH only."
   :type '(choice (const :tag "PATH only" nil) string (repeat directory)))
 
 (defcustom chatmd-initialization-options nil
@@ -48,8 +48,8 @@ nil: the server's own PATH only."
   :type 'plist)
 
 (defcustom chatmd-eglot-ensure t
-  "Whether `chatmd-mode' connects the buffer to the server itself (`eglot-ensure').
-Turn it off if you start eglot from your own hook."
+  "Whether `chatmd-mode' connects the buffer to the server itself.
+It calls `eglot-ensure'.  Turn it off if you start eglot from your own hook."
   :type 'boolean)
 
 (defcustom chatmd-turns-refresh-seconds 1.0
@@ -146,6 +146,7 @@ Turn it off if you start eglot from your own hook."
   (setq-local comment-start "<!-- ")
   (setq-local comment-end " -->")
   (chatmd--install-mode-line)
+  (add-hook 'after-change-functions #'chatmd--schedule-flush t t)
   (when chatmd-eglot-ensure
     (eglot-ensure)))
 
@@ -186,16 +187,28 @@ Turn it off if you start eglot from your own hook."
 (cl-defmethod eglot-handle-request :around
   ((_server chatmd-eglot-server) (_method (eql workspace/applyEdit)) &rest _)
   "Apply the server's edits (the answers streaming in) without asking or echoing.
-Every streamed chunk is one edit: eglot would otherwise ask before each and say
-\"Edit successful!\" after it."
+Every streamed chunk is one edit: eglot would otherwise ask before each
+and say \"Edit successful!\" after it.  An edit made for a version the
+buffer has left (you typed meanwhile) is refused with `applied: false',
+which the server re-bases and sends again; eglot answers it with an
+error, which ends the turn."
   (let ((eglot-confirm-server-initiated-edits nil)
         (eglot-confirm-server-edits nil)
         (inhibit-message t))
-    (cl-call-next-method)))
+    (prog1 (condition-case err
+               (cl-call-next-method)
+             (jsonrpc-error
+              (list :applied :json-false
+                    :failureReason (format "%s" (or (alist-get 'jsonrpc-error-message (cdr err))
+                                                    (cdr err))))))
+      ;; The server waits to see its edit come back in a didChange before it writes
+      ;; the next chunk; eglot would send it only after `eglot-send-changes-idle-time'.
+      (chatmd--flush-all))))
 
 (cl-defmethod eglot-handle-request
   ((_server chatmd-eglot-server) (_method (eql chatmd/diagnostics)) &rest _)
-  "`#diagnostics:' in a message: Emacs keeps no LSP diagnostics for other files."
+  "`#diagnostics:' in a message: nothing to attach.
+eglot keeps no LSP diagnostics of other files to give."
   (list :diagnostics []))
 
 (defun chatmd--server (&optional noerror)
@@ -211,17 +224,47 @@ Every streamed chunk is one edit: eglot would otherwise ask before each and say
   (plist-get (eglot--TextDocumentIdentifier) :uri))
 
 (defun chatmd--flush-changes ()
-  "Sends the server what was typed and not sent yet (eglot waits for idle time)."
+  "Sends the server what was typed and not sent yet.
+eglot itself waits for idle time."
   (when (and (bound-and-true-p eglot--managed-mode)
              (fboundp 'eglot--signal-textDocument/didChange))
     (eglot--signal-textDocument/didChange)))
+
+(defvar-local chatmd--flush-timer nil)
+
+(defconst chatmd--flush-delay 0.05
+  "Seconds after a change before it goes to the server.
+eglot sends changes after `eglot-send-changes-idle-time' of idleness,
+which never comes while you type; the server needs your keys soon to
+keep its answers out of your words.")
+
+(defun chatmd--schedule-flush (&rest _)
+  "After a change in a chat buffer: send it soon, idle or not."
+  (when chatmd--flush-timer
+    (cancel-timer chatmd--flush-timer))
+  (let ((buffer (current-buffer)))
+    (setq chatmd--flush-timer
+          (run-at-time chatmd--flush-delay nil
+                       (lambda ()
+                         (when (buffer-live-p buffer)
+                           (with-current-buffer buffer
+                             (setq chatmd--flush-timer nil)
+                             (chatmd--flush-changes))))))))
+
+(defun chatmd--flush-all ()
+  "Sends every chat buffer's unsent changes."
+  (dolist (buffer (buffer-list))
+    (with-current-buffer buffer
+      (when (derived-mode-p 'chatmd-mode)
+        (chatmd--flush-changes)))))
 
 (defun chatmd--say (format-string &rest args)
   (message "%s" (concat "chatmd: " (apply #'format format-string args))))
 
 (defun chatmd-execute (command arguments &optional on-result server)
-  "Runs the server command COMMAND (e.g. \"chatmd.send\") with the plist ARGUMENTS.
-ON-RESULT is called with the result; an error is shown in the echo area."
+  "Runs the server command COMMAND (e.g. \"chatmd.send\") with ARGUMENTS.
+ARGUMENTS is a plist.  ON-RESULT is called with the result; an error is
+shown in the echo area.  SERVER: the current buffer's by default."
   (let ((server (or server (chatmd--server))))
     (chatmd--flush-changes)
     (jsonrpc-async-request
@@ -241,13 +284,15 @@ ON-RESULT is called with the result; an error is shown in the echo area."
 ;; Commands
 
 (defun chatmd-send ()
-  "Send: the members your last message calls for answer (queued while others answer)."
+  "Send: the members your last message calls for answer.
+While members of the chat answer, the message is queued until they end."
   (interactive)
   (chatmd-execute "chatmd.send" (list :uri (chatmd--uri)) #'chatmd--report-started))
 
 (defun chatmd--members ()
-  "The members of this chat's team: the server's completion after a heading's `@',
-else the front matter's `members:' list."
+  "The members of this chat's team.
+The server's completion after a heading's `@', else the front matter's
+`members:' list."
   (or (ignore-errors (chatmd--members-from-server))
       (save-excursion
         (goto-char (point-min))
@@ -289,10 +334,11 @@ else the front matter's `members:' list."
     (chatmd-execute "chatmd.cancel" arguments)))
 
 (defconst chatmd--permission-re "^> \\*\\*Permission\\*\\* `\\([^`]+\\)`\\(?: — \\(.*\\)\\)?$"
-  "A permission request that waits for an answer (answered ones lose the backquotes).")
+  "A permission request that waits for an answer.
+An answered one loses the backquotes around its id.")
 
 (defun chatmd--permission-at-point ()
-  "The waiting permission request at or above point in its section, else the last one.
+  "The waiting permission request at or above point, else the last one.
 Returns (ID QUESTION OPTIONS)."
   (save-excursion
     (let ((found
@@ -338,7 +384,8 @@ Interactively: the request at point, else the last one that waits."
     (or exact any)))
 
 (defun chatmd--start-server ()
-  "Starts a chatmd server for the current buffer's project (this buffer is no chat)."
+  "Starts a chatmd server for the current buffer's project.
+The buffer is no chat: the server manages the chats of the project."
   (let ((contact (cdr (chatmd--server-contact))))
     (eglot '(chatmd-mode) (eglot--current-project) 'chatmd-eglot-server contact "chatmd")
     (or (chatmd--server-for-file buffer-file-name)
@@ -348,9 +395,10 @@ Interactively: the request at point, else the last one that waits."
 ;;;###autoload
 (defun chatmd-ask-about (begin end &optional member new-chat)
   "Ask the team about the lines from BEGIN to END of this file.
-The server adds them, fenced and with a `#file:' reference, as a new message to the
-workspace's most recent chat and sends it (queued while its members answer).  MEMBER:
-whom to ask (empty: the chat's own routing).  NEW-CHAT (prefix argument): a new chat."
+The server adds them, fenced and with a `#file:' reference, as a new
+message to the workspace's most recent chat and sends it (queued while
+its members answer).  MEMBER: whom to ask (empty: the chat's own
+routing).  NEW-CHAT (prefix argument): a new chat."
   (interactive
    (if (use-region-p)
        (list (region-beginning) (region-end)
@@ -407,15 +455,17 @@ whom to ask (empty: the chat's own routing).  NEW-CHAT (prefix argument): a new 
                           collect (plist-get turn :member)))))
 
 (defun chatmd-waiting-count ()
-  "How many chats wait for you (a permission or plan request, a failed turn, ...)."
+  "How many chats wait for you.
+A permission or plan request, a failed turn, a question..."
   (hash-table-count chatmd--waiting))
 
 (defun chatmd--size (bytes)
   (if (< bytes 1024) (format "%d B" bytes) (format "%.1f KB" (/ bytes 1024.0))))
 
 (defun chatmd-mode-line-text ()
-  "The mode line's chatmd part: this chat's running turns and how many chats wait,
-e.g. \"@reviewer 3.2s · 1.2 KB · 1 chat waits\"; empty when nothing runs or waits."
+  "The mode line's chatmd part.
+This chat's running turns and how many chats wait, e.g.
+\"@reviewer 3.2s · 1.2 KB · 1 chat waits\"; empty when nothing runs or waits."
   (let* ((uri (and buffer-file-name (derived-mode-p 'chatmd-mode) (chatmd--uri)))
          (parts (cl-loop for turn in chatmd--turns
                          when (equal (plist-get turn :uri) uri)
@@ -451,7 +501,7 @@ e.g. \"@reviewer 3.2s · 1.2 KB · 1 chat waits\"; empty when nothing runs or wa
   (force-mode-line-update t))
 
 (defun chatmd--refresh-turns ()
-  "Asks a running server how far the turns are (elapsed time, bytes) for the mode line."
+  "Asks a running server how far the turns are, for the mode line."
   (let ((server (chatmd--server-for-file default-directory)))
     (if (not server)
         (chatmd--turns-changed nil)

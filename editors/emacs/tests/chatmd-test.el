@@ -114,9 +114,25 @@ with the fake agent as claude, codex and gemini; chatmd.el set up to use both."
               (lambda (prompt &rest _) (ert-fail (format "asked: %s" prompt)))
               '((name . chatmd-test))))
 
-(defun chatmd-test--answer (member)
-  "The fake claude's or codex's finished section for MEMBER (id N) with TEXT."
-  (ignore member))
+(defvar chatmd-test--typed nil "Whether the typist typed its last key.")
+
+(defun chatmd-test--type (keys gap)
+  "Types KEYS (a list of `kbd' strings) one by one, GAP seconds apart, from timers:
+the test goes on reading the server's output (and eglot applying its edits) between
+keystrokes, as Emacs does for a user.  Sets `chatmd-test--typed' after the last."
+  (setq chatmd-test--typed nil)
+  (let ((window (selected-window)))
+    (cl-labels ((step (rest)
+                  (if (null rest)
+                      (setq chatmd-test--typed t)
+                    (with-selected-window window
+                      (execute-kbd-macro (kbd (car rest))))
+                    (run-at-time gap nil #'step (cdr rest)))))
+      (run-at-time gap nil #'step keys))))
+
+(defun chatmd-test--key-list (text)
+  "TEXT as the keys that type it (a newline is RET, a space SPC)."
+  (mapcar (lambda (c) (pcase c (?\n "RET") (?\s "SPC") (_ (string c)))) text))
 
 ;; ---------------------------------------------------------------------------
 
@@ -156,6 +172,195 @@ the keys bound, and the server connected."
     (chatmd-test--wait "the mode line to say 1 chat waits"
                        (lambda () (equal (chatmd-mode-line-text) "1 chat waits")))
     (should (string-match-p "1 chat waits" (format-mode-line mode-line-format)))))
+
+(ert-deftest chatmd-test-send-then-type ()
+  "C-c C-c in the demo chat: @reviewer and @tester answer, in chunks 0.25 s apart;
+while they stream, the user goes to the end (M->) and types the next message key by
+key, then C-c C-c again (queued until the answers end).  The typed message stays whole
+after the answers, each answer whole in its section; then @tester answers the queued
+message.  The whole buffer and the saved file are checked byte for byte."
+  (chatmd-test--setup)
+  (let* ((ws (chatmd-test--workspace))
+         (answer "Looks good to me. The refund is converted first, then rounded half-even, and capped."))
+    (setenv "FAKE_AGENT_TEXT" answer)
+    (setenv "FAKE_AGENT_CHUNKS" "6")
+    (setenv "FAKE_AGENT_DELAY_MS" "250")
+    (let* ((buffer (chatmd-test--open (plist-get ws :chat)))
+           (original (chatmd-test--text))
+           (typed "\n\n## @me\n@tester and the rounding of partial refunds?")
+           (seen-mode-line nil))
+      (chatmd-test--keys "C-c C-c")
+      (chatmd-test--wait "@reviewer to stream"
+                         (lambda () (string-match-p "status=streaming" (chatmd-test--text buffer))))
+      (chatmd-test--keys "M->")
+      (chatmd-test--type (chatmd-test--key-list typed) 0.06)
+      (chatmd-test--wait "the typing to end, the mode line naming both members"
+                         (lambda ()
+                           (let ((line (format-mode-line mode-line-format)))
+                             (when (and (string-match-p "@reviewer [0-9.]+s · " line)
+                                        (string-match-p "@tester [0-9.]+s · " line))
+                               (setq seen-mode-line t)))
+                           chatmd-test--typed))
+      (should seen-mode-line)
+      (chatmd-test--keys "C-c C-c")
+      (let ((expected
+             (concat original
+                     "\n## @reviewer\n"
+                     "<!-- chatmd id=t1 agent=claude status=done seen=0:e6572e started=<S> model=claude-opus-4-8[1m] session=<S> took=<T> stop=end_turn exit=0 tokens=10/14 -->\n"
+                     answer "\n"
+                     "\n## @tester\n"
+                     "<!-- chatmd id=t2 agent=codex status=done seen=0:e6572e started=<S> session=<S> took=<T> exit=0 tokens=10/14 -->\n"
+                     answer "\n"
+                     typed "\n"
+                     "\n## @tester\n"
+                     "<!-- chatmd id=t3 agent=codex status=done started=<S> session=<S> took=<T> exit=0 tokens=10/14 -->\n"
+                     answer "\n"
+                     "\n## @me\n")))
+        (chatmd-test--wait "both answers, the typed message, the queued answer"
+                           (lambda () (equal (chatmd-test--normalize (chatmd-test--text buffer)) expected))
+                           30
+                           (lambda () (format "--- expected\n%s--- buffer (normalized)\n%s"
+                                              expected (chatmd-test--normalize (chatmd-test--text buffer)))))
+        (should (member "queued in release-review.chat.md: sent when its members finish answering"
+                        chatmd-test--messages))
+        (save-buffer)
+        (should (equal (chatmd-test--normalize (chatmd-test--file (plist-get ws :chat))) expected))
+        (chatmd-test--wait "the mode line to empty" (lambda () (equal (chatmd-mode-line-text) "")))))))
+
+(ert-deftest chatmd-test-permission ()
+  "An ACP member asks to run a command: the request shows in its section and the mode
+line says 1 chat waits; C-c C-r on the request, `Allow': the agent runs it and its
+answer streams on below the record."
+  (chatmd-test--setup)
+  (let* ((ws (chatmd-test--workspace))
+         (answer "The file notes.txt is there now. It is empty, as asked; the rest of this answer streams on word by word.")
+         (demo (plist-get ws :demo))
+         (chat (expand-file-name "ask.chat.md" demo))
+         (ask "## @me\n@writer MOCK-MODE=toolwrite WRITE=notes.txt please create the file.\n"))
+    (setenv "FAKE_AGENT_TEXT" answer)
+    (setenv "FAKE_AGENT_DELAY_MS" "80")
+    (with-temp-file (expand-file-name "chatmd.toml" demo)
+      (insert "[members.writer]\nagent = \"acp\"\npreset = \"gemini\"\n"))
+    (with-temp-file chat (insert ask))
+    (let* ((buffer (chatmd-test--open chat))
+           (waiting (concat ask "\n## @writer\n<!-- C -->\nI'll run a command.\n\n"
+                            "> - Execute: touch notes.txt — pending\n\n"
+                            "> **Permission** `t1-p1` — writer wants to run `touch notes.txt` (execute)\n"
+                            "> - [ ] Allow for this session · - [ ] Allow · - [ ] Reject\n\n")))
+      (chatmd-test--keys "C-c C-c")
+      (chatmd-test--wait "the permission request"
+                         (lambda () (let ((now (chatmd-test--shape (chatmd-test--text buffer))))
+                                      ;; The server sometimes leaves one more blank line
+                                      ;; while the request waits (the Neovim test says why).
+                                      (member now (list waiting (concat waiting "\n")))))
+                         nil
+                         (lambda () (format "--- expected\n%s--- buffer\n%s" waiting (chatmd-test--text buffer))))
+      (should (string-match-p "status=waiting" (chatmd-test--text buffer)))
+      (should-not (file-exists-p (expand-file-name "writer/notes.txt" demo)))
+      (chatmd-test--wait "the mode line to say 1 chat waits"
+                         (lambda () (string-match-p "1 chat waits" (format-mode-line mode-line-format))))
+      (goto-char (point-min))
+      (search-forward "**Permission**")
+      (chatmd-test--keys "C-c C-r Allow RET")
+      (let ((expected
+             (concat ask "\n## @writer\n"
+                     "<!-- chatmd id=t1 agent=acp status=done started=<S> model=auto session=<S> took=<T> stop=end_turn exit=0 tokens=11865/22 -->\n"
+                     "I'll run a command.\n\n"
+                     "> - Execute: touch notes.txt — completed\n\n"
+                     "> **Permission** t1-p1 — allowed once (\"Allow\")\n\n"
+                     answer "\n\n## @me\n")))
+        (chatmd-test--wait "the whole answer"
+                           (lambda () (equal (chatmd-test--normalize (chatmd-test--text buffer)) expected))
+                           nil
+                           (lambda () (format "--- expected\n%s--- buffer (normalized)\n%s"
+                                              expected (chatmd-test--normalize (chatmd-test--text buffer))))))
+      (should (file-exists-p (expand-file-name "writer/notes.txt" demo)))
+      (chatmd-test--wait "the mode line to stop counting the chat"
+                         (lambda () (not (string-match-p "wait" (format-mode-line mode-line-format))))))))
+
+(ert-deftest chatmd-test-ask-about ()
+  "In a source file of the workspace, with the demo chat open: select two lines,
+M-x chatmd-ask-about, whom: reviewer.  The lines go into the chat as a new message
+with a #file: reference, and @reviewer answers it."
+  (chatmd-test--setup)
+  (let* ((ws (chatmd-test--workspace))
+         (source (expand-file-name "calc.rs" (plist-get ws :demo))))
+    (setenv "FAKE_AGENT_TEXT" "It adds two numbers.")
+    (with-temp-file source (insert "fn add(a: u32, b: u32) -> u32 {\n    a + b\n}\n"))
+    (let* ((chat (chatmd-test--open (plist-get ws :chat)))
+           (original (chatmd-test--text)))
+      (find-file source)
+      (transient-mark-mode 1)
+      (goto-char (point-min))
+      (chatmd-test--keys "C-SPC C-n C-n M-x chatmd-ask-about RET reviewer RET")
+      (let ((expected
+             (concat original "\n## @me\n@reviewer about #file:calc.rs:1-2:\n\n"
+                     "```rust\nfn add(a: u32, b: u32) -> u32 {\n    a + b\n```\n"
+                     "\n## @reviewer\n"
+                     "<!-- chatmd id=t1 agent=claude status=done started=<S> model=claude-opus-4-8[1m] session=<S> took=<T> stop=end_turn exit=0 tokens=10/4 -->\n"
+                     "It adds two numbers.\n\n## @me\n")))
+        (chatmd-test--wait "the question and the answer in the chat"
+                           (lambda () (equal (chatmd-test--normalize (chatmd-test--text chat)) expected))
+                           nil
+                           (lambda () (format "--- expected\n%s--- chat (normalized)\n%s"
+                                              expected (chatmd-test--normalize (chatmd-test--text chat))))))
+      (should (member "asked @reviewer" chatmd-test--messages)))))
+
+(ert-deftest chatmd-test-ask-about-closed-chat ()
+  "M-x chatmd-ask-about from a source file when no chat is open: chatmd.el starts the
+server for the file's project; the message and the answer go into the chat on disk."
+  (chatmd-test--setup)
+  (let* ((ws (chatmd-test--workspace))
+         (source (expand-file-name "calc.rs" (plist-get ws :demo)))
+         (original (chatmd-test--file (plist-get ws :chat))))
+    (setenv "FAKE_AGENT_TEXT" "It adds two numbers.")
+    (with-temp-file source (insert "fn add(a: u32, b: u32) -> u32 {\n    a + b\n}\n"))
+    (find-file source)
+    (transient-mark-mode 1)
+    (goto-char (point-min))
+    (chatmd-test--keys "C-SPC C-n C-n M-x chatmd-ask-about RET reviewer RET")
+    (let ((expected
+           (concat original "\n## @me\n@reviewer about #file:calc.rs:1-2:\n\n"
+                   "```rust\nfn add(a: u32, b: u32) -> u32 {\n    a + b\n```\n"
+                   "\n## @reviewer\n"
+                   "<!-- chatmd id=t1 agent=claude status=done started=<S> model=claude-opus-4-8[1m] session=<S> took=<T> stop=end_turn exit=0 tokens=10/4 -->\n"
+                   "It adds two numbers.\n\n## @me\n")))
+      (chatmd-test--wait "the question and the answer in the chat file"
+                         (lambda () (equal (chatmd-test--normalize (chatmd-test--file (plist-get ws :chat)))
+                                           expected))
+                         nil
+                         (lambda () (format "--- expected\n%s--- file (normalized)\n%s" expected
+                                            (chatmd-test--normalize (chatmd-test--file (plist-get ws :chat)))))))))
+
+(ert-deftest chatmd-test-ask-and-cancel ()
+  "C-c C-a reviewer: @reviewer answers and hangs after \"one two \"; the mode line
+names it; C-c C-k stops it: the partial text stays, the status says cancelled."
+  (chatmd-test--setup)
+  (let ((ws (chatmd-test--workspace)))
+    (setenv "FAKE_AGENT_TEXT" "one two three four five")
+    (setenv "FAKE_AGENT_HANG_AFTER" "5")
+    (let* ((buffer (chatmd-test--open (plist-get ws :chat)))
+           (original (chatmd-test--text)))
+      (chatmd-test--keys "C-c C-a reviewer RET")
+      (chatmd-test--wait "the answer to start streaming"
+                         (lambda () (let ((text (chatmd-test--text buffer)))
+                                      (and (string-match-p "status=streaming" text)
+                                           (string-match-p "\none two " text)))))
+      (chatmd-test--wait "the mode line to name @reviewer"
+                         (lambda () (string-match-p "@reviewer [0-9.]+s · "
+                                                    (format-mode-line mode-line-format))))
+      (chatmd-test--keys "C-c C-k")
+      (let ((expected
+             (concat original "\n## @reviewer\n"
+                     "<!-- chatmd id=t1 agent=claude status=cancelled seen=0:e6572e started=<S> model=claude-opus-4-8[1m] session=<S> took=<T> -->\n"
+                     "one two \n\n## @me\n")))
+        (chatmd-test--wait "the cancelled section"
+                           (lambda () (equal (chatmd-test--normalize (chatmd-test--text buffer)) expected))
+                           nil
+                           (lambda () (format "--- expected\n%s--- buffer (normalized)\n%s"
+                                              expected (chatmd-test--normalize (chatmd-test--text buffer))))))
+      (should (member "asked @reviewer" chatmd-test--messages))
+      (chatmd-test--wait "the mode line to empty" (lambda () (equal (chatmd-mode-line-text) ""))))))
 
 (provide 'chatmd-test)
 ;;; chatmd-test.el ends here
