@@ -108,8 +108,9 @@ It calls `eglot-ensure'.  Turn it off if you start eglot from your own hook."
   "A member's name (as the server reads it).")
 
 (defconst chatmd-font-lock-keywords
-  `((,(concat "^ \\{0,3\\}##[ \t]+\\(@me\\)\\_>") 1 'chatmd-me-heading-face t)
-    (,(concat "^ \\{0,3\\}##[ \t]+\\(@" chatmd--name-re "\\)") 1 'chatmd-member-heading-face t)
+  `((,(concat "^ \\{0,3\\}##[ \t]+\\(@" chatmd--name-re "\\)") 1 'chatmd-member-heading-face t)
+    ;; After the member's, so it wins on your own headings.
+    ("^ \\{0,3\\}##[ \t]+\\(@me\\)\\_>" 1 'chatmd-me-heading-face t)
     ("^ \\{0,3\\}<!--[ \t]*chatmd\\(?:[ \t].*?\\)?-->" 0 'chatmd-status-face t)
     ("^ \\{0,3\\}<!--[ \t]*chatmd.*?[ \t]\\(status=[a-z]+\\)" 1 'chatmd-status-value-face t)
     ("^> \\*\\*Permission\\*\\*.*$" 0 'chatmd-permission-face t)

@@ -84,6 +84,14 @@ with the fake agent as claude, codex and gemini; chatmd.el set up to use both."
   "TEXT with every status comment as `<!-- C -->' (they carry host, pid and times)."
   (replace-regexp-in-string "<!-- chatmd [^\n]*-->" "<!-- C -->" text t t))
 
+(defun chatmd-test--mode-line ()
+  "What the mode line shows of chatmd, e.g. \" [1 chat waits]\".
+`format-mode-line' gives nothing in batch mode (no frame to draw), so this checks
+that the construct is in `global-mode-string' and evaluates it."
+  (or (and (memq 'chatmd-mode-line global-mode-string)
+           (eval (cadr chatmd-mode-line) t))
+      ""))
+
 (defun chatmd-test--keys (keys)
   "Types KEYS (`kbd' notation) in the selected window, through the command loop."
   (execute-kbd-macro (kbd keys)))
@@ -171,7 +179,7 @@ the keys bound, and the server connected."
     ;; The waiting permission request counts in the mode line.
     (chatmd-test--wait "the mode line to say 1 chat waits"
                        (lambda () (equal (chatmd-mode-line-text) "1 chat waits")))
-    (should (string-match-p "1 chat waits" (format-mode-line mode-line-format)))))
+    (should (string-match-p "1 chat waits" (chatmd-test--mode-line)))))
 
 (ert-deftest chatmd-test-send-then-type ()
   "C-c C-c in the demo chat: @reviewer and @tester answer, in chunks 0.25 s apart;
@@ -196,7 +204,7 @@ message.  The whole buffer and the saved file are checked byte for byte."
       (chatmd-test--type (chatmd-test--key-list typed) 0.06)
       (chatmd-test--wait "the typing to end, the mode line naming both members"
                          (lambda ()
-                           (let ((line (format-mode-line mode-line-format)))
+                           (let ((line (chatmd-test--mode-line)))
                              (when (and (string-match-p "@reviewer [0-9.]+s · " line)
                                         (string-match-p "@tester [0-9.]+s · " line))
                                (setq seen-mode-line t)))
@@ -258,7 +266,7 @@ answer streams on below the record."
       (should (string-match-p "status=waiting" (chatmd-test--text buffer)))
       (should-not (file-exists-p (expand-file-name "writer/notes.txt" demo)))
       (chatmd-test--wait "the mode line to say 1 chat waits"
-                         (lambda () (string-match-p "1 chat waits" (format-mode-line mode-line-format))))
+                         (lambda () (string-match-p "1 chat waits" (chatmd-test--mode-line))))
       (goto-char (point-min))
       (search-forward "**Permission**")
       (chatmd-test--keys "C-c C-r Allow RET")
@@ -276,7 +284,7 @@ answer streams on below the record."
                                               expected (chatmd-test--normalize (chatmd-test--text buffer))))))
       (should (file-exists-p (expand-file-name "writer/notes.txt" demo)))
       (chatmd-test--wait "the mode line to stop counting the chat"
-                         (lambda () (not (string-match-p "wait" (format-mode-line mode-line-format))))))))
+                         (lambda () (not (string-match-p "wait" (chatmd-test--mode-line))))))))
 
 (ert-deftest chatmd-test-ask-about ()
   "In a source file of the workspace, with the demo chat open: select two lines,
@@ -348,7 +356,7 @@ names it; C-c C-k stops it: the partial text stays, the status says cancelled."
                                            (string-match-p "\none two " text)))))
       (chatmd-test--wait "the mode line to name @reviewer"
                          (lambda () (string-match-p "@reviewer [0-9.]+s · "
-                                                    (format-mode-line mode-line-format))))
+                                                    (chatmd-test--mode-line))))
       (chatmd-test--keys "C-c C-k")
       (let ((expected
              (concat original "\n## @reviewer\n"

@@ -45,7 +45,7 @@ for t in "${tests[@]}"; do
         --eval "(ert-run-tests-batch-and-exit '(member $t))" 2>&1)"
     rc=$?
     ms=$((($(date +%s%N) - start) / 1000000))
-    if ((rc == 0)) && grep -q "^Ran 1 test" <<<"$out"; then
+    if ((rc == 0)) && grep -q "^Ran 1 tests, 1 results as expected" <<<"$out"; then
         passed=$((passed + 1))
         echo "ok    $t (${ms} ms)"
     else
