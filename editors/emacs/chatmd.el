@@ -277,9 +277,11 @@ shown in the echo area.  SERVER: the current buffer's by default."
 
 (defun chatmd--report-started (result)
   (let ((members (and (listp result) (plist-get result :members))))
-    (when (and members (> (length members) 0))
-      (chatmd--say "asked %s"
-                   (mapconcat (lambda (m) (concat "@" m)) members ", ")))))
+    (cond ((and members (> (length members) 0))
+           (chatmd--say "asked %s"
+                        (mapconcat (lambda (m) (concat "@" m)) members ", ")))
+          ((and (listp result) (eq (plist-get result :queued) t))
+           (chatmd--say "queued: sent when the members answering now finish")))))
 
 ;; ---------------------------------------------------------------------------
 ;; Commands

@@ -66,9 +66,11 @@ with the fake agent as claude, codex and gemini; chatmd.el set up to use both."
     (while (and (not (funcall predicate)) (< (float-time) deadline))
       (accept-process-output nil 0.02))
     (unless (funcall predicate)
-      (ert-fail (format "timed out waiting for %s\n%s%s" what
-                        (if dump (concat (funcall dump) "\n") "")
-                        (chatmd-test--dump))))))
+      ;; Printed as it is (ERT would show the text as one quoted string).
+      (message "timed out waiting for %s\n%s%s" what
+               (if dump (concat (funcall dump) "\n") "")
+               (chatmd-test--dump))
+      (ert-fail (format "timed out waiting for %s" what)))))
 
 (defun chatmd-test--text (&optional buffer)
   (with-current-buffer (or buffer (current-buffer))
@@ -191,8 +193,10 @@ message.  The whole buffer and the saved file are checked byte for byte."
   (let* ((ws (chatmd-test--workspace))
          (answer "Looks good to me. The refund is converted first, then rounded half-even, and capped."))
     (setenv "FAKE_AGENT_TEXT" answer)
-    (setenv "FAKE_AGENT_CHUNKS" "6")
-    (setenv "FAKE_AGENT_DELAY_MS" "250")
+    ;; 24 chunks (one a word: 21) 0.4 s apart: about 8 s of streaming; the typing
+    ;; (50 keys 50 ms apart) took up to 7 s on a busy machine.
+    (setenv "FAKE_AGENT_CHUNKS" "24")
+    (setenv "FAKE_AGENT_DELAY_MS" "400")
     (let* ((buffer (chatmd-test--open (plist-get ws :chat)))
            (original (chatmd-test--text))
            (typed "\n\n## @me\n@tester and the rounding of partial refunds?")
@@ -201,7 +205,8 @@ message.  The whole buffer and the saved file are checked byte for byte."
       (chatmd-test--wait "@reviewer to stream"
                          (lambda () (string-match-p "status=streaming" (chatmd-test--text buffer))))
       (chatmd-test--keys "M->")
-      (chatmd-test--type (chatmd-test--key-list typed) 0.06)
+      (message "typing from %.2f" (float-time))
+      (chatmd-test--type (chatmd-test--key-list typed) 0.05)
       (chatmd-test--wait "the typing to end, the mode line naming both members"
                          (lambda ()
                            (let ((line (chatmd-test--mode-line)))
@@ -209,19 +214,24 @@ message.  The whole buffer and the saved file are checked byte for byte."
                                         (string-match-p "@tester [0-9.]+s · " line))
                                (setq seen-mode-line t)))
                            chatmd-test--typed))
+      (message "typed at %.2f" (float-time))
       (should seen-mode-line)
+      ;; The keys went in while the answers streamed (else this tests nothing).
+      (should (string-match-p "status=streaming" (chatmd-test--text buffer)))
       (chatmd-test--keys "C-c C-c")
       (let ((expected
              (concat original
                      "\n## @reviewer\n"
-                     "<!-- chatmd id=t1 agent=claude status=done seen=0:e6572e started=<S> model=claude-opus-4-8[1m] session=<S> took=<T> stop=end_turn exit=0 tokens=10/14 -->\n"
+                     "<!-- chatmd id=t1 agent=claude status=done seen=0:e6572e started=<S> model=claude-opus-4-8[1m] session=<S> took=<T> stop=end_turn exit=0 tokens=10/21 -->\n"
                      answer "\n"
                      "\n## @tester\n"
-                     "<!-- chatmd id=t2 agent=codex status=done seen=0:e6572e started=<S> session=<S> took=<T> exit=0 tokens=10/14 -->\n"
+                     "<!-- chatmd id=t2 agent=codex status=done seen=0:e6572e started=<S> session=<S> took=<T> exit=0 tokens=10/21 -->\n"
                      answer "\n"
                      typed "\n"
                      "\n## @tester\n"
-                     "<!-- chatmd id=t3 agent=codex status=done started=<S> session=<S> took=<T> exit=0 tokens=10/14 -->\n"
+                     ;; seen=+3:…: the tester's session went on and was given exactly
+                     ;; the typed message (the hash of its author and text).
+                     "<!-- chatmd id=t3 agent=codex status=done seen=+3:18e7b7 started=<S> session=<S> took=<T> exit=0 tokens=10/21 -->\n"
                      answer "\n"
                      "\n## @me\n")))
         (chatmd-test--wait "both answers, the typed message, the queued answer"
@@ -229,7 +239,8 @@ message.  The whole buffer and the saved file are checked byte for byte."
                            30
                            (lambda () (format "--- expected\n%s--- buffer (normalized)\n%s"
                                               expected (chatmd-test--normalize (chatmd-test--text buffer)))))
-        (should (member "queued in release-review.chat.md: sent when its members finish answering"
+        (should (equal '("queued: sent when the members answering now finish"
+                          "asked @reviewer, @tester")
                         chatmd-test--messages))
         (save-buffer)
         (should (equal (chatmd-test--normalize (chatmd-test--file (plist-get ws :chat))) expected))
@@ -305,7 +316,7 @@ with a #file: reference, and @reviewer answers it."
              (concat original "\n## @me\n@reviewer about #file:calc.rs:1-2:\n\n"
                      "```rust\nfn add(a: u32, b: u32) -> u32 {\n    a + b\n```\n"
                      "\n## @reviewer\n"
-                     "<!-- chatmd id=t1 agent=claude status=done started=<S> model=claude-opus-4-8[1m] session=<S> took=<T> stop=end_turn exit=0 tokens=10/4 -->\n"
+                     "<!-- chatmd id=t1 agent=claude status=done seen=0:e6572e.5a36fd started=<S> model=claude-opus-4-8[1m] session=<S> took=<T> stop=end_turn exit=0 tokens=10/4 -->\n"
                      "It adds two numbers.\n\n## @me\n")))
         (chatmd-test--wait "the question and the answer in the chat"
                            (lambda () (equal (chatmd-test--normalize (chatmd-test--text chat)) expected))
@@ -331,7 +342,7 @@ server for the file's project; the message and the answer go into the chat on di
            (concat original "\n## @me\n@reviewer about #file:calc.rs:1-2:\n\n"
                    "```rust\nfn add(a: u32, b: u32) -> u32 {\n    a + b\n```\n"
                    "\n## @reviewer\n"
-                   "<!-- chatmd id=t1 agent=claude status=done started=<S> model=claude-opus-4-8[1m] session=<S> took=<T> stop=end_turn exit=0 tokens=10/4 -->\n"
+                   "<!-- chatmd id=t1 agent=claude status=done seen=0:e6572e.5a36fd started=<S> model=claude-opus-4-8[1m] session=<S> took=<T> stop=end_turn exit=0 tokens=10/4 -->\n"
                    "It adds two numbers.\n\n## @me\n")))
       (chatmd-test--wait "the question and the answer in the chat file"
                          (lambda () (equal (chatmd-test--normalize (chatmd-test--file (plist-get ws :chat)))
