@@ -114,8 +114,19 @@ that the construct is in `global-mode-string' and evaluates it."
     (insert-file-contents-literally file)
     (buffer-string)))
 
+(defun chatmd-test--save-events ()
+  "Writes eglot's events buffer (every message to and from the server) to the file
+CHATMD_TEST_EVENTS names, if set: what the observations in the README come from."
+  (let ((file (getenv "CHATMD_TEST_EVENTS"))
+        (events (cl-find-if (lambda (b) (string-match-p "EGLOT.*events" (buffer-name b)))
+                            (buffer-list))))
+    (when (and file (not (string-empty-p file)) events)
+      (with-current-buffer events
+        (write-region (point-min) (point-max) file nil 'quiet)))))
+
 (defun chatmd-test--setup ()
   (setq chatmd-test--messages nil)
+  (add-hook 'kill-emacs-hook #'chatmd-test--save-events)
   (advice-add 'chatmd--say :after
               (lambda (&rest args) (push (apply #'format args) chatmd-test--messages))
               '((name . chatmd-test)))
