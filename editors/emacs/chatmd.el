@@ -198,10 +198,12 @@ error, which ends the turn."
         (inhibit-message t))
     (prog1 (condition-case err
                (cl-call-next-method)
-             (jsonrpc-error
+             ;; eglot signals `jsonrpc-error' for a stale version (older eglots a
+             ;; plain `error'); it checks before changing anything.
+             (error
               (list :applied :json-false
-                    :failureReason (format "%s" (or (alist-get 'jsonrpc-error-message (cdr err))
-                                                    (cdr err))))))
+                    :failureReason (or (alist-get 'jsonrpc-error-message (cdr-safe err))
+                                       (error-message-string err)))))
       ;; The server waits to see its edit come back in a didChange before it writes
       ;; the next chunk; eglot would send it only after `eglot-send-changes-idle-time'.
       (chatmd--flush-all))))
@@ -219,6 +221,10 @@ eglot keeps no LSP diagnostics of other files to give."
           (noerror nil)
           (t (user-error "chatmd: no language server for this buffer (is `%s' on the path? M-x eglot starts it)"
                          chatmd-server-path)))))
+
+(defun chatmd--path (uri)
+  "The file of URI (eglot 1.16 renamed its function)."
+  (funcall (if (fboundp 'eglot-uri-to-path) 'eglot-uri-to-path 'eglot--uri-to-path) uri))
 
 (defun chatmd--uri ()
   "The URI eglot gives the current buffer's file."
@@ -431,12 +437,12 @@ routing).  NEW-CHAT (prefix argument): a new chat."
      (lambda (result)
        (let ((chat (and (listp result) (plist-get result :chat))))
          (when chat
-           (let ((file (file-relative-name (eglot--uri-to-path chat))))
+           (let ((file (file-relative-name (chatmd--path chat))))
              (if (plist-get result :queued)
                  (chatmd--say "queued in %s: sent when its members finish answering" file)
                (chatmd--report-started result)
                (when new-chat
-                 (display-buffer (find-file-noselect (eglot--uri-to-path chat)))))))))
+                 (display-buffer (find-file-noselect (chatmd--path chat)))))))))
      server)))
 
 ;; ---------------------------------------------------------------------------

@@ -127,6 +127,9 @@ CHATMD_TEST_EVENTS names, if set: what the observations in the README come from.
 (defun chatmd-test--setup ()
   (setq chatmd-test--messages nil)
   (add-hook 'kill-emacs-hook #'chatmd-test--save-events)
+  ;; The server's last words may come while Emacs exits: not handled then.
+  (add-hook 'kill-emacs-hook
+            (lambda () (dolist (process (process-list)) (set-process-filter process #'ignore))))
   (advice-add 'chatmd--say :after
               (lambda (&rest args) (push (apply #'format args) chatmd-test--messages))
               '((name . chatmd-test)))
@@ -159,13 +162,13 @@ keystrokes, as Emacs does for a user.  Sets `chatmd-test--typed' after the last.
 
 (ert-deftest chatmd-test-mode ()
   "A *.chat.md file opens in chatmd-mode (on markdown-mode), with the chat highlighted,
-the keys bound, and the server connected."
+the keys bound, and the server connected.  (The waiting count: `chatmd-test-permission'.)"
   (chatmd-test--setup)
   (let* ((ws (chatmd-test--workspace))
          (chat (expand-file-name "look.chat.md" (plist-get ws :demo))))
     (with-temp-file chat
       (insert "## @me\n@reviewer see #file:src/pay.rs:2-4 and #diff.\n\n"
-              "## @reviewer\n<!-- chatmd id=t1 agent=claude status=waiting -->\n"
+              "## @reviewer\n<!-- chatmd id=t1 agent=claude status=done -->\n"
               "> **Permission** `t1-p1` — reviewer wants to run `ls` (execute)\n"
               "> - [ ] Allow · - [ ] Reject\n"))
     (chatmd-test--open chat)
@@ -182,17 +185,16 @@ the keys bound, and the server connected."
       (should (memq 'chatmd-reference-face (ensure-list (face-at "#diff"))))
       (should (memq 'chatmd-member-heading-face (ensure-list (face-at "@reviewer\n"))))
       (should (memq 'chatmd-status-face (ensure-list (face-at "<!-- chatmd"))))
-      (should (memq 'chatmd-status-value-face (ensure-list (face-at "status=waiting"))))
+      (should (memq 'chatmd-status-value-face (ensure-list (face-at "status=done"))))
       (should (memq 'chatmd-permission-face (ensure-list (face-at "> **Permission**"))))
       (should (memq 'chatmd-permission-option-face (ensure-list (face-at "> - [ ] Allow")))))
     (should (eq (key-binding (kbd "C-c C-c")) 'chatmd-send))
     (should (eq (key-binding (kbd "C-c C-a")) 'chatmd-ask))
     (should (eq (key-binding (kbd "C-c C-k")) 'chatmd-cancel))
     (should (eq (key-binding (kbd "C-c C-r")) 'chatmd-answer))
-    ;; The waiting permission request counts in the mode line.
-    (chatmd-test--wait "the mode line to say 1 chat waits"
-                       (lambda () (equal (chatmd-mode-line-text) "1 chat waits")))
-    (should (string-match-p "1 chat waits" (chatmd-test--mode-line)))))
+    ;; Markdown's own keys that the chat keys leave alone.
+    (should (eq (key-binding (kbd "C-c C-n")) 'markdown-outline-next))
+    (should (eq (key-binding (kbd "C-c C-p")) 'markdown-outline-previous))))
 
 (ert-deftest chatmd-test-send-then-type ()
   "C-c C-c in the demo chat: @reviewer and @tester answer, in chunks 0.25 s apart;
@@ -362,35 +364,101 @@ server for the file's project; the message and the answer go into the chat on di
                          (lambda () (format "--- expected\n%s--- file (normalized)\n%s" expected
                                             (chatmd-test--normalize (chatmd-test--file (plist-get ws :chat)))))))))
 
-(ert-deftest chatmd-test-ask-and-cancel ()
-  "C-c C-a reviewer: @reviewer answers and hangs after \"one two \"; the mode line
-names it; C-c C-k stops it: the partial text stays, the status says cancelled."
+(ert-deftest chatmd-test-ask-about-new-chat ()
+  "C-u M-x chatmd-ask-about: the question goes into a new chat beside the most recent
+one, shown in another window, and @reviewer answers there."
+  (chatmd-test--setup)
+  (let* ((ws (chatmd-test--workspace))
+         (source (expand-file-name "calc.rs" (plist-get ws :demo)))
+         (original (chatmd-test--file (plist-get ws :chat))))
+    (setenv "FAKE_AGENT_TEXT" "It adds two numbers.")
+    (with-temp-file source (insert "fn add(a: u32, b: u32) -> u32 {\n    a + b\n}\n"))
+    (find-file source)
+    (transient-mark-mode 1)
+    (goto-char (point-min))
+    (chatmd-test--keys "C-SPC C-n C-n C-u M-x chatmd-ask-about RET reviewer RET")
+    (let (chat)
+      (chatmd-test--wait "a new chat shown in a window"
+                         (lambda ()
+                           (setq chat (cl-find-if (lambda (b) (string-suffix-p ".chat.md" (buffer-name b)))
+                                                  (mapcar #'window-buffer (window-list))))))
+      (chatmd-test--wait "the answer in the new chat"
+                         (lambda () (string-suffix-p "It adds two numbers.\n\n## @me\n"
+                                                     (chatmd-test--text chat)))
+                         nil
+                         (lambda () (format "--- %s\n%s" (buffer-file-name chat) (chatmd-test--text chat))))
+      (message "new chat %s:\n%s" (buffer-file-name chat) (chatmd-test--text chat))
+      (should (string-match-p "^@reviewer about #file:calc.rs:1-2:$" (chatmd-test--text chat)))
+      (should (equal original (chatmd-test--file (plist-get ws :chat)))))))
+
+(ert-deftest chatmd-test-ask ()
+  "C-c C-a tester: only @tester answers, though the message mentions @reviewer too."
+  (chatmd-test--setup)
+  (let ((ws (chatmd-test--workspace)))
+    (setenv "FAKE_AGENT_TEXT" "Property test written.")
+    (let* ((buffer (chatmd-test--open (plist-get ws :chat)))
+           (original (chatmd-test--text))
+           (expected
+            (concat original "\n## @tester\n"
+                    "<!-- chatmd id=t1 agent=codex status=done seen=0:e6572e started=<S> session=<S> took=<T> exit=0 tokens=10/3 -->\n"
+                    "Property test written.\n\n## @me\n")))
+      (chatmd-test--keys "C-c C-a tester RET")
+      (chatmd-test--wait "@tester's answer"
+                         (lambda () (equal (chatmd-test--normalize (chatmd-test--text buffer)) expected))
+                         nil
+                         (lambda () (format "--- expected\n%s--- buffer (normalized)\n%s"
+                                            expected (chatmd-test--normalize (chatmd-test--text buffer)))))
+      (should (equal '("asked @tester") chatmd-test--messages)))))
+
+(ert-deftest chatmd-test-cancel ()
+  "C-c C-c: @tester answers, @reviewer hangs after \"one two \" (the fake claude stops
+after 5 lines; the fake codex prints its answer in fewer); the mode line names it.
+C-u C-c C-k reviewer stops it.  C-c C-a reviewer: it hangs again; C-c C-k stops every
+turn of the chat.  The partial texts stay; the status comments say cancelled."
   (chatmd-test--setup)
   (let ((ws (chatmd-test--workspace)))
     (setenv "FAKE_AGENT_TEXT" "one two three four five")
     (setenv "FAKE_AGENT_HANG_AFTER" "5")
     (let* ((buffer (chatmd-test--open (plist-get ws :chat)))
-           (original (chatmd-test--text)))
-      (chatmd-test--keys "C-c C-a reviewer RET")
-      (chatmd-test--wait "the answer to start streaming"
-                         (lambda () (let ((text (chatmd-test--text buffer)))
-                                      (and (string-match-p "status=streaming" text)
-                                           (string-match-p "\none two " text)))))
-      (chatmd-test--wait "the mode line to name @reviewer"
-                         (lambda () (string-match-p "@reviewer [0-9.]+s · "
-                                                    (chatmd-test--mode-line))))
-      (chatmd-test--keys "C-c C-k")
-      (let ((expected
-             (concat original "\n## @reviewer\n"
-                     "<!-- chatmd id=t1 agent=claude status=cancelled seen=0:e6572e started=<S> model=claude-opus-4-8[1m] session=<S> took=<T> -->\n"
-                     "one two \n\n## @me\n")))
-        (chatmd-test--wait "the cancelled section"
-                           (lambda () (equal (chatmd-test--normalize (chatmd-test--text buffer)) expected))
-                           nil
-                           (lambda () (format "--- expected\n%s--- buffer (normalized)\n%s"
-                                              expected (chatmd-test--normalize (chatmd-test--text buffer))))))
-      (should (member "asked @reviewer" chatmd-test--messages))
-      (chatmd-test--wait "the mode line to empty" (lambda () (equal (chatmd-mode-line-text) ""))))))
+           (original (chatmd-test--text))
+           (first-cancel
+            (concat original "\n## @reviewer\n"
+                    "<!-- chatmd id=t1 agent=claude status=cancelled seen=0:e6572e started=<S> model=claude-opus-4-8[1m] session=<S> took=<T> -->\n"
+                    "one two \n\n## @tester\n"
+                    "<!-- chatmd id=t2 agent=codex status=done seen=0:e6572e started=<S> session=<S> took=<T> exit=0 tokens=10/5 -->\n"
+                    "one two three four five\n\n## @me\n")))
+      (cl-flet ((check (what expected)
+                  (chatmd-test--wait what
+                                     (lambda () (equal (chatmd-test--normalize (chatmd-test--text buffer))
+                                                       expected))
+                                     nil
+                                     (lambda () (format "--- expected\n%s--- buffer (normalized)\n%s"
+                                                        expected (chatmd-test--normalize
+                                                                  (chatmd-test--text buffer))))))
+                (reviewer-hangs ()
+                  (chatmd-test--wait "@reviewer to stream and hang"
+                                     (lambda () (string-match-p "agent=claude status=streaming[^\n]*\none two $"
+                                                                (chatmd-test--text buffer)))
+                                     nil (lambda () (chatmd-test--text buffer)))
+                  (chatmd-test--wait "the mode line to name @reviewer"
+                                     (lambda () (string-match-p "@reviewer [0-9.]+s · "
+                                                                (chatmd-test--mode-line))))))
+        (chatmd-test--keys "C-c C-c")
+        (chatmd-test--wait "@tester's answer"
+                           (lambda () (string-match-p "agent=codex status=done" (chatmd-test--text buffer))))
+        (reviewer-hangs)
+        (chatmd-test--keys "C-u C-c C-k reviewer RET")
+        (check "@reviewer cancelled" first-cancel)
+        (chatmd-test--wait "the mode line to empty" (lambda () (equal (chatmd-mode-line-text) "")))
+        (chatmd-test--keys "C-c C-a reviewer RET")
+        (reviewer-hangs)
+        (chatmd-test--keys "C-c C-k")
+        (check "@reviewer cancelled again"
+               (concat first-cancel "\n## @reviewer\n"
+                       "<!-- chatmd id=t3 agent=claude status=cancelled seen=+2:f12fc2 started=<S> model=claude-opus-4-8[1m] session=<S> took=<T> -->\n"
+                       "one two \n\n## @me\n"))
+        (should (equal '("asked @reviewer" "asked @reviewer, @tester") chatmd-test--messages))
+        (chatmd-test--wait "the mode line to empty" (lambda () (equal (chatmd-mode-line-text) "")))))))
 
 (provide 'chatmd-test)
 ;;; chatmd-test.el ends here
