@@ -460,5 +460,30 @@ turn of the chat.  The partial texts stay; the status comments say cancelled."
         (should (equal '("asked @reviewer" "asked @reviewer, @tester") chatmd-test--messages))
         (chatmd-test--wait "the mode line to empty" (lambda () (equal (chatmd-mode-line-text) "")))))))
 
+(ert-deftest chatmd-test-waiting-count ()
+  "A chat that is not open waits for you (its last turn failed): the mode line of the
+open chat counts it.  Opened, a next message written and sent (C-c C-c), it answers
+and nothing waits any more."
+  (chatmd-test--setup)
+  (let* ((ws (chatmd-test--workspace))
+         (failed (expand-file-name "failed.chat.md" (plist-get ws :demo))))
+    (setenv "FAKE_AGENT_TEXT" "Fixed.")
+    (with-temp-file failed
+      (insert "## @me\n@reviewer look at the refunds\n\n## @reviewer\n"
+              "<!-- chatmd id=t1 agent=claude status=error error=\"the CLI crashed\" -->\n"))
+    (chatmd-test--open (plist-get ws :chat))
+    (chatmd-test--wait "the mode line to say 1 chat waits"
+                       (lambda () (equal (chatmd-test--mode-line) " [1 chat waits]")))
+    (let ((buffer (chatmd-test--open failed)))
+      (goto-char (point-max))
+      (insert "\n## @me\n@reviewer try again\n")
+      (chatmd-test--keys "C-c C-c")
+      (chatmd-test--wait "the answer"
+                         (lambda () (string-suffix-p "Fixed.\n\n## @me\n" (chatmd-test--text buffer))))
+      (chatmd-test--wait "the mode line to stop counting"
+                         (lambda () (equal (chatmd-test--mode-line) "")))
+      (switch-to-buffer (find-buffer-visiting (plist-get ws :chat)))
+      (should (equal (chatmd-test--mode-line) "")))))
+
 (provide 'chatmd-test)
 ;;; chatmd-test.el ends here
