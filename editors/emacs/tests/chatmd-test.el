@@ -255,7 +255,7 @@ message.  The whole buffer and the saved file are checked byte for byte."
         (should (equal '("queued: sent when the members answering now finish"
                           "asked @reviewer, @tester")
                         chatmd-test--messages))
-        (save-buffer)
+        (chatmd-test--keys "C-x C-s")
         (should (equal (chatmd-test--normalize (chatmd-test--file (plist-get ws :chat))) expected))
         (chatmd-test--wait "the mode line to empty" (lambda () (equal (chatmd-mode-line-text) "")))))))
 
@@ -484,6 +484,52 @@ and nothing waits any more."
                          (lambda () (equal (chatmd-test--mode-line) "")))
       (switch-to-buffer (find-buffer-visiting (plist-get ws :chat)))
       (should (equal (chatmd-test--mode-line) "")))))
+
+(defun chatmd-test--blocks (file language)
+  "The fenced code blocks of LANGUAGE in FILE (a guide), as strings."
+  (with-temp-buffer
+    (insert-file-contents (expand-file-name file chatmd-test--repo))
+    (let (blocks)
+      (while (re-search-forward (concat "^ *```" language "\n\\(\\(?:.*\n\\)*?\\) *```$") nil t)
+        (push (replace-regexp-in-string "^   " "" (match-string 1)) blocks))
+      (nreverse blocks))))
+
+(defun chatmd-test--key-rows (file)
+  "The rows of the keys tables in FILE: ((KEY . COMMAND) ...)."
+  (with-temp-buffer
+    (insert-file-contents (expand-file-name file chatmd-test--repo))
+    (let (rows)
+      (while (re-search-forward "^| `\\(C-[^`]+\\)` | `\\(chatmd-[a-z-]+\\)` |" nil t)
+        (push (cons (match-string 1) (intern (match-string 2))) rows))
+      (nreverse rows))))
+
+(ert-deftest chatmd-test-guides ()
+  "The guides (editors/emacs/README.md, docs/editors.md) as a newcomer follows them:
+their use-package snippet, evaluated as written (with this checkout's path), sets up
+*.chat.md files and the ask-about key; both guides show the same snippet; the keys
+their tables name are the mode's."
+  (let* ((readme (chatmd-test--blocks "editors/emacs/README.md" "elisp"))
+         (docs (chatmd-test--blocks "docs/editors.md" "elisp"))
+         (snippet (cl-find-if (lambda (b) (string-match-p "(use-package chatmd" b)) readme))
+         (plain (cl-find-if (lambda (b) (string-match-p "(require 'chatmd)" b)) readme))
+         (here (expand-file-name ".." chatmd-test--here)))
+    (should snippet)
+    (should plain)
+    (should (member snippet docs))
+    (setq auto-mode-alist (cl-remove "\\.chat\\.md\\'" auto-mode-alist :key #'car :test #'equal))
+    (require 'use-package)
+    (dolist (code (list plain snippet))
+      (with-temp-buffer
+        (insert (replace-regexp-in-string "/path/to/chatmd/editors/emacs" here code t t))
+        (eval-buffer)))
+    (should (member here load-path))
+    (should (eq (assoc-default "x.chat.md" auto-mode-alist #'string-match) 'chatmd-mode))
+    (should (eq (global-key-binding (kbd "C-c q")) 'chatmd-ask-about))
+    (dolist (file '("editors/emacs/README.md" "docs/editors.md"))
+      (let ((rows (chatmd-test--key-rows file)))
+        (should (equal (mapcar #'car rows) '("C-c C-c" "C-c C-a" "C-c C-k" "C-c C-r")))
+        (dolist (row rows)
+          (should (eq (lookup-key chatmd-mode-map (kbd (car row))) (cdr row))))))))
 
 (provide 'chatmd-test)
 ;;; chatmd-test.el ends here
