@@ -531,5 +531,29 @@ their tables name are the mode's."
         (dolist (row rows)
           (should (eq (lookup-key chatmd-mode-map (kbd (car row))) (cdr row))))))))
 
+(ert-deftest chatmd-test-without-markdown-mode ()
+  "Without markdown-mode installed, chatmd-mode builds on text-mode and still
+highlights the chat (another Emacs, with markdown-mode taken off its load path)."
+  (let* ((chat (make-temp-file "chatmd-plain-" nil ".chat.md" "## @me\n@reviewer hi\n"))
+         (code `(progn
+                  (let (kept)
+                    (dolist (dir load-path)
+                      (unless (string-match-p "markdown-mode" dir) (push dir kept)))
+                    (setq load-path (nreverse kept)))
+                  (add-to-list 'load-path ,(expand-file-name ".." chatmd-test--here))
+                  (require 'chatmd)
+                  (setq chatmd-eglot-ensure nil)
+                  (find-file ,chat)
+                  (font-lock-ensure)
+                  (princ (format "%S %S %S %S" major-mode (fboundp 'markdown-mode)
+                                 (derived-mode-p 'text-mode)
+                                 (get-text-property 4 'face)))))
+         (out (with-temp-buffer
+                ;; stdout only: Emacs says what it loads on stderr.
+                (list (call-process (concat invocation-directory invocation-name) nil '(t nil) nil
+                                    "--batch" "-q" "--eval" (prin1-to-string code))
+                      (buffer-string)))))
+    (should (equal out '(0 "chatmd-mode nil text-mode chatmd-me-heading-face")))))
+
 (provide 'chatmd-test)
 ;;; chatmd-test.el ends here
