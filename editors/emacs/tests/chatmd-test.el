@@ -192,6 +192,10 @@ the keys bound, and the server connected.  (The waiting count: `chatmd-test-perm
     (should (eq (key-binding (kbd "C-c C-a")) 'chatmd-ask))
     (should (eq (key-binding (kbd "C-c C-k")) 'chatmd-cancel))
     (should (eq (key-binding (kbd "C-c C-r")) 'chatmd-answer))
+    ;; C-c C-r away from any request offers the last one that waits.
+    (goto-char (point-min))
+    (should (equal (chatmd--permission-at-point)
+                   '("t1-p1" "reviewer wants to run `ls` (execute)" ("Allow" "Reject"))))
     ;; Markdown's own keys that the chat keys leave alone.
     (should (eq (key-binding (kbd "C-c C-n")) 'markdown-outline-next))
     (should (eq (key-binding (kbd "C-c C-p")) 'markdown-outline-previous))))
