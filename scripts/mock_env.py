@@ -31,21 +31,27 @@ class MockModel:
     def __init__(self, log, delay_ms=0):
         self.log = Path(log)
         self.log.touch()
-        self.proc = subprocess.Popen(
-            [sys.executable, str(MOCK), "--log", str(self.log), "--delay-ms", str(delay_ms)],
-            stdout=subprocess.PIPE, text=True)
+        # Its stderr (a client hanging up mid-answer, as a cancelled CLI does) goes
+        # next to the log, not into the report.
+        with open(self.log.with_suffix(".stderr"), "w") as stderr:
+            self.proc = subprocess.Popen(
+                [sys.executable, str(MOCK), "--log", str(self.log), "--delay-ms", str(delay_ms)],
+                stdout=subprocess.PIPE, stderr=stderr, text=True)
         self.port = int(self.proc.stdout.readline().split()[1])
 
     def offset(self):
         """Where the log ends now: `requests(offset)` later gives what came after."""
         return self.log.stat().st_size
 
-    def requests(self, since=0):
-        """The model calls (not HEAD checks or 404s) logged after byte `since`."""
+    def entries(self, since=0):
+        """Every line logged after byte `since`."""
         with open(self.log) as log:
             log.seek(since)
-            entries = [json.loads(line) for line in log if line.strip()]
-        return [e for e in entries if e.get("api")]
+            return [json.loads(line) for line in log if line.endswith("\n")]
+
+    def requests(self, since=0):
+        """The model calls (not HEAD checks, 404s or `started` lines) logged after byte `since`."""
+        return [e for e in self.entries(since) if e.get("api")]
 
     def kill(self):
         self.proc.kill()

@@ -38,7 +38,9 @@ upstream failure MOCK-ERR-<api>`).
 `--log FILE` appends one JSON line per request: `t` (Unix time of arrival), `t_end`
 (last byte sent), method, path, user-agent, api, stream, the answer, and for the model
 calls `usage` (the tokens billed: `{"input": n, "output": n}`, the numbers the
-response reported) and `prompt` (the newest user text, cut at 4000 characters). The
+response reported), `prompt` (the newest user text, cut at 4000 characters) and
+`tool_result` (the tool output the request carried back, if any); a `slow` answer
+also logs `{"t", "started": true, "api": null, "prompt"}` when it starts. The
 benchmark (scripts/real-cli-bench) uses it to split a turn into CLI start-up (spawn to
 first model request), model time and wind-down (last byte to exit); the version
 matrix (scripts/agent-matrix) reads what each turn sent and was billed.
@@ -258,8 +260,18 @@ class Handler(BaseHTTPRequestHandler):
             entry["usage"] = usage
         if seen is not None:
             entry["prompt"] = (seen.users[-1] if seen.users else "")[:4000]
+            if seen.tool_result is not None:
+                entry["tool_result"] = seen.tool_result[:4000]
         with LOG_LOCK, open(OPTS.log, "a") as log:
             log.write(json.dumps(entry) + "\n")
+
+    def arrived(self, mode, seen):
+        """For a `slow` answer, a log line as soon as it starts streaming (`started`, no
+        `api`): the moment a test may cancel the turn."""
+        if OPTS.log and mode == "slow":
+            entry = {"t": time.time(), "started": True, "api": None, "prompt": (seen.users or [""])[-1][:4000]}
+            with LOG_LOCK, open(OPTS.log, "a") as log:
+                log.write(json.dumps(entry) + "\n")
 
     def send_json(self, status, value):
         data = json.dumps(value).encode()
@@ -332,6 +344,7 @@ class Handler(BaseHTTPRequestHandler):
             "id": msg_id, "type": "message", "role": "assistant", "model": body.get("model", "mock"),
             "content": [], "stop_reason": None, "stop_sequence": None,
             "usage": {"input_tokens": usage["input_tokens"], "output_tokens": 1}}}, "message_start")
+        self.arrived(mode, seen)
         if tool:
             start = dict(block, input={})
             self.sse({"type": "content_block_start", "index": 0, "content_block": start}, "content_block_start")
@@ -381,6 +394,7 @@ class Handler(BaseHTTPRequestHandler):
             done = dict(response, status="completed", output=[item], usage=usage)
             return self.finish_json(started, "openai", done, usage=billed, seen=seen)
         self.start_sse()
+        self.arrived(mode, seen)
         seq = iter(range(1_000_000))
 
         def event(kind, **fields):
@@ -435,6 +449,7 @@ class Handler(BaseHTTPRequestHandler):
             return self.finish_json(started, "gemini", candidate([{"text": answer}], "STOP"), usage=billed,
                                     seen=seen)
         self.start_sse()
+        self.arrived(mode, seen)
         if tool:
             call = {"functionCall": {"name": "run_shell_command", "args": {"command": tool, "description": "Run it"}}}
             self.sse(candidate([call], "STOP"))
