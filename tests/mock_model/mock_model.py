@@ -22,17 +22,28 @@ The answer is the recorded mock's line (shared/reference/recorded/README.md,
 "Reading the mock's answers"), one line that reports what the request carried:
 
     ANSWER-<api> role_seen=yes marker_count=1 roles=reviewer:1 team=0 turn=1
-        user_msgs=1 assistant_msgs=0 ask=ASK-ONE [tool_result="..."]
+        user_msgs=1 assistant_msgs=0 ask=ASK-ONE roster=1 [tool_result="..."]
 
+(`roster`: how often the request holds chatmd's roster line, "in a team chat with"),
 streamed in chunks of 3 words, `--delay-ms` apart (also before the first chunk).
 `MOCK-MODE=<mode>` in the newest prompt selects: `tool` (one shell call `echo hi`,
 then the answer once the tool result comes back), `toolwrite` (the same with
-`touch tool-wrote.txt`), `error401` (HTTP 401 `mock upstream failure MOCK-ERR-<api>`).
+`touch tool-wrote.txt`), `escalate` (the same as `toolwrite`, and for codex the call
+asks to leave the sandbox, `sandbox_permissions: "require_escalated"`, as real models
+do for such a command: codex-acp then asks the client), `plan` (claude only: an
+`ExitPlanMode` call whose plan holds `PLAN-MARKER`; then the answer), `slow` (a long
+answer, 40 chunks 250 ms apart: something to cancel), `error401` (HTTP 401 `mock
+upstream failure MOCK-ERR-<api>`).
 
 `--log FILE` appends one JSON line per request: `t` (Unix time of arrival), `t_end`
-(last byte sent), method, path, user-agent, api, stream, and the answer. The
+(last byte sent), method, path, user-agent, api, stream, the answer, and for the model
+calls `usage` (the tokens billed: `{"input": n, "output": n}`, the numbers the
+response reported), `prompt` (the newest user text, cut at 4000 characters) and
+`tool_result` (the tool output the request carried back, if any); a `slow` answer
+also logs `{"t", "started": true, "api": null, "prompt"}` when it starts. The
 benchmark (scripts/real-cli-bench) uses it to split a turn into CLI start-up (spawn to
-first model request), model time and wind-down (last byte to exit).
+first model request), model time and wind-down (last byte to exit); the version
+matrix (scripts/agent-matrix) reads what each turn sent and was billed.
 """
 
 import argparse
@@ -47,7 +58,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 ROLE = re.compile(r"ROLE-MARKER-([A-Za-z0-9_]+)")
 ASK = re.compile(r"ASK-[A-Za-z0-9_-]+")
 MODE = re.compile(r"MOCK-MODE=([a-z0-9]+)")
-TOOL_CMD = {"tool": "echo hi", "toolwrite": "touch tool-wrote.txt"}
+TOOL_CMD = {"tool": "echo hi", "toolwrite": "touch tool-wrote.txt", "escalate": "touch tool-wrote.txt"}
+PLAN = "PLAN-MARKER\n\n1. Read `notes.txt`\n2. Fix the typo in it"
+ROSTER = "in a team chat with"
+SLOW_WORDS = 120  # 40 chunks of 3 words
+SLOW_DELAY_MS = 250
 LOG_LOCK = threading.Lock()
 OPTS = argparse.Namespace(delay_ms=0, log=None)
 
@@ -161,7 +176,7 @@ def answer_line(api, seen):
         f"roles={','.join(f'{k}:{v}' for k, v in sorted(roles.items())) or '-'} "
         f"team={everything.count('TEAM-MARKER')} turn={everything.count('[MESSAGE]')} "
         f"user_msgs={seen.user_msgs} assistant_msgs={seen.assistant_msgs} "
-        f"ask={asks[-1] if asks else '-'}"
+        f"ask={asks[-1] if asks else '-'} roster={everything.count(ROSTER)}"
     )
     if seen.tool_result is not None:
         line += ' tool_result="' + seen.tool_result.strip().replace("\n", " ")[:60] + '"'
@@ -172,6 +187,13 @@ def mode_of(seen):
     """The `MOCK-MODE` of the newest prompt; a tool mode only until the tool result is back."""
     modes = MODE.findall(seen.users[-1] if seen.users else "")
     return modes[-1] if modes else None
+
+
+def answer_text(api, seen, mode):
+    text = answer_line(api, seen)
+    if mode == "slow":  # long enough to be cancelled while it streams
+        text += " " + " ".join(f"slow{i}" for i in range(SLOW_WORDS))
+    return text
 
 
 def chunks(text):
@@ -226,7 +248,7 @@ class Handler(BaseHTTPRequestHandler):
 
     # plumbing
 
-    def record(self, started, api, answer, stream=None):
+    def record(self, started, api, answer, stream=None, usage=None, seen=None):
         if not OPTS.log:
             return
         entry = {
@@ -234,8 +256,22 @@ class Handler(BaseHTTPRequestHandler):
             "path": self.path, "ua": self.headers.get("user-agent", ""), "api": api,
             "stream": stream, "answer": answer,
         }
+        if usage is not None:
+            entry["usage"] = usage
+        if seen is not None:
+            entry["prompt"] = (seen.users[-1] if seen.users else "")[:4000]
+            if seen.tool_result is not None:
+                entry["tool_result"] = seen.tool_result[:4000]
         with LOG_LOCK, open(OPTS.log, "a") as log:
             log.write(json.dumps(entry) + "\n")
+
+    def arrived(self, mode, seen):
+        """For a `slow` answer, a log line as soon as it starts streaming (`started`, no
+        `api`): the moment a test may cancel the turn."""
+        if OPTS.log and mode == "slow":
+            entry = {"t": time.time(), "started": True, "api": None, "prompt": (seen.users or [""])[-1][:4000]}
+            with LOG_LOCK, open(OPTS.log, "a") as log:
+                log.write(json.dumps(entry) + "\n")
 
     def send_json(self, status, value):
         data = json.dumps(value).encode()
@@ -245,9 +281,9 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
-    def finish_json(self, started, api, value, status=200):
+    def finish_json(self, started, api, value, status=200, usage=None, seen=None):
         self.send_json(status, value)
-        self.record(started, api, value if status != 200 else None, False)
+        self.record(started, api, value if status != 200 else None, False, usage, seen)
 
     def start_sse(self):
         self.send_response(200)
@@ -266,9 +302,10 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.write(b"0\r\n\r\n")
         self.wfile.flush()
 
-    def pause(self):
-        if OPTS.delay_ms:
-            time.sleep(OPTS.delay_ms / 1000)
+    def pause(self, mode=None):
+        delay = SLOW_DELAY_MS if mode == "slow" else OPTS.delay_ms
+        if delay:
+            time.sleep(delay / 1000)
 
     def fail401(self, started, api):
         error = {"type": "error", "error": {"type": "authentication_error",
@@ -283,10 +320,16 @@ class Handler(BaseHTTPRequestHandler):
         if mode == "error401":
             return self.fail401(started, "anthropic")
         tool = TOOL_CMD.get(mode) if seen.tool_result is None else None
-        text = answer_line("anthropic", seen)
+        plan = mode == "plan" and seen.tool_result is None
+        text = answer_text("anthropic", seen, mode)
         msg_id = "msg_mock_" + uuid.uuid4().hex[:12]
         usage = {"input_tokens": tokens(seen), "output_tokens": len(text.split())}
-        if tool:
+        billed = {"input": usage["input_tokens"], "output": usage["output_tokens"]}
+        if plan:
+            tool = "ExitPlanMode"
+            block = {"type": "tool_use", "id": "toolu_mock_" + uuid.uuid4().hex[:10], "name": "ExitPlanMode",
+                     "input": {"plan": PLAN}}
+        elif tool:
             block = {"type": "tool_use", "id": "toolu_mock_" + uuid.uuid4().hex[:10], "name": "Bash",
                      "input": {"command": tool, "description": "Run it"}}
         else:
@@ -295,12 +338,13 @@ class Handler(BaseHTTPRequestHandler):
         if not body.get("stream"):
             message = {"id": msg_id, "type": "message", "role": "assistant", "model": body.get("model", "mock"),
                        "content": [block], "stop_reason": stop, "stop_sequence": None, "usage": usage}
-            return self.finish_json(started, "anthropic", message)
+            return self.finish_json(started, "anthropic", message, usage=billed, seen=seen)
         self.start_sse()
         self.sse({"type": "message_start", "message": {
             "id": msg_id, "type": "message", "role": "assistant", "model": body.get("model", "mock"),
             "content": [], "stop_reason": None, "stop_sequence": None,
             "usage": {"input_tokens": usage["input_tokens"], "output_tokens": 1}}}, "message_start")
+        self.arrived(mode, seen)
         if tool:
             start = dict(block, input={})
             self.sse({"type": "content_block_start", "index": 0, "content_block": start}, "content_block_start")
@@ -310,7 +354,7 @@ class Handler(BaseHTTPRequestHandler):
             start = {"type": "text", "text": ""}
             self.sse({"type": "content_block_start", "index": 0, "content_block": start}, "content_block_start")
             for part in chunks(text):
-                self.pause()
+                self.pause(mode)
                 delta = {"type": "text_delta", "text": part}
                 self.sse({"type": "content_block_delta", "index": 0, "delta": delta}, "content_block_delta")
         self.sse({"type": "content_block_stop", "index": 0}, "content_block_stop")
@@ -318,7 +362,7 @@ class Handler(BaseHTTPRequestHandler):
                   "usage": {"output_tokens": usage["output_tokens"]}}, "message_delta")
         self.sse({"type": "message_stop"}, "message_stop")
         self.end_sse()
-        self.record(started, "anthropic", tool or text, True)
+        self.record(started, "anthropic", tool or text, True, billed, seen)
 
     # OpenAI Responses
 
@@ -328,15 +372,19 @@ class Handler(BaseHTTPRequestHandler):
         if mode == "error401":
             return self.fail401(started, "openai")
         tool = TOOL_CMD.get(mode) if seen.tool_result is None else None
-        text = answer_line("openai", seen)
+        text = answer_text("openai", seen, mode)
         resp_id = "resp_mock_" + uuid.uuid4().hex[:12]
         item_id = ("fc_mock_" if tool else "msg_mock_") + uuid.uuid4().hex[:10]
         usage = {"input_tokens": tokens(seen), "input_tokens_details": {"cached_tokens": 0},
                  "output_tokens": len(text.split()), "output_tokens_details": {"reasoning_tokens": 0},
                  "total_tokens": tokens(seen) + len(text.split())}
+        billed = {"input": usage["input_tokens"], "output": usage["output_tokens"]}
         if tool:
+            arguments = {"cmd": tool}
+            if mode == "escalate":
+                arguments.update(sandbox_permissions="require_escalated", justification="Create the file?")
             item = {"type": "function_call", "id": item_id, "call_id": "call_" + item_id, "status": "completed",
-                    "name": "exec_command", "arguments": json.dumps({"cmd": tool})}
+                    "name": "exec_command", "arguments": json.dumps(arguments)}
         else:
             item = {"type": "message", "id": item_id, "role": "assistant", "status": "completed",
                     "content": [{"type": "output_text", "text": text, "annotations": []}]}
@@ -344,8 +392,9 @@ class Handler(BaseHTTPRequestHandler):
                     "model": body.get("model", "mock"), "status": "in_progress", "output": []}
         if not body.get("stream", True):
             done = dict(response, status="completed", output=[item], usage=usage)
-            return self.finish_json(started, "openai", done)
+            return self.finish_json(started, "openai", done, usage=billed, seen=seen)
         self.start_sse()
+        self.arrived(mode, seen)
         seq = iter(range(1_000_000))
 
         def event(kind, **fields):
@@ -363,7 +412,7 @@ class Handler(BaseHTTPRequestHandler):
             part = {"type": "output_text", "text": "", "annotations": []}
             event("response.content_part.added", item_id=item_id, output_index=0, content_index=0, part=part)
             for piece in chunks(text):
-                self.pause()
+                self.pause(mode)
                 event("response.output_text.delta", item_id=item_id, output_index=0, content_index=0, delta=piece)
             event("response.output_text.done", item_id=item_id, output_index=0, content_index=0, text=text)
             event("response.content_part.done", item_id=item_id, output_index=0, content_index=0,
@@ -371,7 +420,7 @@ class Handler(BaseHTTPRequestHandler):
         event("response.output_item.done", output_index=0, item=item)
         event("response.completed", response=dict(response, status="completed", output=[item], usage=usage))
         self.end_sse()
-        self.record(started, "openai", tool or text, True)
+        self.record(started, "openai", tool or text, True, billed, seen)
 
     # Gemini
 
@@ -381,9 +430,10 @@ class Handler(BaseHTTPRequestHandler):
         if mode == "error401":
             return self.fail401(started, "gemini")
         tool = TOOL_CMD.get(mode) if seen.tool_result is None else None
-        text = answer_line("gemini", seen)
+        text = answer_text("gemini", seen, mode)
         usage = {"promptTokenCount": tokens(seen), "candidatesTokenCount": len(text.split()),
                  "totalTokenCount": tokens(seen) + len(text.split())}
+        billed = {"input": usage["promptTokenCount"], "output": usage["candidatesTokenCount"]}
 
         def candidate(parts, finish=None):
             cand = {"content": {"role": "model", "parts": parts}, "index": 0}
@@ -396,18 +446,20 @@ class Handler(BaseHTTPRequestHandler):
             router = {"reasoning": "mock", "model_choice": "flash", "complexity_reasoning": "mock",
                       "complexity_score": 1}
             answer = text if body.get("tools") else json.dumps(router)
-            return self.finish_json(started, "gemini", candidate([{"text": answer}], "STOP"))
+            return self.finish_json(started, "gemini", candidate([{"text": answer}], "STOP"), usage=billed,
+                                    seen=seen)
         self.start_sse()
+        self.arrived(mode, seen)
         if tool:
             call = {"functionCall": {"name": "run_shell_command", "args": {"command": tool, "description": "Run it"}}}
             self.sse(candidate([call], "STOP"))
         else:
             pieces = chunks(text)
             for i, piece in enumerate(pieces):
-                self.pause()
+                self.pause(mode)
                 self.sse(candidate([{"text": piece}], "STOP" if i == len(pieces) - 1 else None))
         self.end_sse()
-        self.record(started, "gemini", tool or text, True)
+        self.record(started, "gemini", tool or text, True, billed, seen)
 
 
 def main():
