@@ -244,6 +244,19 @@ async function runPaletteCommand(title) {
   await row.click();
 }
 
+/**
+ * Right-clicks the editor's text and picks `title` from its context menu: what VS Code runs then
+ * gets the file's Uri as its argument (the palette passes none).
+ */
+async function runEditorContextMenuItem(title) {
+  await page.locator('.monaco-editor .view-lines').first().click({ button: 'right' });
+  // The editor's context menu lives in a shadow root; Playwright's CSS locators pierce it.
+  const item = page.locator('.context-view .monaco-menu .action-item', { hasText: title }).first();
+  await item.waitFor({ state: 'visible', timeout: 10_000 });
+  await item.hover();
+  await item.click();
+}
+
 async function openFile(name) {
   await page.keyboard.press('Control+P');
   await page.locator(paletteInput).waitFor({ state: 'visible' });
@@ -578,7 +591,7 @@ try {
     });
   }
 
-  await step('"Ask the Team About the Selection…" in a source file sends its lines to the most recent chat', async () => {
+  await step('"Ask the Team About the Selection…" from the context menu of a source file sends its lines to the most recent chat', async () => {
     writeFileSync(join(ws, 'calc.rs'), 'fn add(a: u32, b: u32) -> u32 {\n    a + b\n}\n');
     await clearNotifications();
     // From the explorer, not Quick Open: the file is new, and Quick Open's file search may
@@ -589,8 +602,8 @@ try {
     await page.locator('.tabs-container .tab.active', { hasText: 'calc.rs' }).waitFor({ timeout: 10_000 });
     await page.locator('.monaco-editor .view-lines').first().click();
     await page.keyboard.press('Control+A');
-    // The whole title: "…Selection in a New Chat…" starts the same.
-    await runPaletteCommand('chatmd: Ask the Team About the Selection…');
+    // From the editor's context menu, where the guides say to ask: VS Code passes calc.rs's Uri.
+    await runEditorContextMenuItem('Ask the Team About the Selection…');
     await page.locator(paletteInput).waitFor({ state: 'visible' });
     await page.keyboard.type('reviewer');
     await page.keyboard.press('Enter');
@@ -619,13 +632,13 @@ try {
     log(`asked in ${chat}`);
   });
 
-  await step('"…About the Selection in a New Chat…" creates a chat for the lines and asks there', async () => {
+  await step('"…About the Selection in a New Chat…" from the context menu creates a chat for the lines and asks there', async () => {
     await clearNotifications();
     await page.locator('.tabs-container .tab', { hasText: 'calc.rs' }).first().click();
     await page.locator('.tabs-container .tab.active', { hasText: 'calc.rs' }).waitFor({ timeout: 10_000 });
     await page.locator('.monaco-editor .view-lines').first().click();
     await page.keyboard.press('Control+A');
-    await runPaletteCommand('chatmd: Ask the Team About the Selection in a New Chat…');
+    await runEditorContextMenuItem('Ask the Team About the Selection in a New Chat…');
     await page.locator(paletteInput).waitFor({ state: 'visible' });
     await page.keyboard.type('reviewer');
     await page.keyboard.press('Enter');
