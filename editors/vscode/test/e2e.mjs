@@ -80,6 +80,13 @@ const chatPath = join(ws, 'release-review.chat.md');
 const notesPath = join(ws, 'notes.chat.md');
 writeFileSync(notesPath, '## @me\n@nobody please check the refund rounding.\n');
 writeFileSync(join(ws, 'ended.chat.md'), '---\nstatus: ended\n---\n\n## @me\n@reviewer one more thing.\n');
+// @reviewer's answer hands the word to @tester: "chatmd: Continue" lets @tester answer.
+const continuePath = join(ws, 'continue.chat.md');
+writeFileSync(
+  continuePath,
+  '## @me\n@reviewer please review the refund changes.\n\n## @reviewer\n<!-- chatmd id=t1 agent=claude status=done -->\n' +
+    'Two bugs in refund(). @tester can you write a test for each?\n',
+);
 const drafts = setUpDrafts(repo, ws, root);
 const streaming = setUpStreaming(repo, ws);
 // The drafts' chatmd.toml sets `env`, which applies once the user trusts the file: trusted
@@ -317,6 +324,20 @@ async function saveUntil(what, check, file = chatPath, timeoutMs = 20_000) {
   ).catch((error) => {
     throw new Error(`${error.message}\n--- ${file} on disk:\n${readFileSync(file, 'utf8')}`);
   });
+}
+
+/** The process ids of the `… lsp` processes this run's extension started (other runs may be going on). */
+function serverPids() {
+  return readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .filter((pid) => {
+      try {
+        const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+        return argv[1] === 'lsp' && argv[0].startsWith(exts);
+      } catch {
+        return false;
+      }
+    });
 }
 
 /** This process's PATH without the folders that hold a `chatmd`. */
@@ -660,6 +681,57 @@ try {
         return text.startsWith(asked) && /## @reviewer\n<!-- chatmd [^>]*status=done/.test(text) && text.includes(ANSWER);
       },
       60_000,
+      200,
+    );
+  });
+
+  await step('"chatmd: Continue" lets the member the last answer hands the word to answer; "chatmd: Cancel" from the palette stops it', async () => {
+    await clearNotifications();
+    await openFile('continue.chat.md');
+    await runPaletteCommand('chatmd: Continue');
+    const item = page.locator('.statusbar-item', { hasText: /@tester \d+s/ });
+    await waitForTurnOrError(item);
+    await runPaletteCommand('chatmd: Cancel');
+    const turnRow = page.locator(`${palette} .quick-input-list .monaco-list-row`, { hasText: '@tester' }).first();
+    await turnRow.waitFor({ timeout: 10_000 });
+    await turnRow.click();
+    await waitFor('the @tester status item to go away', async () => (await item.count()) === 0, 30_000, 200);
+    await saveUntil(
+      'the saved chat to hold a cancelled @tester section after @reviewer\'s answer',
+      (t) => {
+        const s = section(t, 'tester');
+        return t.indexOf('## @tester') > t.indexOf('## @reviewer') && s !== undefined && /<!-- chatmd [^>]*status=cancelled/.test(s);
+      },
+      continuePath,
+    );
+  });
+
+  await step('the ▶ Send button of the editor title sends the chat it is on (VS Code passes its Uri)', async () => {
+    await openFile('ended.chat.md');
+    await clearNotifications();
+    await page.locator('.editor-actions .action-label[aria-label^="Send"]').first().click();
+    // The server's answer for this chat (it ended), not the extension's "needs `uri`".
+    const toast = page.locator('.notifications-toasts .notification-list-item-message').first();
+    await toast.waitFor({ timeout: 15_000 });
+    const text = await toast.innerText();
+    if (!/ended/.test(text)) {
+      throw new Error(`the notification says "${text}", not the server's reason (the chat ended)`);
+    }
+  });
+
+  await step('"chatmd: Restart Language Server" starts a new server in place of the old one', async () => {
+    const before = serverPids();
+    if (before.length === 0) {
+      throw new Error('no server runs before the restart');
+    }
+    await runPaletteCommand('chatmd: Restart Language Server');
+    await waitFor(
+      'a new `chatmd lsp` process, and the old one gone',
+      async () => {
+        const now = serverPids();
+        return now.length > 0 && now.every((pid) => !before.includes(pid));
+      },
+      30_000,
       200,
     );
   });
