@@ -165,7 +165,8 @@ fn no_chat(root: &Path) -> Error {
 /// file is left behind for a question that cannot run.
 fn nobody_in(state: &Mutex<State>, folder: &Path) -> Result<()> {
     let chat = crate::document::chat::Chat::parse("");
-    let found = crate::lsp::state::team_of(state, Some(&folder.join("new.chat.md")), &chat);
+    let found =
+        crate::lsp::state::team_of(state, Some(folder.join("new.chat.md").as_path()), &chat);
     if found.team.members.is_empty() {
         return Err(Error::invalid_params(format!(
             "nobody to ask: {} has no team (no member folders). Make one with \
