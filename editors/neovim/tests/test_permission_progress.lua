@@ -24,7 +24,8 @@ end
 
 vim.cmd('ChatSend')
 H.wait('the status line to say that @writer waits', function()
-  return chatmd.statusline(buf) == '@writer waits for your answer'
+  -- Then `· 1 chat waits`: the request is also what waits for you in this chat.
+  return vim.startswith(chatmd.statusline(buf), '@writer waits for your answer')
 end, nil, dump)
 H.eq(true, H.text(buf):find('status=waiting', 1, true) ~= nil, 'the request is in the chat')
 H.eq(true, vim.tbl_contains(shown, 'chatmd: @writer — waits for your answer'), 'the progress shown: ' .. vim.inspect(shown))
@@ -43,7 +44,7 @@ vim.lsp.buf.code_action({
   end,
 })
 H.wait('the answer to end the wait', function()
-  return not chatmd.statusline(buf):find('waits', 1, true)
+  return not chatmd.statusline(buf):find('waits for your answer', 1, true)
 end, nil, dump)
 H.wait('the whole answer', function()
   return H.text(buf):find('The file notes.txt is there now.', 1, true) ~= nil and H.text(buf):sub(-8) == '\n## @me\n'
