@@ -53,7 +53,7 @@ function menuUri(value: unknown): vscode.Uri | undefined {
 /** The chat a menu names, or the active one. */
 async function chatFrom(arg: unknown, commandTitle: string): Promise<vscode.TextDocument | undefined> {
   const uri = menuUri(arg);
-  if (uri !== undefined && uri.path.endsWith('.chat.md')) {
+  if (uri?.path.endsWith('.chat.md') === true) {
     return vscode.workspace.openTextDocument(uri);
   }
   return activeChat(commandTitle);
