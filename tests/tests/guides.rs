@@ -75,6 +75,16 @@ fn neovim_commands() -> BTreeSet<String> {
     commands
 }
 
+/// The Neovim plugin's Lua API (`require('chatmd').statusline()`: `chatmd.statusline`).
+fn neovim_lua_api() -> BTreeSet<String> {
+    let module = read("editors/neovim/lua/chatmd/init.lua");
+    Regex::new(r"(?m)^function M\.(\w+)\(")
+        .unwrap()
+        .captures_iter(&module)
+        .map(|c| format!("chatmd.{}", &c[1]))
+        .collect()
+}
+
 /// The protocol extensions' method names (`chatmd/turns`, …), from `lsp/ext.rs`.
 fn ext_methods() -> BTreeSet<String> {
     let ext = read("server/src/lsp/ext.rs");
@@ -173,6 +183,7 @@ async fn the_guides_name_only_commands_settings_and_methods_the_product_has() {
         .chain(vscode_commands().into_iter().map(|(command, _)| command))
         .chain(vscode_settings())
         .chain(ext_methods())
+        .chain(neovim_lua_api())
         .collect();
     let mut unknown = Vec::new();
     for guide in GUIDES {
@@ -206,6 +217,12 @@ fn shown_action_titles(guide: &str) -> BTreeSet<String> {
     Regex::new(r#"\*\*([^*\n]+)\*\*|"([^"\n]+)""#)
         .unwrap()
         .captures_iter(guide)
+        // Not a value in a JSON example (`"option": "Allow"`), nor the option a record
+        // quotes (`allowed once ("Allow")`).
+        .filter(|c| {
+            let before = &guide[..c.get(0).unwrap().start()];
+            !before.ends_with(": ") && !before.ends_with('(')
+        })
         .filter_map(|c| c.get(1).or(c.get(2)).map(|m| m.as_str().to_owned()))
         .filter(|t| STARTS.iter().any(|s| t.starts_with(s)))
         .collect()
@@ -230,7 +247,8 @@ fn action_title_patterns() -> Vec<Regex> {
                 .collect::<Vec<_>>()
         })
         .map(|text| {
-            let pattern = placeholder.replace_all(&regex::escape(&text), ".+");
+            let escaped = regex::escape(&text);
+            let pattern = placeholder.replace_all(&escaped, ".+");
             Regex::new(&format!("^{pattern}$")).unwrap()
         })
         .collect()
