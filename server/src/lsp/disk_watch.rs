@@ -15,7 +15,8 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use notify::{RecommendedWatcher, RecursiveMode, Watcher};
+use notify::event::ModifyKind;
+use notify::{EventKind, RecommendedWatcher, RecursiveMode, Watcher};
 use tokio::sync::mpsc;
 use tower_lsp_server::Client;
 use tower_lsp_server::ls_types::{FileChangeType, FileEvent, Uri};
@@ -44,6 +45,9 @@ pub fn start(client: Client, state: Arc<Mutex<State>>) {
     let (tx, mut rx) = mpsc::unbounded_channel::<PathBuf>();
     let handler = move |event: notify::Result<notify::Event>| {
         let Ok(event) = event else { return };
+        if !changes_content(&event.kind) {
+            return;
+        }
         for path in event.paths {
             if team::is_team_relevant(&path) {
                 let _ = tx.send(path);
@@ -84,6 +88,20 @@ pub fn start(client: Client, state: Arc<Mutex<State>>) {
             super::watch::apply(&client, &state, events).await;
         }
     });
+}
+
+/// Whether an event can change what a file says. Not a read (the server reads the
+/// chats it publishes: taking reads as changes would publish them again and again),
+/// nor a change of metadata alone (a read can update the access time).
+fn changes_content(kind: &EventKind) -> bool {
+    match kind {
+        EventKind::Create(_) | EventKind::Remove(_) => true,
+        EventKind::Modify(ModifyKind::Metadata(_)) => false,
+        EventKind::Modify(_) => true,
+        // A backend that cannot tell says `Any`: taken as a change rather than missed.
+        EventKind::Any => true,
+        EventKind::Access(_) | EventKind::Other => false,
+    }
 }
 
 /// The change to `path` as a client would report it.

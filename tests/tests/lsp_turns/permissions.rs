@@ -278,6 +278,10 @@ async fn while_the_agent_waits_for_an_answer_the_progress_and_the_turns_list_say
         .await
         .expect("an answer");
     assert_eq!(answered["answered"], true);
+    // The editor takes the answer's edits meanwhile; the progress is read after.
+    editor
+        .run_until("the answer", |e| finished(e.text(&uri)))
+        .await;
     let after = progress_until(&mut editor, &token, |v| v["kind"] == "end").await;
     assert_eq!(
         after[0],
@@ -290,7 +294,4 @@ async fn while_the_agent_waits_for_an_answer_the_progress_and_the_turns_list_say
         .expect_notification("chatmd/turnsChanged")
         .await;
     assert_eq!(back["turns"][0]["status"], "streaming");
-    editor
-        .run_until("the answer", |e| finished(e.text(&uri)))
-        .await;
 }
