@@ -27,7 +27,10 @@ H.wait('the status line to say that @writer waits', function()
   -- Then `· 1 chat waits`: the request is also what waits for you in this chat.
   return vim.startswith(chatmd.statusline(buf), '@writer waits for your answer')
 end, nil, dump)
-H.eq(true, H.text(buf):find('status=waiting', 1, true) ~= nil, 'the request is in the chat')
+H.wait('the request in the chat', function()
+  return H.text(buf):find('> **Permission** `t1-p1`', 1, true) ~= nil
+end, nil, dump)
+H.eq(true, vim.startswith(chatmd.statusline(buf), '@writer waits for your answer'), 'still waiting: ' .. chatmd.statusline(buf))
 H.eq(true, vim.tbl_contains(shown, 'chatmd: @writer — waits for your answer'), 'the progress shown: ' .. vim.inspect(shown))
 
 local lnum
