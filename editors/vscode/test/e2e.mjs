@@ -80,8 +80,15 @@ const chatPath = join(ws, 'release-review.chat.md');
 const notesPath = join(ws, 'notes.chat.md');
 writeFileSync(notesPath, '## @me\n@nobody please check the refund rounding.\n');
 writeFileSync(join(ws, 'ended.chat.md'), '---\nstatus: ended\n---\n\n## @me\n@reviewer one more thing.\n');
-// @reviewer's answer hands the word to @tester: "chatmd: Continue" lets @tester answer.
-const continuePath = join(ws, 'continue.chat.md');
+// @reviewer's answer hands the word to @tester: "chatmd: Continue" lets @tester answer, slowly
+// enough (a line every 3 s, set in its team's chatmd.toml) to be cancelled from the palette.
+const slowTeam = join(ws, 'slow');
+for (const member of ['reviewer', 'tester']) {
+  cpSync(join(repo, 'tests', 'fixtures', 'editor-demo', member), join(slowTeam, member), { recursive: true });
+}
+const slowToml = join(slowTeam, 'chatmd.toml');
+writeFileSync(slowToml, '[members.tester]\nenv = { FAKE_AGENT_DELAY_MS = "3000" }\n');
+const continuePath = join(slowTeam, 'continue.chat.md');
 writeFileSync(
   continuePath,
   '## @me\n@reviewer please review the refund changes.\n\n## @reviewer\n<!-- chatmd id=t1 agent=claude status=done -->\n' +
@@ -92,7 +99,7 @@ const streaming = setUpStreaming(repo, ws);
 // The drafts' chatmd.toml sets `env`, which applies once the user trusts the file: trusted
 // with `chatmd trust`, in a config folder of this run's own (the server gets it below).
 const xdgConfig = join(root, 'xdg-config');
-for (const toml of [join(ws, 'drafts', 'chatmd.toml'), ...streaming.tomls]) {
+for (const toml of [join(ws, 'drafts', 'chatmd.toml'), slowToml, ...streaming.tomls]) {
   execFileSync(CHATMD_BIN, ['trust', toml], {
     env: { ...process.env, XDG_CONFIG_HOME: xdgConfig },
     stdio: ['ignore', 'ignore', 'inherit'],
