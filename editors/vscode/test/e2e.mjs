@@ -18,7 +18,10 @@
 // What a user does, step by step: open the demo chat, see the language, a diagnostic squiggle
 // and completion after `@`; "chatmd: Send" from the palette; the running turn in the status bar;
 // the answers in the file (read from disk after saving, never from the page); "chatmd: Ask…"
-// with the member quick pick, then cancelling that turn from the status-bar item. Then what the
+// with the member quick pick, then cancelling that turn from the status-bar item; both "Ask the
+// Team About the Selection…" items from the editor's context menu (VS Code passes the file's Uri);
+// "chatmd: Continue", "chatmd: Cancel" from the palette, the editor title's Send button and
+// "chatmd: Restart Language Server". Then what the
 // user types while a turn runs (test/e2e-drafts.mjs): a draft is never sent, and words typed right
 // after Ctrl+Enter stay in the message; and the end of the file while answers stream
 // (test/e2e-streaming.mjs): the next message typed there at human speed and at 1000 keys/s and
