@@ -346,3 +346,43 @@ async fn a_permission_block_written_in_an_answer_is_text() {
         "{waits:?}"
     );
 }
+
+#[tokio::test]
+async fn without_file_watching_in_the_client_the_server_follows_the_chats_on_disk() {
+    // Neovim on Linux: no `workspace.didChangeWatchedFiles` capability, so no
+    // `didChangeWatchedFiles` ever comes; the server watches the chats itself.
+    let s = Setup::new();
+    let expected = status_json(&s);
+    let mut client = TestClient::spawn(chatmd::lsp::serve);
+    client
+        .initialize(json!({"workspace": {}}), Some(s.dir.path()))
+        .await;
+    let mut published = Vec::new();
+    for (uri, _, _) in &expected {
+        for d in client.expect_diagnostics(uri).await {
+            published.push(wait_of(uri, &d));
+        }
+    }
+    assert_eq!(published, expected);
+    // Answered in place on disk (an editor's save, `chatmd send`): the wait goes.
+    let asks = file_uri(&s.path("team/asks.chat.md"));
+    s.write(
+        "team/asks.chat.md",
+        &format!("{}Yes, both.\n", s.read("team/asks.chat.md")),
+    );
+    assert_eq!(client.expect_diagnostics(&asks).await, Vec::<Value>::new());
+    // Replaced by a rename (`git checkout`, editors that save through a temporary file).
+    let fails = file_uri(&s.path("team/fails.chat.md"));
+    s.write(
+        "team/fails.chat.md.tmp",
+        "## @me\n@reviewer please review\n\n## @reviewer\n\
+         <!-- chatmd id=t1 agent=claude status=done -->\nFixed.\n\n## @me\n",
+    );
+    std::fs::rename(
+        s.path("team/fails.chat.md.tmp"),
+        s.path("team/fails.chat.md"),
+    )
+    .unwrap();
+    assert_eq!(client.expect_diagnostics(&fails).await, Vec::<Value>::new());
+    client.shutdown().await;
+}

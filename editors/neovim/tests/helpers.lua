@@ -134,6 +134,37 @@ function H.source_in_workspace(name, lines, answer)
   return ws, notes
 end
 
+--- A project as `chatmd init team` leaves it: the demo team in `team/` with a `chatmd.toml`
+--- beside its chat, and `src/pay.rs`; a repository (`.git`) when `git` is set. Neovim's
+--- working directory is the project, as after `cd project && nvim src/pay.rs`. Returns the
+--- workspace (its `project`, `team`, `source` and `chat`).
+function H.project(answer, git)
+  local ws = H.workspace()
+  local project = ws.dir .. '/project'
+  vim.fn.mkdir(project .. '/src', 'p')
+  if git then
+    vim.fn.mkdir(project .. '/.git', 'p')
+  end
+  local team = project .. '/team'
+  vim.uv.fs_rename(ws.demo, team)
+  vim.fn.writefile({ '# The team settings (chatmd init writes this file).' }, team .. '/chatmd.toml')
+  ws.project, ws.team, ws.chat = project, team, team .. '/release-review.chat.md'
+  ws.source = project .. '/src/pay.rs'
+  vim.fn.writefile({ 'fn pay(cents: u64) -> u64 {', '    let fee = cents / 100;', '    cents + fee', '}' }, ws.source)
+  vim.env.FAKE_AGENT_TEXT = answer
+  vim.fn.chdir(project)
+  return ws
+end
+
+--- The chat files under `folder`, sorted.
+function H.chats(folder)
+  local found = vim.fs.find(function(name)
+    return name:match('%.chat%.md$') ~= nil
+  end, { path = folder, limit = math.huge, type = 'file' })
+  table.sort(found)
+  return found
+end
+
 --- The keys of `s` one by one, as nvim_input takes them: a key name such as `<CR>` or
 --- `<Esc>` is one key, every other character is one key.
 function H.keys(s)

@@ -2,6 +2,7 @@
 // argument, as the server's command contract says. Called from the palette or a keybinding they
 // build that object from the active editor (and a quick pick where one is needed); called from a
 // code lens or another extension with the object already made, they pass it on unchanged.
+// A menu (editor context menu, editor title, explorer) passes the file's `vscode.Uri` instead.
 
 import * as path from 'node:path';
 import * as vscode from 'vscode';
@@ -35,8 +36,27 @@ export interface Host {
   knownTurns(): Turn[];
 }
 
+/**
+ * Ready-made arguments (from a code lens, a code action or another extension). A `vscode.Uri` is
+ * an object too, but it is what VS Code passes from the editor context menu, the editor title and
+ * the explorer: the file the menu was opened on, not the server's arguments.
+ */
 function isArgs(value: unknown): value is Args {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
+  return value !== null && typeof value === 'object' && !Array.isArray(value) && !(value instanceof vscode.Uri);
+}
+
+/** The file a menu passed, if the command came from one. */
+function menuUri(value: unknown): vscode.Uri | undefined {
+  return value instanceof vscode.Uri ? value : undefined;
+}
+
+/** The chat a menu names, or the active one. */
+async function chatFrom(arg: unknown, commandTitle: string): Promise<vscode.TextDocument | undefined> {
+  const uri = menuUri(arg);
+  if (uri?.path.endsWith('.chat.md') === true) {
+    return vscode.workspace.openTextDocument(uri);
+  }
+  return activeChat(commandTitle);
 }
 
 function errorText(error: unknown): string {
@@ -89,7 +109,7 @@ async function send(host: Host, arg?: unknown): Promise<unknown> {
   if (isArgs(arg)) {
     args = arg;
   } else {
-    const doc = activeChat('Send');
+    const doc = await chatFrom(arg, 'Send');
     if (doc === undefined) {
       return undefined;
     }
@@ -105,7 +125,7 @@ async function next(host: Host, arg?: unknown): Promise<unknown> {
   if (isArgs(arg)) {
     args = arg;
   } else {
-    const doc = activeChat('Continue');
+    const doc = await chatFrom(arg, 'Continue');
     if (doc === undefined) {
       return undefined;
     }
@@ -165,7 +185,7 @@ async function ask(host: Host, arg?: unknown): Promise<unknown> {
   const doc =
     isArgs(arg) && typeof arg.uri === 'string'
       ? await vscode.workspace.openTextDocument(vscode.Uri.parse(arg.uri))
-      : activeChat('Ask');
+      : await chatFrom(arg, 'Ask');
   if (doc === undefined) {
     return undefined;
   }
@@ -267,7 +287,14 @@ async function askAbout(host: Host, arg?: unknown, newChat = false): Promise<unk
   if (isArgs(arg)) {
     return execute(host, 'chatmd.askAbout', arg);
   }
+  // From the context menu `arg` is the file the menu was opened on: the active editor's, whose
+  // selection is the one to ask about.
   const editor = vscode.window.activeTextEditor;
+  const fromMenu = menuUri(arg);
+  if (fromMenu !== undefined && editor !== undefined && editor.document.uri.toString() !== fromMenu.toString()) {
+    void vscode.window.showInformationMessage('chatmd: select the code to ask about in the editor first.');
+    return undefined;
+  }
   if (editor === undefined || editor.selection.isEmpty) {
     void vscode.window.showInformationMessage('chatmd: select the code to ask about first.');
     return undefined;

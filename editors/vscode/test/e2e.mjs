@@ -18,7 +18,10 @@
 // What a user does, step by step: open the demo chat, see the language, a diagnostic squiggle
 // and completion after `@`; "chatmd: Send" from the palette; the running turn in the status bar;
 // the answers in the file (read from disk after saving, never from the page); "chatmd: Ask…"
-// with the member quick pick, then cancelling that turn from the status-bar item. Then what the
+// with the member quick pick, then cancelling that turn from the status-bar item; both "Ask the
+// Team About the Selection…" items from the editor's context menu (VS Code passes the file's Uri);
+// "chatmd: Continue", "chatmd: Cancel" from the palette, the editor title's Send button and
+// "chatmd: Restart Language Server". Then what the
 // user types while a turn runs (test/e2e-drafts.mjs): a draft is never sent, and words typed right
 // after Ctrl+Enter stay in the message; and the end of the file while answers stream
 // (test/e2e-streaming.mjs): the next message typed there at human speed and at 1000 keys/s and
@@ -80,12 +83,26 @@ const chatPath = join(ws, 'release-review.chat.md');
 const notesPath = join(ws, 'notes.chat.md');
 writeFileSync(notesPath, '## @me\n@nobody please check the refund rounding.\n');
 writeFileSync(join(ws, 'ended.chat.md'), '---\nstatus: ended\n---\n\n## @me\n@reviewer one more thing.\n');
+// @reviewer's answer hands the word to @tester: "chatmd: Continue" lets @tester answer, slowly
+// enough (a line every 3 s, set in its team's chatmd.toml) to be cancelled from the palette.
+const slowTeam = join(ws, 'slow');
+for (const member of ['reviewer', 'tester']) {
+  cpSync(join(repo, 'tests', 'fixtures', 'editor-demo', member), join(slowTeam, member), { recursive: true });
+}
+const slowToml = join(slowTeam, 'chatmd.toml');
+writeFileSync(slowToml, '[members.tester]\nenv = { FAKE_AGENT_DELAY_MS = "3000" }\n');
+const continuePath = join(slowTeam, 'continue.chat.md');
+writeFileSync(
+  continuePath,
+  '## @me\n@reviewer please review the refund changes.\n\n## @reviewer\n<!-- chatmd id=t1 agent=claude status=done -->\n' +
+    'Two bugs in refund(). @tester can you write a test for each?\n',
+);
 const drafts = setUpDrafts(repo, ws, root);
 const streaming = setUpStreaming(repo, ws);
 // The drafts' chatmd.toml sets `env`, which applies once the user trusts the file: trusted
 // with `chatmd trust`, in a config folder of this run's own (the server gets it below).
 const xdgConfig = join(root, 'xdg-config');
-for (const toml of [join(ws, 'drafts', 'chatmd.toml'), ...streaming.tomls]) {
+for (const toml of [join(ws, 'drafts', 'chatmd.toml'), slowToml, ...streaming.tomls]) {
   execFileSync(CHATMD_BIN, ['trust', toml], {
     env: { ...process.env, XDG_CONFIG_HOME: xdgConfig },
     stdio: ['ignore', 'ignore', 'inherit'],
@@ -244,6 +261,19 @@ async function runPaletteCommand(title) {
   await row.click();
 }
 
+/**
+ * Right-clicks the editor's text and picks `title` from its context menu: what VS Code runs then
+ * gets the file's Uri as its argument (the palette passes none).
+ */
+async function runEditorContextMenuItem(title) {
+  await page.locator('.monaco-editor .view-lines').first().click({ button: 'right' });
+  // The editor's context menu lives in a shadow root; Playwright's CSS locators pierce it.
+  const item = page.locator('.context-view .monaco-menu .action-item', { hasText: title }).first();
+  await item.waitFor({ state: 'visible', timeout: 10_000 });
+  await item.hover();
+  await item.click();
+}
+
 async function openFile(name) {
   await page.keyboard.press('Control+P');
   await page.locator(paletteInput).waitFor({ state: 'visible' });
@@ -304,6 +334,20 @@ async function saveUntil(what, check, file = chatPath, timeoutMs = 20_000) {
   ).catch((error) => {
     throw new Error(`${error.message}\n--- ${file} on disk:\n${readFileSync(file, 'utf8')}`);
   });
+}
+
+/** The process ids of the `… lsp` processes this run's extension started (other runs may be going on). */
+function serverPids() {
+  return readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .filter((pid) => {
+      try {
+        const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+        return argv[1] === 'lsp' && argv[0].startsWith(exts);
+      } catch {
+        return false;
+      }
+    });
 }
 
 /** This process's PATH without the folders that hold a `chatmd`. */
@@ -578,7 +622,7 @@ try {
     });
   }
 
-  await step('"Ask the Team About the Selection…" in a source file sends its lines to the most recent chat', async () => {
+  await step('"Ask the Team About the Selection…" from the context menu of a source file sends its lines to the most recent chat', async () => {
     writeFileSync(join(ws, 'calc.rs'), 'fn add(a: u32, b: u32) -> u32 {\n    a + b\n}\n');
     await clearNotifications();
     // From the explorer, not Quick Open: the file is new, and Quick Open's file search may
@@ -589,8 +633,8 @@ try {
     await page.locator('.tabs-container .tab.active', { hasText: 'calc.rs' }).waitFor({ timeout: 10_000 });
     await page.locator('.monaco-editor .view-lines').first().click();
     await page.keyboard.press('Control+A');
-    // The whole title: "…Selection in a New Chat…" starts the same.
-    await runPaletteCommand('chatmd: Ask the Team About the Selection…');
+    // From the editor's context menu, where the guides say to ask: VS Code passes calc.rs's Uri.
+    await runEditorContextMenuItem('Ask the Team About the Selection…');
     await page.locator(paletteInput).waitFor({ state: 'visible' });
     await page.keyboard.type('reviewer');
     await page.keyboard.press('Enter');
@@ -619,13 +663,13 @@ try {
     log(`asked in ${chat}`);
   });
 
-  await step('"…About the Selection in a New Chat…" creates a chat for the lines and asks there', async () => {
+  await step('"…About the Selection in a New Chat…" from the context menu creates a chat for the lines and asks there', async () => {
     await clearNotifications();
     await page.locator('.tabs-container .tab', { hasText: 'calc.rs' }).first().click();
     await page.locator('.tabs-container .tab.active', { hasText: 'calc.rs' }).waitFor({ timeout: 10_000 });
     await page.locator('.monaco-editor .view-lines').first().click();
     await page.keyboard.press('Control+A');
-    await runPaletteCommand('chatmd: Ask the Team About the Selection in a New Chat…');
+    await runEditorContextMenuItem('Ask the Team About the Selection in a New Chat…');
     await page.locator(paletteInput).waitFor({ state: 'visible' });
     await page.keyboard.type('reviewer');
     await page.keyboard.press('Enter');
@@ -647,6 +691,57 @@ try {
         return text.startsWith(asked) && /## @reviewer\n<!-- chatmd [^>]*status=done/.test(text) && text.includes(ANSWER);
       },
       60_000,
+      200,
+    );
+  });
+
+  await step('"chatmd: Continue" lets the member the last answer hands the word to answer; "chatmd: Cancel" from the palette stops it', async () => {
+    await clearNotifications();
+    await openFile('continue.chat.md');
+    await runPaletteCommand('chatmd: Continue');
+    const item = page.locator('.statusbar-item', { hasText: /@tester \d+s/ });
+    await waitForTurnOrError(item);
+    await runPaletteCommand('chatmd: Cancel');
+    const turnRow = page.locator(`${palette} .quick-input-list .monaco-list-row`, { hasText: '@tester' }).first();
+    await turnRow.waitFor({ timeout: 10_000 });
+    await turnRow.click();
+    await waitFor('the @tester status item to go away', async () => (await item.count()) === 0, 30_000, 200);
+    await saveUntil(
+      'the saved chat to hold a cancelled @tester section after @reviewer\'s answer',
+      (t) => {
+        const s = section(t, 'tester');
+        return t.indexOf('## @tester') > t.indexOf('## @reviewer') && s !== undefined && /<!-- chatmd [^>]*status=cancelled/.test(s);
+      },
+      continuePath,
+    );
+  });
+
+  await step('the ▶ Send button of the editor title sends the chat it is on (VS Code passes its Uri)', async () => {
+    await openFile('ended.chat.md');
+    await clearNotifications();
+    await page.locator('.editor-actions .action-label[aria-label^="Send"]').first().click();
+    // The server's answer for this chat (it ended), not the extension's "needs `uri`".
+    const toast = page.locator('.notifications-toasts .notification-list-item-message').first();
+    await toast.waitFor({ timeout: 15_000 });
+    const text = await toast.innerText();
+    if (!/ended/.test(text)) {
+      throw new Error(`the notification says "${text}", not the server's reason (the chat ended)`);
+    }
+  });
+
+  await step('"chatmd: Restart Language Server" starts a new server in place of the old one', async () => {
+    const before = serverPids();
+    if (before.length === 0) {
+      throw new Error('no server runs before the restart');
+    }
+    await runPaletteCommand('chatmd: Restart Language Server');
+    await waitFor(
+      'a new `chatmd lsp` process, and the old one gone',
+      async () => {
+        const now = serverPids();
+        return now.length > 0 && now.every((pid) => !before.includes(pid));
+      },
+      30_000,
       200,
     );
   });

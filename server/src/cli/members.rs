@@ -89,7 +89,8 @@ fn find_target(path: &Path) -> anyhow::Result<Target> {
     }
     let text = std::fs::read_to_string(&path)
         .with_context(|| format!("cannot read {}", path.display()))?;
-    let mut place = team::locate(None, &path, &Chat::parse(&text));
+    let working = team::current_folder();
+    let mut place = team::locate(working.as_deref(), &path, &Chat::parse(&text));
     if let Some(error) = place.refused.take() {
         return Err(anyhow::Error::new(error))
             .with_context(|| format!("the team of {} cannot be used", path.display()));

@@ -106,7 +106,7 @@ pub fn run(args: &SendArgs) -> ExitCode {
         }
     };
     let folder = file.parent().map(PathBuf::from).unwrap_or_default();
-    let root = crate::team::workspace_root(None, &folder);
+    let root = crate::team::workspace_root(crate::team::current_folder().as_deref(), &folder);
     // The user's own agents.toml, when there is one.
     let (registry, problems) = Registry::load(None);
     for problem in problems {

@@ -139,6 +139,8 @@ impl LanguageServer for Backend {
         tokio::spawn(async move {
             let scanning = state.clone();
             let _ = tokio::task::spawn_blocking(move || watch::scan_workspace(&scanning)).await;
+            // Which folders to follow depends on where the chats are.
+            super::disk_watch::start(client.clone(), state.clone());
             waiting::publish_workspace(client, state).await;
         });
     }
@@ -233,20 +235,7 @@ impl LanguageServer for Backend {
     }
 
     async fn did_change_watched_files(&self, params: DidChangeWatchedFilesParams) {
-        let chats: Vec<_> = params
-            .changes
-            .iter()
-            .filter_map(|c| convert::file_path(&c.uri))
-            .filter(|p| crate::team::is_chat_file(p))
-            .collect();
-        let reopen = watch::files_changed(&self.state, params.changes);
-        for (uri, version) in reopen {
-            self.publish_later(uri, version, false);
-        }
-        if !chats.is_empty() {
-            let (client, state) = (self.client.clone(), self.state.clone());
-            tokio::spawn(async move { waiting::chats_changed(&client, &state, chats).await });
-        }
+        watch::apply(&self.client, &self.state, params.changes).await;
     }
 
     async fn diagnostic(

@@ -41,7 +41,8 @@ pub struct RunningTurn {
     /// The chat's URI.
     pub uri: String,
     pub member: String,
-    /// Always `streaming`: the list holds running turns only.
+    /// `streaming`, or `waiting` while the agent waits for the user's answer to a
+    /// permission request (the list holds running turns only).
     pub status: String,
     pub elapsed_ms: u64,
     /// How much answer text the turn wrote so far.
@@ -53,7 +54,7 @@ impl RunningTurns {
         let turns = running.list().into_iter().map(|t| RunningTurn {
             uri: t.document,
             member: t.member,
-            status: "streaming".to_owned(),
+            status: if t.waiting { "waiting" } else { "streaming" }.to_owned(),
             elapsed_ms: t.elapsed.as_millis() as u64,
             bytes: t.bytes,
         });

@@ -11,6 +11,7 @@ mod config;
 mod convert;
 mod definition;
 mod diagnostics;
+mod disk_watch;
 mod echo;
 mod ext;
 mod folding;

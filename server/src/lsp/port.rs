@@ -338,6 +338,14 @@ impl EditorPort for LspPort {
         }
     }
 
+    fn waiting_changed(&mut self, member: &str, waits: bool) {
+        self.running.set_waiting(self.key(), member, waits);
+        self.progress(ProgressEvent::Waiting {
+            member: member.to_string(),
+            waits,
+        });
+    }
+
     fn steerable(&mut self, member: &str, steers: &crate::turns::running::Steers) {
         self.running.steerable(self.key(), member, steers);
     }

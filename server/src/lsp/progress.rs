@@ -25,6 +25,9 @@ const REPORT_EVERY: Duration = Duration::from_millis(500);
 /// How long the editor may take to accept a progress token.
 const CREATE_WAIT: Duration = Duration::from_secs(5);
 
+/// The progress message while the agent waits for the user's answer to a permission request.
+pub const WAITS: &str = "waits for your answer";
+
 static NEXT_TOKEN: AtomicU64 = AtomicU64::new(1);
 
 pub enum ProgressEvent {
@@ -41,6 +44,11 @@ pub enum ProgressEvent {
     Retry {
         member: String,
         message: String,
+    },
+    /// The agent waits for the user's answer to a permission request, or no longer does.
+    Waiting {
+        member: String,
+        waits: bool,
     },
     End {
         member: String,
@@ -109,6 +117,15 @@ pub fn start(client: Client, state: Arc<Mutex<State>>) -> Outbox {
                         o.last_report = Instant::now();
                         report_message(&client, &o.token, message).await;
                     }
+                }
+                ProgressEvent::Waiting { member, waits } => {
+                    if let Some(o) = open.get_mut(&member) {
+                        o.last_report = Instant::now();
+                        // Shown after the title `@member`: "@acpy waits for your answer".
+                        let message = if waits { WAITS } else { "answered" };
+                        report_message(&client, &o.token, message.to_string()).await;
+                    }
+                    changed(&client, &running).await;
                 }
                 ProgressEvent::End {
                     member,

@@ -1,7 +1,7 @@
 //! Keeping current with the workspace: the initial scan for chats, file watchers
 //! registered with the client, and what a changed role file or config invalidates.
 
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use tower_lsp_server::Client;
 use tower_lsp_server::ls_types::*;
@@ -95,6 +95,30 @@ pub fn record_scan(state: &Mutex<State>, chats: Vec<std::path::PathBuf>) {
     if !s.chats_scanned {
         s.chats = chats;
         s.chats_scanned = true;
+    }
+}
+
+/// Takes in files changed on disk (reported by the client, or seen by `disk_watch`):
+/// the teams read again, the open chats' diagnostics redone when a team changed, and
+/// the closed chats' waits told again.
+pub async fn apply(client: &Client, state: &Arc<Mutex<State>>, changes: Vec<FileEvent>) {
+    let chats: Vec<_> = changes
+        .iter()
+        .filter_map(|c| super::convert::file_path(&c.uri))
+        .filter(|p| team::is_chat_file(p))
+        .collect();
+    for (uri, version) in files_changed(state, changes) {
+        tokio::spawn(super::diagnostics::publish(
+            client.clone(),
+            state.clone(),
+            uri,
+            version,
+            false,
+        ));
+    }
+    if !chats.is_empty() {
+        let (client, state) = (client.clone(), state.clone());
+        tokio::spawn(async move { super::waiting::chats_changed(&client, &state, chats).await });
     }
 }
 

@@ -42,20 +42,28 @@ impl TeamPlace {
     }
 }
 
-/// The workspace root for something in `folder`: the editor's workspace folder when
-/// `folder` is inside it, else the nearest folder from `folder` upwards that holds
-/// `.git`, else `folder` itself.
-pub fn workspace_root(editor_root: Option<&Path>, folder: &Path) -> PathBuf {
-    if let Some(root) = editor_root
-        && folder.starts_with(root)
-    {
-        return root.to_path_buf();
+/// The workspace root for something in `folder`, one rule for the editor and the
+/// command line: the nearest folder from `folder` upwards that holds `.git`; else the
+/// folder the user works in (`working`: the editor's workspace folder, the current
+/// folder of `chatmd send`) when it holds `folder`; else `folder` itself.
+///
+/// The repository comes first because editors pick their workspace folder by their
+/// own markers (Neovim's nearest `chatmd.toml` is the team folder, not the project):
+/// a chat and the source file it names then still share one root, whichever editor
+/// or command reads them.
+pub fn workspace_root(working: Option<&Path>, folder: &Path) -> PathBuf {
+    if let Some(repository) = folder.ancestors().find(|dir| dir.join(".git").exists()) {
+        return repository.to_path_buf();
     }
-    folder
-        .ancestors()
-        .find(|dir| dir.join(".git").exists())
-        .unwrap_or(folder)
-        .to_path_buf()
+    match working {
+        Some(working) if folder.starts_with(working) => working.to_path_buf(),
+        _ => folder.to_path_buf(),
+    }
+}
+
+/// The folder `chatmd` runs in, as the working folder of [`workspace_root`].
+pub fn current_folder() -> Option<PathBuf> {
+    std::env::current_dir().ok()
 }
 
 /// Where the team of the chat file `chat_path` (parsed as `chat`) is: the workspace
@@ -86,18 +94,25 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_root_is_the_editors_folder_else_the_repository_else_the_chats_folder() {
+    fn the_root_is_the_repository_else_the_working_folder_else_the_chats_folder() {
         let dir = tempfile::tempdir().unwrap();
         let (repo, team) = (dir.path().join("repo"), dir.path().join("repo/team"));
         for folder in [repo.join(".git"), team.clone()] {
             std::fs::create_dir_all(folder).unwrap();
         }
-        assert_eq!(workspace_root(Some(&team), &team), team);
+        // An editor rooted at the team folder (Neovim's `chatmd.toml` marker) or above
+        // the repository: the repository either way, as on the command line.
+        assert_eq!(workspace_root(Some(&team), &team), repo);
         assert_eq!(workspace_root(None, &team), repo);
-        assert_eq!(workspace_root(Some(dir.path()), &team), dir.path());
+        assert_eq!(workspace_root(Some(dir.path()), &team), repo);
+        // Without a repository: the working folder when it holds the chat.
+        let (plain, plain_team) = (dir.path().join("plain"), dir.path().join("plain/team"));
+        std::fs::create_dir_all(&plain_team).unwrap();
+        assert_eq!(workspace_root(Some(&plain), &plain_team), plain);
+        assert_eq!(workspace_root(None, &plain_team), plain_team);
         let elsewhere = dir.path().join("elsewhere");
         std::fs::create_dir_all(&elsewhere).unwrap();
-        assert_eq!(workspace_root(Some(&team), &elsewhere), elsewhere);
+        assert_eq!(workspace_root(Some(&plain_team), &elsewhere), elsewhere);
     }
 
     #[test]

@@ -317,6 +317,7 @@ impl Live {
                     request: &ask.request,
                 };
                 port.permission_asked(asked, answers);
+                port.waiting_changed(&t.member, true);
             }
             AgentEvent::Thought(piece) => t.thought(&piece),
             AgentEvent::Plan(entries) => t.plan(&entries),

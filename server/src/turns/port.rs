@@ -132,6 +132,10 @@ pub trait EditorPort: Send {
     /// policy) or let the user answer from the document (an editor command), by
     /// sending the answer to `answers`. Until one comes, the agent waits.
     fn permission_asked(&mut self, _asked: super::Asked<'_>, _answers: &super::Answers) {}
+    /// A member's turn started or stopped waiting for the user's answer to a permission
+    /// request (its status comment says `waiting`): for ports that show a turn's state
+    /// elsewhere too (the editor's progress and status bar).
+    fn waiting_changed(&mut self, _member: &str, _waits: bool) {}
     /// A member's turn runs and may take the chat's queued message while it does: the
     /// port sends the member's handle to `steers` when the user queues one for it
     /// (only the editor queues messages).

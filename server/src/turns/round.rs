@@ -309,7 +309,12 @@ async fn stream<P: EditorPort>(
                 // The block is in the document before its record goes over it.
                 flush(port, live, anchors).await?;
                 last_flush = Instant::now();
-                if let Some((member, rule, decision)) = super::asks::take_answer(live, answer).await {
+                let waited = waiting_members(live);
+                let learned = super::asks::take_answer(live, answer).await;
+                for member in waited.difference(&waiting_members(live)) {
+                    port.waiting_changed(member, false);
+                }
+                if let Some((member, rule, decision)) = learned {
                     // The next matching request is answered by it, this turn too.
                     policy.learn(&member, &rule, decision);
                     write_rule(port, anchors, &member, &rule, decision).await?;
@@ -392,4 +397,12 @@ async fn finish_turn<P: EditorPort>(port: &mut P, t: &mut Live) {
             .await;
     }
     port.end_turn(&t.member, status, t.error.as_ref());
+}
+
+/// The members whose turns wait for an answer to a permission request.
+fn waiting_members(live: &[Live]) -> std::collections::BTreeSet<String> {
+    live.iter()
+        .filter(|t| t.status.status() == Some(TurnStatus::Waiting))
+        .map(|t| t.member.clone())
+        .collect()
 }

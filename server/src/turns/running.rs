@@ -21,6 +21,8 @@ struct Claim {
     asks: Vec<(String, Answers)>,
     /// Where a request to steer the chat's queued message into this turn goes.
     steers: Option<Steers>,
+    /// The agent waits for the user's answer to a permission request.
+    waiting: bool,
 }
 
 /// Where the requests to steer a queued message into a running turn go: the handle of
@@ -34,6 +36,8 @@ pub struct TurnInfo {
     pub member: String,
     pub elapsed: Duration,
     pub bytes: usize,
+    /// The agent waits for the user's answer to a permission request.
+    pub waiting: bool,
 }
 
 /// Turns by document, then by member: looked up by `&str`, without building a key
@@ -92,6 +96,7 @@ impl Running {
                 progress: None,
                 asks: Vec::new(),
                 steers: None,
+                waiting: false,
             },
         );
         Ok(())
@@ -103,6 +108,11 @@ impl Running {
         self.with_turn(document, member, |turn| {
             turn.asks.push((block.to_string(), answers.clone()));
         });
+    }
+
+    /// Whether `member`'s turn in `document` waits for the user's answer.
+    pub fn set_waiting(&self, document: &str, member: &str, waiting: bool) {
+        self.with_turn(document, member, |turn| turn.waiting = waiting);
     }
 
     /// Where the answer to the permission block `block` of `document` goes, while the
@@ -239,6 +249,7 @@ impl Running {
                     member: member.clone(),
                     elapsed: t.started.elapsed(),
                     bytes: t.bytes,
+                    waiting: t.waiting,
                 })
             })
             .collect()

@@ -156,3 +156,85 @@ async fn asking_in_a_new_chat_creates_it_beside_the_most_recent_one() {
     );
     assert_eq!(s.read("team/old.chat.md"), "## @me\nold\n");
 }
+
+#[tokio::test]
+async fn an_editor_rooted_at_the_team_folder_asks_about_a_file_the_send_then_reads() {
+    // The repository's team is in team/ with its chatmd.toml; the editor took team/ as its
+    // workspace folder. The `#file:` path written and the one read are the same file.
+    let (s, record) = recording_reviewer("It returns a str.");
+    let editor = s.editor_rooted_at("team", Behaviour::VsCode).await;
+    let text = "## @me\nhello\n\n## @reviewer\nhi\n\n## @me\n";
+    let (mut editor, uri) = s.open_in(editor, "team/c.chat.md", text).await;
+    let answer = editor
+        .command(
+            "chatmd.askAbout",
+            json!({"uri": chatmd_tests::file_uri(&s.path("src/pay.rs")), "member": "reviewer",
+                   "range": {"start": {"line": 0, "character": 0}, "end": {"line": 2, "character": 0}}}),
+        )
+        .await
+        .expect("askAbout");
+    assert_eq!(answer["chat"], json!(uri), "{answer}");
+    assert_eq!(answer["members"], json!(["reviewer"]), "{answer}");
+    editor
+        .run_until("the answer", |e| finished(e.text(&uri)))
+        .await;
+    let done = crate::setup::redact(editor.text(&uri));
+    assert!(
+        done.contains("@reviewer about #file:src/pay.rs:1-2:\n"),
+        "{done}"
+    );
+    assert!(done.ends_with("It returns a str.\n\n## @me\n"), "{done}");
+    let run: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&record).unwrap()).unwrap();
+    let prompt = run["prompt"].as_str().unwrap();
+    assert!(
+        prompt.contains("attached #file:src/pay.rs:1-2 (src/pay.rs, lines 1-2 of 3):\n"),
+        "{prompt}"
+    );
+}
+
+#[tokio::test]
+async fn where_no_team_can_answer_ask_about_says_so_and_writes_no_chat() {
+    // No chat anywhere, and no member in the workspace root, where a new chat would go.
+    let s = Setup::new(&[]);
+    s.write("src/a.rs", "let a = 1;\n");
+    let mut editor = s.editor(Behaviour::VsCode).await;
+    let refused = editor
+        .command(
+            "chatmd.askAbout",
+            json!({"uri": chatmd_tests::file_uri(&s.path("src/a.rs")), "member": "reviewer",
+                   "newChat": true,
+                   "range": {"start": {"line": 0, "character": 0}, "end": {"line": 1, "character": 0}}}),
+        )
+        .await
+        .expect_err("nobody to ask");
+    let message = refused["message"].as_str().unwrap();
+    assert_eq!(
+        message,
+        format!(
+            "nobody to ask: {root} has no team (no member folders). Make one with \
+             `chatmd init team` in the workspace {root}, then ask again",
+            root = s.dir.path().display()
+        )
+    );
+    let chats: Vec<_> = walk_chats(s.dir.path());
+    assert_eq!(
+        chats,
+        Vec::<std::path::PathBuf>::new(),
+        "no chat was written"
+    );
+}
+
+/// Every `.chat.md` under `dir`.
+fn walk_chats(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            found.extend(walk_chats(&path));
+        } else if path.to_string_lossy().ends_with(".chat.md") {
+            found.push(path);
+        }
+    }
+    found
+}

@@ -362,4 +362,78 @@ async fn a_block_the_agent_prints_while_its_own_request_waits_is_text() {
         .run_until("the end", |e| e.text(&uri).contains("status=cancelled"))
         .await;
     assert!(!s.path("team/writer/notes.txt").exists());
+
+/// The `$/progress` values of `token` until one passes `done` (the last one).
+async fn progress_until(
+    editor: &mut SimEditor,
+    token: &serde_json::Value,
+    done: impl Fn(&serde_json::Value) -> bool,
+) -> Vec<serde_json::Value> {
+    let mut values = Vec::new();
+    while !values.last().is_some_and(&done) {
+        let note = editor.client.expect_notification("$/progress").await;
+        values.extend(crate::setup::progress_of(&[note], token));
+    }
+    values
+}
+
+#[tokio::test]
+async fn while_the_agent_waits_for_an_answer_the_progress_and_the_turns_list_say_so() {
+    let (s, _log) = acp_writer();
+    let (mut editor, uri) = asked(&s).await;
+    let created = editor
+        .client
+        .expect_auto_answered("window/workDoneProgress/create")
+        .await;
+    let token = created["token"].clone();
+    let waits = json!({"kind": "report", "cancellable": true, "message": "waits for your answer"});
+    let values = progress_until(&mut editor, &token, |v| v["message"] == waits["message"]).await;
+    assert_eq!(
+        values[0],
+        json!({"kind": "begin", "title": "@writer", "cancellable": true, "message": "starting"})
+    );
+    assert_eq!(values.last(), Some(&waits), "{values:#?}");
+    // The status bars' list says `waiting` too, as soon as it changed.
+    let turns = editor
+        .client
+        .request("chatmd/turns", json!({}))
+        .await
+        .unwrap();
+    assert_eq!(turns["turns"][0]["member"], "writer");
+    assert_eq!(turns["turns"][0]["status"], "waiting");
+    let started = editor
+        .client
+        .expect_notification("chatmd/turnsChanged")
+        .await;
+    assert_eq!(started["turns"][0]["status"], "streaming");
+    let waiting = editor
+        .client
+        .expect_notification("chatmd/turnsChanged")
+        .await;
+    assert_eq!(waiting["turns"][0]["status"], "waiting");
+
+    let answered = editor
+        .command(
+            "chatmd.answer",
+            json!({"uri": uri, "request": "t1-p1", "option": "allow"}),
+        )
+        .await
+        .expect("an answer");
+    assert_eq!(answered["answered"], true);
+    // The editor takes the answer's edits meanwhile; the progress is read after.
+    editor
+        .run_until("the answer", |e| finished(e.text(&uri)))
+        .await;
+    let after = progress_until(&mut editor, &token, |v| v["kind"] == "end").await;
+    assert_eq!(
+        after[0],
+        json!({"kind": "report", "cancellable": true, "message": "answered"}),
+        "the answer ends the wait at once: {after:#?}"
+    );
+    assert!(!after.contains(&waits), "{after:#?}");
+    let back = editor
+        .client
+        .expect_notification("chatmd/turnsChanged")
+        .await;
+    assert_eq!(back["turns"][0]["status"], "streaming");
 }

@@ -149,6 +149,14 @@ impl Setup {
         SimEditor::new(client, behaviour, true)
     }
 
+    /// [`Setup::editor`] whose workspace folder is `rel` rather than the repository (as
+    /// Neovim's root markers once picked the team folder for a chat).
+    pub async fn editor_rooted_at(&self, rel: &str, behaviour: Behaviour) -> SimEditor {
+        let mut client = self.client();
+        initialize(&mut client, &self.path(rel), &self.bin, true, behaviour).await;
+        SimEditor::new(client, behaviour, true)
+    }
+
     /// Writes a chat at `rel`, starts a server and an editor, and opens the chat in it.
     pub async fn open_chat(
         &self,

@@ -24,7 +24,7 @@ local has_011 = vim.fn.has('nvim-0.11') == 1
 ---@class chatmd.Config
 ---@field cmd string[] how to start the server
 ---@field agent_path? string|string[] folders searched first for agent CLIs (initializationOptions.agentPath)
----@field root_markers string[] files or folders that mark a workspace root
+---@field root_markers string[] files or folders that mark a workspace root (the server's rule: `.git`)
 ---@field keymaps boolean|chatmd.Keymaps buffer-local mappings in chat buffers (false: none)
 ---@field progress boolean|fun(msg: chatmd.Progress) show running turns (true: echo in the command line)
 ---@field codelens boolean refresh the server's code lenses (▶ Send, ■ Cancel) in chat buffers
@@ -43,7 +43,10 @@ local has_011 = vim.fn.has('nvim-0.11') == 1
 M.defaults = {
   cmd = { 'chatmd', 'lsp' },
   agent_path = nil,
-  root_markers = { 'chatmd.toml', '.git' },
+  -- The server's rule for the workspace root (and `chatmd send`'s): the repository first.
+  -- Not `chatmd.toml`: `chatmd init team` puts one in the team folder, which is not the
+  -- project whose files the chats name.
+  root_markers = { '.git' },
   keymaps = false,
   progress = true,
   codelens = true,
@@ -103,8 +106,9 @@ local function agent_path_string(value)
   return table.concat(parts, ':')
 end
 
---- The workspace root of a chat buffer: the nearest folder with a root marker, else the
---- chat's own folder (a team is the folder that holds the chat).
+--- The workspace root of a buffer, by the server's rule: the nearest folder with a root
+--- marker (`.git`), else the working directory when it holds the file (as `chatmd send`
+--- run there), else the file's own folder.
 function M.root_dir(bufnr)
   bufnr = buf_of(bufnr)
   local name = vim.api.nvim_buf_get_name(bufnr)
@@ -112,10 +116,15 @@ function M.root_dir(bufnr)
   if root then
     return root
   end
-  if name ~= '' then
-    return vim.fs.dirname(name)
+  local cwd = vim.fs.normalize(vim.uv.cwd())
+  if name == '' then
+    return cwd
   end
-  return vim.uv.cwd()
+  local path = vim.fs.normalize(vim.fn.fnamemodify(name, ':p'))
+  if path:sub(1, #cwd + 1) == cwd .. '/' then
+    return cwd
+  end
+  return vim.fs.dirname(path)
 end
 
 local function init_options()
@@ -324,7 +333,9 @@ function M.ask_about(member, line1, line2, bufnr, opts)
     notify('ask about lines of a file: this buffer is not one', vim.log.levels.ERROR)
     return false
   end
-  local client = started_client(bufnr, vim.fs.dirname(name))
+  -- Rooted where the chats are read (not at the file's folder: `nvim src/pay.rs` would
+  -- start a server that sees no chat and no team).
+  local client = started_client(bufnr, M.root_dir(bufnr))
   if not client then
     return false
   end

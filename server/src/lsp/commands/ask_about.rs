@@ -40,15 +40,41 @@ pub(super) async fn ask_about(
         let s = lock(state);
         (s.root_for(&source), s.encoding)
     };
+    // Where the question goes, decided before anything is written: a new chat only
+    // where a team can answer it.
+    let target = match (&args.chat, args.new_chat == Some(true)) {
+        (Some(chat), false) => Target::Chat(chat.clone(), super::chat_path(chat)?),
+        (None, false) => {
+            let path = most_recent_chat_path(&root).ok_or_else(|| no_chat(&root))?;
+            let uri = Uri::from_file_path(&path)
+                .ok_or_else(|| failed(format!("{} has no URI", path.display())))?;
+            Target::Chat(uri, path)
+        }
+        (chat, true) => {
+            let folder = match chat {
+                Some(chat) => super::chat_path(chat)?.parent().map(Path::to_path_buf),
+                None => {
+                    most_recent_chat_path(&root).and_then(|p| p.parent().map(Path::to_path_buf))
+                }
+            };
+            let folder = folder.unwrap_or_else(|| root.clone());
+            nobody_in(state, &folder)?;
+            Target::NewChatIn(folder)
+        }
+    };
+    // The `#file:` path is read against the chat's workspace root when the message
+    // is sent: written against the same root.
+    let chat_root = lock(state).root_for(&target.path());
     let relative = source
-        .strip_prefix(&root)
+        .strip_prefix(&chat_root)
         .ok()
         .and_then(Path::to_str)
         .ok_or_else(|| {
             Error::invalid_params(format!(
-                "{} is outside the workspace {}: chatmd attaches files of the workspace only",
+                "{} is outside the workspace {} of the chat {}: chatmd attaches files of the workspace only",
                 source.display(),
-                root.display()
+                chat_root.display(),
+                target.path().display()
             ))
         })?
         .replace('\\', "/");
@@ -69,18 +95,10 @@ pub(super) async fn ask_about(
     };
     let member = args.member.as_deref().map(|m| m.trim_start_matches('@'));
     let body = message_body(&selection, member);
-    let chat_uri = match (&args.chat, args.new_chat == Some(true)) {
-        (Some(chat), false) => chat.clone(),
-        (None, false) => most_recent_chat(&root)?,
-        (chat, true) => {
-            let folder = match chat {
-                Some(chat) => super::chat_path(chat)?.parent().map(Path::to_path_buf),
-                None => {
-                    most_recent_chat_path(&root).and_then(|p| p.parent().map(Path::to_path_buf))
-                }
-            };
-            let title = selection.title();
-            super::new_files::create_chat(state, &folder.unwrap_or(root), &title)?
+    let chat_uri = match target {
+        Target::Chat(uri, _) => uri,
+        Target::NewChatIn(folder) => {
+            super::new_files::create_chat(state, &folder, &selection.title())?
         }
     };
     if super::queued::answering_in(state, &chat_uri) {
@@ -118,15 +136,46 @@ fn selected_text(
     Ok(content[start..end].to_owned())
 }
 
-/// The workspace's most recently changed chat.
-fn most_recent_chat(root: &Path) -> Result<Uri> {
-    let path = most_recent_chat_path(root).ok_or_else(|| {
-        Error::invalid_params(format!(
-            "there is no .chat.md in the workspace {}: ask in a new chat (`newChat`) or pass `chat`",
-            root.display()
-        ))
-    })?;
-    Uri::from_file_path(&path).ok_or_else(|| failed(format!("{} has no URI", path.display())))
+/// Where a question goes: an existing chat, or a new one in a folder.
+enum Target {
+    Chat(Uri, PathBuf),
+    NewChatIn(PathBuf),
+}
+
+impl Target {
+    /// The chat's path (for a new chat, one in its folder: the root is the same).
+    fn path(&self) -> PathBuf {
+        match self {
+            Target::Chat(_, path) => path.clone(),
+            Target::NewChatIn(folder) => folder.join("new.chat.md"),
+        }
+    }
+}
+
+/// Why there is no chat to ask in: said so that a newcomer knows what to do.
+fn no_chat(root: &Path) -> Error {
+    Error::invalid_params(format!(
+        "there is no .chat.md in the workspace {}: make a team with `chatmd init team` \
+         (it writes a first chat, team/first.chat.md), or ask in a new chat of a team folder",
+        root.display()
+    ))
+}
+
+/// Refuses a new chat in `folder` when nobody there could answer it: no stray chat
+/// file is left behind for a question that cannot run.
+fn nobody_in(state: &Mutex<State>, folder: &Path) -> Result<()> {
+    let chat = crate::document::chat::Chat::parse("");
+    let found =
+        crate::lsp::state::team_of(state, Some(folder.join("new.chat.md").as_path()), &chat);
+    if found.team.members.is_empty() {
+        return Err(Error::invalid_params(format!(
+            "nobody to ask: {} has no team (no member folders). Make one with \
+             `chatmd init team` in the workspace {}, then ask again",
+            folder.display(),
+            found.root.display()
+        )));
+    }
+    Ok(())
 }
 
 fn most_recent_chat_path(root: &Path) -> Option<PathBuf> {
