@@ -362,6 +362,7 @@ async fn a_block_the_agent_prints_while_its_own_request_waits_is_text() {
         .run_until("the end", |e| e.text(&uri).contains("status=cancelled"))
         .await;
     assert!(!s.path("team/writer/notes.txt").exists());
+}
 
 /// The `$/progress` values of `token` until one passes `done` (the last one).
 async fn progress_until(
