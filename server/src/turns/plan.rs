@@ -16,6 +16,7 @@ use crate::conversation::prompt::{
 };
 use crate::conversation::roster::Roster;
 use crate::conversation::routing::council::{self, Stage};
+use crate::conversation::running::{SessionReport, session_report};
 use crate::conversation::seen::{NextTurn, SeenRecord, changed, correction};
 use crate::team::{self, Member};
 
@@ -47,6 +48,8 @@ pub(super) struct Planned {
     /// only for a member that resumes (for the others the file is all they know).
     pub seen: Option<String>,
     pub fallback_seen: Option<String>,
+    /// What the resumed session had reported of its usage (`conversation::running`).
+    pub session_report: SessionReport,
     /// The council round the turn is in (`conversation::routing::council`), marked in
     /// its status comment.
     pub council: Option<council::Mark>,
@@ -191,6 +194,9 @@ pub(super) fn plan(
         None => (command(None, None)?, None),
     };
     let (fallback, fallback_seen) = fallback.unzip();
+    let session_report = last.as_ref().map_or_else(SessionReport::default, |last| {
+        session_report(text, chat, &member.handle, &last.session, message)
+    });
     if !program_exists(&invocation) {
         return Err(TurnError::NotInstalled {
             program: invocation.program.clone(),
@@ -207,6 +213,7 @@ pub(super) fn plan(
         entry: entry.clone(),
         seen: super::resume::resumes(member, entry).then_some(seen),
         fallback_seen,
+        session_report,
         council: stage.map(|stage| council::Mark {
             stage,
             legend: match &council_rounds {

@@ -11,6 +11,7 @@
 use std::path::{Path, PathBuf};
 
 use super::Knobs;
+use super::billing::Bill;
 use super::cli::Cli;
 use super::transcript::{Script, load, session_of};
 
@@ -19,14 +20,25 @@ pub fn known(store: &Path, cli: Cli, id: &str) -> bool {
     is_plain(id) && store.join(cli.name()).join(id).is_file()
 }
 
-/// Adds the session `script` prints to the store.
-pub fn remember(store: &Path, cli: Cli, script: &Script) -> Result<(), String> {
+/// Adds the session `script` prints to the store, with what it has billed so far when
+/// the run was generated (`billing.rs`).
+pub fn remember(
+    store: &Path,
+    cli: Cli,
+    script: &Script,
+    billed: Option<Bill>,
+) -> Result<(), String> {
     let Some(id) = session_of(cli, script).filter(|id| is_plain(id)) else {
         return Ok(());
     };
     let dir = store.join(cli.name());
     std::fs::create_dir_all(&dir)
-        .and_then(|()| std::fs::write(dir.join(&id), ""))
+        .and_then(|()| {
+            std::fs::write(
+                dir.join(&id),
+                billed.map(|b| b.stored()).unwrap_or_default(),
+            )
+        })
         .map_err(|e| format!("cannot write the session store {}: {e}", dir.display()))
 }
 

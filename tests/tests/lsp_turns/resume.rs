@@ -115,6 +115,11 @@ async fn the_second_send_resumes_with_only_the_new_message() {
         assert_eq!(role_args(&runs[1]), again, "{cli}");
 
         let tail = status_tail(cli, FIRST);
+        // codex reports the thread's running total on resume: the turn keeps its share.
+        let tail2 = match cli {
+            "codex" => format!("{tail} session-tokens=20/2"),
+            _ => tail.clone(),
+        };
         // What each turn was given: the first question, then (resuming) the second.
         let text = editor.text(&uri);
         let (seen1, seen2) = (seen(text, false, 0, 0), seen(text, true, 2, 2));
@@ -124,7 +129,7 @@ async fn the_second_send_resumes_with_only_the_new_message() {
                 "## @me\n@{member} first question\n\
                  \n## @{member}\n<!-- chatmd id=t1 agent={cli} status=done {seen1} started=… {tail} -->\nAnswer.\n\
                  \n## @me\n@{member} second question\n\
-                 \n## @{member}\n<!-- chatmd id=t2 agent={cli} status=done {seen2} started=… {tail} -->\nAnswer.\n\
+                 \n## @{member}\n<!-- chatmd id=t2 agent={cli} status=done {seen2} started=… {tail2} -->\nAnswer.\n\
                  \n## @me\n"
             ),
             "{cli}"

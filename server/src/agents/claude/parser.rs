@@ -18,7 +18,10 @@ use crate::agents::output::{Paragraphs, sanitize};
 use crate::agents::permissions::claude_denials;
 use crate::agents::reader::Turn;
 use crate::agents::tools::{ToolArguments, ToolCalls, error_line, tool_summary};
-use crate::agents::{AgentEvent, ExitInfo, OutputParser, Retry, Usage, auth, resume};
+use crate::agents::versions::{CLAUDE_SESSION_COST_SINCE, Version};
+use crate::agents::{
+    AgentEvent, ExitInfo, OutputParser, Retry, RunningTotals, Usage, auth, resume,
+};
 
 /// Reads claude's stream-json output.
 #[derive(Debug)]
@@ -66,6 +69,13 @@ impl ClaudeParser {
                 session: Some(session.to_owned()),
                 model: head.model.get().filter(|_| init).map(str::to_owned),
             });
+            let version = head.claude_code_version.get().and_then(Version::find);
+            if init && version.is_some_and(|v| v >= CLAUDE_SESSION_COST_SINCE) {
+                out.push(AgentEvent::RunningTotals(RunningTotals {
+                    tokens: false,
+                    cost: true,
+                }));
+            }
         }
     }
 
