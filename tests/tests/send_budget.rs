@@ -35,7 +35,7 @@ fn a_member_over_its_budget_is_not_started_and_says_so() {
     let head = "---\nbudget: { reviewer: 1.00 }\n---\n";
     let (code, err, first) = send(&format!("{head}## @me\n@reviewer one\n"));
     assert_eq!(code, Some(0), "{err}");
-    let answer = "<!-- chatmd id=t1 agent=claude status=done seen=0:c15eeb model=claude-opus-4-8[1m] cost=\"0.6 USD\" \
+    let answer = "<!-- chatmd id=t1 agent=claude status=done seen=0:c15eeb model=claude-opus-4-8 cost=\"0.6 USD\" \
                   stop=end_turn exit=0 tokens=10/1 -->\ndone\n";
     assert_eq!(
         first,
@@ -193,7 +193,7 @@ fn resumed_claude_2_1_332_turns_record_what_each_turn_cost_and_the_budget_adds_t
     let answer = |id: &str, cost: &str, tokens: &str| {
         format!(
             "## @reviewer\n<!-- chatmd id={id} agent=claude status=done seen=… started=… \
-             model=claude-opus-4-8[1m] session={session} {cost} took=… stop=end_turn exit=0 \
+             model=claude-opus-4-8 session={session} {cost} took=… stop=end_turn exit=0 \
              tokens={tokens} -->\nok\n\n## @me\n"
         )
     };

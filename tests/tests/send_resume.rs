@@ -82,7 +82,7 @@ fn argv(run: &Value) -> Vec<String> {
 fn status_tail(cli: &str, session: &str) -> String {
     match cli {
         "claude" => format!(
-            "model=claude-opus-4-8[1m] session={session} took=… stop=end_turn exit=0 tokens=10/2"
+            "model=claude-opus-4-8 session={session} took=… stop=end_turn exit=0 tokens=10/2"
         ),
         "codex" => format!("session={session} took=… exit=0 tokens=10/2"),
         _ => format!("model=auto session={session} took=… exit=0 tokens=10/2"),

@@ -59,6 +59,8 @@ pub struct Reported {
     pub output: String,
     pub cost: String,
     pub session: Bill,
+    /// The run resumed a session.
+    pub resumed: bool,
 }
 
 /// The usage run `resumed` (or not) prints, billed `FAKE_AGENT_TOKENS` (default: 10
@@ -87,6 +89,7 @@ pub fn report(cli: Cli, knobs: &Knobs, resumed: bool, before: Bill, chunks: usiz
         output: shown.output.to_string(),
         cost,
         session,
+        resumed,
     }
 }
 

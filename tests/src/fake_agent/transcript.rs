@@ -137,7 +137,7 @@ fn split(text: &str, chunks: Option<usize>) -> Vec<String> {
 /// `$NAME` placeholders take JSON values.
 mod templates {
     pub const CLAUDE: [&str; 9] = [
-        r#"{"type":"system","subtype":"init","cwd":".","session_id":$SESSION,"tools":[],"mcp_servers":[],"model":"claude-opus-4-8[1m]","permissionMode":"default","apiKeySource":"ANTHROPIC_API_KEY","claude_code_version":$VERSION,"uuid":"fake"}"#,
+        r#"{"type":"system","subtype":"init","cwd":".","session_id":$SESSION,"tools":[],"mcp_servers":[],"model":$MODEL,"permissionMode":"default","apiKeySource":"ANTHROPIC_API_KEY","claude_code_version":$VERSION,"uuid":"fake"}"#,
         r#"{"type":"stream_event","event":{"type":"message_start","message":{"id":"msg_fake","type":"message","role":"assistant","model":"claude-opus-4-8","content":[],"stop_reason":null,"usage":{"input_tokens":10,"output_tokens":1}}},"session_id":$SESSION,"parent_tool_use_id":null,"uuid":"fake"}"#,
         r#"{"type":"stream_event","event":{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}},"session_id":$SESSION,"parent_tool_use_id":null,"uuid":"fake"}"#,
         r#"{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":$TEXT}},"session_id":$SESSION,"parent_tool_use_id":null,"uuid":"fake"}"#,
@@ -200,6 +200,13 @@ fn generate(
 ) -> Script {
     let pieces = split(text, knobs.chunks);
     let version = quoted(knobs.version.as_deref().unwrap_or("2.1.197"));
+    // claude names its model with the context window's tag on a new session only
+    // (agents-2026-12.md).
+    let model = quoted(if reported.resumed {
+        "claude-opus-4-8"
+    } else {
+        "claude-opus-4-8[1m]"
+    });
     let (session, whole, prompt) = (quoted(session), quoted(text), quoted(prompt));
     let count = pieces.len().to_string();
     let total = (10 + pieces.len()).to_string();
@@ -215,6 +222,7 @@ fn generate(
                 ("$INPUT", &reported.input),
                 ("$OUTPUT", &reported.output),
                 ("$VERSION", &version),
+                ("$MODEL", &model),
             ],
         )
     };

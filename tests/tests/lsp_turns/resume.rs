@@ -60,7 +60,7 @@ pub(crate) fn runs(s: &Setup) -> Vec<Value> {
 fn status_tail(cli: &str, session: &str) -> String {
     match cli {
         "claude" => format!(
-            "model=claude-opus-4-8[1m] session={session} took=… stop=end_turn exit=0 tokens=10/1"
+            "model=claude-opus-4-8 session={session} took=… stop=end_turn exit=0 tokens=10/1"
         ),
         "codex" => format!("session={session} took=… exit=0 tokens=10/1"),
         _ => format!("model=auto session={session} took=… exit=0 tokens=10/1"),

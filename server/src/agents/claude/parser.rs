@@ -39,6 +39,17 @@ pub struct ClaudeParser {
     auth_error: bool,
 }
 
+/// The model as the status comment records it: without the context-window tag claude
+/// adds to it on new sessions only (`claude-opus-4-8[1m]` on a new session,
+/// `claude-opus-4-8` on a resumed one), so that a session's turns name one model, the
+/// name its answers carry (`message.model`).
+fn model_name(model: &str) -> String {
+    match model.split_once('[') {
+        Some((name, tag)) if tag.ends_with(']') && !name.is_empty() => name.to_owned(),
+        _ => model.to_owned(),
+    }
+}
+
 impl ClaudeParser {
     /// A parser whose messages name the agent `agent` (the registry entry's name).
     pub fn new(agent: &str) -> ClaudeParser {
@@ -67,7 +78,7 @@ impl ClaudeParser {
             let init = head.subtype.is("init");
             out.push(AgentEvent::Started {
                 session: Some(session.to_owned()),
-                model: head.model.get().filter(|_| init).map(str::to_owned),
+                model: head.model.get().filter(|_| init).map(model_name),
             });
             let version = head.claude_code_version.get().and_then(Version::find);
             if init && version.is_some_and(|v| v >= CLAUDE_SESSION_COST_SINCE) {
@@ -301,5 +312,36 @@ impl OutputParser for ClaudeParser {
                 other => other,
             });
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn a_new_and_a_resumed_session_name_the_same_model() {
+        let started = |model: &str| {
+            let init = format!(
+                r#"{{"type":"system","subtype":"init","session_id":"s1","model":"{model}","claude_code_version":"2.1.332"}}"#
+            );
+            let mut out = Vec::new();
+            ClaudeParser::new("claude").line(&init, &mut out);
+            out.into_iter().find_map(|event| match event {
+                AgentEvent::Started { model, .. } => model,
+                _ => None,
+            })
+        };
+        assert_eq!(
+            started("claude-opus-4-8[1m]").as_deref(),
+            Some("claude-opus-4-8")
+        );
+        assert_eq!(
+            started("claude-opus-4-8").as_deref(),
+            Some("claude-opus-4-8")
+        );
+        assert_eq!(model_name("[1m]"), "[1m]");
+        assert_eq!(model_name("odd[name"), "odd[name");
     }
 }
