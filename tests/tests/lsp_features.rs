@@ -268,7 +268,7 @@ async fn hover_and_definition_describe_members() {
             .unwrap()
             .ends_with(&format!(
                 "- CLI: `{0}` (version unknown: `{0} --version` failed, or printed nothing \
-                 within 3 s)\n",
+                 within 10 s)\n",
                 gemini.display()
             )),
         "{hover}"

@@ -334,6 +334,47 @@ fn a_plan_approval_is_answered_by_a_rule_too() {
 }
 
 #[test]
+fn a_plan_approval_of_claude_agent_acp_0_101_shows_the_plan() {
+    // 0.101 titles the request "Approve Plan" and sends the plan only in the call's
+    // update before it (with a `planFilePath`): the block shows it all the same.
+    let s = Setup::new("claude");
+    let head = "---\npermissions:\n  writer:\n    \"switch_mode: *\": allow\n---\n";
+    let ask = "## @me\n@writer MOCK-MODE=exitplan plan the fix first\n";
+    s.write("team/p.chat.md", &format!("{head}{ask}"));
+    let trusted = s
+        .chatmd(&["trust", "team/p.chat.md"])
+        .output()
+        .expect("trust");
+    assert_eq!(trusted.status.code(), Some(0), "{trusted:?}");
+    let out = s
+        .command(
+            &["team/p.chat.md"],
+            &[("FAKE_ACP_CLAUDE_VERSION", "0.101.0")],
+        )
+        .output()
+        .expect("run chatmd send");
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(
+        s.answers_received(),
+        [json!({"outcome": "selected", "optionId": "default"})]
+    );
+    assert_eq!(
+        masked(&s.read("team/p.chat.md")),
+        format!(
+            "{head}{ask}\n## @writer\n<!-- chatmd id=t1 agent=acp status=done seen=0:84932e \
+             model=default context=19968/1000000 cost=\"0.1002 USD\" stop=end_turn exit=0 \
+             tokens=19944/20 -->\nI have a plan.\n\n> - Switch mode: Exited Plan Mode — \
+             completed\n\n> **Permission** t1-p1 — allowed once (\"Yes, and manually approve \
+             edits\"), by policy\n>\n> The plan:\n>\n> # Plan\n>\n> 1. Read `src/lib.rs`\n\
+             > 2. Fix the off-by-one in `count`\n> 3. Run `cargo test`\n\nANSWER-anthropic \
+             role_seen=no marker_count=0 roles=none team=0 turn=1 user_msgs=1 assistant_msgs=1 \
+             ask=- tool_result=\"User has approved your plan. You can now start coding.\"\n\n\
+             ## @me\n"
+        )
+    );
+}
+
+#[test]
 fn the_claude_preset_asks_though_the_adapter_starts_in_a_mode_that_does_not() {
     // claude-agent-acp 0.101 starts its sessions in `auto`, where tools run unasked.
     let s = Setup::new("claude");

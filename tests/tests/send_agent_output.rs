@@ -82,7 +82,7 @@ fn retries_reach_the_terminal_and_the_status_then_the_answer_lands() {
     assert_eq!(
         redacted(&s.read("team/r.chat.md")),
         "## @me\n@reviewer are you there?\n\
-         \n## @reviewer\n<!-- chatmd id=t1 agent=claude status=done seen=0:b0cf70 started=<time> model=claude-opus-4-8[1m] session=3b9d2f60-7a1e-4c8b-b5d4-2e6f0a9c8d17 retry=2/10 cost=\"0.0004 USD\" took=<took> stop=end_turn exit=0 tokens=90/6 -->\n\
+         \n## @reviewer\n<!-- chatmd id=t1 agent=claude status=done seen=0:b0cf70 started=<time> model=claude-opus-4-8 session=3b9d2f60-7a1e-4c8b-b5d4-2e6f0a9c8d17 retry=2/10 cost=\"0.0004 USD\" took=<took> stop=end_turn exit=0 tokens=90/6 -->\n\
          Third time lucky.\n\
          \n## @me\n"
     );
@@ -137,7 +137,7 @@ fn a_refused_key_ends_the_turn_at_the_first_notice_with_how_to_log_in() {
         redacted(&s.read("team/k.chat.md")),
         format!(
             "## @me\n@reviewer hi\n\
-             \n## @reviewer\n<!-- chatmd id=t1 agent=claude status=error seen=0:35d52f started=<time> model=claude-opus-4-8[1m] session=f43a1f36-1692-4528-8703-a0ccbacb9940 took=<took> error=\"{message}\" -->\n\
+             \n## @reviewer\n<!-- chatmd id=t1 agent=claude status=error seen=0:35d52f started=<time> model=claude-opus-4-8 session=f43a1f36-1692-4528-8703-a0ccbacb9940 took=<took> error=\"{message}\" -->\n\
              \n## @me\n"
         )
     );
@@ -155,7 +155,7 @@ fn refused_calls_are_listed_once_as_failed_and_said_how_to_allow() {
     assert_eq!(
         redacted(&s.read("team/d.chat.md")),
         "## @me\n@reviewer create the files\n\
-         \n## @reviewer\n<!-- chatmd id=t1 agent=claude status=done seen=0:c9c528 started=<time> model=claude-opus-4-8[1m] session=f818ee01-f9be-41cb-9c88-10e8bd42db65 cost=\"0.1922 USD\" took=<took> stop=end_turn exit=0 tokens=57599/48 denied=2 -->\n\
+         \n## @reviewer\n<!-- chatmd id=t1 agent=claude status=done seen=0:c9c528 started=<time> model=claude-opus-4-8 session=f818ee01-f9be-41cb-9c88-10e8bd42db65 cost=\"0.1922 USD\" took=<took> stop=end_turn exit=0 tokens=57599/48 denied=2 -->\n\
          I'll run a command.\n\
          \n\
          I could not create the files: both the `touch` and the write need approval.\n\

@@ -62,7 +62,7 @@ fn two_mentioned_members_answer_in_mention_order() {
     assert_eq!(
         redacted(&s.read("team/review.chat.md")),
         "---\ntitle: Review\n---\n\n## @me\n@reviewer please review. @tester write tests.\n\
-         \n## @reviewer\n<!-- chatmd id=t1 agent=claude status=done seen=0:db4e8a started=<time> model=claude-opus-4-8[1m] session=5e55a000-0000-4000-8000-000000000001 took=<took> stop=end_turn exit=0 tokens=10/6 -->\n\
+         \n## @reviewer\n<!-- chatmd id=t1 agent=claude status=done seen=0:db4e8a started=<time> model=claude-opus-4-8 session=5e55a000-0000-4000-8000-000000000001 took=<took> stop=end_turn exit=0 tokens=10/6 -->\n\
          Looks good: one nit in `refund()`.\n\
          \n## @tester\n<!-- chatmd id=t2 agent=codex status=done seen=0:db4e8a started=<time> session=5e55a000-0000-4000-8000-000000000001 took=<took> exit=0 tokens=10/6 -->\n\
          Looks good: one nit in `refund()`.\n\

@@ -119,7 +119,7 @@ const ANSWER: &str = "one two three four five six seven eight nine ten eleven tw
 /// is the status comment's record of the messages the turn was given.
 fn answered(chat: &str, seen: &str) -> String {
     format!(
-        "{chat}\n## @reviewer\n<!-- chatmd id=t1 agent=claude status=done seen={seen} started=… model=claude-opus-4-8[1m] session={SESSION} took=… stop=end_turn exit=0 tokens=10/12 -->\n\
+        "{chat}\n## @reviewer\n<!-- chatmd id=t1 agent=claude status=done seen={seen} started=… model=claude-opus-4-8 session={SESSION} took=… stop=end_turn exit=0 tokens=10/12 -->\n\
          {ANSWER}\n\n## @me\n"
     )
 }
@@ -237,7 +237,7 @@ fn a_cr_only_chat_gets_cr_line_breaks() {
     assert_eq!(
         redacted(&s.read("team/m.chat.md")),
         format!(
-            "## @me\r@reviewer hi\r\r## @reviewer\r<!-- chatmd id=t1 agent=claude status=done seen=0:35d52f started=… model=claude-opus-4-8[1m] session={SESSION} took=… stop=end_turn exit=0 tokens=10/3 -->\r\
+            "## @me\r@reviewer hi\r\r## @reviewer\r<!-- chatmd id=t1 agent=claude status=done seen=0:35d52f started=… model=claude-opus-4-8 session={SESSION} took=… stop=end_turn exit=0 tokens=10/3 -->\r\
              Line one.\rLine two.\r\r## @me\r"
         )
     );

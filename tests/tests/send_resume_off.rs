@@ -96,9 +96,8 @@ fn resume_false_gives_a_new_session_with_the_whole_chat_every_turn() {
         "{prompt}"
     );
     // No `seen=` record: the file is all the member ever knows.
-    let tail = format!(
-        "model=claude-opus-4-8[1m] session={SESSION} took=… stop=end_turn exit=0 tokens=10/1"
-    );
+    let tail =
+        format!("model=claude-opus-4-8 session={SESSION} took=… stop=end_turn exit=0 tokens=10/1");
     assert_eq!(
         redacted(&s.read("team/c.chat.md")),
         format!(

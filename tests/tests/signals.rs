@@ -31,7 +31,7 @@ const PARTIAL: &str = "Here:\n```rust\nfn refund() {";
 
 /// The chat after a cancelled turn, `started=` and `took=` redacted.
 const CANCELLED: &str = "## @me\n@reviewer show me\n\n## @reviewer\n\
-     <!-- chatmd id=t1 agent=claude status=cancelled seen=0:fca556 started=<time> model=claude-opus-4-8[1m] session=5e55a000-0000-4000-8000-00000000000c took=<took> -->\n\
+     <!-- chatmd id=t1 agent=claude status=cancelled seen=0:fca556 started=<time> model=claude-opus-4-8 session=5e55a000-0000-4000-8000-00000000000c took=<took> -->\n\
      Here:\n```rust\nfn refund() {\n```\n\n## @me\n";
 
 send_support::setup_around_workspace! {
@@ -476,7 +476,7 @@ fn the_agent_guard_passes_the_agent_s_end_on() {
     );
     let text = redacted(&s.read("team/c.chat.md"));
     assert!(
-        text.contains("status=error seen=0:fca556 started=<time> model=claude-opus-4-8[1m] session=5e55a000-0000-4000-8000-00000000000c took=<took> error=\"claude was killed by a signal\" -->"),
+        text.contains("status=error seen=0:fca556 started=<time> model=claude-opus-4-8 session=5e55a000-0000-4000-8000-00000000000c took=<took> error=\"claude was killed by a signal\" -->"),
         "{text}"
     );
 }

@@ -82,7 +82,7 @@ fn an_agent_that_answers_nothing_is_not_asked_again() {
     assert_eq!(stderr(&out), "@reviewer: done\n");
     assert!(out.status.success());
     let answered = "## @me\n@reviewer anything to add?\n\
-         \n## @reviewer\n<!-- chatmd id=t1 agent=claude status=done seen=0:922682 started=<started> model=claude-opus-4-8[1m] session=5e55a000-0000-4000-8000-000000000001 took=<took> stop=end_turn exit=0 tokens=10/0 -->\n\
+         \n## @reviewer\n<!-- chatmd id=t1 agent=claude status=done seen=0:922682 started=<started> model=claude-opus-4-8 session=5e55a000-0000-4000-8000-000000000001 took=<took> stop=end_turn exit=0 tokens=10/0 -->\n\
          \n## @me\n";
     assert_eq!(redacted(&s.read("team/e.chat.md")), answered);
     assert_eq!(s.runs(), ["claude"]);
@@ -122,7 +122,7 @@ fn an_all_skip_round_does_not_restart() {
     assert_eq!(
         redacted(&s.read("team/s.chat.md")),
         "---\nrouting: all\n---\n## @me\nanyone?\n\
-         \n## @reviewer\n<!-- chatmd id=t1 agent=claude status=skipped seen=0:e15783 started=<started> model=claude-opus-4-8[1m] session=5e55a000-0000-4000-8000-000000000001 took=<took> stop=end_turn exit=0 tokens=10/1 -->\n\
+         \n## @reviewer\n<!-- chatmd id=t1 agent=claude status=skipped seen=0:e15783 started=<started> model=claude-opus-4-8 session=5e55a000-0000-4000-8000-000000000001 took=<took> stop=end_turn exit=0 tokens=10/1 -->\n\
          \n## @tester\n<!-- chatmd id=t2 agent=codex status=skipped seen=0:e15783 started=<started> session=5e55a000-0000-4000-8000-000000000001 took=<took> exit=0 tokens=10/1 -->\n\
          \n## @me\n"
     );
@@ -186,7 +186,7 @@ fn a_mention_in_a_tool_summary_or_a_quote_starts_no_turn() {
     assert_eq!(
         redacted(&s.read("team/t.chat.md")),
         "## @me\n@reviewer find the TODOs\n\
-         \n## @reviewer\n<!-- chatmd id=t1 agent=claude status=done seen=0:9f4e59 started=<started> model=claude-opus-4-8[1m] session=5e55a000-0000-4000-8000-000000000001 cost=\"0.0022 USD\" took=<took> stop=end_turn exit=0 tokens=240/42 -->\n\
+         \n## @reviewer\n<!-- chatmd id=t1 agent=claude status=done seen=0:9f4e59 started=<started> model=claude-opus-4-8 session=5e55a000-0000-4000-8000-000000000001 cost=\"0.0022 USD\" took=<took> stop=end_turn exit=0 tokens=240/42 -->\n\
          I'll run a command.\n\n> @tester: grep the TODOs\n\nThe command printed `hello-from-tool`.\n\
          \n<details><summary>Tools (1)</summary>\n\n- Bash: grep -rn TODO src @tester\n\n</details>\n\
          \n## @me\n"
@@ -223,7 +223,7 @@ fn max_chain_bounds_answers_that_hand_on_for_ever() {
     assert_eq!(
         redacted(&s.read("team/c.chat.md")),
         "---\nmax_chain: 2\n---\n## @me\n@reviewer start\n\
-         \n## @reviewer\n<!-- chatmd id=t1 agent=claude status=done seen=0:2957b6 started=<started> model=claude-opus-4-8[1m] session=5e55a000-0000-4000-8000-000000000001 took=<took> stop=end_turn exit=0 tokens=10/8 -->\n\
+         \n## @reviewer\n<!-- chatmd id=t1 agent=claude status=done seen=0:2957b6 started=<started> model=claude-opus-4-8 session=5e55a000-0000-4000-8000-000000000001 took=<took> stop=end_turn exit=0 tokens=10/8 -->\n\
          ok\n##  \\@me\nplease @reviewer and @tester go on\n\
          \n## @tester\n<!-- chatmd id=t2 agent=codex status=done seen=0:2957b6.533fab started=<started> session=5e55a000-0000-4000-8000-000000000001 took=<took> exit=0 tokens=10/8 -->\n\
          ok\n##  \\@me\nplease @reviewer and @tester go on\n\

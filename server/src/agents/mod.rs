@@ -32,6 +32,7 @@ mod session;
 pub mod session_id;
 mod tools;
 pub mod transcripts;
+pub mod versions;
 
 pub use activity::{
     CallStatus, CallView, ContextUsage, FileDiff, PlanEntry, StepStatus, cost_words,
@@ -106,6 +107,15 @@ pub struct Limits {
 pub struct Usage {
     pub input_tokens: u64,
     pub output_tokens: u64,
+}
+
+/// Which usage reports of a run are the session's running totals (codex's
+/// `turn.completed.usage` on `exec resume`; claude's `total_cost_usd` on `--resume`
+/// from 2.1.332 on).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RunningTotals {
+    pub tokens: bool,
+    pub cost: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -218,6 +228,10 @@ pub enum AgentEvent {
     Context(ContextUsage),
     /// What this run cost, with its currency (`0.0023 USD`; claude's `total_cost_usd`).
     Cost(String),
+    /// Which of this run's reports (`Done`'s tokens, `Cost`) are the session's running
+    /// totals rather than the run's own: the turn records the difference from the
+    /// session's previous report.
+    RunningTotals(RunningTotals),
     /// The commands the agent takes after `/`, whole (each report replaces the last).
     Commands(Vec<AgentCommand>),
     /// The settings the session offers, whole (each report replaces the last).

@@ -1,5 +1,6 @@
-//! Which version is an agent's CLI? A guarded `--version` run that never executes a
-//! program shipped inside the workspace (where the CLI is: `program.rs`).
+//! Which version is an agent's CLI? The `version` of its npm package when it is one
+//! (read, not run), else a guarded `--version` run; never for a program shipped inside
+//! the workspace (where the CLI is: `program.rs`).
 
 use std::collections::HashMap;
 use std::io::Read;
@@ -11,8 +12,9 @@ use std::time::{Duration, Instant};
 
 use crate::team::resolve_existing;
 
-/// How long `--version` may take before the probe gives up.
-pub const PROBE_TIMEOUT: Duration = Duration::from_secs(3);
+/// How long `--version` may take before the probe gives up. Generous: gemini's took
+/// 4.5 to 5.4 s on a loaded 2-core machine (node starting a large bundle).
+pub const PROBE_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// What is shown instead of the version of a CLI that lies inside the workspace (the
 /// probe never runs it), so the user knows why there is none.
@@ -57,17 +59,41 @@ pub(crate) fn probe_version_within(
     }
     static CACHE: OnceLock<Mutex<HashMap<PathBuf, Option<String>>>> = OnceLock::new();
     let cache = CACHE.get_or_init(Mutex::default);
-    let key = resolve_existing(path);
+    // By the path as invoked, not where its links lead: one program installed under
+    // several names may answer as the name it was called by.
+    let key = path.to_path_buf();
     if let Some(known) = cache.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
         return known.clone();
     }
     // Not holding the lock while the program runs: probes of other CLIs go on meanwhile.
-    let version = run_version(path, timeout);
+    let version = npm_package_version(path).or_else(|| run_version(path, timeout));
     cache
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .insert(key, version.clone());
     version
+}
+
+/// The `version` of the npm package that holds `path` once symlinks are resolved
+/// (`node_modules/.bin/gemini` → `node_modules/@google/gemini-cli/dist/index.js`: the
+/// package `@google/gemini-cli`), from its `package.json`. Read rather than run: no
+/// start-up to wait for.
+fn npm_package_version(path: &Path) -> Option<String> {
+    let resolved = std::fs::canonicalize(path).ok()?;
+    let parts: Vec<_> = resolved.components().collect();
+    let modules = parts
+        .iter()
+        .rposition(|c| c.as_os_str() == "node_modules")?;
+    let mut package: PathBuf = parts[..=modules].iter().collect();
+    let name = parts.get(modules + 1)?.as_os_str();
+    package.push(name);
+    if name.to_string_lossy().starts_with('@') {
+        package.push(parts.get(modules + 2)?.as_os_str());
+    }
+    let manifest = std::fs::read(package.join("package.json")).ok()?;
+    let manifest: serde_json::Value = serde_json::from_slice(&manifest).ok()?;
+    let version = manifest.get("version")?.as_str()?.trim();
+    (!version.is_empty()).then(|| version.to_owned())
 }
 
 fn run_version(path: &Path, timeout: Duration) -> Option<String> {
@@ -155,6 +181,32 @@ mod tests {
         fs::write(&path, format!("#!/bin/sh\n{body}\n")).expect("write");
         fs::set_permissions(&path, fs::Permissions::from_mode(mode)).expect("chmod");
         path
+    }
+
+    #[test]
+    fn an_npm_package_s_version_is_read_without_running_it() -> std::io::Result<()> {
+        let prefix = tempfile::tempdir()?;
+        let package = prefix.path().join("node_modules/@google/gemini-cli");
+        fs::create_dir_all(package.join("dist"))?;
+        fs::write(
+            package.join("package.json"),
+            r#"{"name": "@google/gemini-cli", "version": "0.62.1"}"#,
+        )?;
+        // It would hang if it ran.
+        let program = script(&package.join("dist"), "index.js", "exec sleep 30", 0o755);
+        let bin = prefix.path().join("node_modules/.bin");
+        fs::create_dir_all(&bin)?;
+        std::os::unix::fs::symlink(&program, bin.join("gemini"))?;
+        let started = Instant::now();
+        assert_eq!(
+            probe_version_within(&bin.join("gemini"), None, Duration::from_secs(20)),
+            Some("0.62.1".to_owned())
+        );
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "it ran the program"
+        );
+        Ok(())
     }
 
     #[test]

@@ -10,6 +10,7 @@ use crate::agents::ask_mode::AskMode;
 use crate::agents::probe::{
     NOT_PROBED_IN_WORKSPACE, inside_workspace, probe_version, version_unknown,
 };
+use crate::agents::versions::untested;
 use crate::agents::{Adapter, AgentKind, Registry, program, role_files_loaded};
 use crate::team::{ConfigProblem, Location, Member, TEAM_INSTRUCTION_FILE, Team};
 
@@ -65,6 +66,8 @@ pub(super) struct CliReport {
     pub version: Option<String>,
     /// Why there is no version, when the program was found but has none.
     pub version_note: Option<String>,
+    /// That the version is not one chatmd was tested with (`agents::versions`).
+    pub version_warning: Option<String>,
     pub install_command: Option<String>,
 }
 
@@ -109,6 +112,31 @@ impl Report {
             problems: team.problems.iter().map(problem).collect(),
             root: root.clone(),
         }
+        .with_version_warnings()
+    }
+
+    /// A warning for each member whose CLI is a version chatmd was not tested with.
+    fn with_version_warnings(mut self) -> Report {
+        let warnings: Vec<ProblemReport> = self
+            .members
+            .iter()
+            .filter_map(|m| {
+                let warning = m.cli.version_warning.as_ref()?;
+                Some(ProblemReport {
+                    severity: "warning".to_owned(),
+                    file: m.cli.path.clone()?,
+                    line: None,
+                    column: None,
+                    range: None,
+                    message: format!(
+                        "@{}: {warning}: what chatmd reads from it may have changed",
+                        m.handle
+                    ),
+                })
+            })
+            .collect();
+        self.problems.extend(warnings);
+        self
     }
 }
 
@@ -189,6 +217,7 @@ fn cli(m: &Member, root: &Path, agent_kinds: &Registry) -> CliReport {
             path: None,
             version: None,
             version_note: None,
+            version_warning: None,
             install_command: None,
         };
     };
@@ -207,8 +236,16 @@ fn cli(m: &Member, root: &Path, agent_kinds: &Registry) -> CliReport {
         Some(p) if version.is_none() => Some(version_unknown(&p.display().to_string())),
         _ => None,
     };
+    // Named by the program's file name (`claude`, `codex-acp`): a preset's or the
+    // member's own program is tested as what it is.
+    let program_name = Path::new(program::member_program(entry, m))
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let version_warning = version.as_deref().and_then(|v| untested(&program_name, v));
     CliReport {
         binary: Some(program::member_program(entry, m).to_owned()),
+        version_warning,
         version,
         version_note,
         path: path.as_deref().map(text),

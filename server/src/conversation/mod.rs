@@ -19,6 +19,7 @@ pub mod queue;
 pub mod resume;
 pub mod roster;
 pub mod routing;
+pub mod running;
 pub mod section;
 pub mod seen;
 pub mod usage;

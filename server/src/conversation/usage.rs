@@ -4,8 +4,9 @@
 //!
 //! An ACP agent reports what its session has cost so far (`usage_update`), so a
 //! member's answers in one ACP session count once, with the last cost reported; a
-//! headless CLI (claude's `total_cost_usd`) reports each run's own cost, so those add
-//! up. Amounts are kept in millionths so that sums are exact.
+//! headless CLI's answer keeps its turn's own tokens and cost (its share, where the
+//! CLI reports running totals: `conversation::running`), so those add up. Amounts are
+//! kept in millionths so that sums are exact.
 
 use crate::document::chat::Chat;
 pub use crate::document::front_matter::{amount_words, parse_amount};

@@ -12,9 +12,10 @@ use super::asks::{Answers, Ask, Asked};
 use super::flow::{Kind, Thinking};
 use super::placed::Blocks;
 use super::{EditorPort, TurnError};
-use crate::agents::{AgentEvent, CallView, Denial, Retry, SessionCommand};
+use crate::agents::{AgentEvent, CallView, Denial, Retry, RunningTotals, SessionCommand};
 use crate::conversation::blocks::{self, ToolEntry};
 use crate::conversation::output::OutputFilter;
+use crate::conversation::running::SessionReport;
 use crate::conversation::section::{self, Ending};
 use crate::conversation::seen::SEEN_KEY;
 use crate::document::status::{StatusComment, TurnStatus};
@@ -88,6 +89,9 @@ pub(super) struct Live {
     pub(super) cancel: Option<CancellationToken>,
     /// The turn's section is no longer in the document: nothing more is written.
     pub(super) gone: bool,
+    /// Which reports are the session's running totals, and its previous ones (`usage.rs`).
+    pub(super) running: RunningTotals,
+    pub(super) session_report: SessionReport,
 }
 
 impl Live {
@@ -142,6 +146,8 @@ impl Live {
             calls: Vec::new(),
             cancel: None,
             gone: false,
+            running: RunningTotals::default(),
+            session_report: SessionReport::default(),
         }
     }
 
@@ -208,12 +214,14 @@ impl Live {
     /// Writes how the turn ended into its status comment.
     pub(super) fn finish(&mut self, status: TurnStatus) {
         self.ending.error = self.error.as_ref().map(ToString::to_string);
+        let total = self.tokens_share();
         section::finished(
             &mut self.status,
             status,
             self.started.elapsed(),
             &self.ending,
         );
+        self.keep_session_tokens(total);
         self.status_dirty = true;
     }
 }
@@ -295,6 +303,7 @@ impl Live {
                 // The turn runs again as a new session (turns/resume.rs); the status says so.
                 tracing::info!(member = t.member.as_str(), "{message}");
                 t.status.set("resume", "lost");
+                t.session_report = SessionReport::default();
                 if let Some(seen) = t.fallback_seen.take() {
                     t.status.set(SEEN_KEY, seen);
                 }
@@ -322,18 +331,9 @@ impl Live {
             AgentEvent::Thought(piece) => t.thought(&piece),
             AgentEvent::Plan(entries) => t.plan(&entries),
             AgentEvent::Call(call) => t.call(*call),
-            AgentEvent::Cost(cost) => {
-                t.status.set("cost", cost);
-                t.status_dirty = true;
-            }
-            AgentEvent::Context(usage) => {
-                t.status
-                    .set("context", format!("{}/{}", usage.used, usage.size));
-                if let Some(cost) = usage.cost {
-                    t.status.set("cost", cost);
-                }
-                t.status_dirty = true;
-            }
+            AgentEvent::Cost(cost) => t.cost(cost),
+            AgentEvent::Context(usage) => t.context(usage),
+            AgentEvent::RunningTotals(running) => t.running = running,
             // Kept by the editor side (completion, diagnostics), not written into the turn.
             AgentEvent::Commands(_) | AgentEvent::Options(_) | AgentEvent::LoginNeeded { .. } => {
                 port.agent_told(&t.member, &event)
@@ -384,6 +384,7 @@ fn retry_value(retry: &Retry, status: &StatusComment) -> String {
 }
 
 mod ending;
+mod usage;
 
 #[cfg(test)]
 mod tests;

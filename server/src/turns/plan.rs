@@ -18,6 +18,7 @@ use crate::conversation::prompt::{
 use crate::conversation::roster::Roster;
 use crate::conversation::routing::council::{self, Stage};
 use crate::conversation::seen::{NextTurn, SeenRecord, Told, correction, told};
+use crate::conversation::running::{SessionReport, session_report};
 use crate::team::{self, Member};
 
 /// What a run needs besides the document.
@@ -51,6 +52,8 @@ pub(super) struct Planned {
     /// The instructions the session holds after this turn (`held=`,
     /// `conversation::prompt::held`): only for a member that resumes.
     pub held: Option<String>,
+    /// What the resumed session had reported of its usage (`conversation::running`).
+    pub session_report: SessionReport,
     /// The council round the turn is in (`conversation::routing::council`), marked in
     /// its status comment.
     pub council: Option<council::Mark>,
@@ -213,6 +216,9 @@ pub(super) fn plan(
     };
     let (fallback, fallback_seen) = fallback.unzip();
     let fallback_seen = fallback_seen.map(|(seen, _)| seen);
+    let session_report = last.as_ref().map_or_else(SessionReport::default, |last| {
+        session_report(text, chat, &member.handle, &last.session, message)
+    });
     if !program_exists(&invocation) {
         return Err(TurnError::NotInstalled {
             program: invocation.program.clone(),
@@ -230,6 +236,7 @@ pub(super) fn plan(
         seen: super::resume::resumes(member, entry).then_some(seen),
         held: held.filter(|_| super::resume::resumes(member, entry)),
         fallback_seen,
+        session_report,
         council: stage.map(|stage| council::Mark {
             stage,
             legend: match &council_rounds {

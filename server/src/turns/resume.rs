@@ -190,7 +190,13 @@ pub(super) async fn run(
                     while rx.recv().await.is_some() {}
                     return true;
                 }
-                AgentEvent::Started { .. } | AgentEvent::Notice(_) if !going => held.push(event),
+                AgentEvent::Started { .. }
+                | AgentEvent::RunningTotals(_)
+                | AgentEvent::Notice(_)
+                    if !going =>
+                {
+                    held.push(event)
+                }
                 // A retry is shown at once (the user waits on it) but is no sign that
                 // the session was found: a lost one may still be reported after it.
                 AgentEvent::Retry(_) if !going => {

@@ -269,6 +269,7 @@ async fn append_sections<P: EditorPort>(
             insert.push_str(&piece);
             let mut turn = Live::new(p.member, status, eol);
             turn.fallback_seen = p.planned.fallback_seen.clone();
+            turn.session_report = p.planned.session_report.clone();
             live.push(turn);
         }
         if eol_after {

@@ -6,7 +6,7 @@ use chatmd::agents::ToolStatus::{Completed, Failed, Started};
 use super::{Outcome, Seen, failed_early, s, tool, usage};
 
 const CLAUDE_SESSION: &str = "ba6318a6-8ff6-4537-9fb3-78cdd30bb441";
-const CLAUDE_MODEL: &str = "claude-opus-4-8[1m]";
+const CLAUDE_MODEL: &str = "claude-opus-4-8";
 const CLAUDE_LOGIN: &str = "Log in with `claude /login` in a terminal (with CLAUDE_CONFIG_DIR \
     set to the member's `home` if it has one), or export ANTHROPIC_API_KEY before chatmd starts.";
 

@@ -110,7 +110,7 @@ pub fn seen(events: Vec<AgentEvent>) -> Seen {
                 seen.notices
                     .push(format!("allow with: {}", allow.join(" ")));
             }
-            AgentEvent::Usage(_) | AgentEvent::Cost(_) => {}
+            AgentEvent::Usage(_) | AgentEvent::Cost(_) | AgentEvent::RunningTotals(_) => {}
             AgentEvent::Permission(request) => panic!("a headless CLI cannot ask: {request:?}"),
             other @ (AgentEvent::Commands(_)
             | AgentEvent::Options(_)

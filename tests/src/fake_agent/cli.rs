@@ -22,6 +22,15 @@ impl Cli {
         }
     }
 
+    /// What `--version` prints for `version` (`FAKE_AGENT_VERSION`), in the CLI's words.
+    pub fn version_line_of(self, version: &str) -> String {
+        match self {
+            Cli::Claude => format!("{version} (Claude Code)\n"),
+            Cli::Codex => format!("codex-cli {version}\n"),
+            Cli::Gemini => format!("{version}\n"),
+        }
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Cli::Claude => "claude",

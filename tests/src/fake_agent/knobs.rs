@@ -31,13 +31,15 @@ pub struct Knobs {
     pub record: Option<PathBuf>,
     /// What a generated claude answer says it cost (`total_cost_usd`), default 0.
     pub cost: Option<String>,
+    /// What the model billed a generated answer, tokens in and out (`billing.rs`).
+    pub tokens: Option<(u64, u64)>,
+    /// The version the CLI says it is (`--version`, claude's init line), and behaves as
+    /// (claude from 2.1.332: running costs on resume, the first system text kept).
+    pub version: Option<String>,
     /// Where the sessions the fake knows are kept; `None`: every session is known.
     pub sessions: Option<PathBuf>,
     /// Knobs may also come from the prompt (see [`Knobs::with_prompt`]).
     pub prompt_knobs: bool,
-    /// The claude version impersonated (`--version`, the init line and how it keeps
-    /// its system text); `None`: 2.1.197.
-    pub version: Option<String>,
 }
 
 impl Knobs {
@@ -117,9 +119,24 @@ impl Knobs {
                         .map_err(|_| format!("FAKE_AGENT_COST={v:?} is not a number"))
                 })
                 .transpose()?,
+            tokens: text("FAKE_AGENT_TOKENS")
+                .map(|v| {
+                    let pair = v.trim().split_once('/');
+                    pair.and_then(|(i, o)| Some((i.parse().ok()?, o.parse().ok()?)))
+                        .ok_or_else(|| format!("FAKE_AGENT_TOKENS={v:?} is not <in>/<out>"))
+                })
+                .transpose()?,
+            version: text("FAKE_AGENT_VERSION")
+                .map(|v| {
+                    let v = v.trim();
+                    let numbers = v.split('.').filter(|p| p.parse::<u64>().is_ok()).count();
+                    (numbers == 3 && v.split('.').count() == 3)
+                        .then(|| v.to_owned())
+                        .ok_or_else(|| format!("FAKE_AGENT_VERSION={v:?} is not N.N.N"))
+                })
+                .transpose()?,
             sessions: text("FAKE_AGENT_SESSIONS").map(PathBuf::from),
             prompt_knobs: flag("FAKE_AGENT_PROMPT_KNOBS"),
-            version: text("FAKE_AGENT_VERSION"),
         })
     }
 

@@ -13,11 +13,13 @@
 //! | `FAKE_AGENT_AS=claude\|codex\|gemini` | impersonate this CLI whatever the file name |
 //! | `FAKE_AGENT_TRANSCRIPT=<name\|path>` | replay `<fixtures>/<cli>/<name>.jsonl` (or the file at a path containing `/`); default `resume` when resuming, else `tool-use` |
 //! | `FAKE_AGENT_FIXTURES=<dir>` | where transcripts live (default: this crate's `fixtures/agents`) |
-//! | `FAKE_AGENT_COST=<usd>` | the `total_cost_usd` of a generated claude answer (default 0) |
+//! | `FAKE_AGENT_COST=<usd>` | what the model billed a generated claude answer (default 0): its `total_cost_usd`, or on `--resume` from version 2.1.332 on the session's running total (see `billing.rs`) |
+//! | `FAKE_AGENT_TOKENS=<in>/<out>` | what the model billed a generated answer (default 10 in, one out per chunk): claude and gemini report it, codex on `exec resume` the thread's running total |
+//! | `FAKE_AGENT_VERSION=<N.N.N>` | the version it is: `--version` prints it in the CLI's words, claude's init line names it and claude behaves as that version (default: the recorded one): from 2.1.332 on, `total_cost_usd` on `--resume` is the session's running total, and a resumed session keeps its first run's `--append-system-prompt` and ignores the run's own (needs `FAKE_AGENT_SESSIONS`, where that text is kept) |
 //! | `FAKE_AGENT_SESSION=<id>` | the session id printed (default: the resumed id, else the transcript's) |
 //! | `FAKE_AGENT_TEXT=<text>` | instead of a transcript, answer `<text>` in the CLI's format |
 //! | `FAKE_AGENT_CHUNKS=<n>` | with `FAKE_AGENT_TEXT`: stream it as `n` deltas (default: one per word; codex has no deltas) |
-//! | `FAKE_AGENT_DELAY_MS=<ms>` | sleep before each stdout line |
+//! | `FAKE_AGENT_DELAY_MS=<ms>` | sleep before each stdout line, and before printing `--version` (a CLI slow to start) |
 //! | `FAKE_AGENT_SPREAD_MS=<ms>` | with `FAKE_AGENT_CHUNKS`: spread the chunk lines evenly over this long (a flood of 100k chunks in 1 s) |
 //! | `FAKE_AGENT_CRASH_AT=<n>` | abort (killed by SIGABRT, no exit code) after `n` stdout lines |
 //! | `FAKE_AGENT_HANG=1` | print nothing (but `FAKE_AGENT_STDERR`) and sleep forever |
@@ -31,13 +33,13 @@
 //! | `FAKE_AGENT_GRANDCHILD_PID=<file>` | write that child's pid here |
 //! | `FAKE_AGENT_PROMPT_KNOBS=1` | also take knobs from the prompt's last `fake-agent: NAME=value, NAME=value` line (they win over the environment's), so one member can behave differently per turn |
 //! | `FAKE_AGENT_RECORD=<file>` | write what it received as JSON: `pid`, `as`, `argv`, `cwd`, `env` (the state and trust variables), `stdin`, `prompt`, `resume`, `refused`, and for claude `system`, the system text its model gets (this run's `--append-system-prompt`, or on a 2.1.332 resume the session's first); a `<file>` ending in `.jsonl` gets one line per run appended instead |
-//! | `FAKE_AGENT_VERSION=<version>` | claude: be this version (`--version`, the init line); from 2.1.332 on, a resumed session keeps its first run's `--append-system-prompt` and ignores the run's own (needs `FAKE_AGENT_SESSIONS`, where that text is kept) |
 //! | `FAKE_AGENT_SESSIONS=<dir>` | a session store: each run adds the session it printed as `<dir>/<cli>/<id>`, and resuming an id not there prints the CLI's own "not found" (see `sessions.rs`); unset, every session resumes |
 //!
 //! A transcript's `<name>.meta.json` gives its exit code, stderr and whether the real
 //! CLI would hang (see `fixtures/agents/README.md`).
 
 pub mod acp;
+mod billing;
 mod claude;
 mod cli;
 mod codex;
@@ -98,7 +100,14 @@ pub fn main() -> i32 {
     }
     match decision {
         cli::Decision::Print(stdout) => {
-            print!("{stdout}");
+            // `--version` is the only thing printed without a turn.
+            if let Some(delay) = knobs.delay {
+                std::thread::sleep(delay);
+            }
+            match &knobs.version {
+                Some(version) => print!("{}", cli.version_line_of(version)),
+                None => print!("{stdout}"),
+            }
             0
         }
         cli::Decision::Refuse { stderr, code, .. } => {

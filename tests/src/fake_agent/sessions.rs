@@ -11,6 +11,7 @@
 use std::path::{Path, PathBuf};
 
 use super::Knobs;
+use super::billing::Bill;
 use super::cli::{Cli, Run};
 use super::transcript::{Script, load, session_of};
 
@@ -19,20 +20,31 @@ pub fn known(store: &Path, cli: Cli, id: &str) -> bool {
     is_plain(id) && store.join(cli.name()).join(id).is_file()
 }
 
-/// Adds the session `script` prints to the store. A session's file holds the system
-/// text of its first run (claude's `--append-system-prompt`), which a resumed run
+/// Adds the session `script` prints to the store: what it has billed so far when the
+/// run was generated (`billing.rs`), in the file named by its id, and the system text
+/// of its first run (claude's `--append-system-prompt`) beside it, which a resumed run
 /// leaves as it is: what claude 2.1.332 keeps ([`model_system`]).
-pub fn remember(store: &Path, cli: Cli, script: &Script, run: &Run) -> Result<(), String> {
+pub fn remember(
+    store: &Path,
+    cli: Cli,
+    script: &Script,
+    run: &Run,
+    billed: Option<Bill>,
+) -> Result<(), String> {
     let Some(id) = session_of(cli, script).filter(|id| is_plain(id)) else {
         return Ok(());
     };
     let dir = store.join(cli.name());
-    let file = dir.join(&id);
-    if run.resume.is_some() && file.is_file() {
-        return Ok(());
-    }
+    let system = dir.join(format!("{id}.system"));
     std::fs::create_dir_all(&dir)
-        .and_then(|()| std::fs::write(file, run.system.as_deref().unwrap_or("")))
+        .and_then(|()| std::fs::write(dir.join(&id), billed.map(|b| b.stored()).unwrap_or_default()))
+        .and_then(|()| {
+            if run.resume.is_some() && system.is_file() {
+                Ok(())
+            } else {
+                std::fs::write(&system, run.system.as_deref().unwrap_or(""))
+            }
+        })
         .map_err(|e| format!("cannot write the session store {}: {e}", dir.display()))
 }
 
@@ -43,7 +55,7 @@ pub fn model_system(knobs: &Knobs, run: &Run) -> Option<String> {
     let resumed = run.resume.as_deref().filter(|id| is_plain(id));
     match (resumed, &knobs.sessions) {
         (Some(id), Some(store)) if knobs.keeps_first_system() => {
-            std::fs::read_to_string(store.join(Cli::Claude.name()).join(id))
+            std::fs::read_to_string(store.join(Cli::Claude.name()).join(format!("{id}.system")))
                 .ok()
                 .filter(|text| !text.is_empty())
         }

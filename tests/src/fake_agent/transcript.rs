@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use serde_json::Value;
 
 use super::cli::{Cli, Format, Run};
-use super::{Knobs, default_fixtures, sessions};
+use super::{Knobs, billing, default_fixtures, sessions};
 
 /// The output of one run.
 #[derive(Debug, Default)]
@@ -27,6 +27,7 @@ pub fn choose(cli: Cli, knobs: &Knobs, run: &Run) -> Result<Script, String> {
     {
         return sessions::not_found(cli, knobs, store, id);
     }
+    let mut session_bill = None;
     let mut script = match &knobs.text {
         Some(text) => {
             let session = knobs.session.as_deref().or(resumed).unwrap_or(match cli {
@@ -34,7 +35,15 @@ pub fn choose(cli: Cli, knobs: &Knobs, run: &Run) -> Result<Script, String> {
                 Cli::Codex => "01a2007b-3fb0-7ff3-8fab-536458979726",
                 Cli::Gemini => "9cb17075-5b94-485f-8363-bc25f5176e5c",
             });
-            generate(cli, text, knobs, session, &run.prompt)
+            let before = match (&knobs.sessions, resumed) {
+                (Some(store), Some(id)) => billing::session_so_far(store, cli, id),
+                _ => billing::Bill::default(),
+            };
+            let chunks = split(text, knobs.chunks).len();
+            let reported = billing::report(cli, knobs, resumed.is_some(), before, chunks);
+            let script = generate(cli, text, knobs, session, &run.prompt, &reported);
+            session_bill = Some(reported.session);
+            script
         }
         None => {
             let default = if run.resume.is_some() {
@@ -50,7 +59,7 @@ pub fn choose(cli: Cli, knobs: &Knobs, run: &Run) -> Result<Script, String> {
         }
     };
     if let Some(store) = &knobs.sessions {
-        sessions::remember(store, cli, &script, run)?;
+        sessions::remember(store, cli, &script, run, session_bill)?;
     }
     script.lines = convert(cli, run.format, std::mem::take(&mut script.lines));
     Ok(script)
@@ -128,7 +137,7 @@ fn split(text: &str, chunks: Option<usize>) -> Vec<String> {
 /// `$NAME` placeholders take JSON values.
 mod templates {
     pub const CLAUDE: [&str; 9] = [
-        r#"{"type":"system","subtype":"init","cwd":".","session_id":$SESSION,"tools":[],"mcp_servers":[],"model":"claude-opus-4-8[1m]","permissionMode":"default","apiKeySource":"ANTHROPIC_API_KEY","claude_code_version":"2.1.197","uuid":"fake"}"#,
+        r#"{"type":"system","subtype":"init","cwd":".","session_id":$SESSION,"tools":[],"mcp_servers":[],"model":$MODEL,"permissionMode":"default","apiKeySource":"ANTHROPIC_API_KEY","claude_code_version":$VERSION,"uuid":"fake"}"#,
         r#"{"type":"stream_event","event":{"type":"message_start","message":{"id":"msg_fake","type":"message","role":"assistant","model":"claude-opus-4-8","content":[],"stop_reason":null,"usage":{"input_tokens":10,"output_tokens":1}}},"session_id":$SESSION,"parent_tool_use_id":null,"uuid":"fake"}"#,
         r#"{"type":"stream_event","event":{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}},"session_id":$SESSION,"parent_tool_use_id":null,"uuid":"fake"}"#,
         r#"{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":$TEXT}},"session_id":$SESSION,"parent_tool_use_id":null,"uuid":"fake"}"#,
@@ -136,13 +145,13 @@ mod templates {
         r#"{"type":"stream_event","event":{"type":"content_block_stop","index":0},"session_id":$SESSION,"parent_tool_use_id":null,"uuid":"fake"}"#,
         r#"{"type":"stream_event","event":{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":$COUNT}},"session_id":$SESSION,"parent_tool_use_id":null,"uuid":"fake"}"#,
         r#"{"type":"stream_event","event":{"type":"message_stop"},"session_id":$SESSION,"parent_tool_use_id":null,"uuid":"fake"}"#,
-        r#"{"type":"result","subtype":"success","is_error":false,"api_error_status":null,"duration_ms":1,"duration_api_ms":1,"num_turns":1,"result":$TEXT,"stop_reason":"end_turn","session_id":$SESSION,"total_cost_usd":$COST,"usage":{"input_tokens":10,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":$COUNT,"service_tier":"standard"},"permission_denials":[],"terminal_reason":"completed","uuid":"fake"}"#,
+        r#"{"type":"result","subtype":"success","is_error":false,"api_error_status":null,"duration_ms":1,"duration_api_ms":1,"num_turns":1,"result":$TEXT,"stop_reason":"end_turn","session_id":$SESSION,"total_cost_usd":$COST,"usage":{"input_tokens":$INPUT,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":$OUTPUT,"service_tier":"standard"},"permission_denials":[],"terminal_reason":"completed","uuid":"fake"}"#,
     ];
     pub const CODEX: [&str; 4] = [
         r#"{"type":"thread.started","thread_id":$SESSION}"#,
         r#"{"type":"turn.started"}"#,
         r#"{"type":"item.completed","item":{"id":"item_0","type":"agent_message","text":$TEXT}}"#,
-        r#"{"type":"turn.completed","usage":{"input_tokens":10,"cached_input_tokens":0,"cache_write_input_tokens":0,"output_tokens":$COUNT,"reasoning_output_tokens":0}}"#,
+        r#"{"type":"turn.completed","usage":{"input_tokens":$INPUT,"cached_input_tokens":0,"cache_write_input_tokens":0,"output_tokens":$OUTPUT,"reasoning_output_tokens":0}}"#,
     ];
     pub const GEMINI: [&str; 4] = [
         r#"{"type":"init","timestamp":"2026-11-21T23:42:59.267Z","session_id":$SESSION,"model":"auto"}"#,
@@ -181,9 +190,23 @@ fn quoted(text: &str) -> String {
 
 /// A successful answer of `text` in `cli`'s line format, shaped like the recorded
 /// streaming transcripts (codex's `--json` has no deltas: one whole message).
-fn generate(cli: Cli, text: &str, knobs: &Knobs, session: &str, prompt: &str) -> Script {
+fn generate(
+    cli: Cli,
+    text: &str,
+    knobs: &Knobs,
+    session: &str,
+    prompt: &str,
+    reported: &billing::Reported,
+) -> Script {
     let pieces = split(text, knobs.chunks);
-    let cost = knobs.cost.as_deref().unwrap_or("0");
+    let version = quoted(knobs.version.as_deref().unwrap_or("2.1.197"));
+    // claude names its model with the context window's tag on a new session only
+    // (agents-2026-12.md).
+    let model = quoted(if reported.resumed {
+        "claude-opus-4-8"
+    } else {
+        "claude-opus-4-8[1m]"
+    });
     let (session, whole, prompt) = (quoted(session), quoted(text), quoted(prompt));
     let count = pieces.len().to_string();
     let total = (10 + pieces.len()).to_string();
@@ -195,7 +218,11 @@ fn generate(cli: Cli, text: &str, knobs: &Knobs, session: &str, prompt: &str) ->
                 ("$TEXT", text),
                 ("$COUNT", &count),
                 ("$TOTAL", &total),
-                ("$COST", cost),
+                ("$COST", &reported.cost),
+                ("$INPUT", &reported.input),
+                ("$OUTPUT", &reported.output),
+                ("$VERSION", &version),
+                ("$MODEL", &model),
             ],
         )
     };

@@ -58,7 +58,7 @@ async fn a_retry_shows_in_the_progress_and_the_status() {
     assert_eq!(
         redact(editor.text(&uri)),
         "## @me\n@reviewer are you there?\n\
-         \n## @reviewer\n<!-- chatmd id=t1 agent=claude status=done seen=0:b0cf70 started=… model=claude-opus-4-8[1m] session=3b9d2f60-7a1e-4c8b-b5d4-2e6f0a9c8d17 retry=2/10 cost=\"0.0004 USD\" took=… stop=end_turn exit=0 tokens=90/6 -->\n\
+         \n## @reviewer\n<!-- chatmd id=t1 agent=claude status=done seen=0:b0cf70 started=… model=claude-opus-4-8 session=3b9d2f60-7a1e-4c8b-b5d4-2e6f0a9c8d17 retry=2/10 cost=\"0.0004 USD\" took=… stop=end_turn exit=0 tokens=90/6 -->\n\
          Third time lucky.\n\
          \n## @me\n"
     );

@@ -26,7 +26,7 @@ fn reviewer_answering_slowly(delay_ms: &str) -> Setup {
 
 /// `## @me\n@reviewer go\n` once that reviewer answered (times redacted).
 const ANSWERED: &str = "## @me\n@reviewer go\n\
-    \n## @reviewer\n<!-- chatmd id=t1 agent=claude status=done seen=0:35df51 started=… model=claude-opus-4-8[1m] \
+    \n## @reviewer\n<!-- chatmd id=t1 agent=claude status=done seen=0:35df51 started=… model=claude-opus-4-8 \
     session=5e55a000-0000-4000-8000-000000000001 took=… stop=end_turn exit=0 tokens=10/4 -->\n\
     first second third fourth\n\
     \n## @me\n";
@@ -53,7 +53,7 @@ async fn send_streams_the_answer_into_the_document_with_progress() {
         redact(editor.text(&uri)),
         format!(
             "## @me\n@reviewer please review.\n\
-             \n## @reviewer\n<!-- chatmd id=t1 agent=claude status=done seen=0:d0f31a started=… model=claude-opus-4-8[1m] session={SESSION} took=… stop=end_turn exit=0 tokens=10/6 -->\n\
+             \n## @reviewer\n<!-- chatmd id=t1 agent=claude status=done seen=0:d0f31a started=… model=claude-opus-4-8 session={SESSION} took=… stop=end_turn exit=0 tokens=10/6 -->\n\
              Looks good: one nit in `refund()`.\n\
              \n## @me\n"
         )

@@ -88,7 +88,7 @@ async fn send_while_an_editor_answers_in_the_same_chat_says_who_and_runs_nothing
         redact(editor.text(&uri)),
         format!(
             "## @me\n@reviewer go\n\
-             \n## @reviewer\n<!-- chatmd id=t1 agent=claude status=done seen=0:35df51 started=… model=claude-opus-4-8[1m] session={SESSION} took=… stop=end_turn exit=0 tokens=10/6 -->\n\
+             \n## @reviewer\n<!-- chatmd id=t1 agent=claude status=done seen=0:35df51 started=… model=claude-opus-4-8 session={SESSION} took=… stop=end_turn exit=0 tokens=10/6 -->\n\
              one two three four five six\n\
              \n## @me\n"
         )
@@ -133,7 +133,7 @@ async fn an_editor_neither_marks_nor_runs_a_turn_that_chatmd_send_is_running() {
         redact(&s.read("team/c.chat.md")),
         format!(
             "## @me\n@reviewer go\n\
-             \n## @reviewer\n<!-- chatmd id=t1 agent=claude status=done seen=0:35df51 started=… model=claude-opus-4-8[1m] session={SESSION} took=… stop=end_turn exit=0 tokens=10/6 -->\n\
+             \n## @reviewer\n<!-- chatmd id=t1 agent=claude status=done seen=0:35df51 started=… model=claude-opus-4-8 session={SESSION} took=… stop=end_turn exit=0 tokens=10/6 -->\n\
              one two three four five six\n\
              \n## @me\n"
         )

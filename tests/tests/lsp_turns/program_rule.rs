@@ -92,6 +92,7 @@ async fn a_cli_only_on_path_is_installed_for_every_feature_and_its_turn_runs() {
             "path": codex.display().to_string(),
             "version": "codex-cli 0.169.0",
             "version_note": null,
+            "version_warning": null,
             "install_command": "npm install -g @openai/codex",
         })
     );

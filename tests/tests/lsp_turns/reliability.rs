@@ -143,7 +143,7 @@ async fn agent_exits_non_zero_prints_an_error_event_or_fails_auth() {
         format!(
             "## @me\n@reviewer @tester @writer go\n\n\
              ## @reviewer\n<!-- chatmd id=t1 agent=claude status=error seen=0:53a899 started=… \
-             model=claude-opus-4-8[1m] session=e7676508-1a2b-4c3d-8e4f-5a6b7c8d9e0f took=… \
+             model=claude-opus-4-8 session=e7676508-1a2b-4c3d-8e4f-5a6b7c8d9e0f took=… \
              exit=1 error=\"API Error: 400 mock upstream failure\" -->\n\n\
              ## @tester\n<!-- chatmd id=t2 agent=codex status=error seen=0:53a899 started=… \
              session=01a2007b-3fb0-7ff3-8fab-536458979726 took=… exit=3 tokens=10/4 \
@@ -221,7 +221,7 @@ async fn agent_crashes_mid_stream_or_is_killed() {
         redact(editor.text(&uri)),
         "## @me\n@reviewer @tester go\n\n\
          ## @reviewer\n<!-- chatmd id=t1 agent=claude status=error seen=0:d3fa6d started=… \
-         model=claude-opus-4-8[1m] session=ba6318a6-8ff6-4537-9fb3-78cdd30bb441 took=… \
+         model=claude-opus-4-8 session=ba6318a6-8ff6-4537-9fb3-78cdd30bb441 took=… \
          error=\"claude was killed by a signal\" -->\nI \n\n\
          ## @tester\n<!-- chatmd id=t2 agent=codex status=error seen=0:d3fa6d started=… \
          session=01a2007b-3fb0-7ff3-8fab-536458979726 took=… \
@@ -282,7 +282,7 @@ async fn agent_hangs_silent() {
         head,
         format!(
             "## @me\n@reviewer @writer go\n\n## @reviewer\n<!-- chatmd id=t1 agent=claude \
-             status=error seen=0:9065aa started=… model=claude-opus-4-8[1m] \
+             status=error seen=0:9065aa started=… model=claude-opus-4-8 \
              session=ba6318a6-8ff6-4537-9fb3-78cdd30bb441 took=… error=\"{total}\""
         )
     );
@@ -337,7 +337,7 @@ async fn agent_prints_invalid_utf8_ansi_escapes_non_json_lines_or_100_mb() {
         head,
         "## @me\n@reviewer @tester go\n\n\
          ## @reviewer\n<!-- chatmd id=t1 agent=claude status=done seen=0:d3fa6d started=… \
-         model=claude-opus-4-8[1m] session=ba6318a6-8ff6-4537-9fb3-78cdd30bb441 took=… \
+         model=claude-opus-4-8 session=ba6318a6-8ff6-4537-9fb3-78cdd30bb441 took=… \
          stop=end_turn exit=0 tokens=10/3 -->\nclean red words\n\n\
          ## @tester\n<!-- chatmd id=t2 agent=codex status=done seen=0:d3fa6d started=… \
          session=01a2007b-3fb0-7ff3-8fab-536458979726 took=… "
@@ -418,7 +418,7 @@ fn slow_reviewer() -> Setup {
 #[tokio::test]
 async fn document_closed_renamed_or_deleted_mid_turn() {
     let done_section = "## @me\n@reviewer go\n\n## @reviewer\n<!-- chatmd id=t1 agent=claude \
-                        status=done seen=0:35df51 started=… model=claude-opus-4-8[1m] \
+                        status=done seen=0:35df51 started=… model=claude-opus-4-8 \
                         session=ba6318a6-8ff6-4537-9fb3-78cdd30bb441 took=… stop=end_turn \
                         exit=0 tokens=10/4 -->\nfirst second third fourth\n\n## @me\n";
     let chat = "## @me\n@reviewer go\n";
@@ -532,7 +532,7 @@ async fn editor_rejects_an_edit() {
         redact(editor.text(&uri)),
         format!(
             "# Notes65432\n\n## @me\n@reviewer count\n\n## @reviewer\n<!-- chatmd id=t1 \
-             agent=claude status=done seen=0:0f13c3 started=… model=claude-opus-4-8[1m] \
+             agent=claude status=done seen=0:0f13c3 started=… model=claude-opus-4-8 \
              session=ba6318a6-8ff6-4537-9fb3-78cdd30bb441 took=… stop=end_turn exit=0 \
              tokens=10/8 -->\n{words}\n\n## @me\n"
         )

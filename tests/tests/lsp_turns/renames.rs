@@ -13,7 +13,7 @@ use crate::setup::{Setup, file_until, finished, redact, send, turns_ended};
 const CHAT: &str = "## @me\n@reviewer go\n";
 
 const DONE: &str = "## @me\n@reviewer go\n\n## @reviewer\n<!-- chatmd id=t1 agent=claude \
-                    status=done seen=0:35df51 started=… model=claude-opus-4-8[1m] \
+                    status=done seen=0:35df51 started=… model=claude-opus-4-8 \
                     session=ba6318a6-8ff6-4537-9fb3-78cdd30bb441 took=… stop=end_turn \
                     exit=0 tokens=10/4 -->\nfirst second third fourth\n\n## @me\n";
 

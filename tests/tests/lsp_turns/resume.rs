@@ -60,7 +60,7 @@ pub(crate) fn runs(s: &Setup) -> Vec<Value> {
 fn status_tail(cli: &str, session: &str) -> String {
     match cli {
         "claude" => format!(
-            "model=claude-opus-4-8[1m] session={session} took=… stop=end_turn exit=0 tokens=10/1"
+            "model=claude-opus-4-8 session={session} took=… stop=end_turn exit=0 tokens=10/1"
         ),
         "codex" => format!("session={session} took=… exit=0 tokens=10/1"),
         _ => format!("model=auto session={session} took=… exit=0 tokens=10/1"),
@@ -116,6 +116,11 @@ async fn the_second_send_resumes_with_only_the_new_message() {
 
         let tail = status_tail(cli, FIRST);
         let held = held(ROLE);
+        // codex reports the thread's running total on resume: the turn keeps its share.
+        let tail2 = match cli {
+            "codex" => format!("{tail} session-tokens=20/2"),
+            _ => tail.clone(),
+        };
         // What each turn was given: the first question, then (resuming) the second.
         let text = editor.text(&uri);
         let (seen1, seen2) = (seen(text, false, 0, 0), seen(text, true, 2, 2));
@@ -125,7 +130,7 @@ async fn the_second_send_resumes_with_only_the_new_message() {
                 "## @me\n@{member} first question\n\
                  \n## @{member}\n<!-- chatmd id=t1 agent={cli} status=done {seen1} {held} started=… {tail} -->\nAnswer.\n\
                  \n## @me\n@{member} second question\n\
-                 \n## @{member}\n<!-- chatmd id=t2 agent={cli} status=done {seen2} {held} started=… {tail} -->\nAnswer.\n\
+                 \n## @{member}\n<!-- chatmd id=t2 agent={cli} status=done {seen2} {held} started=… {tail2} -->\nAnswer.\n\
                  \n## @me\n"
             ),
             "{cli}"

@@ -23,6 +23,10 @@ pub struct Call {
     pub locations: Vec<String>,
     pub diffs: Vec<FileDiff>,
     pub detail: Option<String>,
+    /// The last `rawInput` and the text of the last `content` (a plan approval's plan
+    /// may be only there: `permission.rs`).
+    pub raw_input: Option<Value>,
+    pub text: Option<String>,
     /// What was last reported, so a repeat is not reported again.
     pub reported: Option<CallView>,
 }
@@ -37,6 +41,7 @@ impl Call {
         locations: Option<&[ToolCallLocation]>,
     ) {
         if let Some(content) = content {
+            self.text = content_text(content).or(self.text.take());
             let diffs: Vec<FileDiff> = content
                 .iter()
                 .filter_map(|item| match item {
@@ -94,6 +99,24 @@ impl Call {
         self.reported = Some(view.clone());
         Some(view)
     }
+}
+
+/// The text blocks of a tool call's `content`, joined by blank lines; `None` when it
+/// has none.
+pub fn content_text(content: &[ToolCallContent]) -> Option<String> {
+    let texts: Vec<&str> = content
+        .iter()
+        .filter_map(|item| match item {
+            ToolCallContent::Content(block) => match &block.content {
+                ContentBlock::Text(text) if !text.text.trim().is_empty() => {
+                    Some(text.text.as_str())
+                }
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect();
+    (!texts.is_empty()).then(|| texts.join("\n\n"))
 }
 
 /// `path` relative to the session's folder when it lies inside it (shorter, and the

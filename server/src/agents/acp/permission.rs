@@ -5,11 +5,13 @@
 
 use agent_client_protocol::v1::schema::{
     PermissionOption as AcpOption, PermissionOptionKind, RequestId, RequestPermissionOutcome,
-    RequestPermissionResponse, SelectedPermissionOutcome, ToolCallUpdate, ToolKind,
+    RequestPermissionResponse, SelectedPermissionOutcome, ToolCallContent, ToolCallUpdate,
+    ToolKind,
 };
 use serde::Deserialize;
 use serde_json::Value;
 
+use super::calls::{Call, content_text};
 use super::rpc;
 use super::updates::{Stream, first_line, kind_name};
 use crate::agents::output::{code_span, quote};
@@ -75,7 +77,7 @@ impl Permissions {
         let kind = fields.kind.or_else(|| known.and_then(|c| c.kind));
         let title = fields.title.or_else(|| known.and_then(|c| c.title.clone()));
         let plan = (kind == Some(ToolKind::SwitchMode))
-            .then(|| fields.raw_input.as_ref().and_then(plan))
+            .then(|| asked_plan(fields.raw_input.as_ref(), fields.content.as_deref(), known))
             .flatten();
         let key = crate::agents::RequestId(id.to_string());
         self.pending.push(Pending {
@@ -155,9 +157,53 @@ fn option(value: Value) -> Option<PermissionOption> {
     })
 }
 
-/// The plan of a plan approval: `rawInput.plan` of a `switch_mode` request
-/// (claude-agent-acp's ExitPlanMode sends `{"plan": "<Markdown>"}`). A list is read as
-/// steps (each a string, or an object with `content` as ACP's plan entries have).
+/// The plan of a plan approval (a `switch_mode` request), from wherever the adapter
+/// put it, so that no plan is approved unseen. claude-agent-acp 0.49 sends it in the
+/// request, as `rawInput.plan` and as its content; 0.101 titles the request "Approve
+/// Plan" and may send the plan only in the call's own updates before it (their
+/// content: the plan as display text), or as a file (`rawInput.planFilePath`).
+fn asked_plan(
+    input: Option<&Value>,
+    content: Option<&[ToolCallContent]>,
+    known: Option<&Call>,
+) -> Option<AskedPlan> {
+    let known_input = known.and_then(|c| c.raw_input.as_ref());
+    input
+        .and_then(plan)
+        .or_else(|| content.and_then(content_text).map(AskedPlan::Text))
+        .or_else(|| known_input.and_then(plan))
+        .or_else(|| known.and_then(|c| c.text.clone()).map(AskedPlan::Text))
+        .or_else(|| input.and_then(plan_file))
+        .or_else(|| known_input.and_then(plan_file))
+}
+
+/// The most of a plan file that is read into a chat.
+const PLAN_FILE_LIMIT: u64 = 256 * 1024;
+
+/// The plan in the file `rawInput.planFilePath` names (an absolute path), or where it
+/// is when it cannot be read.
+fn plan_file(input: &Value) -> Option<AskedPlan> {
+    use std::io::Read;
+    let path = std::path::Path::new(input.get("planFilePath")?.as_str()?);
+    if !path.is_absolute() {
+        return None;
+    }
+    let mut text = String::new();
+    let read = std::fs::File::open(path)
+        .and_then(|file| file.take(PLAN_FILE_LIMIT).read_to_string(&mut text));
+    Some(AskedPlan::Text(match read {
+        Ok(_) if !text.trim().is_empty() => text,
+        Ok(_) => format!("(the plan file {} is empty)", path.display()),
+        Err(error) => format!(
+            "(the plan is in {}, which cannot be read: {error})",
+            path.display()
+        ),
+    }))
+}
+
+/// `rawInput.plan`: Markdown (claude-agent-acp's ExitPlanMode sends `{"plan":
+/// "<Markdown>"}`), or a list read as steps (each a string, or an object with
+/// `content` as ACP's plan entries have).
 fn plan(input: &Value) -> Option<AskedPlan> {
     match input.get("plan")? {
         Value::String(text) if !text.trim().is_empty() => Some(AskedPlan::Text(text.clone())),
@@ -209,6 +255,36 @@ mod tests {
         );
         assert_eq!(plan(&serde_json::json!({"plan": " "})), None);
         assert_eq!(plan(&serde_json::json!({"mode": "x"})), None);
+    }
+
+    #[test]
+    fn a_plan_is_found_in_the_request_the_call_or_its_file() {
+        let text = |t: &str| Some(AskedPlan::Text(t.into()));
+        // 0.101: an "Approve Plan" request with only a file, after updates whose
+        // content held the plan.
+        let call = Call {
+            raw_input: Some(serde_json::json!({})),
+            text: Some("# Plan\n\n1. Read".into()),
+            ..Call::default()
+        };
+        let file_only = serde_json::json!({"planFilePath": "/nonexistent/plan.md"});
+        assert_eq!(
+            asked_plan(Some(&file_only), Some(&[]), Some(&call)),
+            text("# Plan\n\n1. Read")
+        );
+        let dir = tempfile::tempdir().expect("temp dir");
+        let file = dir.path().join("plan.md");
+        std::fs::write(&file, "1. Fix it\n").expect("write");
+        let in_file = serde_json::json!({"planFilePath": file});
+        assert_eq!(asked_plan(Some(&in_file), None, None), text("1. Fix it\n"));
+        assert_eq!(
+            asked_plan(Some(&file_only), None, None),
+            text(
+                "(the plan is in /nonexistent/plan.md, which cannot be read: No such file or \
+                 directory (os error 2))"
+            )
+        );
+        assert_eq!(asked_plan(Some(&serde_json::json!({})), None, None), None);
     }
 
     #[test]

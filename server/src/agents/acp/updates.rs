@@ -131,6 +131,7 @@ impl Stream {
         known.kind = Some(call.kind);
         known.title = Some(call.title);
         known.status = Some(call_status(call.status));
+        known.raw_input = call.raw_input.clone().or(known.raw_input.take());
         known.take(
             &self.cwd,
             Some(&call.content),
@@ -149,6 +150,7 @@ impl Stream {
         if let Some(status) = fields.status {
             known.status = Some(call_status(status));
         }
+        known.raw_input = fields.raw_input.clone().or(known.raw_input.take());
         known.take(
             &self.cwd,
             fields.content.as_deref(),

@@ -55,6 +55,8 @@ pub(super) struct Head<'a> {
     pub(super) subtype: Str<'a>,
     #[serde(borrow)]
     pub(super) model: Str<'a>,
+    #[serde(borrow)]
+    pub(super) claude_code_version: Str<'a>,
 }
 
 impl<'a> Events<'a> for Head<'a> {

@@ -18,7 +18,10 @@ use crate::agents::output::{Paragraphs, sanitize};
 use crate::agents::permissions::claude_denials;
 use crate::agents::reader::Turn;
 use crate::agents::tools::{ToolArguments, ToolCalls, error_line, tool_summary};
-use crate::agents::{AgentEvent, ExitInfo, OutputParser, Retry, Usage, auth, resume};
+use crate::agents::versions::{CLAUDE_SESSION_COST_SINCE, Version};
+use crate::agents::{
+    AgentEvent, ExitInfo, OutputParser, Retry, RunningTotals, Usage, auth, resume,
+};
 
 /// Reads claude's stream-json output.
 #[derive(Debug)]
@@ -34,6 +37,17 @@ pub struct ClaudeParser {
     error_text: Option<String>,
     /// That line's error was `authentication_failed` (not logged in, key refused).
     auth_error: bool,
+}
+
+/// The model as the status comment records it: without the context-window tag claude
+/// adds to it on new sessions only (`claude-opus-4-8[1m]` on a new session,
+/// `claude-opus-4-8` on a resumed one), so that a session's turns name one model, the
+/// name its answers carry (`message.model`).
+fn model_name(model: &str) -> String {
+    match model.split_once('[') {
+        Some((name, tag)) if tag.ends_with(']') && !name.is_empty() => name.to_owned(),
+        _ => model.to_owned(),
+    }
 }
 
 impl ClaudeParser {
@@ -64,8 +78,15 @@ impl ClaudeParser {
             let init = head.subtype.is("init");
             out.push(AgentEvent::Started {
                 session: Some(session.to_owned()),
-                model: head.model.get().filter(|_| init).map(str::to_owned),
+                model: head.model.get().filter(|_| init).map(model_name),
             });
+            let version = head.claude_code_version.get().and_then(Version::find);
+            if init && version.is_some_and(|v| v >= CLAUDE_SESSION_COST_SINCE) {
+                out.push(AgentEvent::RunningTotals(RunningTotals {
+                    tokens: false,
+                    cost: true,
+                }));
+            }
         }
     }
 
@@ -291,5 +312,36 @@ impl OutputParser for ClaudeParser {
                 other => other,
             });
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn a_new_and_a_resumed_session_name_the_same_model() {
+        let started = |model: &str| {
+            let init = format!(
+                r#"{{"type":"system","subtype":"init","session_id":"s1","model":"{model}","claude_code_version":"2.1.332"}}"#
+            );
+            let mut out = Vec::new();
+            ClaudeParser::new("claude").line(&init, &mut out);
+            out.into_iter().find_map(|event| match event {
+                AgentEvent::Started { model, .. } => model,
+                _ => None,
+            })
+        };
+        assert_eq!(
+            started("claude-opus-4-8[1m]").as_deref(),
+            Some("claude-opus-4-8")
+        );
+        assert_eq!(
+            started("claude-opus-4-8").as_deref(),
+            Some("claude-opus-4-8")
+        );
+        assert_eq!(model_name("[1m]"), "[1m]");
+        assert_eq!(model_name("odd[name"), "odd[name");
     }
 }

@@ -12,7 +12,9 @@ use crate::agents::AgentKind;
 use crate::agents::output::{Paragraphs, readable_error};
 use crate::agents::reader::Turn;
 use crate::agents::tools::ToolCalls;
-use crate::agents::{AgentEvent, ExitInfo, OutputParser, Retry, Usage, auth, resume};
+use crate::agents::{
+    AgentEvent, ExitInfo, OutputParser, Retry, RunningTotals, Usage, auth, resume,
+};
 
 /// Printed on stderr whenever stdin is not a terminal; never the reason for a failure.
 const STDERR_NOISE: [&str; 1] = ["Reading additional input from stdin"];
@@ -36,10 +38,18 @@ impl CodexParser {
 
     fn event(&mut self, line: Line<'_>, out: &mut Vec<AgentEvent>) {
         match line {
-            Line::ThreadStarted(line) => out.push(AgentEvent::Started {
-                session: line.thread_id.get().map(str::to_owned),
-                model: None,
-            }),
+            Line::ThreadStarted(line) => {
+                out.push(AgentEvent::Started {
+                    session: line.thread_id.get().map(str::to_owned),
+                    model: None,
+                });
+                // `turn.completed.usage` counts the whole thread, the resumed turns
+                // before this one included (0.169 and 0.171 alike).
+                out.push(AgentEvent::RunningTotals(RunningTotals {
+                    tokens: true,
+                    cost: false,
+                }));
+            }
             Line::ItemStarted(line) => {
                 if let Some(item) = line.item.get()
                     && let Some(summary) = items::summary(item)

@@ -175,7 +175,7 @@ mod tests {
                     .to_owned(),
                 format!(
                     "  @tester    `codex` version unknown: `codex --version` failed, or printed \
-                     nothing within 3 s ({}); not logged in ({} is \
+                     nothing within 10 s ({}); not logged in ({} is \
                      missing): log in: `codex login`",
                     codex.display(),
                     auth.display()

@@ -25,7 +25,7 @@
 //! | `MOCK-MODE=slow` | the answer line, then 40 `SLOW-CHUNK-NN ` chunks `FAKE_AGENT_DELAY_MS` apart (default 250 ms) |
 //! | `MOCK-MODE=toolwrite` | `touch tool-wrote.txt` (or `WRITE=<name>`) in the session's folder behind one permission request, in the flavor's exact sequence |
 //! | `MOCK-MODE=toolwrite2` | two such commands, two permission requests (`WRITE=<a> WRITE=<b>`, default `tool-wrote.txt`, `tool-wrote-2.txt`) |
-//! | `MOCK-MODE=exitplan` | claude only: a plan approval (ExitPlanMode: `switch_mode`, title "Ready to code?", `rawInput.plan`); an approval switches the session's mode |
+//! | `MOCK-MODE=exitplan` | claude only: a plan approval (ExitPlanMode: `switch_mode`, title "Ready to code?", `rawInput.plan`; 0.101's shape with `FAKE_ACP_CLAUDE_VERSION`); an approval switches the session's mode |
 //! | `MOCK-MODE=crash` | two chunks, a stderr line, exit 1 |
 //! | `MOCK-MODE=readfile` | an `fs/read_text_file` request for `READ=<name>` (default `notes.txt`); the answer quotes the client's error |
 //! | `MOCK-MODE=noauth` | claude: `session/prompt` fails `-32000 "Authentication required"` |
@@ -37,6 +37,7 @@
 //! | --- | --- |
 //! | `FAKE_ACP_LOG=<file>` | append every line received, one JSON per line (a line that is not JSON as `{"malformed": "<line>"}`) |
 //! | `FAKE_ACP_CLAUDE_START_MODE=<mode>` | claude's sessions start in this mode (claude-agent-acp 0.101 starts in `auto`); in `auto` and `bypassPermissions` its tools run without a permission request |
+//! | `FAKE_ACP_CLAUDE_VERSION=0.101.0` | claude plays claude-agent-acp 0.101 where its shapes differ from 0.49's: a plan approval titled "Approve Plan" with the plan only in the call's update and a `planFilePath` (`plan_approval.rs`) |
 //! | `FAKE_ACP_NO_AUTH=1` | no credentials: gemini `session/new` → `-32000 "Gemini API key is missing or not configured."`, codex `session/new` → `-32000 "Authentication required"`, claude `session/prompt` → the same |
 //! | `FAKE_ACP_LINGER_MS=<ms>` | after stdin closes, stay this long before exiting, as codex-acp does (2 s); a SIGTERM meanwhile is logged as `{"signal": "SIGTERM"}` and ends it |
 //! | `FAKE_ACP_GEMINI_LOAD_FAILS=1` | gemini's `session/load` fails `-32603` "No previous sessions found for this project." and forgets the session, as the real one does within the minute of the session's creation |
