@@ -17,8 +17,8 @@ use crate::conversation::prompt::{
 };
 use crate::conversation::roster::Roster;
 use crate::conversation::routing::council::{self, Stage};
-use crate::conversation::seen::{NextTurn, SeenRecord, Told, correction, told};
 use crate::conversation::running::{SessionReport, session_report};
+use crate::conversation::seen::{NextTurn, SeenRecord, Told, correction, told};
 use crate::team::{self, Member};
 
 /// What a run needs besides the document.

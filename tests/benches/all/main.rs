@@ -11,6 +11,7 @@ mod report;
 mod runner;
 mod stdio;
 mod turns;
+mod typing;
 mod vscode;
 
 use report::Report;
@@ -21,7 +22,7 @@ fn main() {
         json: args.iter().any(|a| a == "--json"),
         ..Report::default()
     };
-    // `--only parse,lsp`: some groups of rows (parse, lsp, turns, runner), while
+    // `--only parse,lsp`: some groups of rows (parse, lsp, turns, typing, runner), while
     // working on them; the table of record is the whole run.
     let only: Option<Vec<&str>> = args
         .iter()
@@ -55,6 +56,9 @@ fn main() {
 
     if runs("turns") {
         turns::rows(&mut report);
+    }
+    if runs("typing") {
+        typing::rows(&mut report);
     }
     if runs("runner") {
         runner::rows(&mut report);

@@ -16,9 +16,9 @@ use super::report::{Report, Row, Samples, ms};
 
 const RUNS: usize = 9;
 
-struct Bench {
+pub struct Bench {
     dir: tempfile::TempDir,
-    bin: PathBuf,
+    pub bin: PathBuf,
     /// Where `claude` is a node script that starts the fake (node starts as the real
     /// CLIs, which are node programs, do).
     slow_bin: PathBuf,
@@ -28,7 +28,7 @@ struct Bench {
 
 impl Bench {
     /// A team of four members (two claude, a codex, a gemini), each with `knobs`.
-    fn new(knobs: &[(&str, String)]) -> Bench {
+    pub fn new(knobs: &[(&str, String)]) -> Bench {
         Bench::with_knobs(knobs, |_| true)
     }
 
@@ -76,7 +76,7 @@ impl Bench {
         }
     }
 
-    async fn editor(&self, bin: &Path) -> SimEditor {
+    pub async fn editor(&self, bin: &Path) -> SimEditor {
         let user = chatmd::team::UserConfig::with_config_home(self.config.path());
         let mut client = TestClient::spawn(move |input, output| {
             chatmd::lsp::serve_with_user_config(input, output, user)
@@ -106,7 +106,7 @@ impl Bench {
         (editor, uri)
     }
 
-    fn chat(&self, name: &str, text: &str) -> String {
+    pub fn chat(&self, name: &str, text: &str) -> String {
         let path = self.dir.path().join(name);
         std::fs::write(&path, text).unwrap();
         file_uri(&path)

@@ -37,7 +37,12 @@ pub fn remember(
     let dir = store.join(cli.name());
     let system = dir.join(format!("{id}.system"));
     std::fs::create_dir_all(&dir)
-        .and_then(|()| std::fs::write(dir.join(&id), billed.map(|b| b.stored()).unwrap_or_default()))
+        .and_then(|()| {
+            std::fs::write(
+                dir.join(&id),
+                billed.map(|b| b.stored()).unwrap_or_default(),
+            )
+        })
         .and_then(|()| {
             if run.resume.is_some() && system.is_file() {
                 Ok(())
