@@ -288,14 +288,7 @@ async fn run(behaviour: Behaviour, reports: Reports, split: bool, seed: u64) {
         editor.handle_edit(id, params).await;
     }
     let run = format!("{behaviour:?} {reports:?} split={split} seed {seed}");
-    check(
-        &s,
-        &editor.text(&uri).to_owned(),
-        &typed,
-        members,
-        runs,
-        &run,
-    );
+    check(&s, editor.text(&uri), &typed, members, runs, &run);
 }
 
 fn check(s: &Setup, text: &str, typed: &[Typed], members: &[&str], runs: usize, run: &str) {
