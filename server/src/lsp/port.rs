@@ -186,28 +186,6 @@ impl LspPort {
     }
 }
 
-impl Drop for LspPort {
-    fn drop(&mut self) {
-        for member in self.claimed.drain(..) {
-            self.running.release(self.uri.as_str(), &member);
-            if let Some(lock) = &self.lock {
-                lock.remove_member(&member);
-            }
-        }
-        let mut state = lock(&self.state);
-        if self.counted_run {
-            // A run that ended without `end_run` (its task panicked) waits no more.
-            runs::uncount_run(&mut state, &self.uri);
-        }
-        if let Some(journal) = state.journals.get_mut(&self.uri) {
-            journal.unsubscribe(self.reader);
-            if !journal.is_read() {
-                state.journals.remove(&self.uri);
-            }
-        }
-    }
-}
-
 impl EditorPort for LspPort {
     async fn snapshot(&mut self) -> Result<Snapshot, PortError> {
         self.come_back().await?;

@@ -8,21 +8,17 @@ use tokio::sync::mpsc;
 use tokio::time::sleep_until;
 use tokio_util::sync::CancellationToken;
 
-use super::anchors::{Anchors, Places};
+use super::anchors::Anchors;
 use super::asks::PermissionAnswer;
 use super::attach::AttachError;
-use super::flush::{MAX_STALE, flush, gave_up};
+use super::flush::flush;
 use super::live::Live;
 use super::plan::{Planned, plan};
 use super::policy::{Policy, write_rule};
-use super::{Context, Edited, EditorPort, Level, PortError, Snapshot, TurnError};
+use super::{Context, EditorPort, Level, PortError, Snapshot, TurnError};
 use crate::agents::{AgentEvent, configured_model};
 use crate::conversation::attached::Attachment;
-use crate::conversation::prompt::HELD_KEY;
 use crate::conversation::roster::Roster;
-use crate::conversation::routing::council;
-use crate::conversation::section;
-use crate::conversation::seen::SEEN_KEY;
 use crate::document::status::TurnStatus;
 use crate::runner::RunOutcome;
 use crate::team::Member;
@@ -36,10 +32,10 @@ enum Msg {
 }
 
 /// A member's turn that may start: its command line and the token that cancels it.
-struct Ready<'a> {
-    member: &'a Member,
-    planned: Planned,
-    cancel: CancellationToken,
+pub(super) struct Ready<'a> {
+    pub(super) member: &'a Member,
+    pub(super) planned: Planned,
+    pub(super) cancel: CancellationToken,
 }
 
 /// How one turn ended. Every error here was told to the user already (through
@@ -134,16 +130,17 @@ pub(super) async fn run_round<P: EditorPort>(
     port.round_starting(&handles);
 
     let asked = members.iter().map(|(_, m)| *m).max().unwrap_or_default();
-    let (mut live, mut anchors) = match append_sections(port, &ready, snapshot, asked).await {
-        Ok(appended) => appended,
-        Err(error) => {
-            let error = TurnError::Port(error);
-            for p in &ready {
-                port.end_turn(&p.member.handle, TurnStatus::Error, Some(&error));
+    let (mut live, mut anchors) =
+        match super::sections_place::append_sections(port, &ready, snapshot, asked).await {
+            Ok(appended) => appended,
+            Err(error) => {
+                let error = TurnError::Port(error);
+                for p in &ready {
+                    port.end_turn(&p.member.handle, TurnStatus::Error, Some(&error));
+                }
+                return Err(error);
             }
-            return Err(error);
-        }
-    };
+        };
 
     let (tx, mut rx) = mpsc::channel::<Msg>(256);
     for (i, p) in ready.into_iter().enumerate() {
@@ -219,73 +216,6 @@ pub(super) async fn run_round<P: EditorPort>(
         refused,
         ids,
     })
-}
-
-/// Inserts every section at once, in the order the turns start, right after the
-/// message they answer (`asked`, in `sent`: the document as the round read it) as it
-/// is when the edit lands: at the end, unless the user began a next message there
-/// since (`sections_place`).
-async fn append_sections<P: EditorPort>(
-    port: &mut P,
-    ready: &[Ready<'_>],
-    sent: &Snapshot,
-    asked: usize,
-) -> Result<(Vec<Live>, Anchors), PortError> {
-    let appended = port.edit_until_applied(MAX_STALE, |snapshot| {
-        let (text, chat) = (&*snapshot.text, &*snapshot.chat);
-        let (at, eol_after) = super::sections_place::insertion_point(sent, asked, snapshot);
-        let first = section::next_turn_number(text, chat);
-        let eol = section::line_break(text);
-        let mut insert = String::new();
-        let mut places = Vec::new();
-        let mut live = Vec::new();
-        let mut letters = 0;
-        for (number, p) in (first..).zip(ready) {
-            let mut status = section::queued(&format!("t{number}"), &p.member.agent);
-            super::owner::Owner::this().stamp(&mut status); // whose process runs it
-            if let Some(seen) = &p.planned.seen {
-                status.set(SEEN_KEY, seen.as_str());
-            }
-            if let Some(held) = &p.planned.held {
-                status.set(HELD_KEY, held.as_str());
-            }
-            if let Some(mark) = &p.planned.council {
-                council::mark(&mut status, mark, &mut letters);
-            }
-            // The section follows the text, or the sections before it in this edit.
-            let before = if insert.is_empty() {
-                &text[..at]
-            } else {
-                &insert
-            };
-            let (piece, status_range, body) =
-                section::section_after(before, eol, &p.member.handle, &status);
-            let base = insert.len();
-            places.push(Places {
-                status: base + status_range.start..base + status_range.end,
-                body_start: base + body,
-                end: base + body,
-            });
-            insert.push_str(&piece);
-            let mut turn = Live::new(p.member, status, eol);
-            turn.fallback_seen = p.planned.fallback_seen.clone();
-            turn.session_report = p.planned.session_report.clone();
-            live.push(turn);
-        }
-        if eol_after {
-            insert.push_str(eol);
-        }
-        Ok::<_, PortError>(Some((vec![(at..at, insert)], (live, places))))
-    });
-    let (live, places) = match appended.await? {
-        Edited::Applied(appended) => appended,
-        Edited::Unneeded | Edited::GaveUp => return Err(gave_up()),
-    };
-    // Place the anchors where the sections landed, then move them through what
-    // happened after.
-    let changes = port.changes().await?;
-    let anchors = Anchors::landed(&changes, &places, |_| {}).ok_or(PortError::NotReported)?;
-    Ok((live, anchors))
 }
 
 /// Streams every turn's events into its section until all turns have ended, and

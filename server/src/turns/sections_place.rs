@@ -1,4 +1,5 @@
-//! Where a round's sections go: right after the message they answer. A user who Sends
+//! A round's sections, written at once with their status comments ([`append_sections`]),
+//! and where they go: right after the message they answer. A user who Sends
 //! and at once starts the next message at the end (`## @me` and a draft) typed it
 //! before the sections could land; those sections still belong above it, or the
 //! answers would stream in after the user's next message and the draft would read as
@@ -7,7 +8,82 @@
 //! Text the user added to the end of the asked message without a new heading is part
 //! of that message (they are still writing it): the sections go after it, as before.
 
-use super::{Change, Snapshot};
+use super::anchors::{Anchors, Places};
+use super::flush::{MAX_STALE, gave_up};
+use super::live::Live;
+use super::round::Ready;
+use super::{Change, Edited, EditorPort, PortError, Snapshot};
+use crate::conversation::prompt::HELD_KEY;
+use crate::conversation::routing::council;
+use crate::conversation::section;
+use crate::conversation::seen::SEEN_KEY;
+
+/// Inserts every section at once, in the order the turns start, right after the
+/// message they answer (`asked`, in `sent`: the document as the round read it) as it
+/// is when the edit lands: at the end, unless the user began a next message there
+/// since (`sections_place`).
+pub(super) async fn append_sections<P: EditorPort>(
+    port: &mut P,
+    ready: &[Ready<'_>],
+    sent: &Snapshot,
+    asked: usize,
+) -> Result<(Vec<Live>, Anchors), PortError> {
+    let appended = port.edit_until_applied(MAX_STALE, |snapshot| {
+        let (text, chat) = (&*snapshot.text, &*snapshot.chat);
+        let (at, eol_after) = insertion_point(sent, asked, snapshot);
+        let first = section::next_turn_number(text, chat);
+        let eol = section::line_break(text);
+        let mut insert = String::new();
+        let mut places = Vec::new();
+        let mut live = Vec::new();
+        let mut letters = 0;
+        for (number, p) in (first..).zip(ready) {
+            let mut status = section::queued(&format!("t{number}"), &p.member.agent);
+            super::owner::Owner::this().stamp(&mut status); // whose process runs it
+            if let Some(seen) = &p.planned.seen {
+                status.set(SEEN_KEY, seen.as_str());
+            }
+            if let Some(held) = &p.planned.held {
+                status.set(HELD_KEY, held.as_str());
+            }
+            if let Some(mark) = &p.planned.council {
+                council::mark(&mut status, mark, &mut letters);
+            }
+            // The section follows the text, or the sections before it in this edit.
+            let before = if insert.is_empty() {
+                &text[..at]
+            } else {
+                &insert
+            };
+            let (piece, status_range, body) =
+                section::section_after(before, eol, &p.member.handle, &status);
+            let base = insert.len();
+            places.push(Places {
+                status: base + status_range.start..base + status_range.end,
+                body_start: base + body,
+                end: base + body,
+            });
+            insert.push_str(&piece);
+            let mut turn = Live::new(p.member, status, eol);
+            turn.fallback_seen = p.planned.fallback_seen.clone();
+            turn.session_report = p.planned.session_report.clone();
+            live.push(turn);
+        }
+        if eol_after {
+            insert.push_str(eol);
+        }
+        Ok::<_, PortError>(Some((vec![(at..at, insert)], (live, places))))
+    });
+    let (live, places) = match appended.await? {
+        Edited::Applied(appended) => appended,
+        Edited::Unneeded | Edited::GaveUp => return Err(gave_up()),
+    };
+    // Place the anchors where the sections landed, then move them through what
+    // happened after.
+    let changes = port.changes().await?;
+    let anchors = Anchors::landed(&changes, &places, |_| {}).ok_or(PortError::NotReported)?;
+    Ok((live, anchors))
+}
 
 /// Where to insert the sections into `now`, and whether a line break must follow them
 /// to keep the user's next heading on a line of its own after a blank line. `asked`

@@ -1,5 +1,6 @@
-//! The count of runs per chat (`State::active_runs`): a queued message is delivered
-//! when the chat's last run ends, under the chat's name as it is then.
+//! A port's run and what it leaves behind: the count of runs per chat
+//! (`State::active_runs`; a queued message is delivered when the chat's last run ends,
+//! under the chat's name as it is then), and what a port releases when it goes.
 
 use tower_lsp_server::ls_types::Uri;
 
@@ -35,4 +36,26 @@ pub(super) fn uncount_run(state: &mut State, uri: &Uri) -> bool {
         state.active_runs.remove(uri);
     }
     last
+}
+
+impl Drop for LspPort {
+    fn drop(&mut self) {
+        for member in self.claimed.drain(..) {
+            self.running.release(self.uri.as_str(), &member);
+            if let Some(lock) = &self.lock {
+                lock.remove_member(&member);
+            }
+        }
+        let mut state = lock(&self.state);
+        if self.counted_run {
+            // A run that ended without `end_run` (its task panicked) waits no more.
+            uncount_run(&mut state, &self.uri);
+        }
+        if let Some(journal) = state.journals.get_mut(&self.uri) {
+            journal.unsubscribe(self.reader);
+            if !journal.is_read() {
+                state.journals.remove(&self.uri);
+            }
+        }
+    }
 }
