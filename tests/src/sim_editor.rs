@@ -78,6 +78,9 @@ pub struct SimEditor {
     pub split_echo: bool,
     /// How changes are reported (the user's and the echo of the server's edits).
     pub reports: Reports,
+    /// Refuse an edit for an older version with an error reply instead of `applied:
+    /// false`, as eglot does ("Edits on … require version 36, you have 37").
+    pub stale_as_error: bool,
 }
 
 impl SimEditor {
@@ -95,6 +98,7 @@ impl SimEditor {
             split_echo: false,
             reports: Reports::Ranges,
             cursor: None,
+            stale_as_error: false,
         }
     }
 
@@ -312,6 +316,15 @@ impl SimEditor {
         let checked = !(self.behaviour == Behaviour::Neovim && version == 0);
         if version != doc.version && checked {
             self.stale += 1;
+            if self.stale_as_error {
+                let message = format!(
+                    "Edits on `{uri}' require version {version}, you have {}",
+                    doc.version
+                );
+                // jsonrpc.el's code for an error signalled with a message alone.
+                self.client.respond_error(id, 32603, &message).await;
+                return;
+            }
             let answer = match self.behaviour {
                 Behaviour::VsCode => json!({"applied": false, "failureReason": "stale version"}),
                 // Neovim skips it ("Buffer newer than edits") and still says yes.

@@ -212,7 +212,7 @@ async fn delete(editor: &mut SimEditor, uri: &str, typed: &mut [Typed], n: Optio
     t.gone = true;
 }
 
-async fn run(behaviour: Behaviour, reports: Reports, split: bool, seed: u64) {
+async fn run(behaviour: Behaviour, reports: Reports, split: bool, eglot: bool, seed: u64) {
     let members: &[&'static str] = match seed % 3 {
         0 => &["reviewer"],
         1 => &["reviewer", "tester"],
@@ -224,6 +224,7 @@ async fn run(behaviour: Behaviour, reports: Reports, split: bool, seed: u64) {
     let (mut editor, uri) = s.open_chat(behaviour, "team/m.chat.md", &chat).await;
     editor.reports = reports;
     editor.split_echo = split;
+    editor.stale_as_error = eglot;
     let mut steps = plan(seed, members);
     let mut typed = Vec::new();
     let mut runs = members.len();
@@ -287,7 +288,7 @@ async fn run(behaviour: Behaviour, reports: Reports, split: bool, seed: u64) {
     {
         editor.handle_edit(id, params).await;
     }
-    let run = format!("{behaviour:?} {reports:?} split={split} seed {seed}");
+    let run = format!("{behaviour:?} {reports:?} split={split} eglot={eglot} seed {seed}");
     check(&s, editor.text(&uri), &typed, members, runs, &run);
 }
 
@@ -359,7 +360,16 @@ fn check(s: &Setup, text: &str, typed: &[Typed], members: &[&str], runs: usize, 
 
 async fn every_seed(behaviour: Behaviour, reports: Reports, split: bool) {
     for seed in [1, 2, 3, 5, 23, 101, 777, 4242] {
-        run(behaviour, reports, split, seed).await;
+        run(behaviour, reports, split, false, seed).await;
+    }
+}
+
+/// eglot (Emacs) refuses an edit for an older version of its buffer with an error
+/// reply, not `applied: false`: the server computes it again all the same.
+#[tokio::test]
+async fn live_model_with_stale_edits_refused_by_an_error_eglot() {
+    for seed in [1, 2, 3, 5, 23, 101, 777, 4242] {
+        run(Behaviour::VsCode, Reports::Ranges, false, true, seed).await;
     }
 }
 

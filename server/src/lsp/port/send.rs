@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use tokio::time::{Instant, sleep_until};
+use tower_lsp_server::jsonrpc::ErrorCode;
 use tower_lsp_server::ls_types::*;
 
 use super::LspPort;
@@ -131,17 +132,25 @@ impl LspPort {
                     answered = true;
                     match result {
                         Ok(Ok(response)) if response.applied => deadline = Instant::now() + ECHO_WAIT,
-                        Ok(Ok(response)) => {
-                            tracing::debug!(reason = ?response.failure_reason, "edit refused");
+                        Ok(Err(error)) if error.code == ErrorCode::MethodNotFound => {
+                            return Err(PortError::EditFailed {
+                                message: error.to_string(),
+                            });
+                        }
+                        Ok(refused) => {
+                            // Refused with `applied: false`, or with an error reply:
+                            // eglot answers an edit for an older version of its buffer
+                            // so ("Edits on … require version 36, you have 37"). Either
+                            // way the document moved on, or will: compute it again.
+                            let reason = match refused {
+                                Ok(response) => response.failure_reason,
+                                Err(error) => Some(error.message.into_owned()),
+                            };
+                            tracing::debug!(?reason, "edit refused");
                             if echo.saw_theirs || !self.held.is_empty() {
                                 return Ok(Applied::Stale);
                             }
                             deadline = Instant::now() + REFUSED_WAIT;
-                        }
-                        Ok(Err(error)) => {
-                            return Err(PortError::EditFailed {
-                                message: error.to_string(),
-                            });
                         }
                         Err(_) => {
                             return Err(PortError::NoAnswer {
