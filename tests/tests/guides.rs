@@ -168,7 +168,9 @@ fn named_identifiers(guide: &str) -> BTreeSet<String> {
         .captures_iter(guide)
         .map(|c| c[1].to_owned())
         .filter(|name| {
-            let file = [".toml", ".json", ".md", ".txt", ".lua", ".rs", ".vsix"];
+            let file = [
+                ".toml", ".json", ".md", ".txt", ".lua", ".rs", ".vsix", ".el",
+            ];
             !file.iter().any(|ext| name.ends_with(ext)) && !name.starts_with("chatmd.tmLanguage")
         })
         .collect()
