@@ -79,8 +79,8 @@ fn a_cli_newer_than_the_tested_ones_is_a_warning_that_names_them() {
            writer    team/writer/GEMINI.md\n\
          \n\
          Permission modes:\n  \
-           reviewer  the agent's own default\n  \
-           writer    the agent's own default\n\
+           reviewer  default, which refuses what needs approval (set by chatmd: `--permission-mode default`)\n  \
+           writer    default, which refuses what needs approval (set by chatmd: `--approval-mode default`)\n\
          \n\
          Problems:\n  \
            warning: <tools>/claude: @reviewer: tested with claude 2.1.197 and 2.1.332; this is \
@@ -106,8 +106,8 @@ fn a_cli_slow_to_say_its_version_still_has_one_and_a_tested_one_no_warning() {
            writer    team/writer/GEMINI.md\n\
          \n\
          Permission modes:\n  \
-           reviewer  the agent's own default\n  \
-           writer    the agent's own default\n\
+           reviewer  default, which refuses what needs approval (set by chatmd: `--permission-mode default`)\n  \
+           writer    default, which refuses what needs approval (set by chatmd: `--approval-mode default`)\n\
          \n\
          No problems.\n"
     );

@@ -42,7 +42,7 @@ return function(gap_min, gap_max)
   local expected = original
     .. '\n'
     .. '## @reviewer\n'
-    .. '<!-- chatmd id=t1 agent=claude status=done seen=0:e6572e started=<T> model=claude-opus-4-8[1m] session=<S> took=<D> stop=end_turn exit=0 tokens=10/120 -->\n'
+    .. '<!-- chatmd id=t1 agent=claude status=done seen=0:e6572e started=<T> model=claude-opus-4-8 session=<S> took=<D> stop=end_turn exit=0 tokens=10/120 -->\n'
     .. ANSWER
     .. '\n'
     .. '\n'

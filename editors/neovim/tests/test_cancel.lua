@@ -30,7 +30,7 @@ vim.cmd('ChatCancel')
 local expected = original
   .. '\n'
   .. '## @reviewer\n'
-  .. '<!-- chatmd id=t1 agent=claude status=cancelled seen=0:e6572e started=<T> model=claude-opus-4-8[1m] session=<S> took=<D> -->\n'
+  .. '<!-- chatmd id=t1 agent=claude status=cancelled seen=0:e6572e started=<T> model=claude-opus-4-8 session=<S> took=<D> -->\n'
   .. 'one two \n'
   .. '\n'
   .. '## @me\n'

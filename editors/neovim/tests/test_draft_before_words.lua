@@ -25,7 +25,7 @@ local DRAFT = '@tester what about partial refunds?'
 local expected = original
   .. '\n'
   .. '## @reviewer\n'
-  .. '<!-- chatmd id=t1 agent=claude status=done seen=0:e6572e started=<T> model=claude-opus-4-8[1m] session=<S> took=<D> stop=end_turn exit=0 tokens=10/9 -->\n'
+  .. '<!-- chatmd id=t1 agent=claude status=done seen=0:e6572e started=<T> model=claude-opus-4-8 session=<S> took=<D> stop=end_turn exit=0 tokens=10/9 -->\n'
   .. ANSWER
   .. '\n'
   .. '\n'
@@ -38,7 +38,7 @@ local expected = original
   .. '\n'
   .. '\n'
   .. '## @tester\n'
-  .. '<!-- chatmd id=t3 agent=codex status=done seen=+3:59da69 started=<T> session=<S> took=<D> exit=0 tokens=10/9 -->\n'
+  .. '<!-- chatmd id=t3 agent=codex status=done seen=+3:59da69 started=<T> session=<S> took=<D> exit=0 session-tokens=10/9 -->\n'
   .. ANSWER
   .. '\n'
   .. '\n'

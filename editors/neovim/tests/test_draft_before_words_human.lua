@@ -30,7 +30,7 @@ local QUIET_MS = 1000
 local expected = original
   .. '\n'
   .. '## @reviewer\n'
-  .. '<!-- chatmd id=t1 agent=claude status=done seen=0:e6572e started=<T> model=claude-opus-4-8[1m] session=<S> took=<D> stop=end_turn exit=0 tokens=10/6 -->\n'
+  .. '<!-- chatmd id=t1 agent=claude status=done seen=0:e6572e started=<T> model=claude-opus-4-8 session=<S> took=<D> stop=end_turn exit=0 tokens=10/6 -->\n'
   .. ANSWER
   .. '\n'
   .. '## @me\n'

@@ -21,7 +21,7 @@ vim.cmd('ChatSend')
 local expected = original
   .. '\n'
   .. '## @reviewer\n'
-  .. '<!-- chatmd id=t1 agent=claude status=done seen=0:e6572e started=<T> model=claude-opus-4-8[1m] session=<S> took=<D> stop=end_turn exit=0 tokens=10/4 -->\n'
+  .. '<!-- chatmd id=t1 agent=claude status=done seen=0:e6572e started=<T> model=claude-opus-4-8 session=<S> took=<D> stop=end_turn exit=0 tokens=10/4 -->\n'
   .. 'Looks good to me.\n'
   .. '\n'
   .. '## @tester\n'

@@ -51,7 +51,7 @@ nvim.input('<Esc>')
 local expected = original:gsub('original payment%.\n$', 'original payment.' .. typed .. '\n')
   .. '\n'
   .. '## @reviewer\n'
-  .. '<!-- chatmd id=t1 agent=claude status=done seen=0:e6572e started=<T> model=claude-opus-4-8[1m] session=<S> took=<D> stop=end_turn exit=0 tokens=10/4 -->\n'
+  .. '<!-- chatmd id=t1 agent=claude status=done seen=0:e6572e started=<T> model=claude-opus-4-8 session=<S> took=<D> stop=end_turn exit=0 tokens=10/4 -->\n'
   .. 'Looks good to me.\n'
   .. '\n'
   .. '## @tester\n'
