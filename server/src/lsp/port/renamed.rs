@@ -141,11 +141,7 @@ impl LspPort {
             to = uri.as_str(),
             "the chat was renamed; its turns follow it"
         );
-        if self.counted_run {
-            let mut state = lock(&self.state);
-            super::runs::uncount_run(&mut state, &self.uri);
-            *state.active_runs.entry(uri.clone()).or_default() += 1;
-        }
+        self.move_run_count(&uri);
         self.path = file_path(&uri);
         self.uri = uri;
         // The lock goes with the chat: `chatmd send` on the new name must see it.

@@ -11,11 +11,17 @@ impl LspPort {
     /// Counts this port's run in `State::active_runs` (queued messages wait for it)
     /// until [`LspPort::end_run`], under the chat's name as it is then.
     pub fn begin_run(&mut self) {
-        *lock(&self.state)
-            .active_runs
-            .entry(self.uri.clone())
-            .or_default() += 1;
+        count_run(&mut lock(&self.state), &self.uri);
         self.counted_run = true;
+    }
+
+    /// The chat was renamed to `to`: a counted run goes on counting there.
+    pub(super) fn move_run_count(&self, to: &Uri) {
+        if self.counted_run {
+            let mut state = lock(&self.state);
+            uncount_run(&mut state, &self.uri);
+            count_run(&mut state, to);
+        }
     }
 
     /// Ends the count of [`LspPort::begin_run`]: the chat's URI now, and whether no
@@ -25,6 +31,10 @@ impl LspPort {
         let last = uncount_run(&mut lock(&self.state), &self.uri);
         (self.uri.clone(), last)
     }
+}
+
+fn count_run(state: &mut State, uri: &Uri) {
+    *state.active_runs.entry(uri.clone()).or_default() += 1;
 }
 
 /// Takes one run off `uri`'s count; whether it was the last.
