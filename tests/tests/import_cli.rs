@@ -174,9 +174,15 @@ fn a_recorded_session_of_each_cli_imports_byte_for_byte_under_its_member() {
             )
         );
         let chat = s.read(&format!("team/{name}"));
+        // codex's next turn reports the thread's total, counted from the rollout's.
+        let total = if cli == "codex" {
+            " session-tokens=19234/61"
+        } else {
+            ""
+        };
         assert!(
             chat.contains(&format!(
-                "\n## @{member}\n<!-- chatmd id=t1 agent={cli} status=done session={id} held=none -->\n"
+                "\n## @{member}\n<!-- chatmd id=t1 agent={cli} status=done session={id} held=none{total} -->\n"
             )),
             "{chat}"
         );
@@ -452,5 +458,49 @@ fn a_member_with_resume_off_is_told_it_does_not_continue_the_session() {
             session_fixture(file),
             team.display()
         )
+    );
+}
+
+/// codex's `exec resume` reports the thread's running total, the imported turns
+/// included (the rollout's last `token_count` says 19234/61): the first turn after
+/// the import records only its own share.
+#[test]
+fn the_first_turn_after_importing_a_codex_session_counts_only_its_own_tokens() {
+    let (member, _, file, id, name) = SESSIONS
+        .into_iter()
+        .find(|(_, cli, ..)| *cli == "codex")
+        .unwrap();
+    let s = Setup::new();
+    let out = s.import(&[&session_fixture(file), "--to", "team"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let mut chat = s.read(&format!("team/{name}"));
+    assert!(
+        chat.contains(&format!(
+            " session={id} held=none session-tokens=19234/61 -->"
+        )),
+        "the import keeps the session's total: {chat}"
+    );
+    // The fake's store holds what the real codex keeps in its rollout.
+    s.write(&format!("sessions/codex/{id}"), "19234 61 0");
+    chat.push_str(&format!("@{member} and now?\n"));
+    s.write(&format!("team/{name}"), &chat);
+    let out = s
+        .command(
+            &[&format!("team/{name}")],
+            &[("FAKE_AGENT_TEXT", "Resumed.")],
+        )
+        .env("FAKE_AGENT_SESSIONS", s.path("sessions"))
+        .env("FAKE_AGENT_TOKENS", "9800/30")
+        .output()
+        .unwrap();
+    assert_eq!(stderr(&out), format!("@{member}: done\n"));
+    let chat = s.read(&format!("team/{name}"));
+    let status = chat
+        .lines()
+        .rfind(|l| l.starts_with("<!-- chatmd "))
+        .unwrap();
+    assert!(
+        status.contains(" tokens=9800/30 session-tokens=29034/91 "),
+        "{status}"
     );
 }

@@ -390,3 +390,51 @@ fn a_forks_first_turn_branches_the_original_session_off() {
     );
     s.no_agent_left();
 }
+
+/// The text blocks of the `n`th `session/prompt` the agent received, joined.
+fn prompt_text(s: &Setup, n: usize) -> String {
+    s.params("session/prompt")[n]["prompt"]
+        .as_array()
+        .expect("prompt blocks")
+        .iter()
+        .filter_map(|block| block["text"].as_str())
+        .collect()
+}
+
+#[test]
+fn a_resumed_session_gets_the_team_instruction_once_and_an_edited_one_once_more() {
+    let s = Setup::with("claude", "resume = true");
+    s.write("team/team_instruction.md", "RULE-ONE: cite files.\n");
+    let (out, text) = s.send("## @me\n@writer first\n");
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let (out, text) = s.send(&format!("{text}@writer second\n"));
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    s.write("team/team_instruction.md", "RULE-TWO: cite lines.\n");
+    let (out, text) = s.send(&format!("{text}@writer third\n"));
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let (out, _) = s.send(&format!("{text}@writer fourth\n"));
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+
+    let count = |n: usize, needle: &str| prompt_text(&s, n).matches(needle).count();
+    let roster = "You are @writer in a team chat";
+    // A new session: the instruction and the roster line once.
+    assert_eq!((count(0, "RULE-ONE"), count(0, roster)), (1, 1));
+    // Resumed, holding them: neither again.
+    assert_eq!((count(1, "RULE-ONE"), count(1, roster)), (0, 0));
+    assert!(
+        prompt_text(&s, 1).contains("second"),
+        "{}",
+        prompt_text(&s, 1)
+    );
+    // The edited instruction, once, with the roster line; then held.
+    assert_eq!(
+        (count(2, "RULE-TWO"), count(2, "RULE-ONE"), count(2, roster)),
+        (1, 0, 1)
+    );
+    assert_eq!((count(3, "RULE-TWO"), count(3, roster)), (0, 0));
+    assert_eq!(
+        s.params("session/resume").len(),
+        3,
+        "every later turn resumed"
+    );
+}

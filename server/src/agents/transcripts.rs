@@ -25,6 +25,10 @@ pub struct Transcript {
     pub cwd: Option<String>,
     /// gemini's `projectHash`: the SHA-256 of the folder it ran in.
     pub project_hash: Option<String>,
+    /// What the session had used by its last stored report, for a CLI that reports
+    /// running totals on resume (codex's `token_count`): the first resumed turn counts
+    /// its share from there.
+    pub session_tokens: Option<super::Usage>,
     pub messages: Vec<TranscriptMessage>,
     pub skipped: Skipped,
 }

@@ -7,6 +7,7 @@
 use crate::agents::AgentKind;
 use crate::agents::transcripts::{Part, Speaker, Transcript};
 use crate::conversation::prompt::{HELD_KEY, HELD_NOTHING};
+use crate::conversation::running::SESSION_TOKENS_KEY;
 use crate::document::foreign::ASSISTANT_HANDLE;
 use crate::document::foreign::render::{Out, html_text, one_line, yaml_scalar};
 use crate::document::lines::Lines;
@@ -43,7 +44,11 @@ pub fn render(transcript: &Transcript, human: &str, agent: &str) -> String {
     ));
     out.line("---");
     let mut turns = 0;
-    for message in &transcript.messages {
+    let last_answer = transcript
+        .messages
+        .iter()
+        .rposition(|m| m.speaker == Speaker::Agent);
+    for (index, message) in transcript.messages.iter().enumerate() {
         out.blank();
         match message.speaker {
             Speaker::Human => out.line(&format!("## @{human}")),
@@ -63,6 +68,17 @@ pub fn render(transcript: &Transcript, human: &str, agent: &str) -> String {
                 status.set(HELD_KEY, HELD_NOTHING);
                 if let Some(error) = &message.error {
                     status.set("error", error.as_str());
+                }
+                // What the session had used when it was imported: the next turn's
+                // running total counts from there (`conversation/running.rs`).
+                if let Some(used) = transcript
+                    .session_tokens
+                    .filter(|_| Some(index) == last_answer)
+                {
+                    status.set(
+                        SESSION_TOKENS_KEY,
+                        format!("{}/{}", used.input_tokens, used.output_tokens),
+                    );
                 }
                 out.line(&status.render());
             }
@@ -143,6 +159,7 @@ mod tests {
             session: "s-1".into(),
             cwd: None,
             project_hash: None,
+            session_tokens: None,
             messages: vec![
                 TranscriptMessage {
                     speaker: Speaker::Human,

@@ -75,6 +75,13 @@ pub(crate) fn plan(turn: &TurnSpec<'_>, spec: &AcpSpec) -> Invocation {
     if member.session.mode.is_none() {
         invocation.session.settings.asking_mode = preset.and_then(|p| p.asks_in).map(str::to_owned);
     }
-    invocation.stdin = Stdin::Prompt(inline(turn.system, turn.body));
+    // A resumed session holds the system text of its first turn (and gets it again in
+    // the body when it does not: `conversation/prompt/held.rs`); the fallback, a new
+    // session, is planned without `resume` and gets it inline.
+    let prompt = match turn.resume {
+        Some(_) => turn.body.to_owned(),
+        None => inline(turn.system, turn.body),
+    };
+    invocation.stdin = Stdin::Prompt(prompt);
     invocation
 }

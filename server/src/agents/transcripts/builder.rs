@@ -67,6 +67,7 @@ impl Builder {
             session: session.ok_or(TranscriptError::NoSessionId(kind.name()))?,
             cwd,
             project_hash: None,
+            session_tokens: None,
             messages: self.messages,
             skipped,
         })

@@ -5,6 +5,8 @@
 
 use serde_json::Value;
 
+use crate::agents::Usage;
+
 use super::{
     AgentKind, Builder, Skipped, Speaker, Transcript, TranscriptError, json_text, objects,
 };
@@ -22,6 +24,7 @@ pub(super) fn read(text: &str) -> Result<Transcript, TranscriptError> {
     let mut b = Builder::default();
     let mut session = None;
     let mut cwd = None;
+    let mut used = None;
     for line in objects(text, &mut skipped) {
         let payload = &line["payload"];
         let str_at = |key: &str| payload.get(key).and_then(Value::as_str).map(str::to_owned);
@@ -34,10 +37,29 @@ pub(super) fn read(text: &str) -> Result<Transcript, TranscriptError> {
                 skipped.bookkeeping += 1;
             }
             Some("response_item") => item(payload, &mut b, &mut skipped),
+            Some("event_msg") => {
+                used = total_usage(payload).or(used);
+                skipped.bookkeeping += 1;
+            }
             _ => skipped.bookkeeping += 1,
         }
     }
-    b.finish(AgentKind::Codex, session, cwd, skipped)
+    let mut transcript = b.finish(AgentKind::Codex, session, cwd, skipped)?;
+    transcript.session_tokens = used;
+    Ok(transcript)
+}
+
+/// The thread's running total of a `token_count` event, which is what `exec resume`
+/// reports its next turn's usage on top of.
+fn total_usage(payload: &Value) -> Option<Usage> {
+    if payload.get("type").and_then(Value::as_str) != Some("token_count") {
+        return None;
+    }
+    let total = payload.get("info")?.get("total_token_usage")?;
+    Some(Usage {
+        input_tokens: total.get("input_tokens")?.as_u64()?,
+        output_tokens: total.get("output_tokens")?.as_u64()?,
+    })
 }
 
 fn item(payload: &Value, b: &mut Builder, skipped: &mut Skipped) {
