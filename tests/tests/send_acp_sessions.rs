@@ -438,3 +438,89 @@ fn a_resumed_session_gets_the_team_instruction_once_and_an_edited_one_once_more(
         "every later turn resumed"
     );
 }
+
+/// Three resumed turns of a claude-agent-acp writer impersonating `version`: the chat
+/// as it ends.
+fn three_acp_turns(version: &str) -> (Setup, String) {
+    let s = Setup::with("claude", "resume = true");
+    let mut text = "## @me\n".to_owned();
+    for turn in ["first", "second question", "third and last question"] {
+        s.write("team/c.chat.md", &format!("{text}@writer {turn}\n"));
+        let out = s
+            .command(&["team/c.chat.md"], &[("FAKE_AGENT_VERSION", version)])
+            .output()
+            .expect("run chatmd send");
+        assert_eq!(out.status.code(), Some(0), "{version}: {out:?}");
+        text = s.read("team/c.chat.md");
+    }
+    (s, text)
+}
+
+/// Each answer's `cost=` and `session-cost=` (the same where it has none), in
+/// millionths.
+fn costs(text: &str) -> Vec<(u64, u64)> {
+    let micros = |field: &str| -> u64 {
+        let dollars: f64 = field
+            .trim_matches('"')
+            .split(' ')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
+        (dollars * 1e6).round() as u64
+    };
+    (1..=3)
+        .map(|n| {
+            let status = status(text, n);
+            let field = |key: &str| {
+                let start = status.find(&format!(" {key}=\""))? + key.len() + 2;
+                Some(micros(
+                    &status[start..start + status[start..].find(" USD\"").unwrap() + 5],
+                ))
+            };
+            let cost = field("cost").expect("cost=");
+            // The first answer's share is the session's whole cost: no second field.
+            (cost, field("session-cost").unwrap_or(cost))
+        })
+        .collect()
+}
+
+/// Amounts are written to 4 decimals: a share taken of a rounded total may differ
+/// from the rounded share by one in the last place.
+const LAST_PLACE: u64 = 100;
+
+fn near(a: u64, b: u64, places: u64) -> bool {
+    a.abs_diff(b) <= places * LAST_PLACE
+}
+
+#[test]
+fn each_acp_turn_records_its_own_cost_whether_the_adapter_counts_per_process_or_per_session() {
+    // 0.49 reports what its process spent (each turn's own, a process each); 0.101
+    // what the session has cost over every process (agents/acp/costs.rs).
+    let (old, old_text) = three_acp_turns("0.49.0");
+    let (new, new_text) = three_acp_turns("0.101.0");
+    for (s, text) in [(&old, &old_text), (&new, &new_text)] {
+        let turns = costs(text);
+        let mut so_far = 0;
+        for (turn, ((cost, session), (old_cost, _))) in
+            turns.iter().zip(costs(&old_text)).enumerate()
+        {
+            // About 20k tokens each: 0.1 USD at the fake's prices, not the session's.
+            assert!(near(*cost, 100_000, 5), "turn {turn}: {text}");
+            assert!(near(*cost, old_cost, 1), "turn {turn}: {text}\n{old_text}");
+            so_far += cost;
+            assert!(near(*session, so_far, 1), "turn {turn}: {text}");
+        }
+        let out = s
+            .chatmd(&["members", "--usage", "team/c.chat.md"])
+            .output()
+            .unwrap();
+        let table = String::from_utf8_lossy(&out.stdout).into_owned();
+        let writer = table.lines().find(|l| l.starts_with("@writer ")).unwrap();
+        let dollars: f64 = writer
+            .split_whitespace()
+            .find_map(|w| w.parse::<f64>().ok().filter(|d| d.fract() != 0.0))
+            .unwrap_or_else(|| panic!("{table}"));
+        assert!(near((dollars * 1e6).round() as u64, so_far, 3), "{table}");
+    }
+}

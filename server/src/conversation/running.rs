@@ -85,6 +85,19 @@ pub fn tokens_share(total: Usage, before: Option<Usage>) -> Usage {
     }
 }
 
+/// The session's cost after a turn whose own cost is `turn` (`0.0169 USD`), when it
+/// had cost `before`: for an agent that reports what one process spent. `None` when
+/// `turn` is not an amount.
+pub fn cost_sum(turn: &str, before: Option<u64>) -> Option<String> {
+    let mut words = turn.split_whitespace();
+    let amount = parse_amount(words.next()?)?;
+    let sum = amount_words(amount.saturating_add(before.unwrap_or(0)));
+    Some(match words.next() {
+        Some(currency) => format!("{sum} {currency}"),
+        None => sum,
+    })
+}
+
 /// This turn's cost, as the status comment writes it (`0.0498 USD`): the session's
 /// `total` (`0.0994 USD`) less what it reported `before`. `None` when `total` is not
 /// an amount (it is then kept as it came).

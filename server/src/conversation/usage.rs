@@ -2,12 +2,15 @@
 //! tokens (`tokens=in/out`) and cost (`cost="0.0123 USD"`, where the agent reports
 //! one), per member and for the whole chat. Pure: the file is the record.
 //!
-//! An ACP agent reports what its session has cost so far (`usage_update`), so a
-//! member's answers in one ACP session count once, with the last cost reported; a
-//! headless CLI's answer keeps its turn's own tokens and cost (its share, where the
-//! CLI reports running totals: `conversation::running`), so those add up. Amounts are
+//! Every answer keeps its turn's own tokens and cost (its share, where the agent
+//! reports running totals: `conversation::running`), so those add up. An ACP answer
+//! written before chatmd kept shares has the session's cost so far and no
+//! `session-cost=`: a member's answers in one such ACP session count once, with the
+//! last cost reported. (A session's first answer has no `session-cost=` either way:
+//! its share is the whole, which both readings count.) Amounts are
 //! kept in millionths so that sums are exact.
 
+use crate::conversation::running::SESSION_COST_KEY;
 use crate::document::chat::Chat;
 pub use crate::document::front_matter::{amount_words, parse_amount};
 use crate::document::status::StatusComment;
@@ -76,7 +79,8 @@ pub fn spent_by_member(text: &str, chat: &Chat) -> (Vec<(String, Spent)>, Spent)
             turn.output_tokens = output.parse().unwrap_or(0);
         }
         if let Some((amount, currency)) = cost_of(comment) {
-            let cumulative = comment.agent() == Some("acp");
+            let cumulative =
+                comment.agent() == Some("acp") && comment.get(SESSION_COST_KEY).is_none();
             let counted = match (cumulative, comment.session()) {
                 (true, Some(session)) => {
                     let before = sessions
@@ -128,6 +132,16 @@ pub fn spent_by(text: &str, chat: &Chat, member: &str) -> Spent {
 mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
+
+    #[test]
+    fn acp_answers_that_keep_the_sessions_total_count_their_own_cost() {
+        let text = "## @me\ngo\n\n\
+            ## @writer\n<!-- chatmd id=t1 agent=acp status=done session=s1 cost=\"0.0209 USD\" session-cost=\"0.0209 USD\" -->\na\n\n\
+            ## @writer\n<!-- chatmd id=t2 agent=acp status=done session=s1 cost=\"0.0209 USD\" session-cost=\"0.0418 USD\" -->\nb\n\n\
+            ## @writer\n<!-- chatmd id=t3 agent=acp status=done session=s1 cost=\"0.021 USD\" session-cost=\"0.0628 USD\" -->\nc\n";
+        let chat = Chat::parse(text);
+        assert_eq!(spent_by(text, &chat, "writer").cost, Some(62_800));
+    }
 
     #[test]
     fn runs_add_up_and_an_acp_session_counts_once() {

@@ -25,6 +25,7 @@
 mod calls;
 mod commands;
 mod context;
+mod costs;
 mod ending;
 mod offered;
 mod permission;
@@ -117,6 +118,8 @@ pub struct AcpSession {
     cancelled: bool,
     /// The agent advertised `_session/steering` (`steering.rs`).
     steering: bool,
+    /// The agent saves state as it exits after its stdin closes (`costs.rs`).
+    saves_on_exit: bool,
     /// Our steering request waiting for its answer.
     steer_request: Option<i64>,
     permissions: Permissions,
@@ -148,6 +151,7 @@ impl AcpSession {
             fork: false,
             cancelled: false,
             steering: false,
+            saves_on_exit: false,
             steer_request: None,
             permissions: Permissions::default(),
             stream,
@@ -366,11 +370,12 @@ impl Session for AcpSession {
     }
 
     fn linger(&self) -> Option<std::time::Duration> {
-        // The prompt's result is the end of the turn: the session is saved by then.
         // codex-acp stays 2 s after its stdin closes (shutting its app server down),
         // which held the turn's status at `streaming` for 2 s more than the answer
-        // (measured against the real adapters, docs/real-cli-measurements.md).
-        Some(ACP_LINGER)
+        // (measured against the real adapters, docs/real-cli-measurements.md); its
+        // session is saved by the prompt's result. claude's is not: it is asked to stop
+        // only when the runner's grace is over.
+        (!self.saves_on_exit).then_some(ACP_LINGER)
     }
 
     fn finish(&mut self, exit: &ExitInfo, out: &mut Outbox) {

@@ -66,6 +66,9 @@ pub const PRESETS: &[AcpPreset] = &[
         )
     },
     AcpPreset {
+        // 0.101 predicts the user's next prompt after a turn with a model call of the
+        // whole context, billed and never reported; nobody reads it here.
+        env: &[("CLAUDE_CODE_ENABLE_PROMPT_SUGGESTION", "false")],
         kind: Some(AgentKind::Claude),
         // "Manual: always ask before making changes".
         asks_in: Some("default"),

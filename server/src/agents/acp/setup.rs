@@ -18,8 +18,8 @@ use super::offered::Offered;
 use super::rpc::AgentError;
 use super::settings::{Change, SettingValue, changes};
 use super::{AcpSession, Waiting, ending};
-use crate::agents::AgentEvent;
 use crate::agents::session::Outbox;
+use crate::agents::{AgentEvent, RunningTotals};
 
 impl AcpSession {
     pub(super) fn initialized(&mut self, result: &Value, out: &mut Outbox) {
@@ -33,6 +33,11 @@ impl AcpSession {
             return self.end(AgentEvent::Failed { message }, out);
         }
         self.login.methods = ending::auth_methods(result);
+        self.saves_on_exit = super::costs::saves_on_exit(result);
+        out.push(AgentEvent::RunningTotals(RunningTotals {
+            tokens: false,
+            cost: super::costs::costs_span_processes(result),
+        }));
         self.steering = super::steering::advertised(result);
         self.embedded_context = result
             .pointer("/agentCapabilities/promptCapabilities/embeddedContext")

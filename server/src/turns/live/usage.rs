@@ -5,7 +5,7 @@
 use super::Live;
 use crate::agents::{ContextUsage, Usage};
 use crate::conversation::running::{
-    SESSION_COST_KEY, SESSION_TOKENS_KEY, cost_share, tokens_share,
+    SESSION_COST_KEY, SESSION_TOKENS_KEY, cost_share, cost_sum, tokens_share,
 };
 
 impl Live {
@@ -31,12 +31,30 @@ impl Live {
     }
 
     /// An ACP agent's `usage_update`: how full the context is, and what the session
-    /// has cost so far (counted once per session: `conversation::usage`).
+    /// has cost so far in this process or over all of them (`agents/acp/costs.rs`,
+    /// as `running.cost` says). The turn records its share, and the session's total
+    /// beside it where the two differ (`session-cost=`), which also tells
+    /// `conversation::usage` that `cost` is this turn's own.
     pub(super) fn context(&mut self, usage: ContextUsage) {
         self.status
             .set("context", format!("{}/{}", usage.used, usage.size));
         if let Some(cost) = usage.cost {
-            self.status.set("cost", cost);
+            let before = self.session_report.cost;
+            let (share, total) = if self.running.cost {
+                (cost_share(&cost, before), Some(cost.clone()))
+            } else {
+                (Some(cost.clone()), cost_sum(&cost, before))
+            };
+            let share = share.unwrap_or_else(|| cost.clone());
+            match total.filter(|total| *total != share) {
+                Some(total) => {
+                    self.status.set(SESSION_COST_KEY, total);
+                }
+                None => {
+                    self.status.remove(SESSION_COST_KEY);
+                }
+            }
+            self.status.set("cost", share);
         }
         self.status_dirty = true;
     }

@@ -24,6 +24,8 @@ pub struct Live {
     pub values: Vec<(String, String)>,
     /// gemini: the commands allowed "for this session" (never written down).
     pub allowed: Vec<String>,
+    /// claude: what the session has cost in this process, in dollars.
+    pub process_cost: f64,
 }
 
 /// A request the agent sent and the client has not answered yet.
@@ -188,6 +190,11 @@ impl Agent {
         }
         self.client_reads_files = params["clientCapabilities"]["fs"]["readTextFile"] == true;
         let mut result = flavor::initialize(self.flavor);
+        if let (Cli::Claude, Some(version)) = (self.flavor, &self.knobs.version) {
+            let mut info = result.at("agentInfo");
+            info.set("version", version.as_str());
+            result.set("agentInfo", info);
+        }
         if super::steering::advertised() {
             result.set("_meta", super::steering::meta());
         }
@@ -274,6 +281,7 @@ impl Agent {
             mode,
             values: Vec::new(),
             allowed: Vec::new(),
+            process_cost: 0.0,
         };
         self.sessions.insert(live.session.id.clone(), live);
     }

@@ -31,6 +31,9 @@ pub struct Session {
     pub exchanges: Vec<Exchange>,
     /// codex: the thread's title, set by its first finished turn.
     pub title: Option<String>,
+    /// claude: what the session has cost so far, in dollars (what claude-agent-acp
+    /// 0.101 reports on a resumed session: `usage.rs`).
+    pub cost: f64,
 }
 
 impl Session {
@@ -47,7 +50,7 @@ impl Session {
             .collect();
         json!({
             "id": self.id, "cwd": self.cwd, "created": self.created,
-            "title": self.title, "exchanges": exchanges,
+            "title": self.title, "exchanges": exchanges, "cost": self.cost,
         })
     }
 
@@ -58,6 +61,7 @@ impl Session {
             cwd: PathBuf::from(value["cwd"].as_str()?),
             created: value["created"].as_u64().unwrap_or_default(),
             title: value["title"].as_str().map(str::to_string),
+            cost: value["cost"].as_f64().unwrap_or_default(),
             exchanges: value["exchanges"]
                 .as_array()?
                 .iter()

@@ -349,11 +349,17 @@ impl Turn<'_> {
     fn close(&mut self, id: &Value, end: &End) {
         let flavor = self.flavor();
         let output = usage::output_tokens(&self.message);
+        let turn_cost = usage::claude_cost(self.input, output);
+        let cost = match self.agent.sessions.get_mut(&self.sid) {
+            Some(live) if flavor == Cli::Claude => {
+                usage::claude_reported_cost(live, turn_cost, &self.knobs)
+            }
+            _ => turn_cost,
+        };
         let out = &mut self.agent.out;
         match flavor {
             Cli::Claude => {
                 out.update(&self.sid, usage::claude_update(self.used, None));
-                let cost = usage::claude_cost(self.input, output);
                 out.update(
                     &self.sid,
                     usage::claude_update(self.used, Some(J::from(cost))),

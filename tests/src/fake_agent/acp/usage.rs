@@ -2,6 +2,7 @@
 //! the three `session/prompt` results. The numbers are made up (the mock's are too) but
 //! consistent: input grows with the history, output is the answer's word count.
 
+use super::super::Knobs;
 use super::super::cli::Cli;
 use super::json::{J, obj};
 use super::store::Session;
@@ -33,6 +34,30 @@ pub fn claude_update(used: u64, cost: Option<J>) -> J {
         update.set("cost", obj! { "amount": amount, "currency": "USD" });
     }
     update
+}
+
+/// The first claude-agent-acp whose bundled Claude Code reports a resumed session's
+/// cost so far (0.101.0 reported 0.0209, 0.0418, 0.0628 USD over three resumed
+/// turns of about equal size; 0.49.0 reported 0.0167, 0.0169, 0.0171, each turn's
+/// own, a new process each).
+pub const SESSION_COSTS_FROM: &str = "0.101.0";
+
+/// What claude-agent-acp reports as the cost after a turn that cost `turn` dollars:
+/// the SDK's `total_cost_usd`, which is what the process has spent (0.49), or what the
+/// session has, across the processes that resumed it (0.101, `FAKE_AGENT_VERSION`).
+pub fn claude_reported_cost(live: &mut super::server::Live, turn: f64, knobs: &Knobs) -> f64 {
+    live.process_cost += turn;
+    live.session.cost += turn;
+    let parts = |v: &str| -> Vec<u64> { v.split('.').filter_map(|p| p.parse().ok()).collect() };
+    let session_costs = knobs
+        .version
+        .as_deref()
+        .is_some_and(|v| parts(v) >= parts(SESSION_COSTS_FROM));
+    if session_costs {
+        live.session.cost
+    } else {
+        live.process_cost
+    }
 }
 
 /// claude's cost in dollars ($5/$25 per Mtok, the recorded default model's prices).
