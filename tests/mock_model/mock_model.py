@@ -31,7 +31,9 @@ then the answer once the tool result comes back), `toolwrite` (the same with
 `touch tool-wrote.txt`), `escalate` (the same as `toolwrite`, and for codex the call
 asks to leave the sandbox, `sandbox_permissions: "require_escalated"`, as real models
 do for such a command: codex-acp then asks the client), `plan` (claude only: an
-`ExitPlanMode` call whose plan holds `PLAN-MARKER`; then the answer), `slow` (a long
+`ExitPlanMode` call whose plan holds `PLAN-MARKER`; then the answer), `write` (claude
+only: a `Write` call creating `mock-wrote.txt` with the line `WRITE-MARKER`, which an
+ACP adapter shows as a diff; then the answer), `slow` (a long
 answer, 40 chunks 250 ms apart: something to cancel), `error401` (HTTP 401 `mock
 upstream failure MOCK-ERR-<api>`).
 
@@ -321,6 +323,7 @@ class Handler(BaseHTTPRequestHandler):
             return self.fail401(started, "anthropic")
         tool = TOOL_CMD.get(mode) if seen.tool_result is None else None
         plan = mode == "plan" and seen.tool_result is None
+        write = mode == "write" and seen.tool_result is None
         text = answer_text("anthropic", seen, mode)
         msg_id = "msg_mock_" + uuid.uuid4().hex[:12]
         usage = {"input_tokens": tokens(seen), "output_tokens": len(text.split())}
@@ -329,6 +332,10 @@ class Handler(BaseHTTPRequestHandler):
             tool = "ExitPlanMode"
             block = {"type": "tool_use", "id": "toolu_mock_" + uuid.uuid4().hex[:10], "name": "ExitPlanMode",
                      "input": {"plan": PLAN}}
+        elif write:
+            tool = "Write"
+            block = {"type": "tool_use", "id": "toolu_mock_" + uuid.uuid4().hex[:10], "name": "Write",
+                     "input": {"file_path": "mock-wrote.txt", "content": "WRITE-MARKER\n"}}
         elif tool:
             block = {"type": "tool_use", "id": "toolu_mock_" + uuid.uuid4().hex[:10], "name": "Bash",
                      "input": {"command": tool, "description": "Run it"}}
