@@ -191,3 +191,30 @@ fn an_edited_team_instruction_reaches_a_resumed_claude_2_1_332_session_once() {
     assert_ne!(held[0], held[1], "{text}");
     assert_eq!(held[1], held[2], "{text}");
 }
+
+#[test]
+fn a_member_added_since_reaches_a_resumed_session_once_with_the_roster_line() {
+    let s = Setup::new();
+    let out = s.ask("@tester first", &[]);
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "@tester: done\n");
+    s.write("team/auditor/AGENTS.md", "# Audits\n");
+    let out = s.ask("@tester second", &[]);
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "@tester: done\n");
+    let out = s.ask("@tester third", &[]);
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "@tester: done\n");
+
+    let runs = s.runs();
+    assert_eq!(runs.len(), 3);
+    let roster = "You are @tester in a team chat with @me (human), @auditor (codex), @reviewer (claude), @writer (gemini). Mention a member (@auditor) or end with [NEXT: auditor] to hand over.";
+    // codex keeps its first run's developer_instructions on resume: the text comes
+    // again in the prompt with the new roster line, once.
+    assert_eq!(runs[1]["resume"], FIRST);
+    assert_eq!(
+        runs[1]["prompt"],
+        format!("[SYSTEM]\n{RULE}\n[CONTEXT]\n{roster}\n[MESSAGE]\nme: @tester second\n")
+    );
+    assert_eq!(
+        runs[2]["prompt"],
+        "[CONTEXT]\n[MESSAGE]\nme: @tester third\n"
+    );
+}

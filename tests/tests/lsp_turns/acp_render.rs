@@ -49,7 +49,7 @@ fn masked(text: &str) -> String {
     session.replace_all(&redact(text), "").into_owned()
 }
 
-const STATUS: &str = "<!-- chatmd id=t1 agent=acp status=done seen=0:1cfaca held=a89700 started=… model=default \
+const STATUS: &str = "<!-- chatmd id=t1 agent=acp status=done seen=0:1cfaca held=4473dc started=… model=default \
                       context=19954/1000000 cost=\"0.1 USD\" took=… stop=end_turn exit=0 \
                       tokens=19944/10 -->\n";
 

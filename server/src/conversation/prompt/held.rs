@@ -6,15 +6,20 @@
 //! team_instruction.md edited since — gets it in its prompt, with the roster line,
 //! once; the next turn finds it held and does not repeat it.
 //!
-//! A member without any `[SYSTEM]` text gets no `held=`: no record means the session
-//! holds the roster line and no text, what a new session of such a member gets (and
-//! what an answer from before chatmd kept the record holds, as far as anyone knows).
+//! The hash covers the roster line too: a member added or gone since the session got
+//! it is delivered the same way. A member without any `[SYSTEM]` text gets no
+//! `held=`: no record means the session holds the roster line and no text, what a new
+//! session of such a member gets (and what an answer from before chatmd kept the
+//! record holds, as far as anyone knows); a roster change alone does not reach such a
+//! session.
 //!
 //! The prompt is the one way in that every CLI keeps with the session: codex and
 //! gemini keep only their first run's system text on resume, and claude 2.1.332 keeps
 //! its first run's `--append-system-prompt` too (agents-2026-12.md).
 
+use super::roster_line::roster_line;
 use super::{PromptRequest, non_empty};
+use crate::conversation::routing::compare::answers_apart;
 use crate::conversation::seen::short_hash;
 use crate::document::chat::Chat;
 
@@ -43,8 +48,11 @@ pub fn instructions_hash(req: &PromptRequest) -> Option<String> {
     if system.is_empty() {
         return None;
     }
+    // The roster line is delivered with the text, so a member added or gone since
+    // the session last got it is news the same way an edited text is.
+    let roster = roster_line(req.roster, req.member, answers_apart(req.chat));
     let joined = system.join("\n\n");
-    Some(short_hash(&[&joined]))
+    Some(short_hash(&[&joined, &roster]))
 }
 
 /// Whether the session that wrote the answer at `index` holds the instructions whose
