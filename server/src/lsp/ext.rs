@@ -126,6 +126,33 @@ pub struct SourceDiagnosticsResult {
     pub diagnostics: Vec<tower_lsp_server::ls_types::Diagnostic>,
 }
 
+/// `chatmd/readBuffer {uri}`: asked of the editor when an agent reads a file
+/// (ACP `fs/read_text_file`): the text of that file's buffer as the editor holds it,
+/// unsaved changes included, or `null` when the file is not open there (then the disk
+/// is read). Sent only to a client that declares it in `initialize`'s
+/// `capabilities.experimental` as [`READ_BUFFER_CAPABILITY`]`: true`.
+pub enum ReadBuffer {}
+
+impl Request for ReadBuffer {
+    type Params = ReadBufferParams;
+    type Result = Option<ReadBufferResult>;
+    const METHOD: &'static str = "chatmd/readBuffer";
+}
+
+/// The key under `capabilities.experimental` by which a client says it answers
+/// `chatmd/readBuffer`.
+pub const READ_BUFFER_CAPABILITY: &str = "chatmdReadBuffer";
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReadBufferParams {
+    pub uri: Uri,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReadBufferResult {
+    pub text: String,
+}
+
 /// `chatmd/invalidMessage`: the stand-in request `framing` puts in place of a
 /// malformed client message; the server answers it with the error in its params, so
 /// the client gets that error for its own request. Never sent by a client.

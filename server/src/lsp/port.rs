@@ -21,6 +21,7 @@ mod closed;
 mod diagnostics;
 mod dialog;
 mod disk;
+mod files;
 mod renamed;
 mod runs;
 mod send;
@@ -260,6 +261,23 @@ impl EditorPort for LspPort {
 
     async fn diagnostics(&mut self, path: &std::path::Path) -> Option<Vec<String>> {
         diagnostics::of_file(&self.client, path).await
+    }
+
+    async fn read_buffer(&mut self, path: &std::path::Path) -> Option<String> {
+        if !lock(&self.state).client_flags.read_buffer {
+            return None;
+        }
+        files::read_buffer(&self.client, path).await
+    }
+
+    async fn write_file(
+        &mut self,
+        file: (&std::path::Path, Option<&str>),
+        text: &str,
+        label: &str,
+    ) -> Result<(), String> {
+        let encoding = lock(&self.state).encoding;
+        files::write(&self.client, encoding, file, text, label).await
     }
 
     async fn changes(&mut self) -> Result<Vec<Change>, PortError> {
