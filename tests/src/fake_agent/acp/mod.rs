@@ -108,7 +108,7 @@ mod turn;
 mod usage;
 mod wire;
 
-pub use log::{answers_received, methods_received, requests_received};
+pub use log::{answers_received, methods_received, other_answers_received, requests_received};
 
 use std::path::Path;
 
