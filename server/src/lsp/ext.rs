@@ -203,9 +203,28 @@ pub const TRUST: &str = "chatmd.trust";
 /// new one), sent, or queued while the chat's members answer.
 pub const ASK_ABOUT: &str = "chatmd.askAbout";
 
+/// `chatmd.undoChange {uri, line}`: restores what a file held before the turn whose
+/// section lists it on `line` wrote it (one annotated edit); refused when the user
+/// changed those lines since.
+pub const UNDO_CHANGE: &str = "chatmd.undoChange";
+/// `chatmd.openChange {uri, line}`: shows the file listed on `line` with the agent's
+/// change selected.
+pub const OPEN_CHANGE: &str = "chatmd.openChange";
+
 /// Every command the server answers, as announced in `executeCommandProvider`.
-pub const COMMANDS: [&str; 10] = [
-    SEND, ASK, NEXT, CANCEL, RETRY, FORK, ANSWER, NEW_CHAT, TRUST, ASK_ABOUT,
+pub const COMMANDS: [&str; 12] = [
+    SEND,
+    ASK,
+    NEXT,
+    CANCEL,
+    RETRY,
+    FORK,
+    ANSWER,
+    NEW_CHAT,
+    TRUST,
+    ASK_ABOUT,
+    UNDO_CHANGE,
+    OPEN_CHANGE,
 ];
 
 /// The one JSON object every command takes (each reads the fields it needs).

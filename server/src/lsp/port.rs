@@ -10,7 +10,7 @@
 //! while they run, so `chatmd send` does not run turns in the same chat at the same
 //! time.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use tokio_util::sync::CancellationToken;
@@ -27,6 +27,7 @@ mod runs;
 mod send;
 mod told;
 
+pub use files::{read_buffer, write as write_file};
 pub use renamed::{Renames, files_renamed};
 
 use super::journal::Entry;
@@ -270,12 +271,7 @@ impl EditorPort for LspPort {
         files::read_buffer(&self.client, path).await
     }
 
-    async fn write_file(
-        &mut self,
-        file: (&std::path::Path, Option<&str>),
-        text: &str,
-        label: &str,
-    ) -> Result<(), String> {
+    async fn write_file(&mut self, file: (&Path, Option<&str>), text: &str, label: &str) -> Result<(), String> {
         let encoding = lock(&self.state).encoding;
         files::write(&self.client, encoding, file, text, label).await
     }

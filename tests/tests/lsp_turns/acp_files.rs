@@ -99,3 +99,53 @@ async fn a_file_not_open_is_read_from_disk_and_opened_with_the_agents_change() {
     assert!(editor.has_buffer(&pay));
     assert_eq!(editor.text(&pay), "FN PAY() {}\n// total\n");
 }
+
+/// The 0-based line of the chat that lists the changed file.
+fn changed_line(text: &str) -> usize {
+    text.lines()
+        .position(|l| l.starts_with("> - changed `team/writer/pay.rs`"))
+        .expect("the file's line")
+}
+
+#[tokio::test]
+async fn undo_restores_the_file_and_is_refused_after_the_user_changed_those_lines() {
+    let s = writer();
+    let (mut editor, uri) = s
+        .open_chat(Behaviour::VsCode, "team/files.chat.md", ASK)
+        .await;
+    let pay = s.uri("team/writer/pay.rs");
+    editor.open_unsynced(&pay, "fn pay() { todo!() }\n// total\n");
+    let text = run(&s, &mut editor, &uri).await;
+    let line = changed_line(&text);
+    let actions = crate::setup::code_actions_at(&mut editor, &uri, line).await;
+    let titles: Vec<&str> = actions.iter().filter_map(|a| a["title"].as_str()).collect();
+    // The turn's own actions come first (Ask, Retry, Fork from here), then the file's.
+    assert_eq!(titles[titles.len() - 2..], ["Open the diff", "Undo @writer's changes"]);
+    assert_eq!(
+        actions[actions.len() - 1]["command"],
+        json!({"title": "Undo @writer's changes", "command": "chatmd.undoChange",
+            "arguments": [{"uri": uri, "line": line}]})
+    );
+
+    // The user changes another line: the undo keeps it.
+    editor.open_unsynced(&pay, "FN PAY() { TODO!() }\n// total: 3\n");
+    let undone = editor
+        .command("chatmd.undoChange", json!({"uri": uri, "line": line}))
+        .await;
+    assert_eq!(undone, Ok(json!({"undone": "team/writer/pay.rs"})));
+    assert_eq!(editor.text(&pay), "fn pay() { todo!() }\n// total: 3\n");
+    let undo = &editor.file_edits[1]["edit"]["changeAnnotations"]["chatmd.agentWrite"];
+    assert_eq!(undo["label"], "Undo @writer (t1)");
+
+    // The user changed the very line the agent wrote: undo by hand.
+    editor.open_unsynced(&pay, "FN PAY() { TODO!() } // mine\n// total\n");
+    let refused = editor
+        .command("chatmd.undoChange", json!({"uri": uri, "line": line}))
+        .await;
+    assert_eq!(
+        refused.unwrap_err()["message"],
+        "team/writer/pay.rs changed since @writer wrote it; undo by hand"
+    );
+    assert_eq!(editor.text(&pay), "FN PAY() { TODO!() } // mine\n// total\n");
+    assert_eq!(editor.file_edits.len(), 2, "no edit for the refused undo");
+}

@@ -21,7 +21,7 @@ const ANNOTATION: &str = "chatmd.agentWrite";
 
 /// The editor's text of the file at `path`, or `None` when it is not open there or the
 /// editor does not answer.
-pub(super) async fn read_buffer(client: &Client, path: &Path) -> Option<String> {
+pub async fn read_buffer(client: &Client, path: &Path) -> Option<String> {
     let uri = Uri::from_file_path(path)?;
     let request = client.send_request::<ext::ReadBuffer>(ext::ReadBufferParams { uri });
     match tokio::time::timeout(READ_WAIT, request).await {
@@ -37,7 +37,7 @@ pub(super) async fn read_buffer(client: &Client, path: &Path) -> Option<String> 
 
 /// Writes `text` into the file at `path`, which holds `before` (`None`: it does not
 /// exist yet and is created), as one annotated edit of the regions that change.
-pub(super) async fn write(
+pub async fn write(
     client: &Client,
     encoding: PositionEncoding,
     (path, before): (&Path, Option<&str>),

@@ -76,12 +76,21 @@ pub fn undone_text(record: &ChangeRecord, current: Option<&str>) -> Result<Optio
     let before = record.before.as_deref().ok_or_else(conflict)?;
     let agent = regions(before, &record.after);
     let user = regions(&record.after, current);
-    // A user region that touches an agent region (adjacent counts: typing at the end of
-    // the agent's line is a change to it) makes the undo ambiguous.
+    // A user change on a line the agent changed makes the undo ambiguous: the agent's
+    // regions are widened to their whole lines of `after`.
+    let after = record.after.as_str();
+    let line_start = |at: usize| after[..at].rfind('\n').map_or(0, |i| i + 1);
+    let line_end = |at: usize| after[at..].find('\n').map_or(after.len(), |i| at + i + 1);
     let touches = user.iter().any(|u| {
-        agent
-            .iter()
-            .any(|a| u.old.start <= a.new.end && a.new.start <= u.old.end)
+        agent.iter().any(|a| {
+            let (start, end) = (line_start(a.new.start), line_end(a.new.end));
+            if u.old.is_empty() {
+                // Typing at the very start of the line is a line of the user's above it.
+                start < u.old.start && u.old.start < end
+            } else {
+                u.old.start < end && start < u.old.end
+            }
+        })
     });
     if touches {
         return Err(conflict());
