@@ -288,7 +288,11 @@ impl SimEditor {
             .send_request("workspace/executeCommand", params)
             .await;
         loop {
-            match self.client.expect_response_or_one_of(Some(id), SERVED).await {
+            match self
+                .client
+                .expect_response_or_one_of(Some(id), SERVED)
+                .await
+            {
                 Ok(answer) => return answer,
                 Err((method, request, params)) => self.serve(&method, request, params).await,
             }

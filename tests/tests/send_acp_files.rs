@@ -86,7 +86,10 @@ fn a_write_lands_on_disk_and_the_section_lists_the_file_with_its_diff() {
 fn a_read_sees_the_disk_and_a_missing_file_is_created() {
     let s = Setup::new();
     let text = s.send("## @me\n@writer MOCK-MODE=writefile WRITE=src/new.txt make it\n");
-    assert_eq!(s.read("team/writer/src/new.txt"), "created by the fake agent\n");
+    assert_eq!(
+        s.read("team/writer/src/new.txt"),
+        "created by the fake agent\n"
+    );
     let missing = s.answers();
     assert_eq!(missing[0]["error"]["code"], json!(-32002), "{missing:?}");
     assert_eq!(missing[1], json!({}));
@@ -118,6 +121,9 @@ fn a_write_outside_the_workspace_is_refused_and_the_agent_hears_why() {
         answers[1],
         json!({"error": {"code": -32603, "message": message}})
     );
-    assert!(text.contains(&format!("tool_result=\"error -32603: {message}\"")), "{text}");
+    assert!(
+        text.contains(&format!("tool_result=\"error -32603: {message}\"")),
+        "{text}"
+    );
     assert!(!text.contains("> - changed"), "{text}");
 }

@@ -72,7 +72,10 @@ pub fn code_actions(doc: &Document, enc: PositionEncoding, range: Range) -> Vec<
     };
     vec![
         action("Open the diff".to_owned(), ext::OPEN_CHANGE),
-        action(format!("Undo @{}'s changes", change.member), ext::UNDO_CHANGE),
+        action(
+            format!("Undo @{}'s changes", change.member),
+            ext::UNDO_CHANGE,
+        ),
     ]
 }
 
@@ -124,23 +127,27 @@ pub async fn undo(client: &Client, state: &Mutex<State>, uri: Uri, line: u32) ->
         Some(text) => super::port::write_file(client, encoding, file, text, &label).await,
         None => delete(client, &record.path, &label).await,
     };
-    done.map_err(|message| Error::invalid_params(message))?;
+    done.map_err(Error::invalid_params)?;
     Ok(json!({"undone": record.shown}))
 }
 
 /// Deletes the file the turn created, as one annotated edit.
-async fn delete(client: &Client, path: &std::path::Path, label: &str) -> std::result::Result<(), String> {
+async fn delete(
+    client: &Client,
+    path: &std::path::Path,
+    label: &str,
+) -> std::result::Result<(), String> {
     let uri = Uri::from_file_path(path).ok_or_else(|| format!("{} is no file", path.display()))?;
     let id = "chatmd.undo".to_owned();
     let edit = WorkspaceEdit {
         changes: None,
-        document_changes: Some(DocumentChanges::Operations(vec![DocumentChangeOperation::Op(
-            ResourceOp::Delete(DeleteFile {
+        document_changes: Some(DocumentChanges::Operations(vec![
+            DocumentChangeOperation::Op(ResourceOp::Delete(DeleteFile {
                 uri,
                 options: None,
                 annotation_id: Some(id.clone()),
-            }),
-        )])),
+            })),
+        ])),
         change_annotations: Some(HashMap::from([(
             id,
             ChangeAnnotation {

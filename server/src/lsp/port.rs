@@ -271,7 +271,12 @@ impl EditorPort for LspPort {
         files::read_buffer(&self.client, path).await
     }
 
-    async fn write_file(&mut self, file: (&Path, Option<&str>), text: &str, label: &str) -> Result<(), String> {
+    async fn write_file(
+        &mut self,
+        file: (&Path, Option<&str>),
+        text: &str,
+        label: &str,
+    ) -> Result<(), String> {
         let encoding = lock(&self.state).encoding;
         files::write(&self.client, encoding, file, text, label).await
     }

@@ -166,7 +166,11 @@ pub fn shown_path(path: &Path, workspace: &Path) -> String {
 /// folded under it, as tool calls show their diffs.
 pub fn changed_block(shown: &str, before: Option<&str>, after: &str) -> String {
     let (added, removed) = counts(before.unwrap_or(""), after);
-    let verb = if before.is_some() { "changed" } else { "created" };
+    let verb = if before.is_some() {
+        "changed"
+    } else {
+        "created"
+    };
     let mut out = format!(
         "> - {verb} {} (+{added} \u{2212}{removed})\n\n",
         crate::agents::code_span(shown)

@@ -55,7 +55,10 @@ pub(super) async fn agent_edit(editor: &mut SimEditor, id: Value, params: Value)
                 );
                 let start = offset(&doc.text, &e["range"]["start"], utf8);
                 let end = offset(&doc.text, &e["range"]["end"], utf8);
-                (start..end, e["newText"].as_str().expect("newText").to_owned())
+                (
+                    start..end,
+                    e["newText"].as_str().expect("newText").to_owned(),
+                )
             })
             .collect();
         edits.sort_by_key(|(r, _)| std::cmp::Reverse(r.start));

@@ -21,10 +21,14 @@ fn writer() -> Setup {
 /// Sends `ASK` and handles the server's requests until the turn is over.
 async fn run(s: &Setup, editor: &mut SimEditor, uri: &str) -> String {
     send(editor, uri).await;
-    editor.run_until("the turn", |e| finished(e.text(uri))).await;
+    editor
+        .run_until("the turn", |e| finished(e.text(uri)))
+        .await;
     let status = regex::Regex::new(r"<!-- chatmd id=t1 [^\n]*-->").unwrap();
     let _ = s;
-    status.replace_all(&redact(editor.text(uri)), "<!-- t1 -->").into_owned()
+    status
+        .replace_all(&redact(editor.text(uri)), "<!-- t1 -->")
+        .into_owned()
 }
 
 fn answers(s: &Setup) -> Vec<Value> {
@@ -60,11 +64,18 @@ async fn a_read_sees_the_unsaved_buffer_and_the_write_is_one_annotated_edit_in_i
         );
         assert_eq!(
             answers(&s),
-            [json!({"content": "fn pay() { todo!() }\n// total\n"}), json!({})],
+            [
+                json!({"content": "fn pay() { todo!() }\n// total\n"}),
+                json!({})
+            ],
             "the agent read the unsaved buffer ({behaviour:?})"
         );
         assert_eq!(editor.text(&pay), "FN PAY() { TODO!() }\n// total\n");
-        assert_eq!(s.read("team/writer/pay.rs"), "fn pay() {}\n// total\n", "not saved");
+        assert_eq!(
+            s.read("team/writer/pay.rs"),
+            "fn pay() {}\n// total\n",
+            "not saved"
+        );
         // One edit, of the bytes that change only (the user's cursor elsewhere stays).
         assert_eq!(editor.file_edits.len(), 1, "one edit");
         let edit = &editor.file_edits[0]["edit"];
@@ -120,7 +131,10 @@ async fn undo_restores_the_file_and_is_refused_after_the_user_changed_those_line
     let actions = crate::setup::code_actions_at(&mut editor, &uri, line).await;
     let titles: Vec<&str> = actions.iter().filter_map(|a| a["title"].as_str()).collect();
     // The turn's own actions come first (Ask, Retry, Fork from here), then the file's.
-    assert_eq!(titles[titles.len() - 2..], ["Open the diff", "Undo @writer's changes"]);
+    assert_eq!(
+        titles[titles.len() - 2..],
+        ["Open the diff", "Undo @writer's changes"]
+    );
     assert_eq!(
         actions[actions.len() - 1]["command"],
         json!({"title": "Undo @writer's changes", "command": "chatmd.undoChange",
@@ -146,6 +160,9 @@ async fn undo_restores_the_file_and_is_refused_after_the_user_changed_those_line
         refused.unwrap_err()["message"],
         "team/writer/pay.rs changed since @writer wrote it; undo by hand"
     );
-    assert_eq!(editor.text(&pay), "FN PAY() { TODO!() } // mine\n// total\n");
+    assert_eq!(
+        editor.text(&pay),
+        "FN PAY() { TODO!() } // mine\n// total\n"
+    );
     assert_eq!(editor.file_edits.len(), 2, "no edit for the refused undo");
 }

@@ -49,16 +49,17 @@ impl FileRequests {
             ("fs/read_text_file", Some(_)) => {
                 (FileOp::Read, Some((number("line"), number("limit"))))
             }
-            ("fs/write_text_file", Some(_)) => match params.get("content").and_then(Value::as_str)
-            {
-                Some(content) => (
-                    FileOp::Write {
-                        content: content.to_owned(),
-                    },
-                    None,
-                ),
-                None => return Err(rpc::error(&id, Error::invalid_params())),
-            },
+            ("fs/write_text_file", Some(_)) => {
+                match params.get("content").and_then(Value::as_str) {
+                    Some(content) => (
+                        FileOp::Write {
+                            content: content.to_owned(),
+                        },
+                        None,
+                    ),
+                    None => return Err(rpc::error(&id, Error::invalid_params())),
+                }
+            }
             _ => return Err(rpc::error(&id, Error::invalid_params())),
         };
         self.asked += 1;

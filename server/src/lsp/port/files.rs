@@ -61,14 +61,16 @@ pub async fn write(
         .collect();
     let mut operations = Vec::new();
     if before.is_none() {
-        operations.push(DocumentChangeOperation::Op(ResourceOp::Create(CreateFile {
-            uri: uri.clone(),
-            options: Some(CreateFileOptions {
-                overwrite: Some(false),
-                ignore_if_exists: Some(true),
-            }),
-            annotation_id: Some(ANNOTATION.to_owned()),
-        })));
+        operations.push(DocumentChangeOperation::Op(ResourceOp::Create(
+            CreateFile {
+                uri: uri.clone(),
+                options: Some(CreateFileOptions {
+                    overwrite: Some(false),
+                    ignore_if_exists: Some(true),
+                }),
+                annotation_id: Some(ANNOTATION.to_owned()),
+            },
+        )));
     }
     operations.push(DocumentChangeOperation::Edit(TextDocumentEdit {
         text_document: OptionalVersionedTextDocumentIdentifier { uri, version: None },

@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::conversation::diff::regions;
+use crate::document::ByteRange;
 
 /// The folder of the records, under the workspace root.
 pub const CHANGES_FOLDER: &str = ".chatmd/changes";
@@ -32,7 +33,11 @@ impl ChangeRecord {
     /// Where the record of `path` changed by `turn` in `chat` is kept.
     pub fn location(workspace: &Path, chat: &Path, turn: &str, shown: &str) -> PathBuf {
         let mut hash = Sha256::new();
-        for part in [chat.to_string_lossy().as_bytes(), turn.as_bytes(), shown.as_bytes()] {
+        for part in [
+            chat.to_string_lossy().as_bytes(),
+            turn.as_bytes(),
+            shown.as_bytes(),
+        ] {
             hash.update(part);
             hash.update([0]);
         }
@@ -54,6 +59,14 @@ impl ChangeRecord {
         let path = ChangeRecord::location(workspace, chat, turn, shown);
         serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()
     }
+}
+
+/// What a region of the agent's `after` becomes in the undone text.
+enum Back<'a> {
+    /// The agent's change: what the file held before it.
+    Before(&'a str),
+    /// The user's change: their text, this range of the file as it is now.
+    Theirs(ByteRange),
 }
 
 /// The text that takes the turn's change out of `current` (the file as it is now,
@@ -99,21 +112,24 @@ pub fn undone_text(record: &ChangeRecord, current: Option<&str>) -> Result<Optio
     // user's stay as they are in `current`.
     let mut out = String::new();
     let (mut at_after, mut at_current) = (0usize, 0usize);
-    let mut all: Vec<(std::ops::Range<usize>, Result<&str, std::ops::Range<usize>>)> = agent
+    let mut all: Vec<(ByteRange, Back<'_>)> = agent
         .iter()
-        .map(|a| (a.new.clone(), Ok(&before[a.old.clone()])))
-        .chain(user.iter().map(|u| (u.old.clone(), Err(u.new.clone()))))
+        .map(|a| (a.new.clone(), Back::Before(&before[a.old.clone()])))
+        .chain(
+            user.iter()
+                .map(|u| (u.old.clone(), Back::Theirs(u.new.clone()))),
+        )
         .collect();
     all.sort_by_key(|(range, _)| range.start);
-    for (range, replacement) in all {
+    for (range, back) in all {
         out.push_str(&record.after[at_after..range.start]);
         at_current += range.start - at_after;
-        match replacement {
-            Ok(old) => {
+        match back {
+            Back::Before(old) => {
                 out.push_str(old);
                 at_current += range.len();
             }
-            Err(theirs) => {
+            Back::Theirs(theirs) => {
                 out.push_str(&current[theirs.clone()]);
                 at_current = theirs.end;
             }
@@ -145,7 +161,10 @@ mod tests {
     #[test]
     fn undo_restores_the_file_and_keeps_the_users_other_lines() {
         let r = record(Some("a\nb\nc\nd\ne\n"), "a\nB\nc\nd\ne\n");
-        assert_eq!(undone_text(&r, Some("a\nB\nc\nd\ne\n")), Ok(Some("a\nb\nc\nd\ne\n".into())));
+        assert_eq!(
+            undone_text(&r, Some("a\nB\nc\nd\ne\n")),
+            Ok(Some("a\nb\nc\nd\ne\n".into()))
+        );
         assert_eq!(
             undone_text(&r, Some("a\nB\nc\nd\nE!\n")),
             Ok(Some("a\nb\nc\nd\nE!\n".into()))

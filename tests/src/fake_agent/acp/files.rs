@@ -19,7 +19,9 @@ pub(super) fn write_file(t: &mut Turn<'_>) -> Step<String> {
         }
     };
     if !(t.agent.client_reads_files && t.agent.client_writes_files) {
-        eprintln!("fake-agent: MOCK-MODE=writefile, but the client does not offer fs reads and writes");
+        eprintln!(
+            "fake-agent: MOCK-MODE=writefile, but the client does not offer fs reads and writes"
+        );
     }
     let read = t.ask(
         "fs/read_text_file",

@@ -37,7 +37,7 @@ pub fn other_answers_received(log: &Path) -> Vec<Value> {
     messages(log)
         .into_iter()
         .filter(|m| m.get("method").is_none() && m.get("id").is_some())
-        .filter(|m| !m.get("result").is_some_and(|r| r.get("outcome").is_some()))
+        .filter(|m| m.get("result").is_none_or(|r| r.get("outcome").is_none()))
         .map(|mut m| match m.get("error") {
             Some(_) => json_error(m["error"].take()),
             None => m["result"].take(),
