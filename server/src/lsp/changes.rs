@@ -101,9 +101,7 @@ fn record_at(state: &Mutex<State>, uri: &Uri, line: u32) -> Result<ChangeRecord>
 
 /// The file's text as the user sees it: the editor's buffer, else the disk.
 async fn current(client: &Client, state: &Mutex<State>, path: &std::path::Path) -> Option<String> {
-    if lock(state).client_flags.read_buffer
-        && let Some(text) = super::port::read_buffer(client, path).await
-    {
+    if let Some(text) = super::port::read_buffer(client, state, path).await {
         return Some(text);
     }
     std::fs::read_to_string(path).ok()
@@ -138,7 +136,7 @@ async fn delete(
     label: &str,
 ) -> std::result::Result<(), String> {
     let uri = Uri::from_file_path(path).ok_or_else(|| format!("{} is no file", path.display()))?;
-    let id = "chatmd.undo".to_owned();
+    let id = "chatmd-undo".to_owned();
     let edit = WorkspaceEdit {
         changes: None,
         document_changes: Some(DocumentChanges::Operations(vec![

@@ -265,10 +265,7 @@ impl EditorPort for LspPort {
     }
 
     async fn read_buffer(&mut self, path: &std::path::Path) -> Option<String> {
-        if !lock(&self.state).client_flags.read_buffer {
-            return None;
-        }
-        files::read_buffer(&self.client, path).await
+        files::read_buffer(&self.client, &self.state, path).await
     }
 
     async fn write_file(

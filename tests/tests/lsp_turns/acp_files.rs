@@ -81,14 +81,14 @@ async fn a_read_sees_the_unsaved_buffer_and_the_write_is_one_annotated_edit_in_i
         let edit = &editor.file_edits[0]["edit"];
         assert_eq!(
             edit["changeAnnotations"],
-            json!({"chatmd.agentWrite": {"label": "@writer (t1)", "needsConfirmation": false,
+            json!({"chatmd-agent-write": {"label": "@writer (t1)", "needsConfirmation": false,
                 "description": "@writer (t1) wrote this file through chatmd"}})
         );
         assert_eq!(
             edit["documentChanges"],
             json!([{"textDocument": {"uri": pay, "version": null}, "edits": [
                 {"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 15}},
-                 "newText": "FN PAY() { TODO", "annotationId": "chatmd.agentWrite"}]}])
+                 "newText": "FN PAY() { TODO", "annotationId": "chatmd-agent-write"}]}])
         );
     }
 }
@@ -148,7 +148,7 @@ async fn undo_restores_the_file_and_is_refused_after_the_user_changed_those_line
         .await;
     assert_eq!(undone, Ok(json!({"undone": "team/writer/pay.rs"})));
     assert_eq!(editor.text(&pay), "fn pay() { todo!() }\n// total: 3\n");
-    let undo = &editor.file_edits[1]["edit"]["changeAnnotations"]["chatmd.agentWrite"];
+    let undo = &editor.file_edits[1]["edit"]["changeAnnotations"]["chatmd-agent-write"];
     assert_eq!(undo["label"], "Undo @writer (t1)");
 
     // The user changed the very line the agent wrote: undo by hand.

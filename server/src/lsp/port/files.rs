@@ -17,11 +17,18 @@ use crate::lsp::{convert, ext};
 const READ_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// The id of the annotation every agent write carries (one per edit).
-const ANNOTATION: &str = "chatmd.agentWrite";
+const ANNOTATION: &str = "chatmd-agent-write";
 
-/// The editor's text of the file at `path`, or `None` when it is not open there or the
-/// editor does not answer.
-pub async fn read_buffer(client: &Client, path: &Path) -> Option<String> {
+/// The editor's text of the file at `path`, or `None` when it is not open there, the
+/// editor does not answer, or it did not declare `chatmd/readBuffer`.
+pub async fn read_buffer(
+    client: &Client,
+    state: &std::sync::Mutex<crate::lsp::state::State>,
+    path: &Path,
+) -> Option<String> {
+    if !crate::lsp::state::lock(state).client_flags.read_buffer {
+        return None;
+    }
     let uri = Uri::from_file_path(path)?;
     let request = client.send_request::<ext::ReadBuffer>(ext::ReadBufferParams { uri });
     match tokio::time::timeout(READ_WAIT, request).await {
