@@ -214,6 +214,21 @@ error, which ends the turn."
 eglot keeps no LSP diagnostics of other files to give."
   (list :diagnostics []))
 
+(cl-defmethod eglot-client-capabilities :around ((_server chatmd-eglot-server))
+  "Declare `chatmd/readBuffer': agents read the buffers, unsaved changes included."
+  ;; eglot's own list ends with an empty `:experimental', which a second key would not
+  ;; replace: the value is put in place.
+  (plist-put (cl-call-next-method) :experimental (list :chatmdReadBuffer t)))
+
+(cl-defmethod eglot-handle-request
+  ((_server chatmd-eglot-server) (_method (eql chatmd/readBuffer)) &key uri &allow-other-keys)
+  "An agent reads the file of URI: its buffer's text when it is visited, else null."
+  (let ((buffer (and uri (find-buffer-visiting (chatmd--path uri)))))
+    (if buffer
+        (list :text (with-current-buffer buffer
+                      (save-restriction (widen) (buffer-substring-no-properties (point-min) (point-max)))))
+      :null)))
+
 (defun chatmd--server (&optional noerror)
   "The chatmd server of the current buffer."
   (let ((server (eglot-current-server)))

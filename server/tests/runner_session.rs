@@ -81,7 +81,7 @@ impl Session for Loopback {
                 request,
                 outcome: PermissionOutcome::Selected(option),
             } => format!("answer {request} {option}\n"),
-            SessionCommand::Answer { .. } => return false,
+            SessionCommand::Answer { .. } | SessionCommand::File { .. } => return false,
             SessionCommand::Input(text) => format!("input {text}\n"),
             SessionCommand::Cancel if self.cooperative => "cancel\n".into(),
             SessionCommand::Cancel => return false,

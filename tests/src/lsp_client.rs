@@ -209,6 +209,43 @@ impl TestClient {
         }
     }
 
+    /// Waits for whichever comes first: the response to request `id` (`None` for no
+    /// request), or a server→client request of one of `methods`, as
+    /// `Err((method, id, params))` (to be answered with [`Self::respond`]).
+    pub async fn expect_response_or_one_of(
+        &mut self,
+        id: Option<i64>,
+        methods: &[&str],
+    ) -> Result<Result<Value, Value>, (String, Value, Value)> {
+        let key = id.map(|id| id.to_string());
+        let what = format!("the response to request {id:?} or a server request {methods:?}");
+        let arrival = self
+            .wait_for(&what, |client| {
+                if let Some(key) = &key
+                    && let Some(response) = client.responses.remove(key)
+                {
+                    return Some(Err(response));
+                }
+                client
+                    .take_queued(|m| m.has_id() && m.method().is_some_and(|m| methods.contains(&m)))
+                    .map(Ok)
+            })
+            .await;
+        match arrival {
+            Ok(mut request) => {
+                let id = request["id"].take();
+                let method = request["method"].as_str().unwrap_or_default().to_owned();
+                self.unanswered.insert(id.to_string());
+                Err((method, id, params_of(request)))
+            }
+            Err(response) => match (response.get("result"), response.get("error")) {
+                (Some(result), None) => Ok(Ok(result.clone())),
+                (None, Some(error)) => Ok(Err(error.clone())),
+                _ => panic!("malformed response to request {id:?}: {response}"),
+            },
+        }
+    }
+
     /// Sends a notification (`params` is left out when `Null`).
     pub async fn notify(&mut self, method: &str, params: Value) {
         let mut message = json!({"jsonrpc": "2.0", "method": method});

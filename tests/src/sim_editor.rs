@@ -16,8 +16,9 @@ use std::collections::HashMap;
 
 use serde_json::{Value, json};
 
-use crate::lsp_client::{Arrival, TestClient};
+use crate::lsp_client::TestClient;
 
+mod files;
 mod reports;
 mod text;
 
@@ -47,7 +48,14 @@ pub enum At {
 struct Doc {
     text: String,
     version: i32,
+    /// The server was told of it (`didOpen`): chats are; other files are only the
+    /// editor's buffers, which chatmd reads through `chatmd/readBuffer`.
+    synced: bool,
 }
+
+/// The server requests the editor answers while it waits: its edits, and the buffers
+/// it reads for an agent (`files.rs`).
+const SERVED: &[&str] = &["workspace/applyEdit", "chatmd/readBuffer"];
 
 struct Typing {
     uri: String,
@@ -81,6 +89,8 @@ pub struct SimEditor {
     /// Refuse an edit for an older version with an error reply instead of `applied:
     /// false`, as eglot does ("Edits on … require version 36, you have 37").
     pub stale_as_error: bool,
+    /// The agents' file edits received (annotated `workspace/applyEdit` params), in order.
+    pub file_edits: Vec<Value>,
 }
 
 impl SimEditor {
@@ -99,6 +109,7 @@ impl SimEditor {
             reports: Reports::Ranges,
             cursor: None,
             stale_as_error: false,
+            file_edits: Vec::new(),
         }
     }
 
@@ -109,6 +120,7 @@ impl SimEditor {
             Doc {
                 text: text.to_string(),
                 version: 1,
+                synced: true,
             },
         );
     }
@@ -116,6 +128,22 @@ impl SimEditor {
     pub async fn close(&mut self, uri: &str) {
         self.docs.remove(uri);
         self.client.close(uri).await;
+    }
+
+    /// Opens `uri` with `text` as a buffer the server is not told of (a source file:
+    /// chatmd's document selector takes chats only).
+    pub fn open_unsynced(&mut self, uri: &str, text: &str) {
+        let doc = Doc {
+            text: text.to_string(),
+            version: 1,
+            synced: false,
+        };
+        self.docs.insert(uri.to_string(), doc);
+    }
+
+    /// Whether the editor holds a buffer of `uri`.
+    pub fn has_buffer(&self, uri: &str) -> bool {
+        self.docs.contains_key(uri)
     }
 
     /// The document's text as the editor shows it.
@@ -244,8 +272,11 @@ impl SimEditor {
         while !done(self) {
             rounds += 1;
             assert!(rounds < 100_000, "still waiting for {what}");
-            let (id, params) = self.client.expect_request("workspace/applyEdit").await;
-            self.handle_edit(id, params).await;
+            if let Err((method, id, params)) =
+                self.client.expect_response_or_one_of(None, SERVED).await
+            {
+                self.serve(&method, id, params).await;
+            }
         }
     }
 
@@ -259,12 +290,23 @@ impl SimEditor {
         loop {
             match self
                 .client
-                .expect_response_or_request(id, "workspace/applyEdit")
+                .expect_response_or_one_of(Some(id), SERVED)
                 .await
             {
-                Arrival::Response(answer) => return answer,
-                Arrival::Request(edit_id, params) => self.handle_edit(edit_id, params).await,
+                Ok(answer) => return answer,
+                Err((method, request, params)) => self.serve(&method, request, params).await,
             }
+        }
+    }
+
+    /// Answers one request of the server's that the editor serves.
+    async fn serve(&mut self, method: &str, id: Value, params: Value) {
+        match method {
+            "chatmd/readBuffer" => files::read_buffer(self, id, &params).await,
+            _ if !params["edit"]["changeAnnotations"].is_null() => {
+                files::agent_edit(self, id, params).await;
+            }
+            _ => self.handle_edit(id, params).await,
         }
     }
 
@@ -471,6 +513,9 @@ pub async fn initialize_with(
                 "showDocument": {"support": true},
                 "showMessage": {"messageActionItem": {"additionalPropertiesSupport": false}},
             },
+            // The buffers of open files are read for agents (VS Code, Neovim and Emacs
+            // answer `chatmd/readBuffer`).
+            "experimental": {"chatmdReadBuffer": true},
         },
         "rootUri": root,
         "workspaceFolders": [{"uri": root, "name": "ws"}],

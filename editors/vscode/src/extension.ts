@@ -26,7 +26,7 @@ import {
   serverEnvironment,
   type ServerSettings,
 } from './server';
-import { SOURCE_DIAGNOSTICS } from './context';
+import { READ_BUFFER, READ_BUFFER_CAPABILITY, SOURCE_DIAGNOSTICS } from './context';
 import { fetchTurns, parseTurns, TURNS_CHANGED, TURNS_REQUEST, TurnsStatus } from './turns';
 import { WaitingStatus } from './waiting';
 
@@ -124,6 +124,24 @@ class Extension implements Host, vscode.Disposable {
       const uri = vscode.Uri.parse(params.uri);
       const found = vscode.languages.getDiagnostics(uri);
       return { diagnostics: await client.code2ProtocolConverter.asDiagnostics(found) };
+    });
+    // An agent reads a file: the buffer the user is looking at, unsaved changes included.
+    client.registerFeature({
+      fillClientCapabilities(capabilities): void {
+        const experimental = (capabilities.experimental ?? {}) as Record<string, unknown>;
+        capabilities.experimental = { ...experimental, [READ_BUFFER_CAPABILITY]: true };
+      },
+      initialize(): void {},
+      getState: () => ({ kind: 'static' }),
+      clear(): void {},
+    });
+    client.onRequest(READ_BUFFER, (params: { uri?: unknown } | null) => {
+      if (typeof params?.uri !== 'string') {
+        return null;
+      }
+      const wanted = vscode.Uri.parse(params.uri).toString();
+      const open = vscode.workspace.textDocuments.find((d) => d.uri.toString() === wanted);
+      return open ? { text: open.getText() } : null;
     });
     try {
       await client.start();

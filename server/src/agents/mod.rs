@@ -15,6 +15,7 @@ pub mod claude;
 pub mod codex;
 pub mod command;
 mod fields;
+mod files;
 pub mod gemini;
 mod json;
 mod kind;
@@ -38,6 +39,7 @@ pub use activity::{
     CallStatus, CallView, ContextUsage, FileDiff, PlanEntry, StepStatus, cost_words,
 };
 pub use autoload::{cli_kind, role_files_loaded};
+pub use files::{FileOp, FileOutcome, FileRefusal, FileRequest};
 pub use kind::{AgentKind, UnknownAgentKind};
 pub use offers::{AgentCommand, AuthMethod, ConfigChoice, ConfigValue};
 pub use output::{code_span, sanitize};
@@ -217,6 +219,9 @@ pub enum AgentEvent {
     /// [`SessionCommand::Answer`] with the request's id. Only ACP agents ask (the
     /// headless CLIs cannot ask anyone). Boxed: it is the largest event by far.
     Permission(Box<PermissionRequest>),
+    /// The agent reads or writes a file through chatmd and waits: the answer goes back
+    /// as a [`SessionCommand::File`] with the request's id (ACP agents only, `files.rs`).
+    File(Box<FileRequest>),
     /// A piece of the agent's thinking (ACP `agent_thought_chunk`), clean like `Text`.
     Thought(String),
     /// The agent's plan, whole (each report replaces the last).

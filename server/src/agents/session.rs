@@ -86,6 +86,12 @@ pub enum SessionCommand {
         request: RequestId,
         outcome: PermissionOutcome,
     },
+    /// The answer to the file request `request` (an
+    /// [`AgentEvent::File`](super::AgentEvent::File)).
+    File {
+        request: RequestId,
+        outcome: super::FileOutcome,
+    },
     /// Stop the turn: the agent's own way where it has one, else the process is killed.
     Cancel,
     /// A message for the agent while its turn runs: ACP's `_session/steering` where the

@@ -349,6 +349,7 @@ impl LanguageServer for Backend {
                 .filter(|t| !actions.iter().any(|a| a.command == t.command))
                 .collect();
             actions.extend(turn);
+            actions.extend(super::changes::code_actions(&doc, enc, params.range));
             actions
         })
         .await

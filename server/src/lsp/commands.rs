@@ -57,6 +57,8 @@ pub async fn execute(
         }
         ext::TRUST => super::trust::execute(client, state, args.uri()?).await?,
         ext::ASK_ABOUT => ask_about::ask_about(client, state, args).await?,
+        ext::UNDO_CHANGE => super::changes::undo(client, state, args.uri()?, args.line()?).await?,
+        ext::OPEN_CHANGE => super::changes::open(client, state, args.uri()?, args.line()?).await?,
         other => {
             return Err(Error::invalid_params(format!(
                 "unknown command `{other}`; chatmd answers {}",

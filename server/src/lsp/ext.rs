@@ -126,6 +126,33 @@ pub struct SourceDiagnosticsResult {
     pub diagnostics: Vec<tower_lsp_server::ls_types::Diagnostic>,
 }
 
+/// `chatmd/readBuffer {uri}`: asked of the editor when an agent reads a file
+/// (ACP `fs/read_text_file`): the text of that file's buffer as the editor holds it,
+/// unsaved changes included, or `null` when the file is not open there (then the disk
+/// is read). Sent only to a client that declares it in `initialize`'s
+/// `capabilities.experimental` as [`READ_BUFFER_CAPABILITY`]`: true`.
+pub enum ReadBuffer {}
+
+impl Request for ReadBuffer {
+    type Params = ReadBufferParams;
+    type Result = Option<ReadBufferResult>;
+    const METHOD: &'static str = "chatmd/readBuffer";
+}
+
+/// The key under `capabilities.experimental` by which a client says it answers
+/// `chatmd/readBuffer`.
+pub const READ_BUFFER_CAPABILITY: &str = "chatmdReadBuffer";
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReadBufferParams {
+    pub uri: Uri,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReadBufferResult {
+    pub text: String,
+}
+
 /// `chatmd/invalidMessage`: the stand-in request `framing` puts in place of a
 /// malformed client message; the server answers it with the error in its params, so
 /// the client gets that error for its own request. Never sent by a client.
@@ -176,9 +203,28 @@ pub const TRUST: &str = "chatmd.trust";
 /// new one), sent, or queued while the chat's members answer.
 pub const ASK_ABOUT: &str = "chatmd.askAbout";
 
+/// `chatmd.undoChange {uri, line}`: restores what a file held before the turn whose
+/// section lists it on `line` wrote it (one annotated edit); refused when the user
+/// changed those lines since.
+pub const UNDO_CHANGE: &str = "chatmd.undoChange";
+/// `chatmd.openChange {uri, line}`: shows the file listed on `line` with the agent's
+/// change selected.
+pub const OPEN_CHANGE: &str = "chatmd.openChange";
+
 /// Every command the server answers, as announced in `executeCommandProvider`.
-pub const COMMANDS: [&str; 10] = [
-    SEND, ASK, NEXT, CANCEL, RETRY, FORK, ANSWER, NEW_CHAT, TRUST, ASK_ABOUT,
+pub const COMMANDS: [&str; 12] = [
+    SEND,
+    ASK,
+    NEXT,
+    CANCEL,
+    RETRY,
+    FORK,
+    ANSWER,
+    NEW_CHAT,
+    TRUST,
+    ASK_ABOUT,
+    UNDO_CHANGE,
+    OPEN_CHANGE,
 ];
 
 /// The one JSON object every command takes (each reads the fields it needs).

@@ -3,6 +3,7 @@
 
 mod backend;
 mod capabilities;
+mod changes;
 mod code_actions;
 mod code_lens;
 mod commands;

@@ -10,7 +10,7 @@
 //! while they run, so `chatmd send` does not run turns in the same chat at the same
 //! time.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use tokio_util::sync::CancellationToken;
@@ -21,11 +21,13 @@ mod closed;
 mod diagnostics;
 mod dialog;
 mod disk;
+mod files;
 mod renamed;
 mod runs;
 mod send;
 mod told;
 
+pub use files::{read_buffer, write as write_file};
 pub use renamed::{Renames, files_renamed};
 
 use super::journal::Entry;
@@ -260,6 +262,20 @@ impl EditorPort for LspPort {
 
     async fn diagnostics(&mut self, path: &std::path::Path) -> Option<Vec<String>> {
         diagnostics::of_file(&self.client, path).await
+    }
+
+    async fn read_buffer(&mut self, path: &std::path::Path) -> Option<String> {
+        files::read_buffer(&self.client, &self.state, path).await
+    }
+
+    async fn write_file(
+        &mut self,
+        file: (&Path, Option<&str>),
+        text: &str,
+        label: &str,
+    ) -> Result<(), String> {
+        let encoding = lock(&self.state).encoding;
+        files::write(&self.client, encoding, file, text, label).await
     }
 
     async fn changes(&mut self) -> Result<Vec<Change>, PortError> {

@@ -113,6 +113,8 @@ pub struct ClientFlags {
     pub pull_diagnostics: bool,
     /// The client re-pulls when asked (`workspace/diagnostic/refresh`).
     pub diagnostic_refresh: bool,
+    /// The client answers `chatmd/readBuffer` (an agent reads its unsaved buffers).
+    pub read_buffer: bool,
 }
 
 #[derive(Default)]

@@ -48,6 +48,12 @@ pub fn client_flags(caps: &ClientCapabilities) -> ClientFlags {
             .and_then(|w| w.diagnostics.as_ref())
             .and_then(|d| d.refresh_support)
             .unwrap_or(false),
+        read_buffer: caps
+            .experimental
+            .as_ref()
+            .and_then(|e| e.get(super::ext::READ_BUFFER_CAPABILITY))
+            .and_then(serde_json::Value::as_bool)
+            .unwrap_or(false),
     }
 }
 

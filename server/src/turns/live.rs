@@ -92,6 +92,9 @@ pub(super) struct Live {
     /// Which reports are the session's running totals, and its previous ones (`usage.rs`).
     pub(super) running: RunningTotals,
     pub(super) session_report: SessionReport,
+    /// The files the agent wrote through chatmd (`files.rs`), and where it may write.
+    pub(super) changed: Vec<super::files::ChangedFile>,
+    pub(super) file_roots: Vec<std::path::PathBuf>,
 }
 
 impl Live {
@@ -148,6 +151,8 @@ impl Live {
             gone: false,
             running: RunningTotals::default(),
             session_report: SessionReport::default(),
+            changed: Vec::new(),
+            file_roots: Vec::new(),
         }
     }
 
@@ -342,6 +347,8 @@ impl Live {
             AgentEvent::Steered { outcome, .. } => {
                 tracing::debug!(member = t.member.as_str(), "steering: {outcome}");
             }
+            // The round serves file requests (`files.rs`).
+            AgentEvent::File(_) => {}
         }
     }
 }

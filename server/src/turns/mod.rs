@@ -16,6 +16,7 @@ pub mod attach;
 pub mod engine;
 mod error;
 pub mod file_port;
+pub mod files;
 mod flow;
 #[cfg(test)]
 mod flow_tests;

@@ -160,6 +160,28 @@ pub trait EditorPort: Send {
     ) -> impl Future<Output = Option<Vec<String>>> + Send {
         async { None }
     }
+    /// The text of the file at `path` as the editor holds it, unsaved changes included,
+    /// when it is open there and the editor tells (`chatmd/readBuffer`); `None`: the
+    /// disk has it.
+    fn read_buffer(
+        &mut self,
+        _path: &std::path::Path,
+    ) -> impl Future<Output = Option<String>> + Send {
+        async { None }
+    }
+    /// Puts an agent's `text` into the file `(path, before)` (inside the workspace;
+    /// `before`: what it holds, `None` when it does not exist): where the port is an
+    /// editor, one edit annotated `label` that the user can undo; else the disk,
+    /// written atomically.
+    fn write_file(
+        &mut self,
+        (path, _before): (&std::path::Path, Option<&str>),
+        text: &str,
+        _label: &str,
+    ) -> impl Future<Output = Result<(), String>> + Send {
+        let written = super::files::write_atomically(path, text);
+        async move { written }
+    }
     /// A member's turn ended (also after `begin_turn` when it could not start).
     fn end_turn(&mut self, _member: &str, _status: TurnStatus, _error: Option<&TurnError>) {}
 

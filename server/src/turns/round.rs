@@ -11,6 +11,7 @@ use tokio_util::sync::CancellationToken;
 use super::anchors::Anchors;
 use super::asks::PermissionAnswer;
 use super::attach::AttachError;
+use super::files::FilePlace;
 use super::flush::flush;
 use super::live::Live;
 use super::plan::{Planned, plan};
@@ -157,6 +158,9 @@ pub(super) async fn run_round<P: EditorPort>(
         let cancel = p.cancel;
         let (commands_tx, mut commands) = mpsc::channel(16);
         live[i].commands = Some(commands_tx);
+        // The member's own folder was trusted with its configuration: writes there are
+        // the member's work even where it lies outside the workspace.
+        live[i].file_roots = vec![ctx.workspace_root.clone(), invocation.cwd.clone()];
         live[i].cancel = Some(cancel.clone());
         tokio::spawn(async move {
             let (events_tx, mut events_rx) = mpsc::channel(256);
@@ -186,11 +190,15 @@ pub(super) async fn run_round<P: EditorPort>(
     drop(tx);
 
     let mut policy = Policy::new(snapshot.chat.front_matter.as_ref(), roster.team, ctx);
+    let place = FilePlace {
+        workspace: ctx.workspace_root.clone(),
+        chat: ctx.chat_path.clone(),
+    };
     let streamed = stream(
         port,
         &mut rx,
         (&mut live, &mut anchors),
-        &mut policy,
+        (&mut policy, &place),
         roster,
     )
     .await;
@@ -224,7 +232,7 @@ async fn stream<P: EditorPort>(
     port: &mut P,
     rx: &mut mpsc::Receiver<Msg>,
     (live, anchors): (&mut [Live], &mut Anchors),
-    policy: &mut Policy,
+    (policy, place): (&mut Policy, &FilePlace),
     roster: &Roster<'_>,
 ) -> Result<(), PortError> {
     let (answers, mut answered) = mpsc::channel::<PermissionAnswer>(16);
@@ -278,6 +286,13 @@ async fn stream<P: EditorPort>(
                     if next_flush.is_none() {
                         next_flush = Some((last_flush + FLUSH_EVERY).max(Instant::now()).into());
                     }
+                }
+                Some(Msg::Event(i, AgentEvent::File(request))) => {
+                    // What the turn wrote so far goes in before the file's line.
+                    flush(port, live, anchors).await?;
+                    super::files::serve(port, &mut live[i], *request, place).await;
+                    last_flush = Instant::now();
+                    next_flush = Some((last_flush + FLUSH_EVERY).into());
                 }
                 Some(Msg::Event(i, event)) => {
                     live[i].on_event(port, event, &answers);

@@ -112,6 +112,7 @@ pub fn seen(events: Vec<AgentEvent>) -> Seen {
             }
             AgentEvent::Usage(_) | AgentEvent::Cost(_) | AgentEvent::RunningTotals(_) => {}
             AgentEvent::Permission(request) => panic!("a headless CLI cannot ask: {request:?}"),
+            AgentEvent::File(request) => panic!("a headless CLI has no client files: {request:?}"),
             other @ (AgentEvent::Commands(_)
             | AgentEvent::Options(_)
             | AgentEvent::Mode(_)

@@ -7,6 +7,7 @@
 mod seen_support;
 mod setup;
 
+mod acp_files;
 mod acp_fork;
 mod acp_info;
 mod acp_render;

@@ -143,6 +143,8 @@ local function capabilities()
   caps.window.showDocument = { support = true }
   caps.workspace = caps.workspace or {}
   caps.workspace.applyEdit = true
+  -- `chatmd/readBuffer`: an agent reads the buffer, unsaved changes included.
+  caps.experimental = vim.tbl_extend('force', caps.experimental or {}, { chatmdReadBuffer = true })
   if M.config.capabilities then
     caps = vim.tbl_deep_extend('force', caps, M.config.capabilities)
   end
@@ -184,6 +186,21 @@ local handlers = {
       end
     end
     return { diagnostics = found }
+  end,
+  -- An agent reads a file: the loaded buffer's text (unsaved changes included), else
+  -- nothing and the server reads the disk.
+  ['chatmd/readBuffer'] = function(_, params)
+    -- bufnr() looks the buffer up without making one for a file nobody opened.
+    local bufnr = params and params.uri and vim.fn.bufnr(vim.uri_to_fname(params.uri))
+    if not (bufnr and bufnr > 0 and vim.api.nvim_buf_is_loaded(bufnr)) then
+      return vim.NIL
+    end
+    local lines = vim.api.nvim_buf_get_lines(bufnr, 0, -1, false)
+    local text = table.concat(lines, '\n')
+    if vim.bo[bufnr].eol or vim.bo[bufnr].fixeol then
+      text = text .. '\n'
+    end
+    return { text = text }
   end,
   ['chatmd/turnsChanged'] = function(_, result)
     M.turns = (result and result.turns) or {}

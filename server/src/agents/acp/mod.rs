@@ -1,8 +1,8 @@
 //! Agent Client Protocol members: any agent that speaks ACP (`gemini --acp`,
 //! `claude-agent-acp`, `codex-acp`, goose, opencode, …) as a two-way [`Session`].
 //!
-//! A turn is one agent process: `initialize` (protocol 1, no `fs`, no `terminal`:
-//! agents use their own tools), then on its result `session/resume` of the member's
+//! A turn is one agent process: `initialize` (protocol 1, `fs` offered: `fs.rs`; no
+//! `terminal`), then on its result `session/resume` of the member's
 //! last session or `session/new` in the member's workdir, then the member's mode,
 //! model and options, one request each, and `session/prompt` (`setup.rs`,
 //! `settings.rs`, `offered.rs`). The `session/update` stream becomes answer text,
@@ -16,7 +16,9 @@
 //! what its exit frees (claude-agent-acp and codex-acp keep the session on disk either
 //! way, so a later `session/resume` in a new process works the same; docs/agents.md).
 //!
-//! Requests of the agent's that chatmd does not implement (`fs/*`, `terminal/*`,
+//! `fs/read_text_file` and `fs/write_text_file` become an [`AgentEvent::File`] answered
+//! by a [`SessionCommand::File`] (`fs.rs`).
+//! Requests of the agent's that chatmd does not implement (`terminal/*`,
 //! `elicitation/create`, anything unknown) are answered "method not found";
 //! unknown notifications and lines that are not JSON-RPC are ignored (agents may print
 //! noise on stdout). The protocol crate gives the message types only: the runner owns
@@ -27,6 +29,7 @@ mod commands;
 mod context;
 mod costs;
 mod ending;
+mod fs;
 mod offered;
 mod permission;
 mod plan;
@@ -123,6 +126,7 @@ pub struct AcpSession {
     /// Our steering request waiting for its answer.
     steer_request: Option<i64>,
     permissions: Permissions,
+    files: fs::FileRequests,
     stream: Stream,
     login: Login,
     /// The agent's name in messages, and the last stray stdout line.
@@ -154,6 +158,7 @@ impl AcpSession {
             saves_on_exit: false,
             steer_request: None,
             permissions: Permissions::default(),
+            files: fs::FileRequests::default(),
             stream,
             login,
             turn: Turn::new(agent),
@@ -277,6 +282,9 @@ impl AcpSession {
     }
 
     fn request(&mut self, id: RequestId, method: &str, params: Value, out: &mut Outbox) {
+        if method.starts_with("fs/") {
+            return self.file_request(id, method, &params, out);
+        }
         if method != "session/request_permission" {
             tracing::debug!("ACP request not implemented: {method}");
             out.write(rpc::error(&id, Error::method_not_found()));
@@ -349,6 +357,7 @@ impl Session for AcpSession {
                     None => false,
                 }
             }
+            SessionCommand::File { request, outcome } => self.file_answered(&request, outcome, out),
             SessionCommand::Cancel => {
                 // Before the prompt there is nothing to cancel the agent's way: the
                 // runner stops the process.

@@ -249,12 +249,13 @@ impl AcpSession {
     }
 }
 
-/// The `initialize` params: protocol 1, the client's name and version, and nothing it
-/// does not implement (no `fs`, no `terminal`).
+/// The `initialize` params: protocol 1, the client's name and version, `fs` reads and
+/// writes (`fs.rs`), and nothing it does not implement (no `terminal`).
 pub(super) fn initialize() -> Value {
-    let capabilities = ClientCapabilities::new()
-        .fs(FileSystemCapabilities::new())
-        .terminal(false);
+    let files = FileSystemCapabilities::new()
+        .read_text_file(true)
+        .write_text_file(true);
+    let capabilities = ClientCapabilities::new().fs(files).terminal(false);
     let request = InitializeRequest::new(ProtocolVersion::V1)
         .client_capabilities(capabilities)
         .client_info(Implementation::new("chatmd", env!("CARGO_PKG_VERSION")));

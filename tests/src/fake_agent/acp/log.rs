@@ -31,6 +31,24 @@ pub fn answers_received(log: &Path) -> Vec<Value> {
         .collect()
 }
 
+/// The client's answers to the fake's requests other than permission requests (`fs/*`):
+/// each response's `result`, or its `error`, in order.
+pub fn other_answers_received(log: &Path) -> Vec<Value> {
+    messages(log)
+        .into_iter()
+        .filter(|m| m.get("method").is_none() && m.get("id").is_some())
+        .filter(|m| m.get("result").is_none_or(|r| r.get("outcome").is_none()))
+        .map(|mut m| match m.get("error") {
+            Some(_) => json_error(m["error"].take()),
+            None => m["result"].take(),
+        })
+        .collect()
+}
+
+fn json_error(error: Value) -> Value {
+    serde_json::json!({ "error": error })
+}
+
 /// The client's requests and notifications (`method`, `params`), in order, across the
 /// fake's runs: what a test asserts of the settings and roots a session got.
 pub fn requests_received(log: &Path) -> Vec<(String, Value)> {

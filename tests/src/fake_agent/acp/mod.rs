@@ -27,6 +27,7 @@
 //! | `MOCK-MODE=toolwrite2` | two such commands, two permission requests (`WRITE=<a> WRITE=<b>`, default `tool-wrote.txt`, `tool-wrote-2.txt`) |
 //! | `MOCK-MODE=exitplan` | claude only: a plan approval (ExitPlanMode: `switch_mode`, title "Ready to code?", `rawInput.plan`; 0.101's shape with `FAKE_ACP_CLAUDE_VERSION`); an approval switches the session's mode |
 //! | `MOCK-MODE=crash` | two chunks, a stderr line, exit 1 |
+//! | `MOCK-MODE=writefile` | an edit through the client, as claude-agent-acp 0.101 makes one when the client offers `fs`: `fs/read_text_file` of `WRITE=<path>` (relative to the session's folder, `/` allowed; default `notes.txt`), then `fs/write_text_file` of its text with the first line upper-cased (`created by the fake agent` when the read failed); `WRITE-ABS=<path>` names an absolute path instead. The answer quotes `wrote <path>` or the client's error |
 //! | `MOCK-MODE=readfile` | an `fs/read_text_file` request for `READ=<name>` (default `notes.txt`); the answer quotes the client's error |
 //! | `MOCK-MODE=noauth` | claude: `session/prompt` fails `-32000 "Authentication required"` |
 //! | `MOCK-MODE=render` | two thought chunks (one with a `## @me` line), a plan and two updates of it, an edit of `EDIT=<name>` (default `notes.txt`) as a tool call with its diff and location, usage, then the answer; each step `FAKE_AGENT_DELAY_MS` apart when set (`render.rs`) |
@@ -87,6 +88,7 @@
 //! `CODEX_HOME` names a missing folder. The process exits 0 when stdin closes.
 
 mod answer;
+mod files;
 mod flavor;
 mod fork;
 mod ids;
@@ -106,7 +108,7 @@ mod turn;
 mod usage;
 mod wire;
 
-pub use log::{answers_received, methods_received, requests_received};
+pub use log::{answers_received, methods_received, other_answers_received, requests_received};
 
 use std::path::Path;
 

@@ -21,6 +21,8 @@ pub enum Mode {
     Tool(usize),
     /// Thoughts, a plan and its updates, an edit with its diff (`render.rs`).
     Render,
+    /// `writefile`: an edit through the client's `fs/*` (`files.rs`).
+    WriteFile,
     /// `exitplan`: a plan approval (claude's ExitPlanMode, `plan_approval.rs`).
     ExitPlan,
 }
@@ -34,6 +36,7 @@ pub fn mode_of(message: &str) -> Mode {
         "slow" => Mode::Slow,
         "crash" => Mode::Crash,
         "readfile" => Mode::ReadFile,
+        "writefile" => Mode::WriteFile,
         "noauth" => Mode::NoAuth,
         "toolwrite" => Mode::Tool(1),
         "toolwrite2" => Mode::Tool(2),

@@ -46,6 +46,8 @@ pub struct Agent {
     pub pending: BTreeMap<u64, Pending>,
     /// The client advertised `fs.readTextFile`.
     pub client_reads_files: bool,
+    /// The client advertised `fs.writeTextFile`.
+    pub client_writes_files: bool,
     /// `FAKE_ACP_NO_AUTH`: no credentials.
     pub no_auth: bool,
     initialized: bool,
@@ -63,6 +65,7 @@ impl Agent {
             sessions: HashMap::new(),
             pending: BTreeMap::new(),
             client_reads_files: false,
+            client_writes_files: false,
             no_auth: std::env::var("FAKE_ACP_NO_AUTH").is_ok_and(|v| !v.is_empty() && v != "0"),
             initialized: false,
             next_request: 0,
@@ -189,6 +192,7 @@ impl Agent {
             );
         }
         self.client_reads_files = params["clientCapabilities"]["fs"]["readTextFile"] == true;
+        self.client_writes_files = params["clientCapabilities"]["fs"]["writeTextFile"] == true;
         let mut result = flavor::initialize(self.flavor);
         if let (Cli::Claude, Some(version)) = (self.flavor, &self.knobs.version) {
             let mut info = result.at("agentInfo");

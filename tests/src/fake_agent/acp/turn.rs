@@ -137,6 +137,10 @@ impl Turn<'_> {
                 let read = self.read_file()?;
                 self.answer(0, Some(read))?;
             }
+            Mode::WriteFile => {
+                let wrote = super::files::write_file(self)?;
+                self.answer(0, Some(wrote))?;
+            }
             Mode::Tool(count) => return tools::run(self, count),
             Mode::Render => return super::render::run(self),
             Mode::ExitPlan => return super::plan_approval::run(self),
