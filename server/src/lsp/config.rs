@@ -16,6 +16,9 @@ pub struct Settings {
     /// dialog (`window/showMessageRequest`), beside the block in the file. Off unless
     /// the plugin asks: some editors answer that request with a prompt that blocks.
     pub permission_dialog: bool,
+    /// `warmIdleSeconds` (how long an ACP member's agent waits for its next turn; 0
+    /// keeps none) and `warmMembers` (how many are kept per workspace): `turns/warm`.
+    pub warm: crate::turns::warm::WarmSettings,
 }
 
 impl Settings {
@@ -37,6 +40,23 @@ impl Settings {
             match value.as_bool() {
                 Some(on) => settings.permission_dialog = on,
                 None => tracing::warn!(%value, "permissionDialog is not true or false; ignored"),
+            }
+        }
+        if let Some(value) = options.get("warmIdleSeconds") {
+            match value.as_f64().filter(|s| s.is_finite() && *s >= 0.0) {
+                Some(seconds) => {
+                    let idle = std::time::Duration::try_from_secs_f64(seconds);
+                    settings.warm.idle = idle.unwrap_or(std::time::Duration::MAX);
+                }
+                None => {
+                    tracing::warn!(%value, "warmIdleSeconds is not a number of seconds; ignored")
+                }
+            }
+        }
+        if let Some(value) = options.get("warmMembers") {
+            match value.as_u64().and_then(|n| usize::try_from(n).ok()) {
+                Some(cap) => settings.warm.cap = cap,
+                None => tracing::warn!(%value, "warmMembers is not a whole number; ignored"),
             }
         }
         settings

@@ -38,3 +38,4 @@ mod routing;
 mod steering;
 mod trust;
 mod typing_model;
+mod warm;

@@ -35,6 +35,7 @@ mod settings;
 mod setup;
 mod steering;
 mod updates;
+mod warm;
 
 pub use context::PromptAttachment;
 pub use ending::Login;
@@ -124,6 +125,8 @@ pub struct AcpSession {
     login: Login,
     /// The agent's name in messages, and the last stray stdout line.
     turn: Turn,
+    /// The process stays open after an answered prompt, for the next turn (`warm.rs`).
+    stays_open: bool,
 }
 
 impl AcpSession {
@@ -153,6 +156,7 @@ impl AcpSession {
             stream,
             login,
             turn: Turn::new(agent),
+            stays_open: false,
         }
     }
 
@@ -208,8 +212,10 @@ impl AcpSession {
     fn end(&mut self, event: AgentEvent, out: &mut Outbox) {
         self.waiting = Waiting::Nothing;
         self.turn.finished = true;
+        // A warm process waits for its next prompt; the runner closes stdin when it
+        // does not keep the process after all.
+        out.close_input = !(self.stays_open && matches!(event, AgentEvent::Done { .. }));
         out.push(event);
-        out.close_input = true;
     }
 
     fn response(&mut self, id: &RequestId, outcome: Result<Value, AgentError>, out: &mut Outbox) {
@@ -371,6 +377,14 @@ impl Session for AcpSession {
         // which held the turn's status at `streaming` for 2 s more than the answer
         // (measured against the real adapters, docs/real-cli-measurements.md).
         Some(ACP_LINGER)
+    }
+
+    fn live_session(&self) -> Option<&str> {
+        self.session.as_deref()
+    }
+
+    fn again(&mut self, invocation: &Invocation, out: &mut Outbox) -> bool {
+        self.prompt_again(invocation, out)
     }
 
     fn finish(&mut self, exit: &ExitInfo, out: &mut Outbox) {

@@ -213,7 +213,7 @@ impl AcpSession {
 
     /// Everything is set: the session and what is in force go in the status, and the
     /// prompt goes.
-    fn ready(&mut self, session: String, out: &mut Outbox) {
+    pub(super) fn ready(&mut self, session: String, out: &mut Outbox) {
         if self.settings_changed {
             self.tell_options(out);
         }
