@@ -125,8 +125,8 @@ pub struct AcpSession {
     login: Login,
     /// The agent's name in messages, and the last stray stdout line.
     turn: Turn,
-    /// The process stays open after an answered prompt, for the next turn (`warm.rs`).
-    stays_open: bool,
+    /// Whether the process stays open for the member's next turn (`warm.rs`).
+    warm: warm::Keeping,
 }
 
 impl AcpSession {
@@ -156,7 +156,7 @@ impl AcpSession {
             stream,
             login,
             turn: Turn::new(agent),
-            stays_open: false,
+            warm: warm::Keeping::default(),
         }
     }
 
@@ -212,9 +212,7 @@ impl AcpSession {
     fn end(&mut self, event: AgentEvent, out: &mut Outbox) {
         self.waiting = Waiting::Nothing;
         self.turn.finished = true;
-        // A warm process waits for its next prompt; the runner closes stdin when it
-        // does not keep the process after all.
-        out.close_input = !(self.stays_open && matches!(event, AgentEvent::Done { .. }));
+        out.close_input = self.warm.closes_after(&event);
         out.push(event);
     }
 
@@ -380,7 +378,7 @@ impl Session for AcpSession {
     }
 
     fn live_session(&self) -> Option<&str> {
-        self.session.as_deref()
+        self.session.as_deref().filter(|_| self.warm.resumable)
     }
 
     fn again(&mut self, invocation: &Invocation, out: &mut Outbox) -> bool {

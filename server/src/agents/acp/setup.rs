@@ -50,7 +50,8 @@ impl AcpSession {
             }
             _ => Vec::new(),
         };
-        if self.setup.keeps_sessions && !capability("resume") {
+        self.warm.resumable = capability("resume");
+        if self.setup.keeps_sessions && !self.warm.resumable {
             // No turn of this agent will continue this session: it has nothing the
             // file could contradict later.
             out.push(AgentEvent::SessionNotResumable);

@@ -7,13 +7,32 @@ use super::updates::Stream;
 use super::{AcpSession, Waiting};
 use crate::agents::reader::Turn;
 use crate::agents::session::Outbox;
-use crate::agents::{Invocation, Stdin};
+use crate::agents::{AgentEvent, Invocation, Stdin};
+
+/// Whether a turn's process stays open for the member's next turn.
+#[derive(Debug, Default)]
+pub(super) struct Keeping {
+    /// The runner may keep the process: stdin stays open after an answered prompt
+    /// (every ACP agent exits when it closes).
+    stays_open: bool,
+    /// The agent offers `session/resume`: a later turn may continue this session (a
+    /// session none continues, gemini's, is no use kept open).
+    pub(super) resumable: bool,
+}
+
+impl Keeping {
+    /// Whether stdin closes with the turn's end `event`: always, but after an answered
+    /// prompt of a process that may be kept (the runner closes it when it is not).
+    pub(super) fn closes_after(&self, event: &AgentEvent) -> bool {
+        !(self.stays_open && matches!(event, AgentEvent::Done { .. }))
+    }
+}
 
 impl AcpSession {
     /// The process is kept for the member's next turn when the prompt is answered:
     /// stdin stays open (every ACP agent exits when it closes).
     pub fn staying_open(mut self) -> AcpSession {
-        self.stays_open = true;
+        self.warm.stays_open = true;
         self
     }
 
