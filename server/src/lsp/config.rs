@@ -73,6 +73,23 @@ mod tests {
     }
 
     #[test]
+    fn warm_sessions_have_an_idle_time_and_a_cap() {
+        use std::time::Duration;
+        let warm = |o: Value| Settings::from_initialization_options(Some(&o)).warm;
+        let default = crate::turns::warm::WarmSettings::default();
+        assert_eq!(warm(json!({})), default);
+        assert_eq!(default.idle, Duration::from_secs(300));
+        assert_eq!(default.cap, 8);
+        let set = warm(json!({"warmIdleSeconds": 0.25, "warmMembers": 2}));
+        assert_eq!((set.idle, set.cap), (Duration::from_millis(250), 2));
+        assert_eq!(warm(json!({"warmIdleSeconds": 0})).idle, Duration::ZERO);
+        // A wrong type or a negative time is left out.
+        let wrong = warm(json!({"warmIdleSeconds": "5", "warmMembers": -1}));
+        assert_eq!(wrong, default);
+        assert_eq!(warm(json!({"warmIdleSeconds": -3})), default);
+    }
+
+    #[test]
     fn agent_path_is_a_path_list() {
         let set = json!({"agentPath": "/opt/agents/bin:/usr/local/bin", "other": 1});
         assert_eq!(

@@ -13,9 +13,10 @@
 //!
 //! Bounded: a kept process ends after an idle time (`warmIdleSeconds`, default 5
 //! minutes), when its agent exits by itself, when the member's turn is cancelled or
-//! fails (the runner keeps only answered turns), when the workspace is closed or the
-//! server shuts down, and when a workspace would hold more than the cap
-//! (`warmMembers`, default 8): the least recently used ends first. A process is in the
+//! fails (the runner keeps only answered turns), when the server ends (its workspace
+//! closes with it: one server per editor window) or the `chatmd send` run does, and
+//! when a workspace would hold more than the cap (`warmMembers`, default 8): the least
+//! recently used ends first. A process is in the
 //! pool as a task that owns it; dropping the task's request channel ends it.
 
 use std::path::PathBuf;
@@ -149,18 +150,6 @@ impl WarmPool {
         !self.lock().settings.idle.is_zero()
     }
 
-    /// How many processes are kept now (whose agents still run).
-    pub fn len(&self) -> usize {
-        let mut inner = self.lock();
-        inner.entries.retain(|e| !e.task.is_finished());
-        inner.entries.len()
-    }
-
-    /// Whether no process is kept.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
     /// The kept process of `turn`'s member, when it holds the session the turn
     /// continues and was started the same way. Any other kept process of the member
     /// ends (cleanly, before this returns): the turn starts cold.
@@ -234,19 +223,6 @@ impl WarmPool {
             task,
         });
         drop(inner);
-        drop(ended);
-    }
-
-    /// Ends the kept processes of the chats in `workspace` (it was closed).
-    pub fn end_workspace(&self, workspace: &std::path::Path) {
-        let ended: Vec<Entry> = {
-            let mut inner = self.lock();
-            let (gone, stay) = std::mem::take(&mut inner.entries)
-                .into_iter()
-                .partition(|e| e.key.workspace.starts_with(workspace));
-            inner.entries = stay;
-            gone
-        };
         drop(ended);
     }
 

@@ -22,7 +22,7 @@ pub(in crate::turns) fn warm_turn(
     (invocation, held): (&Invocation, Option<&str>),
     last: Option<&LastSession>,
 ) -> Option<WarmTurn> {
-    let pool = ctx.warm.as_ref()?;
+    let pool = ctx.warm.as_ref().filter(|pool| pool.keeps())?;
     if !matches!(entry.adapter, Adapter::Acp(_)) || !crate::turns::resume::resumes(member, entry) {
         return None;
     }
