@@ -253,17 +253,15 @@ async fn hold(mut kept: Kept, mut asked: mpsc::Receiver<oneshot::Sender<Kept>>, 
     let idle_over = tokio::time::sleep(idle);
     tokio::pin!(idle_over);
     tokio::select! {
+        // An agent seen to have exited is never handed to a turn.
         biased;
-        ask = asked.recv() => match ask {
-            Some(reply) => {
-                if let Err(kept) = reply.send(kept) {
-                    kept.end().await;
-                }
-                return;
-            }
-            None => {}
-        },
         () = kept.watch() => tracing::debug!("a warm agent exited while idle"),
+        ask = asked.recv() => if let Some(reply) = ask {
+            if let Err(kept) = reply.send(kept) {
+                kept.end().await;
+            }
+            return;
+        },
         () = &mut idle_over => tracing::debug!("a warm agent was idle too long"),
     }
     kept.end().await;
