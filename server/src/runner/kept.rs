@@ -154,12 +154,25 @@ impl Kept {
 /// session. Ends like [`run_session_keeping`](super::run_session_keeping): with
 /// `keep`, the process is handed back when the turn is answered.
 pub async fn run_kept(
-    kept: Kept,
+    mut kept: Kept,
     invocation: &Invocation,
     caller: Caller<'_>,
     keep: bool,
 ) -> (RunOutcome, Option<Kept>) {
     let started = Instant::now();
+    let mut outbox = Outbox::default();
+    if !kept.session.again(invocation, &mut outbox) {
+        // Not reached: only an answered turn's session is kept. Were it to be, the turn
+        // fails at once rather than waiting on an agent that was never asked.
+        let message = format!("`{}` took no next prompt on its live session", kept.program);
+        kept.end().await;
+        let outcome = RunOutcome {
+            ended: Ended::Failed(message),
+            exit: None,
+            stats: super::Stats::default(),
+        };
+        return (outcome, None);
+    }
     let now = Instant::now();
     let mut turn = Turn {
         program: kept.program,
@@ -169,7 +182,7 @@ pub async fn run_kept(
         stdout_open: kept.exited.is_none(),
         leader: kept.exited,
         session: kept.session,
-        outbox: Outbox::default(),
+        outbox,
         input: kept.input,
         events: caller.events,
         commands: Some(caller.commands),
@@ -185,8 +198,5 @@ pub async fn run_kept(
         secrets: kept.secrets,
         recorder: kept.recorder,
     };
-    if !turn.session.again(invocation, &mut turn.outbox) {
-        tracing::debug!(program = %turn.program, "the kept session takes no next prompt");
-    }
     turn.run(started, keep).await
 }

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use chatmd_tests::fake_agent::acp::{methods_received, started_pids};
 use chatmd_tests::sim_editor::{At, SimEditor};
 use pretty_assertions::assert_eq;
-use serde_json::{Value, json};
+use serde_json::json;
 
 use crate::setup::{Setup, finished, redact, send, turns_ended};
 
@@ -297,6 +297,16 @@ async fn over_the_cap_the_least_recently_used_ends() {
 
 #[tokio::test]
 async fn sigterm_of_the_server_leaves_no_kept_agent() {
+    server_killed_with(nix::sys::signal::Signal::SIGTERM).await;
+}
+
+#[tokio::test]
+async fn sigkill_of_the_server_leaves_no_kept_agent() {
+    // No clean end: the agent guard ends the kept agent's group when chatmd is gone.
+    server_killed_with(nix::sys::signal::Signal::SIGKILL).await;
+}
+
+async fn server_killed_with(signal: nix::sys::signal::Signal) {
     let s = writer();
     let (mut editor, server) = s.warm_editor(json!({}), true).await;
     let chat = "## @me\n@writer first\n";
@@ -307,12 +317,8 @@ async fn sigterm_of_the_server_leaves_no_kept_agent() {
     let first = pids(&s)[0];
     assert!(running(first), "kept warm");
     let server = server.expect("a server process");
-    nix::sys::signal::kill(
-        nix::unistd::Pid::from_raw(server as i32),
-        nix::sys::signal::Signal::SIGTERM,
-    )
-    .expect("SIGTERM the server");
-    ended(first, "after SIGTERM of the server").await;
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(server as i32), signal)
+        .expect("signal the server");
+    ended(first, &format!("after {signal} of the server")).await;
     ended(server, "the server exits").await;
-    let _: Option<Value> = None;
 }
