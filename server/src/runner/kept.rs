@@ -174,7 +174,7 @@ pub async fn run_kept(
         return (outcome, None);
     }
     let now = Instant::now();
-    let mut turn = Turn {
+    let turn = Turn {
         program: kept.program,
         child: kept.child,
         group: kept.group,
