@@ -97,8 +97,8 @@ fn a_tool_call_allowed_once_creates_the_file() {
         assert_eq!(answer["result"]["outcome"]["optionId"], option);
         assert_eq!(
             received.lines().count(),
-            4,
-            "{flavor}: initialize, new, prompt, answer"
+            5,
+            "{flavor}: started, initialize, new, prompt, answer"
         );
     }
 }

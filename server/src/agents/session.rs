@@ -50,6 +50,20 @@ pub trait Session: Send {
     fn linger(&self) -> Option<std::time::Duration> {
         None
     }
+
+    /// The session this process holds open, when its protocol keeps one across
+    /// prompts (ACP): the warm pool (`turns/warm`) keeps such a process between turns
+    /// and matches it by this id.
+    fn live_session(&self) -> Option<&str> {
+        None
+    }
+
+    /// A next turn on the same live process: `invocation` is the turn as planned (its
+    /// prompt and attachments). Returns false when the session cannot take another
+    /// prompt (the headless CLIs: their process ends with the turn).
+    fn again(&mut self, _invocation: &super::Invocation, _out: &mut Outbox) -> bool {
+        false
+    }
 }
 
 /// What a session hands the runner after each call. The runner empties it each time.

@@ -30,6 +30,7 @@ use crate::turns::engine;
 use crate::turns::file_port::{FilePort, kind};
 use crate::turns::lock::{self, ChatLock, LockError};
 use crate::turns::owner::{Owner, runs_elsewhere};
+use crate::turns::warm::{WarmPool, WarmSettings};
 use crate::turns::{Context, Edited, EditorPort, Level, PortError, TurnError};
 
 #[derive(Debug, Args)]
@@ -134,6 +135,9 @@ pub fn run(args: &SendArgs) -> ExitCode {
         targets: (!args.to.is_empty()).then(|| args.to.clone()),
         agent_path: None,
         user_config: crate::team::UserConfig::from_env(),
+        // Members stay warm across the rounds of this run (chains, councils) and end
+        // with it.
+        warm: Some(Arc::new(WarmPool::new(WarmSettings::default()))),
     };
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -173,7 +177,7 @@ pub fn run(args: &SendArgs) -> ExitCode {
             }
             Ok(settled.forked)
         };
-        match ready.await {
+        let sent = match ready.await {
             Ok(Some(fork)) => {
                 say!(
                     "chatmd send: nothing was sent here: the chat up to the changed message is now {}; send there to go on, each member in a new session",
@@ -192,7 +196,11 @@ pub fn run(args: &SendArgs) -> ExitCode {
                 Ok(Sent::Busy)
             }
             Err(error) => Err(error),
+        };
+        if let Some(warm) = &ctx.warm {
+            warm.shutdown().await;
         }
+        sent
     });
     if port.teed() {
         // The streamed answers end where the agents stopped: finish their last line.

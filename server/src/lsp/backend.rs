@@ -118,6 +118,7 @@ impl LanguageServer for Backend {
             );
             state.agent_path = settings.agent_path;
             state.permission_dialog = settings.permission_dialog;
+            state.warm.configure(settings.warm);
             // Notifications after this one are handled (tower-lsp-server holds them
             // until `initialize` is answered): large syncs may be staged for them.
             state.bypass.staged.serving(true);
@@ -153,6 +154,9 @@ impl LanguageServer for Backend {
         // tower-lsp-server drops notifications from now on: staged syncs would wait
         // for good, and the guard with them, before it reads `exit`.
         lock(&self.state).bypass.staged.serving(false);
+        // The kept agents end now, cleanly, rather than killed with the process.
+        let warm = lock(&self.state).warm.clone();
+        warm.shutdown().await;
         Ok(())
     }
 

@@ -107,12 +107,13 @@ async fn start(
             path.display()
         )));
     }
-    let (root, agent_path, user_config) = {
+    let (root, agent_path, user_config, warm) = {
         let s = lock(state);
         (
             s.root_for(&path),
             s.agent_path.clone(),
             s.user_config.clone(),
+            s.warm.clone(),
         )
     };
     let ctx = Context {
@@ -123,6 +124,7 @@ async fn start(
         targets,
         agent_path,
         user_config,
+        warm: Some(warm),
     };
     let (started_tx, started_rx) = tokio::sync::oneshot::channel();
     let outbox = progress::start(client.clone(), state.clone());

@@ -16,6 +16,9 @@ pub struct Settings {
     /// dialog (`window/showMessageRequest`), beside the block in the file. Off unless
     /// the plugin asks: some editors answer that request with a prompt that blocks.
     pub permission_dialog: bool,
+    /// `warmIdleSeconds` (how long an ACP member's agent waits for its next turn; 0
+    /// keeps none) and `warmMembers` (how many are kept per workspace): `turns/warm`.
+    pub warm: crate::turns::warm::WarmSettings,
 }
 
 impl Settings {
@@ -39,6 +42,23 @@ impl Settings {
                 None => tracing::warn!(%value, "permissionDialog is not true or false; ignored"),
             }
         }
+        if let Some(value) = options.get("warmIdleSeconds") {
+            match value.as_f64().filter(|s| s.is_finite() && *s >= 0.0) {
+                Some(seconds) => {
+                    let idle = std::time::Duration::try_from_secs_f64(seconds);
+                    settings.warm.idle = idle.unwrap_or(std::time::Duration::MAX);
+                }
+                None => {
+                    tracing::warn!(%value, "warmIdleSeconds is not a number of seconds; ignored")
+                }
+            }
+        }
+        if let Some(value) = options.get("warmMembers") {
+            match value.as_u64().and_then(|n| usize::try_from(n).ok()) {
+                Some(cap) => settings.warm.cap = cap,
+                None => tracing::warn!(%value, "warmMembers is not a whole number; ignored"),
+            }
+        }
         settings
     }
 }
@@ -50,6 +70,23 @@ mod tests {
 
     fn agent_path(options: Option<Value>) -> Option<OsString> {
         Settings::from_initialization_options(options.as_ref()).agent_path
+    }
+
+    #[test]
+    fn warm_sessions_have_an_idle_time_and_a_cap() {
+        use std::time::Duration;
+        let warm = |o: Value| Settings::from_initialization_options(Some(&o)).warm;
+        let default = crate::turns::warm::WarmSettings::default();
+        assert_eq!(warm(json!({})), default);
+        assert_eq!(default.idle, Duration::from_secs(300));
+        assert_eq!(default.cap, 8);
+        let set = warm(json!({"warmIdleSeconds": 0.25, "warmMembers": 2}));
+        assert_eq!((set.idle, set.cap), (Duration::from_millis(250), 2));
+        assert_eq!(warm(json!({"warmIdleSeconds": 0})).idle, Duration::ZERO);
+        // A wrong type or a negative time is left out.
+        let wrong = warm(json!({"warmIdleSeconds": "5", "warmMembers": -1}));
+        assert_eq!(wrong, default);
+        assert_eq!(warm(json!({"warmIdleSeconds": -3})), default);
     }
 
     #[test]

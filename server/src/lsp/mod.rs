@@ -181,15 +181,21 @@ pub fn run_stdio() -> anyhow::Result<Stopped> {
                     "the turns did not finish within {SIGNAL_WAIT:?}; exiting anyway (their agents are killed)"
                 );
             }
+            let warm = lock(&state).warm.clone();
+            warm.shutdown().await;
             signal
         };
         let (input, output) = pipes::stdio();
-        anyhow::Ok(tokio::select! {
+        let stopped = tokio::select! {
             after_shutdown = serve_state(input, output, state.clone()) => {
                 Stopped::Exit { after_shutdown }
             }
             signal = stop => Stopped::Signal(signal),
-        })
+        };
+        // An `exit` without `shutdown`, or the input closed: the kept agents end too.
+        let warm = lock(&state).warm.clone();
+        warm.shutdown().await;
+        anyhow::Ok(stopped)
     })?;
     // Reading stdin blocks a thread that only the client's end of the pipe would free;
     // dropping the tasks kills any agent still running (and its process group).

@@ -155,6 +155,8 @@ pub struct State {
     pub told: super::told::Told,
     /// The turns running now.
     pub running: crate::turns::running::Running,
+    /// ACP members' processes kept between their turns.
+    pub warm: Arc<crate::turns::warm::WarmPool>,
     /// The tasks that run turns into documents, so an ending server can wait for them
     /// to write how their turns ended.
     pub runs: tokio_util::task::TaskTracker,

@@ -8,6 +8,7 @@ mod error;
 mod group;
 mod guard;
 mod input;
+mod kept;
 pub mod lines;
 mod record;
 mod redact;
@@ -29,7 +30,8 @@ use crate::document::units;
 
 pub use error::RunError;
 pub use guard::{GUARD_ARG, guard_agents_with, run_if_guard};
-pub use turn::{Caller, run_session};
+pub use kept::{Kept, run_kept};
+pub use turn::{Caller, run_session, run_session_keeping};
 
 /// How a turn ended and what it cost.
 #[derive(Debug)]

@@ -116,6 +116,20 @@ pub async fn run_session(
     caller: Caller<'_>,
     settings: Settings,
 ) -> RunOutcome {
+    run_session_keeping(invocation, session, caller, settings, false)
+        .await
+        .0
+}
+
+/// [`run_session`], and with `keep`, the process still running after an answered
+/// turn (see [`Kept`](super::Kept)): its session keeps a live connection open.
+pub async fn run_session_keeping(
+    invocation: Invocation,
+    session: Box<dyn Session>,
+    caller: Caller<'_>,
+    settings: Settings,
+    keep: bool,
+) -> (RunOutcome, Option<super::Kept>) {
     let started = Instant::now();
     let not_started = |ended| RunOutcome {
         ended,
@@ -126,7 +140,7 @@ pub async fn run_session(
         },
     };
     if caller.cancel.is_cancelled() {
-        return not_started(Ended::Cancelled);
+        return (not_started(Ended::Cancelled), None);
     }
     let spawned = super::resolve::prepare(&invocation).and_then(|path| {
         group::spawn(&path, &invocation).map_err(|source| RunError::Spawn {
@@ -142,7 +156,7 @@ pub async fn run_session(
         stderr,
     } = match spawned {
         Ok(spawned) => spawned,
-        Err(error) => return not_started(Ended::SpawnFailed(error)),
+        Err(error) => return (not_started(Ended::SpawnFailed(error)), None),
     };
     tracing::debug!(program = %invocation.program, "agent process started");
     let prompt = match invocation.stdin {
@@ -181,7 +195,7 @@ pub async fn run_session(
         turn.recorder = super::record::Recorder::from_env(&turn.program);
     }
     turn.session.start(prompt, &mut turn.outbox);
-    turn.run(started).await
+    turn.run(started, keep).await
 }
 
 /// `at + limit`, or a century later when that is past what a clock can tell: a limit
@@ -192,8 +206,15 @@ pub(super) fn after(at: Instant, limit: Duration) -> Instant {
 }
 
 impl Turn<'_> {
-    async fn run(mut self, started: Instant) -> RunOutcome {
+    pub(super) async fn run(
+        mut self,
+        started: Instant,
+        keep: bool,
+    ) -> (RunOutcome, Option<super::Kept>) {
         let stop = self.stream().await;
+        if keep && self.keepable(&stop) {
+            return self.kept(started);
+        }
         let ended = self.settle(stop).await;
         let _ = tokio::time::timeout(AFTER_KILL, &mut self.stderr_task).await;
         self.stderr_task.abort();
@@ -224,19 +245,27 @@ impl Turn<'_> {
             tracing::warn!(program = %self.program, "a process of the agent survived SIGKILL");
         }
         self.input.abort();
-        let read = self.stdout.stats();
-        RunOutcome {
+        let mut stats = self.stats(started);
+        stats.stderr_bytes = stderr_bytes;
+        let outcome = RunOutcome {
             ended,
             exit: Some(exit),
-            stats: Stats {
-                stdout_bytes: read.bytes,
-                lines: read.lines,
-                skipped_long_lines: read.skipped,
-                longest_line: read.longest,
-                peak_line_buffer: read.peak_line_buffer,
-                stderr_bytes,
-                elapsed: started.elapsed(),
-            },
+            stats,
+        };
+        (outcome, None)
+    }
+
+    /// What went through the process so far (its stderr counted by the caller).
+    pub(super) fn stats(&self, started: Instant) -> Stats {
+        let read = self.stdout.stats();
+        Stats {
+            stdout_bytes: read.bytes,
+            lines: read.lines,
+            skipped_long_lines: read.skipped,
+            longest_line: read.longest,
+            peak_line_buffer: read.peak_line_buffer,
+            stderr_bytes: 0,
+            elapsed: started.elapsed(),
         }
     }
 

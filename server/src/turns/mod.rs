@@ -38,6 +38,7 @@ mod steer;
 mod testing;
 #[cfg(test)]
 mod tests;
+pub mod warm;
 
 pub use asks::{AnswerError, Answers, Asked, PermissionAnswer};
 pub use error::{PortError, TurnError};

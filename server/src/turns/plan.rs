@@ -35,6 +35,9 @@ pub struct Context {
     pub agent_path: Option<std::ffi::OsString>,
     /// The user's own config folder: what they trust in workspaces.
     pub user_config: team::UserConfig,
+    /// Where ACP members' processes are kept between turns (`turns/warm`); `None`:
+    /// every turn starts its agent.
+    pub warm: Option<Arc<super::warm::WarmPool>>,
 }
 
 /// A member's turn, ready to run.
@@ -59,6 +62,8 @@ pub(super) struct Planned {
     pub council: Option<council::Mark>,
     /// What the user is told before the turn starts (a session id that was not passed).
     pub notice: Option<String>,
+    /// The turn as the warm pool sees it: an ACP member that keeps its sessions.
+    pub warm: Option<super::warm::WarmTurn>,
 }
 
 /// The command line of one member's turn, or why it cannot start; for a member that
@@ -214,6 +219,14 @@ pub(super) fn plan(
         ),
         None => (command(None, None)?, None),
     };
+    let warm = super::warm::plan::warm_turn(
+        ctx,
+        (text, chat),
+        member,
+        entry,
+        (&invocation, held.as_deref()),
+        last.as_ref().filter(|_| !fork),
+    );
     let (fallback, fallback_seen) = fallback.unzip();
     let fallback_seen = fallback_seen.map(|(seen, _)| seen);
     let session_report = last.as_ref().map_or_else(SessionReport::default, |last| {
@@ -245,6 +258,7 @@ pub(super) fn plan(
             },
         }),
         notice,
+        warm,
     })
 }
 

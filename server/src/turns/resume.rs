@@ -150,9 +150,7 @@ pub(super) struct Resuming {
 /// session leaves nothing behind but the [`AgentEvent::SessionNotFound`] that marks
 /// the status.
 pub(super) async fn run(
-    invocation: Invocation,
-    fallback: Option<Invocation>,
-    session: Option<Resuming>,
+    (invocation, fallback, session): (Invocation, Option<Invocation>, Option<Resuming>),
     entry: &AgentEntry,
     events: Sender<AgentEvent>,
     commands: &mut Receiver<SessionCommand>,

@@ -151,6 +151,7 @@ pub(super) async fn run_round<P: EditorPort>(
             fallback,
             session,
             entry,
+            warm,
             ..
         } = p.planned;
         let model = configured_model(&entry, &invocation);
@@ -164,15 +165,18 @@ pub(super) async fn run_round<P: EditorPort>(
         live[i].cancel = Some(cancel.clone());
         tokio::spawn(async move {
             let (events_tx, mut events_rx) = mpsc::channel(256);
-            let turn = super::resume::run(
-                invocation,
-                fallback,
-                session,
-                &entry,
-                events_tx,
-                &mut commands,
-                cancel,
-            );
+            let turn = async {
+                match warm {
+                    Some(warm) => {
+                        let planned = (invocation, fallback, session);
+                        super::warm::run_turn(warm, planned, events_tx, &mut commands, cancel).await
+                    }
+                    None => {
+                        let turn = (invocation, fallback, session);
+                        super::resume::run(turn, &entry, events_tx, &mut commands, cancel).await
+                    }
+                }
+            };
             let forward = async {
                 while let Some(event) = events_rx.recv().await {
                     if tx.send(Msg::Event(i, event)).await.is_err() {

@@ -13,6 +13,7 @@ mod stdio;
 mod turns;
 mod typing;
 mod vscode;
+mod warm;
 
 use report::Report;
 
@@ -22,7 +23,7 @@ fn main() {
         json: args.iter().any(|a| a == "--json"),
         ..Report::default()
     };
-    // `--only parse,lsp`: some groups of rows (parse, lsp, turns, typing, runner), while
+    // `--only parse,lsp`: some groups of rows (parse, lsp, turns, warm, typing, runner), while
     // working on them; the table of record is the whole run.
     let only: Option<Vec<&str>> = args
         .iter()
@@ -56,6 +57,9 @@ fn main() {
 
     if runs("turns") {
         turns::rows(&mut report);
+    }
+    if runs("warm") {
+        warm::rows(&mut report);
     }
     if runs("typing") {
         typing::rows(&mut report);

@@ -14,7 +14,7 @@ use serde_json::json;
 
 use super::report::{Report, Row, Samples, ms};
 
-const RUNS: usize = 9;
+pub const RUNS: usize = 9;
 
 pub struct Bench {
     dir: tempfile::TempDir,
@@ -104,6 +104,11 @@ impl Bench {
         let uri = self.chat(name, text);
         editor.open(&uri, text).await;
         (editor, uri)
+    }
+
+    /// The bench's workspace.
+    pub fn root(&self) -> &Path {
+        self.dir.path()
     }
 
     pub fn chat(&self, name: &str, text: &str) -> String {

@@ -123,7 +123,8 @@ fn a_line_that_is_not_json_gets_no_answer_like_the_sdk() {
         "{stderr}"
     );
     let logged = std::fs::read_to_string(&log).unwrap();
-    let first: serde_json::Value = serde_json::from_str(logged.lines().next().unwrap()).unwrap();
+    // The log's first line says which process wrote it; the message comes after.
+    let first: serde_json::Value = serde_json::from_str(logged.lines().nth(1).unwrap()).unwrap();
     assert_eq!(
         first,
         json!({"malformed": "{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\":"})

@@ -108,6 +108,8 @@ async fn a_crashed_agent_is_started_again_on_the_next_send_and_resumes_its_sessi
     let second = status(&redact(editor.text(&uri)), 2);
     assert!(second.contains(&format!(" session={session} ")), "{second}");
     assert!(second.contains(" mode=plan "), "{second}");
+    // The answered second turn's agent stays warm until the server ends.
+    editor.client.shutdown().await;
     no_agent_left(&s);
 }
 

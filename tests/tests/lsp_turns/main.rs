@@ -39,3 +39,4 @@ mod routing;
 mod steering;
 mod trust;
 mod typing_model;
+mod warm;

@@ -207,6 +207,32 @@ impl Setup {
         SimEditor::new(client, behaviour, true)
     }
 
+    /// [`Setup::editor`] with these warm-session settings (`warmIdleSeconds`,
+    /// `warmMembers`) beside `agentPath`; with `process`, around the built server
+    /// running as its own process (its pid returned).
+    pub async fn warm_editor(&self, warm: Value, process: bool) -> (SimEditor, Option<u32>) {
+        let (mut client, pid) = match process {
+            true => {
+                let (client, pid) = self.process_client();
+                (client, Some(pid))
+            }
+            false => (self.client(), None),
+        };
+        let mut options = json!({"agentPath": self.bin});
+        for (key, value) in warm.as_object().into_iter().flatten() {
+            options[key] = value.clone();
+        }
+        chatmd_tests::sim_editor::initialize_with(
+            &mut client,
+            Behaviour::VsCode,
+            self.dir.path(),
+            true,
+            options,
+        )
+        .await;
+        (SimEditor::new(client, Behaviour::VsCode, true), pid)
+    }
+
     /// The same with UTF-16 positions (VS Code's).
     pub async fn editor_utf16(&self, behaviour: Behaviour) -> SimEditor {
         let mut client = self.client();

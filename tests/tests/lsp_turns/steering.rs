@@ -147,10 +147,16 @@ async fn without_steering_the_message_waits_for_the_round_to_end() {
         2,
         "the queued message went as the next prompt"
     );
+    // In the writer's session (members resume by default): on its live connection,
+    // since the agent stayed warm after the first turn (no `session/resume`).
     assert_eq!(
         s.acp_requests("session/resume").len(),
-        1,
-        "in the writer's session (members resume by default)"
+        0,
+        "on the writer's warm session"
+    );
+    assert_eq!(
+        prompts[0]["sessionId"], prompts[1]["sessionId"],
+        "in the writer's session"
     );
 }
 

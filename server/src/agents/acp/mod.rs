@@ -39,6 +39,7 @@ mod settings;
 mod setup;
 mod steering;
 mod updates;
+mod warm;
 
 pub use context::PromptAttachment;
 pub use ending::Login;
@@ -131,6 +132,8 @@ pub struct AcpSession {
     login: Login,
     /// The agent's name in messages, and the last stray stdout line.
     turn: Turn,
+    /// Whether the process stays open for the member's next turn (`warm.rs`).
+    warm: warm::Keeping,
 }
 
 impl AcpSession {
@@ -162,6 +165,7 @@ impl AcpSession {
             stream,
             login,
             turn: Turn::new(agent),
+            warm: warm::Keeping::default(),
         }
     }
 
@@ -217,8 +221,8 @@ impl AcpSession {
     fn end(&mut self, event: AgentEvent, out: &mut Outbox) {
         self.waiting = Waiting::Nothing;
         self.turn.finished = true;
+        out.close_input = self.warm.closes_after(&event);
         out.push(event);
-        out.close_input = true;
     }
 
     fn response(&mut self, id: &RequestId, outcome: Result<Value, AgentError>, out: &mut Outbox) {
@@ -385,6 +389,14 @@ impl Session for AcpSession {
         // session is saved by the prompt's result. claude's is not: it is asked to stop
         // only when the runner's grace is over.
         (!self.saves_on_exit).then_some(ACP_LINGER)
+    }
+
+    fn live_session(&self) -> Option<&str> {
+        self.session.as_deref().filter(|_| self.warm.resumable)
+    }
+
+    fn again(&mut self, invocation: &Invocation, out: &mut Outbox) -> bool {
+        self.prompt_again(invocation, out)
     }
 
     fn finish(&mut self, exit: &ExitInfo, out: &mut Outbox) {

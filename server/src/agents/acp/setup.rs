@@ -55,7 +55,8 @@ impl AcpSession {
             }
             _ => Vec::new(),
         };
-        if self.setup.keeps_sessions && !capability("resume") {
+        self.warm.resumable = capability("resume");
+        if self.setup.keeps_sessions && !self.warm.resumable {
             // No turn of this agent will continue this session: it has nothing the
             // file could contradict later.
             out.push(AgentEvent::SessionNotResumable);
@@ -218,7 +219,7 @@ impl AcpSession {
 
     /// Everything is set: the session and what is in force go in the status, and the
     /// prompt goes.
-    fn ready(&mut self, session: String, out: &mut Outbox) {
+    pub(super) fn ready(&mut self, session: String, out: &mut Outbox) {
         if self.settings_changed {
             self.tell_options(out);
         }

@@ -22,6 +22,16 @@ pub fn methods_received(log: &Path) -> Vec<String> {
         .collect()
 }
 
+/// The process ids of the fake's runs, in the order they started (one `initialize`
+/// each: a warm member's later turns add none).
+pub fn started_pids(log: &Path) -> Vec<u32> {
+    messages(log)
+        .iter()
+        .filter_map(|m| m["started"].as_u64())
+        .filter_map(|pid| u32::try_from(pid).ok())
+        .collect()
+}
+
 /// The client's answers to the fake's permission requests (their `outcome`), in order.
 pub fn answers_received(log: &Path) -> Vec<Value> {
     messages(log)

@@ -36,7 +36,7 @@
 //!
 //! | variable | effect |
 //! | --- | --- |
-//! | `FAKE_ACP_LOG=<file>` | append every line received, one JSON per line (a line that is not JSON as `{"malformed": "<line>"}`) |
+//! | `FAKE_ACP_LOG=<file>` | append every line received, one JSON per line (a line that is not JSON as `{"malformed": "<line>"}`), after a `{"started": <pid>}` line when the process starts |
 //! | `FAKE_ACP_CLAUDE_START_MODE=<mode>` | claude's sessions start in this mode (claude-agent-acp 0.101 starts in `auto`); in `auto` and `bypassPermissions` its tools run without a permission request |
 //! | `FAKE_ACP_CLAUDE_VERSION=0.101.0` | claude plays claude-agent-acp 0.101 where its shapes differ from 0.49's: a plan approval titled "Approve Plan" with the plan only in the call's update and a `planFilePath` (`plan_approval.rs`) |
 //! | `FAKE_ACP_NO_AUTH=1` | no credentials: gemini `session/new` → `-32000 "Gemini API key is missing or not configured."`, codex `session/new` → `-32000 "Authentication required"`, claude `session/prompt` → the same |
@@ -108,7 +108,11 @@ mod turn;
 mod usage;
 mod wire;
 
+<<<<<<< HEAD
 pub use log::{answers_received, methods_received, other_answers_received, requests_received};
+=======
+pub use log::{answers_received, methods_received, requests_received, started_pids};
+>>>>>>> wip-29
 
 use std::path::Path;
 
@@ -167,7 +171,14 @@ pub fn run(flavor: Cli, argv: &[String], knobs: Knobs) -> i32 {
                 .append(true)
                 .open(&path);
             match opened {
-                Ok(file) => Some(file),
+                Ok(mut file) => {
+                    // Which process got the messages after it: a test counts the
+                    // agent's starts (a warm member's next turn starts none).
+                    use std::io::Write;
+                    let started = serde_json::json!({"started": std::process::id()});
+                    let _ = writeln!(file, "{started}");
+                    Some(file)
+                }
                 Err(error) => {
                     eprintln!(
                         "fake-agent: cannot open FAKE_ACP_LOG {}: {error}",

@@ -1,0 +1,64 @@
+//! Whether a planned turn may run on its member's kept process: what the pool matches
+//! a kept process by, computed from the plan.
+
+use crate::agents::{Adapter, AgentEntry, Invocation};
+use crate::conversation::resume::LastSession;
+use crate::conversation::seen::changed;
+use crate::document::chat::Chat;
+use crate::team::Member;
+use crate::turns::Context;
+
+use super::{WarmKey, WarmTurn};
+
+/// The turn of `member` as the pool sees it, planned as `invocation` holding the
+/// instructions `held`, continuing `last` (not a fork): `None` when the pool keeps
+/// nothing for it (no pool, not an ACP member, a member that does not keep its
+/// sessions).
+pub(in crate::turns) fn warm_turn(
+    ctx: &Context,
+    (text, chat): (&str, &Chat),
+    member: &Member,
+    entry: &AgentEntry,
+    (invocation, held): (&Invocation, Option<&str>),
+    last: Option<&LastSession>,
+) -> Option<WarmTurn> {
+    let pool = ctx.warm.as_ref().filter(|pool| pool.keeps())?;
+    if !matches!(entry.adapter, Adapter::Acp(_)) || !crate::turns::resume::resumes(member, entry) {
+        return None;
+    }
+    // The same rule as resuming in a new process: the session saw every message as
+    // the file has it now (`seen=`); a changed one is told, or the member starts fresh.
+    let continues = last
+        .filter(|last| changed(text, chat, &member.handle, last).is_empty())
+        .map(|last| last.session.clone());
+    Some(WarmTurn {
+        pool: pool.clone(),
+        key: WarmKey {
+            workspace: ctx.workspace_root.clone(),
+            chat: ctx.chat_path.clone(),
+            member: member.handle.to_lowercase(),
+        },
+        fingerprint: fingerprint(invocation, held),
+        continues,
+    })
+}
+
+/// What started the process and what its session holds: the program, its arguments,
+/// environment and folder, the member's mode, model and options, the workspace root,
+/// and the instructions (`held=`: the role file and `team_instruction.md`).
+fn fingerprint(invocation: &Invocation, held: Option<&str>) -> String {
+    let setup = &invocation.session;
+    format!(
+        "{:?}",
+        (
+            &invocation.program,
+            &invocation.args,
+            &invocation.env,
+            &invocation.cwd,
+            &setup.settings,
+            &setup.workspace,
+            setup.keeps_sessions,
+            held,
+        )
+    )
+}

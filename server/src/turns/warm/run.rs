@@ -1,0 +1,63 @@
+//! One ACP member's turn through the pool: on the member's kept process when it serves
+//! the turn ([`WarmPool::take`]), else cold as `turns/resume.rs` runs it (resume or
+//! fork of the session, a new one when the agent lost it), with the process kept
+//! afterwards when the turn is answered.
+
+use tokio::sync::mpsc::{Receiver, Sender};
+use tokio_util::sync::CancellationToken;
+
+use super::{WarmPool, WarmTurn};
+use crate::agents::acp::AcpSession;
+use crate::agents::{AgentEvent, Invocation, SessionCommand, Stdin};
+use crate::runner::{self, Caller, RunOutcome};
+use crate::turns::resume::Resuming;
+
+/// Runs the turn planned as `invocation` (with `fallback`, the same turn as a new
+/// session, when it continues `resuming`) for `warm`'s member.
+pub(in crate::turns) async fn run_turn(
+    warm: WarmTurn,
+    (invocation, fallback, resuming): (Invocation, Option<Invocation>, Option<Resuming>),
+    events: Sender<AgentEvent>,
+    commands: &mut Receiver<SessionCommand>,
+    cancel: CancellationToken,
+) -> RunOutcome {
+    let caller = Caller {
+        events,
+        commands,
+        cancel,
+    };
+    let pool: &WarmPool = &warm.pool;
+    if let Some(kept) = pool.take(&warm).await {
+        tracing::debug!(member = %warm.key.member, "the member's turn runs on its warm session");
+        let (outcome, kept) = runner::run_kept(kept, &invocation, caller, true).await;
+        if let Some(kept) = kept {
+            pool.keep(&warm, kept);
+        }
+        return outcome;
+    }
+    let (invocation, session) = match (fallback, resuming, invocation.stdin.clone()) {
+        (Some(fallback), Some(resuming), Stdin::Prompt(since)) => {
+            let acp = AcpSession::for_turn(&fallback);
+            let acp = match resuming.fork {
+                true => acp.forking(resuming.session, since),
+                false => acp.resuming(resuming.session, since),
+            };
+            (fallback, acp)
+        }
+        (Some(fallback), _, _) => {
+            let acp = AcpSession::for_turn(&fallback);
+            (fallback, acp)
+        }
+        (None, _, _) => {
+            let acp = AcpSession::for_turn(&invocation);
+            (invocation, acp)
+        }
+    };
+    let session = Box::new(session.staying_open());
+    let (outcome, kept) =
+        runner::run_session_keeping(invocation, session, caller, Default::default(), true).await;
+    if let Some(kept) = kept {
+        pool.keep(&warm, kept);
+    }
+    outcome
+}
