@@ -49,14 +49,9 @@ fn masked(text: &str) -> String {
     session.replace_all(&redact(text), "").into_owned()
 }
 
-<<<<<<< HEAD
-const STATUS: &str = "<!-- chatmd id=t1 agent=acp status=done seen=0:1cfaca held=4473dc started=… model=default \
-                      context=19954/1000000 cost=\"0.1 USD\" took=… stop=end_turn exit=0 \
-=======
 // No `exit=`: claude-agent-acp stays running for the member's next turn (warm).
 const STATUS: &str = "<!-- chatmd id=t1 agent=acp status=done seen=0:1cfaca held=4473dc started=… model=default \
                       context=19954/1000000 cost=\"0.1 USD\" took=… stop=end_turn \
->>>>>>> wip-29
                       tokens=19944/10 -->\n";
 
 const THOUGHTS: &str = "<details><summary>Thoughts</summary>\n\n\

@@ -108,11 +108,9 @@ mod turn;
 mod usage;
 mod wire;
 
-<<<<<<< HEAD
-pub use log::{answers_received, methods_received, other_answers_received, requests_received};
-=======
-pub use log::{answers_received, methods_received, requests_received, started_pids};
->>>>>>> wip-29
+pub use log::{
+    answers_received, methods_received, other_answers_received, requests_received, started_pids,
+};
 
 use std::path::Path;
 
