@@ -1,5 +1,6 @@
-//! The Helix integration is configuration only (Helix cannot be installed on the test
-//! machines), so it is checked statically: `editors/helix/languages.toml` has the keys
+//! The Helix integration is configuration only, checked here statically on every machine
+//! (real Helix runs in scripts/test-editors-helix where an `hx` is at hand: it has no
+//! package on the test machines): `editors/helix/languages.toml` has the keys
 //! Helix reads, with values that make `*.chat.md` files start `chatmd lsp`; the guide's
 //! snippet agrees with the file; and every `chatmd.*` command the guide tells users to
 //! run is one the server announces in `executeCommandProvider`.

@@ -413,3 +413,44 @@ home = \".state/tester\"
     assert_eq!(again.status.code(), Some(0));
     assert!(!text(&again.stdout).contains("Trusted"));
 }
+
+/// `chatmd init team` from a project folder that is not a repository: the workspace is
+/// that folder, as for `chatmd send` run there (team/place.rs), so a `claude` in the
+/// project's own `bin` on PATH is not run to read its version (it once was: init took
+/// the team folder as the workspace).
+#[test]
+fn without_a_repository_a_cli_in_the_folder_init_runs_in_is_not_run() {
+    let m = Machine::new();
+    let bin = m.path("bin");
+    std::fs::create_dir_all(&bin).expect("mkdir");
+    let claude = bin.join("claude");
+    std::fs::write(
+        &claude,
+        "#!/bin/sh\ntouch \"$(dirname \"$0\")/../probed\"\necho '2.1.0 (Claude Code)'\n",
+    )
+    .expect("write");
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&claude, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+
+    let out = m
+        .command(&["init", "team", "--member", "reviewer=claude"])
+        .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
+        .output()
+        .expect("run chatmd");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stderr), "");
+    let said = text(&out.stdout);
+    let root = m.dir.path().canonicalize().expect("real path");
+    assert!(
+        said.contains(&format!(
+            "\nThe agent CLIs on this machine:
+  @reviewer  `claude` not run to read its version: it is inside the workspace {} ({}); login unknown (chatmd cannot tell without running it); if a turn says it is not logged in, log in: run `claude` and type `/login`
+\n",
+            root.display(),
+            claude.display()
+        )),
+        "{said}"
+    );
+    assert!(!m.path("probed").exists(), "the workspace's claude ran");
+    assert!(m.path("team/chatmd.toml").is_file());
+}

@@ -473,3 +473,39 @@ fn mcp_json_and_agent_settings_above_the_member_folder_wait_for_trust() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(s.run().is_some(), "the tester ran");
 }
+
+/// Without a repository the workspace is the folder chatmd runs in (team/place.rs), for
+/// `chatmd trust` as for `chatmd send`: a member's `work` link to the project's `src`
+/// stays inside it, so trust records nothing and send follows the link unasked (trust
+/// once judged it against the link's own folder and recorded a needless acceptance).
+#[test]
+fn without_a_repository_a_link_inside_the_folder_send_runs_in_needs_no_trust() {
+    let s = Setup::new();
+    std::fs::remove_dir(s.path(".git")).unwrap();
+    std::fs::remove_dir_all(s.path("team/reviewer")).unwrap();
+    std::fs::create_dir_all(s.path("src")).unwrap();
+    let work = s.path("team/tester/work");
+    std::os::unix::fs::symlink(s.path("src"), &work).unwrap();
+    let src = s.path("src").canonicalize().unwrap();
+
+    let out = s.chatmd(&["trust", "team/tester/work"]);
+    assert_eq!(
+        (out.status.code(), stdout(&out), stderr(&out)),
+        (
+            Some(0),
+            format!(
+                "{} leads to {}, inside the workspace {}: chatmd follows it without trust; \
+                 nothing recorded.\n",
+                work.display(),
+                src.display(),
+                src.parent().unwrap().display()
+            ),
+            String::new()
+        )
+    );
+    assert!(!s.path("config/chatmd/trusted.toml").exists());
+
+    let out = s.send();
+    assert_eq!(stderr(&out), "@tester: done\n");
+    assert_eq!(s.run().expect("ran")["cwd"], src.display().to_string());
+}

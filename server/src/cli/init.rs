@@ -17,7 +17,7 @@ use anyhow::Context;
 
 use crate::agents::AgentKind;
 use crate::team::trust::{self, shell_word, trust_command};
-use crate::team::{CONFIG_FILE_NAME, UserConfig, workspace_root};
+use crate::team::{CONFIG_FILE_NAME, UserConfig, current_folder, workspace_root};
 use files::{FIRST_CHAT, GITIGNORE, NewFile};
 use spec::{DEFAULT_TEAM, MemberSpec};
 
@@ -82,9 +82,10 @@ pub(super) fn run(args: &InitArgs) -> ExitCode {
         }
     };
     let homes = args.home.then(|| absolute(&args.folder).join(files::HOMES));
-    // The version probe never runs a program inside the workspace around the team (the
-    // repository it is in), as `chatmd members` does not.
-    let root = workspace_root(None, &absolute(&args.folder));
+    // The version probe never runs a program inside the workspace around the team, the
+    // root `chatmd send` from this folder would use (team/place.rs): a program that
+    // send would refuse to trust unasked is not run here either.
+    let root = workspace_root(current_folder().as_deref(), &absolute(&args.folder));
     let detected = detect::cli_lines(
         &members,
         &root,

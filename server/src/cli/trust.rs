@@ -10,7 +10,7 @@ use std::process::ExitCode;
 use anyhow::{Context, anyhow, bail};
 
 use crate::team::trust::{TrustItem, TrustedFile, TrustedLink, UserConfig, content_hash};
-use crate::team::{CONFIG_FILE_NAME, is_chat_file, trust_summary, workspace_root};
+use crate::team::{CONFIG_FILE_NAME, current_folder, is_chat_file, trust_summary, workspace_root};
 
 mod chat;
 mod settings;
@@ -38,6 +38,18 @@ enum Target {
     /// An agent CLI's own settings file (`agent_settings.rs`).
     Settings(PathBuf),
     Link(PathBuf),
+    /// A symlink that stays inside the workspace: followed without trust.
+    InsideLink {
+        link: PathBuf,
+        root: PathBuf,
+    },
+}
+
+/// The workspace root for something in `folder`: the one rule of team/place.rs, with
+/// the current folder as the working folder, so `trust` judges a file or a link
+/// against the root `chatmd send` from here reads it with.
+fn root_of(folder: &Path) -> PathBuf {
+    workspace_root(current_folder().as_deref(), folder)
 }
 
 /// Exit status: 0 on success, 1 when the store cannot be read or written or the file
@@ -82,8 +94,14 @@ fn target(path: Option<&Path>) -> anyhow::Result<Target> {
         .symlink_metadata()
         .with_context(|| format!("cannot read {}", path.display()))?;
     let folder = path.parent().unwrap_or(Path::new("/"));
-    if meta.file_type().is_symlink() && leads_out(&path, &workspace_root(None, folder)) {
-        return Ok(Target::Link(path));
+    if meta.file_type().is_symlink() {
+        let root = root_of(folder);
+        if leads_out(&path, &root) {
+            return Ok(Target::Link(path));
+        }
+        if !path.join(CONFIG_FILE_NAME).is_file() && !path.is_file() {
+            return Ok(Target::InsideLink { link: path, root });
+        }
     }
     if path.is_dir() {
         let file = path.join(CONFIG_FILE_NAME);
@@ -134,6 +152,17 @@ fn trust(
             )
             .map_err(|e| (1, e.into()))
         }
+        Target::InsideLink { link, root } => writeln!(
+            out,
+            "{} leads to {}, inside the workspace {}: chatmd follows it without trust; \
+             nothing recorded.",
+            link.display(),
+            std::fs::canonicalize(link)
+                .unwrap_or_else(|_| link.clone())
+                .display(),
+            root.display()
+        )
+        .map_err(|e| (1, e.into())),
     }
 }
 
@@ -147,7 +176,7 @@ fn trust_config(
         .map_err(|e| (2, e))?;
     let text = String::from_utf8(bytes.clone())
         .map_err(|_| (1, anyhow!("{} is not valid UTF-8", file.display())))?;
-    let root = workspace_root(None, file.parent().unwrap_or(Path::new("/")));
+    let root = root_of(file.parent().unwrap_or(Path::new("/")));
     let items = trust_summary(&root, file, &text)
         .map_err(|why| (1, anyhow!("{}: {why}; fix it first", file.display())))?;
     let write = |out: &mut dyn Write| -> io::Result<()> {
@@ -203,9 +232,11 @@ fn write_items(out: &mut dyn Write, items: &[TrustItem]) -> io::Result<()> {
 
 fn revoke(user: &UserConfig, target: &Target, out: &mut impl Write) -> anyhow::Result<()> {
     let path = match target {
-        Target::Config(path) | Target::Chat(path) | Target::Settings(path) | Target::Link(path) => {
-            path
-        }
+        Target::Config(path)
+        | Target::Chat(path)
+        | Target::Settings(path)
+        | Target::Link(path)
+        | Target::InsideLink { link: path, .. } => path,
     };
     if user.revoke(path)? {
         writeln!(

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use super::spec::{MemberSpec, Runs};
 use crate::agents::AgentKind;
-use crate::agents::probe::{probe_version, version_unknown};
+use crate::agents::probe::{inside_workspace, probe_version, version_unknown};
 use crate::agents::program::{find_program, search_path};
 use crate::team::trust::shell_word;
 
@@ -76,7 +76,15 @@ fn status(runs: Runs, root: &Path, machine: &Machine, home: Option<&Path>) -> St
             .unwrap_or_default();
         return format!("`{program}` is not installed: {install}{login}");
     };
-    let version = probe_version(&path, Some(root)).unwrap_or_else(|| version_unknown(program));
+    let version = if inside_workspace(&path, root) {
+        // The probe refuses it; say why rather than "failed".
+        format!(
+            "not run to read its version: it is inside the workspace {}",
+            root.display()
+        )
+    } else {
+        probe_version(&path, Some(root)).unwrap_or_else(|| version_unknown(program))
+    };
     let login = match runs.kind() {
         Some(kind) => login(kind, machine, home),
         None => "login: see the agent's own docs".to_owned(),
