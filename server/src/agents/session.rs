@@ -129,6 +129,18 @@ pub struct PermissionRequest {
     pub plan: Option<AskedPlan>,
 }
 
+impl PermissionRequest {
+    /// The `kind` of a request that is a question of the agent's (ACP
+    /// `elicitation/create`), not an approval of a tool call: its options are answers
+    /// ([`PermissionKind::Answer`]) and a decline.
+    pub const QUESTION: &'static str = "question";
+
+    /// Whether this request is a question rather than an approval.
+    pub fn is_question(&self) -> bool {
+        self.kind == Self::QUESTION
+    }
+}
+
 /// The plan of a plan approval (a `switch_mode` request whose input carries `plan`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum AskedPlan {
@@ -165,6 +177,9 @@ pub enum PermissionKind {
     AllowAlways,
     RejectOnce,
     RejectAlways,
+    /// An answer to a question of the agent's (`elicitation/create`): neither an allow
+    /// nor a reject, so no policy ever picks it.
+    Answer,
 }
 
 impl PermissionKind {
@@ -175,6 +190,7 @@ impl PermissionKind {
             PermissionKind::AllowAlways => "allow_always",
             PermissionKind::RejectOnce => "reject_once",
             PermissionKind::RejectAlways => "reject_always",
+            PermissionKind::Answer => "answer",
         }
     }
 
@@ -184,6 +200,7 @@ impl PermissionKind {
             PermissionKind::AllowAlways,
             PermissionKind::RejectOnce,
             PermissionKind::RejectAlways,
+            PermissionKind::Answer,
         ]
         .into_iter()
         .find(|kind| kind.as_str() == name)

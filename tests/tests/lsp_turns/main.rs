@@ -30,6 +30,7 @@ mod permissions;
 mod policy;
 mod processes;
 mod program_rule;
+mod questions;
 mod queued;
 mod reliability;
 mod renames;

@@ -16,8 +16,9 @@
 //! what its exit frees (claude-agent-acp and codex-acp keep the session on disk either
 //! way, so a later `session/resume` in a new process works the same; docs/agents.md).
 //!
+//! `elicitation/create` becomes a question asked like a permission (`elicitation.rs`).
 //! Requests of the agent's that chatmd does not implement (`fs/*`, `terminal/*`,
-//! `elicitation/create`, anything unknown) are answered "method not found";
+//! anything unknown) are answered "method not found";
 //! unknown notifications and lines that are not JSON-RPC are ignored (agents may print
 //! noise on stdout). The protocol crate gives the message types only: the runner owns
 //! the process, its limits and its stderr.
@@ -25,7 +26,9 @@
 mod calls;
 mod commands;
 mod context;
+mod elicitation;
 mod ending;
+mod mcp;
 mod offered;
 mod permission;
 mod plan;
@@ -38,6 +41,7 @@ mod updates;
 
 pub use context::PromptAttachment;
 pub use ending::Login;
+pub use mcp::{McpServer, McpTransport};
 pub use permission::summary as permission_summary;
 pub(crate) use plan::plan;
 pub use plan::{install_hint, member_preset, program};
@@ -91,6 +95,9 @@ pub struct AcpSession {
     /// The `additionalDirectories` of the session: the workspace root, where the
     /// agent takes them and the member works elsewhere.
     roots: Vec<PathBuf>,
+    /// The member's MCP servers the agent takes, as sent in `session/new` and
+    /// `session/resume` (`mcp.rs`).
+    mcp_servers: Vec<Value>,
     /// What the session offers to be set, as the agent last told it.
     offered: Offered,
     /// The member's settings still to apply, the first one in flight.
@@ -120,6 +127,8 @@ pub struct AcpSession {
     /// Our steering request waiting for its answer.
     steer_request: Option<i64>,
     permissions: Permissions,
+    /// The agent's questions (`elicitation/create`) waiting for the user.
+    questions: elicitation::Questions,
     stream: Stream,
     login: Login,
     /// The agent's name in messages, and the last stray stdout line.
@@ -135,6 +144,7 @@ impl AcpSession {
             cwd,
             setup: SessionSetup::default(),
             roots: Vec::new(),
+            mcp_servers: Vec::new(),
             offered: Offered::default(),
             changes: VecDeque::new(),
             settings_changed: false,
@@ -150,6 +160,7 @@ impl AcpSession {
             steering: false,
             steer_request: None,
             permissions: Permissions::default(),
+            questions: elicitation::Questions::default(),
             stream,
             login,
             turn: Turn::new(agent),
@@ -273,6 +284,9 @@ impl AcpSession {
     }
 
     fn request(&mut self, id: RequestId, method: &str, params: Value, out: &mut Outbox) {
+        if method == "elicitation/create" {
+            return self.elicit(id, &params, out);
+        }
         if method != "session/request_permission" {
             tracing::debug!("ACP request not implemented: {method}");
             out.write(rpc::error(&id, Error::method_not_found()));
@@ -337,7 +351,8 @@ impl Session for AcpSession {
     fn command(&mut self, command: SessionCommand, out: &mut Outbox) -> bool {
         match command {
             SessionCommand::Answer { request, outcome } => {
-                match self.permissions.answer(&request, &outcome) {
+                let answer = self.permissions.answer(&request, &outcome);
+                match answer.or_else(|| self.questions.answer(&request, &outcome)) {
                     Some(line) => {
                         out.write(line);
                         true
@@ -354,6 +369,7 @@ impl Session for AcpSession {
                 let cancel = CancelNotification::new(session.clone());
                 out.write(rpc::notification("session/cancel", cancel));
                 out.write(self.permissions.cancel_all());
+                out.write(self.questions.cancel_all());
                 self.cancelled = true;
                 true
             }

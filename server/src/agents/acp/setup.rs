@@ -33,6 +33,11 @@ impl AcpSession {
             return self.end(AgentEvent::Failed { message }, out);
         }
         self.login.methods = ending::auth_methods(result);
+        let (servers, skipped) =
+            super::mcp::offered(&self.setup.settings.mcp_servers, result, &self.turn.agent);
+        self.mcp_servers = servers;
+        out.events
+            .extend(skipped.into_iter().map(AgentEvent::Notice));
         self.steering = super::steering::advertised(result);
         self.embedded_context = result
             .pointer("/agentCapabilities/promptCapabilities/embeddedContext")
@@ -87,7 +92,8 @@ impl AcpSession {
 
     /// The params of `session/resume` or `session/fork` of `session`: those of a load.
     fn reopen_params(&self, session: &str) -> Value {
-        let mut params = json!({"sessionId": session, "cwd": self.cwd, "mcpServers": []});
+        let mut params =
+            json!({"sessionId": session, "cwd": self.cwd, "mcpServers": self.mcp_servers});
         if !self.roots.is_empty() {
             params["additionalDirectories"] = json!(self.roots);
         }
@@ -95,8 +101,11 @@ impl AcpSession {
     }
 
     pub(super) fn new_session(&mut self, out: &mut Outbox) {
-        let params =
+        let request =
             NewSessionRequest::new(self.cwd.clone()).additional_directories(self.roots.clone());
+        let mut params = serde_json::to_value(request).unwrap_or(Value::Null);
+        // The servers as the schema's `McpServer` JSON, built in `mcp.rs`.
+        params["mcpServers"] = Value::Array(self.mcp_servers.clone());
         let id = self.send("session/new", params, out);
         self.waiting = Waiting::NewSession(id);
     }
@@ -244,8 +253,9 @@ impl AcpSession {
     }
 }
 
-/// The `initialize` params: protocol 1, the client's name and version, and nothing it
-/// does not implement (no `fs`, no `terminal`).
+/// The `initialize` params: protocol 1, the client's name and version, `elicitation`
+/// (form and URL questions), and nothing it does not implement (no `fs`, no
+/// `terminal`).
 pub(super) fn initialize() -> Value {
     let capabilities = ClientCapabilities::new()
         .fs(FileSystemCapabilities::new())
@@ -261,6 +271,8 @@ pub(super) fn initialize() -> Value {
         .and_then(Value::as_object_mut)
     {
         capabilities.remove("auth");
+        // Questions are asked in the file (`elicitation.rs`).
+        capabilities.insert("elicitation".into(), json!({"form": {}, "url": {}}));
     }
     params
 }

@@ -26,6 +26,8 @@
 //! | `MOCK-MODE=toolwrite` | `touch tool-wrote.txt` (or `WRITE=<name>`) in the session's folder behind one permission request, in the flavor's exact sequence |
 //! | `MOCK-MODE=toolwrite2` | two such commands, two permission requests (`WRITE=<a> WRITE=<b>`, default `tool-wrote.txt`, `tool-wrote-2.txt`) |
 //! | `MOCK-MODE=exitplan` | claude only: a plan approval (ExitPlanMode: `switch_mode`, title "Ready to code?", `rawInput.plan`; 0.101's shape with `FAKE_ACP_CLAUDE_VERSION`); an approval switches the session's mode |
+//! | `MOCK-MODE=ask` | a question by `elicitation/create` (form: "Which color should the button be?", one property `color` with choices Blue/Red; `ASK=url`: a URL to open); the answer quotes the client's result as `tool_result="{…}"`; `cancel` ends the turn cancelled; a client without `elicitation` is not asked (`question.rs`) |
+//! | `MOCK-MODE=mcp` | the answer quotes the MCP servers the session request carried, one `name transport command-or-url [env/headers]` each: `tool_result="mcp=files stdio mcp-files --root .; docs http https://…"` (an entry that is not the schema's `McpServer` fails the request with invalid params) |
 //! | `MOCK-MODE=crash` | two chunks, a stderr line, exit 1 |
 //! | `MOCK-MODE=readfile` | an `fs/read_text_file` request for `READ=<name>` (default `notes.txt`); the answer quotes the client's error |
 //! | `MOCK-MODE=noauth` | claude: `session/prompt` fails `-32000 "Authentication required"` |
@@ -92,9 +94,11 @@ mod fork;
 mod ids;
 pub(crate) mod json;
 mod log;
+mod mcp;
 mod modes;
 mod permission;
 mod plan_approval;
+mod question;
 mod render;
 mod replay;
 mod server;
@@ -106,7 +110,7 @@ mod turn;
 mod usage;
 mod wire;
 
-pub use log::{answers_received, methods_received, requests_received};
+pub use log::{answers_received, methods_received, questions_answered, requests_received};
 
 use std::path::Path;
 

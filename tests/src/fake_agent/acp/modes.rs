@@ -23,6 +23,10 @@ pub enum Mode {
     Render,
     /// `exitplan`: a plan approval (claude's ExitPlanMode, `plan_approval.rs`).
     ExitPlan,
+    /// `ask`: a question by `elicitation/create` (`question.rs`).
+    Ask,
+    /// `mcp`: the answer names the MCP servers the session was given (`mcp.rs`).
+    Mcp,
 }
 
 pub fn mode_of(message: &str) -> Mode {
@@ -39,6 +43,8 @@ pub fn mode_of(message: &str) -> Mode {
         "toolwrite2" => Mode::Tool(2),
         "render" => Mode::Render,
         "exitplan" => Mode::ExitPlan,
+        "ask" => Mode::Ask,
+        "mcp" => Mode::Mcp,
         other => {
             eprintln!(
                 "fake-agent: MOCK-MODE={other} is not a mode the fake knows; answering plainly"

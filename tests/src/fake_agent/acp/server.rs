@@ -44,6 +44,10 @@ pub struct Agent {
     pub pending: BTreeMap<u64, Pending>,
     /// The client advertised `fs.readTextFile`.
     pub client_reads_files: bool,
+    /// The client declared `elicitation.form` (`MOCK-MODE=ask` asks it).
+    pub client_elicits: bool,
+    /// The MCP servers of the last session request, described (`mcp.rs`).
+    pub mcp_servers: Vec<String>,
     /// `FAKE_ACP_NO_AUTH`: no credentials.
     pub no_auth: bool,
     initialized: bool,
@@ -61,6 +65,8 @@ impl Agent {
             sessions: HashMap::new(),
             pending: BTreeMap::new(),
             client_reads_files: false,
+            client_elicits: false,
+            mcp_servers: Vec::new(),
             no_auth: std::env::var("FAKE_ACP_NO_AUTH").is_ok_and(|v| !v.is_empty() && v != "0"),
             initialized: false,
             next_request: 0,
@@ -187,6 +193,7 @@ impl Agent {
             );
         }
         self.client_reads_files = params["clientCapabilities"]["fs"]["readTextFile"] == true;
+        self.client_elicits = params["clientCapabilities"]["elicitation"]["form"].is_object();
         let mut result = flavor::initialize(self.flavor);
         if super::steering::advertised() {
             result.set("_meta", super::steering::meta());
@@ -201,9 +208,7 @@ impl Agent {
         let Some(cwd) = cwd.filter(|c| c.is_absolute()) else {
             return Err(errors::invalid_params("cwd: an absolute path is required"));
         };
-        if !params["mcpServers"].is_array() {
-            return Err(errors::invalid_params("mcpServers: Required"));
-        }
+        super::mcp::described(&params["mcpServers"])?;
         if let Some(roots) = params.get("additionalDirectories") {
             let absolute = |r: &Value| r.as_str().is_some_and(|r| Path::new(r).is_absolute());
             if !roots
@@ -241,6 +246,7 @@ impl Agent {
             Ok(cwd) => cwd,
             Err(error) => return self.out.error(id, error),
         };
+        self.mcp_servers = super::mcp::described(&params["mcpServers"]).unwrap_or_default();
         if let Err(error) = self.setup_auth() {
             return self.out.error(id, error);
         }
@@ -310,6 +316,7 @@ impl Agent {
     /// The stored session a load or resume names, or the agent's error for it.
     fn reopen(&mut self, params: &Value) -> Result<Session, J> {
         let cwd = self.check_setup(params)?;
+        self.mcp_servers = super::mcp::described(&params["mcpServers"]).unwrap_or_default();
         self.setup_auth()?;
         if self.flavor == Cli::Codex {
             self.out
