@@ -50,6 +50,18 @@ pub trait Session: Send {
     fn linger(&self) -> Option<std::time::Duration> {
         None
     }
+
+    /// Where the session's own work in the background (an ACP agent's terminals) tells
+    /// the runner it has news, taken once at the start; the runner then calls
+    /// [`Session::woken`]. `None`: the session only hears lines and commands.
+    fn wakeups(&mut self) -> Option<tokio::sync::mpsc::UnboundedReceiver<()>> {
+        None
+    }
+
+    /// Its background work has news (see [`Session::wakeups`]).
+    fn woken(&mut self, out: &mut Outbox) {
+        let _ = out;
+    }
 }
 
 /// What a session hands the runner after each call. The runner empties it each time.

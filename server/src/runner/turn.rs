@@ -69,6 +69,8 @@ pub(super) struct Turn<'a> {
     pub(super) events: Sender<AgentEvent>,
     /// `None` once the caller's sender is gone.
     pub(super) commands: Option<&'a mut Receiver<SessionCommand>>,
+    /// The session's background news (an ACP agent's terminals), if it has any.
+    pub(super) wakeups: Option<tokio::sync::mpsc::UnboundedReceiver<()>>,
     pub(super) cancel: CancellationToken,
     /// Once the session took a cancel: when the agent's time to end its turn is up.
     pub(super) cancelling: Option<Instant>,
@@ -153,6 +155,8 @@ pub async fn run_session(
     let tail = Arc::new(Mutex::new(tail));
     let now = Instant::now();
     let session_records = session.records_traffic();
+    let mut session = session;
+    let wakeups = session.wakeups();
     let mut turn = Turn {
         program: invocation.program,
         child,
@@ -165,6 +169,7 @@ pub async fn run_session(
         input: Input::new(stdin),
         events: caller.events,
         commands: Some(caller.commands),
+        wakeups,
         cancel: caller.cancel,
         cancelling: None,
         asked: Vec::new(),

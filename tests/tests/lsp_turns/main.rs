@@ -37,5 +37,6 @@ mod renames;
 mod resume;
 mod routing;
 mod steering;
+mod terminals;
 mod trust;
 mod typing_model;

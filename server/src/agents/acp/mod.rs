@@ -16,9 +16,9 @@
 //! what its exit frees (claude-agent-acp and codex-acp keep the session on disk either
 //! way, so a later `session/resume` in a new process works the same; docs/agents.md).
 //!
-//! `elicitation/create` becomes a question asked like a permission (`elicitation.rs`).
-//! Requests of the agent's that chatmd does not implement (`fs/*`, `terminal/*`,
-//! anything unknown) are answered "method not found";
+//! `elicitation/create` becomes a question asked like a permission (`elicitation.rs`);
+//! `terminal/*` runs the agent's commands in chatmd's hands (`terminal.rs`).
+//! Requests of the agent's that chatmd does not implement (`fs/*`, anything unknown) are answered "method not found";
 //! unknown notifications and lines that are not JSON-RPC are ignored (agents may print
 //! noise on stdout). The protocol crate gives the message types only: the runner owns
 //! the process, its limits and its stderr.
@@ -37,6 +37,7 @@ mod rpc;
 mod settings;
 mod setup;
 mod steering;
+mod terminal;
 mod updates;
 
 pub use context::PromptAttachment;
@@ -59,7 +60,7 @@ use super::reader::Turn;
 use super::session::{Outbox, Session, SessionCommand};
 use super::{AgentEvent, ExitInfo, Invocation};
 use offered::Offered;
-use permission::{Asking, Permissions};
+use permission::Permissions;
 use rpc::{AgentError, Incoming};
 use settings::Change;
 use updates::Stream;
@@ -127,6 +128,8 @@ pub struct AcpSession {
     /// Our steering request waiting for its answer.
     steer_request: Option<i64>,
     permissions: Permissions,
+    /// The commands the agent runs through chatmd (`terminal/*`).
+    terminals: terminal::Terminals,
     /// The agent's questions (`elicitation/create`) waiting for the user.
     questions: elicitation::Questions,
     stream: Stream,
@@ -160,6 +163,7 @@ impl AcpSession {
             steering: false,
             steer_request: None,
             permissions: Permissions::default(),
+            terminals: terminal::Terminals::default(),
             questions: elicitation::Questions::default(),
             stream,
             login,
@@ -287,30 +291,15 @@ impl AcpSession {
         if method == "elicitation/create" {
             return self.elicit(id, &params, out);
         }
+        if method.starts_with("terminal/") {
+            return self.terminal(id, method, &params, out);
+        }
         if method != "session/request_permission" {
             tracing::debug!("ACP request not implemented: {method}");
             out.write(rpc::error(&id, Error::method_not_found()));
             return;
         }
-        match self.permissions.ask(id, params, &mut self.stream) {
-            Asking::Answered(line) => out.write(line),
-            Asking::User(request) if self.cancelled => {
-                let cancelled = super::PermissionOutcome::Cancelled;
-                out.write(
-                    self.permissions
-                        .answer(&request.id, &cancelled)
-                        .unwrap_or_default(),
-                );
-            }
-            Asking::User(request) => {
-                // The call's line goes above the question about it.
-                if let Some(tool) = &request.tool {
-                    self.stream.show_asked(tool, &mut out.events);
-                }
-                self.stream.block_ends();
-                out.push(AgentEvent::Permission(Box::new(request)));
-            }
-        }
+        self.ask_permission(id, params, out);
     }
 }
 
@@ -370,6 +359,7 @@ impl Session for AcpSession {
                 out.write(rpc::notification("session/cancel", cancel));
                 out.write(self.permissions.cancel_all());
                 out.write(self.questions.cancel_all());
+                self.terminals.kill_all();
                 self.cancelled = true;
                 true
             }
@@ -379,6 +369,16 @@ impl Session for AcpSession {
 
     fn records_traffic(&self) -> bool {
         true
+    }
+
+    fn wakeups(&mut self) -> Option<tokio::sync::mpsc::UnboundedReceiver<()>> {
+        self.terminals.wakeups()
+    }
+
+    fn woken(&mut self, out: &mut Outbox) {
+        if !self.turn.finished {
+            self.terminals_woken(out);
+        }
     }
 
     fn linger(&self) -> Option<std::time::Duration> {

@@ -253,13 +253,13 @@ impl AcpSession {
     }
 }
 
-/// The `initialize` params: protocol 1, the client's name and version, `elicitation`
-/// (form and URL questions), and nothing it does not implement (no `fs`, no
-/// `terminal`).
+/// The `initialize` params: protocol 1, the client's name and version, `terminal`
+/// (chatmd runs the agent's commands: `terminal.rs`), `elicitation` (form and URL
+/// questions), and nothing it does not implement (no `fs`).
 pub(super) fn initialize() -> Value {
     let capabilities = ClientCapabilities::new()
         .fs(FileSystemCapabilities::new())
-        .terminal(false);
+        .terminal(true);
     let request = InitializeRequest::new(ProtocolVersion::V1)
         .client_capabilities(capabilities)
         .client_info(Implementation::new("chatmd", env!("CARGO_PKG_VERSION")));

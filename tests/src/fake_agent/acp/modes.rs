@@ -27,6 +27,8 @@ pub enum Mode {
     Ask,
     /// `mcp`: the answer names the MCP servers the session was given (`mcp.rs`).
     Mcp,
+    /// `terminal`: a command run through the client's terminal (`terminal.rs`).
+    Terminal,
 }
 
 pub fn mode_of(message: &str) -> Mode {
@@ -45,6 +47,7 @@ pub fn mode_of(message: &str) -> Mode {
         "exitplan" => Mode::ExitPlan,
         "ask" => Mode::Ask,
         "mcp" => Mode::Mcp,
+        "terminal" => Mode::Terminal,
         other => {
             eprintln!(
                 "fake-agent: MOCK-MODE={other} is not a mode the fake knows; answering plainly"

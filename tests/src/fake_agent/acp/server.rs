@@ -46,6 +46,8 @@ pub struct Agent {
     pub client_reads_files: bool,
     /// The client declared `elicitation.form` (`MOCK-MODE=ask` asks it).
     pub client_elicits: bool,
+    /// The client offered `terminal` (`MOCK-MODE=terminal` uses it).
+    pub client_terminal: bool,
     /// The MCP servers of the last session request, described (`mcp.rs`).
     pub mcp_servers: Vec<String>,
     /// `FAKE_ACP_NO_AUTH`: no credentials.
@@ -66,6 +68,7 @@ impl Agent {
             pending: BTreeMap::new(),
             client_reads_files: false,
             client_elicits: false,
+            client_terminal: false,
             mcp_servers: Vec::new(),
             no_auth: std::env::var("FAKE_ACP_NO_AUTH").is_ok_and(|v| !v.is_empty() && v != "0"),
             initialized: false,
@@ -194,6 +197,7 @@ impl Agent {
         }
         self.client_reads_files = params["clientCapabilities"]["fs"]["readTextFile"] == true;
         self.client_elicits = params["clientCapabilities"]["elicitation"]["form"].is_object();
+        self.client_terminal = params["clientCapabilities"]["terminal"] == true;
         let mut result = flavor::initialize(self.flavor);
         if super::steering::advertised() {
             result.set("_meta", super::steering::meta());

@@ -141,6 +141,7 @@ impl Turn<'_> {
             Mode::Render => return super::render::run(self),
             Mode::ExitPlan => return super::plan_approval::run(self),
             Mode::Ask => return super::question::run(self),
+            Mode::Terminal => return super::terminal::run(self),
             Mode::Mcp => {
                 let servers = self.agent.mcp_servers.join("; ");
                 self.answer(0, Some(format!("mcp={servers}")))?;
