@@ -51,18 +51,21 @@ pub trait Session: Send {
         None
     }
 
-    /// Where the session's own work in the background (an ACP agent's terminals) tells
-    /// the runner it has news, taken once at the start; the runner then calls
-    /// [`Session::woken`]. `None`: the session only hears lines and commands.
-    fn wakeups(&mut self) -> Option<tokio::sync::mpsc::UnboundedReceiver<()>> {
-        None
+    /// How the session's own work in the background (an ACP agent's terminals) tells
+    /// the runner it has news, given once at the start; the runner then calls
+    /// [`Session::woken`]. A session without such work drops it.
+    fn set_waker(&mut self, waker: Waker) {
+        drop(waker);
     }
 
-    /// Its background work has news (see [`Session::wakeups`]).
+    /// Its background work has news (see [`Session::set_waker`]).
     fn woken(&mut self, out: &mut Outbox) {
         let _ = out;
     }
 }
+
+/// Called from any thread when a session's background work has news for it.
+pub type Waker = std::sync::Arc<dyn Fn() + Send + Sync>;
 
 /// What a session hands the runner after each call. The runner empties it each time.
 #[derive(Debug, Default)]

@@ -156,7 +156,10 @@ pub async fn run_session(
     let now = Instant::now();
     let session_records = session.records_traffic();
     let mut session = session;
-    let wakeups = session.wakeups();
+    let (wake, wakeups) = tokio::sync::mpsc::unbounded_channel();
+    session.set_waker(Arc::new(move || {
+        let _ = wake.send(());
+    }));
     let mut turn = Turn {
         program: invocation.program,
         child,
@@ -169,7 +172,7 @@ pub async fn run_session(
         input: Input::new(stdin),
         events: caller.events,
         commands: Some(caller.commands),
-        wakeups,
+        wakeups: Some(wakeups),
         cancel: caller.cancel,
         cancelling: None,
         asked: Vec::new(),

@@ -371,8 +371,8 @@ impl Session for AcpSession {
         true
     }
 
-    fn wakeups(&mut self) -> Option<tokio::sync::mpsc::UnboundedReceiver<()>> {
-        self.terminals.wakeups()
+    fn set_waker(&mut self, waker: super::session::Waker) {
+        self.terminals.set_waker(waker);
     }
 
     fn woken(&mut self, out: &mut Outbox) {

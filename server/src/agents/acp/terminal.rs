@@ -10,8 +10,8 @@
 //! `exitCode` and `signal`, when it exits; `kill` and `release` → `{}`.
 //!
 //! Reader threads fill each terminal's shared state and wake the runner
-//! ([`Session::wakeups`](crate::agents::Session::wakeups)), which calls back
-//! [`AcpSession::woken`]: new output goes to the document, exits answer the waits.
+//! ([`Session::set_waker`](crate::agents::Session::set_waker)), which calls back
+//! `woken`: new output goes to the document, exits answer the waits.
 
 use std::io::Read;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
@@ -23,11 +23,10 @@ use agent_client_protocol::v1::schema::{Error, RequestId};
 use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
 use serde_json::{Value, json};
-use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 
 use super::rpc;
 use crate::agents::output::sanitized;
-use crate::agents::session::Outbox;
+use crate::agents::session::{Outbox, Waker};
 
 /// The output kept when the request sets no `outputByteLimit`: as much as a long
 /// answer, so a chatty command cannot fill the memory.
@@ -58,26 +57,32 @@ struct Terminal {
 }
 
 /// The terminals of a turn, and the waits for their exits.
-#[derive(Debug)]
 pub struct Terminals {
     next: u64,
     running: Vec<Terminal>,
     /// `terminal/wait_for_exit` requests not answered yet: (request, terminal id).
     waits: Vec<(RequestId, String)>,
-    wake: UnboundedSender<()>,
-    wakeups: Option<UnboundedReceiver<()>>,
+    /// Tells the runner of news; none outside a runner (nothing would be told).
+    waker: Waker,
 }
 
 impl Default for Terminals {
     fn default() -> Terminals {
-        let (wake, wakeups) = unbounded_channel();
         Terminals {
             next: 1,
             running: Vec::new(),
             waits: Vec::new(),
-            wake,
-            wakeups: Some(wakeups),
+            waker: std::sync::Arc::new(|| {}),
         }
+    }
+}
+
+impl std::fmt::Debug for Terminals {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Terminals")
+            .field("running", &self.running)
+            .field("waits", &self.waits)
+            .finish_non_exhaustive()
     }
 }
 
@@ -88,9 +93,9 @@ fn lock(shared: &Mutex<Shared>) -> MutexGuard<'_, Shared> {
 }
 
 impl Terminals {
-    /// The receiver the runner listens on, once.
-    pub fn wakeups(&mut self) -> Option<UnboundedReceiver<()>> {
-        self.wakeups.take()
+    /// How the terminals tell the runner of news (output, an exit).
+    pub fn set_waker(&mut self, waker: Waker) {
+        self.waker = waker;
     }
 
     /// Answers the agent's `terminal/*` request `id` (or keeps a `wait_for_exit` until
@@ -204,10 +209,10 @@ impl Terminals {
         ]
         .into_iter()
         .flatten()
-        .map(|pipe| read_into(pipe, Arc::clone(&shared), self.wake.clone()))
+        .map(|pipe| read_into(pipe, Arc::clone(&shared), Arc::clone(&self.waker)))
         .collect();
         let group = child.id() as i32;
-        let (waiter, wake) = (Arc::clone(&shared), self.wake.clone());
+        let (waiter, wake) = (Arc::clone(&shared), Arc::clone(&self.waker));
         std::thread::spawn(move || {
             let status = child.wait();
             // The output is whole once both pipes ended (or the group is gone).
@@ -219,7 +224,7 @@ impl Terminals {
                 Err(_) => (None, None),
             };
             lock(&waiter).exit = Some(exit);
-            let _ = wake.send(());
+            wake();
         });
         let id = format!("term-{}", self.next);
         self.next += 1;
@@ -291,7 +296,7 @@ impl Terminal {
 fn read_into(
     mut pipe: Box<dyn Read + Send>,
     shared: Arc<Mutex<Shared>>,
-    wake: UnboundedSender<()>,
+    wake: Waker,
 ) -> std::thread::JoinHandle<()> {
     std::thread::spawn(move || {
         let mut buffer = [0u8; 8192];
@@ -313,7 +318,7 @@ fn read_into(
             }
             state.changed = true;
             drop(state);
-            let _ = wake.send(());
+            wake();
         }
     })
 }
@@ -353,106 +358,4 @@ impl super::AcpSession {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use pretty_assertions::assert_eq;
-
-    fn text(bytes: Vec<u8>) -> String {
-        String::from_utf8(bytes).expect("utf-8")
-    }
-
-    #[tokio::test]
-    async fn a_command_runs_its_output_is_capped_and_its_exit_answers_the_wait() {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let mut terminals = Terminals::default();
-        let mut wakeups = terminals.wakeups().expect("the wakeups");
-        let created = terminals.request(
-            RequestId::Number(1),
-            "terminal/create",
-            &json!({"command": "sh", "args": ["-c", "printf 'héllo\\n'; pwd; printf \"$X\"; exit 3"],
-                    "env": [{"name": "X", "value": "x"}], "outputByteLimit": 8}),
-            dir.path(),
-        );
-        assert_eq!(
-            text(created),
-            "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"terminalId\":\"term-1\"}}\n"
-        );
-        let of = json!({"terminalId": "term-1"});
-        assert!(
-            terminals
-                .request(
-                    RequestId::Number(2),
-                    "terminal/wait_for_exit",
-                    &of,
-                    dir.path()
-                )
-                .is_empty(),
-            "the wait is answered at the exit"
-        );
-        let mut answered = Vec::new();
-        while answered.is_empty() {
-            wakeups.recv().await.expect("news");
-            answered = terminals.news().1;
-        }
-        assert_eq!(
-            text(answered),
-            "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"exitCode\":3,\"signal\":null}}\n"
-        );
-        // The last 8 bytes of `héllo\n<dir>\nx`, cut at a character boundary.
-        let folder = dir.path().display().to_string();
-        let whole = format!("héllo\n{folder}\nx");
-        let mut cut = whole.len() - 8;
-        while !whole.is_char_boundary(cut) {
-            cut += 1;
-        }
-        let output = terminals.request(RequestId::Number(3), "terminal/output", &of, dir.path());
-        assert_eq!(
-            serde_json::from_slice::<Value>(&output).expect("JSON")["result"],
-            json!({"output": &whole[cut..], "truncated": true,
-                   "exitStatus": {"exitCode": 3, "signal": null}})
-        );
-        let released = terminals.request(RequestId::Number(4), "terminal/release", &of, dir.path());
-        assert_eq!(
-            text(released),
-            "{\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{}}\n"
-        );
-        let gone = terminals.request(RequestId::Number(5), "terminal/output", &of, dir.path());
-        assert!(
-            text(gone).contains("\"message\":\"Invalid params\",\"data\":\"no terminal term-1\"")
-        );
-    }
-
-    #[tokio::test]
-    async fn a_kill_stops_the_whole_group() {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let mut terminals = Terminals::default();
-        let mut wakeups = terminals.wakeups().expect("the wakeups");
-        // The background `sleep` holds the output pipe: the exit is known (the output
-        // whole) only once it is gone too, so an answer within the test's time means
-        // the whole group was killed.
-        let script = "sleep 60 & wait";
-        terminals.request(
-            RequestId::Number(1),
-            "terminal/create",
-            &json!({"command": "sh", "args": ["-c", script]}),
-            dir.path(),
-        );
-        let of = json!({"terminalId": "term-1"});
-        terminals.request(
-            RequestId::Number(2),
-            "terminal/wait_for_exit",
-            &of,
-            dir.path(),
-        );
-        terminals.request(RequestId::Number(3), "terminal/kill", &of, dir.path());
-        let mut answered = Vec::new();
-        while answered.is_empty() {
-            wakeups.recv().await.expect("news");
-            answered = terminals.news().1;
-        }
-        assert_eq!(
-            text(answered),
-            "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"exitCode\":null,\"signal\":\"SIGKILL\"}}\n"
-        );
-    }
-}
+mod tests;
