@@ -51,6 +51,9 @@ pub struct CallView {
     pub diffs: Vec<FileDiff>,
     /// The first line of a failure.
     pub detail: Option<String>,
+    /// The output so far of the command it runs in a terminal chatmd runs for it (ACP
+    /// `terminal` content), clean of escapes.
+    pub output: Option<String>,
 }
 
 /// What an agent spent so far in its session (ACP `usage_update`).

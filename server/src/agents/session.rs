@@ -64,7 +64,22 @@ pub trait Session: Send {
     fn again(&mut self, _invocation: &super::Invocation, _out: &mut Outbox) -> bool {
         false
     }
+
+    /// How the session's own work in the background (an ACP agent's terminals) tells
+    /// the runner it has news, given once at the start; the runner then calls
+    /// [`Session::woken`]. A session without such work drops it.
+    fn set_waker(&mut self, waker: Waker) {
+        drop(waker);
+    }
+
+    /// Its background work has news (see [`Session::set_waker`]).
+    fn woken(&mut self, out: &mut Outbox) {
+        let _ = out;
+    }
 }
+
+/// Called from any thread when a session's background work has news for it.
+pub type Waker = std::sync::Arc<dyn Fn() + Send + Sync>;
 
 /// What a session hands the runner after each call. The runner empties it each time.
 #[derive(Debug, Default)]
@@ -149,6 +164,18 @@ pub struct PermissionRequest {
     pub plan: Option<AskedPlan>,
 }
 
+impl PermissionRequest {
+    /// The `kind` of a request that is a question of the agent's (ACP
+    /// `elicitation/create`), not an approval of a tool call: its options are answers
+    /// ([`PermissionKind::Answer`]) and a decline.
+    pub const QUESTION: &'static str = "question";
+
+    /// Whether this request is a question rather than an approval.
+    pub fn is_question(&self) -> bool {
+        self.kind == Self::QUESTION
+    }
+}
+
 /// The plan of a plan approval (a `switch_mode` request whose input carries `plan`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum AskedPlan {
@@ -185,6 +212,9 @@ pub enum PermissionKind {
     AllowAlways,
     RejectOnce,
     RejectAlways,
+    /// An answer to a question of the agent's (`elicitation/create`): neither an allow
+    /// nor a reject, so no policy ever picks it.
+    Answer,
 }
 
 impl PermissionKind {
@@ -195,6 +225,7 @@ impl PermissionKind {
             PermissionKind::AllowAlways => "allow_always",
             PermissionKind::RejectOnce => "reject_once",
             PermissionKind::RejectAlways => "reject_always",
+            PermissionKind::Answer => "answer",
         }
     }
 
@@ -204,6 +235,7 @@ impl PermissionKind {
             PermissionKind::AllowAlways,
             PermissionKind::RejectOnce,
             PermissionKind::RejectAlways,
+            PermissionKind::Answer,
         ]
         .into_iter()
         .find(|kind| kind.as_str() == name)

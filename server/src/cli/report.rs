@@ -55,6 +55,18 @@ pub(super) struct MemberReport {
     pub auto_loaded: Vec<String>,
     /// The permission mode its agent starts in, and who chose it.
     pub permission_mode: String,
+    /// The MCP servers passed to its ACP sessions (from a trusted `chatmd.toml`).
+    pub mcp_servers: Vec<McpServerReport>,
+}
+
+/// One MCP server of a member: variables and headers by name only.
+#[derive(Debug, Serialize)]
+pub(super) struct McpServerReport {
+    pub name: String,
+    /// `stdio`, `http` or `sse`.
+    pub transport: String,
+    /// The program and its arguments, or the URL.
+    pub target: String,
 }
 
 #[derive(Debug, Serialize)]
@@ -192,6 +204,16 @@ fn member(m: &Member, root: &Path, agent_kinds: &Registry) -> MemberReport {
         env_keys: m.env.keys().cloned().collect(),
         args: m.args.clone(),
         permission_mode: permission_mode(m, agent_kinds),
+        mcp_servers: m
+            .session
+            .mcp_servers
+            .iter()
+            .map(|s| McpServerReport {
+                name: s.name.clone(),
+                transport: s.kind().to_owned(),
+                target: s.target(),
+            })
+            .collect(),
         timeout_secs: m.timeout.map(|d| d.as_secs_f64()),
         idle_timeout_secs: m.idle_timeout.map(|d| d.as_secs_f64()),
         resume: m.resume

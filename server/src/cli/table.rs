@@ -77,6 +77,20 @@ pub(super) fn write_table(report: &Report, out: &mut dyn Write) -> io::Result<()
         for m in &report.members {
             writeln!(out, "  {}  {}", pad(&m.handle, width), m.permission_mode)?;
         }
+        if report.members.iter().any(|m| !m.mcp_servers.is_empty()) {
+            writeln!(out)?;
+            writeln!(out, "MCP servers:")?;
+            for m in report.members.iter().filter(|m| !m.mcp_servers.is_empty()) {
+                for s in &m.mcp_servers {
+                    let handle = pad(&m.handle, width);
+                    writeln!(
+                        out,
+                        "  {handle}  {} ({}): {}",
+                        s.name, s.transport, s.target
+                    )?;
+                }
+            }
+        }
     }
     writeln!(out)?;
 

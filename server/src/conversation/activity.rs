@@ -70,7 +70,11 @@ pub fn call_block(call: &CallView, ended: bool) -> String {
         out.push('\n');
         out.push_str(&diff_block(diff));
     }
-    if !call.diffs.is_empty() {
+    if let Some(output) = &call.output {
+        out.push('\n');
+        out.push_str(&output_block(output));
+    }
+    if !call.diffs.is_empty() || call.output.is_some() {
         // The next line after an HTML block needs a blank line, or it joins the block.
         out.push('\n');
     }
@@ -113,6 +117,34 @@ pub fn diff_block(diff: &FileDiff) -> String {
         ));
     }
     out.push_str("\n</details>\n");
+    out
+}
+
+/// A command's output (a terminal chatmd runs for the agent) in a `text` code block,
+/// folded; past [`MAX_DIFF_LINES`] or [`MAX_DIFF_BYTES`] only its end is kept (where a
+/// command says how it went), with a note.
+pub fn output_block(output: &str) -> String {
+    let lines: Vec<&str> = output.lines().collect();
+    let mut kept: Vec<&str> = Vec::new();
+    let mut bytes = 0;
+    for line in lines.iter().rev() {
+        if bytes + line.len() >= MAX_DIFF_BYTES || kept.len() >= MAX_DIFF_LINES {
+            break;
+        }
+        bytes += line.len() + 1;
+        kept.push(line);
+    }
+    let left_out = lines.len() - kept.len();
+    kept.reverse();
+    let text: String = kept.iter().map(|line| format!("{line}\n")).collect();
+    let fence = "`".repeat(longest_run(&text, '`').max(2) + 1);
+    let mut out = String::from("<details><summary>Output</summary>\n\n");
+    if left_out > 0 {
+        out.push_str(&format!(
+            "*The output is cut here: {left_out} earlier lines are left out.*\n\n"
+        ));
+    }
+    out.push_str(&format!("{fence}text\n{text}{fence}\n\n</details>\n"));
     out
 }
 

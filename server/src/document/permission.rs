@@ -166,6 +166,15 @@ pub fn escape_line(line: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
+/// Whether a pending block's text (after ` — `) is a question of the agent's
+/// (`writer asks (Color): Which color?`) rather than an approval (`writer wants to
+/// run …`): member names have no spaces, and chatmd writes `asks` only for questions.
+pub fn is_question(description: &str) -> bool {
+    description
+        .split_once(' ')
+        .is_some_and(|(_, rest)| rest.starts_with("asks"))
+}
+
 /// The Markdown of a pending request, without a trailing line break.
 pub fn render_request(id: &str, description: &str, options: &[&str], eol: &str) -> String {
     let description = description.replace(['\r', '\n'], " ");

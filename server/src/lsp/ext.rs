@@ -190,9 +190,10 @@ pub const CANCEL: &str = "chatmd.cancel";
 pub const RETRY: &str = "chatmd.retry";
 /// `chatmd.fork {uri, line}`: a copy of the chat up to a message, in a new file.
 pub const FORK: &str = "chatmd.fork";
-/// `chatmd.answer {uri, request, option}`: answers a permission block; the running turn
-/// whose agent asked hears it at once and records it over the block (`option`: an
-/// option's name, its id, or its kind such as `allow_once`).
+/// `chatmd.answer {uri, request, option}`: answers a permission block, or a question
+/// block (an ACP agent's `elicitation/create`: `option` is one of its answers, or
+/// `Decline`); the running turn whose agent asked hears it at once and records it over
+/// the block (`option`: an option's name, its id, or its kind such as `allow_once`).
 pub const ANSWER: &str = "chatmd.answer";
 /// `chatmd.newChat {folder?, title?}`: a new chat file.
 pub const NEW_CHAT: &str = "chatmd.newChat";

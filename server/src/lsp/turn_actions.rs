@@ -193,9 +193,12 @@ fn actions_at(
                 .iter()
                 .map(|o| &text[o.label.clone()])
                 .collect();
-            if !labels
-                .iter()
-                .any(|l| l.eq_ignore_ascii_case("reject always"))
+            // A question (`@x asks …`) makes no rule: no "always" for it.
+            let question = crate::document::permission::is_question(&text[block.text.clone()]);
+            if !question
+                && !labels
+                    .iter()
+                    .any(|l| l.eq_ignore_ascii_case("reject always"))
             {
                 out.push(action(
                     format!("Reject always ({request})"),

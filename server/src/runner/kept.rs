@@ -174,6 +174,12 @@ pub async fn run_kept(
         return (outcome, None);
     }
     let now = Instant::now();
+    // The next turn's background work (an ACP agent's terminals) wakes this turn.
+    let mut session = kept.session;
+    let (wake, wakeups) = tokio::sync::mpsc::unbounded_channel();
+    session.set_waker(std::sync::Arc::new(move || {
+        let _ = wake.send(());
+    }));
     let turn = Turn {
         program: kept.program,
         child: kept.child,
@@ -181,7 +187,8 @@ pub async fn run_kept(
         stdout: kept.stdout,
         stdout_open: kept.exited.is_none(),
         leader: kept.exited,
-        session: kept.session,
+        session,
+        wakeups: Some(wakeups),
         outbox,
         input: kept.input,
         events: caller.events,

@@ -60,6 +60,14 @@ impl Turn<'_> {
                     }
                     idle_timer.as_mut().reset(due);
                 }
+                news = next_wakeup(&mut self.wakeups) => match news {
+                    None => self.wakeups = None,
+                    Some(()) => {
+                        // A command the agent runs through chatmd is the agent at work.
+                        self.last_output = Instant::now();
+                        self.session.woken(&mut self.outbox);
+                    }
+                },
                 command = next_command(&mut self.commands) => match command {
                     None => self.commands = None,
                     Some(command) => {
@@ -234,6 +242,14 @@ impl Turn<'_> {
             self.cancelling = Some(after(Instant::now(), self.settings.grace));
         }
         taken
+    }
+}
+
+/// The session's next news, or never when it has none to tell.
+async fn next_wakeup(wakeups: &mut Option<tokio::sync::mpsc::UnboundedReceiver<()>>) -> Option<()> {
+    match wakeups {
+        Some(wakeups) => wakeups.recv().await,
+        None => std::future::pending().await,
     }
 }
 

@@ -69,6 +69,8 @@ pub(super) struct Turn<'a> {
     pub(super) events: Sender<AgentEvent>,
     /// `None` once the caller's sender is gone.
     pub(super) commands: Option<&'a mut Receiver<SessionCommand>>,
+    /// The session's background news (an ACP agent's terminals), if it has any.
+    pub(super) wakeups: Option<tokio::sync::mpsc::UnboundedReceiver<()>>,
     pub(super) cancel: CancellationToken,
     /// Once the session took a cancel: when the agent's time to end its turn is up.
     pub(super) cancelling: Option<Instant>,
@@ -167,6 +169,11 @@ pub async fn run_session_keeping(
     let tail = Arc::new(Mutex::new(tail));
     let now = Instant::now();
     let session_records = session.records_traffic();
+    let mut session = session;
+    let (wake, wakeups) = tokio::sync::mpsc::unbounded_channel();
+    session.set_waker(Arc::new(move || {
+        let _ = wake.send(());
+    }));
     let mut turn = Turn {
         program: invocation.program,
         child,
@@ -179,6 +186,7 @@ pub async fn run_session_keeping(
         input: Input::new(stdin),
         events: caller.events,
         commands: Some(caller.commands),
+        wakeups: Some(wakeups),
         cancel: caller.cancel,
         cancelling: None,
         asked: Vec::new(),

@@ -250,6 +250,7 @@ impl Reader<'_> {
                 model: settings.model,
                 options: settings.options.into_iter().collect(),
                 asking_mode: None,
+                mcp_servers: settings.mcp_servers,
             },
             permissions: settings.permissions,
         })

@@ -54,6 +54,8 @@ pub enum TrustKey {
     /// An agent CLI's own settings file in the member's folder (hooks, MCP servers,
     /// permission modes: `agent_settings.rs`).
     AgentSettings,
+    /// MCP servers passed to an ACP agent: a stdio server is a program the agent runs.
+    McpServers,
 }
 
 impl TrustKey {
@@ -68,6 +70,7 @@ impl TrustKey {
             TrustKey::Options => "options",
             TrustKey::Permissions => "permissions",
             TrustKey::AgentSettings => "agent settings",
+            TrustKey::McpServers => "mcp_servers",
         }
     }
 
@@ -96,13 +99,18 @@ impl TrustKey {
                 "@{handle}'s CLI runs the hooks and MCP servers of its settings by itself, and \
                  their modes and rules let it act without asking"
             ),
+            TrustKey::McpServers => format!(
+                "@{handle}'s agent would run these programs and send its tools' calls to these \
+                 servers"
+            ),
         }
     }
 
     /// Whether the member is not run while the key waits for trust. An allow rule left
     /// out only means the member asks: it runs.
     pub fn blocks_member(self) -> bool {
-        self != TrustKey::Permissions
+        // Without its MCP servers the member still works, with its own tools.
+        !matches!(self, TrustKey::Permissions | TrustKey::McpServers)
     }
 }
 

@@ -86,7 +86,11 @@ impl Live {
         t.open_block(Kind::Permission);
         let labels: Vec<String> = request.options.iter().map(|o| label(&o.name)).collect();
         let labels: Vec<&str> = labels.iter().map(String::as_str).collect();
-        let what = format!("{} wants to {}", t.member, request.summary);
+        // A question's summary says what it asks (`asks (Color): Which color?`).
+        let what = match request.is_question() {
+            true => format!("{} {}", t.member, request.summary),
+            false => format!("{} wants to {}", t.member, request.summary),
+        };
         let text = permission::render_request(&block, &what, &labels, "\n");
         // A plan to approve goes in the block, under its question (and stays under
         // its record).
@@ -146,7 +150,12 @@ impl Live {
                     .find(|o| label(&o.name).eq_ignore_ascii_case(option.trim()))
             })
             .map(|o| (o.clone(), o.kind))
-            .or_else(|| always_without_option(options, option))
+            // A question makes no rule: "always" answers nothing there.
+            .or_else(|| {
+                (!ask.request.is_question())
+                    .then(|| always_without_option(options, option))
+                    .flatten()
+            })
             .ok_or_else(|| AnswerError::NoSuchOption {
                 block: block.to_string(),
                 option: option.to_string(),
@@ -155,7 +164,7 @@ impl Live {
         let decision = match kind {
             PermissionKind::AllowAlways => Some(Decision::Allow),
             PermissionKind::RejectAlways => Some(Decision::Reject),
-            PermissionKind::AllowOnce | PermissionKind::RejectOnce => None,
+            PermissionKind::AllowOnce | PermissionKind::RejectOnce | PermissionKind::Answer => None,
         };
         let rule = decision.map(|d| (Pattern::exact(&ask.request.kind, &ask.request.title), d));
         let record = record_answer(ask, &chosen, kind, by);
@@ -300,6 +309,7 @@ fn answered(kind: PermissionKind) -> &'static str {
         PermissionKind::AllowAlways => "allowed always",
         PermissionKind::RejectOnce => "rejected",
         PermissionKind::RejectAlways => "rejected always",
+        PermissionKind::Answer => "answered",
     }
 }
 

@@ -57,6 +57,7 @@ fn call(status: CallStatus) -> AgentEvent {
             new: "hello\n".into(),
         }],
         detail: None,
+        output: None,
     }))
 }
 
@@ -175,6 +176,7 @@ async fn hidden_thoughts_leave_nothing_and_unfinished_calls_say_so_at_the_end() 
             locations: Vec::new(),
             diffs: Vec::new(),
             detail: None,
+            output: None,
         };
         live.on_event(&mut port, AgentEvent::Call(Box::new(call)), &answers);
     }

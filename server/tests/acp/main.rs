@@ -122,6 +122,11 @@ pub fn as_chatmd_sends(mut message: Value) -> Value {
             "name": "chatmd",
             "version": env!("CARGO_PKG_VERSION"),
         });
+        // The recordings were made offering no terminal and no questions; chatmd now
+        // offers both (`terminal.rs`, `elicitation.rs`).
+        let capabilities = &mut message["params"]["clientCapabilities"];
+        capabilities["terminal"] = json!(true);
+        capabilities["elicitation"] = json!({"form": {}, "url": {}});
     }
     message
 }

@@ -107,6 +107,7 @@ fn settings_are_sent_one_at_a_time_before_the_prompt() {
         model: Some("default".into()),
         options: vec![("fast".into(), SettingValue::Flag(true))],
         asking_mode: None,
+        mcp_servers: Vec::new(),
     };
     let (mut session, mut trace) = set_up(settings);
     assert_eq!(

@@ -23,6 +23,9 @@ pub struct Call {
     pub locations: Vec<String>,
     pub diffs: Vec<FileDiff>,
     pub detail: Option<String>,
+    /// The terminals its content embeds (`terminalId`s), and the last one's output.
+    pub terminals: Vec<String>,
+    pub output: Option<String>,
     /// The last `rawInput` and the text of the last `content` (a plan approval's plan
     /// may be only there: `permission.rs`).
     pub raw_input: Option<Value>,
@@ -55,6 +58,14 @@ impl Call {
                 .collect();
             if !diffs.is_empty() {
                 self.diffs = diffs;
+            }
+            for item in content {
+                if let ToolCallContent::Terminal(terminal) = item {
+                    let id = terminal.terminal_id.to_string();
+                    if !self.terminals.contains(&id) {
+                        self.terminals.push(id);
+                    }
+                }
             }
         }
         if self.status == Some(CallStatus::Failed) {
@@ -92,6 +103,7 @@ impl Call {
             locations: self.locations.clone(),
             diffs: self.diffs.clone(),
             detail: self.detail.clone(),
+            output: self.output.clone(),
         };
         if self.reported.as_ref() == Some(&view) {
             return None;

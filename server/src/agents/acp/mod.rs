@@ -17,9 +17,10 @@
 //! way, so a later `session/resume` in a new process works the same; docs/agents.md).
 //!
 //! `fs/read_text_file` and `fs/write_text_file` become an [`AgentEvent::File`] answered
-//! by a [`SessionCommand::File`] (`fs.rs`).
-//! Requests of the agent's that chatmd does not implement (`terminal/*`,
-//! `elicitation/create`, anything unknown) are answered "method not found";
+//! by a [`SessionCommand::File`] (`fs.rs`); `elicitation/create` becomes a question
+//! asked like a permission (`elicitation.rs`); `terminal/*` runs the agent's commands
+//! in chatmd's hands (`terminal.rs`). Requests of the agent's that chatmd does not
+//! implement (anything unknown) are answered "method not found";
 //! unknown notifications and lines that are not JSON-RPC are ignored (agents may print
 //! noise on stdout). The protocol crate gives the message types only: the runner owns
 //! the process, its limits and its stderr.
@@ -28,8 +29,10 @@ mod calls;
 mod commands;
 mod context;
 mod costs;
+mod elicitation;
 mod ending;
 mod fs;
+mod mcp;
 mod offered;
 mod permission;
 mod plan;
@@ -38,11 +41,13 @@ mod rpc;
 mod settings;
 mod setup;
 mod steering;
+mod terminal;
 mod updates;
 mod warm;
 
 pub use context::PromptAttachment;
 pub use ending::Login;
+pub use mcp::{McpServer, McpTransport};
 pub use permission::summary as permission_summary;
 pub(crate) use plan::plan;
 pub use plan::{install_hint, member_preset, program};
@@ -60,7 +65,7 @@ use super::reader::Turn;
 use super::session::{Outbox, Session, SessionCommand};
 use super::{AgentEvent, ExitInfo, Invocation};
 use offered::Offered;
-use permission::{Asking, Permissions};
+use permission::Permissions;
 use rpc::{AgentError, Incoming};
 use settings::Change;
 use updates::Stream;
@@ -96,6 +101,9 @@ pub struct AcpSession {
     /// The `additionalDirectories` of the session: the workspace root, where the
     /// agent takes them and the member works elsewhere.
     roots: Vec<PathBuf>,
+    /// The member's MCP servers the agent takes, as sent in `session/new` and
+    /// `session/resume` (`mcp.rs`).
+    mcp_servers: Vec<Value>,
     /// What the session offers to be set, as the agent last told it.
     offered: Offered,
     /// The member's settings still to apply, the first one in flight.
@@ -128,6 +136,10 @@ pub struct AcpSession {
     steer_request: Option<i64>,
     permissions: Permissions,
     files: fs::FileRequests,
+    /// The commands the agent runs through chatmd (`terminal/*`).
+    terminals: terminal::Terminals,
+    /// The agent's questions (`elicitation/create`) waiting for the user.
+    questions: elicitation::Questions,
     stream: Stream,
     login: Login,
     /// The agent's name in messages, and the last stray stdout line.
@@ -145,6 +157,7 @@ impl AcpSession {
             cwd,
             setup: SessionSetup::default(),
             roots: Vec::new(),
+            mcp_servers: Vec::new(),
             offered: Offered::default(),
             changes: VecDeque::new(),
             settings_changed: false,
@@ -162,6 +175,8 @@ impl AcpSession {
             steer_request: None,
             permissions: Permissions::default(),
             files: fs::FileRequests::default(),
+            terminals: terminal::Terminals::default(),
+            questions: elicitation::Questions::default(),
             stream,
             login,
             turn: Turn::new(agent),
@@ -289,30 +304,18 @@ impl AcpSession {
         if method.starts_with("fs/") {
             return self.file_request(id, method, &params, out);
         }
+        if method == "elicitation/create" {
+            return self.elicit(id, &params, out);
+        }
+        if method.starts_with("terminal/") {
+            return self.terminal(id, method, &params, out);
+        }
         if method != "session/request_permission" {
             tracing::debug!("ACP request not implemented: {method}");
             out.write(rpc::error(&id, Error::method_not_found()));
             return;
         }
-        match self.permissions.ask(id, params, &mut self.stream) {
-            Asking::Answered(line) => out.write(line),
-            Asking::User(request) if self.cancelled => {
-                let cancelled = super::PermissionOutcome::Cancelled;
-                out.write(
-                    self.permissions
-                        .answer(&request.id, &cancelled)
-                        .unwrap_or_default(),
-                );
-            }
-            Asking::User(request) => {
-                // The call's line goes above the question about it.
-                if let Some(tool) = &request.tool {
-                    self.stream.show_asked(tool, &mut out.events);
-                }
-                self.stream.block_ends();
-                out.push(AgentEvent::Permission(Box::new(request)));
-            }
-        }
+        self.ask_permission(id, params, out);
     }
 }
 
@@ -353,7 +356,8 @@ impl Session for AcpSession {
     fn command(&mut self, command: SessionCommand, out: &mut Outbox) -> bool {
         match command {
             SessionCommand::Answer { request, outcome } => {
-                match self.permissions.answer(&request, &outcome) {
+                let answer = self.permissions.answer(&request, &outcome);
+                match answer.or_else(|| self.questions.answer(&request, &outcome)) {
                     Some(line) => {
                         out.write(line);
                         true
@@ -371,6 +375,8 @@ impl Session for AcpSession {
                 let cancel = CancelNotification::new(session.clone());
                 out.write(rpc::notification("session/cancel", cancel));
                 out.write(self.permissions.cancel_all());
+                out.write(self.questions.cancel_all());
+                self.terminals.kill_all();
                 self.cancelled = true;
                 true
             }
@@ -380,6 +386,16 @@ impl Session for AcpSession {
 
     fn records_traffic(&self) -> bool {
         true
+    }
+
+    fn set_waker(&mut self, waker: super::session::Waker) {
+        self.terminals.set_waker(waker);
+    }
+
+    fn woken(&mut self, out: &mut Outbox) {
+        if !self.turn.finished {
+            self.terminals_woken(out);
+        }
     }
 
     fn linger(&self) -> Option<std::time::Duration> {

@@ -15,8 +15,9 @@ use super::calls::{Call, content_text};
 use super::rpc;
 use super::updates::{Stream, first_line, kind_name};
 use crate::agents::output::{code_span, quote};
+use crate::agents::session::Outbox;
 use crate::agents::{
-    AskedPlan, PermissionKind, PermissionOption, PermissionOutcome, PermissionRequest,
+    AgentEvent, AskedPlan, PermissionKind, PermissionOption, PermissionOutcome, PermissionRequest,
 };
 
 /// The params of a permission request, read leniently: an option of a kind this
@@ -122,6 +123,32 @@ impl Permissions {
             .drain(..)
             .flat_map(|pending| rpc::result(&pending.id, &cancelled))
             .collect()
+    }
+}
+
+impl super::AcpSession {
+    /// The agent's `session/request_permission` `id`: asked of the user (the call's
+    /// line above it), or answered at once (`cancelled` after a cancel).
+    pub(super) fn ask_permission(&mut self, id: RequestId, params: Value, out: &mut Outbox) {
+        match self.permissions.ask(id, params, &mut self.stream) {
+            Asking::Answered(line) => out.write(line),
+            Asking::User(request) if self.cancelled => {
+                let cancelled = PermissionOutcome::Cancelled;
+                out.write(
+                    self.permissions
+                        .answer(&request.id, &cancelled)
+                        .unwrap_or_default(),
+                );
+            }
+            Asking::User(request) => {
+                // The call's line goes above the question about it.
+                if let Some(tool) = &request.tool {
+                    self.stream.show_asked(tool, &mut out.events);
+                }
+                self.stream.block_ends();
+                out.push(AgentEvent::Permission(Box::new(request)));
+            }
+        }
     }
 }
 

@@ -26,6 +26,8 @@ pub struct SessionSettings {
     /// The preset's mode that asks before tools run, set when the member chose no
     /// `mode` and the session offers it (claude-agent-acp 0.101 starts in `auto`).
     pub asking_mode: Option<String>,
+    /// The member's MCP servers (`[members.X.mcp_servers]`), passed to each session.
+    pub mcp_servers: Vec<super::McpServer>,
 }
 
 impl SessionSettings {

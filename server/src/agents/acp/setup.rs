@@ -38,6 +38,11 @@ impl AcpSession {
             tokens: false,
             cost: super::costs::costs_span_processes(result),
         }));
+        let (servers, skipped) =
+            super::mcp::offered(&self.setup.settings.mcp_servers, result, &self.turn.agent);
+        self.mcp_servers = servers;
+        out.events
+            .extend(skipped.into_iter().map(AgentEvent::Notice));
         self.steering = super::steering::advertised(result);
         self.embedded_context = result
             .pointer("/agentCapabilities/promptCapabilities/embeddedContext")
@@ -93,7 +98,8 @@ impl AcpSession {
 
     /// The params of `session/resume` or `session/fork` of `session`: those of a load.
     fn reopen_params(&self, session: &str) -> Value {
-        let mut params = json!({"sessionId": session, "cwd": self.cwd, "mcpServers": []});
+        let mut params =
+            json!({"sessionId": session, "cwd": self.cwd, "mcpServers": self.mcp_servers});
         if !self.roots.is_empty() {
             params["additionalDirectories"] = json!(self.roots);
         }
@@ -101,8 +107,11 @@ impl AcpSession {
     }
 
     pub(super) fn new_session(&mut self, out: &mut Outbox) {
-        let params =
+        let request =
             NewSessionRequest::new(self.cwd.clone()).additional_directories(self.roots.clone());
+        let mut params = serde_json::to_value(request).unwrap_or(Value::Null);
+        // The servers as the schema's `McpServer` JSON, built in `mcp.rs`.
+        params["mcpServers"] = Value::Array(self.mcp_servers.clone());
         let id = self.send("session/new", params, out);
         self.waiting = Waiting::NewSession(id);
     }
@@ -251,12 +260,13 @@ impl AcpSession {
 }
 
 /// The `initialize` params: protocol 1, the client's name and version, `fs` reads and
-/// writes (`fs.rs`), and nothing it does not implement (no `terminal`).
+/// writes (`fs.rs`), `terminal` (chatmd runs the agent's commands: `terminal.rs`),
+/// `elicitation` (form and URL questions).
 pub(super) fn initialize() -> Value {
     let files = FileSystemCapabilities::new()
         .read_text_file(true)
         .write_text_file(true);
-    let capabilities = ClientCapabilities::new().fs(files).terminal(false);
+    let capabilities = ClientCapabilities::new().fs(files).terminal(true);
     let request = InitializeRequest::new(ProtocolVersion::V1)
         .client_capabilities(capabilities)
         .client_info(Implementation::new("chatmd", env!("CARGO_PKG_VERSION")));
@@ -268,6 +278,8 @@ pub(super) fn initialize() -> Value {
         .and_then(Value::as_object_mut)
     {
         capabilities.remove("auth");
+        // Questions are asked in the file (`elicitation.rs`).
+        capabilities.insert("elicitation".into(), json!({"form": {}, "url": {}}));
     }
     params
 }

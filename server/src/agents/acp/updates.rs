@@ -32,6 +32,8 @@ pub struct Stream {
     /// The last message id of a chunk: a different one starts a new paragraph.
     message: Option<String>,
     calls: HashMap<String, Call>,
+    /// Each terminal's output so far, by `terminalId` (`terminal.rs`).
+    outputs: HashMap<String, String>,
     /// The session's folder: paths inside it are shown relative to it.
     cwd: PathBuf,
 }
@@ -187,6 +189,21 @@ impl Stream {
         self.paragraphs.block_ends();
     }
 
+    /// Terminal `terminal` printed: its output so far shows under the tool line of each
+    /// call that embeds it.
+    pub fn terminal_output(&mut self, terminal: &str, output: String, out: &mut Vec<AgentEvent>) {
+        self.outputs.insert(terminal.to_owned(), output);
+        let ids: Vec<String> = self
+            .calls
+            .iter()
+            .filter(|(_, call)| call.terminals.iter().any(|t| t == terminal))
+            .map(|(id, _)| id.clone())
+            .collect();
+        for id in ids {
+            self.report(&id, out);
+        }
+    }
+
     /// Reports call `id` when what it shows changed. A call whose kind and title are
     /// not known yet (an update before its `tool_call`) waits for them.
     fn report(&mut self, id: &str, out: &mut Vec<AgentEvent>) {
@@ -195,6 +212,9 @@ impl Stream {
         };
         if call.kind.is_none() && call.title.is_none() {
             return;
+        }
+        if let Some(output) = call.terminals.last().and_then(|t| self.outputs.get(t)) {
+            call.output = Some(output.clone());
         }
         if let Some(view) = call.view(id, &self.cwd) {
             self.paragraphs.block_ends();

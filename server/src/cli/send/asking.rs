@@ -89,7 +89,8 @@ fn policy_choice(request: &PermissionRequest) -> &str {
 /// that kind (chatmd then remembers the rule, and the agent hears a reject once).
 fn own_reject_always(request: &PermissionRequest) -> bool {
     let has = |kind| request.options.iter().any(|o| o.kind == kind);
-    !has(PermissionKind::RejectAlways) && has(PermissionKind::RejectOnce)
+    // A question is not a tool the chat could have a rule for.
+    !request.is_question() && !has(PermissionKind::RejectAlways) && has(PermissionKind::RejectOnce)
 }
 
 /// What each numbered answer sends: the agent's option ids, then `reject_always`
@@ -104,7 +105,10 @@ fn answer_ids(request: &PermissionRequest) -> Vec<String> {
 
 /// The question as the terminal shows it: what is asked, and the options numbered.
 fn question(member: &str, request: &PermissionRequest) -> String {
-    let mut q = format!("\n@{member} asks permission to {}\n", request.summary);
+    let mut q = match request.is_question() {
+        true => format!("\n@{member} {}\n", request.summary),
+        false => format!("\n@{member} asks permission to {}\n", request.summary),
+    };
     for (n, option) in request.options.iter().enumerate() {
         q.push_str(&format!("  {}) {}\n", n + 1, option.name));
     }

@@ -34,6 +34,7 @@ fn call(status: CallStatus) -> CallView {
         locations: vec!["notes.txt:2".into(), "src/a_b.rs".into()],
         diffs: Vec::new(),
         detail: None,
+        output: None,
     }
 }
 

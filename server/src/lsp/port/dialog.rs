@@ -10,10 +10,16 @@ use crate::turns::{Answers, Asked, PermissionAnswer};
 
 /// Shows the request with the agent's options as buttons; a choice goes to `answers`.
 pub(super) fn ask(client: &Client, asked: Asked<'_>, answers: &Answers) {
-    let message = format!(
-        "@{} asks permission to {} ({})",
-        asked.member, asked.request.summary, asked.block
-    );
+    let message = match asked.request.is_question() {
+        true => format!(
+            "@{} {} ({})",
+            asked.member, asked.request.summary, asked.block
+        ),
+        false => format!(
+            "@{} asks permission to {} ({})",
+            asked.member, asked.request.summary, asked.block
+        ),
+    };
     let actions: Vec<MessageActionItem> = asked
         .request
         .options

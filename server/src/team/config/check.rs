@@ -144,6 +144,10 @@ impl Checker<'_> {
             .permissions
             .map(|table| self.permissions(&name, table))
             .unwrap_or_default();
+        let mcp_servers = raw
+            .mcp_servers
+            .map(|table| self.mcp_servers(&name, table))
+            .unwrap_or_default();
         Some(MemberSettings {
             declared_at: Some((self.file.to_path_buf(), name_range)),
             agent,
@@ -165,6 +169,7 @@ impl Checker<'_> {
             mode: session.mode,
             model: session.model,
             options: session.options.into_iter().collect(),
+            mcp_servers,
             name,
         })
     }

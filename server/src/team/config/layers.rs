@@ -156,6 +156,22 @@ fn unnamed_program(
 /// One problem on each setting that was left out, saying why and how to trust the file.
 fn report_untrusted(file: &Path, config: &super::FileConfig, problems: &mut Vec<ConfigProblem>) {
     for item in &config.trust {
+        if item.key == TrustKey::McpServers {
+            problems.push(ConfigProblem::untrusted(
+                file,
+                item.range.clone(),
+                format!(
+                    "`mcp_servers` are not passed to @{}'s agent until you trust this file: {}. \
+                     @{} runs without them until then; review the file, then run `{}` or use \
+                     the quick fix \"Trust this chatmd.toml…\"",
+                    item.member,
+                    item.key.why(&item.member),
+                    item.member,
+                    trust_command(file)
+                ),
+            ));
+            continue;
+        }
         if !item.key.blocks_member() {
             problems.push(ConfigProblem::untrusted(
                 file,

@@ -17,6 +17,7 @@ use crate::agents::acp::SettingValue;
 
 mod check;
 mod layers;
+mod mcp;
 mod raw;
 mod rules;
 mod session;
@@ -51,6 +52,7 @@ impl FileConfig {
             member.home = None;
             member.mode = None;
             member.options.clear();
+            member.mcp_servers.clear();
             // A reject rule only makes the member ask less: it stays.
             member.permissions.retain(|rule| {
                 rule.decision == crate::document::front_matter::rules::Decision::Reject
@@ -87,6 +89,9 @@ pub(crate) struct MemberSettings {
     pub mode: Option<String>,
     pub model: Option<String>,
     pub options: BTreeMap<String, SettingValue>,
+    /// An ACP member's MCP servers, in name order (a nearer file's server of the same
+    /// name replaces the farther one's).
+    pub mcp_servers: Vec<crate::agents::acp::McpServer>,
     /// A path of this member leads out of the workspace through a link the user did not
     /// accept: the member is left out (the problem says why).
     pub blocked: bool,
@@ -117,6 +122,11 @@ impl MemberSettings {
         take(&mut self.model, nearer.model);
         self.env.extend(nearer.env);
         self.options.extend(nearer.options);
+        for server in nearer.mcp_servers {
+            self.mcp_servers.retain(|s| s.name != server.name);
+            self.mcp_servers.push(server);
+        }
+        self.mcp_servers.sort_by(|a, b| a.name.cmp(&b.name));
         rules::overlay(&mut self.permissions, nearer.permissions);
         self.blocked |= nearer.blocked;
     }

@@ -43,6 +43,22 @@ pub(super) struct RawMember {
     pub(super) options: Option<Spanned<BTreeMap<String, Spanned<toml::Value>>>>,
     /// Permission rules: `"execute: cargo *" = "allow"`.
     pub(super) permissions: Option<Spanned<BTreeMap<String, Spanned<String>>>>,
+    /// An ACP member's MCP servers by name; passed once the file is trusted.
+    pub(super) mcp_servers: Option<Spanned<BTreeMap<String, Spanned<RawMcpServer>>>>,
+}
+
+/// `[members.X.mcp_servers.NAME]`: a program (`command`, `args`, `env`) or a server at
+/// a `url` (`type = "http"`, the default, or `"sse"`, with `headers`).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawMcpServer {
+    pub(super) command: Option<String>,
+    pub(super) args: Option<Vec<String>>,
+    pub(super) env: Option<BTreeMap<String, String>>,
+    pub(super) url: Option<String>,
+    #[serde(rename = "type")]
+    pub(super) transport: Option<String>,
+    pub(super) headers: Option<BTreeMap<String, String>>,
 }
 
 /// `[members.*]` in file order (a map would sort them).

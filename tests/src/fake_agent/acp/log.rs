@@ -14,6 +14,16 @@ fn messages(log: &Path) -> Vec<Value> {
         .collect()
 }
 
+/// The client's answers to the fake's questions (`elicitation/create`): their whole
+/// result (`{"action": "accept", "content": {…}}`), in order.
+pub fn questions_answered(log: &Path) -> Vec<Value> {
+    messages(log)
+        .into_iter()
+        .filter(|m| m.get("result").is_some_and(|r| r.get("action").is_some()))
+        .map(|mut m| m["result"].take())
+        .collect()
+}
+
 /// The methods the client called or notified, in order, across the fake's runs.
 pub fn methods_received(log: &Path) -> Vec<String> {
     messages(log)

@@ -26,6 +26,9 @@
 //! | `MOCK-MODE=toolwrite` | `touch tool-wrote.txt` (or `WRITE=<name>`) in the session's folder behind one permission request, in the flavor's exact sequence |
 //! | `MOCK-MODE=toolwrite2` | two such commands, two permission requests (`WRITE=<a> WRITE=<b>`, default `tool-wrote.txt`, `tool-wrote-2.txt`) |
 //! | `MOCK-MODE=exitplan` | claude only: a plan approval (ExitPlanMode: `switch_mode`, title "Ready to code?", `rawInput.plan`; 0.101's shape with `FAKE_ACP_CLAUDE_VERSION`); an approval switches the session's mode |
+//! | `MOCK-MODE=ask` | a question by `elicitation/create` (form: "Which color should the button be?", one property `color` with choices Blue/Red; `ASK=url`: a URL to open); the answer quotes the client's result as `tool_result="{…}"`; `cancel` ends the turn cancelled; a client without `elicitation` is not asked (`question.rs`) |
+//! | `MOCK-MODE=mcp` | the answer quotes the MCP servers the session request carried, one `name transport command-or-url [env/headers]` each: `tool_result="mcp=files stdio mcp-files --root .; docs http https://…"` (an entry that is not the schema's `McpServer` fails the request with invalid params) |
+//! | `MOCK-MODE=terminal` | a command through the client's terminal: `terminal/create` (`sh -c "printf 'line 1\\nline 2\\nline 3\\n'; exit 3"`; `RUN=sleep`: `echo $$ > terminal.pid; echo waiting; exec sleep 60`), a tool call embedding it, `wait_for_exit`, `output`, `release`; the answer quotes them: `tool_result="exit=3 signal=null truncated=false output=line 1\|line 2\|line 3"` (`terminal.rs`) |
 //! | `MOCK-MODE=crash` | two chunks, a stderr line, exit 1 |
 //! | `MOCK-MODE=writefile` | an edit through the client, as claude-agent-acp 0.101 makes one when the client offers `fs`: `fs/read_text_file` of `WRITE=<path>` (relative to the session's folder, `/` allowed; default `notes.txt`), then `fs/write_text_file` of its text with the first line upper-cased (`created by the fake agent` when the read failed); `WRITE-ABS=<path>` names an absolute path instead. The answer quotes `wrote <path>` or the client's error |
 //! | `MOCK-MODE=readfile` | an `fs/read_text_file` request for `READ=<name>` (default `notes.txt`); the answer quotes the client's error |
@@ -94,22 +97,26 @@ mod fork;
 mod ids;
 pub(crate) mod json;
 mod log;
+mod mcp;
 mod modes;
 mod permission;
 mod plan_approval;
+mod question;
 mod render;
 mod replay;
 mod server;
 mod settings;
 mod steering;
 mod store;
+mod terminal;
 mod tools;
 mod turn;
 mod usage;
 mod wire;
 
 pub use log::{
-    answers_received, methods_received, other_answers_received, requests_received, started_pids,
+    answers_received, methods_received, other_answers_received, questions_answered,
+    requests_received, started_pids,
 };
 
 use std::path::Path;

@@ -25,6 +25,12 @@ pub enum Mode {
     WriteFile,
     /// `exitplan`: a plan approval (claude's ExitPlanMode, `plan_approval.rs`).
     ExitPlan,
+    /// `ask`: a question by `elicitation/create` (`question.rs`).
+    Ask,
+    /// `mcp`: the answer names the MCP servers the session was given (`mcp.rs`).
+    Mcp,
+    /// `terminal`: a command run through the client's terminal (`terminal.rs`).
+    Terminal,
 }
 
 pub fn mode_of(message: &str) -> Mode {
@@ -42,6 +48,9 @@ pub fn mode_of(message: &str) -> Mode {
         "toolwrite2" => Mode::Tool(2),
         "render" => Mode::Render,
         "exitplan" => Mode::ExitPlan,
+        "ask" => Mode::Ask,
+        "mcp" => Mode::Mcp,
+        "terminal" => Mode::Terminal,
         other => {
             eprintln!(
                 "fake-agent: MOCK-MODE={other} is not a mode the fake knows; answering plainly"

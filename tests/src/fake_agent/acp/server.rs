@@ -48,6 +48,12 @@ pub struct Agent {
     pub client_reads_files: bool,
     /// The client advertised `fs.writeTextFile`.
     pub client_writes_files: bool,
+    /// The client declared `elicitation.form` (`MOCK-MODE=ask` asks it).
+    pub client_elicits: bool,
+    /// The client offered `terminal` (`MOCK-MODE=terminal` uses it).
+    pub client_terminal: bool,
+    /// The MCP servers of the last session request, described (`mcp.rs`).
+    pub mcp_servers: Vec<String>,
     /// `FAKE_ACP_NO_AUTH`: no credentials.
     pub no_auth: bool,
     initialized: bool,
@@ -66,6 +72,9 @@ impl Agent {
             pending: BTreeMap::new(),
             client_reads_files: false,
             client_writes_files: false,
+            client_elicits: false,
+            client_terminal: false,
+            mcp_servers: Vec::new(),
             no_auth: std::env::var("FAKE_ACP_NO_AUTH").is_ok_and(|v| !v.is_empty() && v != "0"),
             initialized: false,
             next_request: 0,
@@ -193,6 +202,8 @@ impl Agent {
         }
         self.client_reads_files = params["clientCapabilities"]["fs"]["readTextFile"] == true;
         self.client_writes_files = params["clientCapabilities"]["fs"]["writeTextFile"] == true;
+        self.client_elicits = params["clientCapabilities"]["elicitation"]["form"].is_object();
+        self.client_terminal = params["clientCapabilities"]["terminal"] == true;
         let mut result = flavor::initialize(self.flavor);
         if let (Cli::Claude, Some(version)) = (self.flavor, &self.knobs.version) {
             let mut info = result.at("agentInfo");
@@ -212,9 +223,7 @@ impl Agent {
         let Some(cwd) = cwd.filter(|c| c.is_absolute()) else {
             return Err(errors::invalid_params("cwd: an absolute path is required"));
         };
-        if !params["mcpServers"].is_array() {
-            return Err(errors::invalid_params("mcpServers: Required"));
-        }
+        super::mcp::described(&params["mcpServers"])?;
         if let Some(roots) = params.get("additionalDirectories") {
             let absolute = |r: &Value| r.as_str().is_some_and(|r| Path::new(r).is_absolute());
             if !roots
@@ -252,6 +261,7 @@ impl Agent {
             Ok(cwd) => cwd,
             Err(error) => return self.out.error(id, error),
         };
+        self.mcp_servers = super::mcp::described(&params["mcpServers"]).unwrap_or_default();
         if let Err(error) = self.setup_auth() {
             return self.out.error(id, error);
         }
@@ -322,6 +332,7 @@ impl Agent {
     /// The stored session a load or resume names, or the agent's error for it.
     fn reopen(&mut self, params: &Value) -> Result<Session, J> {
         let cwd = self.check_setup(params)?;
+        self.mcp_servers = super::mcp::described(&params["mcpServers"]).unwrap_or_default();
         self.setup_auth()?;
         if self.flavor == Cli::Codex {
             self.out

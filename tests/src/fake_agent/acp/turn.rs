@@ -144,6 +144,12 @@ impl Turn<'_> {
             Mode::Tool(count) => return tools::run(self, count),
             Mode::Render => return super::render::run(self),
             Mode::ExitPlan => return super::plan_approval::run(self),
+            Mode::Ask => return super::question::run(self),
+            Mode::Terminal => return super::terminal::run(self),
+            Mode::Mcp => {
+                let servers = self.agent.mcp_servers.join("; ");
+                self.answer(0, Some(format!("mcp={servers}")))?;
+            }
         }
         self.answer_steered()?;
         Ok(End {

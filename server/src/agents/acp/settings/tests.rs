@@ -41,6 +41,7 @@ fn config_options_are_set_in_order_and_values_in_force_are_skipped() {
             ("fast".into(), SettingValue::Flag(true)),
         ],
         asking_mode: None,
+        mcp_servers: Vec::new(),
     };
     let changes = changes(&settings, &claude(), "claude-agent-acp").unwrap();
     let requests: Vec<_> = changes.iter().map(|c| c.request("s")).collect();
@@ -71,6 +72,7 @@ fn an_agent_with_only_legacy_modes_gets_set_mode_and_never_set_model() {
         model: Some("auto".into()),
         options: Vec::new(),
         asking_mode: None,
+        mcp_servers: Vec::new(),
     };
     assert_eq!(
         changes(&settings, &gemini(), "gemini"),

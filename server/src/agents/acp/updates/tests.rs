@@ -81,6 +81,7 @@ fn a_tool_call_is_reported_whenever_what_it_shows_changes() {
             locations: locations.iter().map(|l| (*l).to_owned()).collect(),
             diffs,
             detail: None,
+            output: None,
         }))
     };
     let diff = || {
@@ -131,6 +132,7 @@ fn a_failed_call_says_why_and_a_question_shows_its_call_first() {
             locations: Vec::new(),
             diffs: Vec::new(),
             detail: detail.map(str::to_owned),
+            output: None,
         }))
     };
     assert_eq!(
