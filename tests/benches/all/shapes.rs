@@ -70,7 +70,7 @@ fn seen(target: usize) -> String {
     let mut s = String::with_capacity(target + 4096);
     let mut n = 0usize;
     while s.len() < target {
-        if n % 2 == 0 {
+        if n.is_multiple_of(2) {
             s.push_str(&format!("## @me\n@reviewer look at step {n}, please.\n\n"));
         } else {
             let first = n.saturating_sub(40);
