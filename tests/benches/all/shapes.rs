@@ -123,22 +123,20 @@ pub struct Allocator {
     pub env: Vec<(&'static str, String)>,
 }
 
-/// glibc as it comes, glibc with its arenas and thresholds tuned, and jemalloc (the
-/// system's `libjemalloc.so.2`, preloaded: the allocator tikv-jemallocator builds),
-/// when it is installed.
+/// glibc as chatmd tunes it for the server (`server/src/malloc.rs`: the binary sets it
+/// itself), glibc as it comes (any malloc variable set keeps chatmd from tuning: the
+/// default arena count is given), and jemalloc (the system's `libjemalloc.so.2`,
+/// preloaded: the allocator tikv-jemallocator builds), when it is installed.
 pub fn allocators() -> Vec<Allocator> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let mut all = vec![
         Allocator {
-            name: "glibc malloc",
-            env: Vec::new(),
+            name: "glibc as it comes",
+            env: vec![("MALLOC_ARENA_MAX", (8 * cores).to_string())],
         },
         Allocator {
-            name: "glibc, 2 arenas, mmap and trim from 128 KiB",
-            env: vec![
-                ("MALLOC_ARENA_MAX", "2".into()),
-                ("MALLOC_MMAP_THRESHOLD_", "131072".into()),
-                ("MALLOC_TRIM_THRESHOLD_", "131072".into()),
-            ],
+            name: "glibc tuned by chatmd (2 arenas, mmap and trim from 128 KiB)",
+            env: Vec::new(),
         },
     ];
     for lib in [
@@ -331,7 +329,7 @@ pub fn allocator_rows(report: &mut Report) {
     for allocator in allocators() {
         let s = session(&text, &allocator.env);
         let (base_name, base_value) = match &base {
-            Some(b) => ("glibc malloc, the same session", b.edited),
+            Some(b) => ("glibc as it comes, the same session", b.edited),
             None => ("the server idle", s.idle),
         };
         report.add(
