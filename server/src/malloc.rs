@@ -2,10 +2,10 @@
 //! glibc keeps what the server frees: up to 8 arenas a core, and a 10 MB chat's
 //! buffers (its text, outline answers of several MB) below a threshold that grows
 //! with every large block freed, so they are never given back. Measured on the
-//! bench's chat shapes (docs/performance.md), 2 arenas and blocks of 128 KiB or more
-//! mapped on their own (and the heap's top trimmed from 128 KiB) keep less and give
-//! it back after a close. mimalloc and jemalloc would take a C library built with
-//! chatmd; see docs/performance.md for the measurements and the choice.
+//! bench's 10 MB chat (docs/performance.md), 2 arenas and blocks of 128 KiB or more
+//! mapped on their own (and the heap's top trimmed from 128 KiB) kept 25 MB less
+//! after edits and after the close. mimalloc and jemalloc would take a C library
+//! built with chatmd; see docs/performance.md for the measurements and the choice.
 //!
 //! glibc reads these settings from the environment only as a process starts, and
 //! setting them from inside (`mallopt`) needs `unsafe`, which this crate forbids: so
