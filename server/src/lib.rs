@@ -7,6 +7,7 @@ pub mod cli;
 pub mod conversation;
 pub mod document;
 pub mod lsp;
+pub mod malloc;
 pub mod runner;
 pub mod team;
 pub mod turns;

@@ -8,6 +8,11 @@ fn main() -> std::process::ExitCode {
     // /proc/self/exe, the guard is this very binary even if the file was replaced
     // (without /proc, agents start directly and die only with a clean exit).
     let this = std::path::Path::new("/proc/self/exe");
+    // The language server runs for hours on large chats: glibc's malloc tuned for it
+    // (see malloc.rs). Short commands keep glibc as it comes.
+    if this.exists() && std::env::args_os().nth(1).as_deref() == Some(std::ffi::OsStr::new("lsp")) {
+        chatmd::malloc::reexec_tuned(this, std::env::args_os().collect());
+    }
     if this.exists() {
         chatmd::runner::guard_agents_with(this);
     }

@@ -86,3 +86,51 @@ fn the_binary_serves_lsp_on_stdio() {
     let status = child.wait().expect("exit");
     assert!(status.success(), "exit status {status}");
 }
+
+/// The environment `chatmd lsp` runs with once it answered `initialize`, started with
+/// `env` added: its glibc malloc variables and chatmd's marker of them.
+fn server_malloc_env(env: &[(&str, &str)]) -> Vec<String> {
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin("chatmd"))
+        .arg("lsp")
+        .env_remove("MALLOC_ARENA_MAX")
+        .env_remove("MALLOC_MMAP_THRESHOLD_")
+        .env_remove("MALLOC_TRIM_THRESHOLD_")
+        .env_remove("CHATMD_MALLOC_TUNED")
+        .envs(env.iter().copied())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start chatmd lsp");
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    stdin.write_all(&frame(&json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}}))).unwrap();
+    assert_eq!(read_frame(&mut stdout)["id"], 1);
+    let environ = std::fs::read(format!("/proc/{}/environ", child.id())).expect("environ");
+    drop(stdin);
+    child.wait().unwrap();
+    let mut found: Vec<String> = environ
+        .split(|b| *b == 0)
+        .map(|v| String::from_utf8_lossy(v).into_owned())
+        .filter(|v| v.starts_with("MALLOC_") || v.starts_with("CHATMD_MALLOC"))
+        .collect();
+    found.sort();
+    found
+}
+
+#[test]
+fn the_server_runs_with_glibc_malloc_tuned_unless_the_user_set_it() {
+    assert_eq!(
+        server_malloc_env(&[]),
+        [
+            "CHATMD_MALLOC_TUNED=1",
+            "MALLOC_ARENA_MAX=2",
+            "MALLOC_MMAP_THRESHOLD_=131072",
+            "MALLOC_TRIM_THRESHOLD_=131072",
+        ]
+    );
+    assert_eq!(
+        server_malloc_env(&[("MALLOC_ARENA_MAX", "4")]),
+        ["MALLOC_ARENA_MAX=4"]
+    );
+}

@@ -130,7 +130,11 @@ fn run_version(path: &Path, timeout: Duration) -> Option<String> {
 fn spawn_version(path: &Path, deadline: Instant) -> std::io::Result<std::process::Child> {
     const TEXT_FILE_BUSY: i32 = 26; // ETXTBSY
     loop {
-        let spawned = Command::new(path)
+        let mut command = Command::new(path);
+        for own in crate::malloc::own_variables() {
+            command.env_remove(own);
+        }
+        let spawned = command
             .arg("--version")
             // Away from the workspace, so no project config is picked up.
             .current_dir(std::env::temp_dir())

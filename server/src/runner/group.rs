@@ -44,6 +44,9 @@ pub(crate) fn spawn(program: &Path, invocation: &Invocation) -> std::io::Result<
                 .arg(std::process::id().to_string())
                 .arg(program);
         }
+        for own in crate::malloc::own_variables() {
+            command.env_remove(own);
+        }
         command
             .args(&invocation.args)
             .envs(invocation.env.iter().map(|(k, v)| (k, v)))

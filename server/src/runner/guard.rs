@@ -82,8 +82,9 @@ mod imp {
     use std::process::{Command, ExitStatus};
 
     use nix::sys::prctl;
-    use nix::sys::signal::{SigSet, Signal, kill, killpg, raise};
-    use nix::unistd::{Pid, getpgrp, getppid};
+    use nix::sys::signal::{SigSet, Signal, killpg, raise};
+    use nix::sys::wait::{WaitPidFlag, WaitStatus, waitpid};
+    use nix::unistd::{Pid, getpgid, getpgrp, getppid, setpgid};
     use process_wrap::std::{CommandWrap, ResetSigmask};
 
     /// Starts the agent and waits for it; kills the group when chatmd dies first.
@@ -109,6 +110,10 @@ mod imp {
             eprintln!("chatmd: the agent guard cannot watch chatmd: {error}");
             return 126;
         }
+        // What the agent leaves orphaned becomes the guard's child, not init's: the
+        // guard reaps it at the end (an init that never reaps, as in some containers,
+        // would leave zombies in the group for good).
+        let _ = prctl::set_child_subreaper(true);
         // chatmd may have died before the request above: then nothing is started.
         if getppid().as_raw() != parent {
             return 129;
@@ -136,7 +141,7 @@ mod imp {
                         // The agent's end is the turn's: once the guard is gone,
                         // nothing would kill what the agent left running if chatmd
                         // died before it does.
-                        kill_the_rest();
+                        kill_the_rest(parent);
                         return pass_on(status);
                     }
                     Ok(None) => {}
@@ -158,42 +163,44 @@ mod imp {
         }
     }
 
-    /// SIGKILLs every other process of the guard's group (the guard leads it, so
-    /// `killpg` would end the guard too), until none is left.
-    fn kill_the_rest() {
-        let me = std::process::id() as i32;
-        let group = getpgrp().as_raw();
-        // Bounded: a process may fork while the group is read.
-        for _ in 0..100 {
-            let others: Vec<i32> = std::fs::read_dir("/proc")
-                .into_iter()
-                .flatten()
-                .flatten()
-                .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
-                .filter(|&pid| pid != me && in_group(pid, group))
-                .collect();
-            if others.is_empty() {
+    /// SIGKILLs every other process of the guard's group and waits until none is
+    /// left. The guard leads the group, so `killpg` of it would end the guard too: the
+    /// guard first moves to chatmd's group (the group lives on under the guard's id,
+    /// which nobody else can take while the guard runs), then kills the group as a
+    /// whole. The kernel delivers a group's signal to a process forked meanwhile as
+    /// well, and no list of the machine's processes is read (it cost every turn a read
+    /// of `/proc/*/stat`). Whatever the agent left orphaned was handed to the guard
+    /// (a child subreaper), which reaps it here, so no zombie keeps the group alive.
+    fn kill_the_rest(parent: i32) {
+        let group = getpgrp();
+        let chatmd_group = getpgid(Some(Pid::from_raw(parent)));
+        if chatmd_group
+            .and_then(|g| setpgid(Pid::from_raw(0), g))
+            .is_err()
+        {
+            // Cannot leave the group (chatmd already gone, or in another session):
+            // chatmd's runner kills the group when it sees the guard end.
+            return;
+        }
+        // Bounded: a process that cannot die (stuck in the kernel) is chatmd's to
+        // report; the guard does not wait for ever.
+        for _ in 0..1000 {
+            // ESRCH: the group is empty; EPERM: what is left is not the guard's to kill.
+            if killpg(group, Signal::SIGKILL).is_err() {
                 return;
             }
-            for pid in others {
-                let _ = kill(Pid::from_raw(pid), Signal::SIGKILL);
-            }
+            reap_orphans();
+            std::thread::sleep(std::time::Duration::from_millis(1));
         }
     }
 
-    /// Whether `pid` runs in process group `group` (a zombie is over already).
-    fn in_group(pid: i32, group: i32) -> bool {
-        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-            return false;
-        };
-        // After the command name in parentheses: state, parent, group.
-        let mut fields = stat
-            .rsplit_once(')')
-            .map_or("", |(_, rest)| rest)
-            .split_ascii_whitespace();
-        let state = fields.next();
-        let group_of = fields.nth(1).and_then(|g| g.parse::<i32>().ok());
-        state != Some("Z") && group_of == Some(group)
+    /// Reaps every child that ended (orphans handed to the guard as subreaper).
+    fn reap_orphans() {
+        while let Ok(status) = waitpid(None::<Pid>, Some(WaitPidFlag::WNOHANG)) {
+            if status == WaitStatus::StillAlive {
+                return;
+            }
+        }
     }
 
     /// Ends the guard the way the agent ended.

@@ -9,6 +9,8 @@ mod lsp;
 mod parse;
 mod report;
 mod runner;
+mod send;
+mod shapes;
 mod stdio;
 mod turns;
 mod typing;
@@ -23,7 +25,8 @@ fn main() {
         json: args.iter().any(|a| a == "--json"),
         ..Report::default()
     };
-    // `--only parse,lsp`: some groups of rows (parse, lsp, turns, warm, typing, runner), while
+    // `--only parse,lsp`: some groups of rows (parse, lsp, memory, allocators, many,
+    // send, turns, warm, typing, runner), while
     // working on them; the table of record is the whole run.
     let only: Option<Vec<&str>> = args
         .iter()
@@ -55,6 +58,18 @@ fn main() {
     }
     drop(chat);
 
+    if runs("memory") {
+        shapes::rows(&mut report);
+    }
+    if runs("allocators") {
+        shapes::allocator_rows(&mut report);
+    }
+    if runs("many") {
+        shapes::many_chats(&mut report);
+    }
+    if runs("send") {
+        send::rows(&mut report);
+    }
     if runs("turns") {
         turns::rows(&mut report);
     }

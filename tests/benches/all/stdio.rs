@@ -49,8 +49,14 @@ pub struct Server {
 
 impl Server {
     pub fn start() -> Server {
+        Self::start_with(&[])
+    }
+
+    /// The server with `env` added to its environment (an allocator's settings).
+    pub fn start_with(env: &[(&str, String)]) -> Server {
         let mut child = Command::new(chatmd_binary())
             .arg("lsp")
+            .envs(env.iter().map(|(k, v)| (k, v)))
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -128,6 +134,19 @@ impl Server {
         // Taken, not cloned: an editor parses the answer once and keeps it; a deep copy
         // of a 20k-symbol outline would be timed as part of the round trip.
         answer["result"].take()
+    }
+
+    /// Writes frames encoded beforehand.
+    pub fn write(&mut self, frames: &[u8]) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        stdin.write_all(frames).expect("write");
+        stdin.flush().expect("flush");
+    }
+
+    /// The next message the server writes.
+    pub fn next_message(&mut self) -> Value {
+        let body = read_body(&mut self.stdout).expect("server quit");
+        serde_json::from_slice(&body).expect("JSON")
     }
 
     fn send(&mut self, message: &Value) {

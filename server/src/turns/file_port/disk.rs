@@ -20,8 +20,12 @@ use std::time::{Duration, Instant, SystemTime};
 
 use crate::turns::PortError;
 
-/// How long a changed file is given to show the same text twice.
+/// How long a file must go unwritten to be taken as whole: a save in place (truncate,
+/// then write) is over well within it.
 const SETTLE: Duration = Duration::from_millis(20);
+/// How far a file's modification time may lag behind the write that set it: the
+/// kernel stamps files from a clock that ticks once a jiffy (10 ms at HZ=100).
+const TIMESTAMP_TICK: Duration = Duration::from_millis(10);
 /// How long a file that became empty, or lost its end, must stay so to be believed:
 /// that is what a file looks like between another program's truncate and its write.
 const SUSPECT_SETTLE: Duration = Duration::from_secs(1);
@@ -56,6 +60,15 @@ impl Stamp {
         SystemTime::now()
             .duration_since(self.modified)
             .is_ok_and(|age| age > Duration::from_secs(1))
+    }
+
+    /// How much longer the file must go unwritten to have been quiet for [`SETTLE`]
+    /// (zero: it has been). A time in the future proves nothing: a whole [`SETTLE`].
+    fn unsettled_for(&self) -> Duration {
+        match SystemTime::now().duration_since(self.modified) {
+            Ok(age) => (SETTLE + TIMESTAMP_TICK).saturating_sub(age).min(SETTLE),
+            Err(_) => SETTLE,
+        }
     }
 }
 
@@ -147,11 +160,18 @@ fn settle(
     if known.is_some_and(|k| k.as_bytes() == bytes) {
         return Ok((known.unwrap_or_default().to_string(), stamp));
     }
-    // Nothing to compare with, but nobody has written the file for a while: a save in
-    // progress would have moved its time. (This first read of every `chatmd send`
-    // slept one SETTLE, measured with the real CLIs.)
-    if known.is_none() && !bytes.is_empty() && stamp.is_some_and(|s| s.is_settled()) {
-        return Ok((decode(path, bytes)?, stamp));
+    // Nothing to compare with, but nobody has written the file for a SETTLE: a save
+    // in progress would have moved its time. (Every `chatmd send` read its chat twice,
+    // a SETTLE apart, before the turn: +20 ms measured with the real CLIs.)
+    let mut first_wait = SETTLE;
+    if known.is_none()
+        && !bytes.is_empty()
+        && let Some(stamp) = stamp
+    {
+        first_wait = stamp.unsettled_for();
+        if first_wait.is_zero() {
+            return Ok((decode(path, bytes)?, Some(stamp)));
+        }
     }
     // Empty, or the start of what chatmd had: maybe a save in place half done.
     let suspect = |bytes: &[u8]| match known {
@@ -163,7 +183,8 @@ fn settle(
     // Without a text to compare with, the longest one seen is the likeliest whole.
     let mut longest = bytes.clone();
     loop {
-        std::thread::sleep(SETTLE);
+        // The first wait only makes up the quiet time the file has not had yet.
+        std::thread::sleep(std::mem::replace(&mut first_wait, SETTLE));
         let (again, again_stamp) = read()?;
         if let Some(known) = known.filter(|k| k.as_bytes() == again) {
             // Back to the text chatmd knows: a save in place of the same text.

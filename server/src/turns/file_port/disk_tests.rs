@@ -121,3 +121,57 @@ fn a_file_nobody_wrote_lately_is_taken_at_the_first_read() {
     settle(None, &path, counted(&calls, "## @me\nhi\n", fresh)).unwrap();
     assert_eq!(calls.get(), 2);
 }
+
+#[test]
+fn a_file_quiet_for_the_settle_time_is_taken_at_the_first_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("a.chat.md");
+    std::fs::write(&path, "## @me\nhi\n").unwrap();
+    let aged = |age: Duration| {
+        Stamp::of(&path).map(|s| Stamp {
+            modified: SystemTime::now() - age,
+            ..s
+        })
+    };
+    let calls = std::cell::Cell::new(0);
+    // Written 40 ms ago: a SETTLE and a clock tick have passed without a write.
+    settle(
+        None,
+        &path,
+        counted(&calls, "## @me\nhi\n", aged(Duration::from_millis(40))),
+    )
+    .unwrap();
+    assert_eq!(calls.get(), 1);
+    // Written 2 ms ago: the rest of the quiet time is waited, then read again.
+    calls.set(0);
+    settle(
+        None,
+        &path,
+        counted(&calls, "## @me\nhi\n", aged(Duration::from_millis(2))),
+    )
+    .unwrap();
+    assert_eq!(calls.get(), 2);
+}
+
+#[test]
+fn the_wait_is_only_what_is_left_of_the_settle_time() {
+    let now = SystemTime::now();
+    let stamp = |age: Duration| Stamp {
+        inode: 1,
+        len: 1,
+        modified: now - age,
+    };
+    assert_eq!(
+        stamp(Duration::from_millis(40)).unsettled_for(),
+        Duration::ZERO
+    );
+    let left = stamp(Duration::from_millis(25)).unsettled_for();
+    assert!(left <= Duration::from_millis(5), "{left:?}");
+    assert_eq!(stamp(Duration::ZERO).unsettled_for(), SETTLE);
+    let future = Stamp {
+        inode: 1,
+        len: 1,
+        modified: now + Duration::from_secs(60),
+    };
+    assert_eq!(future.unsettled_for(), SETTLE);
+}
