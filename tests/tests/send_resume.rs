@@ -187,7 +187,7 @@ fn a_second_turn_resumes_the_last_session_and_sends_only_what_is_new() {
         assert_eq!(runs[0]["cwd"], runs[1]["cwd"], "{cli}");
 
         let tail = status_tail(cli, FIRST);
-        let held = held(ROLE);
+        let held = held(ROLE, runs[0]["prompt"].as_str().unwrap());
         // codex reports the thread's running total on resume: the turn keeps its share.
         let tail2 = match cli {
             "codex" => format!("{tail} session-tokens=20/4"),
@@ -258,7 +258,7 @@ fn a_lost_session_runs_again_as_a_new_one_in_the_same_section() {
         assert!(role_sent, "{cli}: the role goes with the new session");
 
         let tail = status_tail(cli, FRESH);
-        let held = held(ROLE);
+        let held = held(ROLE, runs[1]["prompt"].as_str().unwrap());
         // The new session was given the whole chat (not just what the lost one missed).
         let seen = seen(&chat, false, 0, 2);
         assert_eq!(

@@ -115,7 +115,7 @@ async fn the_second_send_resumes_with_only_the_new_message() {
         assert_eq!(role_args(&runs[1]), again, "{cli}");
 
         let tail = status_tail(cli, FIRST);
-        let held = held(ROLE);
+        let held = held(ROLE, runs[0]["prompt"].as_str().unwrap());
         // codex reports the thread's running total on resume: the turn keeps its share.
         let tail2 = match cli {
             "codex" => format!("{tail} session-tokens=20/2"),
@@ -168,7 +168,7 @@ async fn a_lost_session_falls_back_to_a_new_one_in_the_same_section() {
             "{cli}: the whole context: {prompt}"
         );
         let tail = status_tail(cli, FRESH);
-        let held = held(ROLE);
+        let held = held(ROLE, runs[1]["prompt"].as_str().unwrap());
         // The new session was given the whole chat (not just what the lost one missed).
         let seen = seen(&chat, false, 0, 2);
         assert_eq!(

@@ -103,12 +103,9 @@ async fn the_second_turn_is_one_prompt_on_the_live_session() {
     assert!(running(started[0]), "the agent stays warm");
     let prompts = prompts(&s);
     assert_eq!(prompts.len(), 2);
-    // What the resumed session would get in a new process: only the new message
-    // (an ACP member's role rides on top of every prompt, docs/agents.md).
-    assert_eq!(
-        prompts[1],
-        "[SYSTEM]\n# Writes docs\n[CONTEXT]\n[MESSAGE]\nme: @writer second\n"
-    );
+    // What the resumed session would get in a new process: only the new message (the
+    // session holds the role from its first prompt, `held=`).
+    assert_eq!(prompts[1], "[CONTEXT]\n[MESSAGE]\nme: @writer second\n");
     let text = redact(editor.text(&uri));
     let session = text
         .split(' ')

@@ -15,8 +15,16 @@ pub fn seen(text: &str, resumed: bool, first: usize, last: usize) -> String {
     format!("seen={plus}{first}:{}", hashes.join("."))
 }
 
-/// `held=H`: what a session given the `[SYSTEM]` text `system` holds
+/// `held=H`: what a session given the `[SYSTEM]` text `system` and the roster line of
+/// `first_prompt` (the prompt that started it) holds
 /// (`chatmd::conversation::prompt::instructions_hash`).
-pub fn held(system: &str) -> String {
-    format!("held={}", chatmd::conversation::seen::short_hash(&[system]))
+pub fn held(system: &str, first_prompt: &str) -> String {
+    let roster = first_prompt
+        .lines()
+        .find(|l| l.starts_with("You are @"))
+        .expect("the first prompt has the roster line");
+    format!(
+        "held={}",
+        chatmd::conversation::seen::short_hash(&[system, roster])
+    )
 }
