@@ -113,7 +113,8 @@ async fn the_second_turn_is_one_prompt_on_the_live_session() {
         .expect("a session in the status")
         .to_owned();
     // The fake's session remembers the first turn (turn=2, two user messages): the
-    // same session in the same process. No `exit=`: the process still runs.
+    // same session in the same process. No `exit=`: the process still runs. The cost
+    // the process reports runs over both turns: the second keeps its share.
     assert_eq!(
         text.replace(&session, "{SESSION}"),
         "## @me\n@writer first\n\n\
@@ -124,7 +125,8 @@ async fn the_second_turn_is_one_prompt_on_the_live_session() {
          assistant_msgs=0 ask=-\n\n\
          ## @me\n@writer second\n\n\
          ## @writer\n<!-- chatmd id=t2 agent=acp status=done seen=+2:7b3b6d held=4473dc started=… \
-         model=default session={SESSION} context=19994/1000000 cost=\"0.1002 USD\" took=… \
+         model=default session={SESSION} context=19994/1000000 cost=\"0.1001 USD\" \
+         session-cost=\"0.2001 USD\" took=… \
          stop=end_turn tokens=19984/10 -->\n\
          ANSWER-anthropic role_seen=no marker_count=0 roles=none team=0 turn=2 user_msgs=2 \
          assistant_msgs=1 ask=-\n\n\

@@ -46,6 +46,7 @@ impl Live {
                 (Some(cost.clone()), cost_sum(&cost, before))
             };
             let share = share.unwrap_or_else(|| cost.clone());
+            self.status.set("cost", share.clone());
             match total.filter(|total| *total != share) {
                 Some(total) => {
                     self.status.set(SESSION_COST_KEY, total);
@@ -54,7 +55,6 @@ impl Live {
                     self.status.remove(SESSION_COST_KEY);
                 }
             }
-            self.status.set("cost", share);
         }
         self.status_dirty = true;
     }
