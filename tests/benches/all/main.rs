@@ -9,6 +9,7 @@ mod lsp;
 mod parse;
 mod report;
 mod runner;
+mod shapes;
 mod stdio;
 mod turns;
 mod typing;
@@ -22,7 +23,7 @@ fn main() {
         json: args.iter().any(|a| a == "--json"),
         ..Report::default()
     };
-    // `--only parse,lsp`: some groups of rows (parse, lsp, turns, typing, runner), while
+    // `--only parse,lsp`: some groups of rows (parse, lsp, shapes, turns, typing, runner), while
     // working on them; the table of record is the whole run.
     let only: Option<Vec<&str>> = args
         .iter()
@@ -53,6 +54,9 @@ fn main() {
         lsp::workspace(&mut report);
     }
     drop(chat);
+    if runs("shapes") {
+        shapes::rows(&mut report);
+    }
 
     if runs("turns") {
         turns::rows(&mut report);
