@@ -154,10 +154,13 @@ fn measure(text: &str, keystrokes: usize) -> Option<(Samples, Samples)> {
     Some((Samples(firsts), Samples(per_key)))
 }
 
+/// A shape of chat: its name, and what makes a chat of about that many bytes.
+type Shape = (&'static str, fn(usize) -> String);
+
 /// Rows for each shape at 10 MB, the mix at 30 MB, and the first outline at 50 MB.
 pub fn rows(report: &mut Report) {
     const MB: usize = 10 << 20;
-    let shapes: [(&str, fn(usize) -> String); 5] = [
+    let shapes: [Shape; 5] = [
         ("the bench's mix", |n| generate_chat(n).0),
         ("tiny messages", tiny),
         ("status comments with seen= records", statuses),
