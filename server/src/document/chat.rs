@@ -12,6 +12,7 @@ mod parts;
 mod scan;
 mod store;
 
+pub use incremental::Reparsed;
 pub use message::{Message, summary_of, summary_parts};
 use scan::scan;
 pub(crate) use scan::{details_after, starts_quote};

@@ -10,7 +10,6 @@ mod fence;
 mod flat_text;
 pub mod foreign;
 pub mod front_matter;
-pub mod in_order;
 pub mod inline;
 pub mod line_starts;
 pub mod lines;

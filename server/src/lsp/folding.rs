@@ -39,30 +39,14 @@ pub fn folding_ranges(doc: &Document, enc: PositionEncoding) -> Vec<FoldingRange
     out
 }
 
-/// [`folding_ranges`] as the JSON of a `foldingRange` result (see `framing::output`),
-/// the same bytes, made in one pass over the preamble and the messages without the
-/// whole text as one string and without a table of lines: each part is read from the
-/// rope into one buffer and its lines counted there; a fold is three numbers until
-/// it is written.
-pub fn folding_ranges_json(doc: &Document, _enc: PositionEncoding) -> Vec<u8> {
-    let (text, chat) = (&doc.text, &doc.chat);
-    let mut folds = Folds(Vec::with_capacity(chat.messages.len() * 2));
-    let mut part = String::new();
-    text.slice_into(chat.preamble.clone(), &mut part);
-    let line = saturate(text.line_of_byte(chat.preamble.start));
-    folds.blocks(
-        &part,
-        chat.preamble.start,
-        line,
-        chat.preamble_code_blocks.iter().map(|b| b.range.clone()),
-    );
-    for m in &chat.messages {
-        let range = m.range();
-        text.slice_into(range.clone(), &mut part);
-        let line = saturate(text.line_of_byte(range.start));
-        folds.add(&part, line, true);
-        folds.blocks(&part, range.start, line, m.code_blocks().map(|b| b.range));
-    }
+/// [`folding_ranges`] as the JSON of a `foldingRange` result, the same bytes,
+/// assembled from the messages' pieces (see `pieces`).
+pub fn folding_ranges_json(doc: &Document, enc: PositionEncoding) -> Vec<u8> {
+    super::pieces::folding_json(doc, enc)
+}
+
+/// `folds` as the JSON of a `foldingRange` result.
+pub(super) fn write_folds(mut folds: Folds) -> Vec<u8> {
     // Each fold starts on a line of its own (a heading, a fence), so the order is the
     // one `folding_ranges` sorts into.
     folds
@@ -87,12 +71,13 @@ pub fn folding_ranges_json(doc: &Document, _enc: PositionEncoding) -> Vec<u8> {
 }
 
 /// Folds as (start line, end line, whether a message's region).
-struct Folds(Vec<(u32, u32, bool)>);
+#[derive(Default)]
+pub(super) struct Folds(pub(super) Vec<(u32, u32, bool)>);
 
 impl Folds {
     /// `part` is the text from `line`'s start on: folded up to its last non-blank line,
     /// so the blank line before the next heading stays visible.
-    fn add(&mut self, part: &str, line: u32, region: bool) {
+    pub(super) fn add(&mut self, part: &str, line: u32, region: bool) {
         let end = part.trim_end().len();
         let end_line = line.saturating_add(saturate(breaks_before(part, end)));
         if end_line > line {
@@ -102,7 +87,7 @@ impl Folds {
 
     /// The code blocks (`blocks`, ranges in the document) of `part`, which starts at
     /// byte `base` and line `line`.
-    fn blocks(
+    pub(super) fn blocks(
         &mut self,
         part: &str,
         base: usize,

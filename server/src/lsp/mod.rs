@@ -21,6 +21,7 @@ mod hover;
 mod interrupted;
 mod journal;
 mod login;
+mod pieces;
 mod pipes;
 mod port;
 mod progress;

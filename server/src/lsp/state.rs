@@ -25,10 +25,14 @@ pub struct Document {
     pub chat: Arc<Chat>,
     /// The text as one string, made on first use after an edit (as opened, the text
     /// is one string already): requests read `&str` slices without walking the rope.
-    flat: OnceLock<Arc<String>>,
+    /// Shared by the snapshots of one version: the diagnostics and the code lenses
+    /// after a keystroke each took a snapshot, and each copied the whole text.
+    flat: Arc<OnceLock<Arc<String>>>,
     /// The outline of this version, serialized: an editor asks for it again and again
     /// (shared by the snapshots of one version, so the first request fills it).
     outline_json: Arc<OnceLock<Arc<Vec<u8>>>>,
+    /// What the outline and the folds need of each message, kept across edits.
+    pub(super) pieces: super::pieces::SharedPieces,
 }
 
 impl Document {
@@ -49,8 +53,9 @@ impl Document {
             version,
             chat,
             text,
-            flat: OnceLock::new(),
+            flat: Arc::default(),
             outline_json: Arc::default(),
+            pieces: Default::default(),
         }
     }
 
@@ -81,8 +86,10 @@ impl Document {
     ) -> crate::document::text::Edit {
         let edit = self.text.apply_change(range, new_text, encoding);
         let text = &self.text;
-        Arc::make_mut(&mut self.chat).reparse(&edit, text.len_bytes(), |r| text.slice(r));
-        self.flat = OnceLock::new();
+        let reparsed =
+            Arc::make_mut(&mut self.chat).reparse(&edit, text.len_bytes(), |r| text.slice(r));
+        self.pieces.edited(reparsed);
+        self.flat = Arc::default();
         self.outline_json = Arc::default();
         edit
     }

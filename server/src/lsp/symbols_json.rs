@@ -4,65 +4,32 @@
 //! per message in between (a long chat has 20k messages; those were a third of the
 //! request's time).
 
-use tower_lsp_server::ls_types::{Position, Range, SymbolKind};
+use tower_lsp_server::ls_types::{Position, Range};
 
 use super::state::Document;
-use super::symbols::{SUMMARY_CHARS, preamble_entry, symbol, unreachable_json};
+use super::symbols::SUMMARY_CHARS;
 use crate::document::chat::{Message, summary_parts};
-use crate::document::in_order::InOrder;
-use crate::document::line_starts::PartPositions;
 use crate::document::status::{StatusComment, TurnStatus};
 use crate::document::text::PositionEncoding;
 
-/// The outline of `doc`, read in one pass over its text (see [`InOrder`]).
+/// The outline of `doc`, assembled from its messages' pieces (see `pieces`).
 pub fn document_symbols_json(doc: &Document, enc: PositionEncoding) -> Vec<u8> {
-    let chat = &doc.chat;
-    // Room for all of them at once rather than doubling (the 10 MB chat's take 286
-    // bytes each). The pages of the room left unwritten are never touched, so never
-    // resident, and `shrink_to_fit` gives them back.
-    let mut out = Vec::with_capacity((chat.messages.len() + 1) * 320);
-    out.push(b'[');
-    let kind = serde_json::to_vec(&SymbolKind::EVENT).unwrap_or_default();
-    let (mut reader, mut buf) = (InOrder::new(&doc.text), String::new());
-    let preamble = chat.preamble.clone();
-    let (part, first) = reader.read(preamble.clone(), &mut buf, enc);
-    if let Some(entry) = preamble_entry(part, chat) {
-        let at = PartPositions::at(part, preamble.start, first);
-        let preamble = symbol(entry, |byte| position(&at, byte, enc));
-        if let Err(e) = serde_json::to_writer(&mut out, &preamble) {
-            return unreachable_json(e);
-        }
-    }
-    for m in &chat.messages {
-        if out.len() > 1 {
-            out.push(b',');
-        }
-        let base = m.range().start;
-        let (part, first) = reader.read(m.range(), &mut buf, enc);
-        let at = PartPositions::at(part, base, first);
-        write_message(&mut out, m, (part, base), &kind, |byte| {
-            position(&at, byte, enc)
-        });
-    }
-    out.push(b']');
-    out.shrink_to_fit();
-    out
+    super::pieces::outline_json(doc, enc)
 }
 
-fn position(at: &PartPositions<'_>, byte: usize, enc: PositionEncoding) -> Position {
-    let at = at.position(byte, enc);
-    Position::new(at.line, at.col)
+/// The end of a message's symbol: its range and selection range from the positions
+/// of its start, its end, its heading's start and its heading's end.
+pub(super) fn write_tail(out: &mut Vec<u8>, [start, end, header_start, header_end]: [Position; 4]) {
+    out.extend_from_slice(b",\"range\":");
+    write_range(out, Range::new(start, end));
+    out.extend_from_slice(b",\"selectionRange\":");
+    write_range(out, Range::new(header_start, header_end));
+    out.push(b'}');
 }
 
-/// The symbol of message `m` (`part` is the text from byte `base` on, holding it), as
-/// `symbols::message_entry` and `symbols::symbol` make it; `kind` is its kind's JSON.
-fn write_message(
-    out: &mut Vec<u8>,
-    m: &Message,
-    (part, base): (&str, usize),
-    kind: &[u8],
-    position: impl Fn(usize) -> Position,
-) {
+/// The start of a message's symbol, up to its kind: what depends on its text alone,
+/// not on where it is.
+pub(super) fn write_head(out: &mut Vec<u8>, m: &Message, (part, base): (&str, usize), kind: &[u8]) {
     let local = |r: std::ops::Range<usize>| &part[r.start - base..r.end - base];
     let (summary, cut) = summary_parts(local(m.body_range()), SUMMARY_CHARS);
     out.extend_from_slice(b"{\"name\":\"@");
@@ -96,16 +63,6 @@ fn write_message(
     }
     out.extend_from_slice(b",\"kind\":");
     out.extend_from_slice(kind);
-    out.extend_from_slice(b",\"range\":");
-    let range = m.range();
-    write_range(out, Range::new(position(range.start), position(range.end)));
-    out.extend_from_slice(b",\"selectionRange\":");
-    let header = m.header();
-    write_range(
-        out,
-        Range::new(position(header.start), position(header.end)),
-    );
-    out.push(b'}');
 }
 
 fn write_range(out: &mut Vec<u8>, range: Range) {

@@ -5,6 +5,7 @@
 //! It builds its own inputs: a 10 MB chat of 20k messages, a 20k-file workspace, fake
 //! agents; the outline baseline installs VS Code's Markdown language service with npm.
 
+mod keystroke;
 mod lsp;
 mod parse;
 mod report;
@@ -25,8 +26,8 @@ fn main() {
         json: args.iter().any(|a| a == "--json"),
         ..Report::default()
     };
-    // `--only parse,lsp`: some groups of rows (parse, lsp, memory, allocators, many,
-    // send, turns, warm, typing, runner), while
+    // `--only parse,lsp`: some groups of rows (parse, lsp, shapes, memory, allocators,
+    // many, send, turns, warm, typing, runner), while
     // working on them; the table of record is the whole run.
     let only: Option<Vec<&str>> = args
         .iter()
@@ -57,6 +58,9 @@ fn main() {
         lsp::workspace(&mut report);
     }
     drop(chat);
+    if runs("shapes") {
+        keystroke::rows(&mut report);
+    }
 
     if runs("memory") {
         shapes::rows(&mut report);

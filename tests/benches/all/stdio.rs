@@ -45,6 +45,8 @@ pub struct Server {
     next_id: i64,
     /// `exit` was sent: the server ends by itself.
     exited: bool,
+    /// How many `publishDiagnostics` a [`Server::round_trip`] read and dropped.
+    pub published: usize,
 }
 
 impl Server {
@@ -70,6 +72,7 @@ impl Server {
             stdout,
             next_id: 1,
             exited: false,
+            published: 0,
         }
     }
 
@@ -112,6 +115,7 @@ impl Server {
         // request and `result` or `error` for a response: the start of a body tells
         // them apart without parsing 5.7 MB (the caller checks the answer's id).
         const NOT_AN_ANSWER: &[u8] = br#"{"jsonrpc":"2.0","method":"#;
+        const PUBLISHED: &[u8] = br#"{"jsonrpc":"2.0","method":"textDocument/publishDiagnostics""#;
         let start = Instant::now();
         let stdin = self.stdin.as_mut().expect("stdin open");
         stdin.write_all(frames).expect("write");
@@ -121,6 +125,7 @@ impl Server {
             if !body.starts_with(NOT_AN_ANSWER) {
                 return (start.elapsed(), body);
             }
+            self.published += usize::from(body.starts_with(PUBLISHED));
         }
     }
 
@@ -181,6 +186,11 @@ impl Server {
             .parse()
             .expect("a number of kB");
         kb / 1024.0
+    }
+
+    /// The server's process id, to read its CPU time.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
     }
 
     pub fn shutdown(mut self) {

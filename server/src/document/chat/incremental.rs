@@ -6,17 +6,36 @@ use super::{Chat, Message};
 use crate::document::ByteRange;
 use crate::document::text::Edit;
 
+/// Which messages a re-parse made anew; the others are the old ones, moved.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reparsed {
+    /// Everything was parsed again (an edit of the front matter).
+    All,
+    /// The `removed` old messages from index `at` on gave way to `inserted` new ones.
+    Spliced {
+        at: usize,
+        removed: usize,
+        inserted: usize,
+    },
+}
+
 impl Chat {
     /// Re-parses after `edit` changed the text, re-scanning only from the message
     /// before the edit to the first unchanged message heading after it. `fetch`
     /// returns a slice of the NEW text; `new_len` is its length. The result equals
-    /// `Chat::parse` of the new text.
-    pub fn reparse(&mut self, edit: &Edit, new_len: usize, fetch: impl Fn(ByteRange) -> String) {
+    /// `Chat::parse` of the new text; what it says is which messages are new, so that
+    /// what was worked out for the others can be kept.
+    pub fn reparse(
+        &mut self,
+        edit: &Edit,
+        new_len: usize,
+        fetch: impl Fn(ByteRange) -> String,
+    ) -> Reparsed {
         let delta = edit.delta();
         // Edits that can change the front matter (or create one) re-parse everything.
         if edit.start <= self.full_reparse_before {
             *self = Chat::parse(&fetch(0..new_len));
-            return;
+            return Reparsed::All;
         }
         // Restart at the last message whose heading line lies wholly before the edit:
         // it is still a heading, and the scanner's state after it is known to be clean.
@@ -94,7 +113,11 @@ impl Chat {
                 m.shift(delta);
             }
             self.len = new_len;
-            return;
+            return Reparsed::Spliced {
+                at: replaced_from,
+                removed: from - replaced_from,
+                inserted,
+            };
         }
     }
 }

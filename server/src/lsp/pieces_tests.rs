@@ -1,0 +1,153 @@
+use proptest::prelude::*;
+
+use super::*;
+use crate::lsp::{folding, symbols};
+
+/// What a user's chat is made of, cut so that random edits make and break headings,
+/// fences, status comments, line breaks of every kind and wide characters.
+const PARTS: &[&str] = &[
+    "\n",
+    "\r\n",
+    "\r",
+    "text ",
+    "a longer line of an answer that goes on well past the summary's sixty characters\n",
+    "@a ",
+    "[NEXT: b]",
+    "## @a\n",
+    "## @bot (x)\n",
+    "## @me\r\n",
+    "```\n",
+    "~~~\n",
+    "   ```rust\n",
+    "<!-- chatmd id=t1 agent=claude status=done -->\n",
+    "<!-- chatmd id=t2 agent=\"my \\\"agent\\\"\" status=running seen=a,b -->\n",
+    "<!-- chatmd id=\"x\n",
+    "- [ ] allow\n",
+    "> quote\n",
+    "---\n",
+    "title: 漢字\n",
+    "é😀漢字",
+    "\"quoted\" \\slash\ttab",
+];
+
+fn chat_text() -> impl Strategy<Value = String> {
+    proptest::collection::vec(0..PARTS.len(), 0..40)
+        .prop_map(|v| v.iter().map(|&i| PARTS[i]).collect())
+}
+
+/// An edit as (where, how many bytes on it replaces, which part it inserts).
+fn edits() -> impl Strategy<Value = Vec<(usize, usize, usize)>> {
+    proptest::collection::vec((0usize..4000, 0usize..60, 0..PARTS.len() + 1), 1..10)
+}
+
+/// The nearest byte at or before `at` where an edit can start or end: a char
+/// boundary, not between the `\r` and `\n` of a `\r\n` (no position names it).
+fn boundary(text: &str, at: usize) -> usize {
+    let mut at = at.min(text.len());
+    while !text.is_char_boundary(at) || (text[..at].ends_with('\r') && text[at..].starts_with('\n'))
+    {
+        at -= 1;
+    }
+    at
+}
+
+fn document(text: &str) -> Document {
+    Document::new("file:///ws/a.chat.md".parse().unwrap(), 1, text.to_owned())
+}
+
+/// The outline and the folds as a fresh server computes them from the whole text.
+fn from_scratch(text: &str, enc: PositionEncoding) -> (String, String) {
+    let fresh = document(text);
+    let outline = serde_json::to_string(&symbols::document_symbols(&fresh, enc)).unwrap();
+    let folds = serde_json::to_string(&folding::folding_ranges(&fresh, enc)).unwrap();
+    (outline, folds)
+}
+
+fn answers(doc: &Document, enc: PositionEncoding) -> (String, String) {
+    (
+        String::from_utf8(outline_json(doc, enc)).unwrap(),
+        String::from_utf8(folding_json(doc, enc)).unwrap(),
+    )
+}
+
+/// Replaces bytes `start..end` of `doc` by `insert` as an editor's `didChange` says it.
+fn edit(doc: &mut Document, start: usize, end: usize, insert: &str, enc: PositionEncoding) {
+    let range = (
+        doc.text.byte_to_position(start, enc),
+        doc.text.byte_to_position(end, enc),
+    );
+    doc.apply_change(Some(range), insert, enc);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+
+    /// After every edit, the outline and the folds assembled from kept pieces are
+    /// byte for byte those of a from-scratch computation on the new text.
+    #[test]
+    fn kept_pieces_answer_as_a_fresh_computation(
+        text in chat_text(),
+        edits in edits(),
+        utf8 in any::<bool>(),
+    ) {
+        let enc = if utf8 { PositionEncoding::Utf8 } else { PositionEncoding::Utf16 };
+        let mut doc = document(&text);
+        let mut model = text;
+        prop_assert_eq!(answers(&doc, enc), from_scratch(&model, enc));
+        for (at, len, part) in edits {
+            let start = boundary(&model, at);
+            let end = boundary(&model, start + len).max(start);
+            let insert = PARTS.get(part).copied().unwrap_or("");
+            edit(&mut doc, start, end, insert, enc);
+            model.replace_range(start..end, insert);
+            prop_assert_eq!(doc.text.to_string(), model.clone());
+            prop_assert_eq!(answers(&doc, enc), from_scratch(&model, enc), "{:?}", model);
+        }
+    }
+}
+
+/// A request still working on an older version (its snapshot taken before an edit)
+/// answers for that version, and the edited document for its own.
+#[test]
+fn a_snapshot_of_an_older_version_keeps_its_answer() {
+    let enc = PositionEncoding::Utf16;
+    let text = "## @me\nfirst\n\n## @bot\n```\ncode\n```\n\n## @me\nlast\n";
+    let mut doc = document(text);
+    let before = answers(&doc, enc);
+    let snapshot = doc.clone();
+    let at = text.find("first").unwrap();
+    edit(&mut doc, at, at, "## @bot\nnew message\n\n", enc);
+    let edited = text.replacen("first", "## @bot\nnew message\n\nfirst", 1);
+    assert_eq!(answers(&doc, enc), from_scratch(&edited, enc));
+    assert_eq!(answers(&snapshot, enc), before);
+    assert_eq!(before, from_scratch(text, enc));
+    // The snapshot edited on its own afterwards does not take the other's pieces.
+    let mut other = snapshot.clone();
+    let at = text.find("last").unwrap();
+    edit(&mut other, at, at + 4, "changed\n\n## @a\nx", enc);
+    let other_text = text.replacen("last", "changed\n\n## @a\nx", 1);
+    assert_eq!(answers(&other, enc), from_scratch(&other_text, enc));
+    assert_eq!(answers(&doc, enc), from_scratch(&edited, enc));
+}
+
+/// An edit keeps the pieces of the messages it did not touch: after a keystroke in
+/// one message of many, only the re-parsed messages have no piece.
+#[test]
+fn an_edit_remakes_only_the_pieces_of_the_messages_it_touched() {
+    let enc = PositionEncoding::Utf16;
+    let text: String = (0..200)
+        .map(|i| format!("## @m{i}\nanswer {i}\n\n"))
+        .collect();
+    let mut doc = document(&text);
+    answers(&doc, enc);
+    let at = text.find("answer 100").unwrap();
+    edit(&mut doc, at, at, "x", enc);
+    let missing = |doc: &Document| {
+        let pieces = lock(&doc.pieces.pieces);
+        pieces.slots.iter().filter(|s| s.is_none()).count()
+    };
+    let remade = missing(&doc);
+    assert!((1..=3).contains(&remade), "{remade} pieces made again");
+    answers(&doc, enc);
+    assert_eq!(missing(&doc), 0);
+}
