@@ -233,9 +233,12 @@ export async function streamingSteps(t, setup) {
     await expectFile('dialog', acpExpected('allowed once ("Allow"), by the editor\'s dialog'));
   });
 
-  await step('an ACP permission request answered with the code action (Ctrl+.): the answer streams on, written once', async () => {
+  await step('an ACP permission request answered with the code action (Ctrl+.), the status bar saying @writer waits for your answer: the answer streams on, written once', async () => {
     await openAndSend('action');
     const text = await saveUntil('the permission block on disk', (s) => s.includes('- [ ] Reject'), file('action'), 20_000);
+    // While it waits, the turn's progress in the status bar says so (it said "starting").
+    await page.locator('.statusbar-item', { hasText: /@writer.*waits for your answer/ }).first()
+      .waitFor({ timeout: 15_000 });
     const line = text.split('\n').findIndex((l) => l.startsWith('> **Permission**')) + 1;
     await page.keyboard.press('Control+G');
     await page.locator('.quick-input-widget .quick-input-box input').waitFor({ state: 'visible' });
