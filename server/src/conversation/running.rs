@@ -89,25 +89,24 @@ pub fn tokens_share(total: Usage, before: Option<Usage>) -> Usage {
 /// had cost `before`: for an agent that reports what one process spent. `None` when
 /// `turn` is not an amount.
 pub fn cost_sum(turn: &str, before: Option<u64>) -> Option<String> {
-    let mut words = turn.split_whitespace();
-    let amount = parse_amount(words.next()?)?;
-    let sum = amount_words(amount.saturating_add(before.unwrap_or(0)));
-    Some(match words.next() {
-        Some(currency) => format!("{sum} {currency}"),
-        None => sum,
-    })
+    with_amount(turn, |amount| amount.saturating_add(before.unwrap_or(0)))
 }
 
 /// This turn's cost, as the status comment writes it (`0.0498 USD`): the session's
 /// `total` (`0.0994 USD`) less what it reported `before`. `None` when `total` is not
 /// an amount (it is then kept as it came).
 pub fn cost_share(total: &str, before: Option<u64>) -> Option<String> {
-    let mut words = total.split_whitespace();
-    let amount = parse_amount(words.next()?)?;
-    let share = amount_words(amount.saturating_sub(before.unwrap_or(0)));
+    with_amount(total, |amount| amount.saturating_sub(before.unwrap_or(0)))
+}
+
+/// `cost` (`0.0994 USD`) with its amount, in millionths, changed by `change`, and its
+/// currency kept.
+fn with_amount(cost: &str, change: impl Fn(u64) -> u64) -> Option<String> {
+    let mut words = cost.split_whitespace();
+    let amount = amount_words(change(parse_amount(words.next()?)?));
     Some(match words.next() {
-        Some(currency) => format!("{share} {currency}"),
-        None => share,
+        Some(currency) => format!("{amount} {currency}"),
+        None => amount,
     })
 }
 

@@ -122,9 +122,10 @@ pub fn as_chatmd_sends(mut message: Value) -> Value {
             "name": "chatmd",
             "version": env!("CARGO_PKG_VERSION"),
         });
-        // The recordings were made offering no terminal and no questions; chatmd now
-        // offers both (`terminal.rs`, `elicitation.rs`).
+        // The recordings were made offering no files, no terminal and no questions;
+        // chatmd now offers all three (`fs.rs`, `terminal.rs`, `elicitation.rs`).
         let capabilities = &mut message["params"]["clientCapabilities"];
+        capabilities["fs"] = json!({"readTextFile": true, "writeTextFile": true});
         capabilities["terminal"] = json!(true);
         capabilities["elicitation"] = json!({"form": {}, "url": {}});
     }
@@ -214,8 +215,14 @@ pub fn shown(events: &[AgentEvent]) -> Vec<String> {
     events
         .iter()
         // What the session offers to be set is checked on its own (`sessions.rs`), and
-        // so are its commands (`commands.rs`).
-        .filter(|event| !matches!(event, AgentEvent::Options(_) | AgentEvent::Commands(_)))
+        // so are its commands (`commands.rs`) and how its costs count (`acp/costs.rs`,
+        // the chatmd-tests `send_acp_sessions`).
+        .filter(|event| {
+            !matches!(
+                event,
+                AgentEvent::Options(_) | AgentEvent::Commands(_) | AgentEvent::RunningTotals(_)
+            )
+        })
         .map(|event| match event {
             AgentEvent::Started { session, model } => {
                 format!("started {} model={}", show(session), show(model))

@@ -65,13 +65,7 @@ impl super::AcpSession {
                         .unwrap_or_default(),
                 );
             }
-            Elicited::User(request) => {
-                if let Some(tool) = &request.tool {
-                    self.stream.show_asked(tool, &mut out.events);
-                }
-                self.stream.block_ends();
-                out.push(AgentEvent::Permission(Box::new(request)));
-            }
+            Elicited::User(request) => self.put_to_user(request, out),
         }
     }
 }

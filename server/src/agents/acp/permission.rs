@@ -140,15 +140,18 @@ impl super::AcpSession {
                         .unwrap_or_default(),
                 );
             }
-            Asking::User(request) => {
-                // The call's line goes above the question about it.
-                if let Some(tool) = &request.tool {
-                    self.stream.show_asked(tool, &mut out.events);
-                }
-                self.stream.block_ends();
-                out.push(AgentEvent::Permission(Box::new(request)));
-            }
+            Asking::User(request) => self.put_to_user(request, out),
         }
+    }
+
+    /// Puts a request (a permission or a question) to the user, the call's line above
+    /// it.
+    pub(super) fn put_to_user(&mut self, request: PermissionRequest, out: &mut Outbox) {
+        if let Some(tool) = &request.tool {
+            self.stream.show_asked(tool, &mut out.events);
+        }
+        self.stream.block_ends();
+        out.push(AgentEvent::Permission(Box::new(request)));
     }
 }
 
