@@ -215,11 +215,12 @@ fn the_role_reaches_each_agent_exactly_once() {
             let setup = Setup { system, ..setup };
             let sent = delivered(&setup.plan(registry.entry(name).expect("entry")));
             let resumed = setup.member.resume && setup.session.is_some();
-            // On resume codex and gemini keep the role in their session; claude's is a
-            // flag of each run.
+            // On resume codex, gemini and an ACP agent keep the role in their session
+            // (`held=` says when they do not: the prompt builder puts it in the body
+            // then); claude's is a flag of each run.
             let expected = match (system.is_empty(), resumed, name) {
                 (true, _, _) => 0,
-                (false, true, "codex" | "gemini") => 0,
+                (false, true, "codex" | "gemini" | "acp") => 0,
                 _ => 1,
             };
             let case = setup.name;

