@@ -131,9 +131,10 @@ class Extension implements Host, vscode.Disposable {
         const experimental = (capabilities.experimental ?? {}) as Record<string, unknown>;
         capabilities.experimental = { ...experimental, [READ_BUFFER_CAPABILITY]: true };
       },
-      initialize(): void {},
+      // A capability only: nothing to set up when the server starts, nothing to undo.
+      initialize: () => undefined,
       getState: () => ({ kind: 'static' }),
-      clear(): void {},
+      clear: () => undefined,
     });
     client.onRequest(READ_BUFFER, (params: { uri?: unknown } | null) => {
       if (typeof params?.uri !== 'string') {
