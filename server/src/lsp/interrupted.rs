@@ -11,7 +11,7 @@ use tower_lsp_server::ls_types::Uri;
 use super::port::LspPort;
 use super::state::{State, lock};
 use crate::conversation::section::interrupted_edits;
-use crate::document::status::StatusComment;
+use crate::document::status::{StatusComment, TurnStatus};
 use crate::turns::owner::{Owner, runs_elsewhere};
 use crate::turns::running::Running;
 use crate::turns::{EditorPort, PortError};
@@ -25,17 +25,30 @@ pub fn mark_later(client: Client, state: Arc<Mutex<State>>, uri: Uri) {
         let Some(doc) = s.documents.get(&uri) else {
             return;
         };
+        // A run of this process goes on in the chat (started on the file on disk, say,
+        // before the editor opened it): its sections are its own to finish, and one
+        // of its members may not be registered yet.
+        if runs_here(&s, &uri) {
+            return;
+        }
         let text = doc.flat();
         !interrupted_edits(&text, &doc.chat, |m, c| {
             still_runs(&s.running, uri.as_str(), m, c, path.as_deref())
         })
         .is_empty()
+            && !finished_on_disk(path.as_deref(), &text)
     };
     if !needed {
         return;
     }
     tokio::spawn(async move {
-        let running = lock(&state).running.clone();
+        let running = {
+            let s = lock(&state);
+            if runs_here(&s, &uri) {
+                return;
+            }
+            s.running.clone()
+        };
         let key = uri.as_str().to_string();
         let mut port = LspPort::new(client, state, uri, None, None);
         let marked = port.edit_until_applied(20, |snapshot| {
@@ -48,6 +61,51 @@ pub fn mark_later(client: Client, state: Arc<Mutex<State>>, uri: Uri) {
             tracing::warn!(%error, "could not mark interrupted turns");
         }
     });
+}
+
+/// Whether every turn left unfinished in the text the editor opened is finished in the
+/// file on disk (the same turn id, another status): a turn that ran on the file ended
+/// there after the editor read it (a fast turn ends before its `didOpen` is handled).
+/// The editor's copy is older, not interrupted; it reads the file again (Neovim's
+/// `checktime`, VS Code's own watcher), and marking it would put `interrupted` over a
+/// finished answer. A turn the file does not have (a server killed while the editor
+/// held the unsaved answer) is marked as before.
+fn finished_on_disk(path: Option<&std::path::Path>, opened: &str) -> bool {
+    let Some(disk) = path.and_then(|p| std::fs::read_to_string(p).ok()) else {
+        return false;
+    };
+    if disk == opened {
+        return false;
+    }
+    let unfinished = |text: &str| -> Vec<(String, bool)> {
+        let chat = crate::document::chat::Chat::parse(text);
+        chat.messages
+            .iter()
+            .filter_map(|m| m.status_comment(text))
+            .filter_map(|c| {
+                let open = matches!(
+                    c.status(),
+                    Some(TurnStatus::Queued | TurnStatus::Streaming | TurnStatus::Waiting)
+                );
+                Some((c.get("id")?.to_owned(), open))
+            })
+            .collect()
+    };
+    let on_disk = unfinished(&disk);
+    let left: Vec<String> = unfinished(opened)
+        .into_iter()
+        .filter(|(_, open)| *open)
+        .map(|(id, _)| id)
+        .collect();
+    !left.is_empty()
+        && left
+            .iter()
+            .all(|id| on_disk.iter().any(|(d, open)| d == id && !open))
+}
+
+/// Whether a run of this process is counted in the chat `uri` (`State::active_runs`).
+fn runs_here(state: &State, uri: &Uri) -> bool {
+    state.active_runs.get(uri).is_some_and(|runs| *runs > 0)
 }
 
 /// Whether `member`'s unfinished turn with `comment`, in the document `uri` (the chat

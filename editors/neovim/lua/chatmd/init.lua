@@ -207,6 +207,13 @@ local handlers = {
     vim.schedule(function()
       vim.api.nvim_exec_autocmds('User', { pattern = 'ChatmdTurns', modeline = false })
       pcall(vim.cmd.redrawstatus)
+      -- A turn that ended may have finished its answer in the file on disk (a chat the
+      -- editor opened while it ran, or closed): an unchanged buffer reads it again.
+      for _, buf in ipairs(vim.api.nvim_list_bufs()) do
+        if vim.api.nvim_buf_is_loaded(buf) and vim.bo[buf].filetype == M.filetype and not vim.bo[buf].modified then
+          pcall(vim.cmd.checktime, buf)
+        end
+      end
       if M.config.codelens then
         for _, buf in ipairs(vim.api.nvim_list_bufs()) do
           if vim.api.nvim_buf_is_loaded(buf) and vim.bo[buf].filetype == M.filetype then
