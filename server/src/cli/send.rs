@@ -30,7 +30,6 @@ use crate::turns::engine;
 use crate::turns::file_port::{FilePort, kind};
 use crate::turns::lock::{self, ChatLock, LockError};
 use crate::turns::owner::{Owner, runs_elsewhere};
-use crate::turns::warm::{WarmPool, WarmSettings};
 use crate::turns::{Context, Edited, EditorPort, Level, PortError, TurnError};
 
 #[derive(Debug, Args)]
@@ -135,9 +134,10 @@ pub fn run(args: &SendArgs) -> ExitCode {
         targets: (!args.to.is_empty()).then(|| args.to.clone()),
         agent_path: None,
         user_config: crate::team::UserConfig::from_env(),
-        // Members stay warm across the rounds of this run (chains, councils) and end
-        // with it.
-        warm: Some(Arc::new(WarmPool::new(WarmSettings::default()))),
+        // No member stays warm here: claude-agent-acp 0.49 kept between the rounds of
+        // a run and ended with it lost its session now and then (the next run's
+        // `session/resume` found none: 2 of 4 matrix runs); cold, it keeps it.
+        warm: None,
     };
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
