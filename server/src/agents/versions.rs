@@ -42,6 +42,11 @@ pub const TESTED: [(&str, &[Version]); 5] = [
     ("codex-acp", &[Version(2, 6, 0)]),
 ];
 
+/// From this claude-agent-acp version on, the cost of its `usage_update` runs over the
+/// whole session, the processes that resumed it included (0.49 counted one process):
+/// `agents/acp/costs.rs`.
+pub const ACP_SESSION_COSTS_FROM: Version = Version(0, 101, 0);
+
 /// From this Claude Code version on, `total_cost_usd` on `--resume` is the session's
 /// running total (2.1.197 reported the run's own cost; the versions in between were
 /// not observed and are taken as the older behaviour).

@@ -46,10 +46,15 @@ impl Knobs {
     /// Whether the impersonated claude keeps its session's first system text on
     /// resume (2.1.332 and later).
     pub fn keeps_first_system(&self) -> bool {
+        self.is_at_least(super::claude::KEEPS_FIRST_SYSTEM)
+    }
+
+    /// Whether the impersonated version (`FAKE_AGENT_VERSION`) is `version` or later.
+    pub fn is_at_least(&self, version: &str) -> bool {
         let parts = |v: &str| -> Vec<u64> { v.split('.').filter_map(|p| p.parse().ok()).collect() };
         self.version
             .as_deref()
-            .is_some_and(|v| parts(v) >= parts(super::claude::KEEPS_FIRST_SYSTEM))
+            .is_some_and(|v| parts(v) >= parts(version))
     }
 }
 

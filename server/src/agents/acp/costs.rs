@@ -16,14 +16,13 @@
 
 use serde_json::Value;
 
+use crate::agents::versions::{ACP_SESSION_COSTS_FROM, Version};
+
 /// The claude-agent-acp packages, by the `agentInfo.name` they answer `initialize` with.
 const CLAUDE_ADAPTERS: [&str; 2] = [
     "@agentclientprotocol/claude-agent-acp",
     "@zed-industries/claude-code-acp",
 ];
-
-/// The first claude-agent-acp whose costs run over the whole session.
-const SESSION_COSTS_FROM: [u64; 3] = [0, 101, 0];
 
 /// Whether the agent of this `initialize` result saves its session as it exits after
 /// its stdin closes, so that it must not be asked to stop early.
@@ -39,13 +38,10 @@ pub(super) fn costs_span_processes(initialize: &Value) -> bool {
     if !CLAUDE_ADAPTERS.contains(&name) {
         return true;
     }
-    let version: Vec<u64> = info["version"]
+    info["version"]
         .as_str()
-        .unwrap_or_default()
-        .split(['.', '-'])
-        .map_while(|part| part.parse().ok())
-        .collect();
-    version.as_slice() >= SESSION_COSTS_FROM.as_slice()
+        .and_then(Version::find)
+        .is_some_and(|version| version >= ACP_SESSION_COSTS_FROM)
 }
 
 #[cfg(test)]

@@ -48,12 +48,7 @@ pub const SESSION_COSTS_FROM: &str = "0.101.0";
 pub fn claude_reported_cost(live: &mut super::server::Live, turn: f64, knobs: &Knobs) -> f64 {
     live.process_cost += turn;
     live.session.cost += turn;
-    let parts = |v: &str| -> Vec<u64> { v.split('.').filter_map(|p| p.parse().ok()).collect() };
-    let session_costs = knobs
-        .version
-        .as_deref()
-        .is_some_and(|v| parts(v) >= parts(SESSION_COSTS_FROM));
-    if session_costs {
+    if knobs.is_at_least(SESSION_COSTS_FROM) {
         live.session.cost
     } else {
         live.process_cost
