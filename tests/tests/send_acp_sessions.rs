@@ -442,18 +442,46 @@ fn a_resumed_session_gets_the_team_instruction_once_and_an_edited_one_once_more(
 /// Three resumed turns of a claude-agent-acp writer impersonating `version`: the chat
 /// as it ends.
 fn three_acp_turns(version: &str) -> (Setup, String) {
+    three_acp_turns_with(&[("FAKE_AGENT_VERSION", version)])
+}
+
+fn three_acp_turns_with(env: &[(&str, &str)]) -> (Setup, String) {
+    let version = env[0].1;
     let s = Setup::with("claude", "resume = true");
     let mut text = "## @me\n".to_owned();
     for turn in ["first", "second question", "third and last question"] {
         s.write("team/c.chat.md", &format!("{text}@writer {turn}\n"));
         let out = s
-            .command(&["team/c.chat.md"], &[("FAKE_AGENT_VERSION", version)])
+            .command(&["team/c.chat.md"], env)
             .output()
             .expect("run chatmd send");
         assert_eq!(out.status.code(), Some(0), "{version}: {out:?}");
         text = s.read("team/c.chat.md");
     }
     (s, text)
+}
+
+#[test]
+fn a_claude_adapter_slow_to_exit_keeps_its_sessions_cost() {
+    // claude-agent-acp 0.101 writes the session's cost record as it exits, after stdin
+    // closes: over 2 s on a busy machine. Killed before, the next process restores the
+    // older cost, and the turns' shares came out 0.0209, 0, 0.0001 USD in the matrix.
+    let (s, text) = three_acp_turns_with(&[
+        ("FAKE_AGENT_VERSION", "0.101.0"),
+        ("FAKE_ACP_LINGER_MS", "2500"),
+    ]);
+    let (_, quick_text) = three_acp_turns("0.101.0");
+    for (turn, (slow, quick)) in costs(&text).into_iter().zip(costs(&quick_text)).enumerate() {
+        assert!(
+            near(slow.0, quick.0, 1),
+            "turn {turn}: {text}\n{quick_text}"
+        );
+        assert!(
+            near(slow.1, quick.1, 1),
+            "turn {turn}: {text}\n{quick_text}"
+        );
+    }
+    drop(s);
 }
 
 /// Each answer's `cost=` and `session-cost=` (the same where it has none), in

@@ -51,6 +51,13 @@ pub trait Session: Send {
         None
     }
 
+    /// How long, at least, the process may take to exit by itself after an answer
+    /// before it is killed, where that is longer than the runner's grace: an agent
+    /// that saves part of its session as it exits (claude-agent-acp's cost record).
+    fn exit_grace(&self) -> std::time::Duration {
+        std::time::Duration::ZERO
+    }
+
     /// The session this process holds open, when its protocol keeps one across
     /// prompts (ACP): the warm pool (`turns/warm`) keeps such a process between turns
     /// and matches it by this id.

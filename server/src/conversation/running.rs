@@ -5,6 +5,13 @@
 //! session's previous report, which the answer that received it keeps. Where the
 //! total differs from the share, the answer keeps it too (`session-tokens=`,
 //! `session-cost=`), for the next turn to count from. Pure: the file is the record.
+//!
+//! A running total that comes back no higher than the previous report has restarted:
+//! every turn that reaches the model adds to it, so the agent lost what it had counted
+//! (claude-agent-acp 0.101 restores its session's cost from a record the CLI writes as
+//! it exits, and a process that was ended before writing it starts again from zero).
+//! The turn then records the whole report as its own, and the sum of the shares stays
+//! what was spent.
 
 use crate::agents::Usage;
 use crate::document::chat::Chat;
@@ -76,12 +83,26 @@ fn cost_of(value: &str) -> Option<u64> {
     parse_amount(value.split_whitespace().next()?)
 }
 
-/// This turn's tokens: the session's `total` less what it reported `before`.
+/// This turn's tokens: the session's `total` less what it reported `before`, or the
+/// whole `total` when the count restarted (see the module's comment; every model call
+/// bills input tokens, so those tell).
 pub fn tokens_share(total: Usage, before: Option<Usage>) -> Usage {
-    let before = before.unwrap_or_default();
-    Usage {
-        input_tokens: total.input_tokens.saturating_sub(before.input_tokens),
-        output_tokens: total.output_tokens.saturating_sub(before.output_tokens),
+    match before {
+        Some(before) if total.input_tokens > before.input_tokens => Usage {
+            input_tokens: total.input_tokens - before.input_tokens,
+            output_tokens: total.output_tokens.saturating_sub(before.output_tokens),
+        },
+        _ => total,
+    }
+}
+
+/// The part of a running `total` that is new since `before`, or the whole `total`
+/// when the count restarted.
+pub fn since(total: u64, before: u64) -> u64 {
+    if total > before {
+        total - before
+    } else {
+        total
     }
 }
 
@@ -93,10 +114,10 @@ pub fn cost_sum(turn: &str, before: Option<u64>) -> Option<String> {
 }
 
 /// This turn's cost, as the status comment writes it (`0.0498 USD`): the session's
-/// `total` (`0.0994 USD`) less what it reported `before`. `None` when `total` is not
-/// an amount (it is then kept as it came).
+/// `total` (`0.0994 USD`) less what it reported `before` (the whole `total` when the
+/// count restarted). `None` when `total` is not an amount (it is then kept as it came).
 pub fn cost_share(total: &str, before: Option<u64>) -> Option<String> {
-    with_amount(total, |amount| amount.saturating_sub(before.unwrap_or(0)))
+    with_amount(total, |amount| since(amount, before.unwrap_or(0)))
 }
 
 /// `cost` (`0.0994 USD`) with its amount, in millionths, changed by `change`, and its
@@ -158,7 +179,37 @@ mod tests {
             cost_share("0.0496 USD", None).as_deref(),
             Some("0.0496 USD")
         );
-        assert_eq!(cost_share("0.1", Some(100_000)).as_deref(), Some("0"));
         assert_eq!(cost_share("? USD", Some(1)), None);
+    }
+
+    /// claude-agent-acp 0.101 under load: the first process was ended before it wrote
+    /// its cost record, so the second reported only its own 0.0209 as the session's
+    /// total, and the third counted on from the second (matrix run, 2026-12-06).
+    #[test]
+    fn a_running_total_that_did_not_grow_restarted_and_is_the_turns_own() {
+        assert_eq!(
+            cost_share("0.0209 USD", Some(20_900)).as_deref(),
+            Some("0.0209 USD")
+        );
+        assert_eq!(
+            cost_share("0.0100 USD", Some(20_900)).as_deref(),
+            Some("0.01 USD")
+        );
+        assert_eq!(
+            cost_share("0.0419 USD", Some(20_900)).as_deref(),
+            Some("0.021 USD")
+        );
+        let usage = |input_tokens, output_tokens| Usage {
+            input_tokens,
+            output_tokens,
+        };
+        assert_eq!(
+            tokens_share(usage(4262, 10), Some(usage(4262, 10))),
+            usage(4262, 10)
+        );
+        assert_eq!(
+            tokens_share(usage(900, 10), Some(usage(4262, 10))),
+            usage(900, 10)
+        );
     }
 }

@@ -88,8 +88,8 @@ pub fn spent_by_member(text: &str, chat: &Chat) -> (Vec<(String, Spent)>, Spent)
                         .find(|(m, s, _)| m.eq_ignore_ascii_case(&handle) && s == session);
                     match before {
                         Some((_, _, last)) => {
-                            let new = amount.saturating_sub(*last);
-                            *last = amount.max(*last);
+                            let new = super::running::since(amount, *last);
+                            *last = amount;
                             new
                         }
                         None => {

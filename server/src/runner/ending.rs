@@ -55,7 +55,7 @@ impl Turn<'_> {
         self.input.close();
         self.stdout.discard();
         let start = Instant::now();
-        let deadline = start + self.settings.grace;
+        let deadline = start + self.settings.grace.max(self.session.exit_grace());
         let terminate_at = terminate_after.map(|after| (start + after).min(deadline));
         let mut terminated = false;
         let grace = sleep_until(deadline);

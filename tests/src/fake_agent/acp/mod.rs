@@ -204,11 +204,14 @@ pub fn run(flavor: Cli, argv: &[String], knobs: Knobs) -> i32 {
     }
     agent.finish();
     linger();
+    agent.save_costs();
     0
 }
 
 /// `FAKE_ACP_LINGER_MS`: stays that long after stdin closed, as codex-acp does (2 s,
-/// shutting its app server down), then exits 0; a SIGTERM meanwhile is noted in
+/// shutting its app server down), or as claude-agent-acp does on a busy machine before
+/// it writes its cost record (the fake as 0.101 writes it after the linger), then
+/// exits 0; a SIGTERM meanwhile is noted in
 /// `FAKE_ACP_LOG` as `{"signal": "SIGTERM"}` and ends it at once, with 0 too.
 fn linger() {
     let Some(ms) = std::env::var("FAKE_ACP_LINGER_MS")

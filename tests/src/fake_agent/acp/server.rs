@@ -26,6 +26,21 @@ pub struct Live {
     pub allowed: Vec<String>,
     /// claude: what the session has cost in this process, in dollars.
     pub process_cost: f64,
+    /// claude as 0.101: the session's cost as this process restored it, which stays
+    /// the stored one until the process writes its cost record as it exits.
+    pub cost_restored: f64,
+}
+
+impl Live {
+    /// The session as the process stores it after a turn: claude from 0.101 writes its
+    /// cost only as it exits (`Agent::save_costs`).
+    pub fn stored(&self, cost_on_exit: bool) -> Session {
+        let mut session = self.session.clone();
+        if cost_on_exit {
+            session.cost = self.cost_restored;
+        }
+        session
+    }
 }
 
 /// A request the agent sent and the client has not answered yet.
@@ -177,6 +192,22 @@ impl Agent {
     }
 
     /// Complains about requests nobody answered (stdin closed).
+    /// Whether this agent writes its sessions' cost record only as it exits, as the
+    /// Claude Code of claude-agent-acp 0.101 does after stdin closes (a process killed
+    /// before then loses it, and the next one restores the older cost).
+    pub fn saves_cost_on_exit(&self) -> bool {
+        self.flavor == Cli::Claude && self.knobs.is_at_least(super::usage::SESSION_COSTS_FROM)
+    }
+
+    /// Writes the cost record of every session open in this process (at its exit).
+    pub fn save_costs(&self) {
+        if self.saves_cost_on_exit() {
+            for live in self.sessions.values() {
+                self.store.save(&live.session);
+            }
+        }
+    }
+
     pub fn finish(&mut self) {
         for (id, pending) in std::mem::take(&mut self.pending) {
             let must = if pending.must_cancel {
@@ -290,12 +321,14 @@ impl Agent {
 
     /// Makes `session` open in this process.
     pub fn open(&mut self, session: Session, mode: String) {
+        let session_cost = session.cost;
         let live = Live {
             session,
             mode,
             values: Vec::new(),
             allowed: Vec::new(),
             process_cost: 0.0,
+            cost_restored: session_cost,
         };
         self.sessions.insert(live.session.id.clone(), live);
     }

@@ -346,12 +346,13 @@ impl Turn<'_> {
             agent_id: std::mem::take(&mut self.message_id),
             cancelled,
         };
+        let cost_on_exit = self.agent.saves_cost_on_exit();
         if let Some(live) = self.agent.sessions.get_mut(&self.sid) {
             live.session.exchanges.push(exchange);
             if !cancelled && live.session.title.is_none() && flavor == Cli::Codex {
                 live.session.title = Some(self.prompt.clone());
             }
-            self.agent.store.save(&live.session);
+            self.agent.store.save(&live.stored(cost_on_exit));
         }
     }
 
