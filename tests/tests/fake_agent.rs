@@ -103,7 +103,7 @@ fn every_transcript_is_printed_byte_for_byte() {
             count += 1;
         }
     }
-    assert_eq!(count, 31);
+    assert_eq!(count, 37);
 }
 
 /// The session id on the first line of `stdout` (each CLI names it differently).

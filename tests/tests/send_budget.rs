@@ -253,3 +253,78 @@ fn claude_2_1_197_still_records_the_cost_of_each_run_as_reported() {
     assert!(!chat.contains("session-cost"), "{chat}");
     assert!(usage_table(&s).contains("@reviewer  3        29502/84       0.1494 USD"));
 }
+
+/// Three resumed turns replayed from the real CLI's own output, recorded 2026-12-06
+/// against tests/mock_model (tests/fixtures/agents: `claude/resume-total-cost-<n>` from
+/// Claude Code 2.1.332, `codex/resume-total-usage-<n>` from codex 0.171.0); returns
+/// each answer's usage fields as its status comment has them.
+fn recorded_turns(s: &Setup, member: &str, recording: &str) -> Vec<String> {
+    let mut chat = "## @me\n".to_owned();
+    for turn in 1..=3 {
+        chat.push_str(&format!("@{member} turn {turn}\n"));
+        s.write("team/r.chat.md", &chat);
+        let out = s
+            .command(
+                &["team/r.chat.md"],
+                &[("FAKE_AGENT_TRANSCRIPT", &format!("{recording}-{turn}"))],
+            )
+            .output()
+            .expect("run chatmd send");
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr),
+            format!("@{member}: done\n")
+        );
+        chat = s.read("team/r.chat.md");
+    }
+    let usage =
+        regex::Regex::new(r#"(tokens|cost|session-tokens|session-cost)=("[^"]*"|[^ ]+)"#).unwrap();
+    chat.lines()
+        .filter(|l| l.starts_with("<!-- chatmd id="))
+        .map(|l| {
+            let fields: Vec<&str> = usage.find_iter(l).map(|m| m.as_str()).collect();
+            fields.join(" ")
+        })
+        .collect()
+}
+
+#[test]
+fn recorded_codex_0_171_turns_record_what_the_model_billed_each() {
+    // The mock billed 6726/10, 6757/10 and 6789/10; codex reported 6726/10, 13483/20
+    // and 20272/30 (its thread's running total).
+    let s = Setup(send_support::Workspace::new());
+    assert_eq!(
+        recorded_turns(&s, "tester", "resume-total-usage"),
+        [
+            "tokens=6726/10",
+            "tokens=6757/10 session-tokens=13483/20",
+            "tokens=6789/10 session-tokens=20272/30",
+        ]
+    );
+    assert_eq!(
+        usage_table(&s),
+        "MEMBER   ANSWERS  TOKENS IN/OUT  COST              BUDGET\n\
+         @tester  3        20272/30       no cost reported  -\n\
+         all      3        20272/30       no cost reported\n"
+    );
+}
+
+#[test]
+fn recorded_claude_2_1_332_turns_record_what_each_turn_cost() {
+    // The mock billed 4252/10, 4284/10 and 4316/10; claude reported those tokens per
+    // turn and `total_cost_usd` 0.017208, 0.034544 and 0.052008 (the session's so far).
+    let s = Setup(send_support::Workspace::new());
+    assert_eq!(
+        recorded_turns(&s, "reviewer", "resume-total-cost"),
+        [
+            "cost=\"0.0172 USD\" tokens=4252/10",
+            "cost=\"0.0173 USD\" session-cost=\"0.0345 USD\" tokens=4284/10",
+            "cost=\"0.0175 USD\" session-cost=\"0.052 USD\" tokens=4316/10",
+        ]
+    );
+    assert_eq!(
+        usage_table(&s),
+        "MEMBER     ANSWERS  TOKENS IN/OUT  COST       BUDGET\n\
+         @reviewer  3        12852/30       0.052 USD  -\n\
+         all        3        12852/30       0.052 USD\n"
+    );
+}

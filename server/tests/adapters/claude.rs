@@ -60,6 +60,26 @@ pub fn expected(name: &str) -> Seen {
             ],
             outcome: Outcome::Done(s("end_turn"), usage(90, 6)),
         },
+        // Claude Code 2.1.332, three turns of one session as recorded: `usage` is the
+        // turn's own (what the mock billed), `total_cost_usd` the session's so far.
+        "resume-total-cost-1" | "resume-total-cost-2" | "resume-total-cost-3" => {
+            let turn: u64 = name[name.len() - 1..].parse().unwrap();
+            Seen {
+                session: s("1fcd9203-506a-40be-82fd-952069bba97c"),
+                model: s("claude-opus-5-5"),
+                text: format!(
+                    "ANSWER-anthropic role_seen=no marker_count=0 roles=- team=0 turn=0 \
+                     user_msgs={turn} assistant_msgs={} ask=ASK-R{turn} roster=0",
+                    turn - 1
+                ),
+                tools: vec![],
+                notices: vec![],
+                outcome: Outcome::Done(
+                    s("end_turn"),
+                    usage([4252, 4284, 4316][turn as usize - 1], 10),
+                ),
+            }
+        }
         "resume" => Seen {
             session: s(CLAUDE_SESSION),
             model: s(CLAUDE_MODEL),

@@ -21,6 +21,26 @@ pub fn expected(name: &str) -> Seen {
         notices: vec![],
         outcome: Outcome::Done(None, usage(400, 40)),
     },
+        // codex 0.171.0, three turns of one thread as recorded: `turn.completed.usage`
+        // is the thread's running total (the mock billed 6726, 6757 and 6789 tokens in).
+        "resume-total-usage-1" | "resume-total-usage-2" | "resume-total-usage-3" => {
+            let turn: u64 = name[name.len() - 1..].parse().unwrap();
+            let totals = [(6726, 10), (13483, 20), (20272, 30)];
+            let (input, output) = totals[turn as usize - 1];
+            Seen {
+                session: s("01a24ac0-c3fd-76c2-8264-1ec756c1ba88"),
+                model: None,
+                text: format!(
+                    "ANSWER-openai role_seen=no marker_count=0 roles=- team=0 turn=0 \
+                     user_msgs={} assistant_msgs={} ask=ASK-R{turn} roster=0",
+                    turn + 1,
+                    turn - 1
+                ),
+                tools: vec![],
+                notices: vec![],
+                outcome: Outcome::Done(None, usage(input, output)),
+            }
+        }
         "resume" => Seen {
         session: s(CODEX_THREAD),
         model: None,

@@ -171,7 +171,7 @@ fn every_transcript_parses_to_what_a_user_should_see() {
             count += 1;
         }
     }
-    assert_eq!(count, 31, "transcripts checked");
+    assert_eq!(count, 37, "transcripts checked");
 }
 
 fn expected(kind: &str, name: &str) -> Seen {
