@@ -391,3 +391,28 @@ fn an_agent_that_stays_after_its_answer_is_asked_to_stop_rather_than_waited_for(
     let log = std::fs::read_to_string(s.path("acp.jsonl")).expect("the fake's log");
     assert_eq!(log.lines().last(), Some(r#"{"signal":"SIGTERM"}"#));
 }
+
+#[test]
+fn an_acp_agent_that_exits_failing_after_its_whole_answer_leaves_the_turn_done() {
+    // gemini --acp 0.61 now and then exits 1 once its stdin closes, after an `end_turn`
+    // answer (2-3 times per matrix run). The answer and the session are whole: the turn
+    // is done, and its status comment keeps the exit code.
+    let s = Setup::new("gemini");
+    s.write("team/exit.chat.md", "## @me\n@writer say hello\n");
+    let out = s
+        .command(&["team/exit.chat.md"], &[("FAKE_ACP_EXIT_CODE", "1")])
+        .output()
+        .expect("run chatmd send");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert_eq!(stderr, "@writer: done\n");
+    let answer = "ANSWER-gemini role_seen=no marker_count=0 roles=none team=0 turn=1 \
+                  user_msgs=1 assistant_msgs=0 ask=-";
+    assert_eq!(
+        masked(&s.read("team/exit.chat.md")),
+        format!(
+            "## @me\n@writer say hello\n\n## @writer\n<!-- chatmd id=t1 agent=acp status=done \
+             model=auto stop=end_turn exit=1 tokens=11865/10 -->\n{answer}\n\n## @me\n"
+        )
+    );
+}

@@ -51,6 +51,13 @@ pub trait Session: Send {
         None
     }
 
+    /// Whether a failing exit after a whole answer fails the turn. A headless CLI saves
+    /// its session as it ends, so its exit code is part of the turn; an ACP agent has
+    /// finished the turn, session included, when it answers the prompt.
+    fn exit_after_answer_counts(&self) -> bool {
+        true
+    }
+
     /// How long, at least, the process may take to exit by itself after an answer
     /// before it is killed, where that is longer than the runner's grace: an agent
     /// that saves part of its session as it exits (claude-agent-acp's cost record).

@@ -244,7 +244,15 @@ impl Turn<'_> {
         // An exit forced by the wind-down (a signal) leaves the answer done.
         let ended = match (ended, exit.code) {
             _ if self.cancelling.is_some() => Ended::Cancelled,
-            (Ended::Completed, Some(code)) if code != 0 => self.account(&exit, status),
+            (Ended::Completed, Some(code)) if code != 0 => {
+                if self.session.exit_after_answer_counts() {
+                    self.account(&exit, status)
+                } else {
+                    tracing::info!(program = %self.program, code, stderr = %exit.stderr_tail.trim(),
+                        "the agent exited with a failure after its whole answer");
+                    Ended::Completed
+                }
+            }
             (ended, _) => ended,
         };
         if self.group.kill_and_wait(Instant::now() + AFTER_KILL).await {

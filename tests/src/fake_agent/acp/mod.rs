@@ -43,6 +43,7 @@
 //! | `FAKE_ACP_CLAUDE_START_MODE=<mode>` | claude's sessions start in this mode (claude-agent-acp 0.101 starts in `auto`); in `auto` and `bypassPermissions` its tools run without a permission request |
 //! | `FAKE_ACP_CLAUDE_VERSION=0.101.0` | claude plays claude-agent-acp 0.101 where its shapes differ from 0.49's: a plan approval titled "Approve Plan" with the plan only in the call's update and a `planFilePath` (`plan_approval.rs`) |
 //! | `FAKE_ACP_NO_AUTH=1` | no credentials: gemini `session/new` → `-32000 "Gemini API key is missing or not configured."`, codex `session/new` → `-32000 "Authentication required"`, claude `session/prompt` → the same |
+//! | `FAKE_ACP_EXIT_CODE=<n>` | once stdin closed, print gemini --acp 0.61's classifier-router line on stderr and exit with this code (it exited 1 after whole answers now and then) |
 //! | `FAKE_ACP_LINGER_MS=<ms>` | after stdin closes, stay this long before exiting, as codex-acp does (2 s); a SIGTERM meanwhile is logged as `{"signal": "SIGTERM"}` and ends it |
 //! | `FAKE_ACP_GEMINI_LOAD_FAILS=1` | gemini's `session/load` fails `-32603` "No previous sessions found for this project." and forgets the session, as the real one does within the minute of the session's creation |
 //! | `FAKE_ACP_SAY_FIRST=<text>` | in a tool turn, the words the model says before its first tool call (default `I'll run a command.`; real models say anything there, a quoted record included) |
@@ -205,7 +206,23 @@ pub fn run(flavor: Cli, argv: &[String], knobs: Knobs) -> i32 {
     agent.finish();
     linger();
     agent.save_costs();
-    0
+    exit_code_at_end()
+}
+
+/// `FAKE_ACP_EXIT_CODE`: the code the process exits with once stdin closed, after the
+/// line gemini --acp 0.61 printed on stderr when it exited 1 after a whole answer.
+fn exit_code_at_end() -> i32 {
+    let code = std::env::var("FAKE_ACP_EXIT_CODE")
+        .ok()
+        .and_then(|v| v.trim().parse::<i32>().ok())
+        .unwrap_or(0);
+    if code != 0 {
+        eprintln!(
+            "Could not find promptId in context for classifier-router. This is unexpected. \
+             Using a fallback ID: classifier-router-fallback-1796550498750-6e2387589ef91"
+        );
+    }
+    code
 }
 
 /// `FAKE_ACP_LINGER_MS`: stays that long after stdin closed, as codex-acp does (2 s,
