@@ -35,10 +35,11 @@ do for such a command: codex-acp then asks the client), `plan` (claude only: an
 a `Write` call creating `mock-wrote.txt` with the line `WRITE-MARKER`, which an
 ACP adapter shows as a diff; gemini: a `write_file` call; then the answer), `read` (a
 `Read` call for claude, `read_file` for gemini, `cat` through codex's `exec_command`;
-then the answer, whose `tool_result` shows what the read got), `ask` (claude only: an
+then the answer, whose `tool_result` shows what the read got), `edit` (claude `Edit`,
+gemini `replace`: `UNSAVED-BUFFER-MARKER` becomes `EDITED-MARKER` in the file), `ask` (claude only: an
 `AskUserQuestion` call, "Which color should the button be?" with the options Blue and
 Red; the answer's `tool_result` carries the user's answer); `MOCK-FILE=<path>` names
-the file a `read` or `write` touches (default `notes.txt`, `mock-wrote.txt`), `slow` (a long
+the file a `read`, `edit` or `write` touches (default `notes.txt`, `mock-wrote.txt`), `slow` (a long
 answer, 40 chunks 250 ms apart: something to cancel), `error401` (HTTP 401 `mock
 upstream failure MOCK-ERR-<api>`).
 
@@ -68,6 +69,7 @@ MODE = re.compile(r"MOCK-MODE=([a-z0-9]+)")
 FILE = re.compile(r"MOCK-FILE=(\S+)")
 TOOL_CMD = {"tool": "echo hi", "toolwrite": "touch tool-wrote.txt", "escalate": "touch tool-wrote.txt"}
 WRITTEN = "WRITE-MARKER\n"
+EDIT = ("UNSAVED-BUFFER-MARKER", "EDITED-MARKER")  # `edit`: the text replaced, and by what
 QUESTION = {"question": "Which color should the button be?", "header": "Color", "multiSelect": False,
             "options": [{"label": "Blue", "description": "cool"}, {"label": "Red", "description": "warm"}]}
 PLAN = "PLAN-MARKER\n\n1. Read `notes.txt`\n2. Fix the typo in it"
@@ -340,6 +342,7 @@ class Handler(BaseHTTPRequestHandler):
         plan = mode == "plan" and seen.tool_result is None
         write = mode == "write" and seen.tool_result is None
         read = mode == "read" and seen.tool_result is None
+        edit = mode == "edit" and seen.tool_result is None
         ask = mode == "ask" and seen.tool_result is None
         text = answer_text("anthropic", seen, mode)
         msg_id = "msg_mock_" + uuid.uuid4().hex[:12]
@@ -353,6 +356,11 @@ class Handler(BaseHTTPRequestHandler):
             tool = "Write"
             block = {"type": "tool_use", "id": "toolu_mock_" + uuid.uuid4().hex[:10], "name": "Write",
                      "input": {"file_path": file_of(seen, "mock-wrote.txt"), "content": WRITTEN}}
+        elif edit:
+            tool = "Edit"
+            block = {"type": "tool_use", "id": "toolu_mock_" + uuid.uuid4().hex[:10], "name": "Edit",
+                     "input": {"file_path": file_of(seen, "notes.txt"), "old_string": EDIT[0],
+                               "new_string": EDIT[1]}}
         elif read:
             tool = "Read"
             block = {"type": "tool_use", "id": "toolu_mock_" + uuid.uuid4().hex[:10], "name": "Read",
@@ -489,6 +497,11 @@ class Handler(BaseHTTPRequestHandler):
             tool = "write_file"
             call = {"functionCall": {"name": tool, "args": {"file_path": file_of(seen, "mock-wrote.txt"),
                                                             "content": WRITTEN}}}
+        elif fresh and mode == "edit":
+            tool = "replace"
+            call = {"functionCall": {"name": tool, "args": {
+                "file_path": file_of(seen, "notes.txt"), "instruction": "Mark the notes as edited.",
+                "old_string": EDIT[0], "new_string": EDIT[1]}}}
         elif fresh and mode == "read":
             tool = "read_file"
             call = {"functionCall": {"name": tool, "args": {"file_path": file_of(seen, "notes.txt")}}}

@@ -151,5 +151,15 @@ fn claude_agent_acps_ask_user_question_is_answered_by_its_choice() {
         s.questions_answered(),
         [json!({"action": "accept", "content": {"question_0": "Red"}})]
     );
-    assert_eq!(masked(&s.read("team/a.chat.md")), format!("{ask}"));
+    assert_eq!(
+        masked(&s.read("team/a.chat.md")),
+        format!(
+            "{ask}\n## @writer\n<!-- chatmd id=t1 agent=acp status=done model=auto stop=end_turn \
+             exit=0 tokens=11865/11 -->\n> - Which color should the button be? — completed\n\n\
+             > **Permission** t1-p1 — answered (\"Red\"), by the terminal\n\n\
+             ANSWER-gemini role_seen=no marker_count=0 roles=none team=0 turn=1 user_msgs=1 \
+             assistant_msgs=0 ask=- tool_result=\"{{\"action\":\"accept\",\"content\":\
+             {{\"question_0\":\"Red\"}}}}\"\n\n## @me\n"
+        )
+    );
 }

@@ -204,7 +204,9 @@ fn form(schema: &Value) -> Result<Asked, String> {
             .is_some_and(|names| names.iter().any(|name| name == field))
     };
     let optional_text = |(field, property): &(&String, &Value)| {
-        !required(field) && choices(property).is_empty() && property.get("type") == Some(&json!("string"))
+        !required(field)
+            && choices(property).is_empty()
+            && property.get("type") == Some(&json!("string"))
     };
     let asked: Vec<(&String, &Value)> = properties.iter().collect();
     let mut fields = asked.iter().filter(|field| !optional_text(field));

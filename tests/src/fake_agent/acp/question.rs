@@ -21,7 +21,8 @@ pub fn run(t: &mut Turn) -> Step<End> {
     }
     let shape = names_after(t.message_text(), "ASK");
     let sid = t.sid.clone();
-    let params = if shape.first().map(String::as_str) == Some("claude") {
+    let claude = shape.first().map(String::as_str) == Some("claude");
+    let params = if claude {
         ask_user_question(t)?
     } else if shape.first().map(String::as_str) == Some("url") {
         obj! {
@@ -45,6 +46,13 @@ pub fn run(t: &mut Turn) -> Step<End> {
     };
     let response = t.ask("elicitation/create", params)?;
     let result = received(&response)?;
+    if claude {
+        // The tool call ends with what Claude Code made of the answer.
+        t.emit(obj! {
+            "toolCallId": CLAUDE_CALL, "sessionUpdate": "tool_call_update", "status": "completed",
+            "rawOutput": result.clone(),
+        })?;
+    }
     t.answer(0, Some(result))?;
     Ok(End {
         stop: "end_turn",
@@ -52,12 +60,15 @@ pub fn run(t: &mut Turn) -> Step<End> {
     })
 }
 
+/// The id of the AskUserQuestion tool call of `ASK=claude`.
+const CLAUDE_CALL: &str = "toolu_fake_ask_1";
+
 /// `ASK=claude`: Claude Code's AskUserQuestion as claude-agent-acp 0.101.0 puts it to
 /// the client (recorded in `fixtures/acp/recorded/claude-ask.jsonl`): the tool call,
 /// its input, then a form whose choice `question_0` has an optional free-text "Other"
 /// beside it (`question_0_custom`), no `required`, and the tool call's id.
 fn ask_user_question(t: &mut Turn) -> Step<J> {
-    let call = "toolu_fake_ask_1";
+    let call = CLAUDE_CALL;
     let meta = || obj! { "claudeCode": obj! { "toolName": "AskUserQuestion" } };
     t.emit(obj! {
         "_meta": meta(), "toolCallId": call, "sessionUpdate": "tool_call", "rawInput": obj! {},
