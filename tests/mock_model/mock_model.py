@@ -31,9 +31,15 @@ then the answer once the tool result comes back), `toolwrite` (the same with
 `touch tool-wrote.txt`), `escalate` (the same as `toolwrite`, and for codex the call
 asks to leave the sandbox, `sandbox_permissions: "require_escalated"`, as real models
 do for such a command: codex-acp then asks the client), `plan` (claude only: an
-`ExitPlanMode` call whose plan holds `PLAN-MARKER`; then the answer), `write` (claude
-only: a `Write` call creating `mock-wrote.txt` with the line `WRITE-MARKER`, which an
-ACP adapter shows as a diff; then the answer), `slow` (a long
+`ExitPlanMode` call whose plan holds `PLAN-MARKER`; then the answer), `write` (claude:
+a `Write` call creating `mock-wrote.txt` with the line `WRITE-MARKER`, which an
+ACP adapter shows as a diff; gemini: a `write_file` call; then the answer), `read` (a
+`Read` call for claude, `read_file` for gemini, `cat` through codex's `exec_command`;
+then the answer, whose `tool_result` shows what the read got), `edit` (claude `Edit`,
+gemini `replace`: `UNSAVED-BUFFER-MARKER` becomes `EDITED-MARKER` in the file), `ask` (claude only: an
+`AskUserQuestion` call, "Which color should the button be?" with the options Blue and
+Red; the answer's `tool_result` carries the user's answer); `MOCK-FILE=<path>` names
+the file a `read`, `edit` or `write` touches (default `notes.txt`, `mock-wrote.txt`), `slow` (a long
 answer, 40 chunks 250 ms apart: something to cancel), `error401` (HTTP 401 `mock
 upstream failure MOCK-ERR-<api>`).
 
@@ -60,7 +66,12 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 ROLE = re.compile(r"ROLE-MARKER-([A-Za-z0-9_]+)")
 ASK = re.compile(r"ASK-[A-Za-z0-9_-]+")
 MODE = re.compile(r"MOCK-MODE=([a-z0-9]+)")
+FILE = re.compile(r"MOCK-FILE=(\S+)")
 TOOL_CMD = {"tool": "echo hi", "toolwrite": "touch tool-wrote.txt", "escalate": "touch tool-wrote.txt"}
+WRITTEN = "WRITE-MARKER\n"
+EDIT = ("UNSAVED-BUFFER-MARKER", "EDITED-MARKER")  # `edit`: the text replaced, and by what
+QUESTION = {"question": "Which color should the button be?", "header": "Color", "multiSelect": False,
+            "options": [{"label": "Blue", "description": "cool"}, {"label": "Red", "description": "warm"}]}
 PLAN = "PLAN-MARKER\n\n1. Read `notes.txt`\n2. Fix the typo in it"
 ROSTER = "in a team chat with"
 SLOW_WORDS = 120  # 40 chunks of 3 words
@@ -189,6 +200,12 @@ def mode_of(seen):
     """The `MOCK-MODE` of the newest prompt; a tool mode only until the tool result is back."""
     modes = MODE.findall(seen.users[-1] if seen.users else "")
     return modes[-1] if modes else None
+
+
+def file_of(seen, default):
+    """The `MOCK-FILE=<path>` of the newest prompt: the file a `read` or `write` names."""
+    files = FILE.findall(seen.users[-1] if seen.users else "")
+    return files[-1] if files else default
 
 
 def answer_text(api, seen, mode):
@@ -324,6 +341,9 @@ class Handler(BaseHTTPRequestHandler):
         tool = TOOL_CMD.get(mode) if seen.tool_result is None else None
         plan = mode == "plan" and seen.tool_result is None
         write = mode == "write" and seen.tool_result is None
+        read = mode == "read" and seen.tool_result is None
+        edit = mode == "edit" and seen.tool_result is None
+        ask = mode == "ask" and seen.tool_result is None
         text = answer_text("anthropic", seen, mode)
         msg_id = "msg_mock_" + uuid.uuid4().hex[:12]
         usage = {"input_tokens": tokens(seen), "output_tokens": len(text.split())}
@@ -335,7 +355,20 @@ class Handler(BaseHTTPRequestHandler):
         elif write:
             tool = "Write"
             block = {"type": "tool_use", "id": "toolu_mock_" + uuid.uuid4().hex[:10], "name": "Write",
-                     "input": {"file_path": "mock-wrote.txt", "content": "WRITE-MARKER\n"}}
+                     "input": {"file_path": file_of(seen, "mock-wrote.txt"), "content": WRITTEN}}
+        elif edit:
+            tool = "Edit"
+            block = {"type": "tool_use", "id": "toolu_mock_" + uuid.uuid4().hex[:10], "name": "Edit",
+                     "input": {"file_path": file_of(seen, "notes.txt"), "old_string": EDIT[0],
+                               "new_string": EDIT[1]}}
+        elif read:
+            tool = "Read"
+            block = {"type": "tool_use", "id": "toolu_mock_" + uuid.uuid4().hex[:10], "name": "Read",
+                     "input": {"file_path": file_of(seen, "notes.txt")}}
+        elif ask:
+            tool = "AskUserQuestion"
+            block = {"type": "tool_use", "id": "toolu_mock_" + uuid.uuid4().hex[:10], "name": "AskUserQuestion",
+                     "input": {"questions": [QUESTION]}}
         elif tool:
             block = {"type": "tool_use", "id": "toolu_mock_" + uuid.uuid4().hex[:10], "name": "Bash",
                      "input": {"command": tool, "description": "Run it"}}
@@ -379,6 +412,8 @@ class Handler(BaseHTTPRequestHandler):
         if mode == "error401":
             return self.fail401(started, "openai")
         tool = TOOL_CMD.get(mode) if seen.tool_result is None else None
+        if mode == "read" and seen.tool_result is None:  # codex reads with a command
+            tool = f"cat {file_of(seen, 'notes.txt')}"
         text = answer_text("openai", seen, mode)
         resp_id = "resp_mock_" + uuid.uuid4().hex[:12]
         item_id = ("fc_mock_" if tool else "msg_mock_") + uuid.uuid4().hex[:10]
@@ -457,8 +492,22 @@ class Handler(BaseHTTPRequestHandler):
                                     seen=seen)
         self.start_sse()
         self.arrived(mode, seen)
-        if tool:
+        fresh = seen.tool_result is None
+        if fresh and mode == "write":
+            tool = "write_file"
+            call = {"functionCall": {"name": tool, "args": {"file_path": file_of(seen, "mock-wrote.txt"),
+                                                            "content": WRITTEN}}}
+        elif fresh and mode == "edit":
+            tool = "replace"
+            call = {"functionCall": {"name": tool, "args": {
+                "file_path": file_of(seen, "notes.txt"), "instruction": "Mark the notes as edited.",
+                "old_string": EDIT[0], "new_string": EDIT[1]}}}
+        elif fresh and mode == "read":
+            tool = "read_file"
+            call = {"functionCall": {"name": tool, "args": {"file_path": file_of(seen, "notes.txt")}}}
+        elif tool:
             call = {"functionCall": {"name": "run_shell_command", "args": {"command": tool, "description": "Run it"}}}
+        if tool:
             self.sse(candidate([call], "STOP"))
         else:
             pieces = chunks(text)

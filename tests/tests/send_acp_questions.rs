@@ -130,3 +130,36 @@ fn without_a_terminal_a_question_is_declined_by_policy() {
         )
     );
 }
+
+#[test]
+fn claude_agent_acps_ask_user_question_is_answered_by_its_choice() {
+    // The form as claude-agent-acp 0.101.0 sends it (the fake's ASK=claude, from the
+    // recording): the choice and an optional free-text "Other" beside it. chatmd
+    // declined it as "a form of 2 fields" before; now the choice answers it.
+    let s = Setup::new();
+    let ask = "## @me\n@writer MOCK-MODE=ask ASK=claude which color?\n";
+    s.write("team/a.chat.md", ask);
+    let said = s.send_on_terminal("team/a.chat.md", "2\n");
+    assert!(
+        said.contains(
+            "\n@writer asks (Color): Which color should the button be?\n  1) Blue\n  2) Red\n  \
+             3) Decline\nanswer with a number: "
+        ),
+        "{said}"
+    );
+    assert_eq!(
+        s.questions_answered(),
+        [json!({"action": "accept", "content": {"question_0": "Red"}})]
+    );
+    assert_eq!(
+        masked(&s.read("team/a.chat.md")),
+        format!(
+            "{ask}\n## @writer\n<!-- chatmd id=t1 agent=acp status=done model=auto stop=end_turn \
+             exit=0 tokens=11865/11 -->\n> - Which color should the button be? — completed\n\n\
+             > **Permission** t1-p1 — answered (\"Red\"), by the terminal\n\n\
+             ANSWER-gemini role_seen=no marker_count=0 roles=none team=0 turn=1 user_msgs=1 \
+             assistant_msgs=0 ask=- tool_result=\"{{\"action\":\"accept\",\"content\":\
+             {{\"question_0\":\"Red\"}}}}\"\n\n## @me\n"
+        )
+    );
+}

@@ -8,8 +8,9 @@
 //! turn (or a block never answered) `cancel`, as the schema's `ElicitationAction` says.
 //!
 //! A form is answerable in the file when it asks one thing with a list of answers
-//! (one property: a string with `enum` or `oneOf`, a boolean, a multi-select), or
-//! nothing (an acknowledgement). Free text and forms of several fields have no option
+//! (one property: a string with `enum` or `oneOf`, a boolean, a multi-select; beside
+//! it only optional free-text fields, which the answer leaves out), or nothing (an
+//! acknowledgement). Free text and forms of several fields have no option
 //! to tick: they are declined at once, with a notice, rather than left waiting for an
 //! answer the file cannot give.
 
@@ -193,16 +194,33 @@ fn form(schema: &Value) -> Result<Asked, String> {
         .get("properties")
         .and_then(Value::as_object)
         .unwrap_or(&empty);
-    let mut fields = properties.iter();
+    // claude-agent-acp puts an optional free-text "Other" field beside each
+    // AskUserQuestion choice (`question_0_custom`): the file answers by the choice
+    // and leaves such a field out, as the schema allows for a field not `required`.
+    let required = |field: &str| {
+        schema
+            .get("required")
+            .and_then(Value::as_array)
+            .is_some_and(|names| names.iter().any(|name| name == field))
+    };
+    let optional_text = |(field, property): &(&String, &Value)| {
+        !required(field)
+            && choices(property).is_empty()
+            && property.get("type") == Some(&json!("string"))
+    };
+    let asked: Vec<(&String, &Value)> = properties.iter().collect();
+    let mut fields = asked.iter().filter(|field| !optional_text(field));
     let (field, property) = match (fields.next(), fields.next()) {
-        (None, _) => {
+        (None, _) if asked.is_empty() => {
             // Nothing to fill in: the question is a yes or no.
             return Ok(Asked {
                 summary: "asks".into(),
                 accepts: vec![("ok".into(), "OK".into(), Some(json!({})))],
             });
         }
-        (Some(only), None) => only,
+        (Some(only), None) => *only,
+        // Free text only: declined below, naming the field.
+        (None, _) => asked[0],
         (Some(_), Some(_)) => {
             return Err(format!(
                 "a form of {} fields, which chatmd cannot show as choices",

@@ -1,6 +1,7 @@
 //! `MOCK-MODE=ask`: the agent asks the user a question with `elicitation/create` (form
 //! mode, one property with titled choices, as the ACP schema's `ElicitationFormMode`
-//! describes; `ASK=url` asks to open a URL instead, `ElicitationUrlMode`) and quotes
+//! describes; `ASK=url` asks to open a URL instead, `ElicitationUrlMode`; `ASK=claude`
+//! asks as claude-agent-acp does for AskUserQuestion) and quotes
 //! the client's whole result in its answer (`tool_result="{"action":…}"`), so a test
 //! sees exactly what the agent received. A `cancel` ends the turn as cancelled. Only a
 //! client that declared `elicitation` is asked; another gets an answer saying so.
@@ -18,12 +19,12 @@ pub fn run(t: &mut Turn) -> Step<End> {
             tool_calls: 0,
         });
     }
-    let url = names_after(t.message_text(), "ASK")
-        .first()
-        .map(String::as_str)
-        == Some("url");
+    let shape = names_after(t.message_text(), "ASK");
     let sid = t.sid.clone();
-    let params = if url {
+    let claude = shape.first().map(String::as_str) == Some("claude");
+    let params = if claude {
+        ask_user_question(t)?
+    } else if shape.first().map(String::as_str) == Some("url") {
         obj! {
             "sessionId": sid, "mode": "url", "elicitationId": "elicit-1",
             "url": "https://example.com/oauth/authorize?client=fake",
@@ -45,10 +46,60 @@ pub fn run(t: &mut Turn) -> Step<End> {
     };
     let response = t.ask("elicitation/create", params)?;
     let result = received(&response)?;
+    if claude {
+        // The tool call ends with what Claude Code made of the answer.
+        t.emit(obj! {
+            "toolCallId": CLAUDE_CALL, "sessionUpdate": "tool_call_update", "status": "completed",
+            "rawOutput": result.clone(),
+        })?;
+    }
     t.answer(0, Some(result))?;
     Ok(End {
         stop: "end_turn",
         tool_calls: 0,
+    })
+}
+
+/// The id of the AskUserQuestion tool call of `ASK=claude`.
+const CLAUDE_CALL: &str = "toolu_fake_ask_1";
+
+/// `ASK=claude`: Claude Code's AskUserQuestion as claude-agent-acp 0.101.0 puts it to
+/// the client (recorded in `fixtures/acp/recorded/claude-ask.jsonl`): the tool call,
+/// its input, then a form whose choice `question_0` has an optional free-text "Other"
+/// beside it (`question_0_custom`), no `required`, and the tool call's id.
+fn ask_user_question(t: &mut Turn) -> Step<J> {
+    let call = CLAUDE_CALL;
+    let meta = || obj! { "claudeCode": obj! { "toolName": "AskUserQuestion" } };
+    t.emit(obj! {
+        "_meta": meta(), "toolCallId": call, "sessionUpdate": "tool_call", "rawInput": obj! {},
+        "status": "pending", "title": "Asking for your input", "kind": "other",
+        "content": J::Arr(vec![]),
+    })?;
+    let question = "Which color should the button be?";
+    t.emit(obj! {
+        "_meta": meta(), "toolCallId": call, "sessionUpdate": "tool_call_update",
+        "title": question, "kind": "other",
+        "content": J::Arr(vec![obj! { "type": "content",
+            "content": obj! { "type": "text", "text": question } }]),
+    })?;
+    let choice = |label: &str, description: &str| {
+        obj! { "const": label, "title": label, "description": description }
+    };
+    Ok(obj! {
+        "mode": "form", "sessionId": t.sid.clone(), "toolCallId": call, "message": question,
+        "requestedSchema": obj! {
+            "type": "object",
+            "properties": obj! {
+                "question_0": obj! {
+                    "type": "string", "title": "Color",
+                    "oneOf": J::Arr(vec![choice("Blue", "cool"), choice("Red", "warm")]),
+                },
+                "question_0_custom": obj! {
+                    "type": "string", "title": "Other",
+                    "description": "Type your own answer, or add a note to the option you chose above (optional).",
+                },
+            },
+        },
     })
 }
 

@@ -134,3 +134,52 @@ fn what_the_file_cannot_answer_is_declined_and_a_cancel_cancels_the_rest() {
     );
     assert_eq!(questions.cancel_all(), Vec::<u8>::new());
 }
+
+#[test]
+fn claude_agent_acps_ask_user_question_is_answered_by_its_choice_without_the_other_field() {
+    // The request as claude-agent-acp 0.101.0 sends it for one AskUserQuestion
+    // question (its elicitation.js): the choice `question_0` and an optional free-text
+    // "Other" beside it, `question_0_custom`, and no `required`.
+    let mut questions = Questions::default();
+    let request = asked(
+        &mut questions,
+        0,
+        json!({
+            "mode": "form", "sessionId": "s1", "toolCallId": "toolu_mock_1",
+            "message": "Which color should the button be?",
+            "requestedSchema": {"type": "object", "properties": {
+                "question_0": {"type": "string", "title": "Color", "oneOf": [
+                    {"const": "Blue", "title": "Blue", "description": "cool"},
+                    {"const": "Red", "title": "Red"}
+                ]},
+                "question_0_custom": {"type": "string", "title": "Other", "description":
+                    "Type your own answer, or add a note to the option you chose above (optional)."}
+            }}
+        }),
+    );
+    assert_eq!(
+        request.summary,
+        "asks (Color): Which color should the button be?"
+    );
+    assert_eq!(request.tool.as_deref(), Some("toolu_mock_1"));
+    assert_eq!(
+        names(&request),
+        vec![
+            ("choice-1", "Blue", "answer"),
+            ("choice-2", "Red", "answer"),
+            ("decline", "Decline", "reject_once"),
+        ]
+    );
+    assert_eq!(
+        line(questions.answer(&request.id, &PermissionOutcome::Selected("choice-2".into()))),
+        "{\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{\"action\":\"accept\",\"content\":{\"question_0\":\"Red\"}}}\n"
+    );
+    // A free-text field the agent requires still cannot be answered from the file.
+    let required = json!({"mode": "form", "message": "Which?", "requestedSchema": {
+        "properties": {"pick": {"type": "string", "enum": ["a"]}, "why": {"type": "string"}},
+        "required": ["why"]}});
+    assert!(matches!(
+        questions.ask(RequestId::Number(1), &required),
+        Elicited::Answered { .. }
+    ));
+}
