@@ -78,9 +78,12 @@ impl Turn<'_> {
                 () = &mut grace => break,
             }
         }
-        if terminated && self.leader.is_some() {
+        let saving = !self.session.exit_grace().is_zero();
+        if (terminated || saving) && self.leader.is_some() {
             // The rest of the grace is for what the leader started (an `npx` wrapper
-            // exits at once; the agent under it may need the time).
+            // exits at once; the agent under it may need the time). claude-agent-acp
+            // exits before the Claude Code it ran has written the session's cost
+            // record: killed then, the record was lost in 2 of 6 matrix runs.
             self.group.wait_empty(deadline).await;
         }
         self.group.signal(Signal::SIGKILL);
