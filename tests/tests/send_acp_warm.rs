@@ -43,6 +43,9 @@ impl Setup {
             ));
         }
         s.write_trusted("team/chatmd.toml", &toml);
+        for member in ["reviewer", "tester", "writer"] {
+            std::fs::create_dir_all(s.path(&format!("state/{member}"))).unwrap();
+        }
         s.write("team/c.chat.md", HEAD);
         s
     }
