@@ -163,11 +163,6 @@ impl ChatLock {
         Ok(ChatLock(held))
     }
 
-    /// The program the lock was taken for ([`SEND`] or [`SERVER`]).
-    pub fn program(&self) -> &'static str {
-        self.0.program
-    }
-
     /// `member` starts a turn: the lock file says so.
     pub fn add_member(&self, member: &str) {
         self.0.members().push(member.to_string());
@@ -241,12 +236,6 @@ pub fn probe(chat: &Path) -> Probe {
         Err(TryLockError::WouldBlock) => Probe::Other(read_holder(&path).unwrap_or_default()),
         _ => Probe::Free,
     }
-}
-
-/// What the chat's lock file says, while it is there.
-#[cfg(test)]
-pub(crate) fn holder_of(chat: &Path) -> Option<Holder> {
-    read_holder(&lock_path(chat).ok()?)
 }
 
 fn read_holder(path: &Path) -> Option<Holder> {

@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 
 use tokio_util::sync::CancellationToken;
 
-use super::lock::{ChatLock, LockError};
+use super::lock::{self, ChatLock, LockError};
 use super::{Answers, TurnError};
 
 mod delivery;
@@ -70,7 +70,9 @@ struct Run {
     counted: bool,
     /// The chat's file, when the lock is taken at the run's first turn (the editor's
     /// runs; `chatmd send` takes it before reading the file).
-    locks: Option<(PathBuf, &'static str)>,
+    locks: Option<PathBuf>,
+    /// Who takes the lock: [`lock::SERVER`] or [`lock::SEND`].
+    program: &'static str,
     lock: Option<ChatLock>,
     /// The members whose turn this run started and that has not ended.
     members: Vec<String>,
@@ -112,20 +114,19 @@ impl Runs {
     /// A run in `document` that takes the chat's lock at `chat` for `program` with its
     /// first turn (no file: no lock).
     pub fn open_run(&self, document: &str, chat: Option<&Path>, program: &'static str) -> RunId {
-        let locks = chat.map(|chat| (chat.to_path_buf(), program));
-        self.insert_run(document, locks, None)
+        self.insert_run(document, (chat.map(Path::to_path_buf), program), None)
     }
 
     /// A run in `document` holding the chat's `lock` already (`chatmd send` takes it
     /// before it reads the file).
     pub fn open_locked_run(&self, document: &str, lock: Option<ChatLock>) -> RunId {
-        self.insert_run(document, None, lock)
+        self.insert_run(document, (None, lock::SEND), lock)
     }
 
     fn insert_run(
         &self,
         document: &str,
-        locks: Option<(PathBuf, &'static str)>,
+        (locks, program): (Option<PathBuf>, &'static str),
         lock: Option<ChatLock>,
     ) -> RunId {
         let mut registry = self.lock();
@@ -137,6 +138,7 @@ impl Runs {
                 document: document.to_owned(),
                 counted: false,
                 locks,
+                program,
                 lock,
                 members: Vec::new(),
             },
@@ -207,7 +209,11 @@ impl Runs {
                 });
             };
             let document = entry.document.clone();
-            let takes_lock = entry.lock.is_none().then(|| entry.locks.clone()).flatten();
+            let takes_lock = entry
+                .lock
+                .is_none()
+                .then(|| entry.locks.clone().map(|chat| (chat, entry.program)))
+                .flatten();
             let members = registry.turns.entry(document).or_default();
             if members.contains_key(member) {
                 return Err(TurnError::AlreadyAnswering {
@@ -269,11 +275,10 @@ impl Runs {
                 return;
             };
             let from = std::mem::replace(&mut entry.document, document.to_owned());
-            if let Some((_, program)) = &mut entry.locks {
-                let program = *program;
-                entry.locks = chat.map(|chat| (chat.to_path_buf(), program));
+            if entry.locks.is_some() {
+                entry.locks = chat.map(Path::to_path_buf);
             }
-            let relock = entry.lock.as_ref().map(ChatLock::program);
+            let relock = entry.lock.as_ref().map(|_| entry.program);
             (from, relock.zip(chat.map(Path::to_path_buf)))
         };
         self.move_document(&from, document);

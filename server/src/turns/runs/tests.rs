@@ -151,19 +151,19 @@ fn a_message_for_one_running_member_is_steered_into_its_turn() {
 }
 
 #[test]
-fn a_run_writes_its_members_into_the_chats_lock() {
+fn a_run_holds_the_chats_lock_from_its_first_turn_until_it_closes() {
+    use crate::turns::lock::{Probe, probe};
     let folder = tempfile::tempdir().unwrap();
     let chat = folder.path().join("c.chat.md");
     std::fs::write(&chat, "## @me\nhi\n").unwrap();
     let runs = Runs::default();
     let run = runs.open_run("c", Some(&chat), crate::turns::lock::SERVER);
+    assert_eq!(probe(&chat), Probe::Free, "no turn yet");
     runs.claim(run, "reviewer", &CancellationToken::new())
         .unwrap();
-    let holder = crate::turns::lock::holder_of(&chat).expect("the lock is held");
-    assert_eq!(holder.members, ["reviewer"]);
+    assert_eq!(probe(&chat), Probe::Ours);
     runs.release(run, "reviewer");
-    let holder = crate::turns::lock::holder_of(&chat).expect("held until the run closes");
-    assert!(holder.members.is_empty());
+    assert_eq!(probe(&chat), Probe::Ours, "held until the run closes");
     runs.close_run(run);
-    assert!(crate::turns::lock::holder_of(&chat).is_none());
+    assert_eq!(probe(&chat), Probe::Free);
 }
