@@ -181,9 +181,7 @@ fn registry_of_runs(line: &str) -> Option<String> {
     let typed = typed.strip_prefix("std::collections::").unwrap_or(typed);
     COLLECTIONS
         .iter()
-        .any(|c| {
-            typed.starts_with(c) && typed[c.len()..].starts_with(|ch: char| ch == '<' || ch == ':')
-        })
+        .any(|c| typed.starts_with(c) && typed[c.len()..].starts_with(['<', ':']))
         .then(|| name.to_owned())
 }
 
