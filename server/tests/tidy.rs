@@ -9,6 +9,10 @@
 //!   `team/`: those are pure (or, for `team/`, blocking) code that a runtime drives
 //!   from outside.
 //! - At most [`MAX_LINES`] lines: split a module before it gets there.
+//! - One registry of what runs: in `turns/`, `lsp/` and `cli/`, only `turns/runs/`
+//!   keeps a collection of runs or running turns (a map, set or list named `runs`,
+//!   `*_runs`, `running`, `claimed`, `claims`, `active_*`, …): the language server and
+//!   `chatmd send` ask it rather than keep their own (issue 29 found four).
 //! - The file opens with a `//!` doc comment that says the module's job. Test modules
 //!   (`tests.rs`, `*_tests.rs`, files under a `tests/` folder) are exempt: their
 //!   parent's `mod tests;` and their name say what they are.
@@ -28,6 +32,15 @@ const TOO_LONG_FOR_NOW: &[&str] = &[];
 
 /// Folders (relative to `server/src`) whose code must not use tokio.
 const NO_TOKIO: &[&str] = &["document/", "conversation/", "agents/", "team/"];
+
+/// Where turns are run, and so where a second registry of them would grow.
+const RUNS_ONLY_IN_REGISTRY: &[&str] = &["turns/", "lsp/", "cli/"];
+/// The one registry of what runs.
+const REGISTRY: &str = "turns/runs/";
+/// Collections, as a field's or binding's type.
+const COLLECTIONS: &[&str] = &[
+    "HashMap", "BTreeMap", "HashSet", "BTreeSet", "Vec", "VecDeque", "IndexMap",
+];
 
 /// The names that mean LSP types.
 const LSP_CRATES: &[&str] = &["tower_lsp_server", "ls_types", "lsp_types"];
@@ -101,6 +114,19 @@ fn check(name: &str, text: &str) -> Vec<String> {
             }
         }
     }
+    if RUNS_ONLY_IN_REGISTRY
+        .iter()
+        .any(|dir| name.starts_with(dir))
+        && !name.starts_with(REGISTRY)
+    {
+        for &(n, line) in &code {
+            if let Some(held) = registry_of_runs(line) {
+                problems.push(format!(
+                    "line {n} keeps `{held}`, a collection of what runs: runs and their turns are kept in turns/runs/ only (ask it)"
+                ));
+            }
+        }
+    }
     let lines = text.lines().count();
     if lines > MAX_LINES && !TOO_LONG_FOR_NOW.contains(&name) {
         problems.push(format!(
@@ -111,6 +137,52 @@ fn check(name: &str, text: &str) -> Vec<String> {
         problems.push("does not open with a `//!` doc comment saying the module's job".into());
     }
     problems
+}
+
+/// The name of the field or binding on `line` that is a collection of runs or running
+/// turns, if one is: `name: Collection<…>` or `let [mut] name = Collection::…`, its name
+/// saying what it holds.
+fn registry_of_runs(line: &str) -> Option<String> {
+    let says_runs = |name: &str| {
+        let name = name.to_ascii_lowercase();
+        name == "runs"
+            || name.ends_with("_runs")
+            || name.starts_with("runs_")
+            || name.contains("running")
+            || name.starts_with("claim")
+            || name.starts_with("active_")
+            || name == "answering"
+    };
+    let is_ident = |c: char| c.is_alphanumeric() || c == '_';
+    let line = line.trim_start();
+    let line = line.strip_prefix("pub ").unwrap_or(line);
+    let line = line
+        .strip_prefix("pub(crate) ")
+        .or_else(|| line.strip_prefix("pub(super) "))
+        .unwrap_or(line);
+    let (name, rest) = match line.strip_prefix("let ") {
+        Some(binding) => {
+            let binding = binding.strip_prefix("mut ").unwrap_or(binding);
+            let end = binding.find(|c| !is_ident(c))?;
+            (&binding[..end], binding[end..].trim_start())
+        }
+        None => {
+            let end = line.find(|c| !is_ident(c))?;
+            (&line[..end], line[end..].trim_start())
+        }
+    };
+    if name.is_empty() || !says_runs(name) {
+        return None;
+    }
+    let typed = rest
+        .strip_prefix(':')
+        .or_else(|| rest.strip_prefix('='))?
+        .trim_start();
+    let typed = typed.strip_prefix("std::collections::").unwrap_or(typed);
+    COLLECTIONS
+        .iter()
+        .any(|c| typed.starts_with(c) && typed[c.len()..].starts_with(['<', ':']))
+        .then(|| name.to_owned())
 }
 
 fn is_test_module(name: &str) -> bool {
@@ -192,6 +264,29 @@ fn each_rule_fires_and_says_which() {
     if let Some(allowed) = TOO_LONG_FOR_NOW.first() {
         assert_eq!(check(allowed, &too_long), Vec::<String>::new());
     }
+
+    // A registry of what runs outside turns/runs/, as the four of issue 29 were.
+    for (file, line) in [
+        ("lsp/state.rs", "    pub active_runs: HashMap<Uri, usize>,"),
+        ("lsp/port.rs", "    claimed: Vec<String>,"),
+        (
+            "turns/running.rs",
+            "    turns: Arc<Mutex<Turns>>,\n    running: BTreeMap<String, Claim>,",
+        ),
+        (
+            "cli/send.rs",
+            "    let mut running = std::collections::HashSet::new();",
+        ),
+    ] {
+        let found = check(file, &format!("{doc}{line}\n"));
+        assert_eq!(found.len(), 1, "{file}: {found:?}");
+        assert!(found[0].contains("a collection of what runs"), "{found:?}");
+    }
+    let kept = format!("{doc}    claimed: Vec<String>,\n");
+    assert_eq!(check("turns/runs/mod.rs", &kept), Vec::<String>::new());
+    assert_eq!(check("agents/acp/terminal.rs", &kept), Vec::<String>::new());
+    let quiet = format!("{doc}    running: Runs,\n    let runs = lock(state).running.clone();\n");
+    assert_eq!(check("lsp/port.rs", &quiet), Vec::<String>::new());
 
     let undocumented = "/// An item doc is not a module doc.\nfn f() {}\n";
     assert_eq!(

@@ -372,7 +372,8 @@ fn chatmd_members_names_an_acp_members_program_and_how_to_install_it() {
 fn an_agent_that_stays_after_its_answer_is_asked_to_stop_rather_than_waited_for() {
     // codex-acp stays 2 s after its stdin closes; the turn is over at the prompt's
     // result, so chatmd asks it to stop (SIGTERM) instead of waiting out its grace and
-    // killing it.
+    // killing it: here when the run ends, the agent having stayed warm for a later
+    // round (so the status has no `exit=`).
     let s = Setup::new("codex");
     s.write("team/linger.chat.md", "## @me\n@writer say hello\n");
     let out = s
@@ -387,7 +388,7 @@ fn an_agent_that_stays_after_its_answer_is_asked_to_stop_rather_than_waited_for(
     );
     let text = s.read("team/linger.chat.md");
     assert!(text.contains("status=done"), "{text}");
-    assert!(text.contains(" exit=0"), "{text}");
+    assert!(!text.contains(" exit="), "{text}");
     let log = std::fs::read_to_string(s.path("acp.jsonl")).expect("the fake's log");
     assert_eq!(log.lines().last(), Some(r#"{"signal":"SIGTERM"}"#));
 }

@@ -358,11 +358,12 @@ fn a_plan_approval_of_claude_agent_acp_0_101_shows_the_plan() {
         s.answers_received(),
         [json!({"outcome": "selected", "optionId": "default"})]
     );
+    // No `exit=`: the agent stayed warm for a later round of the run.
     assert_eq!(
         masked(&s.read("team/p.chat.md")),
         format!(
             "{head}{ask}\n## @writer\n<!-- chatmd id=t1 agent=acp status=done seen=0:84932e \
-             held=4473dc model=default context=19968/1000000 cost=\"0.1002 USD\" stop=end_turn exit=0 \
+             held=4473dc model=default context=19968/1000000 cost=\"0.1002 USD\" stop=end_turn \
              tokens=19944/20 -->\nI have a plan.\n\n> - Switch mode: Exited Plan Mode — \
              completed\n\n> **Permission** t1-p1 — allowed once (\"Yes, and manually approve \
              edits\"), by policy\n>\n> The plan:\n>\n> # Plan\n>\n> 1. Read `src/lib.rs`\n\

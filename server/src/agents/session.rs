@@ -79,6 +79,13 @@ pub trait Session: Send {
         false
     }
 
+    /// The next turn on this live process starts a session of its own rather than
+    /// continuing the one it holds (a council's review, a member that starts fresh):
+    /// whether the protocol can (ACP: `session/new` on the same connection).
+    fn afresh(&mut self) -> bool {
+        false
+    }
+
     /// How the session's own work in the background (an ACP agent's terminals) tells
     /// the runner it has news, given once at the start; the runner then calls
     /// [`Session::woken`]. A session without such work drops it.

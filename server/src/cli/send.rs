@@ -13,7 +13,6 @@ use std::process::ExitCode;
 use std::sync::{Arc, OnceLock};
 
 use clap::Args;
-use tokio_util::sync::CancellationToken;
 
 mod asking;
 mod on_edit;
@@ -30,7 +29,9 @@ use crate::turns::engine;
 use crate::turns::file_port::{FilePort, kind};
 use crate::turns::lock::{self, ChatLock, LockError};
 use crate::turns::owner::{Owner, runs_elsewhere};
-use crate::turns::{Context, Edited, EditorPort, Level, PortError, TurnError};
+use crate::turns::runs::{self, Runs, SendRequest};
+use crate::turns::warm::{WarmPool, WarmSettings};
+use crate::turns::{Edited, EditorPort, Level, PortError, TurnError};
 
 #[derive(Debug, Args)]
 pub struct SendArgs {
@@ -105,17 +106,19 @@ pub fn run(args: &SendArgs) -> ExitCode {
             None
         }
     };
-    let folder = file.parent().map(PathBuf::from).unwrap_or_default();
-    let root = crate::team::workspace_root(crate::team::current_folder().as_deref(), &folder);
     // The user's own agents.toml, when there is one.
     let (registry, problems) = Registry::load(None);
     for problem in problems {
         say!("chatmd send: {problem}");
     }
+    // This run's turns, in the one registry of what runs (`turns/runs`), as the
+    // editor's are in the server's.
+    let runs = Runs::default();
+    let run = runs.open_locked_run(&file.to_string_lossy(), lock);
     let mut port = match FilePort::open(&file) {
         Ok(file) => SendPort::new(
             file,
-            lock,
+            (runs, run),
             Box::new(std::io::stdout()),
             Box::new(std::io::stderr()),
             Asking::for_stdin(),
@@ -125,20 +128,18 @@ pub fn run(args: &SendArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let cancel = CancellationToken::new();
-    let ctx = Context {
-        workspace_root: root,
-        chat_path: file.clone(),
-        registry: Arc::new(registry),
-        cancel: cancel.clone(),
+    let ctx = runs::context(SendRequest {
+        chat: file.clone(),
+        around: crate::team::current_folder(),
         targets: (!args.to.is_empty()).then(|| args.to.clone()),
+        registry: Arc::new(registry),
         agent_path: None,
         user_config: crate::team::UserConfig::from_env(),
-        // No member stays warm here: claude-agent-acp 0.49 kept between the rounds of
-        // a run and ended with it lost its session now and then (the next run's
-        // `session/resume` found none: 2 of 4 matrix runs); cold, it keeps it.
-        warm: None,
-    };
+        // Members stay warm across the rounds of this run (chains, councils) and end
+        // with it.
+        warm: Arc::new(WarmPool::new(WarmSettings::default())),
+    });
+    let cancel = ctx.cancel.clone();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

@@ -7,7 +7,6 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
-use tokio_util::sync::CancellationToken;
 use tower_lsp_server::Client;
 use tower_lsp_server::jsonrpc::{Error, ErrorCode, Result};
 use tower_lsp_server::ls_types::*;
@@ -25,7 +24,8 @@ use crate::conversation::actions;
 use crate::conversation::roster::Roster;
 use crate::conversation::routing;
 use crate::turns::engine;
-use crate::turns::{Context, Edited, EditorPort, Snapshot, TurnError};
+use crate::turns::runs::{self, SendRequest};
+use crate::turns::{Edited, EditorPort, Snapshot, TurnError};
 
 pub async fn execute(
     client: &Client,
@@ -107,24 +107,18 @@ async fn start(
             path.display()
         )));
     }
-    let (root, agent_path, user_config, warm) = {
+    let registry = agent_kinds(state);
+    let ctx = {
         let s = lock(state);
-        (
-            s.root_for(&path),
-            s.agent_path.clone(),
-            s.user_config.clone(),
-            s.warm.clone(),
-        )
-    };
-    let ctx = Context {
-        workspace_root: root,
-        chat_path: path,
-        registry: agent_kinds(state),
-        cancel: CancellationToken::new(),
-        targets,
-        agent_path,
-        user_config,
-        warm: Some(warm),
+        runs::context(SendRequest {
+            chat: path,
+            around: s.root.clone(),
+            targets,
+            registry,
+            agent_path: s.agent_path.clone(),
+            user_config: s.user_config.clone(),
+            warm: s.warm.clone(),
+        })
     };
     let (started_tx, started_rx) = tokio::sync::oneshot::channel();
     let outbox = progress::start(client.clone(), state.clone());

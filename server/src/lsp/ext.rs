@@ -9,7 +9,7 @@ use tower_lsp_server::ls_types::notification::Notification;
 use tower_lsp_server::ls_types::request::Request;
 use tower_lsp_server::ls_types::{ExecuteCommandParams, Uri};
 
-use crate::turns::running::Running;
+use crate::turns::runs::Runs;
 
 /// `chatmd/turns`: the running turns, for status bars (params `{}`).
 pub enum Turns {}
@@ -50,7 +50,7 @@ pub struct RunningTurn {
 }
 
 impl RunningTurns {
-    pub fn of(running: &Running) -> RunningTurns {
+    pub fn of(running: &Runs) -> RunningTurns {
         let turns = running.list().into_iter().map(|t| RunningTurn {
             uri: t.document,
             member: t.member,

@@ -13,7 +13,7 @@ use super::state::{State, lock};
 use crate::conversation::section::interrupted_edits;
 use crate::document::status::{StatusComment, TurnStatus};
 use crate::turns::owner::{Owner, runs_elsewhere};
-use crate::turns::running::Running;
+use crate::turns::runs::Runs;
 use crate::turns::{EditorPort, PortError};
 
 /// Marks the document's dead turns, in a task of its own (the edit waits for the
@@ -103,9 +103,9 @@ fn finished_on_disk(path: Option<&std::path::Path>, opened: &str) -> bool {
             .all(|id| on_disk.iter().any(|(d, open)| d == id && !open))
 }
 
-/// Whether a run of this process is counted in the chat `uri` (`State::active_runs`).
+/// Whether a run of this process is counted in the chat `uri`.
 fn runs_here(state: &State, uri: &Uri) -> bool {
-    state.active_runs.get(uri).is_some_and(|runs| *runs > 0)
+    state.running.runs_in(uri.as_str())
 }
 
 /// Whether `member`'s unfinished turn with `comment`, in the document `uri` (the chat
@@ -114,7 +114,7 @@ fn runs_here(state: &State, uri: &Uri) -> bool {
 /// once it sees the old document closed. So a turn stamped with this process counts as
 /// running while the member answers in any document here.
 fn still_runs(
-    running: &Running,
+    running: &Runs,
     uri: &str,
     member: &str,
     comment: &StatusComment,
@@ -142,13 +142,10 @@ mod tests {
     /// under the old name when the new document opens.
     #[test]
     fn a_turn_of_this_process_running_under_another_name_still_runs() {
-        let running = Running::default();
+        let running = Runs::default();
+        let run = running.open_run("file:///ws/old.chat.md", None, crate::turns::lock::SERVER);
         running
-            .claim(
-                "file:///ws/old.chat.md",
-                "reviewer",
-                &CancellationToken::new(),
-            )
+            .claim(run, "reviewer", &CancellationToken::new())
             .unwrap();
         let ours = streaming(Owner::this());
         let new = "file:///ws/new.chat.md";
@@ -166,7 +163,7 @@ mod tests {
             &streaming(&gone),
             None
         ));
-        running.release("file:///ws/old.chat.md", "reviewer");
+        running.release(run, "reviewer");
         assert!(!still_runs(&running, new, "reviewer", &ours, None));
     }
 }

@@ -35,8 +35,8 @@ use super::progress::{Outbox, ProgressEvent};
 use super::state::{State, lock};
 use crate::document::status::TurnStatus;
 use crate::turns::file_port::FilePort;
-use crate::turns::lock::{self, ChatLock, LockError};
-use crate::turns::running::Running;
+use crate::turns::lock;
+use crate::turns::runs::{RunId, Runs};
 use crate::turns::{Applied, Change, EditorPort, Edits, Level, PortError, Snapshot, TurnError};
 
 pub struct LspPort {
@@ -65,25 +65,21 @@ pub struct LspPort {
     outbox: Option<Outbox>,
     /// Told which members the first round runs.
     started: Option<tokio::sync::oneshot::Sender<Vec<String>>>,
-    /// Members whose turn began here and has not ended.
-    claimed: Vec<String>,
-    /// The chat's lock, taken by the first turn and held until the run ends (a chain's
-    /// next round is not taken over by a `chatmd send` in between).
-    lock: Option<ChatLock>,
     /// The turn ids of the sections this port wrote: they follow the document to disk.
     ids: Vec<String>,
     /// The editor answers `applied: true` for edits it skipped (Neovim).
     skips_stale_edits: bool,
     /// Text appended at the end goes without its final line break (Neovim adds it).
     adds_final_line_break: bool,
-    /// The server's running turns (shared; kept here so streamed text does not take
+    /// The server's runs and turns (shared; kept here so streamed text does not take
     /// the state lock for every chunk).
-    running: Running,
+    running: Runs,
+    /// This port's run there: the members whose turn began here and has not ended,
+    /// and the chat's lock, taken by the first turn and held until the run ends (a
+    /// chain's next round is not taken over by a `chatmd send` in between).
+    run: RunId,
     /// The chat's team folder, once looked up (what agents tell is kept by it).
     team_folder: Option<PathBuf>,
-    /// This port runs turns and counts in `State::active_runs` under its document
-    /// (the count follows a rename).
-    counted_run: bool,
 }
 
 impl LspPort {
@@ -106,6 +102,7 @@ impl LspPort {
                 running,
             )
         };
+        let run = running.open_run(uri.as_str(), path.as_deref(), lock::SERVER);
         LspPort {
             client,
             state,
@@ -120,14 +117,12 @@ impl LspPort {
             disk_texts: Vec::new(),
             outbox,
             started,
-            claimed: Vec::new(),
-            lock: None,
             ids: Vec::new(),
             skips_stale_edits,
             adds_final_line_break,
             running,
+            run,
             team_folder: None,
-            counted_run: false,
         }
     }
 
@@ -293,26 +288,7 @@ impl EditorPort for LspPort {
     }
 
     fn begin_turn(&mut self, member: &str, cancel: &CancellationToken) -> Result<(), TurnError> {
-        self.running.claim(self.key(), member, cancel)?;
-        if self.lock.is_none()
-            && let Some(path) = &self.path
-        {
-            match ChatLock::acquire(path, lock::SERVER) {
-                Ok(lock) => self.lock = Some(lock),
-                Err(LockError::Busy(holder)) => {
-                    self.running.release(self.key(), member);
-                    return Err(TurnError::Busy {
-                        member: member.to_string(),
-                        holder,
-                    });
-                }
-                Err(error) => tracing::warn!(%error, "turns run without the chat's lock"),
-            }
-        }
-        if let Some(lock) = &self.lock {
-            lock.add_member(member);
-        }
-        self.claimed.push(member.to_string());
+        self.running.claim(self.run, member, cancel)?;
         self.progress(ProgressEvent::Begin {
             document: self.key().to_string(),
             member: member.to_string(),
@@ -340,8 +316,16 @@ impl EditorPort for LspPort {
         });
     }
 
-    fn steerable(&mut self, member: &str, steers: &crate::turns::running::Steers) {
+    fn steerable(&mut self, member: &str, steers: &crate::turns::runs::Steers) {
         self.running.steerable(self.key(), member, steers);
+    }
+
+    fn chat_team(
+        &mut self,
+        _ctx: &crate::turns::Context,
+        chat: &crate::document::chat::Chat,
+    ) -> Arc<crate::team::Team> {
+        self.team(chat)
     }
 
     fn current_text(&self) -> Option<&str> {
@@ -383,11 +367,7 @@ impl EditorPort for LspPort {
         if matches!(status, TurnStatus::Done | TurnStatus::Skipped) {
             self.answered(member);
         }
-        let elapsed = self.running.release(self.key(), member);
-        self.claimed.retain(|m| m != member);
-        if let Some(lock) = &self.lock {
-            lock.remove_member(member);
-        }
+        let elapsed = self.running.release(self.run, member);
         self.progress(ProgressEvent::End {
             member: member.to_string(),
             status,

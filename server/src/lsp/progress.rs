@@ -18,7 +18,7 @@ use super::ext;
 use super::state::{State, lock};
 use crate::document::status::TurnStatus;
 use crate::document::units;
-use crate::turns::running::Running;
+use crate::turns::runs::Runs;
 
 /// At most one progress report per turn this often.
 const REPORT_EVERY: Duration = Duration::from_millis(500);
@@ -199,7 +199,7 @@ async fn end(client: &Client, token: ProgressToken, message: String) {
     report(client, &token, value).await;
 }
 
-async fn changed(client: &Client, running: &Running) {
+async fn changed(client: &Client, running: &Runs) {
     client
         .send_notification::<ext::TurnsChanged>(ext::RunningTurns::of(running))
         .await;

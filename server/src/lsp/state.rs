@@ -142,8 +142,6 @@ pub struct State {
     pub chats: Vec<PathBuf>,
     /// Whether `chats` holds the start-up scan's result yet.
     pub chats_scanned: bool,
-    /// How many runs of turns go on per chat (a queued message waits for none).
-    pub active_runs: HashMap<Uri, usize>,
     /// Where a chat whose last run ended is sent, to deliver its queued message.
     pub deliveries: Option<tokio::sync::mpsc::UnboundedSender<Uri>>,
     /// Closed chats whose waits were published (to clear them once nothing waits).
@@ -160,8 +158,8 @@ pub struct State {
     pub agent_kinds: Option<Arc<Registry>>,
     /// What members' agents told about themselves (commands, settings, logins).
     pub told: super::told::Told,
-    /// The turns running now.
-    pub running: crate::turns::running::Running,
+    /// The runs of turns going on, and their turns (`turns/runs`: the one registry).
+    pub running: crate::turns::runs::Runs,
     /// ACP members' processes kept between their turns.
     pub warm: Arc<crate::turns::warm::WarmPool>,
     /// The tasks that run turns into documents, so an ending server can wait for them

@@ -15,7 +15,7 @@ use crate::conversation::roster::Roster;
 use crate::conversation::routing::{self, Next, compare};
 use crate::document::chat::Chat;
 use crate::document::text::PositionEncoding;
-use crate::turns::running::Running;
+use crate::turns::runs::Runs;
 
 /// The title of the action that forks the chat at a message.
 pub const FORK_TITLE: &str = "Fork from here";
@@ -51,7 +51,7 @@ pub struct Scope<'a> {
     pub text: &'a str,
     pub chat: &'a Chat,
     pub roster: Roster<'a>,
-    pub running: &'a Running,
+    pub running: &'a Runs,
     pub uri: &'a str,
 }
 

@@ -93,6 +93,12 @@ impl Kept {
         self.session.live_session()
     }
 
+    /// The next turn on the process starts a new session on its connection rather
+    /// than continuing the one it holds; whether the agent's protocol can.
+    pub fn afresh(&mut self) -> bool {
+        self.session.afresh()
+    }
+
     /// Waits until the process exits or closes its stdout (a crash while idle),
     /// reading and dropping whatever it prints meanwhile. Cancel-safe: dropped at any
     /// point, the process is as it was.
@@ -120,10 +126,14 @@ impl Kept {
 
     /// Ends the process the way an answered turn's end does: stdin closed, the
     /// session's linger to exit by itself, SIGTERM, the rest of the grace, SIGKILL of
-    /// the group.
+    /// the group. An agent that saves its session as it exits (no linger: the claude
+    /// adapters) leaves the group with the process that writes it (Claude Code under
+    /// claude-agent-acp, still flushing its session after the adapter is gone): the
+    /// group has the rest of the grace to empty before it is killed.
     pub async fn end(mut self) {
         self.input.close();
         let start = Instant::now();
+        let saves_on_exit = self.session.linger().is_none();
         let linger = self.session.linger().unwrap_or(self.settings.grace);
         let terminate_at = start + linger.min(self.settings.grace);
         let deadline = start + self.settings.grace;
@@ -140,6 +150,9 @@ impl Kept {
                     terminated = true;
                 }
             }
+        }
+        if saves_on_exit {
+            self.group.wait_empty(deadline).await;
         }
         if self.group.kill_and_wait(Instant::now() + AFTER_KILL).await {
             self.group.disarm();

@@ -68,10 +68,13 @@ pub async fn run<P: EditorPort>(port: &mut P, ctx: &Context) -> Result<Report, T
     // The turn ids the last round wrote; None before the first round.
     let mut last_round: Option<Vec<String>> = None;
     let mut automatic_rounds = 0u32;
+    // The team the last round ran with: the reply stub after it is written for it.
+    let mut last_team = None;
     loop {
         let snapshot = port.snapshot().await?;
         let (text, chat) = (&*snapshot.text, &*snapshot.chat);
-        let team = load_team(ctx, chat);
+        // Once per round, from the server's cache in the editor.
+        let team = port.chat_team(ctx, chat);
         let roster = Roster::new(&team, chat.front_matter.as_ref());
         let (next, asked_by) = match &last_round {
             None => {
@@ -165,6 +168,7 @@ pub async fn run<P: EditorPort>(port: &mut P, ctx: &Context) -> Result<Report, T
         }
         let asked: Vec<(String, usize)> = members.into_iter().zip(asked_by).collect();
         let round = round::run_round(port, ctx, &snapshot, &roster, &asked).await?;
+        last_team = Some(team.clone());
         if round.turns.is_empty() {
             // Every member was refused (already answering elsewhere in this chat).
             if report.stopped.is_none() {
@@ -186,8 +190,8 @@ pub async fn run<P: EditorPort>(port: &mut P, ctx: &Context) -> Result<Report, T
             break;
         }
     }
-    if !report.turns.is_empty() {
-        append_reply_stub(port, ctx).await?;
+    if let Some(team) = last_team.filter(|_| !report.turns.is_empty()) {
+        append_reply_stub(port, &team).await?;
     }
     Ok(report)
 }
@@ -244,7 +248,7 @@ fn explicit(roster: &Roster, asked: Vec<String>) -> Result<Vec<String>, TurnErro
     Ok(out)
 }
 
-async fn append_reply_stub<P: EditorPort>(port: &mut P, ctx: &Context) -> Result<(), PortError> {
+async fn append_reply_stub<P: EditorPort>(port: &mut P, team: &Team) -> Result<(), PortError> {
     // A stub that keeps finding the document moved on is left out: it is a
     // convenience, and the user is typing anyway. Tries enough to get past another
     // program saving the chat over and over (each try waits for the file to settle).
@@ -253,8 +257,7 @@ async fn append_reply_stub<P: EditorPort>(port: &mut P, ctx: &Context) -> Result
         if !chat.front_matter.as_ref().is_none_or(|fm| fm.reply_stub()) {
             return Ok::<_, PortError>(None);
         }
-        let team = load_team(ctx, chat);
-        let roster = Roster::new(&team, chat.front_matter.as_ref());
+        let roster = Roster::new(team, chat.front_matter.as_ref());
         let last_is_human = chat
             .messages
             .last()

@@ -31,7 +31,7 @@ mod port;
 mod refind;
 mod resume;
 mod round;
-pub mod running;
+pub mod runs;
 mod sections_place;
 mod steer;
 #[cfg(test)]

@@ -139,7 +139,7 @@ pub trait EditorPort: Send {
     /// A member's turn runs and may take the chat's queued message while it does: the
     /// port sends the member's handle to `steers` when the user queues one for it
     /// (only the editor queues messages).
-    fn steerable(&mut self, _member: &str, _steers: &super::running::Steers) {}
+    fn steerable(&mut self, _member: &str, _steers: &super::runs::Steers) {}
     /// What a member's agent told about itself beside its answer: the commands it
     /// takes after `/` ([`AgentEvent::Commands`](crate::agents::AgentEvent::Commands)),
     /// the settings its session offers (`Options`), that it needs a login
@@ -147,6 +147,11 @@ pub trait EditorPort: Send {
     /// keep it (the editor's completion and diagnostics); nothing is written into the
     /// document.
     fn agent_told(&mut self, _member: &str, _event: &crate::agents::AgentEvent) {}
+    /// The chat's team, as a round reads it (once per round): loaded from its team
+    /// folder, or taken from the server's cache of it (the editor's port).
+    fn chat_team(&mut self, ctx: &super::Context, chat: &Chat) -> Arc<crate::team::Team> {
+        Arc::new(super::engine::load_team(ctx, chat))
+    }
     /// The text the edits' offsets refer to: the document as of the last `changes`
     /// (or `snapshot`), the port's own edits included (a permission rule is computed
     /// from it). `None` only for a port that keeps no copy: then no rule is written.

@@ -359,6 +359,11 @@ impl Session for AcpSession {
         self.prompt_again(invocation, out)
     }
 
+    fn afresh(&mut self) -> bool {
+        self.warm.afresh = true;
+        true
+    }
+
     fn finish(&mut self, exit: &ExitInfo, out: &mut Outbox) {
         if self.turn.exited() {
             ending::exited(&self.turn, exit, &self.login, out);

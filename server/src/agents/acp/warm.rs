@@ -1,7 +1,8 @@
 //! A warm session: the agent's process, connection and session stay open after an
 //! answered prompt, and the member's next turn is one `session/prompt` on them (no
 //! spawn, `initialize` or `session/resume`). Which turns may do that is decided in
-//! `turns/warm`; here the session only keeps stdin open and starts the next prompt.
+//! `turns/warm`; here the session only keeps stdin open and starts the next prompt, on
+//! the session it holds or (a turn that starts afresh) on a new one.
 
 use super::updates::Stream;
 use super::{AcpSession, Waiting};
@@ -18,6 +19,9 @@ pub(super) struct Keeping {
     /// The agent offers `session/resume`: a later turn may continue this session (a
     /// session none continues, gemini's, is no use kept open).
     pub(super) resumable: bool,
+    /// The next prompt goes to a new session on this connection (`session/new`), not
+    /// to the one held.
+    pub(super) afresh: bool,
 }
 
 impl Keeping {
@@ -56,6 +60,13 @@ impl AcpSession {
         self.settings_changed = false;
         self.setup.attachments = invocation.session.attachments.clone();
         self.prompt = Some(prompt.clone());
+        if std::mem::take(&mut self.warm.afresh) {
+            // Nothing of the held session carries over: no running totals to take off
+            // (the new session's cost starts from nothing).
+            self.session = None;
+            self.new_session(out);
+            return true;
+        }
         // Within one process every adapter's cost runs over the turns it answered
         // (`costs.rs`): this turn's share is the report less the last one.
         out.push(AgentEvent::RunningTotals(RunningTotals {

@@ -1,6 +1,7 @@
-//! The chat as `chatmd send` runs it: the file on disk (`turns::file_port`), the
-//! chat's lock kept up to date with who answers, each answer teed to the terminal as
-//! it streams, retries on stderr, and the messages for the user kept for the end.
+//! The chat as `chatmd send` runs it: the file on disk (`turns::file_port`), its turns
+//! in the registry of what runs (`turns/runs`, which keeps the chat's lock up to date
+//! with who answers), each answer teed to the terminal as it streams, retries on
+//! stderr, and the messages for the user kept for the end.
 
 use std::io::Write;
 use std::path::Path;
@@ -10,13 +11,13 @@ use tokio_util::sync::CancellationToken;
 use super::asking::Asking;
 use crate::document::status::TurnStatus;
 use crate::turns::file_port::FilePort;
-use crate::turns::lock::ChatLock;
+use crate::turns::runs::{RunId, Runs};
 use crate::turns::{Applied, Change, EditorPort, Edits, Level, PortError, Snapshot, TurnError};
 
 pub(super) struct SendPort {
     file: FilePort,
-    /// The chat's lock, told which members answer.
-    lock: Option<ChatLock>,
+    /// This run in the registry of what runs: it holds the chat's lock.
+    run: (Runs, RunId),
     /// Where streamed answers are teed (the terminal's stdout).
     tee: Box<dyn Write + Send>,
     /// The member whose text was teed last, to print a heading when it changes.
@@ -32,14 +33,14 @@ pub(super) struct SendPort {
 impl SendPort {
     pub fn new(
         file: FilePort,
-        lock: Option<ChatLock>,
+        run: (Runs, RunId),
         tee: Box<dyn Write + Send>,
         notes: Box<dyn Write + Send>,
         asking: Asking,
     ) -> SendPort {
         SendPort {
             file,
-            lock,
+            run,
             tee,
             teeing: None,
             notes,
@@ -55,6 +56,14 @@ impl SendPort {
 
     pub fn path(&self) -> &Path {
         self.file.path()
+    }
+}
+
+impl Drop for SendPort {
+    fn drop(&mut self) {
+        // The chat's lock goes with the run.
+        let (runs, run) = &self.run;
+        runs.close_run(*run);
     }
 }
 
@@ -79,17 +88,14 @@ impl EditorPort for SendPort {
         self.file.current_text()
     }
 
-    fn begin_turn(&mut self, member: &str, _cancel: &CancellationToken) -> Result<(), TurnError> {
-        if let Some(lock) = &self.lock {
-            lock.add_member(member);
-        }
-        Ok(())
+    fn begin_turn(&mut self, member: &str, cancel: &CancellationToken) -> Result<(), TurnError> {
+        let (runs, run) = &self.run;
+        runs.claim(*run, member, cancel)
     }
 
     fn end_turn(&mut self, member: &str, _status: TurnStatus, _error: Option<&TurnError>) {
-        if let Some(lock) = &self.lock {
-            lock.remove_member(member);
-        }
+        let (runs, run) = &self.run;
+        runs.release(*run, member);
     }
 
     fn on_text(&mut self, member: &str, text: &str) {

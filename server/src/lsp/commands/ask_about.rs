@@ -101,7 +101,8 @@ pub(super) async fn ask_about(
             super::new_files::create_chat(state, &folder, &selection.title())?
         }
     };
-    if super::queued::answering_in(state, &chat_uri) {
+    let delivery = lock(state).running.delivery(chat_uri.as_str(), false);
+    if delivery == crate::turns::runs::Delivery::Queue {
         let mut answer =
             super::queued::append_queued(client, state, chat_uri.clone(), &body).await?;
         answer["chat"] = Value::from(chat_uri.as_str());

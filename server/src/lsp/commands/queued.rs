@@ -16,17 +16,12 @@ use crate::conversation::roster::Roster;
 use crate::conversation::routing::{self, Next};
 use crate::lsp::port::LspPort;
 use crate::lsp::state::{State, lock};
+use crate::turns::runs::{Delivery, Runs};
 use crate::turns::{Edited, EditorPort, TurnError};
 
-/// Whether a run of turns is going on in the chat at `uri`.
-pub(crate) fn runs_in(state: &Mutex<State>, uri: &Uri) -> bool {
-    lock(state).active_runs.get(uri).is_some_and(|&n| n > 0)
-}
-
-/// Whether members are answering in the chat at `uri` now.
-pub(super) fn answering_in(state: &Mutex<State>, uri: &Uri) -> bool {
-    let running = lock(state).running.clone();
-    running.list().iter().any(|t| t.document == uri.as_str())
+/// The registry of what runs (`turns/runs`), which decides how a message is delivered.
+fn runs(state: &Mutex<State>) -> Runs {
+    lock(state).running.clone()
 }
 
 /// `chatmd.send`: starts the turns, or, while members answer in this chat, queues the
@@ -38,12 +33,13 @@ pub(super) async fn send(
     uri: Uri,
     now: bool,
 ) -> Result<Value> {
-    if now {
-        let before = Some(BeforeRun::Unqueue { required: false });
-        return start(client, state, uri, None, before).await;
-    }
-    if !answering_in(state, &uri) {
-        return start(client, state, uri, None, None).await;
+    match runs(state).delivery(uri.as_str(), now) {
+        Delivery::Start if now => {
+            let before = Some(BeforeRun::Unqueue { required: false });
+            return start(client, state, uri, None, before).await;
+        }
+        Delivery::Start => return start(client, state, uri, None, None).await,
+        Delivery::Queue => {}
     }
     let mut port = LspPort::new(client.clone(), state.clone(), uri.clone(), None, None);
     let marked = mark_last(&mut port).await;
@@ -106,10 +102,8 @@ fn queued_now(state: &Mutex<State>, uri: Uri, newly: bool) -> Value {
     json!({ "members": [], "queued": true })
 }
 
-/// The queued message goes to one member whose turn runs in this chat: that turn is
-/// asked to take it now (`turns::steer`: where the member's ACP agent advertises
-/// steering). A message for several members, or for members not running, waits for the
-/// round's end as ever: steered to one, it would skip the others.
+/// The queued message is offered to the running turns of the members it goes to:
+/// whether one takes it now is the registry's to decide (`turns/runs/delivery.rs`).
 fn steer(state: &Mutex<State>, uri: &Uri) {
     let Ok((snapshot, path)) = super::read(state, uri) else {
         return;
@@ -123,10 +117,7 @@ fn steer(state: &Mutex<State>, uri: &Uri) {
     let Next::Run(members) = routing::after_human(text, chat, &roster, index) else {
         return;
     };
-    if let [member] = &members[..] {
-        let running = lock(state).running.clone();
-        running.steer(uri.as_str(), member);
-    }
+    runs(state).steer_queued(uri.as_str(), &members);
 }
 
 /// `chatmd.cancel {uri, queued: true}`: the queued message stays, as a draft.
@@ -178,7 +169,7 @@ pub(crate) fn serve_deliveries(client: Client, state: Arc<Mutex<State>>) {
 
 /// When no run goes on in the chat and a message is queued, delivers it.
 async fn deliver(client: Client, state: Arc<Mutex<State>>, uri: Uri) {
-    if runs_in(&state, &uri) {
+    if !runs(&state).delivers_queued(uri.as_str()) {
         return;
     }
     match queued_at(&state, &uri) {

@@ -17,7 +17,6 @@ use tower_lsp_server::ls_types::{FileRename, Uri};
 use super::{LspPort, closed, lock};
 use crate::lsp::convert::file_path;
 use crate::lsp::state::State;
-use crate::turns::lock::{ChatLock, SERVER};
 use crate::turns::{Change, PortError};
 
 /// How long the renamed document may take to open after the old one closed.
@@ -135,31 +134,15 @@ impl LspPort {
 
     /// Makes `uri` this port's document: its turns, its lock and its name go there.
     fn move_to(&mut self, uri: Uri) {
-        self.running.move_document(self.uri.as_str(), uri.as_str());
         tracing::info!(
             from = self.uri.as_str(),
             to = uri.as_str(),
             "the chat was renamed; its turns follow it"
         );
-        self.move_run_count(&uri);
         self.path = file_path(&uri);
+        self.running
+            .move_run(self.run, uri.as_str(), self.path.as_deref());
         self.uri = uri;
-        // The lock goes with the chat: `chatmd send` on the new name must see it.
-        if self.lock.is_some()
-            && let Some(path) = &self.path
-        {
-            match ChatLock::acquire(path, SERVER) {
-                Ok(lock) => {
-                    for member in &self.claimed {
-                        lock.add_member(member);
-                    }
-                    self.lock = Some(lock);
-                }
-                Err(error) => {
-                    tracing::warn!(%error, "the renamed chat's turns run without its lock")
-                }
-            }
-        }
     }
 
     /// The file the editor said the chat was renamed to, when no document opened

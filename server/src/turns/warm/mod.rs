@@ -9,7 +9,8 @@
 //! the session holds: `held=`). The member's next turn takes it only when the plan
 //! continues that same session from a file that still says what the session saw (the
 //! resume path's `seen=` rule, `conversation::seen::changed`) and the fingerprint is
-//! the same; otherwise the kept process is ended cleanly before the turn starts cold.
+//! the same, or starts a new session (then on the same connection); otherwise the kept
+//! process is ended cleanly before the turn starts cold.
 //!
 //! Bounded: a kept process ends after an idle time (`warmIdleSeconds`, default 5
 //! minutes), when its agent exits by itself, when the member's turn is cancelled or
@@ -37,8 +38,10 @@ pub(super) use run::run_turn;
 pub const DEFAULT_IDLE: Duration = Duration::from_secs(5 * 60);
 /// How many processes a workspace keeps by default.
 pub const DEFAULT_CAP: usize = 8;
-/// How long ending kept processes may take on shutdown (each has its grace).
-const SHUTDOWN_WAIT: Duration = Duration::from_secs(3);
+/// How long ending kept processes may take on shutdown: each has the runner's grace
+/// (2 s) to exit and then to be killed; a process still there after this is killed
+/// without its grace when the runtime ends (a `chatmd send` run, the server).
+const SHUTDOWN_WAIT: Duration = Duration::from_secs(4);
 
 /// The pool's bounds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -77,6 +80,10 @@ pub struct WarmTurn {
     /// The session the turn continues, when the file still says what it saw (the
     /// `seen=` rule): only then may a kept process serve it.
     pub continues: Option<String>,
+    /// The turn starts a new session (it continues none: a council's review and
+    /// decision, a member's first turn in the chat): a kept process started the same
+    /// way serves it with a new session on its connection.
+    pub afresh: bool,
 }
 
 /// A kept process: the task that owns it, and how to ask for it.
@@ -159,7 +166,7 @@ impl WarmPool {
             let at = inner.entries.iter().position(|e| e.key == turn.key)?;
             inner.entries.remove(at)
         };
-        let serves = turn.continues.as_deref() == Some(entry.session.as_str())
+        let serves = (turn.afresh || turn.continues.as_deref() == Some(entry.session.as_str()))
             && entry.fingerprint == turn.fingerprint;
         if !serves {
             tracing::debug!(member = %turn.key.member, "the warm session does not serve this turn");

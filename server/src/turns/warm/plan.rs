@@ -40,6 +40,7 @@ pub(in crate::turns) fn warm_turn(
         },
         fingerprint: fingerprint(invocation, held),
         continues,
+        afresh: last.is_none(),
     })
 }
 

@@ -1,5 +1,5 @@
 //! One ACP member's turn through the pool: on the member's kept process when it serves
-//! the turn ([`WarmPool::take`]), else cold as `turns/resume.rs` runs it (resume or
+//! the turn ([`WarmPool::take`]: its session, or a new one on its connection), else cold as `turns/resume.rs` runs it (resume or
 //! fork of the session, a new one when the agent lost it), with the process kept
 //! afterwards when the turn is answered.
 
@@ -27,8 +27,16 @@ pub(in crate::turns) async fn run_turn(
         cancel,
     };
     let pool: &WarmPool = &warm.pool;
-    if let Some(kept) = pool.take(&warm).await {
-        tracing::debug!(member = %warm.key.member, "the member's turn runs on its warm session");
+    let mut kept = pool.take(&warm).await;
+    // A turn that starts afresh runs on the kept connection only when the agent can
+    // make a new session there.
+    if warm.afresh
+        && let Some(refused) = kept.take_if(|kept| !kept.afresh())
+    {
+        refused.end().await;
+    }
+    if let Some(kept) = kept {
+        tracing::debug!(member = %warm.key.member, "the member's turn runs on its warm process");
         let (outcome, kept) = runner::run_kept(kept, &invocation, caller, true).await;
         if let Some(kept) = kept {
             pool.keep(&warm, kept);
