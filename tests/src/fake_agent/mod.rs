@@ -47,6 +47,7 @@ mod gemini;
 mod knobs;
 mod play;
 mod sessions;
+mod stream_input;
 mod transcript;
 
 use std::path::Path;
@@ -93,6 +94,9 @@ pub fn main() -> i32 {
         }
         _ => knobs,
     };
+    if let cli::Decision::Serve(run) = decision {
+        return stream_input::serve(cli, &argv, &knobs, run);
+    }
     if let Some(path) = &knobs.record
         && let Err(error) = play::record(path, cli, &argv, &cwd, &decision, &knobs)
     {
@@ -114,6 +118,7 @@ pub fn main() -> i32 {
             eprint!("{stderr}");
             code
         }
+        cli::Decision::Serve(_) => unreachable!("served above"),
         cli::Decision::Run(run) => match transcript::choose(cli, &knobs, &run) {
             Ok(script) => play::play(&knobs, cli, script),
             Err(message) => fail(&message),
