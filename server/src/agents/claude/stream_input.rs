@@ -166,7 +166,11 @@ mod tests {
             create_dirs: Vec::new(),
             cwd: ".".into(),
             stdin,
-            limits: crate::agents::Limits::default(),
+            limits: crate::agents::Limits {
+                idle: None,
+                total: std::time::Duration::from_secs(60),
+                has_completion_event: true,
+            },
             install_hint: None,
             session: Default::default(),
         }
