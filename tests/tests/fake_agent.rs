@@ -8,6 +8,8 @@ mod fake_support;
 mod faults;
 #[path = "fake_agent/resume.rs"]
 mod resume;
+#[path = "fake_agent/stream_input.rs"]
+mod stream_input;
 
 use std::os::unix::process::ExitStatusExt;
 

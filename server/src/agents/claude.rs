@@ -10,6 +10,7 @@
 
 mod lines;
 mod parser;
+pub mod stream_input;
 
 pub use parser::ClaudeParser;
 

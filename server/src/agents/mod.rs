@@ -330,6 +330,10 @@ pub fn parser_for(entry: &AgentEntry) -> Box<dyn OutputParser> {
 pub fn session_for(entry: &AgentEntry, invocation: &Invocation) -> Box<dyn Session> {
     match &entry.adapter {
         Adapter::Acp(_) => Box::new(acp::AcpSession::for_turn(invocation)),
+        // A warm member's process, which reads its messages on stdin (`turns/warm`).
+        Adapter::Claude if claude::stream_input::reads_messages(invocation) => {
+            Box::new(claude::stream_input::ClaudeStream::new(&entry.name))
+        }
         _ => Box::new(Headless::new(parser_for(entry))),
     }
 }

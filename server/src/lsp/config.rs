@@ -17,7 +17,8 @@ pub struct Settings {
     /// the plugin asks: some editors answer that request with a prompt that blocks.
     pub permission_dialog: bool,
     /// `warmIdleSeconds` (how long an ACP member's agent waits for its next turn; 0
-    /// keeps none) and `warmMembers` (how many are kept per workspace): `turns/warm`.
+    /// keeps none), `warmMembers` (how many are kept per workspace) and `warmHeadless`
+    /// (headless claude members kept too): `turns/warm`.
     pub warm: crate::turns::warm::WarmSettings,
 }
 
@@ -51,6 +52,12 @@ impl Settings {
                 None => {
                     tracing::warn!(%value, "warmIdleSeconds is not a number of seconds; ignored")
                 }
+            }
+        }
+        if let Some(value) = options.get("warmHeadless") {
+            match value.as_bool() {
+                Some(on) => settings.warm.headless = on,
+                None => tracing::warn!(%value, "warmHeadless is not true or false; ignored"),
             }
         }
         if let Some(value) = options.get("warmMembers") {
@@ -87,6 +94,9 @@ mod tests {
         let wrong = warm(json!({"warmIdleSeconds": "5", "warmMembers": -1}));
         assert_eq!(wrong, default);
         assert_eq!(warm(json!({"warmIdleSeconds": -3})), default);
+        assert!(!default.headless, "headless claude is kept only when asked");
+        assert!(warm(json!({"warmHeadless": true})).headless);
+        assert_eq!(warm(json!({"warmHeadless": "yes"})), default);
     }
 
     #[test]

@@ -150,33 +150,54 @@ pub(super) struct Resuming {
 /// session leaves nothing behind but the [`AgentEvent::SessionNotFound`] that marks
 /// the status.
 pub(super) async fn run(
-    (invocation, fallback, session): (Invocation, Option<Invocation>, Option<Resuming>),
+    turn: (Invocation, Option<Invocation>, Option<Resuming>),
     entry: &AgentEntry,
     events: Sender<AgentEvent>,
     commands: &mut Receiver<SessionCommand>,
     cancel: CancellationToken,
 ) -> RunOutcome {
+    let caller = runner::Caller {
+        events,
+        commands,
+        cancel,
+    };
+    run_keeping(turn, entry, caller, false).await.0
+}
+
+/// [`run`], and with `keep`, the process of an answered turn still running for the
+/// member's next turn (a warm headless claude: `turns/warm`).
+pub(super) async fn run_keeping(
+    (invocation, fallback, session): (Invocation, Option<Invocation>, Option<Resuming>),
+    entry: &AgentEntry,
+    caller: runner::Caller<'_>,
+    keep: bool,
+) -> (RunOutcome, Option<runner::Kept>) {
+    let runner::Caller {
+        events,
+        commands,
+        cancel,
+    } = caller;
     let Some(fallback) = fallback else {
         let agent = session_for(entry, &invocation);
-        return attempt(invocation, agent, events, commands, cancel).await;
+        return attempt(invocation, agent, events, commands, cancel, keep).await;
     };
     if let (Adapter::Acp(_), Some(session)) = (&entry.adapter, session) {
         // An ACP agent tells in the same process whether it still has the session, and
         // goes on as a new one when not: one run, with both prompts.
         let Stdin::Prompt(since) = invocation.stdin else {
             let agent = session_for(entry, &fallback);
-            return attempt(fallback, agent, events, commands, cancel).await;
+            return attempt(fallback, agent, events, commands, cancel, keep).await;
         };
         let acp = AcpSession::for_turn(&fallback);
         let agent = Box::new(match session.fork {
             true => acp.forking(session.session, since),
             false => acp.resuming(session.session, since),
         });
-        return attempt(fallback, agent, events, commands, cancel).await;
+        return attempt(fallback, agent, events, commands, cancel, keep).await;
     }
     let (tx, mut rx) = mpsc::channel(256);
     let agent = session_for(entry, &invocation);
-    let first = attempt(invocation, agent, tx, commands, cancel.clone());
+    let first = attempt(invocation, agent, tx, commands, cancel.clone(), keep);
     let forward = async {
         let mut held = Vec::new();
         let mut going = false;
@@ -213,30 +234,36 @@ pub(super) async fn run(
         }
         false
     };
-    let (outcome, lost) = tokio::join!(first, forward);
+    let ((outcome, kept), lost) = tokio::join!(first, forward);
     if !lost || cancel.is_cancelled() {
-        return outcome;
+        return (outcome, kept);
     }
     tracing::info!(
         agent = entry.name.as_str(),
         "the session to resume is gone; running the turn as a new session"
     );
+    if let Some(kept) = kept {
+        // Not reached: a lost session's run fails, and only answered turns are kept.
+        kept.end().await;
+    }
     let agent = session_for(entry, &fallback);
-    attempt(fallback, agent, events, commands, cancel).await
+    attempt(fallback, agent, events, commands, cancel, keep).await
 }
 
-/// One run of `session` with the default runner settings.
+/// One run of `session` with the default runner settings, its process kept after an
+/// answered turn with `keep`.
 async fn attempt(
     invocation: Invocation,
     session: Box<dyn Session>,
     events: Sender<AgentEvent>,
     commands: &mut Receiver<SessionCommand>,
     cancel: CancellationToken,
-) -> RunOutcome {
+    keep: bool,
+) -> (RunOutcome, Option<runner::Kept>) {
     let caller = runner::Caller {
         events,
         commands,
         cancel,
     };
-    runner::run_session(invocation, session, caller, Default::default()).await
+    runner::run_session_keeping(invocation, session, caller, Default::default(), keep).await
 }

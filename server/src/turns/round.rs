@@ -169,7 +169,8 @@ pub(super) async fn run_round<P: EditorPort>(
                 match warm {
                     Some(warm) => {
                         let planned = (invocation, fallback, session);
-                        super::warm::run_turn(warm, planned, events_tx, &mut commands, cancel).await
+                        let (tx, commands) = (events_tx, &mut commands);
+                        super::warm::run_turn(warm, planned, &entry, tx, commands, cancel).await
                     }
                     None => {
                         let turn = (invocation, fallback, session);

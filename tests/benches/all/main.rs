@@ -17,6 +17,7 @@ mod turns;
 mod typing;
 mod vscode;
 mod warm;
+mod warm_claude;
 
 use report::Report;
 
@@ -27,7 +28,7 @@ fn main() {
         ..Report::default()
     };
     // `--only parse,lsp`: some groups of rows (parse, lsp, shapes, memory, allocators,
-    // many, send, turns, warm, typing, runner), while
+    // many, send, turns, warm, warm-claude, typing, runner), while
     // working on them; the table of record is the whole run.
     let only: Option<Vec<&str>> = args
         .iter()
@@ -79,6 +80,9 @@ fn main() {
     }
     if runs("warm") {
         warm::rows(&mut report);
+    }
+    if runs("warm-claude") {
+        warm_claude::rows(&mut report);
     }
     if runs("typing") {
         typing::rows(&mut report);

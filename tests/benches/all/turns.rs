@@ -77,6 +77,13 @@ impl Bench {
     }
 
     pub async fn editor(&self, bin: &Path) -> SimEditor {
+        self.editor_with(bin, json!({})).await
+    }
+
+    /// [`Bench::editor`] with these initialization options beside `agentPath`.
+    pub async fn editor_with(&self, bin: &Path, options: serde_json::Value) -> SimEditor {
+        let mut options = options;
+        options["agentPath"] = json!(bin);
         let user = chatmd::team::UserConfig::with_config_home(self.config.path());
         let mut client = TestClient::spawn(move |input, output| {
             chatmd::lsp::serve_with_user_config(input, output, user)
@@ -87,7 +94,7 @@ impl Bench {
                 "initialize",
                 json!({"processId": null, "rootUri": root, "clientInfo": {"name": "bench"},
                        "capabilities": {"general": {"positionEncodings": ["utf-8"]}, "window": {"workDoneProgress": true}},
-                       "initializationOptions": {"agentPath": bin}}),
+                       "initializationOptions": options}),
             )
             .await
             .unwrap();

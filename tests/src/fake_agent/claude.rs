@@ -159,6 +159,34 @@ pub fn decide(args: &[String], version: Option<&str>) -> Decision {
             1,
         );
     }
+    let stream_input = match value_of(&found, "--input-format").unwrap_or("text") {
+        "stream-json" => true,
+        "text" => false,
+        other => {
+            // Not captured from a real run: commander's wording for a bad choice.
+            let message = format!(
+                "error: option '--input-format <format>' argument '{other}' is invalid. \
+                 Allowed choices are text, stream-json.\n"
+            );
+            return Decision::refuse(message, 1);
+        }
+    };
+    if stream_input {
+        // Recorded from 2.1.197 (stream-input/README.md).
+        if format != Format::Jsonl {
+            return Decision::refuse(
+                "Error: --input-format=stream-json requires output-format=stream-json.\n",
+                1,
+            );
+        }
+        return Decision::Serve(Run {
+            prompt: String::new(),
+            stdin: None,
+            resume: value_of(&found, "--resume").map(str::to_owned),
+            system: value_of(&found, "--append-system-prompt").map(str::to_owned),
+            format,
+        });
+    }
     let stdin = read_stdin();
     let argument = operands.first().cloned().unwrap_or_default();
     let piped = stdin.as_deref().unwrap_or("");

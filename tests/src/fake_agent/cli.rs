@@ -87,6 +87,9 @@ pub enum Decision {
     Run(Run),
     /// Answered without a model turn (`--version`): stdout text, exit 0.
     Print(String),
+    /// claude's `--input-format stream-json`: a turn per user message read on stdin,
+    /// until it closes (`stream_input.rs`). `prompt` and `stdin` are empty.
+    Serve(Run),
     /// Refused before any output: stderr text and exit code, as the real CLI does.
     Refuse {
         stderr: String,

@@ -32,7 +32,7 @@
 //! | `FAKE_AGENT_GRANDCHILD=1` | start a child process that sleeps forever (same process group, same stdout) |
 //! | `FAKE_AGENT_GRANDCHILD_PID=<file>` | write that child's pid here |
 //! | `FAKE_AGENT_PROMPT_KNOBS=1` | also take knobs from the prompt's last `fake-agent: NAME=value, NAME=value` line (they win over the environment's), so one member can behave differently per turn |
-//! | `FAKE_AGENT_RECORD=<file>` | write what it received as JSON: `pid`, `as`, `argv`, `cwd`, `env` (the state and trust variables), `stdin`, `prompt`, `resume`, `refused`, and for claude `system`, the system text its model gets (this run's `--append-system-prompt`, or on a 2.1.332 resume the session's first); a `<file>` ending in `.jsonl` gets one line per run appended instead |
+//! | `FAKE_AGENT_RECORD=<file>` | write what it received as JSON: `pid`, `as`, `argv`, `cwd`, `env` (the state and trust variables), `stdin`, `prompt`, `resume`, `refused`, and for claude `system`, the system text its model gets (this run's `--append-system-prompt`, or on a 2.1.332 resume the session's first); a `<file>` ending in `.jsonl` gets one line per run appended instead; claude with `--input-format stream-json` writes one record per user message it reads (`stdin`: that line, `prompt`: its text; the same `pid`), see `stream_input.rs` |
 //! | `FAKE_AGENT_SESSIONS=<dir>` | a session store: each run adds the session it printed as `<dir>/<cli>/<id>`, and resuming an id not there prints the CLI's own "not found" (see `sessions.rs`); unset, every session resumes |
 //!
 //! A transcript's `<name>.meta.json` gives its exit code, stderr and whether the real
@@ -47,6 +47,7 @@ mod gemini;
 mod knobs;
 mod play;
 mod sessions;
+mod stream_input;
 mod transcript;
 
 use std::path::Path;
@@ -93,6 +94,9 @@ pub fn main() -> i32 {
         }
         _ => knobs,
     };
+    if let cli::Decision::Serve(run) = decision {
+        return stream_input::serve(cli, &argv, &knobs, run);
+    }
     if let Some(path) = &knobs.record
         && let Err(error) = play::record(path, cli, &argv, &cwd, &decision, &knobs)
     {
@@ -114,6 +118,7 @@ pub fn main() -> i32 {
             eprint!("{stderr}");
             code
         }
+        cli::Decision::Serve(_) => unreachable!("served above"),
         cli::Decision::Run(run) => match transcript::choose(cli, &knobs, &run) {
             Ok(script) => play::play(&knobs, cli, script),
             Err(message) => fail(&message),

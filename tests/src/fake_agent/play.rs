@@ -199,7 +199,7 @@ pub fn record(
             None,
             json!({ "code": code, "stderr": stderr }),
         ),
-        Decision::Print(_) => (None, None, None, Value::Null),
+        Decision::Print(_) | Decision::Serve(_) => (None, None, None, Value::Null),
     };
     let record = json!({
         "pid": std::process::id(),

@@ -21,6 +21,26 @@ pub struct Script {
 
 /// The script for `run`: `FAKE_AGENT_TEXT` generated, else a transcript file.
 pub fn choose(cli: Cli, knobs: &Knobs, run: &Run) -> Result<Script, String> {
+    choose_in(cli, knobs, run, None)
+}
+
+/// A turn of a claude process that reads user messages on stdin (`stream_input.rs`):
+/// what it reports differs from a process of its own.
+#[derive(Clone, Copy, Debug)]
+pub struct InProcess {
+    /// The `total_cost_usd` it prints: a running total (computed by the caller).
+    pub cost: f64,
+    /// The process started a new session: its model keeps the context-window tag.
+    pub new_session: bool,
+}
+
+/// [`choose`], for a turn `in_process` of a longer-lived process when given.
+pub fn choose_in(
+    cli: Cli,
+    knobs: &Knobs,
+    run: &Run,
+    in_process: Option<InProcess>,
+) -> Result<Script, String> {
     let resumed = run.resume.as_deref().filter(|id| is_session_id(id));
     if let (Some(store), Some(id)) = (&knobs.sessions, resumed)
         && !sessions::known(store, cli, id)
@@ -40,7 +60,11 @@ pub fn choose(cli: Cli, knobs: &Knobs, run: &Run) -> Result<Script, String> {
                 _ => billing::Bill::default(),
             };
             let chunks = split(text, knobs.chunks).len();
-            let reported = billing::report(cli, knobs, resumed.is_some(), before, chunks);
+            let mut reported = billing::report(cli, knobs, resumed.is_some(), before, chunks);
+            if let Some(turn) = in_process {
+                reported.cost = serde_json::Value::from(turn.cost).to_string();
+                reported.resumed = !turn.new_session;
+            }
             let script = generate(cli, text, knobs, session, &run.prompt, &reported);
             session_bill = Some(reported.session);
             script

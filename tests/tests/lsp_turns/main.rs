@@ -42,3 +42,4 @@ mod terminals;
 mod trust;
 mod typing_model;
 mod warm;
+mod warm_claude;

@@ -2,8 +2,9 @@
 //! next turn is one prompt on a live session. The first piece of the one owner of what
 //! runs (issue 29): every process kept between turns is in this pool, and only here.
 //!
-//! Only ACP members are kept (their connection holds the session; the headless CLIs
-//! start a process per turn). A process is kept after an answered turn, keyed by its
+//! ACP members are kept (their connection holds the session), and headless claude
+//! members (`claude -p --input-format stream-json` reads the next message on stdin:
+//! `claude.rs`); codex and gemini start a process per turn. A process is kept after an answered turn, keyed by its
 //! chat and member, with the session it holds and a fingerprint of what started it
 //! (program, arguments, environment, folder, the member's settings, the instructions
 //! the session holds: `held=`). The member's next turn takes it only when the plan
@@ -29,6 +30,7 @@ use tokio::task::JoinHandle;
 
 use crate::runner::Kept;
 
+mod claude;
 pub(super) mod plan;
 mod run;
 
@@ -50,6 +52,10 @@ pub struct WarmSettings {
     pub idle: Duration,
     /// The most processes kept per workspace.
     pub cap: usize,
+    /// Headless claude members are kept too (`warmHeadless`), their process reading the
+    /// next message on stdin (`claude.rs`). Off by default: such a turn's status has
+    /// no `exit=` (its process still runs), and the run is no longer one `claude -p`.
+    pub headless: bool,
 }
 
 impl Default for WarmSettings {
@@ -57,6 +63,7 @@ impl Default for WarmSettings {
         WarmSettings {
             idle: DEFAULT_IDLE,
             cap: DEFAULT_CAP,
+            headless: false,
         }
     }
 }
@@ -155,6 +162,11 @@ impl WarmPool {
     /// Whether processes are kept at all.
     pub fn keeps(&self) -> bool {
         !self.lock().settings.idle.is_zero()
+    }
+
+    /// Whether headless claude members' processes are kept too.
+    pub fn keeps_headless(&self) -> bool {
+        self.keeps() && self.lock().settings.headless
     }
 
     /// The kept process of `turn`'s member, when it holds the session the turn

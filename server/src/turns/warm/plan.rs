@@ -1,6 +1,7 @@
 //! Whether a planned turn may run on its member's kept process: what the pool matches
 //! a kept process by, computed from the plan.
 
+use crate::agents::claude::stream_input;
 use crate::agents::{Adapter, AgentEntry, Invocation};
 use crate::conversation::resume::LastSession;
 use crate::conversation::seen::changed;
@@ -23,7 +24,14 @@ pub(in crate::turns) fn warm_turn(
     last: Option<&LastSession>,
 ) -> Option<WarmTurn> {
     let pool = ctx.warm.as_ref().filter(|pool| pool.keeps())?;
-    if !matches!(entry.adapter, Adapter::Acp(_)) || !crate::turns::resume::resumes(member, entry) {
+    // ACP agents hold their session over a connection; headless claude reads the next
+    // message on stdin (`agents/claude/stream_input.rs`). The other CLIs end each run.
+    let keeps = match entry.adapter {
+        Adapter::Acp(_) => true,
+        Adapter::Claude => pool.keeps_headless(),
+        _ => false,
+    };
+    if !keeps || !crate::turns::resume::resumes(member, entry) {
         return None;
     }
     // The same rule as resuming in a new process: the session saw every message as
@@ -38,7 +46,11 @@ pub(in crate::turns) fn warm_turn(
             chat: ctx.chat_path.clone(),
             member: member.handle.to_lowercase(),
         },
-        fingerprint: fingerprint(invocation, held),
+        fingerprint: fingerprint(
+            invocation,
+            (held, member.role_text.as_deref()),
+            matches!(entry.adapter, Adapter::Claude),
+        ),
         continues,
         afresh: last.is_none(),
     })
@@ -46,20 +58,34 @@ pub(in crate::turns) fn warm_turn(
 
 /// What started the process and what its session holds: the program, its arguments,
 /// environment and folder, the member's mode, model and options, the workspace root,
-/// and the instructions (`held=`: the role file and `team_instruction.md`).
-fn fingerprint(invocation: &Invocation, held: Option<&str>) -> String {
+/// the instructions (`held=`: the role file and `team_instruction.md`), and the role
+/// file's text.
+fn fingerprint(
+    invocation: &Invocation,
+    (held, role): (Option<&str>, Option<&str>),
+    claude: bool,
+) -> String {
     let setup = &invocation.session;
+    // A claude turn's arguments carry its prompt and the session it resumes, which a
+    // warm process takes as a message and already holds.
+    let args = match claude {
+        true => stream_input::steady_args(invocation),
+        false => invocation.args.clone(),
+    };
     format!(
         "{:?}",
         (
             &invocation.program,
-            &invocation.args,
+            &args,
             &invocation.env,
             &invocation.cwd,
             &setup.settings,
             &setup.workspace,
             setup.keeps_sessions,
             held,
+            // A role file the CLI loads itself (claude's CLAUDE.md in its folder) is in
+            // no prompt and not in `held`: the process read it when it started.
+            role,
         )
     )
 }

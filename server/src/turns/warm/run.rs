@@ -1,14 +1,16 @@
-//! One ACP member's turn through the pool: on the member's kept process when it serves
-//! the turn ([`WarmPool::take`]: its session, or a new one on its connection), else cold as `turns/resume.rs` runs it (resume or
+//! One warm member's turn through the pool: on the member's kept process when it serves
+//! the turn ([`WarmPool::take`]: its session, or a new one on its connection), else cold
+//! as `turns/resume.rs` runs it (resume or
 //! fork of the session, a new one when the agent lost it), with the process kept
-//! afterwards when the turn is answered.
+//! afterwards when the turn is answered. A headless claude member's cold turn is in
+//! `claude.rs`.
 
 use tokio::sync::mpsc::{Receiver, Sender};
 use tokio_util::sync::CancellationToken;
 
 use super::{WarmPool, WarmTurn};
 use crate::agents::acp::AcpSession;
-use crate::agents::{AgentEvent, Invocation, SessionCommand, Stdin};
+use crate::agents::{Adapter, AgentEntry, AgentEvent, Invocation, SessionCommand, Stdin};
 use crate::runner::{self, Caller, RunOutcome};
 use crate::turns::resume::Resuming;
 
@@ -17,6 +19,7 @@ use crate::turns::resume::Resuming;
 pub(in crate::turns) async fn run_turn(
     warm: WarmTurn,
     (invocation, fallback, resuming): (Invocation, Option<Invocation>, Option<Resuming>),
+    entry: &AgentEntry,
     events: Sender<AgentEvent>,
     commands: &mut Receiver<SessionCommand>,
     cancel: CancellationToken,
@@ -27,6 +30,10 @@ pub(in crate::turns) async fn run_turn(
         cancel,
     };
     let pool: &WarmPool = &warm.pool;
+    let (invocation, fallback) = match entry.adapter {
+        Adapter::Claude => super::claude::reading_messages(invocation, fallback),
+        _ => (invocation, fallback),
+    };
     let mut kept = pool.take(&warm).await;
     // A turn that starts afresh runs on the kept connection only when the agent can
     // make a new session there.
@@ -42,6 +49,10 @@ pub(in crate::turns) async fn run_turn(
             pool.keep(&warm, kept);
         }
         return outcome;
+    }
+    if matches!(entry.adapter, Adapter::Claude) {
+        return super::claude::run_cold(&warm, (invocation, fallback, resuming), entry, caller)
+            .await;
     }
     let (invocation, session) = match (fallback, resuming, invocation.stdin.clone()) {
         (Some(fallback), Some(resuming), Stdin::Prompt(since)) => {
