@@ -10,7 +10,7 @@ use std::path::Path;
 use tower_lsp_server::Client;
 use tower_lsp_server::ls_types::*;
 
-use crate::document::text::{PositionEncoding, Text};
+use crate::document::text::Text;
 use crate::lsp::{convert, ext};
 
 /// How long the editor may take to hand over a buffer before the disk is read.
@@ -46,11 +46,15 @@ pub async fn read_buffer(
 /// exist yet and is created), as one annotated edit of the regions that change.
 pub async fn write(
     client: &Client,
-    encoding: PositionEncoding,
+    state: &std::sync::Mutex<crate::lsp::state::State>,
     (path, before): (&Path, Option<&str>),
     text: &str,
     label: &str,
 ) -> Result<(), String> {
+    let (encoding, creates) = {
+        let s = crate::lsp::state::lock(state);
+        (s.encoding, s.client_flags.creates_files)
+    };
     let uri = Uri::from_file_path(path).ok_or_else(|| format!("{} is no file", path.display()))?;
     let old = before.unwrap_or("");
     let lines = Text::new(old);
@@ -67,7 +71,9 @@ pub async fn write(
         })
         .collect();
     let mut operations = Vec::new();
-    if before.is_none() {
+    // A client without the `create` operation (eglot) edits a new file's URI as it
+    // is: eglot visits it in a buffer, which makes the file when the user saves.
+    if before.is_none() && creates {
         operations.push(DocumentChangeOperation::Op(ResourceOp::Create(
             CreateFile {
                 uri: uri.clone(),
