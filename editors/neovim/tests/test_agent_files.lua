@@ -3,7 +3,8 @@
 -- buffer (modified, not saved: no "changed on disk"), the chat lists the file, `u` takes
 -- the write back, and so does the "Undo @writer's changes" code action, which is refused
 -- once the user changed the agent's lines. A file that is not open is read from the disk,
--- and the agent's write to it goes into a listed buffer of its own (not saved).
+-- and the agent's write to it goes into a listed buffer of its own (not saved), as does
+-- a new file's text (the file is made when the buffer is saved).
 local H = dofile(vim.fs.dirname(debug.getinfo(1, 'S').source:sub(2)) .. '/helpers.lua')
 local ws = H.workspace()
 -- The fake ACP agent answers as claude-agent-acp when started under that name.
@@ -177,4 +178,18 @@ H.eq(true, vim.bo[notes_buf].buflisted and vim.bo[notes_buf].modified, 'listed a
 H.eq({}, vim.fn.win_findbuf(notes_buf), 'shown in no window')
 H.eq('draft notes\nsecond line\n', disk(notes_path), 'not saved to disk')
 H.eq(true, H.text(buf):find('> - changed `notes.txt` (+1 \u{2212}1)', 1, true) ~= nil, 'the chat lists notes.txt')
+
+-- A new file: the text goes into a listed buffer of its own, not saved, and the file is
+-- not on disk yet (Neovim makes one for a `create` only without `ignoreIfExists`).
+local new = ws.demo .. '/new.txt'
+vim.api.nvim_buf_set_lines(buf, -1, -1, false, { '@writer MOCK-MODE=writefile WRITE-ABS=' .. new .. ' create it' })
+vim.cmd('ChatSend')
+H.wait('the third turn to end', function()
+  return H.text(buf):find('id=t3 [^\n]*status=done') ~= nil and H.text(buf):sub(-8) == '\n## @me\n'
+end, nil, dump)
+H.eq(vim.empty_dict(), answers()[6], 'the answer to the write of a new file')
+local new_buf = vim.fn.bufnr(new)
+H.eq('created by the fake agent\n', new_buf > 0 and H.text(new_buf), 'the new file in its buffer')
+H.eq(true, vim.bo[new_buf].buflisted and vim.bo[new_buf].modified, 'listed and modified')
+H.eq(nil, vim.uv.fs_stat(new), 'not on disk')
 H.pass()

@@ -10,7 +10,9 @@
 // - the code action "Undo @writer's changes" (Ctrl+.) on the file's line restores the text, and
 //   is refused with its message once the user changed the agent's line;
 // - a file not open (notes.txt): it reads the disk; VS Code opens the file in a tab behind the
-//   chat (which stays active) with the write in it, dirty, the disk unchanged.
+//   chat (which stays active) with the write in it, dirty, the disk unchanged;
+// - a new file (new.txt): VS Code takes the `create` operation (an empty file on disk) and
+//   the agent's text goes into its tab, dirty.
 //
 // What the buffers hold is read from the disk after Ctrl+S, as the other steps read the chat.
 
@@ -199,5 +201,23 @@ export async function filesSteps(t, setup) {
     same('the active tab', 'agent-files.chat.md', (await page.locator('.tabs-container .tab.active').first().innerText()).trim());
     await open('notes.txt');
     await saveAndExpect(setup.notes, 'DRAFT NOTES\nsecond line\n', 'the write to notes.txt, saved with Ctrl+S');
+  });
+
+  await step('a new file (new.txt): VS Code creates it empty on disk and opens it in a tab behind the chat with the agent\'s text, dirty', async () => {
+    const created = join(setup.chat, '..', 'new.txt');
+    await open('agent-files.chat.md');
+    await editor().click();
+    await page.keyboard.press('Control+End');
+    await page.keyboard.type(`@writer MOCK-MODE=writefile WRITE-ABS=${created} create it`);
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('Control+Enter');
+    await waitForTurnOrError(writerTurn());
+    await waitFor('the third @writer turn to end', async () => (await writerTurn().count()) === 0, 60_000, 200);
+    await saveUntil('the third answer on disk', (text) => /id=t3 [^\n]*status=done/.test(text) && text.endsWith('\n## @me\n'), setup.chat, 15_000);
+    same('the answer to the write of a new file', JSON.stringify({}), JSON.stringify(answers(setup.log)[5]));
+    same('new.txt on disk', '', disk(created));
+    await dirtyTab('new.txt').waitFor({ timeout: 5_000 });
+    await open('new.txt');
+    await saveAndExpect(created, 'created by the fake agent\n', 'the new file, saved with Ctrl+S');
   });
 }

@@ -51,9 +51,10 @@ pub async fn write(
     text: &str,
     label: &str,
 ) -> Result<(), String> {
-    let (encoding, creates) = {
+    let (encoding, creates, adds_line_break) = {
         let s = crate::lsp::state::lock(state);
-        (s.encoding, s.client_flags.creates_files)
+        let flags = s.client_flags;
+        (s.encoding, flags.creates_files, flags.adds_final_line_break)
     };
     let uri = Uri::from_file_path(path).ok_or_else(|| format!("{} is no file", path.display()))?;
     let old = before.unwrap_or("");
@@ -64,7 +65,7 @@ pub async fn write(
             OneOf::Right(AnnotatedTextEdit {
                 text_edit: TextEdit {
                     range: convert::range(&lines, &region.old, encoding),
-                    new_text: text[region.new].to_owned(),
+                    new_text: into_empty(&text[region.new], old, adds_line_break),
                 },
                 annotation_id: ANNOTATION.to_owned(),
             })
@@ -113,5 +114,30 @@ pub async fn write(
             "the editor did not apply the change to {}: {error}",
             path.display()
         )),
+    }
+}
+
+/// The text of an insert, without its final line break when it fills an empty file in
+/// an editor that keeps a line break after the last line itself (Neovim: an empty
+/// buffer is one empty line, which would stay after the text as a second line break).
+fn into_empty(new: &str, old: &str, adds_line_break: bool) -> String {
+    let trimmed = new.strip_suffix("\r\n").or_else(|| new.strip_suffix('\n'));
+    match trimmed {
+        Some(trimmed) if old.is_empty() && adds_line_break => trimmed.to_owned(),
+        _ => new.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::into_empty;
+
+    #[test]
+    fn only_an_empty_file_in_neovim_loses_the_final_line_break() {
+        assert_eq!(into_empty("made\n", "", true), "made");
+        assert_eq!(into_empty("made\r\n", "", true), "made");
+        assert_eq!(into_empty("made\n", "", false), "made\n");
+        assert_eq!(into_empty("more\n", "a\n", true), "more\n");
+        assert_eq!(into_empty("made", "", true), "made");
     }
 }
