@@ -185,14 +185,27 @@ It calls `eglot-ensure'.  Turn it off if you start eglot from your own hook."
 (defvar eglot-confirm-server-initiated-edits)
 (defvar eglot-confirm-server-edits)
 
+(defun chatmd--visit-edited-files (edit)
+  "Visits the files EDIT (a WorkspaceEdit) changes that no buffer visits yet.
+An agent's write to a file that is not open comes as an edit of that file:
+eglot asks before editing a file no buffer visits, whatever its confirm
+setting; visited first, the write lands in a buffer of its own, unsaved,
+as it does in any other buffer (a new file is made when you save it)."
+  (mapc (lambda (change)
+          (let ((uri (plist-get (plist-get change :textDocument) :uri)))
+            (when (and uri (not (find-buffer-visiting (chatmd--path uri))))
+              (find-file-noselect (chatmd--path uri)))))
+        (plist-get edit :documentChanges)))
+
 (cl-defmethod eglot-handle-request :around
-  ((_server chatmd-eglot-server) (_method (eql workspace/applyEdit)) &rest _)
+  ((_server chatmd-eglot-server) (_method (eql workspace/applyEdit)) &rest params)
   "Apply the server's edits (the answers streaming in) without asking or echoing.
 Every streamed chunk is one edit: eglot would otherwise ask before each
 and say \"Edit successful!\" after it.  An edit made for a version the
 buffer has left (you typed meanwhile) is refused with `applied: false',
 which the server re-bases and sends again; eglot answers it with an
 error, which ends the turn."
+  (chatmd--visit-edited-files (plist-get params :edit))
   (let ((eglot-confirm-server-initiated-edits nil)
         (eglot-confirm-server-edits nil)
         (inhibit-message t))
@@ -224,10 +237,11 @@ eglot keeps no LSP diagnostics of other files to give."
   ((_server chatmd-eglot-server) (_method (eql chatmd/readBuffer)) &key uri &allow-other-keys)
   "An agent reads the file of URI: its buffer's text when it is visited, else null."
   (let ((buffer (and uri (find-buffer-visiting (chatmd--path uri)))))
-    (if buffer
-        (list :text (with-current-buffer buffer
-                      (save-restriction (widen) (buffer-substring-no-properties (point-min) (point-max)))))
-      :null)))
+    ;; nil is JSON null here: jsonrpc encodes with `:null-object nil', and signals
+    ;; for `:null' (the answer was never sent, and the server waited 5 s).
+    (when buffer
+      (list :text (with-current-buffer buffer
+                    (save-restriction (widen) (buffer-substring-no-properties (point-min) (point-max))))))))
 
 (defun chatmd--server (&optional noerror)
   "The chatmd server of the current buffer."

@@ -513,6 +513,8 @@ pub async fn initialize_with(
                 "showDocument": {"support": true},
                 "showMessage": {"messageActionItem": {"additionalPropertiesSupport": false}},
             },
+            // VS Code and Neovim both create and delete files in a workspace edit.
+            "workspace": {"workspaceEdit": {"resourceOperations": ["create", "rename", "delete"]}},
             // The buffers of open files are read for agents (VS Code, Neovim and Emacs
             // answer `chatmd/readBuffer`).
             "experimental": {"chatmdReadBuffer": true},

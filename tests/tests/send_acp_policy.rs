@@ -336,7 +336,9 @@ fn a_plan_approval_is_answered_by_a_rule_too() {
 #[test]
 fn a_plan_approval_of_claude_agent_acp_0_101_shows_the_plan() {
     // 0.101 titles the request "Approve Plan" and sends the plan only in the call's
-    // update before it (with a `planFilePath`): the block shows it all the same.
+    // update before it (with a `planFilePath`): the block shows it all the same. chatmd
+    // declares the `plan` capability, so 0.101 then sends the approved plan as a
+    // markdown `plan_update`: the turn's checklist, after the approval's tool line.
     let s = Setup::new("claude");
     let head = "---\npermissions:\n  writer:\n    \"switch_mode: *\": allow\n---\n";
     let ask = "## @me\n@writer MOCK-MODE=exitplan plan the fix first\n";
@@ -358,6 +360,11 @@ fn a_plan_approval_of_claude_agent_acp_0_101_shows_the_plan() {
         s.answers_received(),
         [json!({"outcome": "selected", "optionId": "default"})]
     );
+    let initialize = chatmd_tests::fake_agent::acp::requests_received(&s.path("acp.jsonl"))
+        .into_iter()
+        .find(|(method, _)| method == "initialize")
+        .expect("initialize");
+    assert_eq!(initialize.1["clientCapabilities"]["plan"], json!({}));
     // No `exit=`: the agent stayed warm for a later round of the run.
     assert_eq!(
         masked(&s.read("team/p.chat.md")),
@@ -367,7 +374,9 @@ fn a_plan_approval_of_claude_agent_acp_0_101_shows_the_plan() {
              tokens=19944/20 -->\nI have a plan.\n\n> - Switch mode: Exited Plan Mode — \
              completed\n\n> **Permission** t1-p1 — allowed once (\"Yes, and manually approve \
              edits\"), by policy\n>\n> The plan:\n>\n> # Plan\n>\n> 1. Read `src/lib.rs`\n\
-             > 2. Fix the off-by-one in `count`\n> 3. Run `cargo test`\n\nANSWER-anthropic \
+             > 2. Fix the off-by-one in `count`\n> 3. Run `cargo test`\n\n\
+             > **Plan**\n> - [ ] Read `src/lib.rs`\n> - [ ] Fix the off-by-one in `count`\n\
+             > - [ ] Run `cargo test`\n\nANSWER-anthropic \
              role_seen=no marker_count=0 roles=none team=0 turn=1 user_msgs=1 assistant_msgs=1 \
              ask=- tool_result=\"User has approved your plan. You can now start coding.\"\n\n\
              ## @me\n"

@@ -561,5 +561,150 @@ highlights the chat (another Emacs, with markdown-mode taken off its load path).
                       (buffer-string)))))
     (should (equal out '(0 "chatmd-mode nil text-mode chatmd-me-heading-face")))))
 
+(defun chatmd-test--keys-in (buffer keys)
+  "Types KEYS in a window showing BUFFER, through the command loop."
+  (save-window-excursion
+    (switch-to-buffer buffer)
+    (chatmd-test--keys keys)))
+
+(defun chatmd-test--fake-answers (log)
+  "What the client answered the fake ACP agent (LOG, its FAKE_ACP_LOG), in order,
+permission answers left out: each result, or (:error ERROR)."
+  (let (found)
+    (dolist (line (split-string (chatmd-test--file log) "\n" t))
+      (let ((m (ignore-errors (json-parse-string line :object-type 'plist :null-object nil))))
+        (when (and m (not (plist-member m :method)) (plist-member m :id)
+                   (or (plist-member m :result) (plist-member m :error))
+                   (not (plist-get (plist-get m :result) :outcome)))
+          (push (if (plist-member m :error) (list :error (plist-get m :error)) (plist-get m :result))
+                found))))
+    (nreverse found)))
+
+(ert-deftest chatmd-test-agent-files ()
+  "An ACP member works on files through Emacs: it reads pay.rs, open with a change
+not saved, and gets the buffer's text; its write lands in that buffer (modified, not
+saved), the chat lists the file, `undo' takes it back, and so does the code action
+\"Undo @writer's changes\", which is refused once the user changed the agent's line.
+notes.txt, not open, is read from the disk, and the write to it goes into a buffer
+of its own (not saved)."
+  (chatmd-test--setup)
+  (let* ((ws (chatmd-test--workspace))
+         (dir (plist-get ws :dir))
+         (demo (plist-get ws :demo))
+         (log (expand-file-name "acp.jsonl" dir))
+         (pay (expand-file-name "pay.rs" demo))
+         (notes (expand-file-name "notes.txt" demo))
+         (chat (expand-file-name "files.chat.md" demo))
+         (ask (format "## @me\n@writer MOCK-MODE=writefile WRITE-ABS=%s fix it\n" pay))
+         (unsaved "fn pay() { todo!() }\n// total\n")
+         (written "FN PAY() { TODO!() }\n// total\n"))
+    ;; The fake ACP agent answers as claude-agent-acp when started under that name.
+    (make-symbolic-link (chatmd-test--need "FAKE_AGENT_BIN")
+                        (expand-file-name "claude-agent-acp" (plist-get ws :bin)))
+    (with-temp-file (expand-file-name "chatmd.toml" demo)
+      (insert "[members.writer]\nagent = \"acp\"\npreset = \"claude\"\n[members.writer.env]\n"
+              (format "FAKE_ACP_LOG = \"%s\"\nIS_SANDBOX = \"1\"\nCLAUDE_CONFIG_DIR = \"%s/state\"\n" log dir)
+              "FAKE_ACP_CLAUDE_START_MODE = \"bypassPermissions\"\n"))
+    ;; Its `env' applies once the user trusts the file: trusted here, in a config folder
+    ;; of the test's own (the server inherits it).
+    (setenv "XDG_CONFIG_HOME" (expand-file-name "config" dir))
+    (should (equal 0 (call-process (chatmd-test--need "CHATMD_BIN") nil nil nil
+                                   "trust" (expand-file-name "chatmd.toml" demo))))
+    (with-temp-file pay (insert "fn pay() {}\n// total\n"))
+    (with-temp-file notes (insert "draft notes\nsecond line\n"))
+    (with-temp-file chat (insert ask))
+    ;; pay.rs open, with a change the user has not saved.
+    (let ((pay-buffer (find-file-noselect pay)))
+      (with-current-buffer pay-buffer
+        (goto-char (point-min))
+        (delete-region (point) (line-end-position))
+        (insert "fn pay() { todo!() }")
+        (should (equal (chatmd-test--text) unsaved))
+        ;; The command loop ends a user's change with a boundary; a batch Emacs has none.
+        (undo-boundary))
+      (let* ((buffer (chatmd-test--open chat))
+             (dump (lambda () (format "--- chat\n%s--- pay.rs\n%s" (chatmd-test--text buffer)
+                                      (chatmd-test--text pay-buffer))))
+             (done (lambda (id)
+                     (lambda () (let ((text (chatmd-test--text buffer)))
+                                  (and (string-match-p (format "id=%s [^\n]*status=done" id) text)
+                                       (string-suffix-p "\n## @me\n" text)))))))
+        (chatmd-test--keys "C-c C-c")
+        (chatmd-test--wait "the turn to end" (funcall done "t1") nil dump)
+        ;; The agent read the unsaved buffer; the write is in it, not on the disk.
+        (should (equal (chatmd-test--fake-answers log) (list (list :content unsaved) nil)))
+        (should (equal (chatmd-test--text pay-buffer) written))
+        (should (buffer-modified-p pay-buffer))
+        (should (equal (chatmd-test--file pay) "fn pay() {}\n// total\n"))
+        (should (equal (replace-regexp-in-string "<!-- chatmd id=t1 [^\n]*-->" "<!-- t1 -->"
+                                                 (chatmd-test--text buffer) t t)
+                       (concat ask "\n## @writer\n<!-- t1 -->\n"
+                               "> - changed `pay.rs` (+1 \u2212" "1)\n\n"
+                               "<details><summary>Diff of `pay.rs`</summary>\n\n"
+                               "```diff\n--- a/pay.rs\n+++ b/pay.rs\n@@ -1,2 +1,2 @@\n"
+                               "-fn pay() { todo!() }\n+FN PAY() { TODO!() }\n // total\n```\n\n</details>\n\n"
+                               "ANSWER-anthropic role_seen=no marker_count=0 roles=none team=0 turn=1 "
+                               "user_msgs=1 assistant_msgs=0 ask=- tool_result=\"wrote " pay "\"\n\n## @me\n")))
+        ;; C-/ (undo) in pay.rs takes the write back in one step; C-? (undo-redo) brings
+        ;; it again.  Keys, through the command loop, which puts the undo boundaries.
+        (chatmd-test--keys-in pay-buffer "C-/")
+        (should (equal (chatmd-test--text pay-buffer) unsaved))
+        (chatmd-test--keys-in pay-buffer "C-?")
+        (should (equal (chatmd-test--text pay-buffer) written))
+        ;; The code action on the file's line of the chat restores the unsaved text.
+        (cl-flet ((undo-action ()
+                    (with-current-buffer buffer
+                      (goto-char (point-min))
+                      (search-forward "> - changed `pay.rs`")
+                      (chatmd-test--keys "M-x eglot-code-actions RET Undo RET"))))
+          (undo-action)
+          (chatmd-test--wait "the code action to restore pay.rs"
+                             (lambda () (equal (chatmd-test--text pay-buffer) unsaved)) nil dump)
+          (should (equal (chatmd-test--file pay) "fn pay() {}\n// total\n"))
+          ;; The agent's text again (C-/ undoes the code action's edit), then the user
+          ;; changes its line: refused, nothing changes.
+          (chatmd-test--keys-in pay-buffer "C-/")
+          (should (equal (chatmd-test--text pay-buffer) written))
+          (with-current-buffer pay-buffer
+            (goto-char (point-min))
+            (delete-region (point) (line-end-position))
+            (insert "FN PAY() { DONE }")
+            (undo-boundary))
+          (let ((refused (condition-case err (progn (undo-action) nil)
+                           (error (error-message-string err)))))
+            (should (string-match-p (regexp-quote "pay.rs changed since @writer wrote it; undo by hand")
+                                    (or refused "")))))
+        (should (equal (chatmd-test--text pay-buffer) "FN PAY() { DONE }\n// total\n"))
+        ;; notes.txt, not open: read from the disk, written into a buffer of its own.
+        (should-not (find-buffer-visiting notes))
+        (with-current-buffer buffer
+          (goto-char (point-max))
+          (insert (format "@writer MOCK-MODE=writefile WRITE-ABS=%s again\n" notes))
+          (chatmd-test--keys "C-c C-c"))
+        (chatmd-test--wait "the second turn to end" (funcall done "t2") nil dump)
+        (should (equal (nthcdr 2 (chatmd-test--fake-answers log))
+                       (list (list :content "draft notes\nsecond line\n") nil)))
+        (let ((notes-buffer (find-buffer-visiting notes)))
+          (should notes-buffer)
+          (should (equal (chatmd-test--text notes-buffer) "DRAFT NOTES\nsecond line\n"))
+          (should (buffer-modified-p notes-buffer))
+          (should-not (get-buffer-window notes-buffer))
+          (should (equal (chatmd-test--file notes) "draft notes\nsecond line\n")))
+        (should (string-match-p (regexp-quote "> - changed `notes.txt` (+1 \u2212\u0031)")
+                                (chatmd-test--text buffer)))
+        ;; A new file: eglot takes no `create' operation, so the server sends the edit
+        ;; alone and the file is a buffer of its own, made on disk when saved.
+        (let ((new (expand-file-name "new.txt" demo)))
+          (with-current-buffer buffer
+            (goto-char (point-max))
+            (insert (format "@writer MOCK-MODE=writefile WRITE-ABS=%s create it\n" new))
+            (chatmd-test--keys "C-c C-c"))
+          (chatmd-test--wait "the third turn to end" (funcall done "t3") nil dump)
+          (should (equal (car (nthcdr 5 (chatmd-test--fake-answers log))) nil))
+          (let ((new-buffer (find-buffer-visiting new)))
+            (should new-buffer)
+            (should (equal (chatmd-test--text new-buffer) "created by the fake agent\n"))
+            (should-not (file-exists-p new))))))))
+
 (provide 'chatmd-test)
 ;;; chatmd-test.el ends here

@@ -26,7 +26,9 @@
 // after Ctrl+Enter stay in the message; and the end of the file while answers stream
 // (test/e2e-streaming.mjs): the next message typed there at human speed and at 1000 keys/s and
 // sent (queued), a draft before the first words, keys right after Ctrl+Enter on the empty last
-// line, an ACP permission answered in the dialog and with Ctrl+. — each checked byte for byte.
+// line, an ACP permission answered in the dialog and with Ctrl+. — each checked byte for byte;
+// and an ACP member working on files through the editor (test/e2e-files.mjs): it reads the unsaved
+// editor, its write lands there, Ctrl+Z and "Undo @x's changes" take it back.
 // Every wait is for a condition, with a timeout; a failed step says what it waited for.
 // The last line is "N passed, N failed".
 
@@ -39,6 +41,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { draftSteps, setUpDrafts } from './e2e-drafts.mjs';
+import { filesSteps, setUpFiles } from './e2e-files.mjs';
 import { setUpStreaming, streamingSteps } from './e2e-streaming.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -99,10 +102,11 @@ writeFileSync(
 );
 const drafts = setUpDrafts(repo, ws, root);
 const streaming = setUpStreaming(repo, ws);
+const files = setUpFiles(ws, root);
 // The drafts' chatmd.toml sets `env`, which applies once the user trusts the file: trusted
 // with `chatmd trust`, in a config folder of this run's own (the server gets it below).
 const xdgConfig = join(root, 'xdg-config');
-for (const toml of [join(ws, 'drafts', 'chatmd.toml'), slowToml, ...streaming.tomls]) {
+for (const toml of [join(ws, 'drafts', 'chatmd.toml'), slowToml, ...streaming.tomls, files.toml]) {
   execFileSync(CHATMD_BIN, ['trust', toml], {
     env: { ...process.env, XDG_CONFIG_HOME: xdgConfig },
     stdio: ['ignore', 'ignore', 'inherit'],
@@ -110,7 +114,8 @@ for (const toml of [join(ws, 'drafts', 'chatmd.toml'), slowToml, ...streaming.to
 }
 const agents = join(root, 'agents');
 mkdirSync(agents);
-for (const cli of ['claude', 'codex', 'gemini']) {
+// claude-agent-acp: the ACP member of the files steps (e2e-files.mjs).
+for (const cli of ['claude', 'codex', 'gemini', 'claude-agent-acp']) {
   symlinkSync(FAKE_AGENT_BIN, join(agents, cli));
 }
 const user = join(root, 'user');
@@ -748,6 +753,7 @@ try {
 
   await draftSteps({ page, step, waitFor, saveUntil, openFile, clearNotifications, waitForTurnOrError, log }, drafts);
   await streamingSteps({ page, step, waitFor, saveUntil, openFile, clearNotifications, waitForTurnOrError, log }, streaming);
+  await filesSteps({ page, step, waitFor, saveUntil, openFile, clearNotifications, waitForTurnOrError, log }, files);
 
   await step('a missing server is reported with the install command and a button to the setting', async () => {
     // Set chatmd.server.path to a path where there is no server, in the Settings editor.

@@ -119,11 +119,18 @@ pub async fn undo(client: &Client, state: &Mutex<State>, uri: Uri, line: u32) ->
         }
     };
     let label = format!("Undo @{} ({})", record.member, record.turn);
-    let encoding = lock(state).encoding;
     let file = (record.path.as_path(), now.as_deref());
+    let deletes = lock(state).client_flags.deletes_files;
     let done = match &undone {
-        Some(text) => super::port::write_file(client, encoding, file, text, &label).await,
-        None => delete(client, &record.path, &label).await,
+        Some(text) => super::port::write_file(client, state, file, text, &label).await,
+        None if deletes => delete(client, &record.path, &label).await,
+        // A client without the `delete` operation (eglot): the file goes from the disk.
+        None => std::fs::remove_file(&record.path)
+            .or_else(|e| match e.kind() {
+                std::io::ErrorKind::NotFound => Ok(()),
+                _ => Err(e),
+            })
+            .map_err(|e| format!("cannot delete {}: {e}", record.path.display())),
     };
     done.map_err(Error::invalid_params)?;
     Ok(json!({"undone": record.shown}))

@@ -269,8 +269,7 @@ impl EditorPort for LspPort {
         text: &str,
         label: &str,
     ) -> Result<(), String> {
-        let encoding = lock(&self.state).encoding;
-        files::write(&self.client, encoding, file, text, label).await
+        files::write(&self.client, &self.state, file, text, label).await
     }
 
     async fn changes(&mut self) -> Result<Vec<Change>, PortError> {

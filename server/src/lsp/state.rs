@@ -122,6 +122,11 @@ pub struct ClientFlags {
     pub diagnostic_refresh: bool,
     /// The client answers `chatmd/readBuffer` (an agent reads its unsaved buffers).
     pub read_buffer: bool,
+    /// The client's `workspace/applyEdit` creates files (`resourceOperations` holds
+    /// `create`: VS Code, Neovim; not eglot).
+    pub creates_files: bool,
+    /// … and deletes them (`delete`).
+    pub deletes_files: bool,
 }
 
 #[derive(Default)]

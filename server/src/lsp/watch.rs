@@ -54,7 +54,18 @@ pub fn client_flags(caps: &ClientCapabilities) -> ClientFlags {
             .and_then(|e| e.get(super::ext::READ_BUFFER_CAPABILITY))
             .and_then(serde_json::Value::as_bool)
             .unwrap_or(false),
+        creates_files: resource_operation(caps, ResourceOperationKind::Create),
+        deletes_files: resource_operation(caps, ResourceOperationKind::Delete),
     }
+}
+
+/// Whether the client's workspace edits take resource operations of `kind`.
+fn resource_operation(caps: &ClientCapabilities, kind: ResourceOperationKind) -> bool {
+    caps.workspace
+        .as_ref()
+        .and_then(|w| w.workspace_edit.as_ref())
+        .and_then(|e| e.resource_operations.as_ref())
+        .is_some_and(|kinds| kinds.contains(&kind))
 }
 
 /// Asks the client to watch the files that matter, when it can register watchers.

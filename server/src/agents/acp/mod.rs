@@ -37,6 +37,7 @@ mod mcp;
 mod offered;
 mod permission;
 mod plan;
+mod plan_updates;
 mod presets;
 mod rpc;
 mod settings;

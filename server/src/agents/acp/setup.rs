@@ -261,7 +261,7 @@ impl AcpSession {
 
 /// The `initialize` params: protocol 1, the client's name and version, `fs` reads and
 /// writes (`fs.rs`), `terminal` (chatmd runs the agent's commands: `terminal.rs`),
-/// `elicitation` (form and URL questions).
+/// `elicitation` (form and URL questions), `plan` (plan operations).
 pub(super) fn initialize() -> Value {
     let files = FileSystemCapabilities::new()
         .read_text_file(true)
@@ -280,6 +280,9 @@ pub(super) fn initialize() -> Value {
         capabilities.remove("auth");
         // Questions are asked in the file (`elicitation.rs`).
         capabilities.insert("elicitation".into(), json!({"form": {}, "url": {}}));
+        // Plans by id (`plan_update`, `plan_removed`): rendered as the checklist
+        // (`plan_updates.rs`). The schema has `plan` behind its unstable feature only.
+        capabilities.insert("plan".into(), json!({}));
     }
     params
 }

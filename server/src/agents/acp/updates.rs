@@ -1,12 +1,13 @@
 //! `session/update` notifications as events: the agent's message chunks become answer
 //! text (a new message, or text after a tool call, starts a new paragraph), thought
-//! chunks [`AgentEvent::Thought`], a plan [`AgentEvent::Plan`], each tool call an
-//! [`AgentEvent::Call`] whenever what it shows changes (`calls.rs`), and a
-//! `usage_update` [`AgentEvent::Context`].
+//! chunks [`AgentEvent::Thought`], a plan (or a `plan_update`) [`AgentEvent::Plan`],
+//! each tool call an [`AgentEvent::Call`] whenever what it shows changes (`calls.rs`),
+//! and a `usage_update` [`AgentEvent::Context`].
 //!
 //! Dropped, each for a reason: `user_message_chunk` (the replay of a loaded session:
 //! the file already has it), `available_commands_update`, `current_mode_update`,
 //! `config_option_update`, `session_info_update` (nothing in a turn shows them yet),
+//! `plan_removed` (the checklist in the file stays the record of the plan),
 //! and every kind this version does not know (the protocol grows: an unknown update is
 //! never an error).
 
@@ -74,6 +75,13 @@ impl Stream {
                     out.push(AgentEvent::Plan(
                         plan.entries.into_iter().map(entry).collect(),
                     ));
+                }
+            }
+            Some("plan_update") => {
+                // A plan by id (`plan_updates.rs`): the same checklist as `plan`.
+                if let Some(entries) = super::plan_updates::entries(&update) {
+                    self.paragraphs.block_ends();
+                    out.push(AgentEvent::Plan(entries));
                 }
             }
             Some("tool_call") => {

@@ -10,7 +10,7 @@ use std::path::Path;
 use tower_lsp_server::Client;
 use tower_lsp_server::ls_types::*;
 
-use crate::document::text::{PositionEncoding, Text};
+use crate::document::text::Text;
 use crate::lsp::{convert, ext};
 
 /// How long the editor may take to hand over a buffer before the disk is read.
@@ -46,11 +46,16 @@ pub async fn read_buffer(
 /// exist yet and is created), as one annotated edit of the regions that change.
 pub async fn write(
     client: &Client,
-    encoding: PositionEncoding,
+    state: &std::sync::Mutex<crate::lsp::state::State>,
     (path, before): (&Path, Option<&str>),
     text: &str,
     label: &str,
 ) -> Result<(), String> {
+    let (encoding, creates, adds_line_break) = {
+        let s = crate::lsp::state::lock(state);
+        let flags = s.client_flags;
+        (s.encoding, flags.creates_files, flags.adds_final_line_break)
+    };
     let uri = Uri::from_file_path(path).ok_or_else(|| format!("{} is no file", path.display()))?;
     let old = before.unwrap_or("");
     let lines = Text::new(old);
@@ -60,14 +65,16 @@ pub async fn write(
             OneOf::Right(AnnotatedTextEdit {
                 text_edit: TextEdit {
                     range: convert::range(&lines, &region.old, encoding),
-                    new_text: text[region.new].to_owned(),
+                    new_text: into_empty(&text[region.new], old, adds_line_break),
                 },
                 annotation_id: ANNOTATION.to_owned(),
             })
         })
         .collect();
     let mut operations = Vec::new();
-    if before.is_none() {
+    // A client without the `create` operation (eglot) edits a new file's URI as it
+    // is: eglot visits it in a buffer, which makes the file when the user saves.
+    if before.is_none() && creates {
         operations.push(DocumentChangeOperation::Op(ResourceOp::Create(
             CreateFile {
                 uri: uri.clone(),
@@ -107,5 +114,30 @@ pub async fn write(
             "the editor did not apply the change to {}: {error}",
             path.display()
         )),
+    }
+}
+
+/// The text of an insert, without its final line break when it fills an empty file in
+/// an editor that keeps a line break after the last line itself (Neovim: an empty
+/// buffer is one empty line, which would stay after the text as a second line break).
+fn into_empty(new: &str, old: &str, adds_line_break: bool) -> String {
+    let trimmed = new.strip_suffix("\r\n").or_else(|| new.strip_suffix('\n'));
+    match trimmed {
+        Some(trimmed) if old.is_empty() && adds_line_break => trimmed.to_owned(),
+        _ => new.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::into_empty;
+
+    #[test]
+    fn only_an_empty_file_in_neovim_loses_the_final_line_break() {
+        assert_eq!(into_empty("made\n", "", true), "made");
+        assert_eq!(into_empty("made\r\n", "", true), "made");
+        assert_eq!(into_empty("made\n", "", false), "made\n");
+        assert_eq!(into_empty("more\n", "a\n", true), "more\n");
+        assert_eq!(into_empty("made", "", true), "made");
     }
 }

@@ -12,6 +12,10 @@
 //! is the content (its `display` text) of the call's update once the input is
 //! complete, whose `rawInput` names the plan's file (`planFilePath`); the request
 //! repeats the title and that input, with no content. Not from a recorded run.
+//! To a client that declares the `plan` capability, 0.101 then sends the approved plan
+//! as a markdown `plan_update` (`planId: "plan-mode"`, the plan trimmed) after the
+//! call's result, as its `dist/exit-plan.js` (`planModeUpdate`) and `acp-agent.js`
+//! build it.
 
 use serde_json::Value;
 
@@ -131,6 +135,12 @@ fn decide(t: &mut Turn, tool_id: &str, params: J) -> Step<End> {
                 "_meta": meta(), "toolCallId": tool_id, "sessionUpdate": "tool_call_update",
                 "status": "completed", "rawOutput": APPROVED, "title": "Exited Plan Mode",
             })?;
+            if version_0_101() && t.agent.client_plans {
+                t.emit(obj! {
+                    "sessionUpdate": "plan_update",
+                    "plan": obj! { "type": "markdown", "planId": "plan-mode", "content": PLAN.trim() },
+                })?;
+            }
             APPROVED
         }
         None => {

@@ -67,6 +67,8 @@ pub struct Agent {
     pub client_elicits: bool,
     /// The client offered `terminal` (`MOCK-MODE=terminal` uses it).
     pub client_terminal: bool,
+    /// The client declared `plan` (plan operations: `plan_approval.rs`).
+    pub client_plans: bool,
     /// The MCP servers of the last session request, described (`mcp.rs`).
     pub mcp_servers: Vec<String>,
     /// `FAKE_ACP_NO_AUTH`: no credentials.
@@ -89,6 +91,7 @@ impl Agent {
             client_writes_files: false,
             client_elicits: false,
             client_terminal: false,
+            client_plans: false,
             mcp_servers: Vec::new(),
             no_auth: std::env::var("FAKE_ACP_NO_AUTH").is_ok_and(|v| !v.is_empty() && v != "0"),
             initialized: false,
@@ -235,6 +238,8 @@ impl Agent {
         self.client_writes_files = params["clientCapabilities"]["fs"]["writeTextFile"] == true;
         self.client_elicits = params["clientCapabilities"]["elicitation"]["form"].is_object();
         self.client_terminal = params["clientCapabilities"]["terminal"] == true;
+        // claude-agent-acp 0.101 tests `clientCapabilities?.plan != null`.
+        self.client_plans = !params["clientCapabilities"]["plan"].is_null();
         let mut result = flavor::initialize(self.flavor);
         if let (Cli::Claude, Some(version)) = (self.flavor, &self.knobs.version) {
             let mut info = result.at("agentInfo");
