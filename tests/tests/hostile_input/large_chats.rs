@@ -80,7 +80,7 @@ fn a_50_mb_chat_opens_with_its_outline() {
 }
 
 #[test]
-#[ignore = "256 MB through a debug build: about 4 minutes under load; run with --ignored"]
+#[ignore = "256 MB through a debug build: 4 to 9 minutes under load; run with --ignored"]
 fn a_256_mb_chat_opens_with_its_outline() {
     a_chat_opens_with_its_outline(256);
 }
