@@ -1,4 +1,14 @@
 //! The `chatmd` binary: everything lives in the library so tests can reach it.
+
+// The allocator, when the build chose one other than glibc's (the benchmark builds
+// each to compare them; see docs/performance.md).
+#[cfg(feature = "mimalloc")]
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+#[cfg(all(feature = "jemalloc", not(feature = "mimalloc")))]
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 fn main() -> std::process::ExitCode {
     // `chatmd __agent-guard ...`: this process stands between chatmd and one agent.
     if let Some(code) = chatmd::runner::run_if_guard(std::env::args_os().skip(1)) {
@@ -10,7 +20,11 @@ fn main() -> std::process::ExitCode {
     let this = std::path::Path::new("/proc/self/exe");
     // The language server runs for hours on large chats: glibc's malloc tuned for it
     // (see malloc.rs). Short commands keep glibc as it comes.
-    if this.exists() && std::env::args_os().nth(1).as_deref() == Some(std::ffi::OsStr::new("lsp")) {
+    let glibc = !cfg!(any(feature = "mimalloc", feature = "jemalloc"));
+    if glibc
+        && this.exists()
+        && std::env::args_os().nth(1).as_deref() == Some(std::ffi::OsStr::new("lsp"))
+    {
         chatmd::malloc::reexec_tuned(this, std::env::args_os().collect());
     }
     if this.exists() {

@@ -4,8 +4,9 @@
 //! with every large block freed, so they are never given back. Measured on the
 //! bench's 10 MB chat (docs/performance.md), 2 arenas and blocks of 128 KiB or more
 //! mapped on their own (and the heap's top trimmed from 128 KiB) kept 25 MB less
-//! after edits and after the close. mimalloc and jemalloc would take a C library
-//! built with chatmd; see docs/performance.md for the measurements and the choice.
+//! after edits and after the close. A build with the feature `mimalloc` or
+//! `jemalloc` uses that allocator and none of this; docs/performance.md has the
+//! measurements of each and the choice.
 //!
 //! glibc reads these settings from the environment only as a process starts, and
 //! setting them from inside (`mallopt`) needs `unsafe`, which this crate forbids: so

@@ -15,6 +15,7 @@ mod message;
 mod output;
 mod reader;
 mod staged;
+mod sync_peek;
 mod text_param;
 mod values;
 
@@ -107,6 +108,14 @@ fn guard_with<R: AsyncRead + Unpin + Send + 'static>(
                 },
                 (frame, _) => frame,
             };
+            // Only a document sync may be over the usual cap, and only staged: a body
+            // that looked like one but was not is refused as if it had been skipped.
+            let frame = match frame {
+                Frame::Body(body) if body.len() > reader::MAX_BODY => {
+                    Frame::TooLarge(body.len() as u64)
+                }
+                frame => frame,
+            };
             let (body, exit) = match frame {
                 Frame::Body(body) => match message::inspect(&body) {
                     message::Inspected {
@@ -137,8 +146,9 @@ fn guard_with<R: AsyncRead + Unpin + Send + 'static>(
                 }
                 Frame::TooLarge(length) => {
                     let why = format!(
-                        "a message of {length} bytes is larger than {} bytes; chatmd refuses it unread",
-                        reader::MAX_BODY
+                        "a message of {length} bytes is larger than chatmd reads: {} MiB for a document's text (didOpen, didChange), {} MiB for any other message; chatmd refuses it unread",
+                        reader::MAX_SYNC_BODY >> 20,
+                        reader::MAX_BODY >> 20
                     );
                     tracing::warn!("{why}");
                     (stand_in(None, message::INVALID_REQUEST, &why), false)

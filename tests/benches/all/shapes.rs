@@ -5,7 +5,7 @@
 //! opened at once, every answer real.
 
 use std::collections::HashSet;
-use std::path::Path;
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 use super::lsp::chat_folder;
 use super::parse::generate_chat;
 use super::report::{Report, Row, ms};
-use super::stdio::Server;
+use super::stdio::{Server, build_chatmd};
 
 const EDITS: usize = 200;
 
@@ -51,6 +51,10 @@ pub fn shapes() -> Vec<Shape> {
         Shape {
             name: "the bench's mix at 30 MB",
             text: generate_chat(30 << 20).0,
+        },
+        Shape {
+            name: "the bench's mix at 50 MB",
+            text: generate_chat(50 << 20).0,
         },
     ]
 }
@@ -117,41 +121,61 @@ fn cjk_crlf(target: usize) -> String {
     s
 }
 
-/// How the server's allocator is set for one session: the environment it starts with.
+/// How the server's allocator is set for one session: the binary (built with one
+/// allocator) and the environment it starts with.
 pub struct Allocator {
     pub name: &'static str,
+    /// `None`: the usual build.
+    pub binary: Option<PathBuf>,
     pub env: Vec<(&'static str, String)>,
 }
 
 /// glibc as chatmd tunes it for the server (`server/src/malloc.rs`: the binary sets it
 /// itself), glibc as it comes (any malloc variable set keeps chatmd from tuning: the
-/// default arena count is given), and jemalloc (the system's `libjemalloc.so.2`,
-/// preloaded: the allocator tikv-jemallocator builds), when it is installed.
+/// default arena count is given), mimalloc and jemalloc built in (features of
+/// `chatmd`), each as it comes and set to give freed pages back at once.
 pub fn allocators() -> Vec<Allocator> {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let mut all = vec![
+    let mimalloc = build_chatmd(Some("mimalloc"));
+    let jemalloc = build_chatmd(Some("jemalloc"));
+    // Back to the usual binary at the usual place, for the rows after these.
+    build_chatmd(None);
+    let with = |binary: &PathBuf| Some(binary.clone());
+    vec![
         Allocator {
             name: "glibc as it comes",
+            binary: None,
             env: vec![("MALLOC_ARENA_MAX", (8 * cores).to_string())],
         },
         Allocator {
             name: "glibc tuned by chatmd (2 arenas, mmap and trim from 128 KiB)",
+            binary: None,
             env: Vec::new(),
         },
-    ];
-    for lib in [
-        "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2",
-        "/usr/lib/aarch64-linux-gnu/libjemalloc.so.2",
-    ] {
-        if Path::new(lib).exists() {
-            all.push(Allocator {
-                name: "jemalloc 5 (preloaded)",
-                env: vec![("LD_PRELOAD", lib.into())],
-            });
-            break;
-        }
-    }
-    all
+        Allocator {
+            name: "mimalloc 2 as it comes",
+            binary: with(&mimalloc),
+            env: Vec::new(),
+        },
+        Allocator {
+            name: "mimalloc 2, MIMALLOC_PURGE_DELAY=0",
+            binary: with(&mimalloc),
+            env: vec![("MIMALLOC_PURGE_DELAY", "0".into())],
+        },
+        Allocator {
+            name: "jemalloc 5 as it comes",
+            binary: with(&jemalloc),
+            env: Vec::new(),
+        },
+        Allocator {
+            name: "jemalloc 5, dirty and muzzy decay 0",
+            binary: with(&jemalloc),
+            env: vec![(
+                "_RJEM_MALLOC_CONF",
+                "dirty_decay_ms:0,muzzy_decay_ms:0".into(),
+            )],
+        },
+    ]
 }
 
 /// What one session on one chat measured.
@@ -163,23 +187,38 @@ pub struct Session {
     pub closed: f64,
     /// Median of a key and its four requests answered.
     pub per_key: Duration,
+    /// `didOpen` → the first outline answered.
+    pub first_outline: Duration,
 }
 
 /// Opens `text`, types [`EDITS`] keys in its middle with an editor's requests after
 /// each, closes it; the server's RSS at each step.
-pub fn session(text: &str, env: &[(&'static str, String)]) -> Session {
+pub fn session(text: &str, allocator: &Allocator) -> Session {
     let (dir, uri) = chat_folder(text, true);
-    let mut server = Server::start_with(env);
+    let mut server = match &allocator.binary {
+        Some(binary) => Server::start_binary(binary, &allocator.env),
+        None => Server::start_with(&allocator.env),
+    };
     server.initialize(dir.path());
     let idle = server.memory("VmRSS");
-    server.notify(
+    let open = Server::notification_frame(
         "textDocument/didOpen",
         json!({"textDocument": {"uri": uri, "languageId": "chatmd", "version": 1, "text": text}}),
     );
-    for request in requests(&mut server, &uri) {
-        let (_, body) = server.round_trip(&request);
+    let mut first_outline = Duration::ZERO;
+    for (i, request) in requests(&mut server, &uri).into_iter().enumerate() {
+        let frames = if i == 0 {
+            [open.as_slice(), &request].concat()
+        } else {
+            request
+        };
+        let (took, body) = server.round_trip(&frames);
         assert_real(&body);
+        if i == 0 {
+            first_outline = took;
+        }
     }
+    drop(open);
     let open = server.memory("VmRSS");
     let line = text.split('\n').count() / 2;
     let mut keys = Vec::with_capacity(EDITS);
@@ -228,6 +267,7 @@ pub fn session(text: &str, env: &[(&'static str, String)]) -> Session {
         peak,
         closed,
         per_key: keys[keys.len() / 2],
+        first_outline,
     }
 }
 
@@ -266,7 +306,12 @@ pub fn rows(report: &mut Report) {
     for shape in shapes() {
         let mb = shape.text.len() as f64 / 1e6;
         let allowed = 2.0 * mb + 20.0;
-        let s = session(&shape.text, &[]);
+        let as_built = Allocator {
+            name: "as built",
+            binary: None,
+            env: Vec::new(),
+        };
+        let s = session(&shape.text, &as_built);
         let note = |what: &str| {
             format!(
                 "{what}; {mb:.1} MB chat; open {:.1}, after edits {:.1} (peak {:.1}), closed {:.1} MB; a key and its 4 requests: {:.1} ms",
@@ -277,6 +322,22 @@ pub fn rows(report: &mut Report) {
                 ms(s.per_key)
             )
         };
+        // 50 ms for a 10 MB chat, as much a MB for larger ones.
+        let outline_allowed = 50.0 * (mb / 10.5).max(1.0);
+        report.add(
+            Row::new(
+                format!("didOpen → first outline, {}", shape.name),
+                ms(s.first_outline),
+                "ms",
+            )
+            .target(
+                format!("<= {outline_allowed:.0} ms (50 ms a 10 MB)"),
+                ms(s.first_outline) <= outline_allowed,
+            )
+            .note(note(
+                "the didOpen and the documentSymbol request, one round trip",
+            )),
+        );
         report.add(
             Row::new(
                 format!("RSS with the chat open, {}", shape.name),
@@ -327,7 +388,7 @@ pub fn allocator_rows(report: &mut Report) {
     let allowed = 2.0 * mb + 20.0;
     let mut base: Option<Session> = None;
     for allocator in allocators() {
-        let s = session(&text, &allocator.env);
+        let s = session(&text, &allocator);
         let (base_name, base_value) = match &base {
             Some(b) => ("glibc as it comes, the same session", b.edited),
             None => ("the server idle", s.idle),
@@ -344,12 +405,13 @@ pub fn allocator_rows(report: &mut Report) {
             )
             .baseline(base_name, base_value, s.edited / base_value)
             .note(format!(
-                "idle {:.1}, open {:.1}, after edits {:.1} (peak {:.1}), closed {:.1} MB; a key and its 4 requests: {:.1} ms",
+                "idle {:.1}, open {:.1}, after edits {:.1} (peak {:.1}), closed {:.1} MB; first outline {:.1} ms; a key and its 4 requests: {:.1} ms",
                 s.idle,
                 s.open,
                 s.edited,
                 s.peak,
                 s.closed,
+                ms(s.first_outline),
                 ms(s.per_key)
             )),
         );

@@ -15,26 +15,48 @@ use serde_json::{Value, json};
 /// one cannot depend on as a binary).
 pub fn chatmd_binary() -> PathBuf {
     static BUILT: OnceLock<PathBuf> = OnceLock::new();
-    BUILT
-        .get_or_init(|| {
-            let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-            let status = Command::new(cargo)
-                .args([
-                    "build",
-                    "--release",
-                    "--locked",
-                    "-p",
-                    "chatmd",
-                    "--bin",
-                    "chatmd",
-                ])
-                .stdout(Stdio::null())
-                .status()
-                .expect("run cargo build for the chatmd binary");
-            assert!(status.success(), "cargo build of the chatmd binary failed");
-            assert_cmd::cargo::cargo_bin("chatmd")
-        })
-        .clone()
+    BUILT.get_or_init(|| build_chatmd(None)).clone()
+}
+
+/// Builds the release `chatmd` binary with `feature` (an allocator, see
+/// `server/Cargo.toml`), or as it comes; returns where it is. A binary built with a
+/// feature is copied aside (`target/bench-allocators/chatmd-FEATURE`): the next build
+/// links its output to the same `target/release/chatmd`, even when nothing was
+/// compiled.
+pub fn build_chatmd(feature: Option<&str>) -> PathBuf {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let mut args = vec![
+        "build",
+        "--release",
+        "--locked",
+        "-p",
+        "chatmd",
+        "--bin",
+        "chatmd",
+    ];
+    if let Some(feature) = feature {
+        args.extend(["--features", feature]);
+    }
+    let status = Command::new(cargo)
+        .args(&args)
+        .stdout(Stdio::null())
+        .status()
+        .expect("run cargo build for the chatmd binary");
+    assert!(status.success(), "cargo build of the chatmd binary failed");
+    let built = assert_cmd::cargo::cargo_bin("chatmd");
+    let Some(feature) = feature else {
+        return built;
+    };
+    // target/bench-allocators/, beside target/release/.
+    let folder = built
+        .parent()
+        .and_then(|release| release.parent())
+        .expect("target/release/chatmd")
+        .join("bench-allocators");
+    std::fs::create_dir_all(&folder).expect("a folder for the binaries");
+    let aside = folder.join(format!("chatmd-{feature}"));
+    std::fs::copy(&built, &aside).expect("copy the binary aside");
+    aside
 }
 
 pub struct Server {
@@ -56,7 +78,12 @@ impl Server {
 
     /// The server with `env` added to its environment (an allocator's settings).
     pub fn start_with(env: &[(&str, String)]) -> Server {
-        let mut child = Command::new(chatmd_binary())
+        Self::start_binary(&chatmd_binary(), env)
+    }
+
+    /// [`Server::start_with`], `binary` instead of the usual build (another allocator).
+    pub fn start_binary(binary: &std::path::Path, env: &[(&str, String)]) -> Server {
+        let mut child = Command::new(binary)
             .arg("lsp")
             .envs(env.iter().map(|(k, v)| (k, v)))
             .stdin(Stdio::piped())

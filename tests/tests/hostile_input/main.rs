@@ -4,6 +4,7 @@
 //! without bound (messages, diagnostics, role files, answers), and only local files
 //! are read as files.
 
+mod large_chats;
 mod limits;
 mod protocol;
 mod stdio;

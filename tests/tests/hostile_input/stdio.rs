@@ -126,20 +126,39 @@ impl Server {
         }
     }
 
+    /// The next answer, waiting at most `timeout` for each frame (a large chat's
+    /// outline takes longer than [`TIMEOUT`] in a debug build on a loaded machine).
+    pub fn answer_within(&mut self, timeout: Duration) -> Value {
+        loop {
+            let frame = match self.frames.recv_timeout(timeout) {
+                Ok(frame) => frame,
+                Err(e) => panic!("no answer within {timeout:?}: {e}"),
+            };
+            if frame.get("method").is_none() {
+                return frame;
+            }
+        }
+    }
+
     /// Fails when the server's peak resident memory passed `mb` MB.
     pub fn assert_peak_below(&self, mb: u64) {
-        let status =
-            std::fs::read_to_string(format!("/proc/{}/status", self.pid)).expect("/proc status");
-        let kb: u64 = status
-            .lines()
-            .find_map(|l| l.strip_prefix("VmHWM:"))
-            .and_then(|v| v.trim().trim_end_matches(" kB").parse().ok())
-            .expect("VmHWM");
+        let kb = self.memory_kb("VmHWM");
         assert!(
             kb / 1024 < mb,
             "the server's memory peaked at {} MB",
             kb / 1024
         );
+    }
+
+    /// A memory figure of the server from `/proc/<pid>/status` (`VmRSS`, `VmHWM`), kB.
+    pub fn memory_kb(&self, field: &str) -> u64 {
+        let status =
+            std::fs::read_to_string(format!("/proc/{}/status", self.pid)).expect("/proc status");
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(field)?.strip_prefix(':'))
+            .and_then(|v| v.trim().trim_end_matches(" kB").parse().ok())
+            .unwrap_or_else(|| panic!("{field} in /proc/{}/status", self.pid))
     }
 }
 

@@ -9,11 +9,18 @@ use std::ops::Range;
 
 use tokio::io::{AsyncRead, AsyncReadExt};
 
-/// The largest body read. The biggest chat the quality targets name is 10 MB, which
-/// makes a `didOpen` of about 10 MB (a client escaping every non-ASCII character as
-/// `\uXXXX` at most doubles it); each byte of a message costs several while it is
-/// decoded, so a bigger cap would let one message take hundreds of MB.
+use super::sync_peek;
+
+/// The largest body read of any message but a document sync: each byte of a message
+/// costs several while tower-lsp-server decodes it, so a bigger cap would let one
+/// message take hundreds of MB.
 pub(super) const MAX_BODY: usize = 32 << 20;
+
+/// The largest `didOpen` or `didChange` body read (see [`sync_peek`]): a chat of 256 MB
+/// opens, with room for its escapes (each line break is two bytes in JSON, a client
+/// escaping non-ASCII characters as `\uXXXX` takes more). Such a body is decoded in
+/// the buffer it is read into, which becomes the document's text.
+pub(super) const MAX_SYNC_BODY: usize = 384 << 20;
 
 /// A header line longer than this is garbage, not a header.
 const MAX_HEADER_LINE: usize = 8 << 10;
@@ -39,7 +46,8 @@ pub(super) enum Frame {
     /// A header that delimits no body, and why; what follows was skipped up to the next
     /// header.
     BadHeader(String),
-    /// A body larger than [`MAX_BODY`] (its length), skipped unread.
+    /// A body larger than [`MAX_BODY`] that is not a document sync, or larger than
+    /// [`MAX_SYNC_BODY`] (its length), skipped unread.
     TooLarge(u64),
 }
 
@@ -156,7 +164,9 @@ impl<R: AsyncRead + Unpin> FrameReader<R> {
                     return Ok(Some(Frame::BadHeader(e)));
                 }
             };
-            if length > MAX_BODY as u64 {
+            if length > MAX_BODY as u64
+                && (length > MAX_SYNC_BODY as u64 || !self.starts_a_sync(length).await?)
+            {
                 self.skip(length).await?;
                 return Ok(Some(Frame::TooLarge(length)));
             }
@@ -200,6 +210,18 @@ impl<R: AsyncRead + Unpin> FrameReader<R> {
     pub(super) fn unread(&mut self, bytes: &[u8]) {
         self.buf
             .splice(self.start..self.start, bytes.iter().copied());
+    }
+
+    /// Whether the body of `length` bytes ahead starts as a document sync.
+    async fn starts_a_sync(&mut self, length: u64) -> io::Result<bool> {
+        let peek = sync_peek::PEEK.min(length as usize);
+        while self.buf.len() - self.start < peek {
+            if !self.fill().await? {
+                return Ok(false);
+            }
+        }
+        let prefix = &self.buf[self.start..self.start + peek];
+        Ok(sync_peek::names_document_sync(prefix))
     }
 
     /// Reads more input after the unread bytes; false at the end of the input.

@@ -117,6 +117,37 @@ async fn a_body_over_the_limit_is_skipped_unread() {
     );
 }
 
+/// A document sync may be larger than any other message, up to its own cap: the
+/// reader tells it from the body's first bytes, in however small pieces they come.
+#[tokio::test]
+async fn a_document_sync_over_the_usual_limit_is_read_whole() {
+    let sync = |size: usize| {
+        let head = r#"{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"t":""#;
+        format!("{head}{}\"}}}}", "a".repeat(size - head.len() - 3))
+    };
+    let large = sync(MAX_BODY + 10);
+    let other = format!("{{\"x\":\"{}\"}}", "a".repeat(MAX_BODY));
+    let input = [framed(&large), framed(&other), framed("next")].concat();
+    for piece in [1000, 1 << 16] {
+        let found = frames_in_pieces(input.as_bytes(), piece).await;
+        assert!(found[0] == body(&large), "in pieces of {piece}");
+        assert_eq!(
+            found[1..],
+            [Frame::TooLarge(other.len() as u64), body("next")],
+            "in pieces of {piece}"
+        );
+    }
+    let header = format!("Content-Length: {}\r\n\r\n", MAX_SYNC_BODY + 1);
+    let head = r#"{"jsonrpc":"2.0","method":"textDocument/didOpen","params":"#;
+    let mut over = [header.as_bytes(), head.as_bytes()].concat();
+    over.resize(over.len() + MAX_SYNC_BODY + 1 - head.len(), b'a');
+    over.extend_from_slice(framed("next").as_bytes());
+    assert_eq!(
+        frames_in_pieces(&over, 1 << 20).await,
+        [Frame::TooLarge(MAX_SYNC_BODY as u64 + 1), body("next")]
+    );
+}
+
 #[tokio::test]
 async fn the_input_ending_inside_a_frame_ends_the_frames() {
     assert_eq!(frames(b"Content-Length: 10\r\n\r\nabc").await, []);

@@ -154,6 +154,21 @@ pub(super) fn sync(mut body: Vec<u8>) -> Decoded {
     let (item, text) = match sync_in(&body) {
         Some(Found::Sync(sync)) => return Decoded::Sync(sync),
         Some(Found::Open(item, text)) => (item, text),
+        Some(Found::WholeChange(text_document, text)) => {
+            // Decoded in place too: a copy would be a second whole text beside the
+            // message and the document's current one.
+            return match json_string::decode_in(&mut body, text, &mut Vec::new()) {
+                Ok(text) => Decoded::Sync(DocSync::Change(DidChangeTextDocumentParams {
+                    text_document,
+                    content_changes: vec![TextDocumentContentChangeEvent {
+                        range: None,
+                        range_length: None,
+                        text,
+                    }],
+                })),
+                Err(()) => Decoded::Other(body),
+            };
+        }
         None => return Decoded::Other(body),
     };
     let mut lines = vec![0];
@@ -173,6 +188,8 @@ enum Found {
     Sync(DocSync),
     /// A `didOpen`: its item with an empty text, and where the text's literal is.
     Open(TextDocumentItem, std::ops::Range<usize>),
+    /// A `didChange` that replaces the whole text: where its literal is.
+    WholeChange(VersionedTextDocumentIdentifier, std::ops::Range<usize>),
 }
 
 /// [`sync`] but for the text of a `didOpen`.
@@ -204,9 +221,19 @@ fn sync_in(body: &[u8]) -> Option<Found> {
             };
             Some(Found::Open(item_without_text, start..start + literal.len()))
         }
-        SyncParams::Change(change) => {
-            change_params(change).map(|c| Found::Sync(DocSync::Change(c)))
-        }
+        SyncParams::Change(change) => match change.content_changes.as_slice() {
+            [
+                ContentChange {
+                    range: None, text, ..
+                },
+            ] => {
+                let literal = text.get().as_bytes();
+                let start = literal.as_ptr() as usize - body.as_ptr() as usize;
+                let range = start..start + literal.len();
+                Some(Found::WholeChange(change.text_document, range))
+            }
+            _ => change_params(change).map(|c| Found::Sync(DocSync::Change(c))),
+        },
         SyncParams::Raw(_) => None,
     }
 }

@@ -70,3 +70,14 @@ fn only_well_formed_syncs_decode() {
     let lone = open_with("").replace(r#""text":"t""#, r#""text":"\ud83d""#);
     assert!(matches!(sync(lone.into_bytes()), Decoded::BadText));
 }
+
+/// A change replacing the whole text is decoded in the message's own buffer, to the
+/// same params serde_json gives; one that does not decode goes the usual way.
+#[test]
+fn a_whole_text_change_decodes_as_serde_does() {
+    let whole = r###"{"jsonrpc":"2.0","method":"textDocument/didChange","params":{"textDocument":{"uri":"file:///a.chat.md","version":9},"contentChanges":[{"text":"## @me\r\nhi \"\ud83d\ude00\" \\ \u00e9\n"}]}}"###;
+    let theirs: Params<DidChangeTextDocumentParams> = serde_json::from_str(whole).unwrap();
+    assert_eq!(change(whole), Some(theirs.params));
+    let lone = whole.replace(r#"\ude00"#, "");
+    assert!(matches!(sync(lone.into_bytes()), Decoded::Other(_)));
+}
