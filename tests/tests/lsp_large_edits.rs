@@ -15,7 +15,7 @@ fn long_chat() -> String {
     let mut chat = String::from("---\ntitle: Long review\n---\n\n");
     for i in 0..700 {
         chat.push_str(&format!(
-            "## @me\n漢字😀 @reviewer and @tester, look at step {i}; @nobody{i} too.\n\n"
+            "## @me\n漢字😀 @reviewer and @tester, look at step {i}; @nobody{i} and @ghost{i} too.\n\n"
         ));
         chat.push_str(&format!(
             "## @reviewer\n<!-- chatmd id=t{i} agent=claude status=done -->\nStep {i} looks right.\n\n"
