@@ -102,7 +102,7 @@ pub fn problems_of(state: &Mutex<State>, doc: &Document) -> (Vec<Problem>, Arc<T
     found.extend(crate::conversation::routing::council::problems(
         chat, &roster,
     ));
-    if roster.members.iter().any(|m| m.resume) {
+    if super::message_problems::has_resumed_session(doc, &team, &roster) {
         found.extend(crate::conversation::seen::problems(text(), chat, &roster));
     }
     let (logins, pull) = {

@@ -42,6 +42,8 @@ struct Facts {
     queued: bool,
     /// Has text, or ended as done or skipped: routing counts it.
     counts: bool,
+    /// The agent of the session its status comment names, when it names one.
+    session_agent: Option<Box<str>>,
 }
 
 /// The team a document's checks were made with: the same team, or one equal to it (a
@@ -122,7 +124,12 @@ fn each_message(
         let front = front.get_or_insert_with(|| text.slice(0..chat.body_start()));
         let handle = m.handle_range();
         let handle = &part[handle.start - base..handle.end - base];
-        let status = m.status_comment_in(part, base).and_then(|c| c.status());
+        let comment = m.status_comment_in(part, base);
+        let status = comment.and_then(|c| c.status());
+        let session_agent = comment
+            .filter(|c| c.session().is_some_and(|s| !s.is_empty()))
+            .and_then(|c| c.agent())
+            .map(Box::from);
         let body = m.body_range();
         let ai = roster.is_ai(handle);
         MessageChecks {
@@ -139,6 +146,7 @@ fn each_message(
                 queued: !ai && status == Some(TurnStatus::Queued),
                 counts: !part[body.start - base..body.end - base].trim().is_empty()
                     || matches!(status, Some(TurnStatus::Done | TurnStatus::Skipped)),
+                session_agent,
             },
         }
     };
@@ -190,6 +198,23 @@ pub fn lens_tail(doc: &Document, team: &Arc<Team>, roster: &Roster, running: &[S
         first = first.min(read.unwrap_or(usize::MAX));
     }
     first
+}
+
+/// Whether a member of `roster` that resumes its sessions has one in the chat: an
+/// answer under its handle naming a session of its agent. Without one, nothing a
+/// session saw can have changed, and the whole text need not be read to say so.
+pub fn has_resumed_session(doc: &Document, team: &Arc<Team>, roster: &Roster) -> bool {
+    let mut found = false;
+    each_message(doc, team, roster, |_, _, made| {
+        let facts = &made.facts;
+        found = found
+            || facts.session_agent.as_deref().is_some_and(|agent| {
+                roster.members.iter().any(|m| {
+                    m.resume && m.agent == agent && m.handle.eq_ignore_ascii_case(&facts.handle)
+                })
+            });
+    });
+    found
 }
 
 /// The bytes `range` of `text`, read into `buf` when the text is a rope.
