@@ -102,7 +102,7 @@ pub fn problems_of(state: &Mutex<State>, doc: &Document) -> (Vec<Problem>, Arc<T
     found.extend(crate::conversation::routing::council::problems(
         chat, &roster,
     ));
-    if super::message_problems::has_resumed_session(doc, &team, &roster) {
+    if super::message_problems::may_have_seen_changes(doc, &team, &roster) {
         found.extend(crate::conversation::seen::problems(text(), chat, &roster));
     }
     let (logins, pull) = {

@@ -14,6 +14,7 @@ use crate::conversation::problems::{
     Check, CliLookup, Collector, Found, Problem, message_checks, shifted_problem, unclosed_fence,
 };
 use crate::conversation::roster::Roster;
+use crate::conversation::seen::SEEN_KEY;
 use crate::document::chat::Message;
 use crate::document::foreign;
 use crate::document::status::TurnStatus;
@@ -44,6 +45,8 @@ struct Facts {
     counts: bool,
     /// The agent of the session its status comment names, when it names one.
     session_agent: Option<Box<str>>,
+    /// Its status comment records what the turn saw (`seen=`).
+    records_seen: bool,
 }
 
 /// The team a document's checks were made with: the same team, or one equal to it (a
@@ -147,6 +150,7 @@ fn each_message(
                 counts: !part[body.start - base..body.end - base].trim().is_empty()
                     || matches!(status, Some(TurnStatus::Done | TurnStatus::Skipped)),
                 session_agent,
+                records_seen: comment.is_some_and(|c| c.get(SEEN_KEY).is_some()),
             },
         }
     };
@@ -200,21 +204,27 @@ pub fn lens_tail(doc: &Document, team: &Arc<Team>, roster: &Roster, running: &[S
     first
 }
 
-/// Whether a member of `roster` that resumes its sessions has one in the chat: an
-/// answer under its handle naming a session of its agent. Without one, nothing a
-/// session saw can have changed, and the whole text need not be read to say so.
-pub fn has_resumed_session(doc: &Document, team: &Arc<Team>, roster: &Roster) -> bool {
-    let mut found = false;
+/// Whether a member of `roster` that resumes its sessions may have seen a message that
+/// changed since: its latest answer naming a session of its agent records what that
+/// turn saw (`seen=`). Without such a record the session's memory is unknown and
+/// nothing is claimed (`conversation::seen`), so the whole text need not be read to
+/// say so.
+pub fn may_have_seen_changes(doc: &Document, team: &Arc<Team>, roster: &Roster) -> bool {
+    let resuming: Vec<_> = roster.members.iter().filter(|m| m.resume).collect();
+    // Per resuming member: whether its latest answer with a session records `seen=`.
+    let mut latest = vec![false; resuming.len()];
     each_message(doc, team, roster, |_, _, made| {
         let facts = &made.facts;
-        found = found
-            || facts.session_agent.as_deref().is_some_and(|agent| {
-                roster.members.iter().any(|m| {
-                    m.resume && m.agent == agent && m.handle.eq_ignore_ascii_case(&facts.handle)
-                })
-            });
+        let Some(agent) = facts.session_agent.as_deref() else {
+            return;
+        };
+        for (member, records) in resuming.iter().zip(latest.iter_mut()) {
+            if member.agent == agent && member.handle.eq_ignore_ascii_case(&facts.handle) {
+                *records = facts.records_seen;
+            }
+        }
     });
-    found
+    latest.contains(&true)
 }
 
 /// The bytes `range` of `text`, read into `buf` when the text is a rope.

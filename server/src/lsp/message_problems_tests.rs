@@ -12,7 +12,8 @@ use crate::lsp::state::{State, team_of};
 
 /// What a chat is made of, cut so that random edits make and break headings, mentions
 /// of members the team has and lacks, status comments (malformed, queued, waiting on
-/// a permission, with a session no agent issues), fences and the front matter.
+/// a permission, with a session no agent issues, with a record of what a resumed
+/// session saw), fences and the front matter.
 const PARTS: &[&str] = &[
     "\n",
     "\r\n",
@@ -32,6 +33,7 @@ const PARTS: &[&str] = &[
     "<!-- chatmd id=t2 agent=claude status=done session=nonsense -->\n",
     "<!-- chatmd id=t3 agent=codex status=waiting -->\n",
     "<!-- chatmd status=queued -->\n",
+    "## @a\n<!-- chatmd id=t4 agent=claude status=done session=0f1e2d3c-aaaa seen=+0:abcdef.012345 -->\n",
     "<!-- chatmd id=\"x\n",
     "> [!permission] t3-p1 run `ls`\n",
     "- [ ] allow\n",
@@ -203,4 +205,30 @@ fn an_edit_redoes_the_checks_of_its_message_and_a_new_team_all() {
     assert_eq!(unknown(&after), 0);
     let fresh = Document::new(uri, 1, text.replacen("answer 100", "xanswer 100", 1));
     assert!(same(&after, &whole_text_problems(&state, &fresh)));
+}
+
+/// A resumed session that saw a message since edited is warned about, by the kept
+/// checks as by a fresh open (the check reads the whole text only in such a chat).
+#[test]
+fn an_edit_of_a_message_a_session_saw_is_warned_about() {
+    let (dir, uri) = workspace();
+    let state = state(dir.path());
+    let text = "## @me\nfirst question\n\n## @a\n<!-- chatmd id=t1 agent=claude status=done \
+                session=0f1e2d3c-aaaa -->\nan answer\n\n## @me\nsecond\n";
+    let mut doc = Document::new(uri.clone(), 1, text.to_owned());
+    let (found, _) = problems_of(&state, &doc);
+    assert!(!found.iter().any(|p| p.code == "seen-earlier-version"));
+    // The answer now records what its turn saw: messages 0 and 1, hashed otherwise.
+    let at = text.find(" -->").unwrap();
+    let enc = PositionEncoding::Utf16;
+    let pos = doc.text.byte_to_position(at, enc);
+    doc.apply_change(Some((pos, pos)), " seen=0:abcdef.012345", enc);
+    let edited = text.replacen(" -->", " seen=0:abcdef.012345 -->", 1);
+    let (found, _) = problems_of(&state, &doc);
+    assert!(
+        found.iter().any(|p| p.code == "seen-earlier-version"),
+        "{found:?}"
+    );
+    let fresh = Document::new(uri, 1, edited);
+    assert_eq!(found, problems_of(&state, &fresh).0);
 }
