@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{Workspace, vscode_like};
+use common::{Workspace, summarize, vscode_like};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
@@ -81,8 +81,14 @@ async fn an_edited_long_chat_publishes_what_a_fresh_open_of_its_text_does() {
     fresh.shutdown().await;
     assert_eq!(after_edits, from_scratch);
     assert_ne!(after_edits, opened);
+    let published: Vec<Value> = serde_json::from_str(&after_edits).unwrap();
+    let carol = summarize(&published)
+        .into_iter()
+        .find(|d| d.contains("@carol"))
+        .expect("the new mention's warning");
+    let line = edited[..middle].matches('\n').count();
     assert!(
-        after_edits.contains("@carol is not a member"),
-        "{after_edits}"
+        carol.starts_with(&format!("{line}:")) && carol.contains("unknown-mention"),
+        "{carol}"
     );
 }
