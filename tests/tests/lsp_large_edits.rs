@@ -86,7 +86,9 @@ async fn an_edited_long_chat_publishes_what_a_fresh_open_of_its_text_does() {
         .into_iter()
         .find(|d| d.contains("@carol"))
         .expect("the new mention's warning");
-    let line = edited[..middle].matches('\n').count();
+    let line = edited[..edited.find("@carol").unwrap()]
+        .matches('\n')
+        .count();
     assert!(
         carol.starts_with(&format!("{line}:")) && carol.contains("unknown-mention"),
         "{carol}"
