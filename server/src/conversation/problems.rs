@@ -56,12 +56,19 @@ impl Found {
             self.problems.push(problem);
             return;
         }
+        self.count(problem.range, problem.severity);
+    }
+
+    /// Whether further problems are only counted.
+    fn is_full(&self) -> bool {
+        self.problems.len() >= self.limit
+    }
+
+    /// Counts one more problem past the limit.
+    fn count(&mut self, range: ByteRange, severity: Severity) {
         self.more += 1;
-        self.first_more.get_or_insert(problem.range);
-        self.worst_more = Some(
-            self.worst_more
-                .map_or(problem.severity, |w| w.min(problem.severity)),
-        );
+        self.first_more.get_or_insert(range);
+        self.worst_more = Some(self.worst_more.map_or(severity, |w| w.min(severity)));
     }
 }
 
@@ -78,116 +85,16 @@ pub fn check_capped(
     clis: &dyn CliLookup,
     limit: usize,
 ) -> Found {
-    let mut out = Found {
-        limit,
-        ..Found::default()
-    };
-    if let Some(fm) = &chat.front_matter {
-        front_matter_problems(fm, roster, &mut out);
-    }
-    // Cheap for a chatmd chat: detection stops at its first message heading.
-    for problem in foreign_format::problems(text) {
-        out.push(problem);
-    }
-    // In an imported chat, an answer's handle that is no member is reported once, at
-    // its first message, not at each of its (often dozens of) answers.
-    let imported = chat
-        .front_matter
-        .as_ref()
-        .is_some_and(|fm| fm.imported_from.is_some());
-    let mut reported: Vec<&str> = Vec::new();
-    let mut cli_looked_up = Vec::new();
+    let mut out = Collector::new(chat, roster, clis, text, limit);
     for m in &chat.messages {
-        let handle = m.handle(text);
-        let is_human = roster.is_human(handle);
-        match roster.member(handle) {
-            Some(member) if !is_human => {
-                if !roster.takes_part(handle) && chat.front_matter.as_ref().is_some_and(|f| f.members.is_some()) {
-                    out.push(not_listed(handle, m.handle_range(), chat.front_matter.as_ref(), text));
-                }
-                missing_cli(member, m.handle_range(), clis, &mut cli_looked_up, &mut out);
-            }
-            Some(_) => {}
-            None if is_human => {}
-            None if imported && reported.iter().any(|h| h.eq_ignore_ascii_case(handle)) => {}
-            None if imported => {
-                reported.push(handle);
-                out.push(foreign_format::imported_handle(handle, m.handle_range(), roster));
-            }
-            None => out.push(unknown_member(
-                handle,
-                m.handle_range(),
-                roster,
-                "unknown-member",
-                format!(
-                    "@{handle} is not a member of this team, so this message counts as the human's (@{}).",
-                    roster.human
-                ),
-            )),
-        }
-        if let (Some(range), Some(Ok(status))) = (m.status_range(), m.status(text))
-            && let Some(problem) = session_id::problem(text, &range, status)
-        {
-            out.push(problem);
-        }
-        if let (Some(status), Some(Err(e))) = (m.status_range(), m.status(text)) {
-            let within = e.range().unwrap_or(0..status.len());
-            out.push(Problem {
-                range: status.start + within.start..status.start + within.end,
-                severity: Severity::Warning,
-                code: "bad-status-comment",
-                message: format!("Malformed status comment: {e}. Or delete the line: the message then counts as done."),
-                fixes: Vec::new(),
-            });
-        }
-        // Mentions matter in what the human writes; in an agent's answer an unknown
-        // `@word` is ordinary text (decorators, npm scopes, ...).
-        if roster.is_ai(handle) {
-            continue;
-        }
-        for mention in m.mentions() {
-            let name = &text[mention.handle.clone()];
-            if roster.is_human(name) {
-                continue;
-            }
-            match roster.member(name) {
-                Some(member) => missing_cli(
-                    member,
-                    mention.handle.clone(),
-                    clis,
-                    &mut cli_looked_up,
-                    &mut out,
-                ),
-                None => out.push(unknown_member(
-                    name,
-                    mention.handle.clone(),
-                    roster,
-                    "unknown-mention",
-                    format!(
-                        "@{name} is not a member of this team; nobody will answer this mention."
-                    ),
-                )),
-            }
+        for check in message_checks(text, 0, m, chat, roster, text) {
+            out.add(&check);
         }
     }
     for block in chat.code_blocks().filter(|b| !b.closed) {
-        let fence = &text[block.opening.clone()];
-        let marker: String = fence
-            .trim_start()
-            .chars()
-            .take_while(|&c| c == '`' || c == '~')
-            .collect();
-        out.push(Problem {
-            range: block.opening.clone(),
-            severity: Severity::Warning,
-            code: "unclosed-fence",
-            message: format!(
-                "This code fence is never closed, so everything after it is code, later messages included. Close it with a line holding only {marker}"
-            ),
-            fixes: Vec::new(),
-        });
+        out.push(unclosed_fence(text, 0, &block));
     }
-    out
+    out.finish()
 }
 
 fn front_matter_problems(fm: &FrontMatter, roster: &Roster, out: &mut Found) {
@@ -323,38 +230,11 @@ fn missing_message(member: &team::Member, error: &ProgramError, install: Option<
     message
 }
 
-fn missing_cli(
-    member: &team::Member,
-    range: ByteRange,
-    clis: &dyn CliLookup,
-    looked_up: &mut Vec<String>,
-    out: &mut Found,
-) {
-    // One lookup per member per document: it searches PATH, and a long chat mentions
-    // the same members thousands of times (a lookup per mention was half the time of a
-    // 10 MB chat's diagnostics). One warning per member keeps the file readable too.
-    if looked_up
-        .iter()
-        .any(|h| h.eq_ignore_ascii_case(&member.handle))
-    {
-        return;
-    }
-    looked_up.push(member.handle.clone());
-    let Some((error, install)) = clis.missing(member) else {
-        return;
-    };
-    out.push(Problem {
-        range,
-        severity: Severity::Warning,
-        code: "cli-missing",
-        message: missing_message(member, &error, install.as_deref()),
-        fixes: Vec::new(),
-    });
-}
-
 mod foreign_format;
+mod messages;
 mod session_id;
 pub use foreign_format::convert_fix;
+pub use messages::{Check, Collector, message_checks, shifted_problem, unclosed_fence};
 
 #[cfg(test)]
 mod tests;

@@ -78,12 +78,7 @@ pub fn waiting(text: &str, chat: &Chat) -> Vec<Waiting> {
         .map_or(DEFAULT_HUMAN, |h| h.value.as_str());
     let is_human = |m: &Message| m.handle(text).eq_ignore_ascii_case(human);
     let messages = &chat.messages;
-    // The latest human message that was sent: one with text (a reply stub has none)
-    // and not queued (a queued one is not sent yet: the round before it goes on).
-    let sent = messages
-        .iter()
-        .rposition(|m| is_human(m) && !m.is_empty(text) && !is_queued(text, m));
-    let round_start = sent.map_or(0, |i| i + 1);
+    let round_start = latest_sent(text, chat).map_or(0, |i| i + 1);
     let mut found = Vec::new();
     for message in messages[round_start..].iter().filter(|m| !is_human(m)) {
         waits_of(text, message, human, &mut found);
@@ -96,6 +91,20 @@ pub fn waiting(text: &str, chat: &Chat) -> Vec<Waiting> {
         found.extend(failed.map(|f| held_back(queued, &f.member)));
     }
     found
+}
+
+/// The latest human message that was sent: one with text (a reply stub has none) and
+/// not queued (a queued one is not sent yet: the round before it goes on). The latest
+/// round, all that [`waiting`] reads, is what follows it.
+pub fn latest_sent(text: &str, chat: &Chat) -> Option<usize> {
+    let human = chat
+        .front_matter
+        .as_ref()
+        .and_then(|fm| fm.human.as_ref())
+        .map_or(DEFAULT_HUMAN, |h| h.value.as_str());
+    chat.messages.iter().rposition(|m| {
+        m.handle(text).eq_ignore_ascii_case(human) && !m.is_empty(text) && !is_queued(text, m)
+    })
 }
 
 fn is_queued(text: &str, message: &Message) -> bool {

@@ -115,6 +115,34 @@ impl Chat {
         })
     }
 
+    /// The messages from index `from` on, as a chat of the text that starts where the
+    /// first of them does (their ranges moved back by that many bytes), so that the
+    /// latest messages of a long chat can be read without the text before them. The
+    /// front matter is kept for its values; its ranges still count from the document's
+    /// start and must not index the shorter text. No preamble.
+    pub fn tail(&self, from: usize) -> Chat {
+        let base = self
+            .messages
+            .get(from)
+            .map_or(self.len, |m| m.range().start);
+        let messages = self.messages[from.min(self.messages.len())..]
+            .iter()
+            .map(|m| {
+                let mut m = m.clone();
+                m.shift(-(base as isize));
+                m
+            })
+            .collect();
+        Chat {
+            front_matter: self.front_matter.clone(),
+            preamble: 0..0,
+            preamble_code_blocks: Vec::new(),
+            messages,
+            len: self.len - base,
+            full_reparse_before: usize::MAX,
+        }
+    }
+
     /// Whether `offset` lies inside a fenced code block.
     pub fn in_code(&self, offset: usize) -> bool {
         self.code_blocks()

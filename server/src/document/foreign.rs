@@ -143,6 +143,14 @@ pub fn detect(text: &str) -> Option<Detection> {
     detection::detect(text)
 }
 
+/// Whether `prefix`, the start of a text, already settles that the text is in no
+/// foreign format, whatever follows: [`detect`] gave up at a chatmd heading in it (or
+/// its front matter says the chat was imported). An editor then need not read the rest
+/// of a long chat to know it.
+pub fn ruled_out_by(prefix: &str) -> bool {
+    matches!(detection::verdict(prefix), detection::Verdict::RuledOut)
+}
+
 /// Splits `text`, read as `format`, into its preamble and its messages.
 ///
 /// The preamble is the text before the first marker (gp.nvim header lines, the vim-ai

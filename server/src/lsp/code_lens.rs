@@ -6,22 +6,54 @@ use std::sync::Mutex;
 use serde_json::json;
 use tower_lsp_server::ls_types::*;
 
-use super::state::{Document, State};
-use super::turn_actions::{Scope, command, handles, offered};
-use super::{convert, ext};
+use super::state::{Document, State, lock, team_of};
+use super::turn_actions::{Scope, command, handles};
+use super::{convert, ext, message_problems};
 use crate::conversation::queue;
+use crate::conversation::roster::Roster;
 use crate::conversation::routing::{self, Next};
 use crate::document::text::PositionEncoding;
 
+/// The lenses of `doc`, read from its latest messages only (see
+/// [`message_problems::lens_tail`]): a keystroke in a long chat does not copy or scan
+/// its whole text for them.
 pub fn code_lenses(state: &Mutex<State>, doc: &Document, enc: PositionEncoding) -> Vec<CodeLens> {
-    offered(state, doc, |scope| lenses(&scope, doc, enc))
+    let Some(path) = doc.path.as_deref() else {
+        return Vec::new();
+    };
+    let team = team_of(state, Some(path), &doc.chat).team;
+    let running = lock(state).running.clone();
+    let roster = Roster::new(&team, doc.chat.front_matter.as_ref());
+    let uri = doc.uri.as_str();
+    let members: Vec<String> = running
+        .list()
+        .into_iter()
+        .filter(|t| t.document == uri)
+        .map(|t| t.member)
+        .collect();
+    let from = message_problems::lens_tail(doc, &team, &roster, &members);
+    let chat = doc.chat.tail(from);
+    let base = doc.chat.len - chat.len;
+    let text = doc.text.slice(base..doc.chat.len);
+    let scope = Scope {
+        text: &text,
+        chat: &chat,
+        roster,
+        running: &running,
+        uri,
+    };
+    lenses(&scope, doc, base, enc)
 }
 
-fn lenses(scope: &Scope, doc: &Document, enc: PositionEncoding) -> Vec<CodeLens> {
+/// The lenses of `scope`, a chat of the text of `doc` from byte `base` on.
+fn lenses(scope: &Scope, doc: &Document, base: usize, enc: PositionEncoding) -> Vec<CodeLens> {
     let (text, chat, uri) = (scope.text, scope.chat, scope.uri);
     let (roster, running) = (&scope.roster, scope.running);
     let mut lenses = Vec::new();
-    let header_range = |i: usize| convert::range(&doc.text, &chat.messages[i].header(), enc);
+    let header_range = |i: usize| {
+        let header = chat.messages[i].header();
+        convert::range(&doc.text, &(header.start + base..header.end + base), enc)
+    };
 
     let queued = queue::queued(text, chat, roster);
     if let Some(i) = queued {

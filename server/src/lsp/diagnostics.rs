@@ -10,7 +10,7 @@ use tower_lsp_server::ls_types::*;
 use super::convert;
 use super::state::{ChatTeam, Document, State, agent_kinds, find_cli, lock, team_of};
 use crate::agents::program::ProgramError;
-use crate::conversation::problems::{self, CliLookup, Problem};
+use crate::conversation::problems::{CliLookup, Problem};
 use crate::conversation::roster::Roster;
 use crate::document::line_starts::LineStarts;
 use crate::document::text::{PositionEncoding, Text};
@@ -25,7 +25,13 @@ const DEBOUNCE: Duration = Duration::from_millis(40);
 pub const MAX_PROBLEMS: usize = 1000;
 
 /// Whether a member's CLI is installed, by the rule turns use ([`find_cli`]).
-struct Installed<'a>(&'a Mutex<State>);
+pub(super) struct Installed<'a>(&'a Mutex<State>);
+
+/// The server's answer to whether members' CLIs are installed.
+#[cfg(test)]
+pub(super) fn installed(state: &Mutex<State>) -> Installed<'_> {
+    Installed(state)
+}
 
 impl CliLookup for Installed<'_> {
     fn missing(&self, member: &Member) -> Option<(ProgramError, Option<String>)> {
@@ -48,10 +54,19 @@ pub fn problems_of(state: &Mutex<State>, doc: &Document) -> (Vec<Problem>, Arc<T
         refused: team_error,
         root,
     } = team_of(state, doc.path.as_deref(), &doc.chat);
-    let text = doc.flat();
     let roster = Roster::new(&team, doc.chat.front_matter.as_ref());
-    let checked =
-        problems::check_capped(&text, &doc.chat, &roster, &Installed(state), MAX_PROBLEMS);
+    let checked = super::message_problems::chat_problems(
+        doc,
+        &team,
+        &roster,
+        &Installed(state),
+        MAX_PROBLEMS,
+    );
+    // The few checks below that read the whole chat apply only to some chats (a
+    // budget, a member that resumes its session, a member logged out); a chat without
+    // them is never copied into one string.
+    let flat = std::cell::OnceCell::new();
+    let text = || flat.get_or_init(|| doc.flat()).as_str();
     let mut found = checked.problems;
     // Problems about folders (a member folder linked out of the workspace, a name that
     // is not a valid handle) have no file to show them in: the chat shows them.
@@ -75,26 +90,37 @@ pub fn problems_of(state: &Mutex<State>, doc: &Document) -> (Vec<Problem>, Arc<T
     }
     found.extend(super::trust::chat_problems(&team, &top));
     found.extend(super::trust_chat::problems(state, doc));
-    found.extend(super::references::problems(
-        &text, &doc.chat, &roster, &root,
-    ));
-    found.extend(crate::conversation::budget::problems(&text, &doc.chat));
-    found.extend(crate::conversation::routing::council::problems(
-        &doc.chat, &roster,
-    ));
-    found.extend(crate::conversation::seen::problems(
-        &text, &doc.chat, &roster,
-    ));
+    found.extend(last_message_references(doc, &roster, &root));
+    let chat = &doc.chat;
+    if chat
+        .front_matter
+        .as_ref()
+        .is_some_and(|fm| !fm.budget.is_empty())
     {
-        // Cheap (the chat's mentions), so under the lock rather than a copy of it all.
+        found.extend(crate::conversation::budget::problems(text(), chat));
+    }
+    found.extend(crate::conversation::routing::council::problems(
+        chat, &roster,
+    ));
+    if super::message_problems::may_have_seen_changes(doc, &team, &roster) {
+        found.extend(crate::conversation::seen::problems(text(), chat, &roster));
+    }
+    let (logins, pull) = {
         let s = lock(state);
-        found.extend(super::login::problems(&text, &doc.chat, &roster, |m| {
-            s.told.member(&team.folder, &m.handle)?.login.clone()
-        }));
-        // A client that pulls diagnostics gets the waits from there, not twice.
-        if !s.client_flags.pull_diagnostics {
-            found.extend(super::waiting::problems(&text, &doc.chat));
-        }
+        let login = |m: &Member| s.told.member(&team.folder, &m.handle)?.login.clone();
+        let logins: Vec<_> = team.members.iter().map(login).collect();
+        (logins, s.client_flags.pull_diagnostics)
+    };
+    if logins.iter().any(Option::is_some) {
+        let login = |m: &Member| {
+            let i = team.members.iter().position(|t| t.handle == m.handle)?;
+            logins[i].clone()
+        };
+        found.extend(super::login::problems(text(), chat, &roster, login));
+    }
+    // A client that pulls diagnostics gets the waits from there, not twice.
+    if !pull {
+        found.extend(super::waiting::open_problems(doc));
     }
     if let (Some(error), Some(fm)) = (team_error, doc.chat.front_matter.as_ref())
         && let Some(t) = &fm.team
@@ -125,6 +151,31 @@ pub fn problems_of(state: &Mutex<State>, doc: &Document) -> (Vec<Problem>, Arc<T
         });
     }
     (found, team)
+}
+
+/// The problems of the references in the chat's last message (when it is the
+/// human's): what the next Send would attach. Read from that message alone.
+fn last_message_references(
+    doc: &Document,
+    roster: &Roster,
+    root: &std::path::Path,
+) -> Vec<Problem> {
+    let Some(last) = doc.chat.messages.len().checked_sub(1) else {
+        return Vec::new();
+    };
+    // An agent's answer (which may be long) is not read past its heading.
+    let handle = doc.text.slice(doc.chat.messages[last].handle_range());
+    if !roster.is_human(&handle) {
+        return Vec::new();
+    }
+    let tail = doc.chat.tail(last);
+    let base = doc.chat.len - tail.len;
+    let part = doc.text.slice(base..doc.chat.len);
+    let mut found = super::references::problems(&part, &tail, roster, root);
+    for p in &mut found {
+        p.range = p.range.start + base..p.range.end + base;
+    }
+    found
 }
 
 pub fn to_diagnostic(text: &Text, p: &Problem, enc: PositionEncoding) -> Diagnostic {

@@ -6,21 +6,19 @@
 //! are made again: a keystroke in a 30 MB chat rebuilds the outline from 100k pieces
 //! without reading the text of more than the edited messages.
 
-use std::sync::{Arc, Mutex, MutexGuard};
-
 use tower_lsp_server::ls_types::{Position, SymbolKind};
 
 use super::folding::{Folds, write_folds};
 use super::state::Document;
 use super::symbols::{preamble_entry, symbol, unreachable_json};
 use super::symbols_json::{write_head, write_tail};
-use crate::document::chat::{Message, Reparsed};
+use crate::document::chat::Message;
 use crate::document::line_starts::PartPositions;
 use crate::document::text::{LineCol, PositionEncoding, Text, saturate};
 
 /// What the outline and the folds need of one message, wherever it is.
 #[derive(Debug)]
-struct Piece {
+pub struct Piece {
     /// Its symbol's JSON up to its kind (see `symbols_json::write_head`).
     head: Box<[u8]>,
     /// The positions of its start, its end, its heading's start and end, with lines
@@ -31,61 +29,8 @@ struct Piece {
     folds: Box<[(u32, u32, bool)]>,
 }
 
-/// The pieces of one document's messages, shared by the snapshots of a version and
-/// carried to the next version by each edit.
-#[derive(Debug, Default)]
-pub struct Pieces {
-    /// Bumped by each edit; a snapshot of another generation (a request still on an
-    /// older version) makes its pieces without keeping them.
-    generation: u64,
-    /// What the positions of the pieces are counted in.
-    encoding: Option<PositionEncoding>,
-    /// One slot per message, or none at all until an outline or folds are asked for.
-    slots: Vec<Option<Piece>>,
-}
-
-/// A document's pieces and the generation its own version is.
-#[derive(Clone, Debug, Default)]
-pub struct SharedPieces {
-    pieces: Arc<Mutex<Pieces>>,
-    generation: u64,
-}
-
-impl SharedPieces {
-    /// Carries the pieces over an edit that re-parsed as `reparsed` says: the pieces of
-    /// the messages kept stay (positions in a piece do not depend on where it is).
-    pub fn edited(&mut self, reparsed: Reparsed) {
-        let mut pieces = lock(&self.pieces);
-        if pieces.generation != self.generation {
-            // Another copy of the document was edited first: this one starts afresh.
-            drop(pieces);
-            *self = SharedPieces::default();
-            return;
-        }
-        pieces.generation += 1;
-        self.generation = pieces.generation;
-        match reparsed {
-            Reparsed::All => pieces.slots = Vec::new(),
-            Reparsed::Spliced { .. } if pieces.slots.is_empty() => {}
-            Reparsed::Spliced {
-                at,
-                removed,
-                inserted,
-            } => {
-                pieces.slots.splice(
-                    at..at + removed,
-                    std::iter::repeat_with(|| None).take(inserted),
-                );
-            }
-        }
-    }
-}
-
-fn lock(pieces: &Mutex<Pieces>) -> MutexGuard<'_, Pieces> {
-    pieces
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-}
+/// The pieces of one document's messages, kept across edits, for one position encoding.
+pub type SharedPieces = super::kept::Kept<Piece, PositionEncoding>;
 
 /// The pieces of `doc`'s messages, made where missing, handed to `each` in order with
 /// the line each message starts on.
@@ -95,23 +40,10 @@ fn for_each_piece(doc: &Document, enc: PositionEncoding, mut each: impl FnMut(&P
         return;
     };
     let mut line = saturate(doc.text.line_of_byte(first.range().start));
-    let mut guard = lock(&doc.pieces.pieces);
-    let kept = (guard.generation == doc.pieces.generation).then_some(&mut *guard);
-    let slots = kept.map(|pieces| {
-        if pieces.encoding != Some(enc) {
-            pieces.encoding = Some(enc);
-            pieces.slots.clear();
-        }
-        if pieces.slots.len() != messages.len() {
-            pieces.slots.clear();
-            pieces.slots.resize_with(messages.len(), || None);
-        }
-        &mut pieces.slots
-    });
     let mut buf = String::new();
     let kind = serde_json::to_vec(&SymbolKind::EVENT).unwrap_or_default();
     let mut make = |m: &Message| piece(&doc.text, m, enc, &kind, &mut buf);
-    match slots {
+    doc.pieces.with(enc, messages.len(), |slots| match slots {
         Some(slots) => {
             for (m, slot) in messages.iter().zip(slots.iter_mut()) {
                 let piece = slot.get_or_insert_with(|| make(m));
@@ -126,7 +58,7 @@ fn for_each_piece(doc: &Document, enc: PositionEncoding, mut each: impl FnMut(&P
                 line = line.saturating_add(piece.at[1].line);
             }
         }
-    }
+    });
 }
 
 /// The piece of message `m`, read out of `text` (into `buf` when it is a rope).

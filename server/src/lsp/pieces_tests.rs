@@ -142,10 +142,7 @@ fn an_edit_remakes_only_the_pieces_of_the_messages_it_touched() {
     answers(&doc, enc);
     let at = text.find("answer 100").unwrap();
     edit(&mut doc, at, at, "x", enc);
-    let missing = |doc: &Document| {
-        let pieces = lock(&doc.pieces.pieces);
-        pieces.slots.iter().filter(|s| s.is_none()).count()
-    };
+    let missing = |doc: &Document| doc.pieces.empty_slots();
     let remade = missing(&doc);
     assert!((1..=3).contains(&remade), "{remade} pieces made again");
     answers(&doc, enc);

@@ -33,6 +33,8 @@ pub struct Document {
     outline_json: Arc<OnceLock<Arc<Vec<u8>>>>,
     /// What the outline and the folds need of each message, kept across edits.
     pub(super) pieces: super::pieces::SharedPieces,
+    /// What each message contributes to the diagnostics, kept across edits.
+    pub(super) checks: super::message_problems::SharedChecks,
 }
 
 impl Document {
@@ -56,6 +58,7 @@ impl Document {
             flat: Arc::default(),
             outline_json: Arc::default(),
             pieces: Default::default(),
+            checks: Default::default(),
         }
     }
 
@@ -89,6 +92,7 @@ impl Document {
         let reparsed =
             Arc::make_mut(&mut self.chat).reparse(&edit, text.len_bytes(), |r| text.slice(r));
         self.pieces.edited(reparsed);
+        self.checks.edited(reparsed);
         self.flat = Arc::default();
         self.outline_json = Arc::default();
         edit

@@ -10,9 +10,9 @@ use tower_lsp_server::Client;
 use tower_lsp_server::ls_types::*;
 
 use super::diagnostics::{to_diagnostic, to_diagnostic_at};
-use super::state::{State, lock};
+use super::state::{Document, State, lock};
 use crate::conversation::problems::Problem;
-use crate::conversation::waiting::{WaitKind, waiting};
+use crate::conversation::waiting::{WaitKind, latest_sent, waiting};
 use crate::document::chat::Chat;
 use crate::document::line_starts::LineStarts;
 use crate::document::text::PositionEncoding;
@@ -39,6 +39,30 @@ pub fn problems(text: &str, chat: &Chat) -> Vec<Problem> {
         .collect()
 }
 
+/// The waits of an open chat, as [`problems`] finds them on its whole text, read from
+/// its latest messages only: the waits are all in the latest round, so the messages
+/// from the last human one sent on are read (a tail of the chat growing until it holds
+/// that message), not the whole text of a long chat.
+pub fn open_problems(doc: &Document) -> Vec<Problem> {
+    let (text, chat) = (&doc.text, &doc.chat);
+    let count = chat.messages.len();
+    let mut last = 2;
+    loop {
+        let from = count.saturating_sub(last);
+        let tail = chat.tail(from);
+        let base = chat.len - tail.len;
+        let part = text.slice(base..chat.len);
+        if from == 0 || latest_sent(&part, &tail).is_some() {
+            let mut found = problems(&part, &tail);
+            for p in &mut found {
+                p.range = p.range.start + base..p.range.end + base;
+            }
+            return found;
+        }
+        last *= 4;
+    }
+}
+
 fn diagnostics(text: &str, enc: PositionEncoding) -> Vec<Diagnostic> {
     // A table of line starts, not a rope: the start-up scan reads every closed chat
     // (a long one while the editor opens it), and a rope of 10 MB costs 12 MB and
@@ -63,7 +87,7 @@ fn chat_diagnostics(state: &Mutex<State>, path: &Path) -> (Option<i32>, Vec<Diag
         (open, s.encoding)
     };
     if let Some(doc) = open {
-        let found = problems(&doc.flat(), &doc.chat)
+        let found = open_problems(&doc)
             .iter()
             .map(|p| to_diagnostic(&doc.text, p, enc))
             .collect();

@@ -96,9 +96,23 @@ fn measure(text: &str, keystrokes: usize) -> Option<(Samples, Samples)> {
     Some((Samples(firsts), Samples(per_key)))
 }
 
-/// Rows for each shape at 10 MB, the mix at 30 MB, and the first outline at 50 MB.
+/// Rows for the mix at 100 KB (what a keystroke costs in a small chat), each shape at
+/// 10 MB, the mix at 30 MB, and the first outline at 50 MB.
 pub fn rows(report: &mut Report) {
     const MB: usize = 10 << 20;
+    let text = generate_chat(100 << 10).0;
+    let (first, per_key) = measure(&text, 12).expect("a 100 KB chat opens");
+    let messages = text.matches("\n## @").count() + 1;
+    shape_rows(
+        report,
+        &format!(
+            "the bench's mix at {:.1} MB ({messages} messages)",
+            text.len() as f64 / 1e6
+        ),
+        &first,
+        &per_key,
+        5.0,
+    );
     let mut mix_10 = None;
     for shape in shapes().into_iter().filter(|s| s.text.len() < 2 * MB) {
         let text = shape.text;

@@ -7,12 +7,12 @@ use crate::document::ByteRange;
 use crate::document::status::StatusComment;
 use crate::team::Severity;
 
-/// The problem of `status` (the comment at `range` of `text`) when its session is not
-/// one its agent issues. A comment without an agent is never resumed: nothing to say.
-pub(super) fn problem(text: &str, range: &ByteRange, status: &StatusComment) -> Option<Problem> {
+/// The problem of `status` (the comment `line`, at `range` of the document) when its
+/// session is not one its agent issues. A comment without an agent is never resumed:
+/// nothing to say.
+pub(super) fn problem(line: &str, range: &ByteRange, status: &StatusComment) -> Option<Problem> {
     let session = status.session()?;
     let message = session_id_problem(status.agent()?, session)?;
-    let line = &text[range.clone()];
     let within = value_range(line, "session").unwrap_or(0..line.len());
     Some(Problem {
         range: range.start + within.start..range.start + within.end,

@@ -7,13 +7,29 @@ use super::{Detection, ForeignFormat, body_start, may_be_marker};
 use crate::document::scanner::{Scanner, message_at};
 use std::ops::Range;
 
+/// What the pass found: a format, no format by the end of the text, or no format
+/// whatever follows (every format was ruled out before the text ended).
+pub(super) enum Verdict {
+    Found(Detection),
+    NoneYet,
+    RuledOut,
+}
+
 /// See [`super::detect`].
 pub(super) fn detect(text: &str) -> Option<Detection> {
+    match verdict(text) {
+        Verdict::Found(found) => Some(found),
+        Verdict::NoneYet | Verdict::RuledOut => None,
+    }
+}
+
+/// The pass over `text`; [`Verdict::RuledOut`] answers for any text that starts with it.
+pub(super) fn verdict(text: &str) -> Verdict {
     let bytes = text.as_bytes();
     let mut first: [Option<Range<usize>>; 4] = [None, None, None, None];
     let mut has_user = [false; 4];
     if super::is_imported(text) {
-        return None;
+        return Verdict::RuledOut;
     }
     // Per format: whether its last marker so far opened an answer (or another agent-side
     // block), where a `## @media basics` heading is the model's text, not chatmd's; and
@@ -27,7 +43,7 @@ pub(super) fn detect(text: &str) -> Option<Detection> {
                 *out |= !answer;
             }
             if ruled_out.iter().all(|&out| out) {
-                return None;
+                return Verdict::RuledOut;
             }
             continue;
         }
@@ -64,5 +80,5 @@ pub(super) fn detect(text: &str) -> Option<Detection> {
             });
         }
     }
-    best
+    best.map_or(Verdict::NoneYet, Verdict::Found)
 }

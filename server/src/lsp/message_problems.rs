@@ -1,0 +1,243 @@
+//! The chat's own problems (`conversation::problems`: members, mentions, status
+//! comments, fences, a foreign format) assembled from per-message checks kept across
+//! edits, as the outline is from its pieces. A message's checks depend on its own text
+//! and the team; an edit re-parses a few messages and only their checks are made again,
+//! reading only their text; a change of the team (a member added, a role file changed)
+//! makes them all again. What is reported once per chat (a member's missing CLI, an
+//! imported answer's handle) is decided as the checks are put together, in order.
+
+use std::sync::Arc;
+
+use super::kept::Kept;
+use super::state::Document;
+use crate::conversation::problems::{
+    Check, CliLookup, Collector, Found, Problem, message_checks, shifted_problem, unclosed_fence,
+};
+use crate::conversation::roster::Roster;
+use crate::conversation::seen::SEEN_KEY;
+use crate::document::chat::Message;
+use crate::document::foreign;
+use crate::document::status::TurnStatus;
+use crate::document::text::Text;
+use crate::team::Team;
+
+/// What one message contributes to its chat's problems, as made when it started at
+/// `base`, and what the code lenses look for in it.
+#[derive(Debug)]
+pub struct MessageChecks {
+    base: usize,
+    checks: Box<[Check]>,
+    /// The warnings on its unclosed code blocks (reported after every message's checks).
+    fences: Box<[Problem]>,
+    facts: Facts,
+}
+
+/// What the code lenses look for in a message (see [`lens_tail`]).
+#[derive(Debug)]
+struct Facts {
+    /// The heading's handle as written.
+    handle: Box<str>,
+    /// Written by an AI member of the team.
+    ai: bool,
+    /// Not an AI member's, and marked queued.
+    queued: bool,
+    /// Has text, or ended as done or skipped: routing counts it.
+    counts: bool,
+    /// The agent of the session its status comment names, when it names one.
+    session_agent: Option<Box<str>>,
+    /// Its status comment records what the turn saw (`seen=`).
+    records_seen: bool,
+}
+
+/// The team a document's checks were made with: the same team, or one equal to it (a
+/// client that does not watch files gets the team read afresh for each request).
+#[derive(Debug)]
+pub struct TeamKey(Arc<Team>);
+
+impl PartialEq for TeamKey {
+    fn eq(&self, other: &TeamKey) -> bool {
+        Arc::ptr_eq(&self.0, &other.0) || *self.0 == *other.0
+    }
+}
+
+/// The checks of one document's messages, kept across edits, for one team.
+pub type SharedChecks = Kept<MessageChecks, TeamKey>;
+
+/// The first `limit` problems of `doc`'s chat read with `roster` (of `team`), and how
+/// many more: what `problems::check_capped` finds on the whole text.
+pub fn chat_problems(
+    doc: &Document,
+    team: &Arc<Team>,
+    roster: &Roster,
+    clis: &dyn CliLookup,
+    limit: usize,
+) -> Found {
+    let (text, chat) = (&doc.text, &*doc.chat);
+    // A chatmd chat settles that it is in no foreign format at its first heading: the
+    // rest of the text need not be read for that.
+    let first_body = chat.messages.first().map(|m| m.body_range().start);
+    let prefix = text.slice(0..first_body.unwrap_or(chat.len));
+    let whole;
+    let foreign_text = if first_body.is_none() || foreign::ruled_out_by(&prefix) {
+        prefix.as_str()
+    } else {
+        whole = doc.flat();
+        whole.as_str()
+    };
+    let mut out = Collector::new(chat, roster, clis, foreign_text, limit);
+    let mut fences = Vec::new();
+    each_message(doc, team, roster, |_, m, made| {
+        let delta = m.range().start as isize - made.base as isize;
+        for check in made.checks.iter() {
+            out.add_moved(check, made.base, delta);
+        }
+        let moved = made
+            .fences
+            .iter()
+            .map(|f| shifted_problem(f, made.base, delta));
+        fences.extend(moved);
+    });
+    let preamble_open = chat.preamble_code_blocks.iter().filter(|b| !b.closed);
+    let mut preamble = String::new();
+    for block in preamble_open {
+        let part = part_of(text, chat.preamble.clone(), &mut preamble);
+        out.push(unclosed_fence(part, chat.preamble.start, block));
+    }
+    for fence in fences {
+        out.push(fence);
+    }
+    out.finish()
+}
+
+/// Hands `each` the checks of every message of `doc`, in order, made where they were not
+/// kept.
+fn each_message(
+    doc: &Document,
+    team: &Arc<Team>,
+    roster: &Roster,
+    mut each: impl FnMut(usize, &Message, &MessageChecks),
+) {
+    let (text, chat) = (&doc.text, &*doc.chat);
+    let mut front = None;
+    let mut buf = String::new();
+    let mut make = |m: &Message| {
+        let range = m.range();
+        let part = part_of(text, range.clone(), &mut buf);
+        let base = range.start;
+        let front = front.get_or_insert_with(|| text.slice(0..chat.body_start()));
+        let handle = m.handle_range();
+        let handle = &part[handle.start - base..handle.end - base];
+        let comment = m.status_comment_in(part, base);
+        let status = comment.and_then(|c| c.status());
+        let session_agent = comment
+            .filter(|c| c.session().is_some_and(|s| !s.is_empty()))
+            .and_then(|c| c.agent())
+            .map(Box::from);
+        let body = m.body_range();
+        let ai = roster.is_ai(handle);
+        MessageChecks {
+            base,
+            checks: message_checks(part, base, m, chat, roster, front).into(),
+            fences: m
+                .code_blocks()
+                .filter(|b| !b.closed)
+                .map(|b| unclosed_fence(part, base, &b))
+                .collect(),
+            facts: Facts {
+                handle: handle.into(),
+                ai,
+                queued: !ai && status == Some(TurnStatus::Queued),
+                counts: !part[body.start - base..body.end - base].trim().is_empty()
+                    || matches!(status, Some(TurnStatus::Done | TurnStatus::Skipped)),
+                session_agent,
+                records_seen: comment.is_some_and(|c| c.get(SEEN_KEY).is_some()),
+            },
+        }
+    };
+    let key = TeamKey(team.clone());
+    doc.checks
+        .with(key, chat.messages.len(), |slots| match slots {
+            Some(slots) => {
+                for (i, (m, slot)) in chat.messages.iter().zip(slots.iter_mut()).enumerate() {
+                    each(i, m, slot.get_or_insert_with(|| make(m)));
+                }
+            }
+            None => {
+                for (i, m) in chat.messages.iter().enumerate() {
+                    each(i, m, &make(m));
+                }
+            }
+        });
+}
+
+/// The first message the code lenses read: the lenses of the chat's messages from it on
+/// are those of the whole chat. They read the message queued last, the last message
+/// routing counts and, when that is the human's, the messages back to the AI member's
+/// before it (round robin hands on from there), and the last section of each member
+/// in `running`. Found from the kept facts, without reading the text.
+pub fn lens_tail(doc: &Document, team: &Arc<Team>, roster: &Roster, running: &[String]) -> usize {
+    let mut first = doc.chat.messages.len();
+    let (mut queued, mut counting, mut ai_before) = (None, None, None);
+    let mut last_ai = None;
+    let mut sections = vec![None; running.len()];
+    each_message(doc, team, roster, |i, _, made| {
+        let facts = &made.facts;
+        if facts.queued {
+            queued = Some(i);
+        }
+        if facts.counts {
+            counting = Some(i);
+            ai_before = last_ai;
+        }
+        if facts.ai {
+            last_ai = Some(i);
+        }
+        for (member, section) in running.iter().zip(sections.iter_mut()) {
+            if *facts.handle == **member {
+                *section = Some(i);
+            }
+        }
+    });
+    for read in [queued, counting, ai_before].into_iter().chain(sections) {
+        first = first.min(read.unwrap_or(usize::MAX));
+    }
+    first
+}
+
+/// Whether a member of `roster` that resumes its sessions may have seen a message that
+/// changed since: its latest answer naming a session of its agent records what that
+/// turn saw (`seen=`). Without such a record the session's memory is unknown and
+/// nothing is claimed (`conversation::seen`), so the whole text need not be read to
+/// say so.
+pub fn may_have_seen_changes(doc: &Document, team: &Arc<Team>, roster: &Roster) -> bool {
+    let resuming: Vec<_> = roster.members.iter().filter(|m| m.resume).collect();
+    // Per resuming member: whether its latest answer with a session records `seen=`.
+    let mut latest = vec![false; resuming.len()];
+    each_message(doc, team, roster, |_, _, made| {
+        let facts = &made.facts;
+        let Some(agent) = facts.session_agent.as_deref() else {
+            return;
+        };
+        for (member, records) in resuming.iter().zip(latest.iter_mut()) {
+            if member.agent == agent && member.handle.eq_ignore_ascii_case(&facts.handle) {
+                *records = facts.records_seen;
+            }
+        }
+    });
+    latest.contains(&true)
+}
+
+/// The bytes `range` of `text`, read into `buf` when the text is a rope.
+fn part_of<'a>(text: &'a Text, range: std::ops::Range<usize>, buf: &'a mut String) -> &'a str {
+    match text.as_flat().and_then(|flat| flat.get(range.clone())) {
+        Some(part) => part,
+        None => {
+            text.slice_into(range, buf);
+            buf.as_str()
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "message_problems_tests.rs"]
+mod tests;
