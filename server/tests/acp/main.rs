@@ -122,12 +122,14 @@ pub fn as_chatmd_sends(mut message: Value) -> Value {
             "name": "chatmd",
             "version": env!("CARGO_PKG_VERSION"),
         });
-        // The recordings were made offering no files, no terminal and no questions;
-        // chatmd now offers all three (`fs.rs`, `terminal.rs`, `elicitation.rs`).
+        // The recordings were made offering no files, no terminal, no questions and no
+        // plan operations; chatmd now offers all four (`fs.rs`, `terminal.rs`,
+        // `elicitation.rs`, `plan_updates.rs`).
         let capabilities = &mut message["params"]["clientCapabilities"];
         capabilities["fs"] = json!({"readTextFile": true, "writeTextFile": true});
         capabilities["terminal"] = json!(true);
         capabilities["elicitation"] = json!({"form": {}, "url": {}});
+        capabilities["plan"] = json!({});
     }
     message
 }
