@@ -13,7 +13,7 @@
 //! - gemini: `--approval-mode default` (headless, tools that need confirmation are left
 //!   out of what the model is offered).
 
-use super::kind::AgentKind;
+use crate::agent_config::AgentKind;
 
 /// The mode chatmd starts a headless CLI in, and the options that choose one instead.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

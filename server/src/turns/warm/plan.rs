@@ -1,7 +1,7 @@
 //! Whether a planned turn may run on its member's kept process: what the pool matches
 //! a kept process by, computed from the plan.
 
-use crate::agents::{Adapter, AgentEntry, Invocation};
+use crate::agents::{AgentEntry, Invocation};
 use crate::conversation::resume::LastSession;
 use crate::conversation::seen::changed;
 use crate::document::chat::Chat;
@@ -23,7 +23,7 @@ pub(in crate::turns) fn warm_turn(
     last: Option<&LastSession>,
 ) -> Option<WarmTurn> {
     let pool = ctx.warm.as_ref().filter(|pool| pool.keeps())?;
-    if !matches!(entry.adapter, Adapter::Acp(_)) || !crate::turns::resume::resumes(member, entry) {
+    if !entry.adapter.keeps_warm() || !crate::turns::resume::resumes(member, entry) {
         return None;
     }
     // The same rule as resuming in a new process: the session saw every message as
