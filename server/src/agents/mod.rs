@@ -18,6 +18,7 @@ mod fields;
 mod files;
 pub mod gemini;
 mod json;
+pub mod kinds;
 mod offers;
 mod output;
 mod permissions;
@@ -303,9 +304,7 @@ pub fn plan_turn(
         }),
     };
     match &entry.adapter {
-        Adapter::Claude => claude::plan(&turn),
-        Adapter::Codex => codex::plan(&turn),
-        Adapter::Gemini => gemini::plan(&turn),
+        Adapter::Cli(kind) => (kinds::spec_of(*kind).plan)(&turn),
         Adapter::Command(spec) => command::plan(&turn, spec),
         Adapter::Acp(spec) => acp::plan(&turn, spec),
     }
@@ -315,9 +314,7 @@ pub fn plan_turn(
 /// two-way [`Session`]: see [`session_for`]); its parser fails the turn saying so.
 pub fn parser_for(entry: &AgentEntry) -> Box<dyn OutputParser> {
     match &entry.adapter {
-        Adapter::Claude => Box::new(claude::ClaudeParser::new(&entry.name)),
-        Adapter::Codex => Box::new(codex::CodexParser::new(&entry.name)),
-        Adapter::Gemini => Box::new(gemini::GeminiParser::new(&entry.name)),
+        Adapter::Cli(kind) => (kinds::spec_of(*kind).parser)(&entry.name),
         Adapter::Command(spec) => Box::new(command::CommandParser::new(&entry.name, &spec.output)),
         Adapter::Acp(_) => Box::new(NotHeadless(entry.name.clone())),
     }

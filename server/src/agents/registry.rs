@@ -39,9 +39,8 @@ use crate::team::{ConfigProblem, Severity};
 /// How a CLI's output is read, and so which adapter runs it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Adapter {
-    Claude,
-    Codex,
-    Gemini,
+    /// One of the built-in headless CLIs (`kinds.rs` lists them, each in its folder).
+    Cli(AgentKind),
     Command(CommandSpec),
     /// An Agent Client Protocol agent, run as a two-way session (`agents/acp`).
     Acp(AcpSpec),
@@ -51,9 +50,7 @@ impl Adapter {
     /// The name used for `type = "..."` in `agents.toml`.
     pub fn type_name(&self) -> &'static str {
         match self {
-            Adapter::Claude => "claude",
-            Adapter::Codex => "codex",
-            Adapter::Gemini => "gemini",
+            Adapter::Cli(kind) => kind.name(),
             Adapter::Command(_) => "command",
             Adapter::Acp(_) => "acp",
         }
@@ -63,9 +60,7 @@ impl Adapter {
     /// when it is one of the built-in CLIs: see [`AcpSpec`]).
     pub fn kind(&self) -> Option<AgentKind> {
         match self {
-            Adapter::Claude => Some(AgentKind::Claude),
-            Adapter::Codex => Some(AgentKind::Codex),
-            Adapter::Gemini => Some(AgentKind::Gemini),
+            Adapter::Cli(kind) => Some(*kind),
             Adapter::Command(_) | Adapter::Acp(_) => None,
         }
     }
@@ -136,11 +131,7 @@ impl Adapter {
     }
 
     fn of_kind(kind: AgentKind) -> Adapter {
-        match kind {
-            AgentKind::Claude => Adapter::Claude,
-            AgentKind::Codex => Adapter::Codex,
-            AgentKind::Gemini => Adapter::Gemini,
-        }
+        Adapter::Cli(kind)
     }
 }
 
