@@ -2,6 +2,7 @@
 //! between one human and a team of coding agents.
 #![deny(clippy::print_stdout)]
 
+pub mod agent_config;
 pub mod agents;
 pub mod cli;
 pub mod conversation;

@@ -58,7 +58,7 @@ fn builtins_are_claude_codex_gemini_acp_and_command() {
         registry.entry("codex"),
         Some(&AgentEntry {
             name: "codex".into(),
-            adapter: Adapter::Codex,
+            adapter: Adapter::Cli(AgentKind::Codex),
             program: "codex".into(),
             args: vec![],
             install_hint: Some("npm install -g @openai/codex".into()),
@@ -88,7 +88,7 @@ fn a_builtin_can_change_its_program_and_extra_args_only() {
     );
     assert_eq!(problems, vec![]);
     let claude = registry.entry("claude").expect("claude");
-    assert_eq!(claude.adapter, Adapter::Claude);
+    assert_eq!(claude.adapter, Adapter::Cli(AgentKind::Claude));
     assert_eq!(claude.program, "/opt/claude/bin/claude");
     assert_eq!(claude.args, ["--model", "opus"]);
     assert_eq!(
@@ -156,7 +156,7 @@ args = ["--model", "haiku"]
     let fast = registry.entry("claude-fast").expect("claude-fast");
     assert_eq!(
         (fast.adapter.clone(), fast.program.as_str()),
-        (Adapter::Claude, "claude")
+        (Adapter::Cli(AgentKind::Claude), "claude")
     );
     assert_eq!(
         fast.install_hint,

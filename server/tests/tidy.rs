@@ -17,6 +17,11 @@
 //!   (`tests.rs`, `*_tests.rs`, files under a `tests/` folder) are exempt: their
 //!   parent's `mod tests;` and their name say what they are.
 //!
+//! - No import runs back up the layers: a file in one top folder of `src/` uses
+//!   (`crate::<folder>`) only its own folder and the folders below it, in the order
+//!   of the table "The folders" in docs/architecture.md (lowest first). Top-level
+//!   modules outside that table (`malloc.rs`) are free to use.
+//!
 //! Comments are not code: a doc that says "no tokio here" breaks no rule.
 
 use std::fmt::Write as _;
@@ -48,6 +53,7 @@ const LSP_CRATES: &[&str] = &["tower_lsp_server", "ls_types", "lsp_types"];
 #[test]
 fn the_source_tree_keeps_the_rules_of_the_house() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let layers = layers_of(&architecture_doc());
     let mut problems = String::new();
     let mut files = source_files(&src);
     files.sort();
@@ -61,6 +67,9 @@ fn the_source_tree_keeps_the_rules_of_the_house() {
         let name = relative(&src, path);
         let text = std::fs::read_to_string(path).expect("source files are UTF-8");
         for problem in check(&name, &text) {
+            writeln!(problems, "server/src/{name}: {problem}").unwrap();
+        }
+        for problem in upward_imports(&layers, &name, &text) {
             writeln!(problems, "server/src/{name}: {problem}").unwrap();
         }
     }
@@ -137,6 +146,95 @@ fn check(name: &str, text: &str) -> Vec<String> {
         problems.push("does not open with a `//!` doc comment saying the module's job".into());
     }
     problems
+}
+
+/// docs/architecture.md, whose table of folders is the layer order tidy checks.
+fn architecture_doc() -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/architecture.md");
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()))
+}
+
+/// The folders of the table under "## The folders" (rows that open with
+/// `` | `name/` | ``), lowest layer first.
+fn layers_of(doc: &str) -> Vec<String> {
+    let section = doc
+        .split("\n## ")
+        .find(|part| part.starts_with("The folders"))
+        .expect("docs/architecture.md has a section \"## The folders\"");
+    let layers: Vec<String> = section
+        .lines()
+        .filter_map(|line| line.strip_prefix("| `")?.split_once("/` |"))
+        .map(|(folder, _)| folder.to_owned())
+        .collect();
+    assert!(
+        layers.len() >= 5,
+        "docs/architecture.md lists only {layers:?} as folders"
+    );
+    layers
+}
+
+/// The imports in `name` (relative to `server/src`) of a folder above its own in
+/// `layers` (lowest first): `crate::<folder>`, alone or in a `crate::{...}` group.
+fn upward_imports(layers: &[String], name: &str, text: &str) -> Vec<String> {
+    let own = name.split('/').next().unwrap_or(name);
+    let Some(level) = layers.iter().position(|layer| layer == own) else {
+        return Vec::new();
+    };
+    let mut problems = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        for used in used_folders(code_part(line)) {
+            let Some(used_level) = layers.iter().position(|layer| *layer == used) else {
+                continue;
+            };
+            if used_level > level {
+                problems.push(format!(
+                    "line {} uses `crate::{used}`, a layer above `{own}/` (the order in docs/architecture.md, lowest first: {}): move what both need down, or the code up",
+                    i + 1,
+                    layers.join(" < ")
+                ));
+            }
+        }
+    }
+    problems
+}
+
+/// The top folders `line` names after `crate::`, including each first name of a
+/// `crate::{a::x, b}` group on the same line.
+fn used_folders(line: &str) -> Vec<String> {
+    let ident = |s: &str| -> String {
+        s.chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect()
+    };
+    let mut out = Vec::new();
+    for (i, _) in line.match_indices("crate::") {
+        let before = line[..i].chars().next_back();
+        if before.is_some_and(|c| c.is_alphanumeric() || c == '_') {
+            continue;
+        }
+        let rest = &line[i + "crate::".len()..];
+        if let Some(group) = rest.strip_prefix('{') {
+            let mut depth = 0;
+            let mut start = true;
+            for (j, c) in group.char_indices() {
+                match c {
+                    '{' => depth += 1,
+                    '}' if depth == 0 => break,
+                    '}' => depth -= 1,
+                    ',' if depth == 0 => start = true,
+                    c if c.is_whitespace() => {}
+                    _ if start => {
+                        out.push(ident(&group[j..]));
+                        start = false;
+                    }
+                    _ => {}
+                }
+            }
+        } else {
+            out.push(ident(rest));
+        }
+    }
+    out
 }
 
 /// The name of the field or binding on `line` that is a collection of runs or running
@@ -298,4 +396,27 @@ fn each_rule_fires_and_says_which() {
         check("lsp/framing/reader_tests.rs", undocumented),
         Vec::<String>::new()
     );
+}
+
+/// The layer check on made-up files: an import from above fails with the order, one
+/// from below or its own folder (or outside the table) passes.
+#[test]
+fn an_import_from_a_higher_layer_fails() {
+    let doc = "# x\n\n## The folders\n\n| folder | job |\n| --- | --- |\n| `document/` | a |\n| `team/` | b |\n| `agents/` | c |\n| `turns/` | d |\n| `lsp/` | e |\n\n## Other\n\n| `cli/` | not a layer |\n";
+    let layers = layers_of(doc);
+    assert_eq!(layers, ["document", "team", "agents", "turns", "lsp"]);
+    let down = "//! A module.\nuse crate::document::Chat;\nuse crate::team::Member;\npub(in crate::agents) fn f() {}\nuse crate::malloc;\n";
+    assert_eq!(
+        upward_imports(&layers, "agents/x.rs", down),
+        Vec::<String>::new()
+    );
+    let up = "//! A module.\nuse crate::turns::Context; // uses crate::lsp in a comment\nuse crate::{document::Chat, lsp::{State, x}};\n";
+    assert_eq!(
+        upward_imports(&layers, "team/config/x.rs", up),
+        [
+            "line 2 uses `crate::turns`, a layer above `team/` (the order in docs/architecture.md, lowest first: document < team < agents < turns < lsp): move what both need down, or the code up",
+            "line 3 uses `crate::lsp`, a layer above `team/` (the order in docs/architecture.md, lowest first: document < team < agents < turns < lsp): move what both need down, or the code up",
+        ]
+    );
+    assert_eq!(upward_imports(&layers, "main.rs", up), Vec::<String>::new());
 }

@@ -13,7 +13,7 @@
 //! - gemini: `--approval-mode default` (headless, tools that need confirmation are left
 //!   out of what the model is offered).
 
-use super::kind::AgentKind;
+use crate::agent_config::AgentKind;
 
 /// The mode chatmd starts a headless CLI in, and the options that choose one instead.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -23,43 +23,15 @@ pub struct AskMode {
     /// The mode: one that asks (or, with nobody to ask, refuses).
     pub value: &'static str,
     /// The options a user's `args` choose the mode with (`--opt` or `--opt=value`).
-    choosers: &'static [&'static str],
+    pub(super) choosers: &'static [&'static str],
     /// `-c key=...` settings that choose it too (codex).
-    config_keys: &'static [&'static str],
+    pub(super) config_keys: &'static [&'static str],
 }
 
 impl AskMode {
-    /// The mode of `kind`'s headless CLI.
+    /// The mode of `kind`'s headless CLI (each kind's `KindSpec`, in its own file).
     pub fn of(kind: AgentKind) -> AskMode {
-        match kind {
-            AgentKind::Claude => AskMode {
-                flag: "--permission-mode",
-                value: "default",
-                choosers: &[
-                    "--permission-mode",
-                    "--dangerously-skip-permissions",
-                    "--allow-dangerously-skip-permissions",
-                ],
-                config_keys: &[],
-            },
-            AgentKind::Codex => AskMode {
-                flag: "--sandbox",
-                value: "read-only",
-                choosers: &[
-                    "--sandbox",
-                    "-s",
-                    "--dangerously-bypass-approvals-and-sandbox",
-                    "--approve-for-me",
-                ],
-                config_keys: &["sandbox_mode", "approval_policy"],
-            },
-            AgentKind::Gemini => AskMode {
-                flag: "--approval-mode",
-                value: "default",
-                choosers: &["--approval-mode", "--yolo", "-y"],
-                config_keys: &[],
-            },
-        }
+        super::kinds::spec_of(kind).ask_mode
     }
 
     /// The arguments that name the mode.

@@ -25,6 +25,24 @@ pub const PROTOCOL_ARGS: [&str; 4] = [
     "--include-partial-messages",
 ];
 
+/// claude in the one list of kinds (`kinds.rs`).
+pub(super) const SPEC: super::kinds::KindSpec = super::kinds::KindSpec {
+    kind: super::AgentKind::Claude,
+    plan,
+    parser: |agent| Box::new(ClaudeParser::new(agent)),
+    read_transcript: super::transcripts::claude::read,
+    ask_mode: super::ask_mode::AskMode {
+        flag: "--permission-mode",
+        value: "default",
+        choosers: &[
+            "--permission-mode",
+            "--dangerously-skip-permissions",
+            "--allow-dangerously-skip-permissions",
+        ],
+        config_keys: &[],
+    },
+};
+
 /// The command line of one claude turn.
 pub(super) fn plan(turn: &TurnSpec<'_>) -> Invocation {
     let mut invocation = turn.base(true);

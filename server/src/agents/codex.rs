@@ -18,6 +18,25 @@ use super::Invocation;
 use super::plan::{self, ARGUMENT_LIMIT, TurnSpec, inline};
 use crate::document::quoted;
 
+/// codex in the one list of kinds (`kinds.rs`).
+pub(super) const SPEC: super::kinds::KindSpec = super::kinds::KindSpec {
+    kind: super::AgentKind::Codex,
+    plan,
+    parser: |agent| Box::new(CodexParser::new(agent)),
+    read_transcript: super::transcripts::codex::read,
+    ask_mode: super::ask_mode::AskMode {
+        flag: "--sandbox",
+        value: "read-only",
+        choosers: &[
+            "--sandbox",
+            "-s",
+            "--dangerously-bypass-approvals-and-sandbox",
+            "--approve-for-me",
+        ],
+        config_keys: &["sandbox_mode", "approval_policy"],
+    },
+};
+
 /// The command line of one codex turn.
 pub(super) fn plan(turn: &TurnSpec<'_>) -> Invocation {
     let (system, body, resume) = (turn.system, turn.body, turn.resume);

@@ -17,6 +17,20 @@ pub use parser::GeminiParser;
 use super::Invocation;
 use super::plan::{self, TurnSpec, inline};
 
+/// gemini in the one list of kinds (`kinds.rs`).
+pub(super) const SPEC: super::kinds::KindSpec = super::kinds::KindSpec {
+    kind: super::AgentKind::Gemini,
+    plan,
+    parser: |agent| Box::new(GeminiParser::new(agent)),
+    read_transcript: super::transcripts::gemini::read,
+    ask_mode: super::ask_mode::AskMode {
+        flag: "--approval-mode",
+        value: "default",
+        choosers: &["--approval-mode", "--yolo", "-y"],
+        config_keys: &[],
+    },
+};
+
 /// The command line of one gemini turn.
 pub(super) fn plan(turn: &TurnSpec<'_>) -> Invocation {
     let mut invocation = turn.base(true);

@@ -1,16 +1,16 @@
 //! Agent adapters: how each kind of CLI (claude, codex, gemini, any command, any ACP
 //! agent) is started for one turn (an [`Invocation`]) and the [`Session`] that talks
 //! with it: its output lines become normalized [`AgentEvent`]s, and commands from the
-//! user's side become its input. Also the other facts only this folder knows about CLIs: the built-in
-//! kinds (`kind.rs`), the role files each loads by itself (`autoload.rs`), where its
-//! program is found (`program.rs`) and its version (`probe.rs`). No tokio, no LSP
-//! types; the runner executes what an adapter describes.
+//! user's side become its input. Also the other facts only this folder knows about
+//! CLIs: where its program is found (`program.rs`) and its version (`probe.rs`). The
+//! built-in kinds' static facts and the ACP presets are plain data in
+//! `crate::agent_config` (below `team/`, which needs them too), re-exported here. No
+//! tokio, no LSP types; the runner executes what an adapter describes.
 
 pub mod acp;
 mod activity;
 pub mod ask_mode;
 mod auth;
-mod autoload;
 pub mod claude;
 pub mod codex;
 pub mod command;
@@ -18,7 +18,7 @@ mod fields;
 mod files;
 pub mod gemini;
 mod json;
-mod kind;
+pub mod kinds;
 mod offers;
 mod output;
 mod permissions;
@@ -35,12 +35,12 @@ mod tools;
 pub mod transcripts;
 pub mod versions;
 
+pub use crate::agent_config::{AgentKind, UnknownAgentKind};
+pub use crate::team::{cli_kind, role_files_loaded};
 pub use activity::{
     CallStatus, CallView, ContextUsage, FileDiff, PlanEntry, StepStatus, cost_words,
 };
-pub use autoload::{cli_kind, role_files_loaded};
 pub use files::{FileOp, FileOutcome, FileRefusal, FileRequest};
-pub use kind::{AgentKind, UnknownAgentKind};
 pub use offers::{AgentCommand, AuthMethod, ConfigChoice, ConfigValue};
 pub use output::{code_span, sanitize};
 pub use plan::{ARGUMENT_LIMIT, DEFAULT_IDLE, DEFAULT_TOTAL};
@@ -304,9 +304,7 @@ pub fn plan_turn(
         }),
     };
     match &entry.adapter {
-        Adapter::Claude => claude::plan(&turn),
-        Adapter::Codex => codex::plan(&turn),
-        Adapter::Gemini => gemini::plan(&turn),
+        Adapter::Cli(kind) => (kinds::spec_of(*kind).plan)(&turn),
         Adapter::Command(spec) => command::plan(&turn, spec),
         Adapter::Acp(spec) => acp::plan(&turn, spec),
     }
@@ -316,9 +314,7 @@ pub fn plan_turn(
 /// two-way [`Session`]: see [`session_for`]); its parser fails the turn saying so.
 pub fn parser_for(entry: &AgentEntry) -> Box<dyn OutputParser> {
     match &entry.adapter {
-        Adapter::Claude => Box::new(claude::ClaudeParser::new(&entry.name)),
-        Adapter::Codex => Box::new(codex::CodexParser::new(&entry.name)),
-        Adapter::Gemini => Box::new(gemini::GeminiParser::new(&entry.name)),
+        Adapter::Cli(kind) => (kinds::spec_of(*kind).parser)(&entry.name),
         Adapter::Command(spec) => Box::new(command::CommandParser::new(&entry.name, &spec.output)),
         Adapter::Acp(_) => Box::new(NotHeadless(entry.name.clone())),
     }
@@ -331,7 +327,7 @@ pub fn session_for(entry: &AgentEntry, invocation: &Invocation) -> Box<dyn Sessi
     match &entry.adapter {
         Adapter::Acp(_) => Box::new(acp::AcpSession::for_turn(invocation)),
         // A warm member's process, which reads its messages on stdin (`turns/warm`).
-        Adapter::Claude if claude::stream_input::reads_messages(invocation) => {
+        Adapter::Cli(AgentKind::Claude) if claude::stream_input::reads_messages(invocation) => {
             Box::new(claude::stream_input::ClaudeStream::new(&entry.name))
         }
         _ => Box::new(Headless::new(parser_for(entry))),

@@ -4,9 +4,9 @@
 use std::time::Duration;
 
 use super::ask_mode::AskMode;
-use super::kind::AgentKind;
 use super::registry::AgentEntry;
 use super::{Invocation, Limits, Stdin};
+use crate::agent_config::AgentKind;
 use crate::team::Member;
 
 /// Idle limit of kinds with a completion event: long, because codex prints nothing

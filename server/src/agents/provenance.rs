@@ -42,7 +42,7 @@ pub fn routed_model<'a>(
 /// one (codex only; `None` for the others and when nothing names a model).
 pub fn configured_model(entry: &AgentEntry, invocation: &Invocation) -> Option<String> {
     match entry.adapter {
-        Adapter::Codex => codex_model(invocation),
+        Adapter::Cli(super::AgentKind::Codex) => codex_model(invocation),
         _ => None,
     }
 }

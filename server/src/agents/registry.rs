@@ -39,9 +39,8 @@ use crate::team::{ConfigProblem, Severity};
 /// How a CLI's output is read, and so which adapter runs it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Adapter {
-    Claude,
-    Codex,
-    Gemini,
+    /// One of the built-in headless CLIs (`kinds.rs` lists them, each in its folder).
+    Cli(AgentKind),
     Command(CommandSpec),
     /// An Agent Client Protocol agent, run as a two-way session (`agents/acp`).
     Acp(AcpSpec),
@@ -51,9 +50,7 @@ impl Adapter {
     /// The name used for `type = "..."` in `agents.toml`.
     pub fn type_name(&self) -> &'static str {
         match self {
-            Adapter::Claude => "claude",
-            Adapter::Codex => "codex",
-            Adapter::Gemini => "gemini",
+            Adapter::Cli(kind) => kind.name(),
             Adapter::Command(_) => "command",
             Adapter::Acp(_) => "acp",
         }
@@ -63,9 +60,7 @@ impl Adapter {
     /// when it is one of the built-in CLIs: see [`AcpSpec`]).
     pub fn kind(&self) -> Option<AgentKind> {
         match self {
-            Adapter::Claude => Some(AgentKind::Claude),
-            Adapter::Codex => Some(AgentKind::Codex),
-            Adapter::Gemini => Some(AgentKind::Gemini),
+            Adapter::Cli(kind) => Some(*kind),
             Adapter::Command(_) | Adapter::Acp(_) => None,
         }
     }
@@ -74,15 +69,76 @@ impl Adapter {
     /// an ACP agent (which still starts a new one when it offers no `session/resume`).
     /// A plain command has no known way to be given its session back.
     pub fn can_resume(&self) -> bool {
-        self.kind().is_some() || matches!(self, Adapter::Acp(_))
+        self.kind().is_some() || self.two_way()
+    }
+
+    /// Whether the agent talks both ways while a turn runs (ACP): it asks the user's
+    /// approval, reads and writes files through chatmd, and takes more input.
+    pub fn two_way(&self) -> bool {
+        matches!(self, Adapter::Acp(_))
+    }
+
+    /// Whether the agent may stop and ask the user's approval in the middle of a turn.
+    pub fn asks_permission(&self) -> bool {
+        self.two_way()
+    }
+
+    /// Whether a message may be given to a turn already running (steering).
+    pub fn steers(&self) -> bool {
+        self.two_way()
+    }
+
+    /// Whether the agent can branch a session off another one (`session/fork`), so a
+    /// forked chat's first turn starts from the original's session.
+    pub fn forks(&self) -> bool {
+        self.two_way()
+    }
+
+    /// Whether the agent's process can be kept between turns and given the next one.
+    pub fn keeps_warm(&self) -> bool {
+        self.two_way()
+    }
+
+    /// Whether a headless run of the agent can read its next prompts on stdin, so its
+    /// process can be kept between turns too (claude's stream-json input: the
+    /// `warmHeadless` setting, `agents/claude/stream_input.rs`).
+    pub fn reads_further_prompts(&self) -> bool {
+        matches!(self, Adapter::Cli(crate::agent_config::AgentKind::Claude))
+    }
+
+    /// Whether the agent says, in the same process, that it lost the session it was
+    /// asked to resume and goes on in a new one (no second process for the fallback).
+    pub fn falls_back_in_process(&self) -> bool {
+        self.two_way()
+    }
+
+    /// Whether attachments go to the agent as resource blocks rather than inside the
+    /// prompt's text.
+    pub fn takes_resources(&self) -> bool {
+        self.two_way()
+    }
+
+    /// Whether a session belongs to the agent's name (`agent = "..."`) rather than to
+    /// its kind's CLI: every ACP agent keeps its own sessions, while two names on one
+    /// built-in CLI share that CLI's.
+    pub fn sessions_per_name(&self) -> bool {
+        self.two_way()
+    }
+
+    /// Whether the program must be named (by the entry or a trusted member `command`)
+    /// because the kind has none of its own: a plain command.
+    pub fn needs_named_program(&self) -> bool {
+        matches!(self, Adapter::Command(_))
+    }
+
+    /// Whether the program is known to answer `--version`: a plain program may not
+    /// (or may do something else with it).
+    pub fn probes_version(&self) -> bool {
+        !self.needs_named_program()
     }
 
     fn of_kind(kind: AgentKind) -> Adapter {
-        match kind {
-            AgentKind::Claude => Adapter::Claude,
-            AgentKind::Codex => Adapter::Codex,
-            AgentKind::Gemini => Adapter::Gemini,
-        }
+        Adapter::Cli(kind)
     }
 }
 
@@ -101,12 +157,7 @@ pub struct AcpSpec {
     pub preset: Option<String>,
 }
 
-/// The name members use for any ACP agent: `agent = "acp"` with a `preset` or `command`.
-pub const ACP: &str = "acp";
-
-/// The name members use for any plain program: `agent = "command"` with the member's own
-/// `command` (and `args`), which a workspace file sets only once trusted.
-pub const COMMAND: &str = "command";
+pub use crate::agent_config::{ACP, COMMAND};
 
 /// Where a `command` kind reads the prompt.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

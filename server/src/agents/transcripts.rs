@@ -4,9 +4,9 @@
 //! resumes it. Pure: text in, transcript out.
 
 mod builder;
-mod claude;
-mod codex;
-mod gemini;
+pub(super) mod claude;
+pub(super) mod codex;
+pub(super) mod gemini;
 mod stores;
 
 use serde_json::Value;
@@ -115,11 +115,7 @@ pub fn kind_of(text: &str) -> Option<AgentKind> {
 /// Reads a stored session of any of the three CLIs.
 pub fn read(text: &str) -> Result<Transcript, TranscriptError> {
     let kind = kind_of(text).ok_or(TranscriptError::UnknownShape)?;
-    let transcript = match kind {
-        AgentKind::Claude => claude::read(text),
-        AgentKind::Codex => codex::read(text),
-        AgentKind::Gemini => gemini::read(text),
-    }?;
+    let transcript = (super::kinds::spec_of(kind).read_transcript)(text)?;
     if !super::session_id::is_cli_session_id(kind, &transcript.session) {
         let id: String = transcript.session.chars().take(60).collect();
         return Err(TranscriptError::ForeignSessionId {

@@ -13,7 +13,6 @@ mod init;
 mod members;
 mod report;
 mod send;
-pub(crate) mod signals;
 mod status;
 mod table;
 mod trust;
@@ -71,7 +70,9 @@ pub fn main() -> ExitCode {
                 Ok(crate::lsp::Stopped::Exit { after_shutdown }) => {
                     ExitCode::from(u8::from(!after_shutdown))
                 }
-                Ok(crate::lsp::Stopped::Signal(signal)) => signals::exit_code(signal),
+                Ok(crate::lsp::Stopped::Signal(signal)) => {
+                    crate::runner::signals::exit_code(signal)
+                }
                 Err(error) => {
                     tracing::error!("{error:#}");
                     eprintln!("chatmd lsp: {error:#}");

@@ -11,7 +11,7 @@ use crate::agents::probe::{
     NOT_PROBED_IN_WORKSPACE, inside_workspace, probe_version, version_unknown,
 };
 use crate::agents::versions::untested;
-use crate::agents::{Adapter, AgentKind, Registry, program, role_files_loaded};
+use crate::agents::{AgentKind, Registry, program, role_files_loaded};
 use crate::team::{ConfigProblem, Location, Member, TEAM_INSTRUCTION_FILE, Team};
 
 /// The JSON document of `chatmd members --json`; field names are a stable interface.
@@ -230,8 +230,8 @@ fn cli(m: &Member, root: &Path, agent_kinds: &Registry) -> CliReport {
     // program a trusted `chatmd.toml` names.
     let entry = agent_kinds.entry(&m.agent).filter(|entry| {
         m.kind().is_some()
-            || matches!(entry.adapter, Adapter::Acp(_))
-            || (matches!(entry.adapter, Adapter::Command(_)) && m.command.is_some())
+            || entry.adapter.two_way()
+            || (entry.adapter.needs_named_program() && m.command.is_some())
     });
     let Some(entry) = entry else {
         return CliReport {
@@ -245,7 +245,7 @@ fn cli(m: &Member, root: &Path, agent_kinds: &Registry) -> CliReport {
     };
     let path = program::find_member_program(entry, m, None).ok();
     // A plain program may not know `--version` (or may do something else with it).
-    let probed = !matches!(entry.adapter, Adapter::Command(_));
+    let probed = entry.adapter.probes_version();
     let version = path
         .as_deref()
         .filter(|_| probed)

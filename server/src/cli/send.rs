@@ -20,11 +20,11 @@ mod port;
 
 use self::asking::Asking;
 use self::port::SendPort;
-use super::signals::Signals;
 use crate::agents::Registry;
 use crate::conversation::section::interrupted_edits;
 use crate::document::chat::Chat;
 use crate::document::status::TurnStatus;
+use crate::runner::signals::Signals;
 use crate::turns::engine;
 use crate::turns::file_port::{FilePort, kind};
 use crate::turns::lock::{self, ChatLock, LockError};
@@ -239,7 +239,7 @@ pub fn run(args: &SendArgs) -> ExitCode {
             }
         }
     };
-    stopped_by.map_or(code, super::signals::exit_code)
+    stopped_by.map_or(code, crate::runner::signals::exit_code)
 }
 
 /// What `chatmd send` did.

@@ -1,12 +1,19 @@
 //! Who speaks next: the routing rules of chat-format.md (mentions in parallel,
 //! round-robin, `all` with `SKIP`, `[NEXT: x]`, chains up to `max_chain`, `[DONE]`).
+//! What differs between the `routing:` modes is each mode's own file, behind one
+//! trait (`mode.rs`); this file holds the rules they share.
 
+mod all;
 pub mod compare;
 pub mod council;
+mod mentions;
+mod mode;
+mod round_robin;
+
+pub use mode::{MODES, RoutingMode, mode, mode_of};
 
 use super::roster::Roster;
 use crate::document::chat::{Chat, Message};
-use crate::document::front_matter::Routing;
 use crate::document::status::TurnStatus;
 
 /// What should happen after a message.
@@ -31,10 +38,7 @@ pub fn after_human(text: &str, chat: &Chat, roster: &Roster, index: usize) -> Ne
     {
         return Next::Ended;
     }
-    if council::is_council(chat)
-        && let Err(why) = council::chair(chat, roster)
-    {
-        // Before anything runs: a council without its chair could not end.
+    if let Some(why) = mode::mode_of(chat).cannot_start(chat, roster) {
         return Next::Nobody(why);
     }
     let mentioned = mentioned_members(text, message, roster, None);
@@ -47,35 +51,7 @@ pub fn after_human(text: &str, chat: &Chat, roster: &Roster, index: usize) -> Ne
             roster.team.folder.display()
         ));
     }
-    let routing = chat
-        .front_matter
-        .as_ref()
-        .map(|fm| fm.routing())
-        .unwrap_or_default();
-    match routing {
-        // Compare and council: every member answers, on its own.
-        Routing::All | Routing::Compare | Routing::Council => {
-            Next::Run(roster.members.iter().map(|m| m.handle.clone()).collect())
-        }
-        Routing::Mentions | Routing::RoundRobin => {
-            let last = chat.messages[..index]
-                .iter()
-                .rev()
-                .map(|m| m.handle(text))
-                .find(|h| roster.is_ai(h));
-            let position = last.and_then(|h| {
-                roster
-                    .members
-                    .iter()
-                    .position(|m| m.handle.eq_ignore_ascii_case(h))
-            });
-            let next = match position {
-                Some(i) => &roster.members[(i + 1) % roster.members.len()],
-                None => &roster.members[0],
-            };
-            Next::Run(vec![next.handle.clone()])
-        }
-    }
+    mode::mode_of(chat).unaddressed(text, chat, roster, index)
 }
 
 /// The members an agent's message at `index` hands the word to: `[NEXT: x]` first,
@@ -101,11 +77,8 @@ fn handed_on(text: &str, chat: &Chat, roster: &Roster, index: usize, limited: bo
     if chat.front_matter.as_ref().is_some_and(|fm| fm.is_ended()) {
         return Next::Ended;
     }
-    if council::is_council(chat) {
-        return council::next_round(text, chat, roster, index).0;
-    }
-    if compare::answers_apart(chat) {
-        return Next::Nobody(compare::NO_HAND_OFFS.to_owned());
+    if let Some(next) = mode::mode_of(chat).after_answer(text, chat, roster, index) {
+        return next;
     }
     let message = &chat.messages[index];
     let speaker = message.handle(text);

@@ -51,7 +51,7 @@ use tower_lsp_server::ls_types::notification::Notification;
 use tower_lsp_server::ls_types::request::Request;
 use tower_lsp_server::{LspService, Server};
 
-use crate::cli::signals::Signals;
+use crate::runner::signals::Signals;
 use crate::team::UserConfig;
 use state::{State, lock};
 

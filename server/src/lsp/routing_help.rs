@@ -9,37 +9,9 @@ use std::sync::Mutex;
 use super::convert;
 use super::state::{Document, State, team_of};
 use crate::conversation::roster::Roster;
-use crate::conversation::routing::council;
+use crate::conversation::routing::{self, council};
 use crate::document::ByteRange;
-use crate::document::front_matter::Routing;
 use crate::document::text::PositionEncoding;
-
-const MODES: [Routing; 5] = [
-    Routing::Mentions,
-    Routing::RoundRobin,
-    Routing::All,
-    Routing::Compare,
-    Routing::Council,
-];
-
-/// What a routing mode does, for completion and hover.
-fn explained(routing: Routing) -> &'static str {
-    match routing {
-        Routing::Mentions => {
-            "The members a message mentions answer, in parallel; with no mention, the next member after the last one who spoke. Answers hand the word on by mentioning or `[NEXT: x]`."
-        }
-        Routing::RoundRobin => {
-            "Like `mentions`; a message that mentions nobody goes to the members in turn."
-        }
-        Routing::All => "A message that mentions nobody asks every member; each may answer `SKIP`.",
-        Routing::Compare => {
-            "Every member asked answers the same message on its own, in parallel: none sees another's answer, answers hand the word to nobody, and \"Continue with @x\" addresses the next message to x alone (its own session)."
-        }
-        Routing::Council => {
-            "Three rounds: the members answer apart; each reviews the others' answers, shown as Answer A / B / C without names; the `chair:` member writes the decision citing the letters. Needs `chair:`."
-        }
-    }
-}
 
 /// The front matter key whose value is being typed at `offset`, and the range of
 /// what was typed of it so far (from the value's start to `offset`).
@@ -87,9 +59,9 @@ pub fn complete(
         ..CompletionItem::default()
     };
     let items = match key {
-        "routing" => MODES
+        "routing" => routing::MODES
             .iter()
-            .map(|m| item(m.as_str(), "routing", explained(*m)))
+            .map(|m| item(m.routing().as_str(), "routing", m.help()))
             .collect(),
         _ => {
             let team = team_of(state, doc.path.as_deref(), &doc.chat).team;
@@ -144,7 +116,11 @@ pub fn hover(
         let mode = routing.value;
         (
             routing.range.clone(),
-            format!("**routing: {}**\n\n{}", mode.as_str(), explained(mode)),
+            format!(
+                "**routing: {}**\n\n{}",
+                mode.as_str(),
+                routing::mode(mode).help()
+            ),
         )
     } else if let Some(chair) = fm.chair.as_ref().filter(|c| on(&c.range)) {
         let who = match roster.member(&chair.value) {

@@ -1,7 +1,8 @@
 //! The process runner: executes one agent turn that an adapter described (an
 //! [`Invocation`] and its [`Session`]): feeds the session the agent's output and the
 //! caller's commands, writes what the session writes to the agent's stdin, streams the
-//! session's events, and ends the turn with no process left behind.
+//! session's events, and ends the turn with no process left behind. Also the signals
+//! that end the whole process (`signals.rs`), shared by `chatmd send` and `chatmd lsp`.
 
 mod ending;
 mod error;
@@ -13,6 +14,7 @@ pub mod lines;
 mod record;
 mod redact;
 mod resolve;
+pub(crate) mod signals;
 mod stderr;
 mod stream;
 mod turn;

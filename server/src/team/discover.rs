@@ -8,9 +8,9 @@ use super::folders::{MemberFolder, find_member_folders, read_text, read_text_any
 use super::model::{Member, Team};
 use super::paths::{contain, leads_outside, normalize};
 use super::problem::{ConfigProblem, Severity};
+use super::role_files_loaded;
 use super::trust::{UserTrust, link_out, trust_command};
-use crate::agents::acp::SessionSettings;
-use crate::agents::role_files_loaded;
+use crate::agent_config::SessionSettings;
 
 /// The human's handle when `chatmd.toml` does not set `human`.
 pub const DEFAULT_HUMAN: &str = "me";

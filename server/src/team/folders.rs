@@ -10,7 +10,7 @@ use super::model::is_valid_handle;
 use super::paths::leads_outside;
 use super::problem::{ConfigProblem, Severity};
 use super::trust::{UserTrust, trust_command};
-use crate::agents::AgentKind;
+use crate::agent_config::AgentKind;
 
 /// A subfolder of the team folder that holds at least one role file.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -5,6 +5,7 @@
 //! instead of panics.
 
 pub mod agent_settings;
+mod autoload;
 mod config;
 mod discover;
 mod error;
@@ -19,6 +20,7 @@ pub(crate) mod temp_tree;
 pub(crate) mod toml_check;
 pub mod trust;
 
+pub use autoload::{cli_kind, role_files_loaded};
 pub use config::{CONFIG_FILE_NAME, TeamRule, trust_summary};
 pub use discover::{DEFAULT_HUMAN, TEAM_INSTRUCTION_FILE, load_team_with};
 pub use error::TeamError;

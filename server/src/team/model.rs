@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use super::problem::ConfigProblem;
 use super::trust::{TrustKey, UntrustedConfig, key_list, trust_command};
-use crate::agents::AgentKind;
-use crate::agents::acp::SessionSettings;
+use crate::agent_config::AgentKind;
+use crate::agent_config::SessionSettings;
 
 /// One member of a team: who the agent is (role, folder) and how it runs (config).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -47,7 +47,7 @@ pub struct Member {
     pub idle_timeout: Option<Duration>,
     /// Keep the CLI's own session between turns: `resume` in `chatmd.toml`, on unless
     /// set to `false`. Only agents that have sessions act on it
-    /// ([`crate::agents::Adapter::can_resume`]); a plain command never resumes.
+    /// (the agent adapter's `can_resume`); a plain command never resumes.
     pub resume: bool,
     /// How an ACP agent's thoughts show in its answer (`thoughts` in `chatmd.toml`).
     pub thoughts: Thoughts,

@@ -5,7 +5,7 @@ use super::round::{self, TurnReport};
 use super::{Context, Edited, EditorPort, Level, PortError, TurnError};
 use crate::conversation::queue;
 use crate::conversation::roster::Roster;
-use crate::conversation::routing::{self, Next, council};
+use crate::conversation::routing::{self, Next};
 use crate::conversation::section;
 use crate::document::chat::Chat;
 use crate::document::status::TurnStatus;
@@ -95,10 +95,12 @@ pub async fn run<P: EditorPort>(port: &mut P, ctx: &Context) -> Result<Report, T
                             break;
                         }
                     },
-                    // A council goes on from the rounds in the file, an interrupted
-                    // answer left out.
+                    // A mode whose rounds follow from the file (council) goes on from
+                    // them, an interrupted answer left out.
                     None => match interrupted(text, chat, message) {
-                        Some(why) if !council::is_council(chat) => Next::Nobody(why),
+                        Some(why) if !routing::mode_of(chat).rounds_from_file() => {
+                            Next::Nobody(why)
+                        }
                         _ => routing::next(text, chat, &roster),
                     },
                 };
@@ -114,15 +116,18 @@ pub async fn run<P: EditorPort>(port: &mut P, ctx: &Context) -> Result<Report, T
                 Next::Nobody("a queued message waits".to_owned()),
                 Vec::new(),
             ),
-            // A council's rounds follow from the file, bounded by its three rounds
-            // rather than `max_chain` (a queued message, above, stops it).
-            Some(ids) if council::is_council(chat) => {
+            // A mode whose rounds follow from the file (a council, bounded by its
+            // three rounds rather than `max_chain`) decides the next one itself (a
+            // queued message, above, stops it).
+            Some(ids) if routing::mode_of(chat).rounds_from_file() => {
                 match messages_with_ids(text, chat, ids).first() {
                     Some(&at) => {
-                        for note in council::left_out(text, chat, &roster, at) {
+                        let (notes, next) =
+                            routing::mode_of(chat).next_round(text, chat, &roster, at);
+                        for note in notes {
                             port.notify(Level::Info, &note).await;
                         }
-                        council::next_round(text, chat, &roster, at)
+                        next
                     }
                     None => (Next::Nobody("the round wrote nothing".into()), Vec::new()),
                 }
@@ -178,11 +183,11 @@ pub async fn run<P: EditorPort>(port: &mut P, ctx: &Context) -> Result<Report, T
         }
         // A council goes on without a member that failed (it is left out of the later
         // rounds); a cancelled turn stops it, as any failure stops a chain.
-        let council = council::is_council(&snapshot.chat);
+        let goes_on = routing::mode_of(&snapshot.chat).goes_on_after_failure();
         let failed = round.turns.iter().any(|t| match t.status {
             TurnStatus::Done | TurnStatus::Skipped => false,
             TurnStatus::Cancelled => true,
-            _ => !council,
+            _ => !goes_on,
         });
         report.turns.extend(round.turns);
         last_round = Some(round.ids);

@@ -94,14 +94,12 @@ pub(super) fn plan(
         ..entry.clone()
     });
     let entry = own_program.as_ref().unwrap_or(entry);
-    if matches!(entry.adapter, crate::agents::Adapter::Acp(_))
-        && crate::agents::program::member_program(entry, member).is_empty()
-    {
+    if entry.adapter.two_way() && crate::agents::program::member_program(entry, member).is_empty() {
         return Err(TurnError::NoAcpAgent {
             member: member.handle.clone(),
         });
     }
-    if matches!(entry.adapter, crate::agents::Adapter::Command(_)) && entry.program.is_empty() {
+    if entry.adapter.needs_named_program() && entry.program.is_empty() {
         return Err(TurnError::NoProgram {
             member: member.handle.clone(),
         });
@@ -144,7 +142,7 @@ pub(super) fn plan(
         }
     }
     let correction = correction(text, chat, &to_tell);
-    let acp = matches!(entry.adapter, crate::agents::Adapter::Acp(_));
+    let acp = entry.adapter.takes_resources();
     // An ACP agent gets the attachments as resource blocks, a headless CLI in its prompt.
     let attached = if acp {
         String::new()

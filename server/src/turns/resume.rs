@@ -13,7 +13,7 @@ use super::Context;
 use crate::agents::acp::AcpSession;
 use crate::agents::session_id::session_id_problem;
 use crate::agents::{
-    Adapter, AgentEntry, AgentEvent, Invocation, Session, SessionCommand, Stdin, session_for,
+    AgentEntry, AgentEvent, Invocation, Session, SessionCommand, Stdin, session_for,
 };
 use crate::conversation::resume::{LastSession, last_session, sessions};
 use crate::conversation::seen::{changed, message_hash};
@@ -33,7 +33,7 @@ pub(super) fn session_to_resume(
     message: usize,
 ) -> Option<LastSession> {
     let kind = entry.adapter.kind();
-    let acp = matches!(entry.adapter, Adapter::Acp(_));
+    let acp = entry.adapter.sessions_per_name();
     if !resumes(member, entry) {
         return None;
     }
@@ -74,7 +74,7 @@ pub(super) fn session_to_fork(
     entry: &AgentEntry,
     message: usize,
 ) -> Option<LastSession> {
-    if !matches!(entry.adapter, Adapter::Acp(_)) || !resumes(member, entry) {
+    if !entry.adapter.forks() || !resumes(member, entry) {
         return None;
     }
     let original = chat.front_matter.as_ref()?.forked_from.as_ref()?;
@@ -117,7 +117,7 @@ pub(super) fn refused(entry: &AgentEntry, last: &LastSession) -> Option<String> 
 }
 
 /// Whether `member`'s turns continue its session: `resume` (on unless the member
-/// turns it off), and an agent that can ([`Adapter::can_resume`]).
+/// turns it off), and an agent that can ([`crate::agents::Adapter::can_resume`]).
 pub(super) fn resumes(member: &Member, entry: &AgentEntry) -> bool {
     member.resume && entry.adapter.can_resume()
 }
@@ -181,7 +181,7 @@ pub(super) async fn run_keeping(
         let agent = session_for(entry, &invocation);
         return attempt(invocation, agent, events, commands, cancel, keep).await;
     };
-    if let (Adapter::Acp(_), Some(session)) = (&entry.adapter, session) {
+    if let Some(session) = session.filter(|_| entry.adapter.falls_back_in_process()) {
         // An ACP agent tells in the same process whether it still has the session, and
         // goes on as a new one when not: one run, with both prompts.
         let Stdin::Prompt(since) = invocation.stdin else {

@@ -38,7 +38,6 @@ mod offered;
 mod permission;
 mod plan;
 mod plan_updates;
-mod presets;
 mod rpc;
 mod settings;
 mod setup;
@@ -47,13 +46,13 @@ mod terminal;
 mod updates;
 mod warm;
 
+pub use crate::agent_config::{AcpPreset, PRESETS, preset_named, preset_names, preset_of_program};
+pub use crate::agent_config::{McpServer, McpTransport};
 pub use context::PromptAttachment;
 pub use ending::Login;
-pub use mcp::{McpServer, McpTransport};
 pub use permission::summary as permission_summary;
 pub(crate) use plan::plan;
 pub use plan::{install_hint, member_preset, program};
-pub use presets::{AcpPreset, PRESETS, preset_named, preset_names, preset_of_program};
 pub use settings::{SessionSettings, SessionSetup, SettingValue};
 
 use std::collections::VecDeque;

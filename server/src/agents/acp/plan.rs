@@ -6,7 +6,7 @@
 //! `model`, `options`) for the session to apply. The session a turn resumes is the
 //! session's business (`turns/resume.rs`), so `resume` is not used here.
 
-use super::presets::{AcpPreset, preset_named};
+use crate::agent_config::{AcpPreset, preset_named};
 use crate::agents::plan::{TurnSpec, inline};
 use crate::agents::registry::{AcpSpec, AgentEntry};
 use crate::agents::{Invocation, Stdin};

@@ -5,30 +5,13 @@
 //! force is not sent again; a value the agent does not offer is an error naming those
 //! it does, before any prompt is sent.
 
-use std::fmt;
 use std::path::PathBuf;
 
 use serde_json::{Value, json};
 
 use super::offered::{Offered, Setting};
+pub use crate::agent_config::{SessionSettings, SettingValue};
 use crate::agents::ConfigChoice;
-
-/// What a member asks of its ACP session besides the prompt.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct SessionSettings {
-    /// The session mode (`[members.X] mode`): the config option of category `mode`,
-    /// else a legacy mode.
-    pub mode: Option<String>,
-    /// The model (`[members.X] model`): the config option of category `model`.
-    pub model: Option<String>,
-    /// Other config options by id (`[members.X.options]`), in key order.
-    pub options: Vec<(String, SettingValue)>,
-    /// The preset's mode that asks before tools run, set when the member chose no
-    /// `mode` and the session offers it (claude-agent-acp 0.101 starts in `auto`).
-    pub asking_mode: Option<String>,
-    /// The member's MCP servers (`[members.X.mcp_servers]`), passed to each session.
-    pub mcp_servers: Vec<super::McpServer>,
-}
 
 impl SessionSettings {
     pub fn is_empty(&self) -> bool {
@@ -52,23 +35,6 @@ impl SessionSettings {
             settings.mode = asking.map(str::to_owned);
         }
         settings
-    }
-}
-
-/// A value for a config option: a select's value id or a boolean's value.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum SettingValue {
-    Text(String),
-    Flag(bool),
-}
-
-impl fmt::Display for SettingValue {
-    /// As written in `chatmd.toml`: `"plan"`, `true`.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            SettingValue::Text(text) => write!(f, "{text:?}"),
-            SettingValue::Flag(flag) => write!(f, "{flag}"),
-        }
     }
 }
 

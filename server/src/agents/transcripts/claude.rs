@@ -9,7 +9,7 @@ use super::{
     AgentKind, Builder, Skipped, Speaker, Transcript, TranscriptError, json_text, objects, text_of,
 };
 
-pub(super) fn read(text: &str) -> Result<Transcript, TranscriptError> {
+pub(in crate::agents) fn read(text: &str) -> Result<Transcript, TranscriptError> {
     let mut skipped = Skipped::default();
     let mut b = Builder::default();
     let mut session = None;

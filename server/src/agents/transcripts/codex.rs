@@ -19,7 +19,7 @@ const ADDED_BY_CODEX: [&str; 3] = [
     "<user_instructions>",
 ];
 
-pub(super) fn read(text: &str) -> Result<Transcript, TranscriptError> {
+pub(in crate::agents) fn read(text: &str) -> Result<Transcript, TranscriptError> {
     let mut skipped = Skipped::default();
     let mut b = Builder::default();
     let mut session = None;

@@ -14,7 +14,7 @@ use super::{
 /// How the first user message that gemini writes itself begins.
 const ADDED_BY_GEMINI: &str = "<session_context>";
 
-pub(super) fn read(text: &str) -> Result<Transcript, TranscriptError> {
+pub(in crate::agents) fn read(text: &str) -> Result<Transcript, TranscriptError> {
     let mut skipped = Skipped::default();
     let mut session = None;
     let mut project_hash = None;

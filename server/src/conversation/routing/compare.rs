@@ -3,6 +3,8 @@
 //! never another member's (unless the human quotes it into a message), answers hand the
 //! word to nobody, and "Continue with @x" starts the next message addressed to x alone.
 
+use super::Next;
+use super::mode::RoutingMode;
 use crate::conversation::roster::Roster;
 use crate::document::ByteRange;
 use crate::document::chat::Chat;
@@ -13,7 +15,38 @@ pub const NO_HAND_OFFS: &str = "in `routing: compare`, answers hand the word to 
 
 /// Whether members answer on their own in this chat: `compare` or `council`.
 pub fn answers_apart(chat: &Chat) -> bool {
-    matches!(routing_of(chat), Routing::Compare | Routing::Council)
+    super::mode_of(chat).answers_apart()
+}
+
+/// The `compare` mode.
+pub struct CompareMode;
+
+impl RoutingMode for CompareMode {
+    fn routing(&self) -> Routing {
+        Routing::Compare
+    }
+
+    fn help(&self) -> &'static str {
+        "Every member asked answers the same message on its own, in parallel: none sees another's answer, answers hand the word to nobody, and \"Continue with @x\" addresses the next message to x alone (its own session)."
+    }
+
+    fn unaddressed(&self, _text: &str, _chat: &Chat, roster: &Roster, _index: usize) -> Next {
+        super::all::everyone(roster)
+    }
+
+    fn after_answer(
+        &self,
+        _text: &str,
+        _chat: &Chat,
+        _roster: &Roster,
+        _index: usize,
+    ) -> Option<Next> {
+        Some(Next::Nobody(NO_HAND_OFFS.to_owned()))
+    }
+
+    fn answers_apart(&self) -> bool {
+        true
+    }
 }
 
 /// The chat's routing (default `mentions`).

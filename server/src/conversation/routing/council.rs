@@ -373,5 +373,7 @@ pub fn problems(chat: &Chat, roster: &Roster) -> Vec<Problem> {
     }
 }
 
+pub(super) mod mode;
+
 #[cfg(test)]
 mod tests;

@@ -10,8 +10,8 @@ use toml::Spanned;
 
 use super::MemberSettings;
 use super::raw::{RawMember, Seconds};
-use crate::agents::AgentKind;
-use crate::agents::acp::{preset_named, preset_names};
+use crate::agent_config::AgentKind;
+use crate::agent_config::{preset_named, preset_names};
 use crate::team::error::TeamError;
 use crate::team::model::is_valid_handle;
 use crate::team::paths::{contain, normalize};

@@ -6,8 +6,8 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use super::{CONFIG_FILE_NAME, MemberSettings, parse_config};
-use crate::agents::acp::preset_names;
-use crate::agents::registry::{ACP, COMMAND};
+use crate::agent_config::preset_names;
+use crate::agent_config::{ACP, COMMAND};
 use crate::team::folders::read_text;
 use crate::team::problem::{ConfigProblem, Severity};
 use crate::team::trust::{TrustKey, UntrustedConfig, UserTrust, trust_command};

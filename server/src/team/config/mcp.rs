@@ -8,7 +8,7 @@ use toml::Spanned;
 
 use super::check::{Checker, quoted};
 use super::raw::RawMcpServer;
-use crate::agents::acp::{McpServer, McpTransport};
+use crate::agent_config::{McpServer, McpTransport};
 use crate::team::paths::normalize;
 use crate::team::trust::TrustKey;
 

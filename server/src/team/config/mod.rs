@@ -13,7 +13,7 @@ use super::model::is_valid_handle;
 use super::problem::ConfigProblem;
 use super::toml_check::parse_strict;
 use super::trust::{TrustItem, UserTrust};
-use crate::agents::acp::SettingValue;
+use crate::agent_config::SettingValue;
 
 mod check;
 mod layers;
@@ -91,7 +91,7 @@ pub(crate) struct MemberSettings {
     pub options: BTreeMap<String, SettingValue>,
     /// An ACP member's MCP servers, in name order (a nearer file's server of the same
     /// name replaces the farther one's).
-    pub mcp_servers: Vec<crate::agents::acp::McpServer>,
+    pub mcp_servers: Vec<crate::agent_config::McpServer>,
     /// A path of this member leads out of the workspace through a link the user did not
     /// accept: the member is left out (the problem says why).
     pub blocked: bool,

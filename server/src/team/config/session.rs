@@ -9,8 +9,8 @@ use std::collections::BTreeMap;
 use toml::Spanned;
 
 use super::check::{Checker, quoted};
-use crate::agents::AgentKind;
-use crate::agents::acp::SettingValue;
+use crate::agent_config::AgentKind;
+use crate::agent_config::SettingValue;
 use crate::team::problem::Severity;
 use crate::team::trust::TrustKey;
 
@@ -131,7 +131,7 @@ mod tests {
     use pretty_assertions::assert_eq;
 
     use super::super::{FileConfig, parse_config};
-    use crate::agents::acp::SettingValue;
+    use crate::agent_config::SettingValue;
     use crate::team::problem::{ConfigProblem, Severity};
     use crate::team::trust::{TrustKey, UserTrust};
 

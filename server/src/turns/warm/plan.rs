@@ -2,7 +2,7 @@
 //! a kept process by, computed from the plan.
 
 use crate::agents::claude::stream_input;
-use crate::agents::{Adapter, AgentEntry, Invocation};
+use crate::agents::{AgentEntry, Invocation};
 use crate::conversation::resume::LastSession;
 use crate::conversation::seen::changed;
 use crate::document::chat::Chat;
@@ -26,11 +26,8 @@ pub(in crate::turns) fn warm_turn(
     let pool = ctx.warm.as_ref().filter(|pool| pool.keeps())?;
     // ACP agents hold their session over a connection; headless claude reads the next
     // message on stdin (`agents/claude/stream_input.rs`). The other CLIs end each run.
-    let keeps = match entry.adapter {
-        Adapter::Acp(_) => true,
-        Adapter::Claude => pool.keeps_headless(),
-        _ => false,
-    };
+    let keeps = entry.adapter.keeps_warm()
+        || (entry.adapter.reads_further_prompts() && pool.keeps_headless());
     if !keeps || !crate::turns::resume::resumes(member, entry) {
         return None;
     }
@@ -49,7 +46,7 @@ pub(in crate::turns) fn warm_turn(
         fingerprint: fingerprint(
             invocation,
             (held, member.role_text.as_deref()),
-            matches!(entry.adapter, Adapter::Claude),
+            entry.adapter.reads_further_prompts(),
         ),
         continues,
         afresh: last.is_none(),

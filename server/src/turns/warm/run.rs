@@ -10,7 +10,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::{WarmPool, WarmTurn};
 use crate::agents::acp::AcpSession;
-use crate::agents::{Adapter, AgentEntry, AgentEvent, Invocation, SessionCommand, Stdin};
+use crate::agents::{AgentEntry, AgentEvent, Invocation, SessionCommand, Stdin};
 use crate::runner::{self, Caller, RunOutcome};
 use crate::turns::resume::Resuming;
 
@@ -30,9 +30,10 @@ pub(in crate::turns) async fn run_turn(
         cancel,
     };
     let pool: &WarmPool = &warm.pool;
-    let (invocation, fallback) = match entry.adapter {
-        Adapter::Claude => super::claude::reading_messages(invocation, fallback),
-        _ => (invocation, fallback),
+    let (invocation, fallback) = if entry.adapter.reads_further_prompts() {
+        super::claude::reading_messages(invocation, fallback)
+    } else {
+        (invocation, fallback)
     };
     let mut kept = pool.take(&warm).await;
     // A turn that starts afresh runs on the kept connection only when the agent can
@@ -50,7 +51,7 @@ pub(in crate::turns) async fn run_turn(
         }
         return outcome;
     }
-    if matches!(entry.adapter, Adapter::Claude) {
+    if entry.adapter.reads_further_prompts() {
         return super::claude::run_cold(&warm, (invocation, fallback, resuming), entry, caller)
             .await;
     }

@@ -3,8 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
-use super::kind::AgentKind;
-use crate::team::{Member, normalize, resolve_existing};
+use super::{Member, normalize, resolve_existing};
+use crate::agent_config::{ACP, AgentKind, preset_named};
 
 /// The files `member`'s CLI will load on its own (reference: agent-clis.md §0), parent
 /// folders first, the order in which the CLIs concatenate them:
@@ -46,11 +46,11 @@ pub fn role_files_loaded(member: &Member, workspace_root: &Path) -> Vec<PathBuf>
 /// or, for `agent = "acp"`, its preset's (`gemini --acp` loads `GEMINI.md` like
 /// `gemini -p` does).
 pub fn cli_kind(member: &Member) -> Option<AgentKind> {
-    if member.agent == super::registry::ACP {
+    if member.agent == ACP {
         return member
             .preset
             .as_deref()
-            .and_then(super::acp::preset_named)
+            .and_then(preset_named)
             .and_then(|preset| preset.kind);
     }
     member.kind()

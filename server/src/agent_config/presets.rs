@@ -8,7 +8,7 @@
 //! (reference: acp-real-runs.md). An install hint is given only where the install
 //! command is known; the others are reported "not installed" without one.
 
-use crate::agents::AgentKind;
+use super::AgentKind;
 
 /// One ACP agent chatmd can start by name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
