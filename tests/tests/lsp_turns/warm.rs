@@ -28,13 +28,13 @@ fn pids(s: &Setup) -> Vec<u32> {
 }
 
 /// Whether process `pid` still runs (a zombie not yet reaped counts as ended).
-fn running(pid: u32) -> bool {
+pub(crate) fn running(pid: u32) -> bool {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
     !stat.is_empty() && !stat.contains(") Z")
 }
 
 /// Waits (bounded) until process `pid` has ended.
-async fn ended(pid: u32, why: &str) {
+pub(crate) async fn ended(pid: u32, why: &str) {
     let deadline = Instant::now() + Duration::from_secs(20);
     while running(pid) {
         assert!(Instant::now() < deadline, "agent {pid} still runs: {why}");
@@ -43,7 +43,7 @@ async fn ended(pid: u32, why: &str) {
 }
 
 /// Sends the chat and waits until every turn is done.
-async fn answered(editor: &mut SimEditor, uri: &str, answers: usize) {
+pub(crate) async fn answered(editor: &mut SimEditor, uri: &str, answers: usize) {
     send(editor, uri).await;
     editor
         .run_until("the answers", |e| {

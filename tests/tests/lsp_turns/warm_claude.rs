@@ -7,13 +7,12 @@
 //! appends one record per message it reads to `claude.jsonl` (its pid, argv, the stdin
 //! line and the prompt).
 
-use std::time::{Duration, Instant};
-
 use chatmd_tests::sim_editor::{At, SimEditor};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
 use crate::setup::{Setup, finished, redact, send, turns_ended};
+use crate::warm::{answered, ended, running};
 
 const WARM: &str = r#"{"warmHeadless": true}"#;
 
@@ -59,41 +58,21 @@ fn records(s: &Setup) -> Vec<Value> {
         .collect()
 }
 
-fn pids(s: &Setup) -> Vec<u64> {
-    let mut pids: Vec<u64> = Vec::new();
+/// The pid a record of the fake claude names.
+fn pid_of(record: &Value) -> u32 {
+    let pid = record["pid"].as_u64().expect("pid");
+    u32::try_from(pid).expect("a pid fits in 32 bits")
+}
+
+fn pids(s: &Setup) -> Vec<u32> {
+    let mut pids: Vec<u32> = Vec::new();
     for record in records(s) {
-        let pid = record["pid"].as_u64().expect("pid");
+        let pid = pid_of(&record);
         if !pids.contains(&pid) {
             pids.push(pid);
         }
     }
     pids
-}
-
-/// Whether process `pid` still runs (a zombie not yet reaped counts as ended).
-fn running(pid: u64) -> bool {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-    !stat.is_empty() && !stat.contains(") Z")
-}
-
-/// Waits (bounded) until process `pid` has ended.
-async fn ended(pid: u64, why: &str) {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while running(pid) {
-        assert!(Instant::now() < deadline, "agent {pid} still runs: {why}");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-}
-
-/// Sends the chat and waits until every turn is done.
-async fn answered(editor: &mut SimEditor, uri: &str, answers: usize) {
-    send(editor, uri).await;
-    editor
-        .run_until("the answers", |e| {
-            finished(e.text(uri)) && e.text(uri).matches("status=done").count() == answers
-        })
-        .await;
-    turns_ended(editor).await;
 }
 
 async fn opened(s: &Setup, editor: &mut SimEditor, name: &str) -> String {
@@ -143,7 +122,7 @@ async fn the_second_turn_is_one_message_to_the_same_process() {
         Value::from(second)
     );
     assert_eq!(records[1]["stdin"], line.as_str());
-    let pid = records[0]["pid"].as_u64().expect("pid");
+    let pid = pid_of(&records[0]);
     assert!(running(pid), "the agent stays warm");
 
     let text = redact(editor.text(&uri));
@@ -311,5 +290,5 @@ async fn sigterm_of_the_server_leaves_no_kept_agent() {
     )
     .expect("signal the server");
     ended(first, "after SIGTERM of the server").await;
-    ended(u64::from(server), "the server exits").await;
+    ended(server, "the server exits").await;
 }
