@@ -9,10 +9,42 @@ use std::time::Duration;
 
 use tokio::time::{Instant, sleep_until};
 
-use crate::agents::ExitInfo;
+use crate::agents::{ExitInfo, Session};
 
-use super::Ended;
 use super::turn::{AFTER_KILL, Stop, Turn};
+use super::{Ended, Settings};
+
+/// When a process whose stdin was just closed is asked to stop and when its group is
+/// killed: one rule for a turn's process and a kept (warm) one, so that an agent that
+/// saves its session as it exits gets its whole grace either way (a kept claude
+/// adapter ended with the runner's 2 s grace lost the session's cost record).
+pub(super) struct EndPlan {
+    /// When the group gets SIGTERM (`None`: never, it is left to exit by itself).
+    pub terminate_at: Option<Instant>,
+    /// When the group is SIGKILLed whatever it does.
+    pub deadline: Instant,
+    /// Whether the agent writes its session as it exits: then what the leader started
+    /// has the rest of the grace to empty the group.
+    pub saving: bool,
+}
+
+impl EndPlan {
+    /// The plan from now, SIGTERMing after `terminate_after` (at once for
+    /// `Some(ZERO)`, never for `None`).
+    pub(super) fn new(
+        settings: &Settings,
+        session: &dyn Session,
+        terminate_after: Option<Duration>,
+    ) -> EndPlan {
+        let start = Instant::now();
+        let deadline = start + settings.grace.max(session.exit_grace());
+        EndPlan {
+            terminate_at: terminate_after.map(|after| (start + after).min(deadline)),
+            deadline,
+            saving: !session.exit_grace().is_zero(),
+        }
+    }
+}
 
 impl Turn<'_> {
     /// Winds the process down the way `stop` calls for. Returns how the turn ended,
@@ -54,9 +86,8 @@ impl Turn<'_> {
     async fn wind_down(&mut self, terminate_after: Option<Duration>) {
         self.input.close();
         self.stdout.discard();
-        let start = Instant::now();
-        let deadline = start + self.settings.grace.max(self.session.exit_grace());
-        let terminate_at = terminate_after.map(|after| (start + after).min(deadline));
+        let plan = EndPlan::new(&self.settings, self.session.as_ref(), terminate_after);
+        let (deadline, terminate_at) = (plan.deadline, plan.terminate_at);
         let mut terminated = false;
         let grace = sleep_until(deadline);
         tokio::pin!(grace);
@@ -78,8 +109,7 @@ impl Turn<'_> {
                 () = &mut grace => break,
             }
         }
-        let saving = !self.session.exit_grace().is_zero();
-        if (terminated || saving) && self.leader.is_some() {
+        if (terminated || plan.saving) && self.leader.is_some() {
             // The rest of the grace is for what the leader started (an `npx` wrapper
             // exits at once; the agent under it may need the time). claude-agent-acp
             // exits before the Claude Code it ran has written the session's cost

@@ -15,6 +15,7 @@ use tokio::time::{Instant, sleep_until};
 
 use crate::agents::{Invocation, Outbox, Session};
 
+use super::ending::EndPlan;
 use super::group::Group;
 use super::input::Input;
 use super::lines::LineReader;
@@ -132,18 +133,18 @@ impl Kept {
     /// group has the rest of the grace to empty before it is killed.
     pub async fn end(mut self) {
         self.input.close();
-        let start = Instant::now();
-        let saves_on_exit = self.session.linger().is_none();
-        let linger = self.session.linger().unwrap_or(self.settings.grace);
-        let terminate_at = start + linger.min(self.settings.grace);
-        let deadline = start + self.settings.grace;
+        let linger = self.session.linger();
+        let plan = EndPlan::new(&self.settings, self.session.as_ref(), linger);
         let mut terminated = false;
         while self.exited.is_none() {
-            let wake = if terminated { deadline } else { terminate_at };
+            let wake = match plan.terminate_at {
+                Some(at) if !terminated => at,
+                _ => plan.deadline,
+            };
             tokio::select! {
                 () = self.watch() => {}
                 () = sleep_until(wake) => {
-                    if terminated {
+                    if wake == plan.deadline {
                         break;
                     }
                     self.group.signal(Signal::SIGTERM);
@@ -151,8 +152,8 @@ impl Kept {
                 }
             }
         }
-        if saves_on_exit {
-            self.group.wait_empty(deadline).await;
+        if plan.saving || terminated {
+            self.group.wait_empty(plan.deadline).await;
         }
         if self.group.kill_and_wait(Instant::now() + AFTER_KILL).await {
             self.group.disarm();

@@ -44,7 +44,7 @@
 //! | `FAKE_ACP_CLAUDE_VERSION=0.101.0` | claude plays claude-agent-acp 0.101 where its shapes differ from 0.49's: a plan approval titled "Approve Plan" with the plan only in the call's update and a `planFilePath` (`plan_approval.rs`) |
 //! | `FAKE_ACP_NO_AUTH=1` | no credentials: gemini `session/new` → `-32000 "Gemini API key is missing or not configured."`, codex `session/new` → `-32000 "Authentication required"`, claude `session/prompt` → the same |
 //! | `FAKE_ACP_EXIT_CODE=<n>` | once stdin closed, print gemini --acp 0.61's classifier-router line on stderr and exit with this code (it exited 1 after whole answers now and then) |
-//! | `FAKE_ACP_LINGER_MS=<ms>` | after stdin closes, stay this long before exiting, as codex-acp does (2 s); a SIGTERM meanwhile is logged as `{"signal": "SIGTERM"}` and ends it |
+//! | `FAKE_ACP_LINGER_MS=<ms>` | after stdin closes, stay this long before exiting, as codex-acp does (2 s); a SIGTERM meanwhile is logged as `{"signal": "SIGTERM"}` and ends it (claude as 0.101 then never writes its cost record) |
 //! | `FAKE_ACP_GEMINI_LOAD_FAILS=1` | gemini's `session/load` fails `-32603` "No previous sessions found for this project." and forgets the session, as the real one does within the minute of the session's creation |
 //! | `FAKE_ACP_SAY_FIRST=<text>` | in a tool turn, the words the model says before its first tool call (default `I'll run a command.`; real models say anything there, a quoted record included) |
 //! | `FAKE_ACP_STEERING=1` | advertise `_meta.steering.supported` and take `_session/steering` (`steering.rs`): `injected` during a prompt (the rest of the turn answers `steered: <text>`; slow mode stops its chunks), `promptRequired` when idle; without it the method is unknown (`-32601`) |
@@ -204,8 +204,11 @@ pub fn run(flavor: Cli, argv: &[String], knobs: Knobs) -> i32 {
         }
     }
     agent.finish();
-    linger();
-    agent.save_costs();
+    // A SIGTERM during the linger ends the process before it writes its cost record
+    // (as a Node process without a handler for it): the record is lost.
+    if !linger() {
+        agent.save_costs();
+    }
     exit_code_at_end()
 }
 
@@ -229,19 +232,20 @@ fn exit_code_at_end() -> i32 {
 /// shutting its app server down), or as claude-agent-acp does on a busy machine before
 /// it writes its cost record (the fake as 0.101 writes it after the linger), then
 /// exits 0; a SIGTERM meanwhile is noted in
-/// `FAKE_ACP_LOG` as `{"signal": "SIGTERM"}` and ends it at once, with 0 too.
-fn linger() {
+/// `FAKE_ACP_LOG` as `{"signal": "SIGTERM"}` and ends it at once, with 0 too. Returns
+/// whether a SIGTERM ended it.
+fn linger() -> bool {
     let Some(ms) = std::env::var("FAKE_ACP_LINGER_MS")
         .ok()
         .and_then(|v| v.trim().parse::<u64>().ok())
     else {
-        return;
+        return false;
     };
     let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
     else {
-        return;
+        return false;
     };
     let terminated = runtime.block_on(async {
         let Ok(mut term) =
@@ -260,6 +264,7 @@ fn linger() {
             let _ = writeln!(file, "{}", serde_json::json!({"signal": "SIGTERM"}));
         }
     }
+    terminated
 }
 
 /// `FAKE_AGENT_RECORD` for an ACP run: how it was started (the messages are in
