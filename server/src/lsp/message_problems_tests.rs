@@ -96,14 +96,14 @@ fn whole_text_problems(state: &Mutex<State>, doc: &Document) -> Found {
     let text = doc.text.to_string();
     let team = team_of(state, doc.path.as_deref(), &doc.chat).team;
     let roster = Roster::new(&team, doc.chat.front_matter.as_ref());
-    let clis = crate::lsp::diagnostics::installed(state);
+    let clis = crate::lsp::diagnostics::Installed::of(state);
     problems::check_capped(&text, &doc.chat, &roster, &clis, MAX_PROBLEMS)
 }
 
 fn kept_problems(state: &Mutex<State>, doc: &Document) -> Found {
     let team = team_of(state, doc.path.as_deref(), &doc.chat).team;
     let roster = Roster::new(&team, doc.chat.front_matter.as_ref());
-    let clis = crate::lsp::diagnostics::installed(state);
+    let clis = crate::lsp::diagnostics::Installed::of(state);
     chat_problems(doc, &team, &roster, &clis, MAX_PROBLEMS)
 }
 
