@@ -484,6 +484,20 @@ fn a_claude_adapter_slow_to_exit_keeps_its_sessions_cost() {
     drop(s);
 }
 
+#[test]
+fn the_claude_code_under_the_adapter_writes_the_sessions_cost_after_the_adapter_exited() {
+    // claude-agent-acp exits before the Claude Code it started has written the session's
+    // cost record; the agent guard killed what was left of the group at once, and the
+    // next turn restored the older cost.
+    let (s, text) = three_acp_turns_with(&[
+        ("FAKE_AGENT_VERSION", "0.101.0"),
+        ("FAKE_ACP_SAVE_LATE_MS", "400"),
+    ]);
+    let (_, quick_text) = three_acp_turns("0.101.0");
+    assert_eq!(costs(&text), costs(&quick_text), "{text}\n{quick_text}");
+    s.no_agent_left();
+}
+
 /// Each answer's `cost=` and `session-cost=` (the same where it has none), in
 /// millionths.
 fn costs(text: &str) -> Vec<(u64, u64)> {

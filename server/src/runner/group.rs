@@ -33,7 +33,15 @@ pub(crate) struct Spawned {
 /// dies without cleaning up. Without it (the runner inside a test process) the agent
 /// leads the group itself: a normal exit kills it (drop), a SIGKILL of the process
 /// does not.
-pub(crate) fn spawn(program: &Path, invocation: &Invocation) -> std::io::Result<Spawned> {
+/// `settle` is how long what the agent started may go on by itself once the agent
+/// exited (an agent that saves its session as it exits: [`Session::exit_grace`]).
+///
+/// [`Session::exit_grace`]: crate::agents::Session::exit_grace
+pub(crate) fn spawn(
+    program: &Path,
+    invocation: &Invocation,
+    settle: std::time::Duration,
+) -> std::io::Result<Spawned> {
     let guard = super::guard::program();
     let started = guard.unwrap_or(program);
     let mut command = CommandWrap::with_new(started, |command| {
@@ -42,6 +50,7 @@ pub(crate) fn spawn(program: &Path, invocation: &Invocation) -> std::io::Result<
                 .arg0("chatmd")
                 .arg(super::guard::GUARD_ARG)
                 .arg(std::process::id().to_string())
+                .arg(settle.as_millis().to_string())
                 .arg(program);
         }
         for own in crate::malloc::own_variables() {

@@ -2,7 +2,7 @@
 //! outlives chatmd, even when chatmd is killed without a chance to clean up (SIGKILL,
 //! the OOM killer, a crash).
 //!
-//! chatmd starts `chatmd __agent-guard <chatmd pid> <program> <args>...` (its own
+//! chatmd starts `chatmd __agent-guard <chatmd pid> <settle ms> <program> <args>...` (its own
 //! binary, through `/proc/self/exe`) as the leader of a new process group; the guard
 //! starts the agent in that same group, with the same stdin, stdout, stderr, folder and
 //! environment, and waits. The guard asks the kernel for a signal when its parent dies
@@ -12,6 +12,9 @@
 //! whatever the agent started (grandchildren too) and itself. When the agent ends first,
 //! the guard SIGKILLs what is left of the group before it exits too: once it is gone,
 //! nothing would end those processes if chatmd were killed before it ends the group.
+//! An agent that leaves a process saving its session behind (Claude Code under
+//! claude-agent-acp writes the session's cost record after the adapter exited) gets
+//! `<settle ms>` for the rest of the group to end by itself first (0: none).
 //!
 //! The parent-death signal comes when the *thread* that started the guard exits, which
 //! tokio's threads may do while chatmd lives on; so the signal only makes the guard
@@ -58,11 +61,13 @@ pub fn run_if_guard(mut args: impl Iterator<Item = OsString>) -> Option<i32> {
         return None;
     }
     let parent = args.next().and_then(|p| p.to_str()?.parse::<i32>().ok());
-    let (Some(parent), Some(program)) = (parent, args.next()) else {
-        eprintln!("chatmd: usage: chatmd {GUARD_ARG} <parent pid> <program> [args]...");
+    let settle = args.next().and_then(|ms| ms.to_str()?.parse::<u64>().ok());
+    let (Some(parent), Some(settle), Some(program)) = (parent, settle, args.next()) else {
+        eprintln!("chatmd: usage: chatmd {GUARD_ARG} <parent pid> <settle ms> <program> [args]...");
         return Some(2);
     };
-    Some(imp::guard(parent, &program, args.collect()))
+    let settle = std::time::Duration::from_millis(settle);
+    Some(imp::guard(parent, settle, &program, args.collect()))
 }
 
 /// The exit status to end with: the agent's code, or 128 + the signal that killed it
@@ -80,6 +85,7 @@ mod imp {
     use std::ffi::OsString;
     use std::os::unix::process::ExitStatusExt;
     use std::process::{Command, ExitStatus};
+    use std::time::{Duration, Instant};
 
     use nix::sys::prctl;
     use nix::sys::signal::{SigSet, Signal, killpg, raise};
@@ -88,7 +94,12 @@ mod imp {
     use process_wrap::std::{CommandWrap, ResetSigmask};
 
     /// Starts the agent and waits for it; kills the group when chatmd dies first.
-    pub(super) fn guard(parent: i32, program: &OsString, args: Vec<OsString>) -> i32 {
+    pub(super) fn guard(
+        parent: i32,
+        settle: Duration,
+        program: &OsString,
+        args: Vec<OsString>,
+    ) -> i32 {
         // Blocked from the start, so none is lost: they are taken with `wait` below.
         // A child inherits the mask: the agent's is cleared again (`ResetSigmask`), or
         // it would ignore the SIGTERM that asks it to stop.
@@ -141,7 +152,7 @@ mod imp {
                         // The agent's end is the turn's: once the guard is gone,
                         // nothing would kill what the agent left running if chatmd
                         // died before it does.
-                        kill_the_rest(parent);
+                        kill_the_rest(parent, settle);
                         return pass_on(status);
                     }
                     Ok(None) => {}
@@ -164,14 +175,15 @@ mod imp {
     }
 
     /// SIGKILLs every other process of the guard's group and waits until none is
-    /// left. The guard leads the group, so `killpg` of it would end the guard too: the
+    /// left, after letting them end by themselves for `settle` (while chatmd lives).
+    /// The guard leads the group, so `killpg` of it would end the guard too: the
     /// guard first moves to chatmd's group (the group lives on under the guard's id,
     /// which nobody else can take while the guard runs), then kills the group as a
     /// whole. The kernel delivers a group's signal to a process forked meanwhile as
     /// well, and no list of the machine's processes is read (it cost every turn a read
     /// of `/proc/*/stat`). Whatever the agent left orphaned was handed to the guard
     /// (a child subreaper), which reaps it here, so no zombie keeps the group alive.
-    fn kill_the_rest(parent: i32) {
+    fn kill_the_rest(parent: i32, settle: Duration) {
         let group = getpgrp();
         let chatmd_group = getpgid(Some(Pid::from_raw(parent)));
         if chatmd_group
@@ -182,6 +194,15 @@ mod imp {
             // chatmd's runner kills the group when it sees the guard end.
             return;
         }
+        let settled_by = Instant::now() + settle;
+        // ESRCH: the group is empty.
+        while killpg(group, None).is_ok()
+            && Instant::now() < settled_by
+            && getppid().as_raw() == parent
+        {
+            reap_orphans();
+            std::thread::sleep(Duration::from_millis(5));
+        }
         // Bounded: a process that cannot die (stuck in the kernel) is chatmd's to
         // report; the guard does not wait for ever.
         for _ in 0..1000 {
@@ -190,7 +211,7 @@ mod imp {
                 return;
             }
             reap_orphans();
-            std::thread::sleep(std::time::Duration::from_millis(1));
+            std::thread::sleep(Duration::from_millis(1));
         }
     }
 

@@ -145,7 +145,7 @@ pub async fn run_session_keeping(
         return (not_started(Ended::Cancelled), None);
     }
     let spawned = super::resolve::prepare(&invocation).and_then(|path| {
-        group::spawn(&path, &invocation).map_err(|source| RunError::Spawn {
+        group::spawn(&path, &invocation, session.exit_grace()).map_err(|source| RunError::Spawn {
             program: invocation.program.clone(),
             source,
         })

@@ -200,7 +200,13 @@ impl AcpSession {
             program: file.to_owned(),
             methods: Vec::new(),
         };
-        AcpSession::new(file, invocation.cwd.clone(), login).with_setup(invocation.session.clone())
+        // Known before the process starts (its agent guard is told how long to let what
+        // it leaves behind save the session); `initialize` then says for sure.
+        let saves_on_exit = login.kind == Some(crate::agent_config::AgentKind::Claude);
+        let mut session = AcpSession::new(file, invocation.cwd.clone(), login)
+            .with_setup(invocation.session.clone());
+        session.saves_on_exit = saves_on_exit;
+        session
     }
 
     /// The session applies the member's settings in `setup` and offers the workspace

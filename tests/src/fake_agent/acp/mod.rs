@@ -45,6 +45,7 @@
 //! | `FAKE_ACP_NO_AUTH=1` | no credentials: gemini `session/new` → `-32000 "Gemini API key is missing or not configured."`, codex `session/new` → `-32000 "Authentication required"`, claude `session/prompt` → the same |
 //! | `FAKE_ACP_EXIT_CODE=<n>` | once stdin closed, print gemini --acp 0.61's classifier-router line on stderr and exit with this code (it exited 1 after whole answers now and then) |
 //! | `FAKE_ACP_LINGER_MS=<ms>` | after stdin closes, stay this long before exiting, as codex-acp does (2 s); a SIGTERM meanwhile is logged as `{"signal": "SIGTERM"}` and ends it (claude as 0.101 then never writes its cost record) |
+//! | `FAKE_ACP_SAVE_LATE_MS=<ms>` | claude as 0.101: the cost record is written by a process left behind in the group, this long after the agent exited (Claude Code under the adapter still writing its session) |
 //! | `FAKE_ACP_GEMINI_LOAD_FAILS=1` | gemini's `session/load` fails `-32603` "No previous sessions found for this project." and forgets the session, as the real one does within the minute of the session's creation |
 //! | `FAKE_ACP_SAY_FIRST=<text>` | in a tool turn, the words the model says before its first tool call (default `I'll run a command.`; real models say anything there, a quoted record included) |
 //! | `FAKE_ACP_STEERING=1` | advertise `_meta.steering.supported` and take `_session/steering` (`steering.rs`): `injected` during a prompt (the rest of the turn answers `steered: <text>`; slow mode stops its chunks), `promptRequired` when idle; without it the method is unknown (`-32601`) |

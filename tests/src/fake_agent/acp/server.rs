@@ -203,10 +203,19 @@ impl Agent {
     }
 
     /// Writes the cost record of every session open in this process (at its exit).
+    /// With `FAKE_ACP_SAVE_LATE_MS`, a process left behind writes them that long after
+    /// this one exited.
     pub fn save_costs(&self) {
-        if self.saves_cost_on_exit() {
-            for live in self.sessions.values() {
-                self.store.save(&live.session);
+        if !self.saves_cost_on_exit() {
+            return;
+        }
+        let late = std::env::var("FAKE_ACP_SAVE_LATE_MS")
+            .ok()
+            .and_then(|v| v.trim().parse::<u64>().ok());
+        for live in self.sessions.values() {
+            match late {
+                Some(ms) => self.store.save_later(&live.session, ms),
+                None => self.store.save(&live.session),
             }
         }
     }

@@ -129,6 +129,30 @@ impl Store {
         }
     }
 
+    /// Writes `session` from a process of its own, `delay_ms` from now, and returns at
+    /// once: as the Claude Code under claude-agent-acp 0.101 writes the session's cost
+    /// record after the adapter exited. The writer stays in the agent's process group.
+    pub fn save_later(&self, session: &Session, delay_ms: u64) {
+        let Some(path) = self.path(&session.id) else {
+            return;
+        };
+        let spawned = std::process::Command::new("sh")
+            .args(["-c", "sleep \"$0\" && printf %s \"$1\" > \"$2\""])
+            .arg(format!("{}.{:03}", delay_ms / 1000, delay_ms % 1000))
+            .arg(session.to_json().to_string())
+            .arg(&path)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn();
+        if let Err(e) = spawned {
+            eprintln!(
+                "fake-agent: cannot start the writer of {}: {e}",
+                path.display()
+            );
+        }
+    }
+
     /// The stored session `id`, if it belongs to the project `cwd`.
     pub fn load(&self, id: &str, cwd: &Path) -> Option<Session> {
         let text = std::fs::read_to_string(self.path(id)?).ok()?;
