@@ -14,6 +14,7 @@ use serde_json::Value;
 use super::AgentKind;
 use builder::Builder;
 pub use stores::{StoredSession, sessions_in, state_dir};
+pub(super) use stores::{file_name, first_values, text};
 
 /// One stored session of a CLI.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -84,7 +85,8 @@ impl Skipped {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum TranscriptError {
     #[error(
-        "not a stored session of claude, codex or gemini (its first JSON line is none of theirs)"
+        "not a stored session of {} (its first JSON line is none of theirs)",
+        super::kinds::stored_kinds_in_words()
     )]
     UnknownShape,
     #[error("a {0} session without a session id")]
@@ -100,22 +102,21 @@ pub fn kind_of(text: &str) -> Option<AgentKind> {
     let first = text
         .lines()
         .find_map(|l| serde_json::from_str::<Value>(l.trim()).ok())?;
-    let has = |key: &str| first.get(key).is_some();
-    if first.get("type").and_then(Value::as_str) == Some("session_meta") {
-        Some(AgentKind::Codex)
-    } else if has("sessionId") && has("projectHash") {
-        Some(AgentKind::Gemini)
-    } else if has("sessionId") && has("type") {
-        Some(AgentKind::Claude)
-    } else {
-        None
-    }
+    super::kinds::KINDS
+        .iter()
+        .find(|spec| {
+            spec.store
+                .as_ref()
+                .is_some_and(|store| (store.recognizes)(&first))
+        })
+        .map(|spec| spec.kind)
 }
 
-/// Reads a stored session of any of the three CLIs.
+/// Reads a stored session of any of the CLIs.
 pub fn read(text: &str) -> Result<Transcript, TranscriptError> {
     let kind = kind_of(text).ok_or(TranscriptError::UnknownShape)?;
-    let transcript = (super::kinds::spec_of(kind).read_transcript)(text)?;
+    let store = super::kinds::spec_of(kind).store.as_ref();
+    let transcript = (store.ok_or(TranscriptError::UnknownShape)?.read)(text)?;
     if !super::session_id::is_cli_session_id(kind, &transcript.session) {
         let id: String = transcript.session.chars().take(60).collect();
         return Err(TranscriptError::ForeignSessionId {

@@ -8,7 +8,8 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use super::{
-    ACP, AcpSpec, Adapter, AgentEntry, CommandOutput, CommandSpec, JsonPointers, PromptDelivery,
+    ACP, AcpSpec, Adapter, AgentEntry, COMMAND, CommandOutput, CommandSpec, JsonPointers,
+    PromptDelivery,
 };
 use crate::agents::AgentKind;
 use crate::agents::acp::{preset_named, preset_names};
@@ -41,15 +42,33 @@ struct RawEntry {
     preset: Option<Spanned<String>>,
 }
 
-#[derive(Deserialize, Clone, Copy, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
+/// An entry's `type`: a built-in CLI kind by its name, `command` or `acp`.
+#[derive(Clone, Copy, PartialEq, Eq)]
 enum RawType {
-    Claude,
-    Codex,
-    Gemini,
+    Cli(AgentKind),
     Command,
     Acp,
 }
+
+impl<'de> Deserialize<'de> for RawType {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let name = String::deserialize(deserializer)?;
+        match name.as_str() {
+            ACP => Ok(RawType::Acp),
+            COMMAND => Ok(RawType::Command),
+            other => other
+                .parse()
+                .map(RawType::Cli)
+                .map_err(|_| serde::de::Error::unknown_variant(other, TYPE_NAMES.as_slice())),
+        }
+    }
+}
+
+/// Every `type` an entry can have, as an unknown one's message lists them.
+static TYPE_NAMES: std::sync::LazyLock<Vec<&'static str>> = std::sync::LazyLock::new(|| {
+    let kinds = AgentKind::ALL.iter().map(|kind| kind.name());
+    kinds.chain([COMMAND, ACP]).collect()
+});
 
 #[derive(Deserialize, Clone, Copy)]
 #[serde(rename_all = "lowercase")]
@@ -68,18 +87,16 @@ enum RawOutput {
 impl RawType {
     fn kind(self) -> Option<AgentKind> {
         match self {
-            RawType::Claude => Some(AgentKind::Claude),
-            RawType::Codex => Some(AgentKind::Codex),
-            RawType::Gemini => Some(AgentKind::Gemini),
+            RawType::Cli(kind) => Some(kind),
             RawType::Command | RawType::Acp => None,
         }
     }
 
     fn name(self) -> &'static str {
-        match self.kind() {
-            Some(kind) => kind.name(),
-            None if self == RawType::Acp => ACP,
-            None => "command",
+        match self {
+            RawType::Cli(kind) => kind.name(),
+            RawType::Acp => ACP,
+            RawType::Command => COMMAND,
         }
     }
 
@@ -88,7 +105,7 @@ impl RawType {
         if name == ACP {
             return Some(RawType::Acp);
         }
-        name.parse::<AgentKind>().ok().map(RawType::from)
+        name.parse::<AgentKind>().ok().map(RawType::Cli)
     }
 }
 
@@ -163,10 +180,15 @@ impl Checker<'_> {
             (Some(kind), _) => Some(kind),
             (None, Some(given)) => Some(*given.get_ref()),
             (None, None) => {
-                let message = "a new agent needs `type = \"command\"` or `type = \"acp\"` (or \
-                               \"claude\", \"codex\", \"gemini\" for another setup of a built-in \
-                               CLI)"
-                    .to_owned();
+                let kinds: Vec<String> = AgentKind::ALL
+                    .iter()
+                    .map(|kind| format!("\"{kind}\""))
+                    .collect();
+                let message = format!(
+                    "a new agent needs `type = \"command\"` or `type = \"acp\"` (or {} for \
+                     another setup of a built-in CLI)",
+                    kinds.join(", ")
+                );
                 self.at(&name, entry_key.clone(), message);
                 None
             }
@@ -369,16 +391,6 @@ impl Checker<'_> {
         match (command.strip_prefix("~/"), self.home) {
             (Some(rest), Some(home)) => PathBuf::from(home).join(rest).display().to_string(),
             _ => command.to_owned(),
-        }
-    }
-}
-
-impl From<AgentKind> for RawType {
-    fn from(kind: AgentKind) -> RawType {
-        match kind {
-            AgentKind::Claude => RawType::Claude,
-            AgentKind::Codex => RawType::Codex,
-            AgentKind::Gemini => RawType::Gemini,
         }
     }
 }
