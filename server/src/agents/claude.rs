@@ -10,6 +10,7 @@
 
 mod lines;
 mod parser;
+mod store;
 pub mod stream_input;
 
 pub use parser::ClaudeParser;
@@ -60,9 +61,9 @@ pub(super) const SPEC: super::kinds::KindSpec = super::kinds::KindSpec {
         sessions_dir: &["projects"],
         depth: 2,
         is_session_file: |_| true,
-        peek: super::transcripts::claude::peek,
-        recognizes: super::transcripts::claude::recognizes,
-        read: super::transcripts::claude::read,
+        peek: store::peek,
+        recognizes: store::recognizes,
+        read: store::read,
         resumes_per_folder: true,
     }),
     configured_model: None,

@@ -11,6 +11,7 @@
 mod items;
 mod lines;
 mod parser;
+mod store;
 
 pub use parser::CodexParser;
 
@@ -54,10 +55,10 @@ pub(super) const SPEC: super::kinds::KindSpec = super::kinds::KindSpec {
     store: Some(super::kinds::SessionStore {
         sessions_dir: &["sessions"],
         depth: 4,
-        is_session_file: super::transcripts::codex::is_session_file,
-        peek: super::transcripts::codex::peek,
-        recognizes: super::transcripts::codex::recognizes,
-        read: super::transcripts::codex::read,
+        is_session_file: store::is_session_file,
+        peek: store::peek,
+        recognizes: store::recognizes,
+        read: store::read,
         // codex finds a thread by its id from any folder.
         resumes_per_folder: false,
     }),

@@ -11,6 +11,7 @@
 mod exit;
 mod lines;
 mod parser;
+mod store;
 
 pub use parser::GeminiParser;
 
@@ -47,10 +48,10 @@ pub(super) const SPEC: super::kinds::KindSpec = super::kinds::KindSpec {
     store: Some(super::kinds::SessionStore {
         sessions_dir: &[".gemini", "tmp"],
         depth: 3,
-        is_session_file: super::transcripts::gemini::is_session_file,
-        peek: super::transcripts::gemini::peek,
-        recognizes: super::transcripts::gemini::recognizes,
-        read: super::transcripts::gemini::read,
+        is_session_file: store::is_session_file,
+        peek: store::peek,
+        recognizes: store::recognizes,
+        read: store::read,
         resumes_per_folder: true,
     }),
     configured_model: None,

@@ -1,20 +1,19 @@
 //! The sessions the CLIs store themselves (claude's project JSONL, codex's rollout file,
 //! gemini's chat file; see `agent-clis.md`), read into one [`Transcript`] for
 //! `chatmd import`: who said what, the tools the agent ran, and the session id that
-//! resumes it. Pure: text in, transcript out.
+//! resumes it. Each kind's reader is its session store (`<kind>/store.rs`, named by its
+//! `KindSpec`); this module holds what they share and finds the kind of a file. Pure:
+//! text in, transcript out.
 
 mod builder;
-pub(super) mod claude;
-pub(super) mod codex;
-pub(super) mod gemini;
 mod stores;
 
 use serde_json::Value;
 
 use super::AgentKind;
-use builder::Builder;
+pub(in crate::agents) use builder::Builder;
 pub use stores::{StoredSession, sessions_in, state_dir};
-pub(super) use stores::{file_name, first_values, text};
+pub(in crate::agents) use stores::{file_name, first_values, text};
 
 /// One stored session of a CLI.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -128,7 +127,7 @@ pub fn read(text: &str) -> Result<Transcript, TranscriptError> {
 }
 
 /// The JSON objects of a JSONL text, with a count of the lines that are not one.
-fn objects(text: &str, skipped: &mut Skipped) -> Vec<Value> {
+pub(in crate::agents) fn objects(text: &str, skipped: &mut Skipped) -> Vec<Value> {
     let mut out = Vec::new();
     for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
         match serde_json::from_str::<Value>(line) {
@@ -140,7 +139,7 @@ fn objects(text: &str, skipped: &mut Skipped) -> Vec<Value> {
 }
 
 /// The text of a string, or of an array of `{ "text": … }` blocks, joined by blank lines.
-fn text_of(content: &Value) -> Option<String> {
+pub(in crate::agents) fn text_of(content: &Value) -> Option<String> {
     match content {
         Value::String(s) => Some(s.clone()),
         Value::Array(blocks) => {
@@ -155,7 +154,7 @@ fn text_of(content: &Value) -> Option<String> {
 }
 
 /// A tool's input or output as text: strings as they are, anything else as JSON.
-fn json_text(value: &Value) -> String {
+pub(in crate::agents) fn json_text(value: &Value) -> String {
     match value {
         Value::String(s) => s.clone(),
         other => other.to_string(),

@@ -1,5 +1,6 @@
-//! Where each CLI keeps its sessions (see `agent-clis.md`; checked on the recorded runs),
-//! and which folder each stored session ran in, read from its first lines:
+//! The stored sessions of a CLI that ran in given folders, found by the kind's session
+//! store (`SessionStore` in its `KindSpec`; see `agent-clis.md`, checked on the recorded
+//! runs):
 //! - claude: `<CLAUDE_CONFIG_DIR or ~/.claude>/projects/<slug>/<id>.jsonl`, `cwd` on
 //!   its first conversation line;
 //! - codex: `<CODEX_HOME or ~/.codex>/sessions/YYYY/MM/DD/rollout-*.jsonl`, `cwd` in its

@@ -9,9 +9,10 @@ use serde_json::Value;
 
 use crate::agents::kinds::SessionPlace;
 
-use super::{
-    AgentKind, Builder, Skipped, Speaker, Transcript, TranscriptError, first_values, json_text,
-    objects, text, text_of,
+use crate::agents::AgentKind;
+use crate::agents::transcripts::{
+    Builder, Skipped, Speaker, Transcript, TranscriptError, first_values, json_text, objects, text,
+    text_of,
 };
 
 /// Whether a first JSON line is claude's: a conversation line with its `sessionId` and

@@ -11,9 +11,10 @@ use serde_json::Value;
 
 use crate::agents::kinds::SessionPlace;
 
-use super::{
-    AgentKind, Builder, Skipped, Speaker, Transcript, TranscriptError, file_name, first_values,
-    json_text, objects, text, text_of,
+use crate::agents::AgentKind;
+use crate::agents::transcripts::{
+    Builder, Skipped, Speaker, Transcript, TranscriptError, file_name, first_values, json_text,
+    objects, text, text_of,
 };
 
 /// How the first user message that gemini writes itself begins.

@@ -11,9 +11,10 @@ use crate::agents::kinds::SessionPlace;
 
 use crate::agents::Usage;
 
-use super::{
-    AgentKind, Builder, Skipped, Speaker, Transcript, TranscriptError, file_name, first_values,
-    json_text, objects, text,
+use crate::agents::AgentKind;
+use crate::agents::transcripts::{
+    Builder, Skipped, Speaker, Transcript, TranscriptError, file_name, first_values, json_text,
+    objects, text,
 };
 
 /// How the user messages that codex writes itself begin: the AGENTS.md text, the
