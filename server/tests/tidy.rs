@@ -154,7 +154,7 @@ fn check(name: &str, text: &str) -> Vec<String> {
         {
             if let Some(kind) = named_kind(line) {
                 problems.push(format!(
-                    "line {n} names `AgentKind::{kind}`: what differs per agent kind is a field of its `KindSpec` (agents/kinds.rs), asked through `spec_of(kind)`"
+                    "line {n} names `AgentKind::{kind}`: what differs per agent kind is a field of its `KindSpec` (agents/kinds.rs, asked through `spec_of(kind)`), or of its entry in agent_config/kind.rs for what team/ reads"
                 ));
             }
         }

@@ -8,13 +8,15 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use super::{
-    ACP, AcpSpec, Adapter, AgentEntry, COMMAND, CommandOutput, CommandSpec, JsonPointers,
-    PromptDelivery,
+    AcpSpec, Adapter, AgentEntry, CommandOutput, CommandSpec, JsonPointers, PromptDelivery,
 };
 use crate::agents::AgentKind;
 use crate::agents::acp::{preset_named, preset_names};
 use crate::team::toml_check::{dotted, parse_strict};
 use crate::team::{ConfigProblem, Severity, is_valid_handle};
+
+mod agent_type;
+use agent_type::RawType;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -42,34 +44,6 @@ struct RawEntry {
     preset: Option<Spanned<String>>,
 }
 
-/// An entry's `type`: a built-in CLI kind by its name, `command` or `acp`.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum RawType {
-    Cli(AgentKind),
-    Command,
-    Acp,
-}
-
-impl<'de> Deserialize<'de> for RawType {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let name = String::deserialize(deserializer)?;
-        match name.as_str() {
-            ACP => Ok(RawType::Acp),
-            COMMAND => Ok(RawType::Command),
-            other => other
-                .parse()
-                .map(RawType::Cli)
-                .map_err(|_| serde::de::Error::unknown_variant(other, TYPE_NAMES.as_slice())),
-        }
-    }
-}
-
-/// Every `type` an entry can have, as an unknown one's message lists them.
-static TYPE_NAMES: std::sync::LazyLock<Vec<&'static str>> = std::sync::LazyLock::new(|| {
-    let kinds = AgentKind::ALL.iter().map(|kind| kind.name());
-    kinds.chain([COMMAND, ACP]).collect()
-});
-
 #[derive(Deserialize, Clone, Copy)]
 #[serde(rename_all = "lowercase")]
 enum RawPrompt {
@@ -82,31 +56,6 @@ enum RawPrompt {
 enum RawOutput {
     Text,
     Jsonl,
-}
-
-impl RawType {
-    fn kind(self) -> Option<AgentKind> {
-        match self {
-            RawType::Cli(kind) => Some(kind),
-            RawType::Command | RawType::Acp => None,
-        }
-    }
-
-    fn name(self) -> &'static str {
-        match self {
-            RawType::Cli(kind) => kind.name(),
-            RawType::Acp => ACP,
-            RawType::Command => COMMAND,
-        }
-    }
-
-    /// The built-in entry of this name, if it is one.
-    fn builtin(name: &str) -> Option<RawType> {
-        if name == ACP {
-            return Some(RawType::Acp);
-        }
-        name.parse::<AgentKind>().ok().map(RawType::Cli)
-    }
 }
 
 /// The entries an `agents.toml` defines or overrides, and its problems in file order.
