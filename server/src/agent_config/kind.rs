@@ -124,11 +124,16 @@ impl AgentKind {
     /// Every kind's name, as a sentence lists them: "claude, codex or gemini".
     pub fn names_in_words() -> String {
         let names: Vec<&str> = AgentKind::ALL.iter().map(|kind| kind.name()).collect();
-        match names.split_last() {
-            Some((last, [])) => (*last).to_owned(),
-            Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
-            None => String::new(),
-        }
+        in_words(&names)
+    }
+}
+
+/// Names as a sentence lists them: "a, b or c".
+pub fn in_words(names: &[&str]) -> String {
+    match names.split_last() {
+        Some((last, [])) => (*last).to_owned(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+        None => String::new(),
     }
 }
 

@@ -7,7 +7,7 @@
 //! a `match` per kind. What `team/` needs (name, role file, the files the CLI loads by
 //! itself) is the kind's entry in `crate::agent_config`, below `team/`.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
@@ -50,6 +50,17 @@ pub struct KindSpec {
     pub configured_model: Option<fn(&Invocation) -> Option<String>>,
     /// A process that reads its next prompts on stdin (kept between turns).
     pub further_prompts: Option<FurtherPrompts>,
+}
+
+impl KindSpec {
+    /// Its state folder under the user's `home` when its variable is unset: `home`
+    /// itself when the default is `""` (no `home/` with a trailing slash in messages).
+    pub fn default_state_in(&self, home: &Path) -> PathBuf {
+        match self.default_state_dir {
+            "" => home.to_path_buf(),
+            dir => home.join(dir),
+        }
+    }
 }
 
 /// How a CLI is logged in: `run `claude` and type `/login`` or `` `codex login` ``.
@@ -129,11 +140,7 @@ pub fn stored_kinds_in_words() -> String {
         .filter(|spec| spec.store.is_some())
         .map(|spec| spec.kind.name())
         .collect();
-    match names.split_last() {
-        Some((last, [])) => (*last).to_owned(),
-        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
-        None => String::new(),
-    }
+    crate::agent_config::in_words(&names)
 }
 
 #[cfg(test)]

@@ -28,7 +28,7 @@ pub struct StoredSession {
 /// The state folder of `kind`: its variable (`CLAUDE_CONFIG_DIR`, `CODEX_HOME`,
 /// `GEMINI_CLI_HOME`) if set, else its default under `home`.
 pub fn state_dir(kind: AgentKind, var: Option<PathBuf>, home: &Path) -> PathBuf {
-    var.unwrap_or_else(|| home.join(spec_of(kind).default_state_dir))
+    var.unwrap_or_else(|| spec_of(kind).default_state_in(home))
 }
 
 /// The sessions of `kind` in the state folder `state` that ran in one of `folders`

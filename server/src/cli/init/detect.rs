@@ -120,12 +120,7 @@ fn login(kind: AgentKind, machine: &Machine, home: Option<&Path>) -> String {
         let state = home
             .map(Path::to_path_buf)
             .or_else(|| machine.var(spec.state_env_var).map(PathBuf::from))
-            .or_else(|| {
-                machine
-                    .home
-                    .as_ref()
-                    .map(|h| h.join(spec.default_state_dir))
-            });
+            .or_else(|| machine.home.as_ref().map(|h| spec.default_state_in(h)));
         if let Some(auth) = state.map(|h| h.join(login_file)) {
             return if auth.is_file() {
                 format!("logged in ({})", auth.display())
