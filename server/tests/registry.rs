@@ -93,7 +93,7 @@ fn a_builtin_can_change_its_program_and_extra_args_only() {
     assert_eq!(claude.args, ["--model", "opus"]);
     assert_eq!(
         claude.install_hint.as_deref(),
-        Some(AgentKind::Claude.install_command())
+        Some("npm install -g @anthropic-ai/claude-code")
     );
     assert_eq!(claude.source.as_deref(), Some(Path::new(FILE)));
     assert_eq!(
@@ -203,6 +203,21 @@ fn a_file_that_does_not_parse_is_reported_at_its_key_and_ignored() {
         [
             "4:10 agents.x.prompt unknown variant `stdn`, expected `stdin` or `argument`. chatmd \
           uses the built-in agents until this file is fixed"
+        ]
+    );
+    // The types an entry can have come from the one list of kinds, then `command`, `acp`.
+    assert_eq!(
+        problems("[agents.x]\ntype = \"clause\"\ncommand = \"x\"\n"),
+        [
+            "2:8 agents.x.type unknown variant `clause`, expected one of `claude`, `codex`, \
+          `gemini`, `command`, `acp`. chatmd uses the built-in agents until this file is fixed"
+        ]
+    );
+    assert_eq!(
+        problems("[agents.x]\ntype = 3\ncommand = \"x\"\n"),
+        [
+            "2:8 agents.x.type wanted string or table. chatmd uses the built-in agents until \
+          this file is fixed"
         ]
     );
     assert_eq!(

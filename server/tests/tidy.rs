@@ -22,6 +22,13 @@
 //!   of the table "The folders" in docs/architecture.md (lowest first). Top-level
 //!   modules outside that table (`malloc.rs`) are free to use.
 //!
+//! - No code outside `agents/` names a particular agent kind (`AgentKind::Codex`):
+//!   every decision per kind is a field of the kind's `KindSpec` in its own folder
+//!   under `agents/`, reached through `kinds::spec_of`, so a new kind touches its
+//!   folder and the one list. `agent_config/` holds each kind's entry (what `team/`
+//!   reads) and the ACP presets that say which kind they run; test modules may name
+//!   kinds freely.
+//!
 //! Comments are not code: a doc that says "no tokio here" breaks no rule.
 
 use std::fmt::Write as _;
@@ -46,6 +53,10 @@ const REGISTRY: &str = "turns/runs/";
 const COLLECTIONS: &[&str] = &[
     "HashMap", "BTreeMap", "HashSet", "BTreeSet", "Vec", "VecDeque", "IndexMap",
 ];
+
+/// Where a particular agent kind may be named: its folder and the one list, and the
+/// kinds' entries (and the presets naming theirs) below `team/`.
+const KINDS_NAMED_IN: &[&str] = &["agents/", "agent_config/"];
 
 /// The names that mean LSP types.
 const LSP_CRATES: &[&str] = &["tower_lsp_server", "ls_types", "lsp_types"];
@@ -132,6 +143,18 @@ fn check(name: &str, text: &str) -> Vec<String> {
             if let Some(held) = registry_of_runs(line) {
                 problems.push(format!(
                     "line {n} keeps `{held}`, a collection of what runs: runs and their turns are kept in turns/runs/ only (ask it)"
+                ));
+            }
+        }
+    }
+    if !KINDS_NAMED_IN.iter().any(|dir| name.starts_with(dir)) && !is_test_module(name) {
+        for &(n, line) in code
+            .iter()
+            .take_while(|(_, line)| !is_test_module_start(line))
+        {
+            if let Some(kind) = named_kind(line) {
+                problems.push(format!(
+                    "line {n} names `AgentKind::{kind}`: what differs per agent kind is a field of its `KindSpec` (agents/kinds.rs, asked through `spec_of(kind)`), or of its entry in agent_config/kind.rs for what team/ reads"
                 ));
             }
         }
@@ -283,6 +306,27 @@ fn registry_of_runs(line: &str) -> Option<String> {
         .then(|| name.to_owned())
 }
 
+/// The variant of `AgentKind` that `line` names, if any (`AgentKind::ALL`, a
+/// constant, names none).
+fn named_kind(line: &str) -> Option<&str> {
+    let is_ident = |c: char| c.is_alphanumeric() || c == '_';
+    line.match_indices("AgentKind::").find_map(|(i, found)| {
+        let before = line[..i].chars().next_back();
+        let rest = &line[i + found.len()..];
+        let end = rest.find(|c| !is_ident(c)).unwrap_or(rest.len());
+        let variant = &rest[..end];
+        let camel_case = variant.starts_with(|c: char| c.is_ascii_uppercase())
+            && variant.contains(|c: char| c.is_ascii_lowercase());
+        (!before.is_some_and(is_ident) && camel_case).then_some(variant)
+    })
+}
+
+/// Whether `line` opens a file's inline test module (`mod tests {`): tidy reads no
+/// further for the kind rule, as test modules close the files here.
+fn is_test_module_start(line: &str) -> bool {
+    line.trim() == "mod tests {"
+}
+
 fn is_test_module(name: &str) -> bool {
     let file = name.rsplit('/').next().unwrap_or(name);
     file == "tests.rs" || file.ends_with("_tests.rs") || name.contains("tests/")
@@ -385,6 +429,47 @@ fn each_rule_fires_and_says_which() {
     assert_eq!(check("agents/acp/terminal.rs", &kept), Vec::<String>::new());
     let quiet = format!("{doc}    running: Runs,\n    let runs = lock(state).running.clone();\n");
     assert_eq!(check("lsp/port.rs", &quiet), Vec::<String>::new());
+
+    // A decision per kind outside agents/, as cli/init, cli/report and cli/import made
+    // before each kind's spec held them.
+    for (file, line) in [
+        ("cli/report.rs", "    if kind == AgentKind::Codex {"),
+        (
+            "cli/init/files.rs",
+            "        Runs::Cli(AgentKind::Claude) => \"Claude Code\",",
+        ),
+        (
+            "team/autoload.rs",
+            "        AgentKind::Gemini => &[\"GEMINI.md\"],",
+        ),
+        (
+            "turns/plan.rs",
+            "    matches!(kind, crate::agents::AgentKind::Claude)",
+        ),
+    ] {
+        let found = check(file, &format!("{doc}{line}\n"));
+        assert_eq!(found.len(), 1, "{file}: {found:?}");
+        assert!(
+            found[0].starts_with("line 2 names `AgentKind::"),
+            "{found:?}"
+        );
+        assert!(found[0].contains("a field of its `KindSpec`"), "{found:?}");
+    }
+    let per_kind = format!("{doc}    if kind == AgentKind::Codex {{\n");
+    assert_eq!(check("agents/auth.rs", &per_kind), Vec::<String>::new());
+    assert_eq!(
+        check("agent_config/presets.rs", &per_kind),
+        Vec::<String>::new()
+    );
+    assert_eq!(check("cli/init/tests.rs", &per_kind), Vec::<String>::new());
+    let in_tests = format!(
+        "{doc}fn f() {{}}\n\n#[cfg(test)]\nmod tests {{\n    if kind == AgentKind::Codex {{\n"
+    );
+    assert_eq!(check("cli/report.rs", &in_tests), Vec::<String>::new());
+    let generic = format!(
+        "{doc}    for &kind in AgentKind::ALL {{ // AgentKind::Codex\n    let k: MyAgentKind::Codex;\n"
+    );
+    assert_eq!(check("cli/import/list.rs", &generic), Vec::<String>::new());
 
     let undocumented = "/// An item doc is not a module doc.\nfn f() {}\n";
     assert_eq!(

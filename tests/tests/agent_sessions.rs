@@ -19,7 +19,7 @@ use tokio_util::sync::CancellationToken;
 async fn a_headless_session_writes_the_prompt_then_closes_stdin() {
     let body = format!("[MESSAGE]\nme: {}", "review this line\n".repeat(9000));
     assert!(body.len() > 128 * 1024, "too large for an argument");
-    for kind in AgentKind::ALL {
+    for &kind in AgentKind::ALL {
         let sandbox = Sandbox::new();
         let entry = AgentEntry::builtin(kind);
         let member = Member::new("alice", kind.name(), sandbox.work.clone());

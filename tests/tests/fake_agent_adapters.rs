@@ -161,7 +161,8 @@ fn home_env_args_and_large_prompts_reach_the_cli() {
             "{agent}: large prompt on stdin"
         );
         let turn = execute(&sandbox, agent, &invocation);
-        let variable = entry.adapter.kind().expect("kind").state_env_var();
+        let variable =
+            chatmd::agents::kinds::spec_of(entry.adapter.kind().expect("kind")).state_env_var;
         assert_eq!(
             turn.record["env"][variable],
             home.to_str().expect("UTF-8"),

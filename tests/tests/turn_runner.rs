@@ -84,7 +84,7 @@ fn session(events: &[AgentEvent]) -> Option<String> {
 
 #[tokio::test]
 async fn every_cli_streams_an_answer_with_its_session() {
-    for kind in AgentKind::ALL {
+    for &kind in AgentKind::ALL {
         let sandbox = Sandbox::new();
         let knobs = [
             ("FAKE_AGENT_TEXT", "Three problems stand out."),

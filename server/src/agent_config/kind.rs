@@ -1,43 +1,111 @@
-//! The three built-in agent kinds and the facts chatmd needs about each CLI: its
-//! binary, the role file it loads by itself, how to install it, its state variable.
+//! The built-in agent kinds as `team/` needs to know them: each kind's name, the role
+//! file that makes a folder its member, and the role files its CLI loads by itself.
+//! Everything else about a kind (its command line, output, install and login hints,
+//! stored sessions, …) is its `KindSpec` in its own folder under `agents/`; these facts
+//! sit here only because `team/`, below `agents/`, reads member folders with them. A
+//! kind is one entry of [`built_in_kinds!`] below, and no code outside `agents/`
+//! names a particular kind.
 
 use std::fmt;
 use std::str::FromStr;
 
-/// A coding-agent CLI that chatmd knows by name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum AgentKind {
-    Claude,
-    Codex,
-    Gemini,
+/// The facts about one CLI that reading a team needs.
+#[derive(Debug)]
+pub struct KindFacts {
+    /// The lowercase name used in `chatmd.toml` (`agent = "codex"`), in status
+    /// comments, and as the program looked up on `PATH`.
+    pub name: &'static str,
+    /// The role file that makes a folder a member of this kind.
+    pub role_file: &'static str,
+    /// The context files the CLI loads by itself from each folder it walks, in the
+    /// order it concatenates them.
+    pub loads: &'static [&'static str],
+    /// A file that, present in a folder, is loaded there instead of [`Self::loads`]
+    /// (codex's `AGENTS.override.md`).
+    pub loads_instead: Option<&'static str>,
+    /// Whether, run outside the workspace, the CLI walks up to `/` (claude) rather
+    /// than to the nearest `.git` folder (else its workdir alone).
+    pub walks_to_filesystem_root: bool,
+}
+
+/// Declares [`AgentKind`] with one variant per entry, [`AgentKind::ALL`] in the
+/// entries' order (the role-file precedence: when a member folder holds several role
+/// files, the first kind wins) and each variant's [`KindFacts`]. An entry may carry
+/// attributes (`#[cfg(test)]` for a kind compiled only in unit tests).
+macro_rules! built_in_kinds {
+    ($($(#[$attr:meta])* $variant:ident => $facts:expr,)+) => {
+        /// A coding-agent CLI that chatmd knows by name.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum AgentKind {
+            $($(#[$attr])* $variant,)+
+        }
+
+        impl AgentKind {
+            /// Every kind, in role-file precedence order.
+            pub const ALL: &'static [AgentKind] = &[$($(#[$attr])* AgentKind::$variant,)+];
+
+            /// What reading a team needs to know about this kind.
+            pub fn facts(self) -> &'static KindFacts {
+                match self {
+                    $($(#[$attr])* AgentKind::$variant => {
+                        const FACTS: KindFacts = $facts;
+                        &FACTS
+                    })+
+                }
+            }
+        }
+    };
+}
+
+built_in_kinds! {
+    Claude => KindFacts {
+        name: "claude",
+        role_file: "CLAUDE.md",
+        loads: &["CLAUDE.md", "CLAUDE.local.md"],
+        loads_instead: None,
+        walks_to_filesystem_root: true,
+    },
+    Codex => KindFacts {
+        name: "codex",
+        role_file: "AGENTS.md",
+        loads: &["AGENTS.md"],
+        loads_instead: Some("AGENTS.override.md"),
+        walks_to_filesystem_root: false,
+    },
+    Gemini => KindFacts {
+        name: "gemini",
+        role_file: "GEMINI.md",
+        loads: &["GEMINI.md"],
+        loads_instead: None,
+        walks_to_filesystem_root: false,
+    },
+    // A kind that exists only in unit tests, to show that a new kind needs its folder
+    // under `agents/` (`agents/fixture_kind/`), its line in `agents/kinds.rs`'s
+    // `KINDS` and this entry, and nothing else (`agents::kinds`'s tests run it).
+    #[cfg(test)]
+    Fixture => KindFacts {
+        name: "fixture",
+        role_file: "FIXTURE.md",
+        loads: &["FIXTURE.md"],
+        loads_instead: None,
+        walks_to_filesystem_root: false,
+    },
 }
 
 /// A name that is not one of the built-in agent kinds.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown agent kind `{0}`: expected claude, codex or gemini")]
+#[error("unknown agent kind `{0}`: expected {names}", names = AgentKind::names_in_words())]
 pub struct UnknownAgentKind(pub String);
 
 impl AgentKind {
-    /// Every kind, in role-file precedence order: when a member folder holds several
-    /// role files, the first kind here wins.
-    pub const ALL: [AgentKind; 3] = [AgentKind::Claude, AgentKind::Codex, AgentKind::Gemini];
-
     /// The lowercase name used in `chatmd.toml` (`agent = "codex"`) and in status comments.
     pub fn name(self) -> &'static str {
-        match self {
-            AgentKind::Claude => "claude",
-            AgentKind::Codex => "codex",
-            AgentKind::Gemini => "gemini",
-        }
+        self.facts().name
     }
 
     /// The role file that makes a folder a member of this kind.
     pub fn role_file_name(self) -> &'static str {
-        match self {
-            AgentKind::Claude => "CLAUDE.md",
-            AgentKind::Codex => "AGENTS.md",
-            AgentKind::Gemini => "GEMINI.md",
-        }
+        self.facts().role_file
     }
 
     /// The program looked up on `PATH`.
@@ -45,39 +113,27 @@ impl AgentKind {
         self.name()
     }
 
-    /// What to tell a user whose machine lacks the CLI.
-    pub fn install_command(self) -> &'static str {
-        match self {
-            AgentKind::Claude => "npm install -g @anthropic-ai/claude-code",
-            AgentKind::Codex => "npm install -g @openai/codex",
-            AgentKind::Gemini => "npm install -g @google/gemini-cli",
-        }
-    }
-
-    /// How to log the CLI in once it is installed, as a phrase after "log in:".
-    pub fn login_command(self) -> &'static str {
-        match self {
-            AgentKind::Claude => "run `claude` and type `/login`",
-            AgentKind::Codex => "`codex login`",
-            AgentKind::Gemini => "run `gemini` and pick a login method",
-        }
-    }
-
-    /// The environment variable that moves the CLI's state (login, sessions) into a
-    /// member's own `home` folder.
-    pub fn state_env_var(self) -> &'static str {
-        match self {
-            AgentKind::Claude => "CLAUDE_CONFIG_DIR",
-            AgentKind::Codex => "CODEX_HOME",
-            AgentKind::Gemini => "GEMINI_CLI_HOME",
-        }
-    }
-
     /// The kind whose role file has this exact name (`AGENTS.md` → codex).
     pub fn from_role_file_name(file_name: &str) -> Option<AgentKind> {
         AgentKind::ALL
-            .into_iter()
+            .iter()
+            .copied()
             .find(|kind| kind.role_file_name() == file_name)
+    }
+
+    /// Every kind's name, as a sentence lists them: "claude, codex or gemini".
+    pub fn names_in_words() -> String {
+        let names: Vec<&str> = AgentKind::ALL.iter().map(|kind| kind.name()).collect();
+        in_words(&names)
+    }
+}
+
+/// Names as a sentence lists them: "a, b or c".
+pub fn in_words(names: &[&str]) -> String {
+    match names.split_last() {
+        Some((last, [])) => (*last).to_owned(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+        None => String::new(),
     }
 }
 
@@ -93,7 +149,8 @@ impl FromStr for AgentKind {
     /// Accepts the lowercase names only, as written in `chatmd.toml`.
     fn from_str(name: &str) -> Result<Self, Self::Err> {
         AgentKind::ALL
-            .into_iter()
+            .iter()
+            .copied()
             .find(|kind| kind.name() == name)
             .ok_or_else(|| UnknownAgentKind(name.to_owned()))
     }
@@ -105,39 +162,18 @@ mod tests {
     use pretty_assertions::assert_eq;
 
     #[test]
-    fn names_files_binaries_and_install_commands() {
+    fn names_files_and_binaries() {
         let rows: Vec<_> = AgentKind::ALL
-            .into_iter()
-            .map(|k| {
-                (
-                    k.to_string(),
-                    k.role_file_name(),
-                    k.binary(),
-                    k.install_command(),
-                )
-            })
+            .iter()
+            .map(|k| (k.to_string(), k.role_file_name(), k.binary()))
             .collect();
         assert_eq!(
             rows,
             vec![
-                (
-                    "claude".to_owned(),
-                    "CLAUDE.md",
-                    "claude",
-                    "npm install -g @anthropic-ai/claude-code"
-                ),
-                (
-                    "codex".to_owned(),
-                    "AGENTS.md",
-                    "codex",
-                    "npm install -g @openai/codex"
-                ),
-                (
-                    "gemini".to_owned(),
-                    "GEMINI.md",
-                    "gemini",
-                    "npm install -g @google/gemini-cli"
-                ),
+                ("claude".to_owned(), "CLAUDE.md", "claude"),
+                ("codex".to_owned(), "AGENTS.md", "codex"),
+                ("gemini".to_owned(), "GEMINI.md", "gemini"),
+                ("fixture".to_owned(), "FIXTURE.md", "fixture"),
             ]
         );
     }
@@ -145,9 +181,10 @@ mod tests {
     #[test]
     fn parses_its_own_names_only() {
         assert_eq!("codex".parse::<AgentKind>(), Ok(AgentKind::Codex));
+        // The unit tests' fixture kind is listed too; a build has the three CLIs.
         assert_eq!(
             "Codex".parse::<AgentKind>().map_err(|e| e.to_string()),
-            Err("unknown agent kind `Codex`: expected claude, codex or gemini".to_owned())
+            Err("unknown agent kind `Codex`: expected claude, codex, gemini or fixture".to_owned())
         );
         assert_eq!(
             AgentKind::from_role_file_name("GEMINI.md"),

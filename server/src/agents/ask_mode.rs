@@ -24,8 +24,12 @@ pub struct AskMode {
     pub value: &'static str,
     /// The options a user's `args` choose the mode with (`--opt` or `--opt=value`).
     pub(super) choosers: &'static [&'static str],
+    /// Other spellings of [`Self::flag`] among them, which take a value too (`-s`).
+    pub(super) flag_aliases: &'static [&'static str],
     /// `-c key=...` settings that choose it too (codex).
     pub(super) config_keys: &'static [&'static str],
+    /// What the mode does, in words after "which" (`chatmd members`).
+    pub effect: &'static str,
 }
 
 impl AskMode {
@@ -46,10 +50,7 @@ impl AskMode {
         while let Some(arg) = args.next() {
             let name = arg.split_once('=').map_or(arg.as_str(), |(name, _)| name);
             if let Some(chooser) = self.choosers.iter().find(|c| **c == name) {
-                let takes_value = matches!(
-                    *chooser,
-                    "--permission-mode" | "--sandbox" | "-s" | "--approval-mode"
-                );
+                let takes_value = *chooser == self.flag || self.flag_aliases.contains(chooser);
                 return Some(match (takes_value, arg.contains('=')) {
                     (true, false) => match args.peek() {
                         Some(value) => format!("{arg} {value}"),

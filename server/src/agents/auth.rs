@@ -43,20 +43,7 @@ fn has_status(text: &str) -> bool {
 
 /// What to do about it, per CLI: its own login command, or the key it reads.
 pub fn login_hint(kind: AgentKind) -> &'static str {
-    match kind {
-        AgentKind::Claude => {
-            "Log in with `claude /login` in a terminal (with CLAUDE_CONFIG_DIR set to the \
-             member's `home` if it has one), or export ANTHROPIC_API_KEY before chatmd starts."
-        }
-        AgentKind::Codex => {
-            "Log in with `codex login` in a terminal (with CODEX_HOME set to the member's \
-             `home` if it has one), or export the provider's key (OPENAI_API_KEY, or the \
-             `env_key` of a custom provider) before chatmd starts."
-        }
-        AgentKind::Gemini => {
-            "Run `gemini` once in a terminal to log in (with GEMINI_CLI_HOME set to the member's `home` if it has one), or export GEMINI_API_KEY before chatmd starts."
-        }
-    }
+    super::kinds::spec_of(kind).login_advice
 }
 
 /// The CLI's own words with the login hint after them, on one line (the status

@@ -10,6 +10,7 @@
 
 mod lines;
 mod parser;
+mod store;
 pub mod stream_input;
 
 pub use parser::ClaudeParser;
@@ -30,7 +31,6 @@ pub(super) const SPEC: super::kinds::KindSpec = super::kinds::KindSpec {
     kind: super::AgentKind::Claude,
     plan,
     parser: |agent| Box::new(ClaudeParser::new(agent)),
-    read_transcript: super::transcripts::claude::read,
     ask_mode: super::ask_mode::AskMode {
         flag: "--permission-mode",
         value: "default",
@@ -39,8 +39,38 @@ pub(super) const SPEC: super::kinds::KindSpec = super::kinds::KindSpec {
             "--dangerously-skip-permissions",
             "--allow-dangerously-skip-permissions",
         ],
+        flag_aliases: &[],
         config_keys: &[],
+        effect: "refuses what needs approval",
     },
+    install_command: "npm install -g @anthropic-ai/claude-code",
+    login: super::kinds::Login {
+        command: "claude",
+        then: Some("type `/login`"),
+    },
+    login_advice: "Log in with `claude /login` in a terminal (with CLAUDE_CONFIG_DIR set to \
+                   the member's `home` if it has one), or export ANTHROPIC_API_KEY before \
+                   chatmd starts.",
+    state_env_var: "CLAUDE_CONFIG_DIR",
+    default_state_dir: ".claude",
+    key_vars: &["ANTHROPIC_API_KEY"],
+    // Where claude keeps its login the reference does not say: only a run could tell.
+    login_file: None,
+    title: "Claude Code",
+    store: Some(super::kinds::SessionStore {
+        sessions_dir: &["projects"],
+        depth: 2,
+        is_session_file: |_| true,
+        peek: store::peek,
+        recognizes: store::recognizes,
+        read: store::read,
+        resumes_per_folder: true,
+    }),
+    configured_model: None,
+    further_prompts: Some(super::kinds::FurtherPrompts {
+        reads_them: stream_input::reads_messages,
+        session: |agent| Box::new(stream_input::ClaudeStream::new(agent)),
+    }),
 };
 
 /// The command line of one claude turn.

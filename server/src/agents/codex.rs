@@ -11,6 +11,7 @@
 mod items;
 mod lines;
 mod parser;
+mod store;
 
 pub use parser::CodexParser;
 
@@ -23,7 +24,6 @@ pub(super) const SPEC: super::kinds::KindSpec = super::kinds::KindSpec {
     kind: super::AgentKind::Codex,
     plan,
     parser: |agent| Box::new(CodexParser::new(agent)),
-    read_transcript: super::transcripts::codex::read,
     ask_mode: super::ask_mode::AskMode {
         flag: "--sandbox",
         value: "read-only",
@@ -33,8 +33,37 @@ pub(super) const SPEC: super::kinds::KindSpec = super::kinds::KindSpec {
             "--dangerously-bypass-approvals-and-sandbox",
             "--approve-for-me",
         ],
+        flag_aliases: &["-s"],
         config_keys: &["sandbox_mode", "approval_policy"],
+        effect: "runs nothing outside a read-only sandbox",
     },
+    install_command: "npm install -g @openai/codex",
+    login: super::kinds::Login {
+        command: "codex login",
+        then: None,
+    },
+    login_advice: "Log in with `codex login` in a terminal (with CODEX_HOME set to the \
+                   member's `home` if it has one), or export the provider's key \
+                   (OPENAI_API_KEY, or the `env_key` of a custom provider) before chatmd \
+                   starts.",
+    state_env_var: "CODEX_HOME",
+    default_state_dir: ".codex",
+    key_vars: &["CODEX_API_KEY", "OPENAI_API_KEY"],
+    // codex keeps its login in `$CODEX_HOME/auth.json` (agent-clis.md).
+    login_file: Some("auth.json"),
+    title: "Codex",
+    store: Some(super::kinds::SessionStore {
+        sessions_dir: &["sessions"],
+        depth: 4,
+        is_session_file: store::is_session_file,
+        peek: store::peek,
+        recognizes: store::recognizes,
+        read: store::read,
+        // codex finds a thread by its id from any folder.
+        resumes_per_folder: false,
+    }),
+    configured_model: Some(super::provenance::codex_model),
+    further_prompts: None,
 };
 
 /// The command line of one codex turn.

@@ -11,6 +11,7 @@
 mod exit;
 mod lines;
 mod parser;
+mod store;
 
 pub use parser::GeminiParser;
 
@@ -22,13 +23,39 @@ pub(super) const SPEC: super::kinds::KindSpec = super::kinds::KindSpec {
     kind: super::AgentKind::Gemini,
     plan,
     parser: |agent| Box::new(GeminiParser::new(agent)),
-    read_transcript: super::transcripts::gemini::read,
     ask_mode: super::ask_mode::AskMode {
         flag: "--approval-mode",
         value: "default",
         choosers: &["--approval-mode", "--yolo", "-y"],
+        flag_aliases: &[],
         config_keys: &[],
+        effect: "refuses what needs approval",
     },
+    install_command: "npm install -g @google/gemini-cli",
+    login: super::kinds::Login {
+        command: "gemini",
+        then: Some("pick a login method"),
+    },
+    login_advice: "Run `gemini` once in a terminal to log in (with GEMINI_CLI_HOME set to \
+                   the member's `home` if it has one), or export GEMINI_API_KEY before \
+                   chatmd starts.",
+    state_env_var: "GEMINI_CLI_HOME",
+    // gemini's state is `.gemini` under its home variable, or under the user's home.
+    default_state_dir: "",
+    key_vars: &["GEMINI_API_KEY", "GOOGLE_API_KEY"],
+    login_file: None,
+    title: "Gemini CLI",
+    store: Some(super::kinds::SessionStore {
+        sessions_dir: &[".gemini", "tmp"],
+        depth: 3,
+        is_session_file: store::is_session_file,
+        peek: store::peek,
+        recognizes: store::recognizes,
+        read: store::read,
+        resumes_per_folder: true,
+    }),
+    configured_model: None,
+    further_prompts: None,
 };
 
 /// The command line of one gemini turn.

@@ -16,6 +16,8 @@ pub mod codex;
 pub mod command;
 mod fields;
 mod files;
+#[cfg(test)]
+mod fixture_kind;
 pub mod gemini;
 mod json;
 pub mod kinds;
@@ -327,9 +329,10 @@ pub fn session_for(entry: &AgentEntry, invocation: &Invocation) -> Box<dyn Sessi
     match &entry.adapter {
         Adapter::Acp(_) => Box::new(acp::AcpSession::for_turn(invocation)),
         // A warm member's process, which reads its messages on stdin (`turns/warm`).
-        Adapter::Cli(AgentKind::Claude) if claude::stream_input::reads_messages(invocation) => {
-            Box::new(claude::stream_input::ClaudeStream::new(&entry.name))
-        }
+        Adapter::Cli(kind) => match &kinds::spec_of(*kind).further_prompts {
+            Some(further) if (further.reads_them)(invocation) => (further.session)(&entry.name),
+            _ => Box::new(Headless::new(parser_for(entry))),
+        },
         _ => Box::new(Headless::new(parser_for(entry))),
     }
 }

@@ -61,7 +61,10 @@ impl TurnSpec<'_> {
         let mut env = Vec::new();
         let mut create_dirs = Vec::new();
         if let (Some(home), Some(kind)) = (&member.home, entry.adapter.kind()) {
-            env.push((kind.state_env_var().to_owned(), home.display().to_string()));
+            env.push((
+                super::kinds::spec_of(kind).state_env_var.to_owned(),
+                home.display().to_string(),
+            ));
             create_dirs.push(home.clone());
         }
         // After the isolation variable, so a member's explicit setting wins.

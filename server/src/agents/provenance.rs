@@ -12,7 +12,7 @@
 use std::path::PathBuf;
 
 use super::Invocation;
-use super::registry::{Adapter, AgentEntry};
+use super::registry::AgentEntry;
 
 /// Token counts of one model in gemini's `stats.models`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -41,13 +41,12 @@ pub fn routed_model<'a>(
 /// The model a turn of `entry` is configured to use, when its CLI does not report
 /// one (codex only; `None` for the others and when nothing names a model).
 pub fn configured_model(entry: &AgentEntry, invocation: &Invocation) -> Option<String> {
-    match entry.adapter {
-        Adapter::Cli(super::AgentKind::Codex) => codex_model(invocation),
-        _ => None,
-    }
+    let kind = entry.adapter.kind()?;
+    super::kinds::spec_of(kind).configured_model?(invocation)
 }
 
-fn codex_model(invocation: &Invocation) -> Option<String> {
+/// The model a codex turn is configured with: `-m`, else its `config.toml`'s.
+pub(super) fn codex_model(invocation: &Invocation) -> Option<String> {
     let args = CodexArgs::read(&invocation.args);
     if let Some(model) = args.model {
         return Some(model);

@@ -103,7 +103,8 @@ impl Adapter {
     /// process can be kept between turns too (claude's stream-json input: the
     /// `warmHeadless` setting, `agents/claude/stream_input.rs`).
     pub fn reads_further_prompts(&self) -> bool {
-        matches!(self, Adapter::Cli(crate::agent_config::AgentKind::Claude))
+        self.kind()
+            .is_some_and(|kind| super::kinds::spec_of(kind).further_prompts.is_some())
     }
 
     /// Whether the agent says, in the same process, that it lost the session it was
@@ -215,7 +216,7 @@ impl AgentEntry {
             adapter: Adapter::of_kind(kind),
             program: kind.binary().to_owned(),
             args: Vec::new(),
-            install_hint: Some(kind.install_command().to_owned()),
+            install_hint: Some(super::kinds::spec_of(kind).install_command.to_owned()),
             source: None,
         }
     }
@@ -268,7 +269,8 @@ impl Registry {
     /// then `acp` and `command`.
     pub fn builtin() -> Registry {
         let mut entries: Vec<AgentEntry> = AgentKind::ALL
-            .into_iter()
+            .iter()
+            .copied()
             .map(AgentEntry::builtin)
             .collect();
         entries.push(AgentEntry::acp());

@@ -104,7 +104,7 @@ mod tests {
             "3f7eefe2-57ee-4a6c-9cd8-00cbb786ee3f\n",
         ];
         for id in HOSTILE.iter().chain(&malformed) {
-            for kind in AgentKind::ALL {
+            for &kind in AgentKind::ALL {
                 assert!(!is_cli_session_id(kind, id), "{kind} {id:?}");
                 assert!(session_id_problem(kind.name(), id).is_some(), "{id:?}");
             }

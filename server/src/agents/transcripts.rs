@@ -1,19 +1,19 @@
 //! The sessions the CLIs store themselves (claude's project JSONL, codex's rollout file,
 //! gemini's chat file; see `agent-clis.md`), read into one [`Transcript`] for
 //! `chatmd import`: who said what, the tools the agent ran, and the session id that
-//! resumes it. Pure: text in, transcript out.
+//! resumes it. Each kind's reader is its session store (`<kind>/store.rs`, named by its
+//! `KindSpec`); this module holds what they share and finds the kind of a file. Pure:
+//! text in, transcript out.
 
 mod builder;
-pub(super) mod claude;
-pub(super) mod codex;
-pub(super) mod gemini;
 mod stores;
 
 use serde_json::Value;
 
 use super::AgentKind;
-use builder::Builder;
+pub(in crate::agents) use builder::Builder;
 pub use stores::{StoredSession, sessions_in, state_dir};
+pub(in crate::agents) use stores::{file_name, first_values, text};
 
 /// One stored session of a CLI.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -84,7 +84,8 @@ impl Skipped {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum TranscriptError {
     #[error(
-        "not a stored session of claude, codex or gemini (its first JSON line is none of theirs)"
+        "not a stored session of {} (its first JSON line is none of theirs)",
+        super::kinds::stored_kinds_in_words()
     )]
     UnknownShape,
     #[error("a {0} session without a session id")]
@@ -100,22 +101,21 @@ pub fn kind_of(text: &str) -> Option<AgentKind> {
     let first = text
         .lines()
         .find_map(|l| serde_json::from_str::<Value>(l.trim()).ok())?;
-    let has = |key: &str| first.get(key).is_some();
-    if first.get("type").and_then(Value::as_str) == Some("session_meta") {
-        Some(AgentKind::Codex)
-    } else if has("sessionId") && has("projectHash") {
-        Some(AgentKind::Gemini)
-    } else if has("sessionId") && has("type") {
-        Some(AgentKind::Claude)
-    } else {
-        None
-    }
+    super::kinds::KINDS
+        .iter()
+        .find(|spec| {
+            spec.store
+                .as_ref()
+                .is_some_and(|store| (store.recognizes)(&first))
+        })
+        .map(|spec| spec.kind)
 }
 
-/// Reads a stored session of any of the three CLIs.
+/// Reads a stored session of any of the CLIs.
 pub fn read(text: &str) -> Result<Transcript, TranscriptError> {
     let kind = kind_of(text).ok_or(TranscriptError::UnknownShape)?;
-    let transcript = (super::kinds::spec_of(kind).read_transcript)(text)?;
+    let store = super::kinds::spec_of(kind).store.as_ref();
+    let transcript = (store.ok_or(TranscriptError::UnknownShape)?.read)(text)?;
     if !super::session_id::is_cli_session_id(kind, &transcript.session) {
         let id: String = transcript.session.chars().take(60).collect();
         return Err(TranscriptError::ForeignSessionId {
@@ -127,7 +127,7 @@ pub fn read(text: &str) -> Result<Transcript, TranscriptError> {
 }
 
 /// The JSON objects of a JSONL text, with a count of the lines that are not one.
-fn objects(text: &str, skipped: &mut Skipped) -> Vec<Value> {
+pub(in crate::agents) fn objects(text: &str, skipped: &mut Skipped) -> Vec<Value> {
     let mut out = Vec::new();
     for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
         match serde_json::from_str::<Value>(line) {
@@ -139,7 +139,7 @@ fn objects(text: &str, skipped: &mut Skipped) -> Vec<Value> {
 }
 
 /// The text of a string, or of an array of `{ "text": … }` blocks, joined by blank lines.
-fn text_of(content: &Value) -> Option<String> {
+pub(in crate::agents) fn text_of(content: &Value) -> Option<String> {
     match content {
         Value::String(s) => Some(s.clone()),
         Value::Array(blocks) => {
@@ -154,7 +154,7 @@ fn text_of(content: &Value) -> Option<String> {
 }
 
 /// A tool's input or output as text: strings as they are, anything else as JSON.
-fn json_text(value: &Value) -> String {
+pub(in crate::agents) fn json_text(value: &Value) -> String {
     match value {
         Value::String(s) => s.clone(),
         other => other.to_string(),

@@ -191,7 +191,7 @@ fn resume_notes(t: &Transcript, member: &Member, file: &Path) -> String {
     let mut notes = String::new();
     let workdir = &member.workdir;
     let elsewhere = match (&t.cwd, &t.project_hash) {
-        _ if t.kind == AgentKind::Codex => None,
+        _ if !resumes_per_folder(t.kind) => None,
         (Some(cwd), _) if Path::new(cwd) != workdir => Some(cwd.clone()),
         (None, Some(hash)) if *hash != content_hash(workdir.as_os_str().as_encoded_bytes()) => {
             Some("another folder".to_string())
@@ -289,4 +289,10 @@ fn safe_name(s: &str) -> String {
 fn absolute(dir: &Path) -> Result<PathBuf, String> {
     dir.canonicalize()
         .map_err(|e| format!("cannot use the folder {}: {e}", dir.display()))
+}
+
+/// Whether `kind`'s CLI finds a session only from the folder it ran in.
+fn resumes_per_folder(kind: AgentKind) -> bool {
+    let store = crate::agents::kinds::spec_of(kind).store.as_ref();
+    store.is_some_and(|store| store.resumes_per_folder)
 }

@@ -11,7 +11,7 @@ use crate::agents::probe::{
     NOT_PROBED_IN_WORKSPACE, inside_workspace, probe_version, version_unknown,
 };
 use crate::agents::versions::untested;
-use crate::agents::{AgentKind, Registry, program, role_files_loaded};
+use crate::agents::{Registry, program, role_files_loaded};
 use crate::team::{ConfigProblem, Location, Member, TEAM_INSTRUCTION_FILE, Team};
 
 /// The JSON document of `chatmd members --json`; field names are a stable interface.
@@ -174,14 +174,7 @@ fn permission_mode(m: &Member, agent_kinds: &Registry) -> String {
         }
         return format!(
             "{}, which {} (set by chatmd: `{} {}`)",
-            mode.value,
-            if kind == AgentKind::Codex {
-                "runs nothing outside a read-only sandbox"
-            } else {
-                "refuses what needs approval"
-            },
-            mode.flag,
-            mode.value
+            mode.value, mode.effect, mode.flag, mode.value
         );
     }
     match m.agent.as_str() {

@@ -220,7 +220,7 @@ fn missing_message(member: &team::Member, error: &ProgramError, install: Option<
             member.handle,
             kind,
             kind.binary(),
-            kind.install_command()
+            crate::agents::kinds::spec_of(kind).install_command
         );
     }
     let mut message = format!("@{} runs {}, but {error}.", member.handle, member.agent);

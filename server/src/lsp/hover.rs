@@ -91,7 +91,7 @@ pub fn hover(
                     md,
                     "- CLI: **`{}` is not installed** — `{}`",
                     kind.binary(),
-                    kind.install_command()
+                    agents::kinds::spec_of(kind).install_command
                 );
             }
             // Another kind's program is not run to ask its version: it may not have one.

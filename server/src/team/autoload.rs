@@ -59,7 +59,7 @@ pub fn cli_kind(member: &Member) -> Option<AgentKind> {
 /// The folders walked for a workdir outside the workspace, nearest first.
 fn outside_dirs(kind: AgentKind, workdir: &Path) -> Vec<PathBuf> {
     let ancestors = workdir.ancestors().map(Path::to_path_buf);
-    if kind == AgentKind::Claude {
+    if kind.facts().walks_to_filesystem_root {
         return ancestors.collect();
     }
     let mut dirs = Vec::new();
@@ -76,11 +76,10 @@ fn outside_dirs(kind: AgentKind, workdir: &Path) -> Vec<PathBuf> {
 
 /// The files `kind` loads from one folder.
 fn loaded_in(kind: AgentKind, dir: &Path) -> Vec<PathBuf> {
-    let names: &[&str] = match kind {
-        AgentKind::Claude => &["CLAUDE.md", "CLAUDE.local.md"],
-        AgentKind::Codex if dir.join("AGENTS.override.md").is_file() => &["AGENTS.override.md"],
-        AgentKind::Codex => &["AGENTS.md"],
-        AgentKind::Gemini => &["GEMINI.md"],
+    let facts = kind.facts();
+    let names: &[&str] = match &facts.loads_instead {
+        Some(instead) if dir.join(instead).is_file() => std::slice::from_ref(instead),
+        _ => facts.loads,
     };
     names
         .iter()

@@ -134,7 +134,8 @@ pub(crate) fn find_member_folders(
     let mut members: Vec<MemberFolder> = Vec::new();
     for (name, folder) in folders {
         let role_files: Vec<(AgentKind, PathBuf)> = AgentKind::ALL
-            .into_iter()
+            .iter()
+            .copied()
             .map(|kind| (kind, folder.join(kind.role_file_name())))
             .filter(|(_, file)| file.symlink_metadata().is_ok())
             .collect();

@@ -142,12 +142,12 @@ fn install_hint(hint: &Option<String>, program: &str) -> String {
     };
     let name = program.rsplit('/').next().unwrap_or(program);
     match crate::agents::AgentKind::ALL
-        .into_iter()
+        .iter()
         .find(|kind| kind.binary() == name)
     {
-        Some(kind) => format!(
+        Some(&kind) => format!(
             " Install it with `{hint}`, then log in: {}.",
-            kind.login_command()
+            crate::agents::kinds::spec_of(kind).login.phrase("")
         ),
         None => format!(" Install it with `{hint}`."),
     }

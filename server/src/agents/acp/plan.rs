@@ -55,7 +55,10 @@ pub(crate) fn plan(turn: &TurnSpec<'_>, spec: &AcpSpec) -> Invocation {
     // Before the member's own variables (already in place), so that they win.
     let mut first = Vec::new();
     if let (Some(home), Some(kind)) = (&member.home, preset.and_then(|p| p.kind)) {
-        first.push((kind.state_env_var().to_owned(), home.display().to_string()));
+        first.push((
+            crate::agents::kinds::spec_of(kind).state_env_var.to_owned(),
+            home.display().to_string(),
+        ));
         invocation.create_dirs.push(home.clone());
     }
     if let Some(preset) = preset {

@@ -8,12 +8,15 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use super::{
-    ACP, AcpSpec, Adapter, AgentEntry, CommandOutput, CommandSpec, JsonPointers, PromptDelivery,
+    AcpSpec, Adapter, AgentEntry, CommandOutput, CommandSpec, JsonPointers, PromptDelivery,
 };
 use crate::agents::AgentKind;
 use crate::agents::acp::{preset_named, preset_names};
 use crate::team::toml_check::{dotted, parse_strict};
 use crate::team::{ConfigProblem, Severity, is_valid_handle};
+
+mod agent_type;
+use agent_type::RawType;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -41,16 +44,6 @@ struct RawEntry {
     preset: Option<Spanned<String>>,
 }
 
-#[derive(Deserialize, Clone, Copy, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
-enum RawType {
-    Claude,
-    Codex,
-    Gemini,
-    Command,
-    Acp,
-}
-
 #[derive(Deserialize, Clone, Copy)]
 #[serde(rename_all = "lowercase")]
 enum RawPrompt {
@@ -63,33 +56,6 @@ enum RawPrompt {
 enum RawOutput {
     Text,
     Jsonl,
-}
-
-impl RawType {
-    fn kind(self) -> Option<AgentKind> {
-        match self {
-            RawType::Claude => Some(AgentKind::Claude),
-            RawType::Codex => Some(AgentKind::Codex),
-            RawType::Gemini => Some(AgentKind::Gemini),
-            RawType::Command | RawType::Acp => None,
-        }
-    }
-
-    fn name(self) -> &'static str {
-        match self.kind() {
-            Some(kind) => kind.name(),
-            None if self == RawType::Acp => ACP,
-            None => "command",
-        }
-    }
-
-    /// The built-in entry of this name, if it is one.
-    fn builtin(name: &str) -> Option<RawType> {
-        if name == ACP {
-            return Some(RawType::Acp);
-        }
-        name.parse::<AgentKind>().ok().map(RawType::from)
-    }
 }
 
 /// The entries an `agents.toml` defines or overrides, and its problems in file order.
@@ -163,10 +129,15 @@ impl Checker<'_> {
             (Some(kind), _) => Some(kind),
             (None, Some(given)) => Some(*given.get_ref()),
             (None, None) => {
-                let message = "a new agent needs `type = \"command\"` or `type = \"acp\"` (or \
-                               \"claude\", \"codex\", \"gemini\" for another setup of a built-in \
-                               CLI)"
-                    .to_owned();
+                let kinds: Vec<String> = AgentKind::ALL
+                    .iter()
+                    .map(|kind| format!("\"{kind}\""))
+                    .collect();
+                let message = format!(
+                    "a new agent needs `type = \"command\"` or `type = \"acp\"` (or {} for \
+                     another setup of a built-in CLI)",
+                    kinds.join(", ")
+                );
                 self.at(&name, entry_key.clone(), message);
                 None
             }
@@ -369,16 +340,6 @@ impl Checker<'_> {
         match (command.strip_prefix("~/"), self.home) {
             (Some(rest), Some(home)) => PathBuf::from(home).join(rest).display().to_string(),
             _ => command.to_owned(),
-        }
-    }
-}
-
-impl From<AgentKind> for RawType {
-    fn from(kind: AgentKind) -> RawType {
-        match kind {
-            AgentKind::Claude => RawType::Claude,
-            AgentKind::Codex => RawType::Codex,
-            AgentKind::Gemini => RawType::Gemini,
         }
     }
 }

@@ -6,21 +6,21 @@ use std::collections::HashMap;
 use super::{AgentKind, Part, Skipped, Speaker, Transcript, TranscriptError, TranscriptMessage};
 
 #[derive(Default)]
-pub(super) struct Builder {
+pub(in crate::agents) struct Builder {
     messages: Vec<TranscriptMessage>,
     /// Tool call id → (message, part) of the call.
     calls: HashMap<String, (usize, usize)>,
 }
 
 impl Builder {
-    pub(super) fn text(&mut self, speaker: Speaker, text: &str) {
+    pub(in crate::agents) fn text(&mut self, speaker: Speaker, text: &str) {
         let text = text.trim_matches('\n');
         if !text.trim().is_empty() {
             self.push(speaker, Part::Text(text.to_owned()));
         }
     }
 
-    pub(super) fn call(&mut self, id: Option<&str>, name: &str, input: String) {
+    pub(in crate::agents) fn call(&mut self, id: Option<&str>, name: &str, input: String) {
         let at = self.push(
             Speaker::Agent,
             Part::Tool {
@@ -35,7 +35,7 @@ impl Builder {
     }
 
     /// The result of the call `id`; `false` when no call of that id is known.
-    pub(super) fn result(&mut self, id: &str, text: String) -> bool {
+    pub(in crate::agents) fn result(&mut self, id: &str, text: String) -> bool {
         let Some(&(m, p)) = self.calls.get(id) else {
             return false;
         };
@@ -46,7 +46,7 @@ impl Builder {
     }
 
     /// Marks the last answer as an API error the CLI stored in its place.
-    pub(super) fn fail(&mut self, error: &str) {
+    pub(in crate::agents) fn fail(&mut self, error: &str) {
         if let Some(last) = self.messages.last_mut()
             && last.speaker == Speaker::Agent
         {
@@ -55,7 +55,7 @@ impl Builder {
     }
 
     /// The transcript of a `kind` session; an error without its id.
-    pub(super) fn finish(
+    pub(in crate::agents) fn finish(
         self,
         kind: AgentKind,
         session: Option<String>,

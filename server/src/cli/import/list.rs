@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use crate::agents::AgentKind;
+use crate::agents::kinds::spec_of;
 use crate::agents::transcripts::{StoredSession, sessions_in, state_dir};
 use crate::team::Team;
 
@@ -27,9 +28,9 @@ pub(super) fn run(
         }
     }
     let mut states: Vec<(AgentKind, PathBuf)> = Vec::new();
-    for kind in AgentKind::ALL {
+    for &kind in AgentKind::ALL {
         if let Some(state) =
-            var(kind.state_env_var()).or_else(|| home.map(|h| state_dir(kind, None, h)))
+            var(spec_of(kind).state_env_var).or_else(|| home.map(|h| state_dir(kind, None, h)))
         {
             states.push((kind, state));
         }
@@ -56,7 +57,8 @@ pub(super) fn run(
             .collect();
         writeln!(
             out,
-            "no sessions of claude, codex or gemini ran in {} (looked in {})",
+            "no sessions of {} ran in {} (looked in {})",
+            crate::agents::kinds::stored_kinds_in_words(),
             dir.display(),
             looked.join(", ")
         )

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 use super::spec::{MemberSpec, Runs};
 use crate::agents::AgentKind;
+use crate::agents::kinds::spec_of;
 use crate::agents::probe::{inside_workspace, probe_version, version_unknown};
 use crate::agents::program::{find_program, search_path};
 use crate::team::trust::shell_word;
@@ -95,45 +96,32 @@ fn status(runs: Runs, root: &Path, machine: &Machine, home: Option<&Path>) -> St
 /// The command that logs the CLI in: into the member's own `home` when it has one,
 /// through the variable that points the CLI there.
 fn login_command(kind: AgentKind, home: Option<&Path>) -> String {
-    let Some(home) = home else {
-        return format!("log in: {}", kind.login_command());
+    let spec = spec_of(kind);
+    let prefix = match home {
+        Some(home) => format!(
+            "{}={} ",
+            spec.state_env_var,
+            shell_word(&home.display().to_string())
+        ),
+        None => String::new(),
     };
-    let var = format!(
-        "{}={}",
-        kind.state_env_var(),
-        shell_word(&home.display().to_string())
-    );
-    match kind {
-        AgentKind::Claude => format!("log in: run `{var} claude` and type `/login`"),
-        AgentKind::Codex => format!("log in: `{var} codex login`"),
-        AgentKind::Gemini => format!("log in: run `{var} gemini` and pick a login method"),
-    }
-}
-
-/// The variables each CLI takes a key from (agent-clis.md: claude `ANTHROPIC_API_KEY`,
-/// codex `CODEX_API_KEY` or `OPENAI_API_KEY`, gemini `GEMINI_API_KEY` or
-/// `GOOGLE_API_KEY`).
-fn key_vars(kind: AgentKind) -> &'static [&'static str] {
-    match kind {
-        AgentKind::Claude => &["ANTHROPIC_API_KEY"],
-        AgentKind::Codex => &["CODEX_API_KEY", "OPENAI_API_KEY"],
-        AgentKind::Gemini => &["GEMINI_API_KEY", "GOOGLE_API_KEY"],
-    }
+    format!("log in: {}", spec.login.phrase(&prefix))
 }
 
 fn login(kind: AgentKind, machine: &Machine, home: Option<&Path>) -> String {
-    if let Some(var) = key_vars(kind).iter().find(|v| machine.var(v).is_some()) {
+    let spec = spec_of(kind);
+    if let Some(var) = spec.key_vars.iter().find(|v| machine.var(v).is_some()) {
         return format!("logged in: {var} is set");
     }
-    // codex keeps its login in `$CODEX_HOME/auth.json` (agent-clis.md); claude and
-    // gemini keep theirs in files the reference does not name, so only a run could tell.
-    if kind == AgentKind::Codex {
-        // A member's own home wins: chatmd points CODEX_HOME there.
-        let codex_home = home
+    // Where the kind's spec names the file that holds its login (codex's `auth.json`),
+    // its presence tells; elsewhere only a run could.
+    if let Some(login_file) = spec.login_file {
+        // A member's own home wins: chatmd points the state variable there.
+        let state = home
             .map(Path::to_path_buf)
-            .or_else(|| machine.var("CODEX_HOME").map(PathBuf::from))
-            .or_else(|| machine.home.as_ref().map(|h| h.join(".codex")));
-        if let Some(auth) = codex_home.map(|h| h.join("auth.json")) {
+            .or_else(|| machine.var(spec.state_env_var).map(PathBuf::from))
+            .or_else(|| machine.home.as_ref().map(|h| spec.default_state_in(h)));
+        if let Some(auth) = state.map(|h| h.join(login_file)) {
             return if auth.is_file() {
                 format!("logged in ({})", auth.display())
             } else {

@@ -4,6 +4,7 @@
 
 use super::spec::{MemberSpec, Runs};
 use crate::agents::AgentKind;
+use crate::agents::kinds::spec_of;
 use crate::agents::registry::ACP;
 use crate::team::{CONFIG_FILE_NAME, TEAM_INSTRUCTION_FILE};
 
@@ -73,14 +74,16 @@ pub(super) fn team_files(members: &[MemberSpec], homes: bool) -> Vec<NewFile> {
 /// would also load it by itself; an ACP agent that is no built-in CLI gets `AGENTS.md`,
 /// the file most agents read (its `agent = "acp"` in `chatmd.toml` decides what runs).
 fn role_file_name(runs: Runs) -> &'static str {
-    runs.kind().unwrap_or(AgentKind::Codex).role_file_name()
+    runs.kind()
+        .map_or(SHARED_ROLE_FILE, AgentKind::role_file_name)
 }
+
+/// The role file most agents read.
+const SHARED_ROLE_FILE: &str = "AGENTS.md";
 
 fn cli_name(runs: Runs) -> String {
     match runs {
-        Runs::Cli(AgentKind::Claude) => "Claude Code (`claude`)".to_owned(),
-        Runs::Cli(AgentKind::Codex) => "Codex (`codex`)".to_owned(),
-        Runs::Cli(AgentKind::Gemini) => "Gemini CLI (`gemini`)".to_owned(),
+        Runs::Cli(kind) => format!("{} (`{}`)", spec_of(kind).title, kind.binary()),
         Runs::Acp(preset) => format!("`{}` over ACP", preset.program),
     }
 }

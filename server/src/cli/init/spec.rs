@@ -3,6 +3,7 @@
 
 use crate::agents::AgentKind;
 use crate::agents::acp::{AcpPreset, preset_named, preset_names};
+use crate::agents::kinds::spec_of;
 use crate::team::{DEFAULT_HUMAN, is_valid_handle};
 
 /// The team `chatmd init` makes when it is not told or asked otherwise.
@@ -37,7 +38,7 @@ impl Runs {
     /// How to install it, when known.
     pub(super) fn install(self) -> Option<&'static str> {
         match self {
-            Runs::Cli(kind) => Some(kind.install_command()),
+            Runs::Cli(kind) => Some(spec_of(kind).install_command),
             Runs::Acp(preset) => preset.install,
         }
     }

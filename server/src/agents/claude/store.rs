@@ -3,11 +3,36 @@
 //! Anthropic message each, one content block per assistant line); every other type is
 //! the CLI's bookkeeping (`queue-operation`, `attachment`, `last-prompt`, `mode`, ...).
 
+use std::path::Path;
+
 use serde_json::Value;
 
-use super::{
-    AgentKind, Builder, Skipped, Speaker, Transcript, TranscriptError, json_text, objects, text_of,
+use crate::agents::kinds::SessionPlace;
+
+use crate::agents::AgentKind;
+use crate::agents::transcripts::{
+    Builder, Skipped, Speaker, Transcript, TranscriptError, first_values, json_text, objects, text,
+    text_of,
 };
+
+/// Whether a first JSON line is claude's: a conversation line with its `sessionId` and
+/// `type` (gemini's header has a `sessionId` too, with its `projectHash`).
+pub(in crate::agents) fn recognizes(first: &Value) -> bool {
+    let has = |key: &str| first.get(key).is_some();
+    has("sessionId") && has("type") && !has("projectHash")
+}
+
+/// The session id and the folder it ran in: the `cwd` of the first line that has one.
+pub(in crate::agents) fn peek(path: &Path) -> Option<(String, SessionPlace)> {
+    let mut session = None;
+    for value in first_values(path)? {
+        session = session.or_else(|| text(value.get("sessionId")));
+        if let Some(cwd) = text(value.get("cwd")) {
+            return Some((session?, SessionPlace::Folder(cwd)));
+        }
+    }
+    None
+}
 
 pub(in crate::agents) fn read(text: &str) -> Result<Transcript, TranscriptError> {
     let mut skipped = Skipped::default();

@@ -5,14 +5,41 @@
 //! it later); `{"$set": {"messages": [...]}}` replaces the whole list (on resume), other
 //! `$set`s update metadata.
 
+use std::path::Path;
+
 use serde_json::Value;
 
-use super::{
-    AgentKind, Builder, Skipped, Speaker, Transcript, TranscriptError, json_text, objects, text_of,
+use crate::agents::kinds::SessionPlace;
+
+use crate::agents::AgentKind;
+use crate::agents::transcripts::{
+    Builder, Skipped, Speaker, Transcript, TranscriptError, file_name, first_values, json_text,
+    objects, text, text_of,
 };
 
 /// How the first user message that gemini writes itself begins.
 const ADDED_BY_GEMINI: &str = "<session_context>";
+
+/// Whether a first JSON line is gemini's header: `sessionId` and `projectHash`.
+pub(in crate::agents) fn recognizes(first: &Value) -> bool {
+    first.get("sessionId").is_some() && first.get("projectHash").is_some()
+}
+
+/// Whether a file is one of gemini's sessions (`chats/session-*.jsonl`).
+pub(in crate::agents) fn is_session_file(path: &Path) -> bool {
+    let in_chats = path
+        .parent()
+        .and_then(Path::file_name)
+        .is_some_and(|p| p == "chats");
+    file_name(path).starts_with("session-") && in_chats
+}
+
+/// The session id and the hash of the folder it ran in, from the header line.
+pub(in crate::agents) fn peek(path: &Path) -> Option<(String, SessionPlace)> {
+    let first = first_values(path)?.next()?;
+    let id = text(first.get("sessionId"))?;
+    Some((id, SessionPlace::Hash(text(first.get("projectHash"))?)))
+}
 
 pub(in crate::agents) fn read(text: &str) -> Result<Transcript, TranscriptError> {
     let mut skipped = Skipped::default();

@@ -3,12 +3,18 @@
 //! `response_item` lines (the Responses API items codex sent and received); `event_msg`,
 //! `turn_context`, `world_state` and usage lines are bookkeeping that repeats it.
 
+use std::path::Path;
+
 use serde_json::Value;
+
+use crate::agents::kinds::SessionPlace;
 
 use crate::agents::Usage;
 
-use super::{
-    AgentKind, Builder, Skipped, Speaker, Transcript, TranscriptError, json_text, objects,
+use crate::agents::AgentKind;
+use crate::agents::transcripts::{
+    Builder, Skipped, Speaker, Transcript, TranscriptError, file_name, first_values, json_text,
+    objects, text,
 };
 
 /// How the user messages that codex writes itself begin: the AGENTS.md text, the
@@ -18,6 +24,24 @@ const ADDED_BY_CODEX: [&str; 3] = [
     "<environment_context>",
     "<user_instructions>",
 ];
+
+/// Whether a first JSON line is codex's: its `session_meta`.
+pub(in crate::agents) fn recognizes(first: &Value) -> bool {
+    first.get("type").and_then(Value::as_str) == Some("session_meta")
+}
+
+/// Whether a file is one of codex's sessions (`rollout-*.jsonl`).
+pub(in crate::agents) fn is_session_file(path: &Path) -> bool {
+    file_name(path).starts_with("rollout-")
+}
+
+/// The thread id and the folder it ran in, from the first line (`session_meta`).
+pub(in crate::agents) fn peek(path: &Path) -> Option<(String, SessionPlace)> {
+    let first = first_values(path)?.next()?;
+    let payload = first.get("payload")?;
+    let id = text(payload.get("id"))?;
+    Some((id, SessionPlace::Folder(text(payload.get("cwd"))?)))
+}
 
 pub(in crate::agents) fn read(text: &str) -> Result<Transcript, TranscriptError> {
     let mut skipped = Skipped::default();
