@@ -153,12 +153,12 @@ pub fn allocators() -> Vec<Allocator> {
             env: Vec::new(),
         },
         Allocator {
-            name: "mimalloc 2 as it comes",
+            name: "mimalloc 3 as it comes",
             binary: with(&mimalloc),
             env: Vec::new(),
         },
         Allocator {
-            name: "mimalloc 2, MIMALLOC_PURGE_DELAY=0",
+            name: "mimalloc 3, MIMALLOC_PURGE_DELAY=0",
             binary: with(&mimalloc),
             env: vec![("MIMALLOC_PURGE_DELAY", "0".into())],
         },
