@@ -21,9 +21,7 @@ fn main() -> std::process::ExitCode {
     let this = std::path::Path::new("/proc/self/exe");
     // The language server runs for hours on large chats: its allocator set to give
     // freed memory back (see malloc.rs). Short commands keep it as it comes.
-    if this.exists()
-        && std::env::args_os().nth(1).as_deref() == Some(std::ffi::OsStr::new("lsp"))
-    {
+    if this.exists() && std::env::args_os().nth(1).as_deref() == Some(std::ffi::OsStr::new("lsp")) {
         chatmd::malloc::reexec_tuned(this, std::env::args_os().collect());
     }
     if this.exists() {

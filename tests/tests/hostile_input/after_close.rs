@@ -63,16 +63,20 @@ fn closing_a_large_edited_chat_gives_its_memory_back() {
     server.still_answers();
     let idle_kb = server.memory_kb("VmRSS");
 
-    server.send(&json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {
-        "textDocument": {"uri": uri, "languageId": "chatmd", "version": 1, "text": chat}}}));
+    server.send(
+        &json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {
+        "textDocument": {"uri": uri, "languageId": "chatmd", "version": 1, "text": chat}}}),
+    );
     drop(chat);
     ask_as_an_editor(&mut server, &uri);
     for version in 2..2 + KEYS {
-        server.send(&json!({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {
+        server.send(
+            &json!({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {
             "textDocument": {"uri": uri, "version": version},
             "contentChanges": [{"range": {"start": {"line": middle, "character": 0},
                                           "end": {"line": middle, "character": 0}},
-                                "text": "x"}]}}));
+                                "text": "x"}]}}),
+        );
         ask_as_an_editor(&mut server, &uri);
     }
     let open_kb = server.memory_kb("VmRSS");
