@@ -1,7 +1,8 @@
 //! The `chatmd` binary: everything lives in the library so tests can reach it.
 
-// The allocator, when the build chose one other than glibc's (the benchmark builds
-// each to compare them; see docs/performance.md).
+// The allocator: jemalloc by default (it gives a closed chat's memory back; glibc's
+// keeps it), mimalloc when that feature is on, glibc's without either (the benchmark
+// builds each to compare them; see docs/performance.md).
 #[cfg(feature = "mimalloc")]
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
@@ -18,13 +19,9 @@ fn main() -> std::process::ExitCode {
     // /proc/self/exe, the guard is this very binary even if the file was replaced
     // (without /proc, agents start directly and die only with a clean exit).
     let this = std::path::Path::new("/proc/self/exe");
-    // The language server runs for hours on large chats: glibc's malloc tuned for it
-    // (see malloc.rs). Short commands keep glibc as it comes.
-    let glibc = !cfg!(any(feature = "mimalloc", feature = "jemalloc"));
-    if glibc
-        && this.exists()
-        && std::env::args_os().nth(1).as_deref() == Some(std::ffi::OsStr::new("lsp"))
-    {
+    // The language server runs for hours on large chats: its allocator set to give
+    // freed memory back (see malloc.rs). Short commands keep it as it comes.
+    if this.exists() && std::env::args_os().nth(1).as_deref() == Some(std::ffi::OsStr::new("lsp")) {
         chatmd::malloc::reexec_tuned(this, std::env::args_os().collect());
     }
     if this.exists() {

@@ -88,7 +88,8 @@ fn the_binary_serves_lsp_on_stdio() {
 }
 
 /// The environment `chatmd lsp` runs with once it answered `initialize`, started with
-/// `env` added: its glibc malloc variables and chatmd's marker of them.
+/// `env` added: its allocator's variables (jemalloc's, as built by default) and
+/// chatmd's marker of them.
 fn server_malloc_env(env: &[(&str, &str)]) -> Vec<String> {
     let mut child = Command::new(assert_cmd::cargo::cargo_bin("chatmd"))
         .arg("lsp")
@@ -96,6 +97,7 @@ fn server_malloc_env(env: &[(&str, &str)]) -> Vec<String> {
         .env_remove("MALLOC_MMAP_THRESHOLD_")
         .env_remove("MALLOC_TRIM_THRESHOLD_")
         .env_remove("CHATMD_MALLOC_TUNED")
+        .env_remove("_RJEM_MALLOC_CONF")
         .envs(env.iter().copied())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -112,25 +114,27 @@ fn server_malloc_env(env: &[(&str, &str)]) -> Vec<String> {
     let mut found: Vec<String> = environ
         .split(|b| *b == 0)
         .map(|v| String::from_utf8_lossy(v).into_owned())
-        .filter(|v| v.starts_with("MALLOC_") || v.starts_with("CHATMD_MALLOC"))
+        .filter(|v| {
+            ["MALLOC_", "_RJEM_MALLOC_", "CHATMD_MALLOC"]
+                .iter()
+                .any(|prefix| v.starts_with(prefix))
+        })
         .collect();
     found.sort();
     found
 }
 
 #[test]
-fn the_server_runs_with_glibc_malloc_tuned_unless_the_user_set_it() {
+fn the_server_runs_with_jemalloc_giving_memory_back_unless_the_user_set_it() {
     assert_eq!(
         server_malloc_env(&[]),
         [
             "CHATMD_MALLOC_TUNED=1",
-            "MALLOC_ARENA_MAX=2",
-            "MALLOC_MMAP_THRESHOLD_=131072",
-            "MALLOC_TRIM_THRESHOLD_=131072",
+            "_RJEM_MALLOC_CONF=dirty_decay_ms:0,muzzy_decay_ms:0",
         ]
     );
     assert_eq!(
-        server_malloc_env(&[("MALLOC_ARENA_MAX", "4")]),
-        ["MALLOC_ARENA_MAX=4"]
+        server_malloc_env(&[("_RJEM_MALLOC_CONF", "narenas:1")]),
+        ["_RJEM_MALLOC_CONF=narenas:1"]
     );
 }

@@ -130,50 +130,54 @@ pub struct Allocator {
     pub env: Vec<(&'static str, String)>,
 }
 
-/// glibc as chatmd tunes it for the server (`server/src/malloc.rs`: the binary sets it
-/// itself), glibc as it comes (any malloc variable set keeps chatmd from tuning: the
-/// default arena count is given), mimalloc and jemalloc built in (features of
-/// `chatmd`), each as it comes and set to give freed pages back at once.
+/// The allocators chatmd could use, each as it comes and as chatmd sets it for the
+/// server (`server/src/malloc.rs`: the binary restarts itself with its allocator's
+/// variables unless chatmd's marker or any of them is set, so the marker keeps an
+/// allocator as it comes): glibc (built without the default allocator), mimalloc and
+/// jemalloc (the default) built in.
 pub fn allocators() -> Vec<Allocator> {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let glibc = build_chatmd(Some("glibc"));
     let mimalloc = build_chatmd(Some("mimalloc"));
-    let jemalloc = build_chatmd(Some("jemalloc"));
-    // Back to the usual binary at the usual place, for the rows after these.
+    // Back to the usual binary (jemalloc) at the usual place, for the rows after these.
     build_chatmd(None);
     let with = |binary: &PathBuf| Some(binary.clone());
+    let as_it_comes = ("CHATMD_MALLOC_TUNED", "1".to_string());
     vec![
         Allocator {
             name: "glibc as it comes",
-            binary: None,
+            binary: with(&glibc),
             env: vec![("MALLOC_ARENA_MAX", (8 * cores).to_string())],
         },
         Allocator {
-            name: "glibc tuned by chatmd (2 arenas, mmap and trim from 128 KiB)",
-            binary: None,
+            name: "glibc tuned (2 arenas, mmap and trim from 128 KiB)",
+            binary: with(&glibc),
             env: Vec::new(),
         },
         Allocator {
-            name: "mimalloc 2 as it comes",
+            name: "mimalloc 3 as it comes",
             binary: with(&mimalloc),
-            env: Vec::new(),
+            env: vec![as_it_comes.clone()],
         },
         Allocator {
-            name: "mimalloc 2, MIMALLOC_PURGE_DELAY=0",
+            name: "mimalloc 3, MIMALLOC_PURGE_DELAY=0",
             binary: with(&mimalloc),
-            env: vec![("MIMALLOC_PURGE_DELAY", "0".into())],
+            env: vec![as_it_comes.clone(), ("MIMALLOC_PURGE_DELAY", "0".into())],
+        },
+        Allocator {
+            name: "mimalloc 3 as chatmd sets it (purge at once, arenas committed as used)",
+            binary: with(&mimalloc),
+            env: Vec::new(),
         },
         Allocator {
             name: "jemalloc 5 as it comes",
-            binary: with(&jemalloc),
-            env: Vec::new(),
+            binary: None,
+            env: vec![as_it_comes],
         },
         Allocator {
-            name: "jemalloc 5, dirty and muzzy decay 0",
-            binary: with(&jemalloc),
-            env: vec![(
-                "_RJEM_MALLOC_CONF",
-                "dirty_decay_ms:0,muzzy_decay_ms:0".into(),
-            )],
+            name: "jemalloc 5 as chatmd sets it (dirty and muzzy decay 0): the default",
+            binary: None,
+            env: Vec::new(),
         },
     ]
 }

@@ -19,7 +19,8 @@ pub fn chatmd_binary() -> PathBuf {
 }
 
 /// Builds the release `chatmd` binary with `feature` (an allocator, see
-/// `server/Cargo.toml`), or as it comes; returns where it is. A binary built with a
+/// `server/Cargo.toml`; `glibc`: without the default allocator), or as it comes;
+/// returns where it is. A binary built with a
 /// feature is copied aside (`target/bench-allocators/chatmd-FEATURE`): the next build
 /// links its output to the same `target/release/chatmd`, even when nothing was
 /// compiled.
@@ -34,8 +35,10 @@ pub fn build_chatmd(feature: Option<&str>) -> PathBuf {
         "--bin",
         "chatmd",
     ];
-    if let Some(feature) = feature {
-        args.extend(["--features", feature]);
+    match feature {
+        Some("glibc") => args.push("--no-default-features"),
+        Some(feature) => args.extend(["--features", feature]),
+        None => {}
     }
     let status = Command::new(cargo)
         .args(&args)

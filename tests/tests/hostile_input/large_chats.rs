@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use crate::stdio::*;
 
 /// A large chat's open and outline in a debug build, with other builds beside it.
-const PATIENCE: Duration = Duration::from_secs(300);
+pub const PATIENCE: Duration = Duration::from_secs(300);
 
 /// A chat of about `size` bytes, in messages of about 3.3 KB (prose, a list, a code
 /// fence), the human and an agent in turn; the number of messages.

@@ -94,9 +94,14 @@ impl Server {
         }
     }
 
-    pub fn request(&mut self, method: &str, params: Value) -> Value {
-        let id = self.next_id;
+    /// The id of the next request sent.
+    pub fn next_id(&mut self) -> i64 {
         self.next_id += 1;
+        self.next_id - 1
+    }
+
+    pub fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next_id();
         self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
         let answer = self.answer();
         assert_eq!(answer["id"], id, "answers come in order here: {answer}");
