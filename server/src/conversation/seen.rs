@@ -17,6 +17,7 @@ use super::problems::{Fix, Problem};
 use super::prompt::{Given, cleaned_text, entry};
 use super::resume::{LastSession, last_session};
 use super::roster::Roster;
+use crate::document::ByteRange;
 use crate::document::chat::{Chat, Message};
 use crate::document::status::StatusComment;
 use crate::team::Severity;
@@ -107,20 +108,50 @@ const HASH_DIGITS: usize = 6;
 /// A short hash of a message as agents get it: its handle and its cleaned text (so a
 /// status comment changing, or line breaks, do not count as an edit).
 pub fn message_hash(text: &str, message: &Message) -> String {
+    format!("{:06x}", message_hash_value(text, message))
+}
+
+/// [`message_hash`] as the number its hex digits write.
+pub fn message_hash_value(text: &str, message: &Message) -> u32 {
     let handle = message.handle(text).to_ascii_lowercase();
-    short_hash(&[&handle, "\n", &cleaned_text(text, message)])
+    hash_value(&[&handle, "\n", &cleaned_text(text, message)])
 }
 
 /// A short hash of `pieces` one after the other: [`HASH_DIGITS`] hex digits.
 pub fn short_hash(pieces: &[&str]) -> String {
+    format!("{:06x}", hash_value(pieces))
+}
+
+/// [`short_hash`] as a number (below 2^24).
+fn hash_value(pieces: &[&str]) -> u32 {
     // FNV-1a: stable across builds and platforms, unlike std's hasher.
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
     for byte in pieces.iter().flat_map(|p| p.bytes()) {
         hash ^= u64::from(byte);
         hash = hash.wrapping_mul(0x0100_0000_01b3);
     }
-    format!("{:06x}", hash >> 40)
+    (hash >> 40) as u32
 }
+
+/// A hash of a parsed record as a number that equals a [`message_hash_value`] exactly
+/// when the two hashes' digits are equal: [`NOT_GIVEN_VALUE`] for [`NOT_GIVEN`], and a
+/// value no message hash has for digits a message hash never writes (upper case).
+pub fn record_hash_value(hash: &str) -> u32 {
+    if hash == NOT_GIVEN {
+        return NOT_GIVEN_VALUE;
+    }
+    let lower = hash
+        .bytes()
+        .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+    match u32::from_str_radix(hash, 16) {
+        Ok(value) if lower => value,
+        _ => MATCHES_NO_MESSAGE,
+    }
+}
+
+/// [`NOT_GIVEN`] as a [`record_hash_value`]: above every message hash (24 bits).
+pub const NOT_GIVEN_VALUE: u32 = u32::MAX;
+const MATCHES_NO_MESSAGE: u32 = u32::MAX - 1;
 
 /// What the user chose for a member's next turn after a change it saw.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -308,35 +339,47 @@ pub fn problems(text: &str, chat: &Chat, roster: &Roster) -> Vec<Problem> {
         let Some(&index) = changed(text, chat, &member.handle, &last).first() else {
             continue;
         };
-        let handle = &member.handle;
-        let fix = |choice: NextTurn, title: String| {
-            let mut chosen = status.clone();
-            chosen.set(NEXT_KEY, choice.as_str());
-            Fix {
-                title,
-                edits: vec![(status_range.clone(), chosen.render())],
-                preferred: false,
-            }
-        };
-        out.push(Problem {
-            range: chat.messages[index].header(),
-            severity: Severity::Warning,
-            code: CODE,
-            message: format!(
-                "@{handle} saw an earlier version of this message: its session still holds \
-                 that one. Fork from here, start @{handle} afresh from the file, or tell it \
-                 what changed."
-            ),
-            fixes: vec![
-                fix(
-                    NextTurn::Fresh,
-                    format!("Start @{handle} afresh from the file"),
-                ),
-                fix(NextTurn::Tell, format!("Tell @{handle} what changed")),
-            ],
-        });
+        let header = chat.messages[index].header();
+        out.push(warning(&member.handle, header, status_range, status));
     }
     out
+}
+
+/// The warning on the message whose heading is `header`, which `handle`'s session saw
+/// in an earlier version; its fixes write the user's choice into the status comment
+/// `status` of the member's latest answer (at `status_range`).
+pub fn warning(
+    handle: &str,
+    header: ByteRange,
+    status_range: ByteRange,
+    status: &StatusComment,
+) -> Problem {
+    let fix = |choice: NextTurn, title: String| {
+        let mut chosen = status.clone();
+        chosen.set(NEXT_KEY, choice.as_str());
+        Fix {
+            title,
+            edits: vec![(status_range.clone(), chosen.render())],
+            preferred: false,
+        }
+    };
+    Problem {
+        range: header,
+        severity: Severity::Warning,
+        code: CODE,
+        message: format!(
+            "@{handle} saw an earlier version of this message: its session still holds \
+                 that one. Fork from here, start @{handle} afresh from the file, or tell it \
+                 what changed."
+        ),
+        fixes: vec![
+            fix(
+                NextTurn::Fresh,
+                format!("Start @{handle} afresh from the file"),
+            ),
+            fix(NextTurn::Tell, format!("Tell @{handle} what changed")),
+        ],
+    }
 }
 
 /// The note a told turn's context opens with: each changed message as the file has it
