@@ -14,10 +14,11 @@
 use std::collections::BTreeMap;
 
 use super::problems::{Fix, Problem};
-use super::prompt::{Given, cleaned_text, entry};
+use super::prompt::{Given, entry};
 use super::resume::{LastSession, last_session};
 use super::roster::Roster;
-use crate::document::chat::{Chat, Message};
+use crate::document::ByteRange;
+use crate::document::chat::Chat;
 use crate::document::status::StatusComment;
 use crate::team::Severity;
 
@@ -103,24 +104,6 @@ pub const NOT_GIVEN: &str = "-";
 
 /// Hex digits of a message hash: one accidental match in 16 million edits.
 const HASH_DIGITS: usize = 6;
-
-/// A short hash of a message as agents get it: its handle and its cleaned text (so a
-/// status comment changing, or line breaks, do not count as an edit).
-pub fn message_hash(text: &str, message: &Message) -> String {
-    let handle = message.handle(text).to_ascii_lowercase();
-    short_hash(&[&handle, "\n", &cleaned_text(text, message)])
-}
-
-/// A short hash of `pieces` one after the other: [`HASH_DIGITS`] hex digits.
-pub fn short_hash(pieces: &[&str]) -> String {
-    // FNV-1a: stable across builds and platforms, unlike std's hasher.
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for byte in pieces.iter().flat_map(|p| p.bytes()) {
-        hash ^= u64::from(byte);
-        hash = hash.wrapping_mul(0x0100_0000_01b3);
-    }
-    format!("{:06x}", hash >> 40)
-}
 
 /// What the user chose for a member's next turn after a change it saw.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -308,35 +291,47 @@ pub fn problems(text: &str, chat: &Chat, roster: &Roster) -> Vec<Problem> {
         let Some(&index) = changed(text, chat, &member.handle, &last).first() else {
             continue;
         };
-        let handle = &member.handle;
-        let fix = |choice: NextTurn, title: String| {
-            let mut chosen = status.clone();
-            chosen.set(NEXT_KEY, choice.as_str());
-            Fix {
-                title,
-                edits: vec![(status_range.clone(), chosen.render())],
-                preferred: false,
-            }
-        };
-        out.push(Problem {
-            range: chat.messages[index].header(),
-            severity: Severity::Warning,
-            code: CODE,
-            message: format!(
-                "@{handle} saw an earlier version of this message: its session still holds \
-                 that one. Fork from here, start @{handle} afresh from the file, or tell it \
-                 what changed."
-            ),
-            fixes: vec![
-                fix(
-                    NextTurn::Fresh,
-                    format!("Start @{handle} afresh from the file"),
-                ),
-                fix(NextTurn::Tell, format!("Tell @{handle} what changed")),
-            ],
-        });
+        let header = chat.messages[index].header();
+        out.push(warning(&member.handle, header, status_range, status));
     }
     out
+}
+
+/// The warning on the message whose heading is `header`, which `handle`'s session saw
+/// in an earlier version; its fixes write the user's choice into the status comment
+/// `status` of the member's latest answer (at `status_range`).
+pub fn warning(
+    handle: &str,
+    header: ByteRange,
+    status_range: ByteRange,
+    status: &StatusComment,
+) -> Problem {
+    let fix = |choice: NextTurn, title: String| {
+        let mut chosen = status.clone();
+        chosen.set(NEXT_KEY, choice.as_str());
+        Fix {
+            title,
+            edits: vec![(status_range.clone(), chosen.render())],
+            preferred: false,
+        }
+    };
+    Problem {
+        range: header,
+        severity: Severity::Warning,
+        code: CODE,
+        message: format!(
+            "@{handle} saw an earlier version of this message: its session still holds \
+                 that one. Fork from here, start @{handle} afresh from the file, or tell it \
+                 what changed."
+        ),
+        fixes: vec![
+            fix(
+                NextTurn::Fresh,
+                format!("Start @{handle} afresh from the file"),
+            ),
+            fix(NextTurn::Tell, format!("Tell @{handle} what changed")),
+        ],
+    }
 }
 
 /// The note a told turn's context opens with: each changed message as the file has it
@@ -370,6 +365,10 @@ pub fn correction(text: &str, chat: &Chat, told: &Told) -> String {
     }
     out
 }
+
+mod hash;
+
+pub use hash::{NOT_GIVEN_VALUE, message_hash, message_hash_value, record_hash_value, short_hash};
 
 #[cfg(test)]
 mod tests;

@@ -113,7 +113,7 @@ pub fn problems_of(state: &Mutex<State>, doc: &Document) -> (Vec<Problem>, Arc<T
         chat, &roster,
     ));
     if super::message_problems::may_have_seen_changes(doc, &team, &roster) {
-        found.extend(crate::conversation::seen::problems(text(), chat, &roster));
+        found.extend(super::seen_kept::problems(doc, &roster));
     }
     let (logins, pull) = {
         let s = lock(state);

@@ -41,8 +41,10 @@ pub fn folding_ranges(doc: &Document, enc: PositionEncoding) -> Vec<FoldingRange
 
 /// [`folding_ranges`] as the JSON of a `foldingRange` result, the same bytes,
 /// assembled from the messages' pieces (see `pieces`).
+/// A copy of its own (the server sends the kept one: `pieces::folding_json`).
+#[cfg(test)]
 pub fn folding_ranges_json(doc: &Document, enc: PositionEncoding) -> Vec<u8> {
-    super::pieces::folding_json(doc, enc)
+    super::pieces::folding_json(doc, enc).to_vec()
 }
 
 /// `folds` as the JSON of a `foldingRange` result.
@@ -68,6 +70,18 @@ pub(super) fn write_folds(mut folds: Folds) -> Vec<u8> {
         Ok(()) => json,
         Err(e) => super::symbols::unreachable_json(e),
     }
+}
+
+/// One fold as the JSON of a `FoldingRange`, the bytes serde_json writes for it.
+pub(super) fn write_fold(out: &mut Vec<u8>, start: u32, end: u32, region: bool) {
+    out.extend_from_slice(b"{\"startLine\":");
+    out.extend_from_slice(itoa::Buffer::new().format(start).as_bytes());
+    out.extend_from_slice(b",\"endLine\":");
+    out.extend_from_slice(itoa::Buffer::new().format(end).as_bytes());
+    if region {
+        out.extend_from_slice(b",\"kind\":\"region\"");
+    }
+    out.push(b'}');
 }
 
 /// Folds as (start line, end line, whether a message's region).

@@ -2,18 +2,21 @@
 //! moved along by each edit (`Chat::reparse` says which messages are new: only their
 //! slots are emptied), shared by the snapshots of one version. The slots hold only for
 //! one value of a key (the position encoding, the team): another key empties them.
+//! Beside the slots, a request may keep one value of its own for the whole document
+//! (the answer it last wrote, which the slots point into).
 //!
-//! No work runs under the slots' lock: the work takes the slots out, runs, and puts
-//! them back if nobody touched them meanwhile. An edit holds the server's state while
-//! it moves the slots along, and work that held the slots while it read the state (the
-//! installed CLIs, the agent kinds) deadlocked the server with it under load.
+//! No work runs under the slots' lock: the work takes the slots (and the whole value)
+//! out, runs, and puts them back if nobody touched them meanwhile. An edit holds the
+//! server's state while it moves the slots along, and work that held the slots while
+//! it read the state (the installed CLIs, the agent kinds) deadlocked the server with
+//! it under load.
 
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use crate::document::chat::Reparsed;
 
 #[derive(Debug)]
-struct Slots<T, K> {
+struct Slots<T, K, W> {
     /// Bumped by each edit; a snapshot of another generation (a request still on an
     /// older version) works without them.
     generation: u64,
@@ -23,27 +26,30 @@ struct Slots<T, K> {
     key: Option<K>,
     /// One per message, or none at all until a request fills them.
     slots: Vec<Option<T>>,
+    /// The whole document's value, emptied with all the slots.
+    whole: W,
 }
 
-impl<T, K> Default for Slots<T, K> {
+impl<T, K, W: Default> Default for Slots<T, K, W> {
     fn default() -> Self {
         Slots {
             generation: 0,
             lease: 0,
             key: None,
             slots: Vec::new(),
+            whole: W::default(),
         }
     }
 }
 
 /// One document's kept slots and the generation its own version is.
 #[derive(Debug)]
-pub struct Kept<T, K> {
-    slots: Arc<Mutex<Slots<T, K>>>,
+pub struct Kept<T, K, W = ()> {
+    slots: Arc<Mutex<Slots<T, K, W>>>,
     generation: u64,
 }
 
-impl<T, K> Default for Kept<T, K> {
+impl<T, K, W: Default> Default for Kept<T, K, W> {
     fn default() -> Self {
         Kept {
             slots: Arc::default(),
@@ -52,7 +58,7 @@ impl<T, K> Default for Kept<T, K> {
     }
 }
 
-impl<T, K> Clone for Kept<T, K> {
+impl<T, K, W> Clone for Kept<T, K, W> {
     fn clone(&self) -> Self {
         Kept {
             slots: self.slots.clone(),
@@ -61,7 +67,7 @@ impl<T, K> Clone for Kept<T, K> {
     }
 }
 
-impl<T, K: PartialEq> Kept<T, K> {
+impl<T, K: PartialEq, W: Default> Kept<T, K, W> {
     /// Carries the slots over an edit that re-parsed as `reparsed` says: the slots of
     /// the messages kept stay.
     pub fn edited(&mut self, reparsed: Reparsed) {
@@ -75,7 +81,10 @@ impl<T, K: PartialEq> Kept<T, K> {
         kept.generation += 1;
         self.generation = kept.generation;
         match reparsed {
-            Reparsed::All => kept.slots = Vec::new(),
+            Reparsed::All => {
+                kept.slots = Vec::new();
+                kept.whole = W::default();
+            }
             Reparsed::Spliced { .. } if kept.slots.is_empty() => {}
             Reparsed::Spliced {
                 at,
@@ -101,7 +110,17 @@ impl<T, K: PartialEq> Kept<T, K> {
         count: usize,
         work: impl FnOnce(Option<&mut [Option<T>]>) -> R,
     ) -> R {
-        let (mut slots, lease) = {
+        self.with_whole(key, count, |kept| work(kept.map(|(slots, _)| slots)))
+    }
+
+    /// [`Kept::with`], with the whole document's value too.
+    pub fn with_whole<R>(
+        &self,
+        key: K,
+        count: usize,
+        work: impl FnOnce(Option<(&mut [Option<T>], &mut W)>) -> R,
+    ) -> R {
+        let (mut slots, mut whole, lease) = {
             let mut guard = lock(&self.slots);
             if guard.generation != self.generation {
                 drop(guard);
@@ -112,16 +131,21 @@ impl<T, K: PartialEq> Kept<T, K> {
                 guard.slots.clear();
             }
             guard.lease += 1;
-            (std::mem::take(&mut guard.slots), guard.lease)
+            let slots = std::mem::take(&mut guard.slots);
+            let whole = std::mem::take(&mut guard.whole);
+            (slots, whole, guard.lease)
         };
         if slots.len() != count {
             slots.clear();
             slots.resize_with(count, || None);
+            // No slot points into it any more.
+            whole = W::default();
         }
-        let result = work(Some(&mut slots));
+        let result = work(Some((&mut slots, &mut whole)));
         let mut guard = lock(&self.slots);
         if guard.generation == self.generation && guard.lease == lease {
             guard.slots = slots;
+            guard.whole = whole;
         }
         result
     }
@@ -137,7 +161,7 @@ impl<T, K: PartialEq> Kept<T, K> {
     }
 }
 
-fn lock<T, K>(slots: &Mutex<Slots<T, K>>) -> MutexGuard<'_, Slots<T, K>> {
+fn lock<T, K, W>(slots: &Mutex<Slots<T, K, W>>) -> MutexGuard<'_, Slots<T, K, W>> {
     slots
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())

@@ -29,6 +29,7 @@ mod port;
 mod progress;
 mod references;
 mod routing_help;
+mod seen_kept;
 mod state;
 mod symbols;
 mod symbols_json;

@@ -3,12 +3,19 @@
 //! it starts on: a piece keeps them with lines counted from the message's heading, and
 //! the answer adds each message's first line, summed from the pieces' line counts. An
 //! edit re-parses a few messages (`Chat::reparse` says which), and only their pieces
-//! are made again: a keystroke in a 30 MB chat rebuilds the outline from 100k pieces
-//! without reading the text of more than the edited messages.
+//! are made again, reading the text of no more than the edited messages.
+//!
+//! Each answer is also kept as last written, and each piece knows where its entries
+//! are in it and on which line it started then: the next answer copies the runs of
+//! entries that did not move (a keystroke that adds no line leaves all but the edited
+//! message's in place) and writes only the others, so it costs a copy of the bytes, not
+//! a rewrite of every symbol's positions.
+
+use std::sync::Arc;
 
 use tower_lsp_server::ls_types::{Position, SymbolKind};
 
-use super::folding::{Folds, write_folds};
+use super::folding::{Folds, write_fold, write_folds};
 use super::state::Document;
 use super::symbols::{preamble_entry, symbol, unreachable_json};
 use super::symbols_json::{write_head, write_tail};
@@ -27,38 +34,193 @@ pub struct Piece {
     /// Its folds (start line, end line, whether the message's own region), lines
     /// counted from its first line.
     folds: Box<[(u32, u32, bool)]>,
+    /// Where its entries are in the answers last written ([`Written`]).
+    written: [Option<Span>; 2],
 }
 
-/// The pieces of one document's messages, kept across edits, for one position encoding.
-pub type SharedPieces = super::kept::Kept<Piece, PositionEncoding>;
+/// Where a piece's entries are in an answer (without the commas around them), and the
+/// line the message started on when it was written.
+#[derive(Clone, Copy, Debug)]
+struct Span {
+    start: u32,
+    len: u32,
+    line: u32,
+}
 
-/// The pieces of `doc`'s messages, made where missing, handed to `each` in order with
-/// the line each message starts on.
-fn for_each_piece(doc: &Document, enc: PositionEncoding, mut each: impl FnMut(&Piece, u32)) {
+/// The two answers made from the pieces.
+#[derive(Clone, Copy)]
+enum Answer {
+    Outline = 0,
+    Folding = 1,
+}
+
+/// The answers last written from a document's pieces, which the pieces' spans point
+/// into.
+#[derive(Debug, Default)]
+pub struct Written([Option<Arc<Vec<u8>>>; 2]);
+
+/// The pieces of one document's messages, kept across edits, for one position encoding.
+pub type SharedPieces = super::kept::Kept<Piece, PositionEncoding, Written>;
+
+/// `answer` of `doc`: `out` (its `[` and the preamble's entries) followed by each
+/// message's entries, which `write` writes from its piece and the line it starts on,
+/// or which are copied from the answer last written when the message was on the same
+/// line then.
+fn assemble(
+    doc: &Document,
+    enc: PositionEncoding,
+    answer: Answer,
+    out: Vec<u8>,
+    write: impl Fn(&Piece, u32, &mut Vec<u8>),
+) -> Arc<Vec<u8>> {
     let messages = &doc.chat.messages;
-    let Some(first) = messages.first() else {
-        return;
-    };
-    let mut line = saturate(doc.text.line_of_byte(first.range().start));
+    let mut line = messages.first().map_or(0, |first| {
+        saturate(doc.text.line_of_byte(first.range().start))
+    });
     let mut buf = String::new();
     let kind = serde_json::to_vec(&SymbolKind::EVENT).unwrap_or_default();
     let mut make = |m: &Message| piece(&doc.text, m, enc, &kind, &mut buf);
-    doc.pieces.with(enc, messages.len(), |slots| match slots {
-        Some(slots) => {
-            for (m, slot) in messages.iter().zip(slots.iter_mut()) {
-                let piece = slot.get_or_insert_with(|| make(m));
-                each(piece, line);
-                line = line.saturating_add(piece.at[1].line);
+    let which = answer as usize;
+    doc.pieces
+        .with_whole(enc, messages.len(), |kept| match kept {
+            Some((slots, written)) => {
+                let last = written.0[which].take();
+                let mut splice = Splice::new(last.as_deref().map_or(&[][..], Vec::as_slice), out);
+                for (m, slot) in messages.iter().zip(slots.iter_mut()) {
+                    let piece = slot.get_or_insert_with(|| make(m));
+                    let span = match piece.written[which] {
+                        Some(span) if last.is_some() && span.line == line => splice.reuse(span),
+                        _ => splice.write(line, |out| write(piece, line, out)),
+                    };
+                    piece.written[which] = span;
+                    line = line.saturating_add(piece.at[1].line);
+                }
+                #[cfg(test)]
+                WRITTEN_ANEW.set(splice.anew);
+                let json = Arc::new(splice.finish());
+                written.0[which] = Some(json.clone());
+                json
             }
-        }
-        None => {
-            for m in messages {
-                let piece = make(m);
-                each(&piece, line);
-                line = line.saturating_add(piece.at[1].line);
+            None => {
+                let mut out = out;
+                for m in messages {
+                    let piece = make(m);
+                    if out.len() > 1 {
+                        out.push(b',');
+                    }
+                    let before = out.len();
+                    write(&piece, line, &mut out);
+                    if out.len() == before {
+                        out.pop_if(|&mut b| b == b',');
+                    }
+                    line = line.saturating_add(piece.at[1].line);
+                }
+                out.push(b']');
+                out.shrink_to_fit();
+                Arc::new(out)
             }
+        })
+}
+
+#[cfg(test)]
+thread_local! {
+    /// How many messages' entries the last answer assembled on this thread wrote anew.
+    static WRITTEN_ANEW: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// An answer written after the last one: entries that did not move are copied from it,
+/// runs of them at once.
+struct Splice<'a> {
+    last: &'a [u8],
+    /// `[`, then the entries so far, comma-separated.
+    out: Vec<u8>,
+    /// The bytes of `last` to copy next, not copied yet.
+    pending: Option<std::ops::Range<usize>>,
+    /// How many messages' entries were written anew (for tests).
+    anew: usize,
+}
+
+impl<'a> Splice<'a> {
+    fn new(last: &'a [u8], mut out: Vec<u8>) -> Splice<'a> {
+        out.reserve(last.len().saturating_sub(out.len()) + 64);
+        Splice {
+            last,
+            out,
+            pending: None,
+            anew: 0,
         }
-    });
+    }
+
+    fn flush(&mut self) {
+        if let Some(run) = self.pending.take() {
+            self.out.extend_from_slice(&self.last[run]);
+        }
+    }
+
+    /// Copies the entries at `span` of the last answer; where they are now.
+    fn reuse(&mut self, span: Span) -> Option<Span> {
+        if span.len == 0 {
+            return Some(span);
+        }
+        let (start, end) = (span.start as usize, span.start as usize + span.len as usize);
+        // Right after the run before it, past the comma between them: one run.
+        if let Some(run) = &mut self.pending
+            && run.end + 1 == start
+        {
+            let at = self.out.len() + run.len() + 1;
+            run.end = end;
+            return at_span(at, span);
+        }
+        self.flush();
+        if self.out.len() > 1 {
+            self.out.push(b',');
+        }
+        let at = self.out.len();
+        self.pending = Some(start..end);
+        at_span(at, span)
+    }
+
+    /// Writes entries anew with `write`, for a message starting on `line`; where they
+    /// are.
+    fn write(&mut self, line: u32, write: impl FnOnce(&mut Vec<u8>)) -> Option<Span> {
+        self.anew += 1;
+        self.flush();
+        let before = self.out.len();
+        if before > 1 {
+            self.out.push(b',');
+        }
+        let at = self.out.len();
+        write(&mut self.out);
+        let len = u32::try_from(self.out.len() - at).ok()?;
+        if len == 0 {
+            // No entry: no comma either.
+            self.out.truncate(before);
+        }
+        at_span(
+            at,
+            Span {
+                start: 0,
+                len,
+                line,
+            },
+        )
+    }
+
+    fn finish(mut self) -> Vec<u8> {
+        self.flush();
+        self.out.push(b']');
+        self.out.shrink_to_fit();
+        self.out
+    }
+}
+
+/// `span` moved to byte `at`; `None` past what a span counts (the entries are then
+/// written anew next time).
+fn at_span(at: usize, span: Span) -> Option<Span> {
+    Some(Span {
+        start: u32::try_from(at).ok()?,
+        ..span
+    })
 }
 
 /// The piece of message `m`, read out of `text` (into `buf` when it is a rope).
@@ -86,15 +248,15 @@ fn piece(text: &Text, m: &Message, enc: PositionEncoding, kind: &[u8], buf: &mut
         head: head.into_boxed_slice(),
         at,
         folds: folds.0.into_boxed_slice(),
+        written: [None; 2],
     }
 }
 
 /// The outline of `doc` as the JSON of a `documentSymbol` result, byte for byte what
-/// `symbols_json::document_symbols_json` makes.
-pub fn outline_json(doc: &Document, enc: PositionEncoding) -> Vec<u8> {
+/// `symbols::document_symbols` serializes to.
+pub fn outline_json(doc: &Document, enc: PositionEncoding) -> Arc<Vec<u8>> {
     let chat = &doc.chat;
-    let mut out = Vec::with_capacity((chat.messages.len() + 1) * 320);
-    out.push(b'[');
+    let mut out = vec![b'['];
     let mut buf = String::new();
     doc.text.slice_into(chat.preamble.clone(), &mut buf);
     if let Some(entry) = preamble_entry(&buf, chat) {
@@ -105,29 +267,23 @@ pub fn outline_json(doc: &Document, enc: PositionEncoding) -> Vec<u8> {
             Position::new(at.line, at.col)
         });
         if let Err(e) = serde_json::to_writer(&mut out, &preamble) {
-            return unreachable_json(e);
+            return Arc::new(unreachable_json(e));
         }
     }
-    for_each_piece(doc, enc, |piece, line| {
-        if out.len() > 1 {
-            out.push(b',');
-        }
+    assemble(doc, enc, Answer::Outline, out, |piece, line, out| {
         out.extend_from_slice(&piece.head);
         let moved = piece
             .at
             .map(|at| Position::new(line.saturating_add(at.line), at.col));
-        write_tail(&mut out, moved);
-    });
-    out.push(b']');
-    out.shrink_to_fit();
-    out
+        write_tail(out, moved);
+    })
 }
 
 /// The folds of `doc` as the JSON of a `foldingRange` result, byte for byte what
-/// `folding::folding_ranges_json` makes.
-pub fn folding_json(doc: &Document, enc: PositionEncoding) -> Vec<u8> {
+/// `folding::folding_ranges` serializes to.
+pub fn folding_json(doc: &Document, enc: PositionEncoding) -> Arc<Vec<u8>> {
     let (text, chat) = (&doc.text, &doc.chat);
-    let mut folds = Folds(Vec::with_capacity(chat.messages.len() * 2));
+    let mut folds = Folds::default();
     let mut part = String::new();
     text.slice_into(chat.preamble.clone(), &mut part);
     let line = saturate(text.line_of_byte(chat.preamble.start));
@@ -137,13 +293,23 @@ pub fn folding_json(doc: &Document, enc: PositionEncoding) -> Vec<u8> {
         line,
         chat.preamble_code_blocks.iter().map(|b| b.range.clone()),
     );
-    for_each_piece(doc, enc, |piece, line| {
-        let moved = piece.folds.iter().map(|&(start, end, region)| {
-            (line.saturating_add(start), line.saturating_add(end), region)
-        });
-        folds.0.extend(moved);
-    });
-    write_folds(folds)
+    let mut out = write_folds(folds);
+    // Every fold of a message lies within its lines, and its own are in order: the
+    // messages' folds after the preamble's are all in order.
+    out.pop();
+    assemble(doc, enc, Answer::Folding, out, |piece, line, out| {
+        for (n, &(start, end, region)) in piece.folds.iter().enumerate() {
+            if n > 0 {
+                out.push(b',');
+            }
+            write_fold(
+                out,
+                line.saturating_add(start),
+                line.saturating_add(end),
+                region,
+            );
+        }
+    })
 }
 
 #[cfg(test)]

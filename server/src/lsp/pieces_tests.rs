@@ -65,8 +65,8 @@ fn from_scratch(text: &str, enc: PositionEncoding) -> (String, String) {
 
 fn answers(doc: &Document, enc: PositionEncoding) -> (String, String) {
     (
-        String::from_utf8(outline_json(doc, enc)).unwrap(),
-        String::from_utf8(folding_json(doc, enc)).unwrap(),
+        String::from_utf8(outline_json(doc, enc).to_vec()).unwrap(),
+        String::from_utf8(folding_json(doc, enc).to_vec()).unwrap(),
     )
 }
 
@@ -104,6 +104,93 @@ proptest! {
             prop_assert_eq!(answers(&doc, enc), from_scratch(&model, enc), "{:?}", model);
         }
     }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// The kept answers are spliced across any run of edits, whichever of them the
+    /// editor asked for in between (an answer not asked for after some edits is
+    /// spliced over all of them at once): each answer is byte for byte a fresh one.
+    #[test]
+    fn spliced_answers_equal_fresh_ones_whenever_asked(
+        text in chat_text(),
+        edits in proptest::collection::vec(
+            (0usize..4000, 0usize..60, 0..PARTS.len() + 1, 0u8..4),
+            1..12,
+        ),
+    ) {
+        let enc = PositionEncoding::Utf16;
+        let mut doc = document(&text);
+        let mut model = text;
+        prop_assert_eq!(answers(&doc, enc), from_scratch(&model, enc));
+        for (at, len, part, asked) in edits {
+            let start = boundary(&model, at);
+            let end = boundary(&model, start + len).max(start);
+            let insert = PARTS.get(part).copied().unwrap_or("");
+            edit(&mut doc, start, end, insert, enc);
+            model.replace_range(start..end, insert);
+            let (outline, folds) = from_scratch(&model, enc);
+            if asked & 1 != 0 {
+                let kept = String::from_utf8(outline_json(&doc, enc).to_vec()).unwrap();
+                prop_assert_eq!(kept, outline, "{:?}", model);
+            }
+            if asked & 2 != 0 {
+                let kept = String::from_utf8(folding_json(&doc, enc).to_vec()).unwrap();
+                prop_assert_eq!(kept, folds, "{:?}", model);
+            }
+        }
+        prop_assert_eq!(answers(&doc, enc), from_scratch(&model, enc), "{:?}", model);
+    }
+}
+
+/// A keystroke that adds no line copies every other message's entries from the answers
+/// kept: only the edited message's are written anew, and the answer is a fresh one's.
+#[test]
+fn a_keystroke_writes_only_its_messages_entries_anew() {
+    let enc = PositionEncoding::Utf16;
+    let text: String = (0..300)
+        .map(|i| {
+            format!(
+                "## @m{i}
+answer {i}
+```
+code
+```
+
+"
+            )
+        })
+        .collect();
+    let mut doc = document(&text);
+    let before = answers(&doc, enc);
+    let at = text.find("answer 150").unwrap();
+    edit(&mut doc, at, at, "x", enc);
+    let edited = text.replacen("answer 150", "xanswer 150", 1);
+    let anew = || WRITTEN_ANEW.get();
+    let outline = String::from_utf8(outline_json(&doc, enc).to_vec()).unwrap();
+    assert!(
+        (1..=3).contains(&anew()),
+        "{} outline entries written",
+        anew()
+    );
+    let folds = String::from_utf8(folding_json(&doc, enc).to_vec()).unwrap();
+    assert!(
+        (1..=3).contains(&anew()),
+        "{} messages' folds written",
+        anew()
+    );
+    assert_eq!((outline, folds), from_scratch(&edited, enc));
+    assert_ne!(before, from_scratch(&edited, enc));
+    // A line break moves every later message: their entries are written anew.
+    edit(&mut doc, at, at, "\n", enc);
+    let edited = text.replacen("answer 150", "\nxanswer 150", 1);
+    assert_eq!(answers(&doc, enc), from_scratch(&edited, enc));
+    assert!(
+        (150..=152).contains(&anew()),
+        "{} messages' folds written",
+        anew()
+    );
 }
 
 /// A request still working on an older version (its snapshot taken before an edit)

@@ -35,6 +35,8 @@ pub struct Document {
     pub(super) pieces: super::pieces::SharedPieces,
     /// What each message contributes to the diagnostics, kept across edits.
     pub(super) checks: super::message_problems::SharedChecks,
+    /// What the `seen=` check needs of each message, kept across edits.
+    pub(super) seen: super::seen_kept::SharedSeen,
 }
 
 impl Document {
@@ -59,12 +61,13 @@ impl Document {
             outline_json: Arc::default(),
             pieces: Default::default(),
             checks: Default::default(),
+            seen: Default::default(),
         }
     }
 
     /// The serialized outline of this version, made by `make` on first use.
-    pub fn outline_json(&self, make: impl FnOnce() -> Vec<u8>) -> Arc<Vec<u8>> {
-        self.outline_json.get_or_init(|| Arc::new(make())).clone()
+    pub fn outline_json(&self, make: impl FnOnce() -> Arc<Vec<u8>>) -> Arc<Vec<u8>> {
+        self.outline_json.get_or_init(make).clone()
     }
 
     /// The whole text as a string (cheap after the first call per version).
@@ -93,6 +96,7 @@ impl Document {
             Arc::make_mut(&mut self.chat).reparse(&edit, text.len_bytes(), |r| text.slice(r));
         self.pieces.edited(reparsed);
         self.checks.edited(reparsed);
+        self.seen.edited(reparsed);
         self.flat = Arc::default();
         self.outline_json = Arc::default();
         edit

@@ -6,15 +6,18 @@
 
 use tower_lsp_server::ls_types::{Position, Range};
 
-use super::state::Document;
 use super::symbols::SUMMARY_CHARS;
 use crate::document::chat::{Message, summary_parts};
 use crate::document::status::{StatusComment, TurnStatus};
-use crate::document::text::PositionEncoding;
 
-/// The outline of `doc`, assembled from its messages' pieces (see `pieces`).
-pub fn document_symbols_json(doc: &Document, enc: PositionEncoding) -> Vec<u8> {
-    super::pieces::outline_json(doc, enc)
+/// The outline of `doc`, assembled from its messages' pieces (see `pieces`), as a
+/// copy of its own (the server sends the kept one: `pieces::outline_json`).
+#[cfg(test)]
+pub fn document_symbols_json(
+    doc: &super::state::Document,
+    enc: crate::document::text::PositionEncoding,
+) -> Vec<u8> {
+    super::pieces::outline_json(doc, enc).to_vec()
 }
 
 /// The end of a message's symbol: its range and selection range from the positions

@@ -95,6 +95,14 @@ impl Message {
         self.delta += delta;
     }
 
+    /// The message as read in a part of the text that starts at byte `base` and holds
+    /// it whole (a message read out of a rope on its own): its ranges count from there.
+    pub fn in_part(&self, base: usize) -> Message {
+        let mut moved = self.clone();
+        moved.shift(-(base as isize));
+        moved
+    }
+
     /// From the heading's first byte to the next message's heading (or the end).
     pub fn range(&self) -> ByteRange {
         shifted(&(self.record().header.start..self.end()), self.delta)

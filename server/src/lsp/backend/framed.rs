@@ -11,7 +11,7 @@ use tower_lsp_server::ls_types::*;
 use super::Backend;
 use crate::document::text::PositionEncoding;
 use crate::lsp::state::{Document, lock};
-use crate::lsp::{ext, folding, framing, symbols_json};
+use crate::lsp::{ext, framing, pieces};
 
 impl Backend {
     /// `chatmd/stagedSync`: a large `didOpen` or `didChange`, decoded by `framing`.
@@ -34,7 +34,7 @@ impl Backend {
     ) -> Result<Option<framing::RawToken>> {
         Ok(self
             .raw_result(&params.text_document.uri, |doc, enc| {
-                doc.outline_json(|| symbols_json::document_symbols_json(doc, enc))
+                doc.outline_json(|| pieces::outline_json(doc, enc))
             })
             .await)
     }
@@ -46,7 +46,7 @@ impl Backend {
     ) -> Result<Option<framing::RawToken>> {
         Ok(self
             .raw_result(&params.text_document.uri, |doc, enc| {
-                Arc::new(folding::folding_ranges_json(doc, enc))
+                pieces::folding_json(doc, enc)
             })
             .await)
     }
