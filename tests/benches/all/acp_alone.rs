@@ -4,7 +4,7 @@
 
 use std::io::{BufRead, BufReader, Lines, Write};
 use std::path::Path;
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::process::{Child, ChildStdin, ChildStdout, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -29,13 +29,8 @@ pub struct Prompted {
 impl AcpAlone {
     /// Starts the fake in `bin` with `knobs` in `cwd` and initializes it.
     pub fn start(bin: &Path, cwd: &Path, knobs: &[(&str, String)]) -> AcpAlone {
-        let mut child = Command::new(bin.join("claude-agent-acp"))
-            .current_dir(cwd)
-            .env("IS_SANDBOX", "")
-            .envs(knobs.iter().map(|(k, v)| (k, v)))
+        let mut child = super::turns::fake(bin, "claude-agent-acp", cwd, knobs)
             .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
             .spawn()
             .unwrap();
         let stdin = child.stdin.take().unwrap();

@@ -182,7 +182,7 @@ impl Bench {
     /// first answer line and to its end.
     fn raw(&self, bin: &Path, knobs: &[(&str, String)]) -> (Duration, Duration) {
         let start = Instant::now();
-        let mut child = Command::new(bin.join("claude"))
+        let mut child = fake(bin, "claude", self.root(), knobs)
             .args([
                 "-p",
                 "--output-format",
@@ -191,11 +191,6 @@ impl Bench {
                 "--include-partial-messages",
                 "hi",
             ])
-            .current_dir(self.dir.path())
-            .env("IS_SANDBOX", "")
-            .envs(knobs.iter().map(|(k, v)| (k, v)))
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
             .spawn()
             .unwrap();
         use std::io::BufRead;
@@ -292,14 +287,7 @@ async fn one_turn(bench: &Bench, bin: &Path, member: &str, n: usize) -> (Duratio
         .ask(bin, member, &format!("{member}{n}.chat.md"))
         .await;
     let start = Instant::now();
-    editor
-        .command("chatmd.send", json!({"uri": uri}))
-        .await
-        .unwrap();
-    editor
-        .run_until("the first words", |e| e.text(&uri).contains("w0"))
-        .await;
-    let first = start.elapsed();
+    let first = send_until(&mut editor, &uri, "the first words", |t| t.contains("w0")).await;
     editor
         .run_until("the answer", |e| e.text(&uri).contains("status=done"))
         .await;
@@ -322,15 +310,10 @@ async fn flood(member: &'static str) -> (f64, bool, f64, Duration) {
     let bench = Bench::only_with(member, &knobs);
     let (mut editor, uri) = bench.ask(&bench.bin, member, "flood.chat.md").await;
     let cpu = cpu_time();
-    let start = Instant::now();
-    editor
-        .command("chatmd.send", json!({"uri": uri}))
-        .await
-        .unwrap();
-    editor
-        .run_until("the flood", |e| e.text(&uri).contains("status=done"))
-        .await;
-    let took = start.elapsed();
+    let took = send_until(&mut editor, &uri, "the flood", |t| {
+        t.contains("status=done")
+    })
+    .await;
     let cores = (cpu_time() - cpu).as_secs_f64() / took.as_secs_f64();
     let complete = editor.text(&uri).contains(&format!("-->\n{answer}\n"));
     (
@@ -393,6 +376,36 @@ fn latency(
         raw_first: Samples(raw_firsts),
         raw_total: Samples(raw_totals),
     }
+}
+
+/// A fake agent `program` of `bin` as the rows start it alone: in `cwd`, with `knobs`,
+/// its stdout piped (the caller adds arguments and stdin).
+pub fn fake(bin: &Path, program: &str, cwd: &Path, knobs: &[(&str, String)]) -> Command {
+    let mut command = Command::new(bin.join(program));
+    command
+        .current_dir(cwd)
+        .env("IS_SANDBOX", "")
+        .envs(knobs.iter().map(|(k, v)| (k, v)))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    command
+}
+
+/// Sends the chat `uri` and waits until its text is `done` (`what`, for a timeout's
+/// message): how long after the Send.
+pub async fn send_until(
+    editor: &mut SimEditor,
+    uri: &str,
+    what: &str,
+    done: impl Fn(&str) -> bool,
+) -> Duration {
+    let start = Instant::now();
+    editor
+        .command("chatmd.send", json!({"uri": uri}))
+        .await
+        .unwrap();
+    editor.run_until(what, |e| done(e.text(uri))).await;
+    start.elapsed()
 }
 
 /// The runtime the rows' editors and servers run on.

@@ -5,13 +5,13 @@
 //! fake claude-agent-acp); `warm_claude.rs` has the same row for a headless claude
 //! member in stream-json input mode.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::{Value, json};
 
 use super::acp_alone::AcpAlone;
 use super::report::{Report, Row, Samples, ms};
-use super::turns::{Bench, RUNS, runtime, short_answer};
+use super::turns::{Bench, RUNS, runtime, send_until, short_answer};
 
 /// A second-turn row: whose turns, with which settings, compared with what.
 pub struct SecondTurn {
@@ -83,17 +83,11 @@ async fn two_turns(bench: &Bench, case: &SecondTurn, n: usize) -> (Duration, Dur
                 .type_text(&uri, chatmd_tests::sim_editor::At::End, &again)
                 .await;
         }
-        let start = Instant::now();
-        editor
-            .command("chatmd.send", json!({"uri": uri}))
-            .await
-            .unwrap();
-        editor
-            .run_until("the first words", |e| {
-                e.text(&uri).matches("-->\nw0").count() == turn
-            })
-            .await;
-        firsts.push(start.elapsed());
+        let first = send_until(&mut editor, &uri, "the first words", |text| {
+            text.matches("-->\nw0").count() == turn
+        })
+        .await;
+        firsts.push(first);
         editor
             .run_until("the answer", |e| {
                 let text = e.text(&uri);

@@ -6,13 +6,13 @@
 //! member's row is (`warm.rs`).
 
 use std::io::{BufRead, Write};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use serde_json::json;
 
 use super::report::Report;
-use super::turns::Bench;
+use super::turns::{Bench, fake};
 use super::warm::{SecondTurn, second_turn_row};
 
 pub fn rows(report: &mut Report) {
@@ -32,7 +32,7 @@ pub fn rows(report: &mut Report) {
 /// member: after the first message's `result`, the time from writing the second
 /// message to its first answer line (a `text_delta`).
 fn raw_second_message(bench: &Bench, knobs: &[(&str, String)]) -> Duration {
-    let mut child = Command::new(bench.bin.join("claude"))
+    let mut child = fake(&bench.bin, "claude", bench.root(), knobs)
         .args([
             "-p",
             "--input-format",
@@ -42,12 +42,7 @@ fn raw_second_message(bench: &Bench, knobs: &[(&str, String)]) -> Duration {
             "--verbose",
             "--include-partial-messages",
         ])
-        .current_dir(bench.root())
-        .env("IS_SANDBOX", "")
-        .envs(knobs.iter().map(|(k, v)| (k, v)))
         .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
         .spawn()
         .unwrap();
     let mut stdin = child.stdin.take().unwrap();

@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 
 use super::acp_alone::AcpAlone;
 use super::report::{Report, Row};
-use super::turns::{Bench, runtime, short_answer};
+use super::turns::{Bench, runtime, send_until, short_answer};
 
 const MEMBERS: usize = 8;
 /// Measurements are made this many times, and the medians reported.
@@ -50,14 +50,19 @@ pub fn rows(report: &mut Report) {
     let runtime = runtime();
     let knobs = short_answer();
     let bench = Bench::new(&knobs);
-    let (mut costs, mut aloners) = (vec![], vec![]);
+    let (mut costs, mut aloners, mut parts) = (vec![], vec![], vec![]);
     for n in 0..SAMPLES {
-        let (warm_server, agents) = runtime.block_on(answered(&bench, n, json!({})));
-        let (cold_server, none) =
-            runtime.block_on(answered(&bench, n, json!({"warmIdleSeconds": 0})));
-        assert_eq!(none.rss, 0.0, "nothing kept with warmIdleSeconds 0");
+        let warm = runtime.block_on(answered(&bench, n, json!({})));
+        let cold = runtime.block_on(answered(&bench, n, json!({"warmIdleSeconds": 0})));
+        assert_eq!(
+            (cold.guards + cold.agents).rss,
+            0.0,
+            "nothing kept with warmIdleSeconds 0"
+        );
         let alone = agents_alone(&bench, &knobs);
-        costs.push(warm_server - cold_server + agents - alone);
+        let part = [warm.server - cold.server, warm.guards, warm.agents - alone];
+        costs.push(part[0] + part[1] + part[2]);
+        parts.push(part);
         aloners.push(alone);
     }
     for (unit, read) in [
@@ -66,6 +71,7 @@ pub fn rows(report: &mut Report) {
     ] {
         let cost = median(costs.iter().map(read).collect());
         let alone = median(aloners.iter().map(read).collect());
+        let part = |at: usize| median(parts.iter().map(|p| read(&p[at])).collect());
         report.add(
             Row::new(
                 format!("8 warm ACP members, {unit}: the server's growth and the agents' process groups, over the agents alone"),
@@ -79,7 +85,10 @@ pub fn rows(report: &mut Report) {
                 (alone + cost) / alone,
             )
             .note(format!(
-                "median of {SAMPLES}; each: {}",
+                "the server's growth {:.1} MB, the 8 agent guards {:.1} MB, the agents under chatmd over alone {:.1} MB; median of {SAMPLES}, each: {}",
+                part(0),
+                part(1),
+                part(2),
                 costs
                     .iter()
                     .map(|m| format!("{:.1}", read(m)))
@@ -90,29 +99,41 @@ pub fn rows(report: &mut Report) {
     }
 }
 
-/// A `chatmd lsp` with `options` where erin answered in 8 chats: the server's memory
-/// and that of every process group it started that still runs (the kept agents).
-async fn answered(bench: &Bench, n: usize, options: Value) -> (Memory, Memory) {
+/// What a server's processes use.
+struct Measured {
+    server: Memory,
+    /// The agent guards: the leaders of the groups the server started.
+    guards: Memory,
+    /// The rest of those groups: the agents.
+    agents: Memory,
+}
+
+/// A `chatmd lsp` with `options` where erin answered in 8 chats: the memory of the
+/// server and of every process group it started that still runs (the kept agents).
+async fn answered(bench: &Bench, n: usize, options: Value) -> Measured {
     let (mut editor, server) = bench.process_editor(options.clone()).await;
     for chat in 0..MEMBERS {
         let text = "## @me\n@erin go\n";
         let uri = bench.chat(&format!("kept{n}-{chat}.chat.md"), text);
         editor.open(&uri, text).await;
-        editor
-            .command("chatmd.send", json!({"uri": uri}))
-            .await
-            .unwrap();
-        editor
-            .run_until("the answer", |e| {
-                let text = e.text(&uri);
-                text.contains("status=done") && text.ends_with("## @me\n")
-            })
-            .await;
+        send_until(&mut editor, &uri, "the answer", |text| {
+            text.contains("status=done") && text.ends_with("## @me\n")
+        })
+        .await;
     }
     // The kept agents idle, or with nothing kept every agent gone.
     let kept = options_keep(&options);
     settle(server, kept).await;
-    let measured = (memory_of(&[server]), memory_of(&group_members(server)));
+    let guards = leaders(server);
+    let agents: Vec<u32> = group_members(server)
+        .into_iter()
+        .filter(|pid| !guards.contains(pid))
+        .collect();
+    let measured = Measured {
+        server: memory_of(&[server]),
+        guards: memory_of(&guards),
+        agents: memory_of(&agents),
+    };
     editor.client.shutdown().await;
     measured
 }
