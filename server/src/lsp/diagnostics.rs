@@ -8,7 +8,9 @@ use tower_lsp_server::Client;
 use tower_lsp_server::ls_types::*;
 
 use super::convert;
-use super::state::{ChatTeam, Document, State, agent_kinds, find_cli, lock, team_of};
+#[cfg(doc)]
+use super::state::find_cli;
+use super::state::{ChatTeam, Document, State, agent_kinds, lock, team_of};
 use crate::agents::program::ProgramError;
 use crate::conversation::problems::{CliLookup, Problem};
 use crate::conversation::roster::Roster;
@@ -24,20 +26,29 @@ const DEBOUNCE: Duration = Duration::from_millis(40);
 /// 1.1 GB of code actions).
 pub const MAX_PROBLEMS: usize = 1000;
 
-/// Whether a member's CLI is installed, by the rule turns use ([`find_cli`]).
-pub(super) struct Installed<'a>(&'a Mutex<State>);
-
-/// The server's answer to whether members' CLIs are installed.
-#[cfg(test)]
-pub(super) fn installed(state: &Mutex<State>) -> Installed<'_> {
-    Installed(state)
+/// Whether a member's CLI is installed, by the rule turns use ([`find_cli`]), from
+/// what the server knew when it was made: it is asked while a document's kept checks
+/// are locked (`lsp/kept.rs`), and an edit locks the state and then those checks, so
+/// asking the state then would deadlock the server.
+pub(super) struct Installed {
+    kinds: Arc<crate::agents::Registry>,
+    agent_path: Option<std::ffi::OsString>,
 }
 
-impl CliLookup for Installed<'_> {
+/// The server's answer to whether members' CLIs are installed.
+pub(super) fn installed(state: &Mutex<State>) -> Installed {
+    Installed {
+        kinds: agent_kinds(state),
+        agent_path: lock(state).agent_path.clone(),
+    }
+}
+
+impl CliLookup for Installed {
     fn missing(&self, member: &Member) -> Option<(ProgramError, Option<String>)> {
-        let kinds = agent_kinds(self.0);
-        let entry = kinds.entry(&member.agent)?;
-        let error = find_cli(self.0, member).err()?;
+        let entry = self.kinds.entry(&member.agent)?;
+        let error =
+            crate::agents::program::find_member_program(entry, member, self.agent_path.as_deref())
+                .err()?;
         // The kind's install hint is for its own program, not a member's `command`.
         let hint = entry
             .install_hint
@@ -59,7 +70,7 @@ pub fn problems_of(state: &Mutex<State>, doc: &Document) -> (Vec<Problem>, Arc<T
         doc,
         &team,
         &roster,
-        &Installed(state),
+        &installed(state),
         MAX_PROBLEMS,
     );
     // The few checks below that read the whole chat apply only to some chats (a
