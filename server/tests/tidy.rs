@@ -10,9 +10,11 @@
 //!   from outside.
 //! - At most [`MAX_LINES`] lines: split a module before it gets there.
 //! - One registry of what runs: in `turns/`, `lsp/` and `cli/`, only `turns/runs/`
-//!   keeps a collection of runs or running turns (a map, set or list named `runs`,
-//!   `*_runs`, `running`, `claimed`, `claims`, `active_*`, …): the language server and
-//!   `chatmd send` ask it rather than keep their own (issue 29 found four).
+//!   keeps a collection of runs, running turns or agent processes kept between turns
+//!   (a map, set or list named `runs`, `*_runs`, `running`, `claimed`, `claims`,
+//!   `active_*`, `kept*`, `warm*`, …, or holding the runner's `Kept`): the language
+//!   server and `chatmd send` ask it rather than keep their own (issue 29 found four,
+//!   and a pool of warm processes beside them).
 //! - The file opens with a `//!` doc comment that says the module's job. Test modules
 //!   (`tests.rs`, `*_tests.rs`, files under a `tests/` folder) are exempt: their
 //!   parent's `mod tests;` and their name say what they are.
@@ -140,7 +142,7 @@ fn check(name: &str, text: &str) -> Vec<String> {
         && !name.starts_with(REGISTRY)
     {
         for &(n, line) in &code {
-            if let Some(held) = registry_of_runs(line) {
+            if let Some(held) = registry_of_runs(line).or_else(|| collection_of_kept(line)) {
                 problems.push(format!(
                     "line {n} keeps `{held}`, a collection of what runs: runs and their turns are kept in turns/runs/ only (ask it)"
                 ));
@@ -273,6 +275,10 @@ fn registry_of_runs(line: &str) -> Option<String> {
             || name.starts_with("claim")
             || name.starts_with("active_")
             || name == "answering"
+            || name.starts_with("kept")
+            || name.ends_with("_kept")
+            || name.starts_with("warm")
+            || name.ends_with("_warm")
     };
     let is_ident = |c: char| c.is_alphanumeric() || c == '_';
     let line = line.trim_start();
@@ -325,6 +331,16 @@ fn named_kind(line: &str) -> Option<&str> {
 /// further for the kind rule, as test modules close the files here.
 fn is_test_module_start(line: &str) -> bool {
     line.trim() == "mod tests {"
+}
+
+/// The collection of the runner's kept processes (`Kept`) on `line`, if one is: a
+/// second pool of warm agents, whatever its name.
+fn collection_of_kept(line: &str) -> Option<String> {
+    COLLECTIONS.iter().find_map(|c| {
+        line.match_indices(&format!("{c}<"))
+            .any(|(at, _)| has_word(&line[at..], "Kept"))
+            .then(|| format!("{c}<…Kept…>"))
+    })
 }
 
 fn is_test_module(name: &str) -> bool {
@@ -419,6 +435,16 @@ fn each_rule_fires_and_says_which() {
             "cli/send.rs",
             "    let mut running = std::collections::HashSet::new();",
         ),
+        // The warm pool beside the registry, as it was before it moved into it.
+        (
+            "turns/warm/mod.rs",
+            "    entries: Vec<Entry>,\n    kept: Vec<Entry>,",
+        ),
+        ("lsp/state.rs", "    pub warm: HashMap<PathBuf, Arc<Pool>>,"),
+        (
+            "cli/send.rs",
+            "    let pool: BTreeMap<String, Kept> = BTreeMap::new();",
+        ),
     ] {
         let found = check(file, &format!("{doc}{line}\n"));
         assert_eq!(found.len(), 1, "{file}: {found:?}");
@@ -427,7 +453,10 @@ fn each_rule_fires_and_says_which() {
     let kept = format!("{doc}    claimed: Vec<String>,\n");
     assert_eq!(check("turns/runs/mod.rs", &kept), Vec::<String>::new());
     assert_eq!(check("agents/acp/terminal.rs", &kept), Vec::<String>::new());
-    let quiet = format!("{doc}    running: Runs,\n    let runs = lock(state).running.clone();\n");
+    let quiet = format!(
+        "{doc}    running: Runs,\n    let runs = lock(state).running.clone();\n    \
+         let kept = runs.take_kept(&wanted).await;\n    fn keep(&self, kept: Kept) {{}}\n"
+    );
     assert_eq!(check("lsp/port.rs", &quiet), Vec::<String>::new());
 
     // A decision per kind outside agents/, as cli/init, cli/report and cli/import made

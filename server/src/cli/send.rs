@@ -30,7 +30,6 @@ use crate::turns::file_port::{FilePort, kind};
 use crate::turns::lock::{self, ChatLock, LockError};
 use crate::turns::owner::{Owner, runs_elsewhere};
 use crate::turns::runs::{self, Runs, SendRequest};
-use crate::turns::warm::{WarmPool, WarmSettings};
 use crate::turns::{Edited, EditorPort, Level, PortError, TurnError};
 
 #[derive(Debug, Args)]
@@ -118,7 +117,7 @@ pub fn run(args: &SendArgs) -> ExitCode {
     let mut port = match FilePort::open(&file) {
         Ok(file) => SendPort::new(
             file,
-            (runs, run),
+            (runs.clone(), run),
             Box::new(std::io::stdout()),
             Box::new(std::io::stderr()),
             Asking::for_stdin(),
@@ -137,7 +136,7 @@ pub fn run(args: &SendArgs) -> ExitCode {
         user_config: crate::team::UserConfig::from_env(),
         // Members stay warm across the rounds of this run (chains, councils) and end
         // with it.
-        warm: Arc::new(WarmPool::new(WarmSettings::default())),
+        runs: runs.clone(),
     });
     let cancel = ctx.cancel.clone();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
@@ -198,8 +197,8 @@ pub fn run(args: &SendArgs) -> ExitCode {
             }
             Err(error) => Err(error),
         };
-        if let Some(warm) = &ctx.warm {
-            warm.shutdown().await;
+        if let Some(runs) = &ctx.runs {
+            runs.end_kept().await;
         }
         sent
     });

@@ -118,7 +118,7 @@ impl LanguageServer for Backend {
             );
             state.agent_path = settings.agent_path;
             state.permission_dialog = settings.permission_dialog;
-            state.warm.configure(settings.warm);
+            state.running.configure_warm(settings.warm);
             // Notifications after this one are handled (tower-lsp-server holds them
             // until `initialize` is answered): large syncs may be staged for them.
             state.bypass.staged.serving(true);
@@ -155,8 +155,8 @@ impl LanguageServer for Backend {
         // for good, and the guard with them, before it reads `exit`.
         lock(&self.state).bypass.staged.serving(false);
         // The kept agents end now, cleanly, rather than killed with the process.
-        let warm = lock(&self.state).warm.clone();
-        warm.shutdown().await;
+        let running = lock(&self.state).running.clone();
+        running.end_kept().await;
         Ok(())
     }
 

@@ -117,7 +117,7 @@ async fn start(
             registry,
             agent_path: s.agent_path.clone(),
             user_config: s.user_config.clone(),
-            warm: s.warm.clone(),
+            runs: s.running.clone(),
         })
     };
     let (started_tx, started_rx) = tokio::sync::oneshot::channel();

@@ -17,9 +17,10 @@ pub struct Settings {
     /// the plugin asks: some editors answer that request with a prompt that blocks.
     pub permission_dialog: bool,
     /// `warmIdleSeconds` (how long an ACP member's agent waits for its next turn; 0
-    /// keeps none), `warmMembers` (how many are kept per workspace) and `warmHeadless`
-    /// (headless claude members kept too): `turns/warm`.
-    pub warm: crate::turns::warm::WarmSettings,
+    /// keeps none), `warmMembers` (how many are kept per workspace), `warmMemoryMB`
+    /// (how much memory they may use) and `warmHeadless` (headless claude members kept
+    /// too): `turns/runs/kept`.
+    pub warm: crate::turns::runs::kept::WarmSettings,
 }
 
 impl Settings {
@@ -60,6 +61,13 @@ impl Settings {
                 None => tracing::warn!(%value, "warmHeadless is not true or false; ignored"),
             }
         }
+        if let Some(value) = options.get("warmMemoryMB") {
+            match value.as_f64().filter(|mb| mb.is_finite() && *mb >= 0.0) {
+                // Whole bytes; past u64, no cap.
+                Some(mb) => settings.warm.memory = (mb * 1024.0 * 1024.0) as u64,
+                None => tracing::warn!(%value, "warmMemoryMB is not a number of MB; ignored"),
+            }
+        }
         if let Some(value) = options.get("warmMembers") {
             match value.as_u64().and_then(|n| usize::try_from(n).ok()) {
                 Some(cap) => settings.warm.cap = cap,
@@ -83,7 +91,7 @@ mod tests {
     fn warm_sessions_have_an_idle_time_and_a_cap() {
         use std::time::Duration;
         let warm = |o: Value| Settings::from_initialization_options(Some(&o)).warm;
-        let default = crate::turns::warm::WarmSettings::default();
+        let default = crate::turns::runs::kept::WarmSettings::default();
         assert_eq!(warm(json!({})), default);
         assert_eq!(default.idle, Duration::from_secs(300));
         assert_eq!(default.cap, 8);
@@ -97,6 +105,10 @@ mod tests {
         assert!(!default.headless, "headless claude is kept only when asked");
         assert!(warm(json!({"warmHeadless": true})).headless);
         assert_eq!(warm(json!({"warmHeadless": "yes"})), default);
+        assert_eq!(default.memory, 4096 << 20);
+        assert_eq!(warm(json!({"warmMemoryMB": 1.5})).memory, 3 << 19);
+        assert_eq!(warm(json!({"warmMemoryMB": -1})), default);
+        assert_eq!(warm(json!({"warmMemoryMB": "a lot"})), default);
     }
 
     #[test]

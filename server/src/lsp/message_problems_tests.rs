@@ -232,3 +232,29 @@ fn an_edit_of_a_message_a_session_saw_is_warned_about() {
     let fresh = Document::new(uri, 1, edited);
     assert_eq!(found, problems_of(&state, &fresh).0);
 }
+
+/// Whether members' CLIs are installed is asked while the document's kept checks are
+/// locked; an edit locks the server's state and then those checks. Asking the state
+/// there deadlocked the server (a Send's second turn typed while its problems were
+/// computed, seen in the warm bench rows): the lookup needs no state once made.
+#[test]
+fn the_chats_problems_are_checked_while_the_server_state_is_held() {
+    let (dir, uri) = workspace();
+    let state = state(dir.path());
+    let doc = Document::new(uri, 1, "## @me\n@a @bot go\n".to_owned());
+    let team = team_of(&state, doc.path.as_deref(), &doc.chat).team;
+    let roster = Roster::new(&team, doc.chat.front_matter.as_ref());
+    let clis = crate::lsp::diagnostics::Installed::of(&state);
+    let (done, checked) = std::sync::mpsc::channel();
+    std::thread::scope(|scope| {
+        // As `didChange` holds it while it applies an edit.
+        let held = crate::lsp::state::lock(&state);
+        scope.spawn(|| {
+            let found = chat_problems(&doc, &team, &roster, &clis, MAX_PROBLEMS);
+            let _ = done.send(found.problems.len());
+        });
+        let checked = checked.recv_timeout(std::time::Duration::from_secs(10));
+        drop(held);
+        assert!(checked.is_ok(), "the checks waited for the server's state");
+    });
+}

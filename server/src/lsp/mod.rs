@@ -185,8 +185,8 @@ pub fn run_stdio() -> anyhow::Result<Stopped> {
                     "the turns did not finish within {SIGNAL_WAIT:?}; exiting anyway (their agents are killed)"
                 );
             }
-            let warm = lock(&state).warm.clone();
-            warm.shutdown().await;
+            let running = lock(&state).running.clone();
+            running.end_kept().await;
             signal
         };
         let (input, output) = pipes::stdio();
@@ -197,8 +197,8 @@ pub fn run_stdio() -> anyhow::Result<Stopped> {
             signal = stop => Stopped::Signal(signal),
         };
         // An `exit` without `shutdown`, or the input closed: the kept agents end too.
-        let warm = lock(&state).warm.clone();
-        warm.shutdown().await;
+        let running = lock(&state).running.clone();
+        running.end_kept().await;
         anyhow::Ok(stopped)
     })?;
     // Reading stdin blocks a thread that only the client's end of the pipe would free;

@@ -171,10 +171,9 @@ pub struct State {
     pub agent_kinds: Option<Arc<Registry>>,
     /// What members' agents told about themselves (commands, settings, logins).
     pub told: super::told::Told,
-    /// The runs of turns going on, and their turns (`turns/runs`: the one registry).
+    /// The runs of turns going on, their turns, and the members' processes kept
+    /// between turns (`turns/runs`: the one registry).
     pub running: crate::turns::runs::Runs,
-    /// ACP members' processes kept between their turns.
-    pub warm: Arc<crate::turns::warm::WarmPool>,
     /// The tasks that run turns into documents, so an ending server can wait for them
     /// to write how their turns ended.
     pub runs: tokio_util::task::TaskTracker,

@@ -100,6 +100,11 @@ pub(crate) struct Group {
 }
 
 impl Group {
+    /// The group's id (its leader's process id).
+    pub(crate) fn id(&self) -> i32 {
+        self.pgid.as_raw()
+    }
+
     /// Signals every process of the group; an empty group is not an error. Once the
     /// leader is reaped its id is only held while the group has members, so the group
     /// is probed first: a signal never goes to a reused id of an emptied group.

@@ -94,6 +94,11 @@ impl Kept {
         self.session.live_session()
     }
 
+    /// The process group the kept process leads (its memory is the group's).
+    pub fn group_id(&self) -> i32 {
+        self.group.id()
+    }
+
     /// The next turn on the process starts a new session on its connection rather
     /// than continuing the one it holds; whether the agent's protocol can.
     pub fn afresh(&mut self) -> bool {

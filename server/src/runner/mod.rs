@@ -11,6 +11,7 @@ mod guard;
 mod input;
 mod kept;
 pub mod lines;
+mod memory;
 mod record;
 mod redact;
 mod resolve;
@@ -33,6 +34,7 @@ use crate::document::units;
 pub use error::RunError;
 pub use guard::{GUARD_ARG, guard_agents_with, run_if_guard};
 pub use kept::{Kept, run_kept};
+pub use memory::groups_memory;
 pub use turn::{Caller, run_session, run_session_keeping};
 
 /// How a turn ended and what it cost.

@@ -35,9 +35,9 @@ pub struct Context {
     pub agent_path: Option<std::ffi::OsString>,
     /// The user's own config folder: what they trust in workspaces.
     pub user_config: team::UserConfig,
-    /// Where ACP members' processes are kept between turns (`turns/warm`); `None`:
-    /// every turn starts its agent.
-    pub warm: Option<Arc<super::warm::WarmPool>>,
+    /// The one owner of what runs, where members' processes are kept between turns
+    /// (`turns/runs/kept`, run on by `turns/warm`); `None`: every turn starts its agent.
+    pub runs: Option<super::runs::Runs>,
 }
 
 /// A member's turn, ready to run.
@@ -62,7 +62,8 @@ pub(super) struct Planned {
     pub council: Option<council::Mark>,
     /// What the user is told before the turn starts (a session id that was not passed).
     pub notice: Option<String>,
-    /// The turn as the warm pool sees it: an ACP member that keeps its sessions.
+    /// The turn as the kept processes see it: a member that keeps its sessions, whose
+    /// agent may be kept running.
     pub warm: Option<super::warm::WarmTurn>,
 }
 

@@ -56,7 +56,7 @@ impl Workspace {
             targets: None,
             agent_path: None,
             user_config: crate::team::UserConfig::with_config_home(self.config.path()),
-            warm: None,
+            runs: None,
         }
     }
 

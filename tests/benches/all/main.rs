@@ -5,6 +5,8 @@
 //! It builds its own inputs: a 10 MB chat of 20k messages, a 20k-file workspace, fake
 //! agents; the outline baseline installs VS Code's Markdown language service with npm.
 
+mod acp_alone;
+mod council;
 mod keystroke;
 mod lsp;
 mod parse;
@@ -18,6 +20,7 @@ mod typing;
 mod vscode;
 mod warm;
 mod warm_claude;
+mod warm_memory;
 
 use report::Report;
 
@@ -28,7 +31,7 @@ fn main() {
         ..Report::default()
     };
     // `--only parse,lsp`: some groups of rows (parse, lsp, shapes, memory, allocators,
-    // many, send, turns, warm, warm-claude, typing, runner), while
+    // many, send, turns, warm, warm-claude, council, warm-memory, typing, runner), while
     // working on them; the table of record is the whole run.
     let only: Option<Vec<&str>> = args
         .iter()
@@ -83,6 +86,12 @@ fn main() {
     }
     if runs("warm-claude") {
         warm_claude::rows(&mut report);
+    }
+    if runs("council") {
+        council::rows(&mut report);
+    }
+    if runs("warm-memory") {
+        warm_memory::rows(&mut report);
     }
     if runs("typing") {
         typing::rows(&mut report);

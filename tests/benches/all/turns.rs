@@ -12,9 +12,24 @@ use chatmd_tests::sim_editor::{Behaviour, SimEditor};
 use chatmd_tests::{TestClient, file_uri};
 use serde_json::json;
 
+use super::acp_alone::AcpAlone;
 use super::report::{Report, Row, Samples, ms};
 
 pub const RUNS: usize = 9;
+
+/// The fake agents' knobs of the latency rows: a short answer of 40 words in 10 chunks,
+/// 20 ms apart, as a model streams it.
+pub fn short_answer() -> [(&'static str, String); 3] {
+    let answer = (0..40)
+        .map(|i| format!("w{i}"))
+        .collect::<Vec<_>>()
+        .join(" ");
+    [
+        ("FAKE_AGENT_TEXT", answer),
+        ("FAKE_AGENT_CHUNKS", "10".to_string()),
+        ("FAKE_AGENT_DELAY_MS", "20".to_string()),
+    ]
+}
 
 pub struct Bench {
     dir: tempfile::TempDir,
@@ -27,7 +42,8 @@ pub struct Bench {
 }
 
 impl Bench {
-    /// A team of four members (two claude, a codex, a gemini), each with `knobs`.
+    /// A team of seven members (two claude, a codex, a gemini, three claude-agent-acp),
+    /// each with `knobs`.
     pub fn new(knobs: &[(&str, String)]) -> Bench {
         Bench::with_knobs(knobs, |_| true)
     }
@@ -51,12 +67,16 @@ impl Bench {
             ("carol", "AGENTS.md"),
             ("dave", "GEMINI.md"),
             ("erin", "CLAUDE.md"),
+            ("fay", "CLAUDE.md"),
+            ("gus", "CLAUDE.md"),
         ] {
             std::fs::create_dir_all(dir.path().join(member)).unwrap();
             std::fs::write(dir.path().join(member).join(role), "# role\n").unwrap();
-            if member == "erin" {
+            if ["erin", "fay", "gus"].contains(&member) {
                 // The same CLI as alice's, through ACP (claude-agent-acp).
-                toml.push_str("[members.erin]\nagent = \"acp\"\npreset = \"claude\"\n");
+                toml.push_str(&format!(
+                    "[members.{member}]\nagent = \"acp\"\npreset = \"claude\"\n"
+                ));
             }
             toml.push_str(&format!("[members.{member}.env]\nIS_SANDBOX = \"\"\n"));
             for (k, v) in knobs.iter().filter(|_| gets(member)) {
@@ -82,12 +102,33 @@ impl Bench {
 
     /// [`Bench::editor`] with these initialization options beside `agentPath`.
     pub async fn editor_with(&self, bin: &Path, options: serde_json::Value) -> SimEditor {
-        let mut options = options;
-        options["agentPath"] = json!(bin);
         let user = chatmd::team::UserConfig::with_config_home(self.config.path());
-        let mut client = TestClient::spawn(move |input, output| {
+        let client = TestClient::spawn(move |input, output| {
             chatmd::lsp::serve_with_user_config(input, output, user)
         });
+        self.initialized(client, bin, options).await
+    }
+
+    /// [`Bench::editor_with`] around the built `chatmd lsp` as a process of its own, as
+    /// an editor runs it (agents started through the agent guard); also its pid.
+    pub async fn process_editor(&self, options: serde_json::Value) -> (SimEditor, u32) {
+        let mut command = tokio::process::Command::new(assert_cmd::cargo::cargo_bin("chatmd"));
+        command
+            .arg("lsp")
+            .env("XDG_CONFIG_HOME", self.config.path())
+            .stderr(Stdio::null());
+        let (client, pid) = TestClient::spawn_process(command).expect("start chatmd lsp");
+        (self.initialized(client, &self.bin, options).await, pid)
+    }
+
+    async fn initialized(
+        &self,
+        mut client: TestClient,
+        bin: &Path,
+        options: serde_json::Value,
+    ) -> SimEditor {
+        let mut options = options;
+        options["agentPath"] = json!(bin);
         let root = file_uri(self.dir.path());
         client
             .request(
@@ -125,66 +166,23 @@ impl Bench {
     }
 
     /// The fake ACP agent alone, driven as chatmd drives it for an ACP claude member
-    /// (`initialize`, `session/new`, `session/prompt`, each on the last one's answer):
-    /// time to its first answer chunk and to the prompt's result.
+    /// (`initialize`, `session/new`, `session/prompt`): time to its first answer chunk
+    /// and to the prompt's result.
     fn raw_acp(&self, knobs: &[(&str, String)]) -> (Duration, Duration) {
-        use std::io::{BufRead, Write};
         let start = Instant::now();
-        let mut child = Command::new(self.bin.join("claude-agent-acp"))
-            .current_dir(self.dir.path())
-            .env("IS_SANDBOX", "")
-            .envs(knobs.iter().map(|(k, v)| (k, v)))
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let mut stdin = child.stdin.take().unwrap();
-        let mut send = |line: serde_json::Value| writeln!(stdin, "{line}").unwrap();
-        send(
-            json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": 1, "clientCapabilities": {}, "clientInfo": {"name": "bench", "version": "0"}}}),
-        );
-        let (mut first, mut end) = (None, None);
-        let out = std::io::BufReader::new(child.stdout.take().unwrap());
-        for line in out.lines() {
-            let message: serde_json::Value = serde_json::from_str(&line.unwrap()).unwrap();
-            let update = &message["params"]["update"];
-            if first.is_none()
-                && update["sessionUpdate"] == "agent_message_chunk"
-                && update["content"]["text"]
-                    .as_str()
-                    .is_some_and(|t| !t.is_empty())
-            {
-                first = Some(start.elapsed());
-            }
-            match message["id"].as_i64() {
-                Some(1) if message.get("result").is_some() => {
-                    send(json!({"jsonrpc": "2.0", "id": 2,
-                    "method": "session/new", "params": {"cwd": self.dir.path(), "mcpServers": []}}))
-                }
-                Some(2) => send(
-                    json!({"jsonrpc": "2.0", "id": 3, "method": "session/prompt",
-                    "params": {"sessionId": message["result"]["sessionId"],
-                               "prompt": [{"type": "text", "text": "hi"}]}}),
-                ),
-                Some(3) => {
-                    end = Some(start.elapsed());
-                    break;
-                }
-                _ => {}
-            }
-        }
-        drop(stdin);
-        child.wait().unwrap();
-        (first.unwrap_or_default(), end.expect("the prompt's result"))
+        let mut agent = AcpAlone::start(&self.bin, self.root(), knobs);
+        let session = agent.new_session();
+        let asked = start.elapsed();
+        let prompted = agent.prompt(&session);
+        agent.end();
+        (asked + prompted.first, asked + prompted.end)
     }
 
     /// The fake agent alone, as chatmd would start it for a claude member: time to its
     /// first answer line and to its end.
     fn raw(&self, bin: &Path, knobs: &[(&str, String)]) -> (Duration, Duration) {
         let start = Instant::now();
-        let mut child = Command::new(bin.join("claude"))
+        let mut child = fake(bin, "claude", self.root(), knobs)
             .args([
                 "-p",
                 "--output-format",
@@ -193,11 +191,6 @@ impl Bench {
                 "--include-partial-messages",
                 "hi",
             ])
-            .current_dir(self.dir.path())
-            .env("IS_SANDBOX", "")
-            .envs(knobs.iter().map(|(k, v)| (k, v)))
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
             .spawn()
             .unwrap();
         use std::io::BufRead;
@@ -294,14 +287,7 @@ async fn one_turn(bench: &Bench, bin: &Path, member: &str, n: usize) -> (Duratio
         .ask(bin, member, &format!("{member}{n}.chat.md"))
         .await;
     let start = Instant::now();
-    editor
-        .command("chatmd.send", json!({"uri": uri}))
-        .await
-        .unwrap();
-    editor
-        .run_until("the first words", |e| e.text(&uri).contains("w0"))
-        .await;
-    let first = start.elapsed();
+    let first = send_until(&mut editor, &uri, "the first words", |t| t.contains("w0")).await;
     editor
         .run_until("the answer", |e| e.text(&uri).contains("status=done"))
         .await;
@@ -324,15 +310,10 @@ async fn flood(member: &'static str) -> (f64, bool, f64, Duration) {
     let bench = Bench::only_with(member, &knobs);
     let (mut editor, uri) = bench.ask(&bench.bin, member, "flood.chat.md").await;
     let cpu = cpu_time();
-    let start = Instant::now();
-    editor
-        .command("chatmd.send", json!({"uri": uri}))
-        .await
-        .unwrap();
-    editor
-        .run_until("the flood", |e| e.text(&uri).contains("status=done"))
-        .await;
-    let took = start.elapsed();
+    let took = send_until(&mut editor, &uri, "the flood", |t| {
+        t.contains("status=done")
+    })
+    .await;
     let cores = (cpu_time() - cpu).as_secs_f64() / took.as_secs_f64();
     let complete = editor.text(&uri).contains(&format!("-->\n{answer}\n"));
     (
@@ -397,6 +378,44 @@ fn latency(
     }
 }
 
+/// A fake agent `program` of `bin` as the rows start it alone: in `cwd`, with `knobs`,
+/// its stdout piped (the caller adds arguments and stdin).
+pub fn fake(bin: &Path, program: &str, cwd: &Path, knobs: &[(&str, String)]) -> Command {
+    let mut command = Command::new(bin.join(program));
+    command
+        .current_dir(cwd)
+        .env("IS_SANDBOX", "")
+        .envs(knobs.iter().map(|(k, v)| (k, v)))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    command
+}
+
+/// Sends the chat `uri` and waits until its text is `done` (`what`, for a timeout's
+/// message): how long after the Send.
+pub async fn send_until(
+    editor: &mut SimEditor,
+    uri: &str,
+    what: &str,
+    done: impl Fn(&str) -> bool,
+) -> Duration {
+    let start = Instant::now();
+    editor
+        .command("chatmd.send", json!({"uri": uri}))
+        .await
+        .unwrap();
+    editor.run_until(what, |e| done(e.text(uri))).await;
+    start.elapsed()
+}
+
+/// The runtime the rows' editors and servers run on.
+pub fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
 fn node_on_path() -> bool {
     Command::new("node")
         .arg("--version")
@@ -408,10 +427,7 @@ fn node_on_path() -> bool {
 /// 16 turns at once into 4 documents. Run it first of all the rows: the peak memory of
 /// the process is this row's only then.
 pub fn sixteen(report: &mut Report) {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .unwrap();
+    let runtime = runtime();
     let (right, rss) = runtime.block_on(sixteen_turns());
     report.add(
         Row::new("16 turns at once into 4 documents: peak RSS", rss, "MB")
@@ -423,19 +439,8 @@ pub fn sixteen(report: &mut Report) {
 }
 
 pub fn rows(report: &mut Report) {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    let answer = (0..40)
-        .map(|i| format!("w{i}"))
-        .collect::<Vec<_>>()
-        .join(" ");
-    let knobs = [
-        ("FAKE_AGENT_TEXT", answer),
-        ("FAKE_AGENT_CHUNKS", "10".to_string()),
-        ("FAKE_AGENT_DELAY_MS", "20".to_string()),
-    ];
+    let runtime = runtime();
+    let knobs = short_answer();
     let bench = Bench::new(&knobs);
     let mut kinds = vec![(
         "headless claude member",

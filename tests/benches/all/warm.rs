@@ -1,37 +1,52 @@
-//! Warm ACP members: the second turn of an ACP member (the fake claude-agent-acp), Send
-//! → its first streamed byte in the document, when the member's agent was kept running
-//! after its first turn; against the fake ACP agent's own time to its first answer
-//! chunk for a second prompt on a live connection. The cold first turn is reported
-//! beside it.
+//! Warm members: a member's second turn, Send → its first streamed byte in the
+//! document, when the member's agent was kept running after its first turn; against
+//! the agent's own time to its first answer bytes for a second prompt on a live
+//! process. The cold first turn is reported beside it. Here for an ACP member (the
+//! fake claude-agent-acp); `warm_claude.rs` has the same row for a headless claude
+//! member in stream-json input mode.
 
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use serde_json::json;
+use serde_json::{Value, json};
 
+use super::acp_alone::AcpAlone;
 use super::report::{Report, Row, Samples, ms};
-use super::turns::{Bench, RUNS};
+use super::turns::{Bench, RUNS, runtime, send_until, short_answer};
+
+/// A second-turn row: whose turns, with which settings, compared with what.
+pub struct SecondTurn {
+    pub member: &'static str,
+    /// The editor's initialization options beside `agentPath`.
+    pub options: Value,
+    pub row: &'static str,
+    pub baseline: &'static str,
+    /// The agent alone on a live process: its first answer bytes for a second prompt.
+    pub raw: fn(&Bench, &[(&str, String)]) -> Duration,
+}
 
 pub fn rows(report: &mut Report) {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    let answer = (0..40)
-        .map(|i| format!("w{i}"))
-        .collect::<Vec<_>>()
-        .join(" ");
-    let knobs = [
-        ("FAKE_AGENT_TEXT", answer),
-        ("FAKE_AGENT_CHUNKS", "10".to_string()),
-        ("FAKE_AGENT_DELAY_MS", "20".to_string()),
-    ];
+    second_turn_row(
+        report,
+        SecondTurn {
+            member: "erin",
+            options: json!({}),
+            row: "second turn of an ACP member (warm), Send → first streamed byte, over the agent's own first byte on a live connection",
+            baseline: "the fake ACP agent's second prompt on a live connection: its first answer bytes",
+            raw: raw_second_prompt,
+        },
+    );
+}
+
+/// Measures `case` [`RUNS`] times (after one run that warms the page cache), each turn
+/// beside its agent alone, and reports the medians.
+pub fn second_turn_row(report: &mut Report, case: SecondTurn) {
+    let runtime = runtime();
+    let knobs = short_answer();
     let bench = Bench::new(&knobs);
     let (mut colds, mut warms, mut raws) = (vec![], vec![], vec![]);
     for n in 0..RUNS + 1 {
-        let (cold, warm) = runtime.block_on(two_turns(&bench, n));
-        let raw = raw_second_prompt(&bench, &knobs);
-        // The first run warms the page cache.
+        let (cold, warm) = runtime.block_on(two_turns(&bench, &case, n));
+        let raw = (case.raw)(&bench, &knobs);
         if n > 0 {
             colds.push(cold);
             warms.push(warm);
@@ -41,50 +56,38 @@ pub fn rows(report: &mut Report) {
     let (cold, warm, raw) = (Samples(colds), Samples(warms), Samples(raws));
     let (warm_ms, raw_ms) = (ms(warm.median()), ms(raw.median()));
     report.add(
-        Row::new(
-            "second turn of an ACP member (warm), Send → first streamed byte, over the agent's own first byte on a live connection",
-            warm_ms - raw_ms,
-            "ms",
-        )
-        .target("<= +50 ms", warm_ms - raw_ms <= 50.0)
-        .baseline(
-            "the fake ACP agent's second prompt on a live connection: its first answer bytes",
-            raw_ms,
-            warm_ms / raw_ms,
-        )
-        .note(format!(
-            "warm {warm_ms:.1} ms after Send ({}); the cold first turn: {:.1} ms ({})",
-            warm.spread_ms(),
-            ms(cold.median()),
-            cold.spread_ms()
-        )),
+        Row::new(case.row, warm_ms - raw_ms, "ms")
+            .target("<= +50 ms", warm_ms - raw_ms <= 50.0)
+            .baseline(case.baseline, raw_ms, warm_ms / raw_ms)
+            .note(format!(
+                "warm {warm_ms:.1} ms after Send ({}); the cold first turn: {:.1} ms ({})",
+                warm.spread_ms(),
+                ms(cold.median()),
+                cold.spread_ms()
+            )),
     );
 }
 
-/// A new chat asking erin twice: Send → the first answer bytes, cold, then warm.
-async fn two_turns(bench: &Bench, n: usize) -> (Duration, Duration) {
-    let mut editor = bench.editor(&bench.bin).await;
-    let text = "## @me\n@erin go\n";
-    let uri = bench.chat(&format!("warm{n}.chat.md"), text);
-    editor.open(&uri, text).await;
+/// A new chat asking the member twice: Send → the first answer bytes, cold, then warm.
+async fn two_turns(bench: &Bench, case: &SecondTurn, n: usize) -> (Duration, Duration) {
+    let mut editor = bench.editor_with(&bench.bin, case.options.clone()).await;
+    let member = case.member;
+    let text = format!("## @me\n@{member} go\n");
+    let uri = bench.chat(&format!("warm-{member}{n}.chat.md"), &text);
+    editor.open(&uri, &text).await;
     let mut firsts = Vec::new();
     for turn in 1..=2 {
         if turn == 2 {
+            let again = format!("@{member} again\n");
             editor
-                .type_text(&uri, chatmd_tests::sim_editor::At::End, "@erin again\n")
+                .type_text(&uri, chatmd_tests::sim_editor::At::End, &again)
                 .await;
         }
-        let start = Instant::now();
-        editor
-            .command("chatmd.send", json!({"uri": uri}))
-            .await
-            .unwrap();
-        editor
-            .run_until("the first words", |e| {
-                e.text(&uri).matches("-->\nw0").count() == turn
-            })
-            .await;
-        firsts.push(start.elapsed());
+        let first = send_until(&mut editor, &uri, "the first words", |text| {
+            text.matches("-->\nw0").count() == turn
+        })
+        .await;
+        firsts.push(first);
         editor
             .run_until("the answer", |e| {
                 let text = e.text(&uri);
@@ -100,57 +103,10 @@ async fn two_turns(bench: &Bench, n: usize) -> (Duration, Duration) {
 /// member: after a first prompt's result, the time from the second `session/prompt`
 /// to its first answer chunk.
 fn raw_second_prompt(bench: &Bench, knobs: &[(&str, String)]) -> Duration {
-    use std::io::{BufRead, Write};
-    let mut child = Command::new(bench.bin.join("claude-agent-acp"))
-        .current_dir(bench.root())
-        .env("IS_SANDBOX", "")
-        .envs(knobs.iter().map(|(k, v)| (k, v)))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut send = |line: serde_json::Value| writeln!(stdin, "{line}").unwrap();
-    send(
-        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": 1, "clientCapabilities": {}, "clientInfo": {"name": "bench", "version": "0"}}}),
-    );
-    let prompt = |id: i64, session: &serde_json::Value| {
-        json!({"jsonrpc": "2.0", "id": id, "method": "session/prompt",
-               "params": {"sessionId": session, "prompt": [{"type": "text", "text": "hi"}]}})
-    };
-    let (mut session, mut asked, mut first) = (json!(null), None::<Instant>, None);
-    let out = std::io::BufReader::new(child.stdout.take().unwrap());
-    for line in out.lines() {
-        let message: serde_json::Value = serde_json::from_str(&line.unwrap()).unwrap();
-        let update = &message["params"]["update"];
-        if let Some(asked) = asked
-            && first.is_none()
-            && update["sessionUpdate"] == "agent_message_chunk"
-            && update["content"]["text"]
-                .as_str()
-                .is_some_and(|t| !t.is_empty())
-        {
-            first = Some(asked.elapsed());
-        }
-        match message["id"].as_i64() {
-            Some(1) if message.get("result").is_some() => send(json!({"jsonrpc": "2.0",
-                "id": 2, "method": "session/new",
-                "params": {"cwd": bench.root(), "mcpServers": []}})),
-            Some(2) => {
-                session = message["result"]["sessionId"].clone();
-                send(prompt(3, &session));
-            }
-            Some(3) => {
-                asked = Some(Instant::now());
-                send(prompt(4, &session));
-            }
-            Some(4) => break,
-            _ => {}
-        }
-    }
-    drop(stdin);
-    child.wait().unwrap();
-    first.expect("the second prompt's first chunk")
+    let mut agent = AcpAlone::start(&bench.bin, bench.root(), knobs);
+    let session = agent.new_session();
+    agent.prompt(&session);
+    let second = agent.prompt(&session);
+    agent.end();
+    second.first
 }

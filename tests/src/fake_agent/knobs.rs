@@ -23,6 +23,8 @@ pub struct Knobs {
     pub hang_after: Option<usize>,
     pub exit: Option<i32>,
     pub flood_mb: Option<usize>,
+    /// `FAKE_AGENT_RESIDENT_MB`: memory held resident for the process's life.
+    pub resident_mb: Option<usize>,
     pub garbage: bool,
     pub stderr: Option<String>,
     pub ignore_term: bool,
@@ -110,6 +112,7 @@ impl Knobs {
             hang_after: number("FAKE_AGENT_HANG_AFTER")?.map(|n| n as usize),
             exit,
             flood_mb: number("FAKE_AGENT_FLOOD_MB")?.map(|n| n as usize),
+            resident_mb: number("FAKE_AGENT_RESIDENT_MB")?.map(|n| n as usize),
             garbage: flag("FAKE_AGENT_GARBAGE"),
             stderr: text("FAKE_AGENT_STDERR"),
             ignore_term: flag("FAKE_AGENT_IGNORE_TERM"),

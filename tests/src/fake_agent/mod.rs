@@ -26,6 +26,7 @@
 //! | `FAKE_AGENT_HANG_AFTER=<n>` | print `n` stdout lines, then sleep forever |
 //! | `FAKE_AGENT_EXIT=<code>` | exit with this code instead of the transcript's |
 //! | `FAKE_AGENT_FLOOD_MB=<n>` | after the first line, print `n` MiB of answer-text events |
+//! | `FAKE_AGENT_RESIDENT_MB=<n>` | hold `n` MiB of written (so resident) memory from the start until it exits: an agent as big as a real one, for chatmd's cap on the memory of kept agents |
 //! | `FAKE_AGENT_GARBAGE=1` | after the first line, print an ANSI-colored line, invalid UTF-8 and non-JSON lines |
 //! | `FAKE_AGENT_STDERR=<text>` | print this line on stderr first (a "started" signal for tests) |
 //! | `FAKE_AGENT_IGNORE_TERM=1` | ignore SIGTERM (only SIGKILL ends it) |
@@ -68,6 +69,12 @@ pub fn main() -> i32 {
         Ok(knobs) => knobs,
         Err(message) => return fail(&message),
     };
+    if let Some(mb) = knobs.resident_mb {
+        // Written, not only reserved: untouched pages are not resident.
+        let held = vec![1u8; mb << 20];
+        std::hint::black_box(&held);
+        std::mem::forget(held);
+    }
     if let Some(flavor) = acp::flavor_of(&argv, knobs.cli) {
         return acp::run(flavor, &argv, knobs);
     }

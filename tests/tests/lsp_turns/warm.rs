@@ -2,8 +2,8 @@
 //! stays running after an answered turn and its next turn is one `session/prompt` on
 //! the live session; an edited message it saw, a changed role file, a crash while idle
 //! and a cancel each make the next turn start cold (a new process, `initialize`,
-//! `session/resume`); the idle timeout and the cap end kept processes; shutdown and a
-//! SIGTERM of the server leave none. The fake logs each start (`{"started": pid}`) and
+//! `session/resume`); the idle timeout, the cap and the memory cap end kept processes;
+//! shutdown and a SIGTERM of the server leave none. The fake logs each start (`{"started": pid}`) and
 //! every message it received in `acp.jsonl`.
 
 use std::time::{Duration, Instant};
@@ -292,6 +292,38 @@ async fn over_the_cap_the_least_recently_used_ends() {
     for pid in pids(&s) {
         ended(pid, "after shutdown").await;
     }
+}
+
+#[tokio::test]
+async fn over_the_memory_cap_the_least_recently_used_ends() {
+    // Each agent holds 40 MiB: one kept agent fits a cap of 60 MB, two do not.
+    let s = Setup::acp_writer("", "FAKE_AGENT_RESIDENT_MB = \"40\"\n");
+    let (mut editor, _) = s.warm_editor(json!({"warmMemoryMB": 60}), false).await;
+    let mut uris = Vec::new();
+    for name in ["a", "b"] {
+        let chat = "## @me\n@writer first\n";
+        let rel = format!("team/{name}.chat.md");
+        s.write(&rel, chat);
+        let uri = s.uri(&rel);
+        editor.open(&uri, chat).await;
+        answered(&mut editor, &uri, 1).await;
+        uris.push(uri);
+    }
+    let started = pids(&s);
+    assert_eq!(started.len(), 2);
+    ended(started[0], "the least recently used, over the memory cap").await;
+    assert!(running(started[1]), "{started:?}");
+    // Chat a's member starts cold; kept, it is the newest, and chat b's ends.
+    editor
+        .type_text(&uris[0], At::End, "@writer second\n")
+        .await;
+    answered(&mut editor, &uris[0], 2).await;
+    let started = pids(&s);
+    assert_eq!(started.len(), 3, "chat a's second turn started its agent");
+    ended(started[1], "now the least recently used").await;
+    assert!(running(started[2]), "{started:?}");
+    editor.client.shutdown().await;
+    ended(started[2], "after shutdown").await;
 }
 
 #[tokio::test]

@@ -3,11 +3,11 @@
 //! its chat while it goes on (a queued message waits for the chat's last run), holding
 //! the chat's lock (`turns/lock.rs`) with the members it runs written there, and owning
 //! its members' turns: the token that cancels each, the permission requests it waits
-//! on, where a steered message goes, its progress. The processes kept between turns are
-//! the warm pool (`turns/warm`). Nothing else keeps a list of what runs (tidy checks
-//! it): the language server and `chatmd send` ask here, and whether a new message
-//! starts a run, is queued or is steered into a running turn is decided here
-//! (`delivery.rs`).
+//! on, where a steered message goes, its progress; and the agent processes kept
+//! between turns (warm members: `kept/`), with their bounds and their end. Nothing else
+//! keeps a list of what runs or is kept running (tidy checks it): the language server
+//! and `chatmd send` ask here, and whether a new message starts a run, is queued or is
+//! steered into a running turn is decided here (`delivery.rs`).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -21,6 +21,7 @@ use super::lock::{self, ChatLock, LockError};
 use super::{Answers, TurnError};
 
 mod delivery;
+pub mod kept;
 mod send;
 #[cfg(test)]
 mod tests;
@@ -89,17 +90,31 @@ struct Registry {
     next: u64,
 }
 
-/// Every run and turn of this process; clones share the same registry.
+/// Every run and turn of this process, and the processes kept between turns; clones
+/// share them.
 #[derive(Clone, Default)]
 pub struct Runs {
     registry: Arc<Mutex<Registry>>,
-    /// Set by [`Runs::close`]: the process is ending, no turn may start.
+    /// Set by [`Runs::close`] and [`Runs::end_kept`]: the process is ending, no turn
+    /// may start and no process is kept.
     closed: Arc<AtomicBool>,
+    /// The agent processes kept for members' next turns (`kept/`).
+    kept: Arc<kept::Pool>,
+}
+
+impl std::fmt::Debug for Runs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Runs").finish_non_exhaustive()
+    }
 }
 
 impl Runs {
     fn lock(&self) -> MutexGuard<'_, Registry> {
         self.registry.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn is_closed(&self) -> bool {
+        self.closed.load(Ordering::SeqCst)
     }
 
     fn with_turn<T>(

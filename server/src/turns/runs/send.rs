@@ -10,7 +10,6 @@ use tokio_util::sync::CancellationToken;
 use crate::agents::Registry;
 use crate::team::{self, UserConfig};
 use crate::turns::Context;
-use crate::turns::warm::WarmPool;
 
 /// What a front end knows of a Send.
 pub struct SendRequest {
@@ -26,9 +25,9 @@ pub struct SendRequest {
     /// Folders searched for agent CLIs before `PATH` (the editor's `agentPath`).
     pub agent_path: Option<std::ffi::OsString>,
     pub user_config: UserConfig,
-    /// Where members' processes are kept between their turns: the server's, for as
-    /// long as it runs, or one `chatmd send` run's.
-    pub warm: Arc<WarmPool>,
+    /// The owner of what runs, which keeps members' processes between their turns: the
+    /// server's, for as long as it runs, or one `chatmd send` run's.
+    pub runs: super::Runs,
 }
 
 /// The run's context: the workspace found around the chat, a token of its own that
@@ -43,6 +42,6 @@ pub fn context(request: SendRequest) -> Context {
         targets: request.targets,
         agent_path: request.agent_path,
         user_config: request.user_config,
-        warm: Some(request.warm),
+        runs: Some(request.runs),
     }
 }

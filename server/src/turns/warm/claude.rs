@@ -1,4 +1,4 @@
-//! A headless claude member's turn through the pool, when no kept process serves it:
+//! A headless claude member's warm turn, when no kept process serves it:
 //! its process reads the prompt as a message on stdin and stays for the next one
 //! (`agents/claude/stream_input.rs`), started the way `turns/resume.rs` starts any
 //! headless turn (resumed, or as a new session when the session is gone).
@@ -20,7 +20,7 @@ pub(super) fn reading_messages(
     )
 }
 
-/// Runs the turn in a new process, kept in the pool when it is answered.
+/// Runs the turn in a new process, kept when it is answered.
 pub(super) async fn run_cold(
     warm: &WarmTurn,
     turn: (Invocation, Option<Invocation>, Option<Resuming>),
@@ -29,7 +29,7 @@ pub(super) async fn run_cold(
 ) -> RunOutcome {
     let (outcome, kept) = run_keeping(turn, entry, caller, true).await;
     if let Some(kept) = kept {
-        warm.pool.keep(warm, kept);
+        warm.runs.keep(&warm.wanted, kept);
     }
     outcome
 }

@@ -1,5 +1,5 @@
-//! Whether a planned turn may run on its member's kept process: what the pool matches
-//! a kept process by, computed from the plan.
+//! Whether a planned turn may run on its member's kept process: what a kept process is
+//! matched by (`turns/runs/kept`), computed from the plan.
 
 use crate::agents::claude::stream_input;
 use crate::agents::{AgentEntry, Invocation};
@@ -9,12 +9,13 @@ use crate::document::chat::Chat;
 use crate::team::Member;
 use crate::turns::Context;
 
-use super::{WarmKey, WarmTurn};
+use super::WarmTurn;
+use crate::turns::runs::kept::{Wanted, WarmKey};
 
-/// The turn of `member` as the pool sees it, planned as `invocation` holding the
-/// instructions `held`, continuing `last` (not a fork): `None` when the pool keeps
-/// nothing for it (no pool, not an ACP member, a member that does not keep its
-/// sessions).
+/// The turn of `member` as the kept processes see it, planned as `invocation` holding
+/// the instructions `held`, continuing `last` (not a fork): `None` when nothing is kept
+/// for it (no owner of what runs, warm members off, neither an ACP member nor a warm
+/// headless claude, a member that does not keep its sessions).
 pub(in crate::turns) fn warm_turn(
     ctx: &Context,
     (text, chat): (&str, &Chat),
@@ -23,11 +24,11 @@ pub(in crate::turns) fn warm_turn(
     (invocation, held): (&Invocation, Option<&str>),
     last: Option<&LastSession>,
 ) -> Option<WarmTurn> {
-    let pool = ctx.warm.as_ref().filter(|pool| pool.keeps())?;
+    let runs = ctx.runs.as_ref().filter(|runs| runs.keeps_warm())?;
     // ACP agents hold their session over a connection; headless claude reads the next
     // message on stdin (`agents/claude/stream_input.rs`). The other CLIs end each run.
     let keeps = entry.adapter.keeps_warm()
-        || (entry.adapter.reads_further_prompts() && pool.keeps_headless());
+        || (entry.adapter.reads_further_prompts() && runs.keeps_headless());
     if !keeps || !crate::turns::resume::resumes(member, entry) {
         return None;
     }
@@ -37,19 +38,21 @@ pub(in crate::turns) fn warm_turn(
         .filter(|last| changed(text, chat, &member.handle, last).is_empty())
         .map(|last| last.session.clone());
     Some(WarmTurn {
-        pool: pool.clone(),
-        key: WarmKey {
-            workspace: ctx.workspace_root.clone(),
-            chat: ctx.chat_path.clone(),
-            member: member.handle.to_lowercase(),
+        runs: runs.clone(),
+        wanted: Wanted {
+            key: WarmKey {
+                workspace: ctx.workspace_root.clone(),
+                chat: ctx.chat_path.clone(),
+                member: member.handle.to_lowercase(),
+            },
+            fingerprint: fingerprint(
+                invocation,
+                (held, member.role_text.as_deref()),
+                entry.adapter.reads_further_prompts(),
+            ),
+            continues,
+            afresh: last.is_none(),
         },
-        fingerprint: fingerprint(
-            invocation,
-            (held, member.role_text.as_deref()),
-            entry.adapter.reads_further_prompts(),
-        ),
-        continues,
-        afresh: last.is_none(),
     })
 }
 

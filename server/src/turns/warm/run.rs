@@ -1,14 +1,13 @@
-//! One warm member's turn through the pool: on the member's kept process when it serves
-//! the turn ([`WarmPool::take`]: its session, or a new one on its connection), else cold
-//! as `turns/resume.rs` runs it (resume or
-//! fork of the session, a new one when the agent lost it), with the process kept
-//! afterwards when the turn is answered. A headless claude member's cold turn is in
-//! `claude.rs`.
+//! One warm member's turn: on the member's kept process when it serves the turn
+//! ([`Runs::take_kept`](crate::turns::runs::Runs::take_kept): its session, or a new one
+//! on its connection), else cold as `turns/resume.rs` runs it (resume or fork of the
+//! session, a new one when the agent lost it), with the process kept afterwards when
+//! the turn is answered. A headless claude member's cold turn is in `claude.rs`.
 
 use tokio::sync::mpsc::{Receiver, Sender};
 use tokio_util::sync::CancellationToken;
 
-use super::{WarmPool, WarmTurn};
+use super::WarmTurn;
 use crate::agents::acp::AcpSession;
 use crate::agents::{AgentEntry, AgentEvent, Invocation, SessionCommand, Stdin};
 use crate::runner::{self, Caller, RunOutcome};
@@ -29,25 +28,25 @@ pub(in crate::turns) async fn run_turn(
         commands,
         cancel,
     };
-    let pool: &WarmPool = &warm.pool;
+    let runs = &warm.runs;
     let (invocation, fallback) = if entry.adapter.reads_further_prompts() {
         super::claude::reading_messages(invocation, fallback)
     } else {
         (invocation, fallback)
     };
-    let mut kept = pool.take(&warm).await;
+    let mut kept = runs.take_kept(&warm.wanted).await;
     // A turn that starts afresh runs on the kept connection only when the agent can
     // make a new session there.
-    if warm.afresh
+    if warm.wanted.afresh
         && let Some(refused) = kept.take_if(|kept| !kept.afresh())
     {
         refused.end().await;
     }
     if let Some(kept) = kept {
-        tracing::debug!(member = %warm.key.member, "the member's turn runs on its warm process");
+        tracing::debug!(member = %warm.wanted.key.member, "the member's turn runs on its warm process");
         let (outcome, kept) = runner::run_kept(kept, &invocation, caller, true).await;
         if let Some(kept) = kept {
-            pool.keep(&warm, kept);
+            runs.keep(&warm.wanted, kept);
         }
         return outcome;
     }
@@ -77,7 +76,7 @@ pub(in crate::turns) async fn run_turn(
     let (outcome, kept) =
         runner::run_session_keeping(invocation, session, caller, Default::default(), true).await;
     if let Some(kept) = kept {
-        pool.keep(&warm, kept);
+        runs.keep(&warm.wanted, kept);
     }
     outcome
 }
