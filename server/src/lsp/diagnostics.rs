@@ -229,8 +229,14 @@ pub async fn publish(
             .map(|d| (d, s.encoding))
     };
     let Some((doc, enc)) = current(&state) else {
+        tracing::debug!(
+            uri = uri.as_str(),
+            version,
+            "diagnostics: the document moved on"
+        );
         return;
     };
+    tracing::debug!(uri = uri.as_str(), version, "diagnostics: computing");
     let is_config = doc.path.as_deref().is_some_and(super::trust::is_config);
     let task_state = state.clone();
     let computed = tokio::task::spawn_blocking(move || {
@@ -247,8 +253,14 @@ pub async fn publish(
         return;
     };
     if current(&state).is_none() {
+        tracing::debug!(
+            uri = uri.as_str(),
+            version,
+            "diagnostics: computed for an older version"
+        );
         return;
     }
+    tracing::debug!(uri = uri.as_str(), version, "diagnostics: publishing");
     // An open `chatmd.toml` is not a chat: its problems are the team's, published on it
     // just below. Publishing its chat problems too (none, or a warning at its top) would
     // make the editor show one list, then replace it with the other.

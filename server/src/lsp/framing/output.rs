@@ -106,6 +106,11 @@ impl RawResults {
                     return RawToken { raw };
                 }
             }
+            tracing::debug!(
+                bytes = json.len(),
+                waiting = lock(&self.inner.waiting).bytes,
+                "raw result: waiting for room"
+            );
             left.await;
         }
     }
@@ -118,7 +123,9 @@ impl RawResults {
         json: Arc<Vec<u8>>,
         queue: impl FnOnce(RawToken) -> F,
     ) {
+        let bytes = json.len();
         let token = self.stash(json).await;
+        tracing::debug!(token = token.raw, bytes, "raw result stashed");
         let unsent = Unsent {
             results: self,
             token,
