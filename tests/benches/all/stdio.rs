@@ -72,6 +72,10 @@ pub struct Server {
     exited: bool,
     /// How many `publishDiagnostics` a [`Server::round_trip`] read and dropped.
     pub published: usize,
+    /// The versions whose `publishDiagnostics` [`Server::until`] read, by document:
+    /// they may come while it waits for something else (a request's answer), and a
+    /// later wait for them must not wait for ever.
+    versions_published: std::collections::HashSet<(String, i64)>,
 }
 
 impl Server {
@@ -103,6 +107,7 @@ impl Server {
             next_id: 1,
             exited: false,
             published: 0,
+            versions_published: Default::default(),
         }
     }
 
@@ -196,10 +201,31 @@ impl Server {
     pub fn until(&mut self, wanted: impl Fn(&Value) -> bool) -> Value {
         loop {
             let body = read_body(&mut self.stdout).expect("server quit");
-            let message = serde_json::from_slice(&body).expect("JSON");
+            let message: Value = serde_json::from_slice(&body).expect("JSON");
+            if message["method"] == "textDocument/publishDiagnostics"
+                && let (Some(uri), Some(version)) = (
+                    message["params"]["uri"].as_str(),
+                    message["params"]["version"].as_i64(),
+                )
+            {
+                self.versions_published.insert((uri.to_owned(), version));
+            }
             if wanted(&message) {
                 return message;
             }
+        }
+    }
+
+    /// Waits until the diagnostics of `uri` at `version` are published (at once when
+    /// they came while an earlier wait read on).
+    pub fn published_at(&mut self, uri: &str, version: i64) {
+        let key = (uri.to_owned(), version);
+        while !self.versions_published.contains(&key) {
+            self.until(|m| {
+                m["method"] == "textDocument/publishDiagnostics"
+                    && m["params"]["uri"] == uri
+                    && m["params"]["version"] == version
+            });
         }
     }
 
