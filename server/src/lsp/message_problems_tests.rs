@@ -8,6 +8,7 @@ use crate::conversation::problems;
 use crate::document::text::PositionEncoding;
 use crate::lsp::code_lens::code_lenses;
 use crate::lsp::diagnostics::{MAX_PROBLEMS, problems_of};
+use crate::lsp::edit_model_tests::edit_both;
 use crate::lsp::state::{State, team_of};
 
 /// What a chat is made of, cut so that random edits make and break headings, mentions
@@ -51,16 +52,6 @@ fn chat_text() -> impl Strategy<Value = String> {
 /// An edit as (where, how many bytes it replaces, which part it inserts).
 fn edits() -> impl Strategy<Value = Vec<(usize, usize, usize)>> {
     proptest::collection::vec((0usize..4000, 0usize..60, 0..PARTS.len() + 1), 1..10)
-}
-
-/// The nearest byte at or before `at` where an edit can start or end.
-fn boundary(text: &str, at: usize) -> usize {
-    let mut at = at.min(text.len());
-    while !text.is_char_boundary(at) || (text[..at].ends_with('\r') && text[at..].starts_with('\n'))
-    {
-        at -= 1;
-    }
-    at
 }
 
 /// A workspace with a team of two members (`a` runs claude, `bot` codex) and the URI
@@ -129,15 +120,8 @@ proptest! {
         let mut model = text;
         answers(&state, &doc);
         for (at, len, part) in edits {
-            let start = boundary(&model, at);
-            let end = boundary(&model, start + len).max(start);
             let insert = PARTS.get(part).copied().unwrap_or("");
-            let range = (
-                doc.text.byte_to_position(start, enc),
-                doc.text.byte_to_position(end, enc),
-            );
-            doc.apply_change(Some(range), insert, enc);
-            model.replace_range(start..end, insert);
+            edit_both(&mut doc, &mut model, (at, len), insert, enc);
             let fresh = Document::new(uri.clone(), 1, model.clone());
             prop_assert_eq!(answers(&state, &doc), answers(&state, &fresh), "{:?}", model);
             let (kept, whole) = (kept_problems(&state, &doc), whole_text_problems(&state, &fresh));

@@ -14,6 +14,8 @@ mod definition;
 mod diagnostics;
 mod disk_watch;
 mod echo;
+#[cfg(test)]
+mod edit_model_tests;
 mod ext;
 mod folding;
 pub mod framing;

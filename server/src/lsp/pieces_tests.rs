@@ -1,6 +1,7 @@
 use proptest::prelude::*;
 
 use super::*;
+use crate::lsp::edit_model_tests::{edit, edit_both};
 use crate::lsp::{folding, symbols};
 
 /// What a user's chat is made of, cut so that random edits make and break headings,
@@ -40,17 +41,6 @@ fn edits() -> impl Strategy<Value = Vec<(usize, usize, usize)>> {
     proptest::collection::vec((0usize..4000, 0usize..60, 0..PARTS.len() + 1), 1..10)
 }
 
-/// The nearest byte at or before `at` where an edit can start or end: a char
-/// boundary, not between the `\r` and `\n` of a `\r\n` (no position names it).
-fn boundary(text: &str, at: usize) -> usize {
-    let mut at = at.min(text.len());
-    while !text.is_char_boundary(at) || (text[..at].ends_with('\r') && text[at..].starts_with('\n'))
-    {
-        at -= 1;
-    }
-    at
-}
-
 fn document(text: &str) -> Document {
     Document::new("file:///ws/a.chat.md".parse().unwrap(), 1, text.to_owned())
 }
@@ -70,15 +60,6 @@ fn answers(doc: &Document, enc: PositionEncoding) -> (String, String) {
     )
 }
 
-/// Replaces bytes `start..end` of `doc` by `insert` as an editor's `didChange` says it.
-fn edit(doc: &mut Document, start: usize, end: usize, insert: &str, enc: PositionEncoding) {
-    let range = (
-        doc.text.byte_to_position(start, enc),
-        doc.text.byte_to_position(end, enc),
-    );
-    doc.apply_change(Some(range), insert, enc);
-}
-
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(400))]
 
@@ -95,11 +76,8 @@ proptest! {
         let mut model = text;
         prop_assert_eq!(answers(&doc, enc), from_scratch(&model, enc));
         for (at, len, part) in edits {
-            let start = boundary(&model, at);
-            let end = boundary(&model, start + len).max(start);
             let insert = PARTS.get(part).copied().unwrap_or("");
-            edit(&mut doc, start, end, insert, enc);
-            model.replace_range(start..end, insert);
+            edit_both(&mut doc, &mut model, (at, len), insert, enc);
             prop_assert_eq!(doc.text.to_string(), model.clone());
             prop_assert_eq!(answers(&doc, enc), from_scratch(&model, enc), "{:?}", model);
         }
@@ -125,11 +103,8 @@ proptest! {
         let mut model = text;
         prop_assert_eq!(answers(&doc, enc), from_scratch(&model, enc));
         for (at, len, part, asked) in edits {
-            let start = boundary(&model, at);
-            let end = boundary(&model, start + len).max(start);
             let insert = PARTS.get(part).copied().unwrap_or("");
-            edit(&mut doc, start, end, insert, enc);
-            model.replace_range(start..end, insert);
+            edit_both(&mut doc, &mut model, (at, len), insert, enc);
             let (outline, folds) = from_scratch(&model, enc);
             if asked & 1 != 0 {
                 let kept = String::from_utf8(outline_json(&doc, enc).to_vec()).unwrap();

@@ -6,6 +6,7 @@ use tower_lsp_server::ls_types::Uri;
 use super::*;
 use crate::document::chat::Chat;
 use crate::document::text::PositionEncoding;
+use crate::lsp::edit_model_tests::edit_both;
 use crate::lsp::state::{State, team_of};
 
 /// A workspace with a team of two members that resume their sessions (`a` runs
@@ -134,16 +135,6 @@ const PARTS: &[&str] = &[
     "é😀",
 ];
 
-/// The nearest byte at or before `at` where an edit can start or end.
-fn boundary(text: &str, at: usize) -> usize {
-    let mut at = at.min(text.len());
-    while !text.is_char_boundary(at) || (text[..at].ends_with('\r') && text[at..].starts_with('\n'))
-    {
-        at -= 1;
-    }
-    at
-}
-
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(300))]
 
@@ -162,15 +153,8 @@ proptest! {
         let (kept, whole) = both(&state, &doc, &model);
         prop_assert_eq!(kept, whole, "{:?}", model);
         for (at, len, part) in edits {
-            let start = boundary(&model, at);
-            let end = boundary(&model, start + len).max(start);
             let insert = PARTS.get(part).copied().unwrap_or("");
-            let range = (
-                doc.text.byte_to_position(start, enc),
-                doc.text.byte_to_position(end, enc),
-            );
-            doc.apply_change(Some(range), insert, enc);
-            model.replace_range(start..end, insert);
+            edit_both(&mut doc, &mut model, (at, len), insert, enc);
             let (kept, whole) = both(&state, &doc, &model);
             prop_assert_eq!(kept, whole, "{:?}", model);
         }
