@@ -172,26 +172,21 @@ impl Drop for Group {
 /// Scans `/proc` for a process of group `pgid` that is not a zombie. `None` where
 /// there is no `/proc` to read.
 fn live_members_in_proc(pgid: i32) -> Option<bool> {
+    let found =
+        processes()?.any(|(_, state, group)| group == pgid && !matches!(state, 'Z' | 'X' | 'x'));
+    Some(found)
+}
+
+/// Every process `/proc` lists now, as its id, state and process group (one that
+/// ends meanwhile is left out); `None` where there is no `/proc` to read.
+pub(crate) fn processes() -> Option<impl Iterator<Item = (u32, char, i32)>> {
     let entries = std::fs::read_dir("/proc").ok()?;
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        let Some(pid) = name
-            .to_str()
-            .filter(|n| n.bytes().all(|b| b.is_ascii_digit()))
-        else {
-            continue;
-        };
-        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-            continue; // gone meanwhile
-        };
-        if let Some((state, group)) = parse_stat(&stat)
-            && group == pgid
-            && !matches!(state, 'Z' | 'X' | 'x')
-        {
-            return Some(true);
-        }
-    }
-    Some(false)
+    Some(entries.flatten().filter_map(|entry| {
+        let pid: u32 = entry.file_name().to_str()?.parse().ok()?;
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+        let (state, group) = parse_stat(&stat)?;
+        Some((pid, state, group))
+    }))
 }
 
 /// The state and process group of a `/proc/<pid>/stat` line. The command name may

@@ -9,20 +9,8 @@ use std::collections::HashMap;
 /// share (the agent guard's binary with chatmd's) count once per process.
 pub fn groups_memory(groups: &[i32]) -> Vec<u64> {
     let mut bytes: HashMap<i32, u64> = groups.iter().map(|&g| (g, 0)).collect();
-    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
-        let name = entry.file_name();
-        let Some(pid) = name
-            .to_str()
-            .filter(|n| n.bytes().all(|b| b.is_ascii_digit()))
-        else {
-            continue;
-        };
-        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-            continue; // gone meanwhile
-        };
-        if let Some(group) = super::group::parse_stat(&stat).map(|(_, group)| group)
-            && let Some(total) = bytes.get_mut(&group)
-        {
+    for (pid, _, group) in super::group::processes().into_iter().flatten() {
+        if let Some(total) = bytes.get_mut(&group) {
             let status = std::fs::read_to_string(format!("/proc/{pid}/status"));
             *total += status.as_deref().map_or(0, resident_bytes);
         }
