@@ -53,6 +53,22 @@ pub(crate) async fn answered(editor: &mut SimEditor, uri: &str, answers: usize) 
     turns_ended(editor).await;
 }
 
+/// Opens `team/<name>.chat.md` for each of `names`, one after the other, each asking
+/// the writer once and answered; returns their URIs.
+async fn first_answers_in(s: &Setup, editor: &mut SimEditor, names: &[&str]) -> Vec<String> {
+    let mut uris = Vec::new();
+    for name in names {
+        let chat = "## @me\n@writer first\n";
+        let rel = format!("team/{name}.chat.md");
+        s.write(&rel, chat);
+        let uri = s.uri(&rel);
+        editor.open(&uri, chat).await;
+        answered(editor, &uri, 1).await;
+        uris.push(uri);
+    }
+    uris
+}
+
 /// The text of each `session/prompt` the fake received.
 fn prompts(s: &Setup) -> Vec<String> {
     s.acp_requests("session/prompt")
@@ -263,16 +279,7 @@ async fn the_idle_timeout_ends_the_kept_agent() {
 async fn over_the_cap_the_least_recently_used_ends() {
     let s = writer();
     let (mut editor, _) = s.warm_editor(json!({"warmMembers": 2}), false).await;
-    let mut uris = Vec::new();
-    for name in ["a", "b", "c"] {
-        let chat = "## @me\n@writer first\n";
-        let rel = format!("team/{name}.chat.md");
-        s.write(&rel, chat);
-        let uri = s.uri(&rel);
-        editor.open(&uri, chat).await;
-        answered(&mut editor, &uri, 1).await;
-        uris.push(uri);
-    }
+    let uris = first_answers_in(&s, &mut editor, &["a", "b", "c"]).await;
     let started = pids(&s);
     assert_eq!(started.len(), 3);
     ended(
@@ -299,16 +306,7 @@ async fn over_the_memory_cap_the_least_recently_used_ends() {
     // Each agent holds 40 MiB: one kept agent fits a cap of 60 MB, two do not.
     let s = Setup::acp_writer("", "FAKE_AGENT_RESIDENT_MB = \"40\"\n");
     let (mut editor, _) = s.warm_editor(json!({"warmMemoryMB": 60}), false).await;
-    let mut uris = Vec::new();
-    for name in ["a", "b"] {
-        let chat = "## @me\n@writer first\n";
-        let rel = format!("team/{name}.chat.md");
-        s.write(&rel, chat);
-        let uri = s.uri(&rel);
-        editor.open(&uri, chat).await;
-        answered(&mut editor, &uri, 1).await;
-        uris.push(uri);
-    }
+    let uris = first_answers_in(&s, &mut editor, &["a", "b"]).await;
     let started = pids(&s);
     assert_eq!(started.len(), 2);
     ended(started[0], "the least recently used, over the memory cap").await;
