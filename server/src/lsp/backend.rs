@@ -14,7 +14,8 @@ use super::journal::Entry;
 use super::state::{Document, State, lock};
 use super::{
     capabilities, code_actions, code_lens, commands, completion, config, convert, definition,
-    diagnostics, ext, folding, hover, interrupted, port, symbols, turn_actions, waiting, watch,
+    diagnostics, ext, folding, hover, interrupted, port, reopened, symbols, turn_actions, waiting,
+    watch,
 };
 use crate::document::text::PositionEncoding;
 
@@ -66,10 +67,21 @@ impl Backend {
     /// `didOpen`, with the document built.
     fn open(&self, doc: Document) {
         let (uri, version) = (doc.uri.clone(), doc.version);
-        lock(&self.state).documents.insert(uri.clone(), doc);
-        // Which turns are dead is decided now, while the turns that run are still
-        // registered: one that ends a moment later has written its last words.
-        interrupted::mark_later(self.client.clone(), self.state.clone(), uri.clone());
+        match reopened::open(&self.state, doc) {
+            // An older copy of the file a run of this server wrote: its turns are
+            // finished there, not dead.
+            Some(path) => {
+                reopened::catch_up_later(
+                    self.client.clone(),
+                    self.state.clone(),
+                    uri.clone(),
+                    path,
+                );
+            }
+            // Which turns are dead is decided now, while the turns that run are still
+            // registered: one that ends a moment later has written its last words.
+            None => interrupted::mark_later(self.client.clone(), self.state.clone(), uri.clone()),
+        }
         self.publish_later(uri, version, false);
     }
 

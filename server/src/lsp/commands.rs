@@ -154,7 +154,7 @@ async fn start(
                 .await;
         }
         // Under the chat's name now: a rename during the run moved the count.
-        let (task_uri, last) = port.end_run();
+        let (task_uri, last) = port.end_run().await;
         drop(port);
         if last {
             queued::after_last_run(&task_state, task_uri);

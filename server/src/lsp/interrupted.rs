@@ -66,9 +66,9 @@ pub fn mark_later(client: Client, state: Arc<Mutex<State>>, uri: Uri) {
 /// Whether every turn left unfinished in the text the editor opened is finished in the
 /// file on disk (the same turn id, another status): a turn that ran on the file ended
 /// there after the editor read it (a fast turn ends before its `didOpen` is handled).
-/// The editor's copy is older, not interrupted; it reads the file again (Neovim's
-/// `checktime`, VS Code's own watcher), and marking it would put `interrupted` over a
-/// finished answer. A turn the file does not have (a server killed while the editor
+/// The editor's copy is older, not interrupted (`reopened.rs` brings a copy this
+/// server wrote up to date; another process's is the editor's to read again), and
+/// marking it would put `interrupted` over a finished answer. A turn the file does not have (a server killed while the editor
 /// held the unsaved answer) is marked as before.
 fn finished_on_disk(path: Option<&std::path::Path>, opened: &str) -> bool {
     let Some(disk) = path.and_then(|p| std::fs::read_to_string(p).ok()) else {

@@ -30,6 +30,7 @@ mod pipes;
 mod port;
 mod progress;
 mod references;
+mod reopened;
 mod routing_help;
 mod seen_kept;
 mod state;

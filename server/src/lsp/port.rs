@@ -21,12 +21,15 @@ mod closed;
 mod diagnostics;
 mod dialog;
 mod disk;
+mod disk_texts;
 mod files;
 mod renamed;
 mod runs;
 mod send;
 mod told;
 
+pub use disk::catch_up;
+pub use disk_texts::{DiskTexts, fingerprint};
 pub use files::{read_buffer, write as write_file};
 pub use renamed::{Renames, files_renamed};
 
@@ -58,10 +61,6 @@ pub struct LspPort {
     held: Vec<Entry>,
     /// Set once the document was closed: the file on disk takes its place.
     disk: Option<FilePort>,
-    /// Fingerprints of the file's latest texts while this port wrote it: an editor that
-    /// opens the chat may read one of them after chatmd wrote the next (see
-    /// `port/disk.rs`).
-    disk_texts: Vec<u64>,
     outbox: Option<Outbox>,
     /// Told which members the first round runs.
     started: Option<tokio::sync::oneshot::Sender<Vec<String>>>,
@@ -114,7 +113,6 @@ impl LspPort {
             pending: Vec::new(),
             held: Vec::new(),
             disk: None,
-            disk_texts: Vec::new(),
             outbox,
             started,
             ids: Vec::new(),

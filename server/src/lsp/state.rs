@@ -167,6 +167,9 @@ pub struct State {
     pub journals: HashMap<Uri, super::journal::Journal>,
     /// Chats and folders the editor renamed: where turns find their chat again.
     pub renames: super::port::Renames,
+    /// The texts chat files had on disk while turns wrote into them, by fingerprint:
+    /// a chat opened with one of them is an older copy of the file.
+    pub disk_texts: super::port::DiskTexts,
     /// Agent kinds (built in and the user's `agents.toml`), read on first use.
     pub agent_kinds: Option<Arc<Registry>>,
     /// What members' agents told about themselves (commands, settings, logins).

@@ -7,7 +7,9 @@ use chatmd_tests::sim_editor::Behaviour;
 use pretty_assertions::assert_eq;
 use serde_json::json;
 
-use crate::setup::{At, Setup, file_until, finished, progress_of, redact, send, turns_ended};
+use crate::setup::{
+    At, Setup, file_until, finished, nothing_more, progress_of, redact, send, turns_ended,
+};
 
 const SESSION: &str = "5e55a000-0000-4000-8000-000000000001";
 
@@ -270,5 +272,32 @@ async fn a_chat_opened_with_an_older_text_of_its_file_mid_turn_is_brought_up_to_
             .run_until("the answer in the buffer", |e| finished(e.text(&uri)))
             .await;
         assert_eq!(redact(editor.text(&uri)), ANSWERED, "{behaviour:?}");
+    }
+}
+
+/// The same when the editor reads the file just before the turn's last words and its
+/// `didOpen` is handled after the run ended: nobody is left to write into the file, and
+/// the server itself brings the buffer up to date (Neovim reading the file again raced
+/// that edit and wrote the answer twice over). The older copy's `streaming` turn is
+/// finished, not interrupted, and nothing more is edited.
+#[tokio::test]
+async fn a_chat_opened_with_an_older_text_of_its_file_after_its_run_ended_is_brought_up_to_date() {
+    for behaviour in [Behaviour::VsCode, Behaviour::Neovim] {
+        let s = reviewer_answering_slowly("50");
+        s.write("team/o.chat.md", "## @me\n@reviewer go\n");
+        let uri = s.uri("team/o.chat.md");
+        let path = s.path("team/o.chat.md");
+        let mut editor = s.editor(behaviour).await;
+        send(&mut editor, &uri).await;
+        let older = file_until(&path, "the first words", |t| t.contains("first")).await;
+        turns_ended(&mut editor).await;
+        let latest = file_until(&path, "the answer", finished).await;
+        editor.open(&uri, &older).await;
+        editor
+            .run_until("the answer in the buffer", |e| e.text(&uri) == latest)
+            .await;
+        assert_eq!(redact(editor.text(&uri)), ANSWERED, "{behaviour:?}");
+        nothing_more(&mut editor).await;
+        assert_eq!(editor.text(&uri), latest, "{behaviour:?}");
     }
 }

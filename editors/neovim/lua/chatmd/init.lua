@@ -207,13 +207,9 @@ local handlers = {
     vim.schedule(function()
       vim.api.nvim_exec_autocmds('User', { pattern = 'ChatmdTurns', modeline = false })
       pcall(vim.cmd.redrawstatus)
-      -- A turn that ended may have finished its answer in the file on disk (a chat the
-      -- editor opened while it ran, or closed): an unchanged buffer reads it again.
-      for _, buf in ipairs(vim.api.nvim_list_bufs()) do
-        if vim.api.nvim_buf_is_loaded(buf) and vim.bo[buf].filetype == M.filetype and not vim.bo[buf].modified then
-          pcall(vim.cmd.checktime, buf)
-        end
-      end
+      -- No `checktime` here: a chat opened with an older copy of a file a turn wrote is
+      -- brought up to date by the server, and a reload racing that edit (Neovim applies
+      -- an edit of version 0 to whatever the buffer holds) wrote the answer twice over.
       if M.config.codelens then
         for _, buf in ipairs(vim.api.nvim_list_bufs()) do
           if vim.api.nvim_buf_is_loaded(buf) and vim.bo[buf].filetype == M.filetype then

@@ -5,25 +5,22 @@
 //! Coming back races with the turns' own writes: the editor reads the file, chatmd
 //! writes the next part of an answer, and only then does the `didOpen` arrive, with the
 //! text before that write. Taken as someone else's change, that older text would undo
-//! the write and the answer would go on in the wrong place. So the port keeps
-//! fingerprints of the file's latest texts; a buffer that opens with one of them is
+//! the write and the answer would go on in the wrong place. So the file's latest texts
+//! are kept by fingerprint (`disk_texts.rs`); a buffer that opens with one of them is
 //! brought up to date with one edit, and the turns go on as if it had read the latest.
 
-use std::hash::{DefaultHasher, Hash, Hasher};
-
+use super::disk_texts::fingerprint;
 use super::{LspPort, closed, lock};
 use crate::conversation::diff::difference;
 use crate::document::ByteRange;
 use crate::turns::file_port::FilePort;
 use crate::turns::{Applied, Change, PortError};
 
-/// How many of the file's latest texts are recognised in a buffer that opens late.
-const KEPT_TEXTS: usize = 32;
-
-fn fingerprint(text: &str) -> u64 {
-    let mut hasher = DefaultHasher::new();
-    text.hash(&mut hasher);
-    hasher.finish()
+/// The one edit that turns `older`, a text the file had, into `latest`.
+pub fn catch_up(older: &str, latest: &str) -> Option<(ByteRange, String)> {
+    let (range, new_len) = difference(older, latest)?;
+    let new = latest[range.start..range.start + new_len].to_string();
+    Some((range, new))
 }
 
 impl LspPort {
@@ -56,14 +53,18 @@ impl LspPort {
 
     /// Keeps the fingerprint of the file's text as it is now.
     pub(super) fn remember_disk_text(&mut self) {
-        let Some(file) = &self.disk else { return };
+        let (Some(file), Some(path)) = (&self.disk, &self.path) else {
+            return;
+        };
         let print = fingerprint(file.current());
-        if self.disk_texts.last() != Some(&print) {
-            if self.disk_texts.len() == KEPT_TEXTS {
-                self.disk_texts.remove(0);
-            }
-            self.disk_texts.push(print);
-        }
+        lock(&self.state).disk_texts.keep(path, print);
+    }
+
+    /// Whether the file had `text` while this server followed it.
+    fn knows_disk_text(&self, text: &str) -> bool {
+        let Some(path) = &self.path else { return false };
+        let print = fingerprint(text);
+        lock(&self.state).disk_texts.knows(path, print)
     }
 
     fn carry_into(&mut self, file: &mut FilePort) -> Result<(), PortError> {
@@ -123,17 +124,14 @@ impl LspPort {
         drop(state);
         let latest = file.current().to_string();
         self.disk = None;
-        let read_late = text != latest && self.disk_texts.contains(&fingerprint(&text));
-        self.disk_texts.clear();
-        if read_late && let Some((range, new_len)) = difference(&text, &latest) {
+        let read_late = text != latest && self.knows_disk_text(&text);
+        if read_late && let Some(edit) = catch_up(&text, &latest) {
             self.view = text;
-            let start = range.start;
-            let new = latest[start..start + new_len].to_string();
             tracing::debug!(
                 uri = self.uri.as_str(),
                 "reopened with an older text of the file: bringing it up to date"
             );
-            return Some((latest, (range, new)));
+            return Some((latest, edit));
         }
         // Drain the file's own pending changes first: they precede the reopening.
         self.pending.extend(Change::between(&latest, &text));

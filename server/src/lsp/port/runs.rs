@@ -15,9 +15,24 @@ impl LspPort {
 
     /// Ends the count of [`LspPort::begin_run`]: the chat's URI now, and whether no
     /// other run goes on in it.
-    pub fn end_run(&mut self) -> (Uri, bool) {
-        let last = self.running.end_run(self.run);
-        (self.uri.clone(), last)
+    ///
+    /// A chat opened while the run counts is the run's to bring up to date (its
+    /// buffer may hold an older text of the file the run wrote), also when the run
+    /// had nothing more to write; `lsp/reopened.rs` does it for a chat opened after.
+    /// Whether the run counts is decided under the server state's lock on both
+    /// sides, so a `didOpen` in between is seen by one of them, never by both or none.
+    pub async fn end_run(&mut self) -> (Uri, bool) {
+        loop {
+            if let Err(error) = self.come_back().await {
+                tracing::warn!(%error, uri = self.key(), "could not bring the reopened chat up to date");
+            }
+            let state = lock(&self.state);
+            let opened_since = self.disk.is_some() && state.documents.contains_key(&self.uri);
+            if !opened_since {
+                let last = self.running.end_run(self.run);
+                return (self.uri.clone(), last);
+            }
+        }
     }
 }
 
