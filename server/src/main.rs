@@ -26,6 +26,10 @@ fn main() -> std::process::ExitCode {
     }
     if this.exists() {
         chatmd::runner::guard_agents_with(this);
+        // The small guard built beside this binary, used when it is of this build.
+        if let Ok(exe) = std::fs::read_link(this) {
+            chatmd::runner::prefer_small_guard(exe.with_file_name("chatmd-agent-guard"));
+        }
     }
     chatmd::cli::main()
 }

@@ -229,6 +229,8 @@ fn sigkill_of_send_leaves_no_agent_running() {
     let mut child = s.chatmd(&["send", "team/c.chat.md"]).spawn().unwrap();
     s.wait_for_partial_answer();
     let agent = s.agent_processes();
+    // The small guard built beside chatmd leads the group (not a second chatmd).
+    assert_eq!(guard_program(&agent), "chatmd-agent-guard");
     signal(&child, Signal::SIGKILL);
     let status = wait_exit(&mut child);
     assert_eq!(
@@ -238,6 +240,47 @@ fn sigkill_of_send_leaves_no_agent_running() {
     agent.assert_all_gone();
     // Nothing could write the end: the next open marks the turn interrupted.
     assert!(s.read("team/c.chat.md").contains("status=streaming"));
+}
+
+/// A `chatmd-agent-guard` beside chatmd that is not of its build (left by another
+/// install: here a program that takes no guard arguments) is not started for the
+/// agents: chatmd guards them itself, and a SIGKILL still leaves nothing running.
+#[test]
+fn a_guard_of_another_build_beside_chatmd_is_not_used() {
+    let s = Setup::new();
+    let installed = s.path("install");
+    std::fs::create_dir(&installed).unwrap();
+    let chatmd = installed.join("chatmd");
+    std::fs::copy(assert_cmd::cargo::cargo_bin("chatmd"), &chatmd).unwrap();
+    std::fs::copy("/bin/true", installed.join("chatmd-agent-guard")).unwrap();
+    let send = s.chatmd(&["send", "team/c.chat.md"]);
+    let mut command = Command::new(&chatmd);
+    command.args(send.get_args());
+    for (key, value) in send.get_envs() {
+        match value {
+            Some(value) => command.env(key, value),
+            None => command.env_remove(key),
+        };
+    }
+    command
+        .current_dir(send.get_current_dir().unwrap())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = command.spawn().unwrap();
+    s.wait_for_partial_answer();
+    let agent = s.agent_processes();
+    assert_eq!(guard_program(&agent), "chatmd");
+    signal(&child, Signal::SIGKILL);
+    wait_exit(&mut child);
+    agent.assert_all_gone();
+}
+
+/// The file name of the program leading the agent's process group: its guard.
+fn guard_program(agent: &Processes) -> String {
+    let group = stat(agent.0[0]).expect("the agent runs").1;
+    let exe = std::fs::read_link(format!("/proc/{group}/exe")).expect("the guard runs");
+    exe.file_name().unwrap().to_string_lossy().into_owned()
 }
 
 // ----- chatmd lsp ---------------------------------------------------------------

@@ -23,6 +23,13 @@
 //! For chatmd the guard is the agent: its process group is the agent's, its exit status
 //! is the agent's (an exit code is passed on, a killing signal is raised again on the
 //! guard), and the runner signals the group as before.
+//!
+//! One guard runs beside every agent, so the guard is the small `chatmd-agent-guard`
+//! binary when it lies beside `chatmd` and speaks this build's arguments (asked once,
+//! [`PROTOCOL_ARG`]): as guard, `chatmd` itself cost each agent about 0.6 MB more of
+//! its own memory (its relocated data and allocator). The file is kept open and
+//! started through `/proc/self/fd`, so a newer one installed meanwhile is not started
+//! with this build's arguments. Otherwise `chatmd` is its own guard.
 
 use std::ffi::{OsStr, OsString};
 use std::os::unix::process::ExitStatusExt;
@@ -33,8 +40,23 @@ use std::sync::OnceLock;
 /// The hidden first argument that runs the guard instead of the command line.
 pub const GUARD_ARG: &str = "__agent-guard";
 
+/// The first argument that asks a guard program which arguments it takes: it prints
+/// [`PROTOCOL`] and exits.
+pub const PROTOCOL_ARG: &str = "__agent-guard-protocol";
+
+/// The guard's arguments in this build; changed whenever they change, so a guard of
+/// another build is never started with them.
+const PROTOCOL: &str = "chatmd agent guard 2: <parent pid> <settle ms> <program> [args]...";
+
 /// The program the runner starts as guard, when guarding is on.
 static GUARD: OnceLock<PathBuf> = OnceLock::new();
+
+/// The small guard program to prefer, when its arguments are this build's.
+static SMALL: OnceLock<PathBuf> = OnceLock::new();
+
+/// The guard chosen at the first agent's start: the small one (through its file kept
+/// open) or [`GUARD`].
+static CHOSEN: OnceLock<(PathBuf, Option<std::fs::File>)> = OnceLock::new();
 
 /// Starts every agent of this process through the guard mode of `program` (a `chatmd`
 /// binary; the `chatmd` binary itself passes `/proc/self/exe`). Without this call
@@ -45,19 +67,68 @@ pub fn guard_agents_with(program: impl Into<PathBuf>) {
     let _ = GUARD.set(program.into());
 }
 
+/// With guarding on, starts agents through `small` instead (the `chatmd-agent-guard`
+/// binary) when it speaks this build's arguments. The first call wins.
+pub fn prefer_small_guard(small: impl Into<PathBuf>) {
+    let _ = SMALL.set(small.into());
+}
+
 /// The guard program, when guarding is on (Linux only: it needs `PR_SET_PDEATHSIG`).
 pub(crate) fn program() -> Option<&'static Path> {
-    if cfg!(target_os = "linux") {
-        GUARD.get().map(PathBuf::as_path)
-    } else {
-        None
+    if !cfg!(target_os = "linux") {
+        return None;
+    }
+    let own = GUARD.get()?;
+    let (chosen, _) =
+        CHOSEN.get_or_init(
+            || match SMALL.get().and_then(|small| pinned_if_ours(small)) {
+                Some((pinned, file)) => (pinned, Some(file)),
+                None => (own.clone(), None),
+            },
+        );
+    Some(chosen)
+}
+
+/// The guard program at `path` as a path that stays this very file (its open file
+/// under `/proc/self/fd`, which a started process inherits until its own program runs)
+/// with the file kept open, when it answers [`PROTOCOL_ARG`] with [`PROTOCOL`].
+fn pinned_if_ours(path: &Path) -> Option<(PathBuf, std::fs::File)> {
+    use std::os::fd::AsRawFd;
+    let file = std::fs::File::open(path).ok()?;
+    let pinned = PathBuf::from(format!("/proc/self/fd/{}", file.as_raw_fd()));
+    let answer = std::process::Command::new(&pinned)
+        .arg(PROTOCOL_ARG)
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .output();
+    match answer {
+        Ok(out) if out.status.success() && out.stdout == PROTOCOL.as_bytes() => {
+            Some((pinned, file))
+        }
+        _ => {
+            tracing::info!(
+                guard = %path.display(),
+                "the agent guard beside chatmd is of another build: chatmd guards its agents itself"
+            );
+            None
+        }
     }
 }
 
 /// When this process was started as a guard (`args` are its arguments after the
 /// program name), runs the guard and returns its exit code; `None` otherwise.
 pub fn run_if_guard(mut args: impl Iterator<Item = OsString>) -> Option<i32> {
-    if args.next().as_deref() != Some(OsStr::new(GUARD_ARG)) {
+    let first = args.next();
+    if first.as_deref() == Some(OsStr::new(PROTOCOL_ARG)) {
+        // The answer goes to whoever asked, on stdout (not a log line).
+        use std::io::Write;
+        let mut out = std::io::stdout();
+        let written = out
+            .write_all(PROTOCOL.as_bytes())
+            .and_then(|()| out.flush());
+        return Some(if written.is_ok() { 0 } else { 1 });
+    }
+    if first.as_deref() != Some(OsStr::new(GUARD_ARG)) {
         return None;
     }
     let parent = args.next().and_then(|p| p.to_str()?.parse::<i32>().ok());

@@ -32,7 +32,7 @@ use crate::agents::{AgentEvent, ExitInfo, Headless, Invocation, OutputParser};
 use crate::document::units;
 
 pub use error::RunError;
-pub use guard::{GUARD_ARG, guard_agents_with, run_if_guard};
+pub use guard::{GUARD_ARG, guard_agents_with, prefer_small_guard, run_if_guard};
 pub use kept::{Kept, run_kept};
 pub use memory::groups_memory;
 pub use turn::{Caller, run_session, run_session_keeping};
