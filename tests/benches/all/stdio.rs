@@ -32,8 +32,8 @@ pub fn build_chatmd(feature: Option<&str>) -> PathBuf {
         "--locked",
         "-p",
         "chatmd",
-        "--bin",
-        "chatmd",
+        // chatmd and the agent guard it starts beside every agent.
+        "--bins",
     ];
     match feature {
         Some("glibc") => args.push("--no-default-features"),
