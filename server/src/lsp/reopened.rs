@@ -22,13 +22,14 @@ use crate::turns::{EditorPort, PortError};
 /// `LspPort::end_run`): then bring it up to date with [`catch_up_later`]. The run's
 /// count and the document are read under one lock, so exactly one of the two sees it.
 pub fn open(state: &Mutex<State>, doc: Document) -> Option<PathBuf> {
-    let path = doc.path.clone()?;
-    let seen_before = lock(state).disk_texts.has(&path);
+    let path = doc.path.clone();
+    let seen_before = path.as_ref().is_some_and(|p| lock(state).disk_texts.has(p));
     // Hashed outside the lock: a chat may be megabytes.
     let print = seen_before.then(|| fingerprint(&doc.flat()));
     let uri = doc.uri.clone();
     let mut s = lock(state);
     s.documents.insert(uri.clone(), doc);
+    let path = path?;
     let older = print.is_some_and(|print| s.disk_texts.knows(&path, print))
         && !s.running.runs_in(uri.as_str());
     older.then_some(path)
