@@ -29,7 +29,8 @@
 //!   under `agents/`, reached through `kinds::spec_of`, so a new kind touches its
 //!   folder and the one list. `agent_config/` holds each kind's entry (what `team/`
 //!   reads) and the ACP presets that say which kind they run; test modules may name
-//!   kinds freely.
+//!   kinds freely. Nor does code outside `agents/` reach into a kind's folder
+//!   (`agents::claude::…`, the folders read from `KINDS` in agents/kinds.rs).
 //!
 //! Comments are not code: a doc that says "no tokio here" breaks no rule.
 
@@ -76,11 +77,28 @@ fn the_source_tree_keeps_the_rules_of_the_house() {
         files.len(),
         src.display()
     );
+    let kind_folders = kind_folders(&src);
+    assert!(
+        kind_folders.iter().any(|f| f == "claude"),
+        "KINDS in agents/kinds.rs lists {kind_folders:?}"
+    );
     for path in &files {
         let name = relative(&src, path);
         let text = std::fs::read_to_string(path).expect("source files are UTF-8");
         for problem in check(&name, &text) {
             writeln!(problems, "server/src/{name}: {problem}").unwrap();
+        }
+        if !name.starts_with("agents/") {
+            for (n, line) in text.lines().enumerate() {
+                if let Some(folder) = reached_kind_folder(code_part(line), &kind_folders) {
+                    writeln!(
+                        problems,
+                        "server/src/{name}: line {} reaches into agents/{folder}/: ask the kind's `KindSpec` (agents/kinds.rs) or the entry's adapter instead",
+                        n + 1
+                    )
+                    .unwrap();
+                }
+            }
         }
         for problem in upward_imports(&layers, &name, &text) {
             writeln!(problems, "server/src/{name}: {problem}").unwrap();
@@ -327,6 +345,33 @@ fn named_kind(line: &str) -> Option<&str> {
     })
 }
 
+/// The folders under `agents/` of the built-in kinds: the `&super::<folder>::SPEC`
+/// entries of `KINDS` in agents/kinds.rs.
+fn kind_folders(src: &Path) -> Vec<String> {
+    let kinds = std::fs::read_to_string(src.join("agents/kinds.rs")).expect("agents/kinds.rs");
+    kinds
+        .lines()
+        .filter_map(|line| {
+            let entry = line.trim().strip_prefix("&super::")?;
+            Some(entry.strip_suffix("::SPEC,")?.to_owned())
+        })
+        .collect()
+}
+
+/// The kind folder that `line` reaches into (`agents::codex::toml_string`), if any.
+fn reached_kind_folder<'a>(line: &str, folders: &'a [String]) -> Option<&'a str> {
+    folders
+        .iter()
+        .find(|folder| {
+            let path = format!("agents::{folder}");
+            line.match_indices(&path).any(|(i, _)| {
+                let after = &line[i + path.len()..];
+                after.starts_with("::") || after.starts_with(';') || after.starts_with(" as ")
+            })
+        })
+        .map(String::as_str)
+}
+
 /// Whether `line` opens a file's inline test module (`mod tests {`): tidy reads no
 /// further for the kind rule, as test modules close the files here.
 fn is_test_module_start(line: &str) -> bool {
@@ -533,4 +578,28 @@ fn an_import_from_a_higher_layer_fails() {
         ]
     );
     assert_eq!(upward_imports(&layers, "main.rs", up), Vec::<String>::new());
+}
+
+/// Reaching into a kind's folder from outside `agents/` is found; the kinds' list and
+/// other paths of `agents` are not.
+#[test]
+fn reaching_into_a_kinds_folder_is_found() {
+    let folders = vec!["claude".to_owned(), "codex".to_owned()];
+    let found = |line: &str| reached_kind_folder(line, &folders);
+    assert_eq!(
+        found("use crate::agents::claude::stream_input;"),
+        Some("claude")
+    );
+    assert_eq!(
+        found("    crate::agents::codex::toml_string(&mode)"),
+        Some("codex")
+    );
+    assert_eq!(found("use crate::agents::codex;"), Some("codex"));
+    assert_eq!(found("use crate::agents::kinds::FurtherPrompts;"), None);
+    assert_eq!(found("use crate::agents::codexish::thing;"), None);
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let listed = kind_folders(&src);
+    for folder in ["claude", "codex", "gemini"] {
+        assert!(listed.iter().any(|f| f == folder), "{listed:?}");
+    }
 }

@@ -69,6 +69,8 @@ pub(super) const SPEC: super::kinds::KindSpec = super::kinds::KindSpec {
     configured_model: None,
     further_prompts: Some(super::kinds::FurtherPrompts {
         reads_them: stream_input::reads_messages,
+        reading_them: stream_input::reading_messages,
+        steady_args: stream_input::steady_args,
         session: |agent| Box::new(stream_input::ClaudeStream::new(agent)),
     }),
 };

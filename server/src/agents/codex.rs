@@ -17,7 +17,7 @@ pub use parser::CodexParser;
 
 use super::Invocation;
 use super::plan::{self, ARGUMENT_LIMIT, TurnSpec, inline};
-use crate::document::quoted;
+use crate::document::quoted::toml_string;
 
 /// codex in the one list of kinds (`kinds.rs`).
 pub(super) const SPEC: super::kinds::KindSpec = super::kinds::KindSpec {
@@ -100,13 +100,6 @@ pub(super) fn plan(turn: &TurnSpec<'_>) -> Invocation {
     }
     plan::prompt(&mut invocation, prompt, Some("-"));
     invocation
-}
-
-/// `text` as a TOML basic string, which is how `-c key=value` reads its value (an
-/// unquoted value that is not valid TOML would be taken raw, but multi-line text or
-/// quotes must not depend on that fallback).
-pub fn toml_string(text: &str) -> String {
-    quoted::quoted(text, quoted::control_as_u4)
 }
 
 #[cfg(test)]

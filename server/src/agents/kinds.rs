@@ -111,6 +111,11 @@ pub enum SessionPlace {
 pub struct FurtherPrompts {
     /// Whether a turn's command line was made to read them.
     pub reads_them: fn(&Invocation) -> bool,
+    /// A turn's command line made to read its prompt, and the next turns', on stdin.
+    pub reading_them: fn(Invocation) -> Invocation,
+    /// The arguments that started such a process, as every turn it serves must have
+    /// them (what differs per turn, the prompt or the session to resume, left out).
+    pub steady_args: fn(&Invocation) -> Vec<String>,
     /// The session that reads such a process's output, for the agent named.
     pub session: fn(&str) -> Box<dyn Session>,
 }

@@ -103,8 +103,13 @@ impl Adapter {
     /// process can be kept between turns too (claude's stream-json input: the
     /// `warmHeadless` setting, `agents/claude/stream_input.rs`).
     pub fn reads_further_prompts(&self) -> bool {
+        self.further_prompts().is_some()
+    }
+
+    /// How a headless run of the agent reads its next prompts on stdin, when it can.
+    pub fn further_prompts(&self) -> Option<&'static super::kinds::FurtherPrompts> {
         self.kind()
-            .is_some_and(|kind| super::kinds::spec_of(kind).further_prompts.is_some())
+            .and_then(|kind| super::kinds::spec_of(kind).further_prompts.as_ref())
     }
 
     /// Whether the agent says, in the same process, that it lost the session it was

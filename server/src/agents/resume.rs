@@ -86,7 +86,10 @@ pub fn codex_resume_args(args: &[String]) -> (Vec<String>, Option<PathBuf>) {
             "--sandbox" | "-s" => {
                 if let Some(mode) = value(&mut i) {
                     out.push("-c".to_owned());
-                    out.push(format!("sandbox_mode={}", super::codex::toml_string(&mode)));
+                    out.push(format!(
+                        "sandbox_mode={}",
+                        crate::document::quoted::toml_string(&mode)
+                    ));
                 }
             }
             "--cd" | "-C" => cwd = value(&mut i).map(PathBuf::from),

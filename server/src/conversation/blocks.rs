@@ -3,8 +3,8 @@
 //! `args` that would allow it.
 
 use crate::agents::code_span;
-use crate::agents::codex::toml_string;
 use crate::agents::{Denial, ToolStatus};
+use crate::document::quoted::toml_string;
 
 /// One tool call of a turn, as the tools block lists it.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -35,6 +35,13 @@ pub fn push_quoted(out: &mut String, text: &str, mut other: impl FnMut(&mut Stri
     out.push('"');
 }
 
+/// `text` as a TOML basic string: how chatmd.toml's values are written, and how codex's
+/// `-c key=value` reads its value (an unquoted value that is not valid TOML would be
+/// taken raw, but multi-line text or quotes must not depend on that fallback).
+pub fn toml_string(text: &str) -> String {
+    quoted(text, control_as_u4)
+}
+
 /// For [`quoted`]: a control character as `\u` and four hex digits (`\u0007`), which
 /// TOML, JSON and YAML all read.
 pub fn control_as_u4(out: &mut String, c: char) -> bool {

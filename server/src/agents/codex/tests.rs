@@ -3,8 +3,8 @@
 
 use super::items::shell_command;
 use super::parser::reconnect;
-use super::toml_string;
 use crate::agents::Retry;
+use crate::document::quoted::toml_string;
 use pretty_assertions::assert_eq;
 
 #[test]

@@ -1,11 +1,12 @@
 //! Warm members: how a member's turn runs on its agent process kept from its last turn,
 //! so that it is one prompt on a live session. The processes themselves are kept by the
 //! one owner of what runs (`turns/runs/kept`); this module decides which turns may use
-//! one (`plan.rs`) and runs them (`run.rs`, `claude.rs`).
+//! one (`plan.rs`) and runs them (`run.rs`, `headless.rs`).
 //!
-//! ACP members are kept (their connection holds the session), and headless claude
-//! members (`claude -p --input-format stream-json` reads the next message on stdin:
-//! `claude.rs`); codex and gemini start a process per turn. The member's next turn
+//! ACP members are kept (their connection holds the session), and headless members
+//! whose CLI reads further prompts on stdin (its kind's `further_prompts`: claude's
+//! `-p --input-format stream-json`; `headless.rs`); codex and gemini start a process
+//! per turn. The member's next turn
 //! takes its kept process only when the plan continues that same session from a file
 //! that still says what the session saw (the resume path's `seen=` rule,
 //! `conversation::seen::changed`) and it was started the same way (program, arguments,
@@ -15,7 +16,7 @@
 use super::runs::Runs;
 use super::runs::kept::Wanted;
 
-mod claude;
+mod headless;
 pub(super) mod plan;
 mod run;
 

@@ -1,7 +1,7 @@
 //! Whether a planned turn may run on its member's kept process: what a kept process is
 //! matched by (`turns/runs/kept`), computed from the plan.
 
-use crate::agents::claude::stream_input;
+use crate::agents::kinds::FurtherPrompts;
 use crate::agents::{AgentEntry, Invocation};
 use crate::conversation::resume::LastSession;
 use crate::conversation::seen::changed;
@@ -25,8 +25,9 @@ pub(in crate::turns) fn warm_turn(
     last: Option<&LastSession>,
 ) -> Option<WarmTurn> {
     let runs = ctx.runs.as_ref().filter(|runs| runs.keeps_warm())?;
-    // ACP agents hold their session over a connection; headless claude reads the next
-    // message on stdin (`agents/claude/stream_input.rs`). The other CLIs end each run.
+    // ACP agents hold their session over a connection; a headless CLI with further
+    // prompts (claude's stream-json input) reads the next on stdin. The others end
+    // each run.
     let keeps = entry.adapter.keeps_warm()
         || (entry.adapter.reads_further_prompts() && runs.keeps_headless());
     if !keeps || !crate::turns::resume::resumes(member, entry) {
@@ -48,7 +49,7 @@ pub(in crate::turns) fn warm_turn(
             fingerprint: fingerprint(
                 invocation,
                 (held, member.role_text.as_deref()),
-                entry.adapter.reads_further_prompts(),
+                entry.adapter.further_prompts(),
             ),
             continues,
             afresh: last.is_none(),
@@ -63,14 +64,14 @@ pub(in crate::turns) fn warm_turn(
 fn fingerprint(
     invocation: &Invocation,
     (held, role): (Option<&str>, Option<&str>),
-    claude: bool,
+    further: Option<&FurtherPrompts>,
 ) -> String {
     let setup = &invocation.session;
-    // A claude turn's arguments carry its prompt and the session it resumes, which a
+    // A headless turn's arguments carry its prompt and the session it resumes, which a
     // warm process takes as a message and already holds.
-    let args = match claude {
-        true => stream_input::steady_args(invocation),
-        false => invocation.args.clone(),
+    let args = match further {
+        Some(further) => (further.steady_args)(invocation),
+        None => invocation.args.clone(),
     };
     format!(
         "{:?}",

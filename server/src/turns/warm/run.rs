@@ -29,10 +29,10 @@ pub(in crate::turns) async fn run_turn(
         cancel,
     };
     let runs = &warm.runs;
-    let (invocation, fallback) = if entry.adapter.reads_further_prompts() {
-        super::claude::reading_messages(invocation, fallback)
-    } else {
-        (invocation, fallback)
+    let further = entry.adapter.further_prompts();
+    let (invocation, fallback) = match further {
+        Some(further) => super::headless::reading_prompts(further, invocation, fallback),
+        None => (invocation, fallback),
     };
     let mut kept = runs.take_kept(&warm.wanted).await;
     // A turn that starts afresh runs on the kept connection only when the agent can
@@ -50,8 +50,8 @@ pub(in crate::turns) async fn run_turn(
         }
         return outcome;
     }
-    if entry.adapter.reads_further_prompts() {
-        return super::claude::run_cold(&warm, (invocation, fallback, resuming), entry, caller)
+    if further.is_some() {
+        return super::headless::run_cold(&warm, (invocation, fallback, resuming), entry, caller)
             .await;
     }
     let (invocation, session) = match (fallback, resuming, invocation.stdin.clone()) {

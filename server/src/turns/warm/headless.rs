@@ -1,22 +1,24 @@
-//! A headless claude member's warm turn, when no kept process serves it:
-//! its process reads the prompt as a message on stdin and stays for the next one
-//! (`agents/claude/stream_input.rs`), started the way `turns/resume.rs` starts any
-//! headless turn (resumed, or as a new session when the session is gone).
+//! A warm turn of a headless member whose CLI reads further prompts on stdin (claude's
+//! stream-json input, `agents/claude/stream_input.rs`), when no kept process serves
+//! it: its process reads the prompt on stdin and stays for the next one, started the
+//! way `turns/resume.rs` starts any headless turn (resumed, or as a new session when
+//! the session is gone).
 
 use super::WarmTurn;
-use crate::agents::claude::stream_input;
+use crate::agents::kinds::FurtherPrompts;
 use crate::agents::{AgentEntry, Invocation};
 use crate::runner::{Caller, RunOutcome};
 use crate::turns::resume::{Resuming, run_keeping};
 
-/// The turn and its fallback, reading their prompts as messages on stdin.
-pub(super) fn reading_messages(
+/// The turn and its fallback, reading their prompts on stdin.
+pub(super) fn reading_prompts(
+    further: &FurtherPrompts,
     invocation: Invocation,
     fallback: Option<Invocation>,
 ) -> (Invocation, Option<Invocation>) {
     (
-        stream_input::reading_messages(invocation),
-        fallback.map(stream_input::reading_messages),
+        (further.reading_them)(invocation),
+        fallback.map(further.reading_them),
     )
 }
 
