@@ -30,7 +30,8 @@
 //!   folder and the one list. `agent_config/` holds each kind's entry (what `team/`
 //!   reads) and the ACP presets that say which kind they run; test modules may name
 //!   kinds freely. Nor does code outside `agents/` reach into a kind's folder
-//!   (`agents::claude::…`, the folders read from `KINDS` in agents/kinds.rs).
+//!   (`agents::claude::…`, the folders read from the one list of kinds in
+//!   agent_config/kind.rs).
 //!
 //! Comments are not code: a doc that says "no tokio here" breaks no rule.
 
@@ -80,7 +81,7 @@ fn the_source_tree_keeps_the_rules_of_the_house() {
     let kind_folders = kind_folders(&src);
     assert!(
         kind_folders.iter().any(|f| f == "claude"),
-        "KINDS in agents/kinds.rs lists {kind_folders:?}"
+        "the list of kinds in agent_config/kind.rs has {kind_folders:?}"
     );
     for path in &files {
         let name = relative(&src, path);
@@ -345,15 +346,20 @@ fn named_kind(line: &str) -> Option<&str> {
     })
 }
 
-/// The folders under `agents/` of the built-in kinds: the `&super::<folder>::SPEC`
-/// entries of `KINDS` in agents/kinds.rs.
+/// The folders under `agents/` of the built-in kinds: the `<Variant> in <folder> =>`
+/// entries of the one list of kinds in agent_config/kind.rs.
 fn kind_folders(src: &Path) -> Vec<String> {
-    let kinds = std::fs::read_to_string(src.join("agents/kinds.rs")).expect("agents/kinds.rs");
+    let kinds =
+        std::fs::read_to_string(src.join("agent_config/kind.rs")).expect("agent_config/kind.rs");
     kinds
         .lines()
         .filter_map(|line| {
-            let entry = line.trim().strip_prefix("&super::")?;
-            Some(entry.strip_suffix("::SPEC,")?.to_owned())
+            let (_, folder) = line.trim().split_once(" in ")?;
+            let folder = folder.strip_suffix(" => KindFacts {")?;
+            folder
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c == '_')
+                .then(|| folder.to_owned())
         })
         .collect()
 }
@@ -599,7 +605,7 @@ fn reaching_into_a_kinds_folder_is_found() {
     assert_eq!(found("use crate::agents::codexish::thing;"), None);
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let listed = kind_folders(&src);
-    for folder in ["claude", "codex", "gemini"] {
+    for folder in ["claude", "codex", "gemini", "fixture_kind"] {
         assert!(listed.iter().any(|f| f == folder), "{listed:?}");
     }
 }

@@ -1,10 +1,11 @@
-//! The built-in agent kinds as `team/` needs to know them: each kind's name, the role
-//! file that makes a folder its member, and the role files its CLI loads by itself.
-//! Everything else about a kind (its command line, output, install and login hints,
-//! stored sessions, …) is its `KindSpec` in its own folder under `agents/`; these facts
-//! sit here only because `team/`, below `agents/`, reads member folders with them. A
-//! kind is one entry of [`built_in_kinds!`] below, and no code outside `agents/`
-//! names a particular kind.
+//! The one list of built-in agent kinds, and each kind as `team/` needs to know it: its
+//! name, the role file that makes a folder its member, and the role files its CLI
+//! loads by itself. Everything else about a kind (its command line, output, install and
+//! login hints, stored sessions, …) is its `KindSpec` in its own folder under
+//! `agents/`; these facts sit here only because `team/`, below `agents/`, reads member
+//! folders with them. A kind is its folder and one entry of [`built_in_kinds!`] below
+//! (which also declares the folders in `agents/`), and no code outside `agents/` names
+//! a particular kind.
 
 use std::fmt;
 use std::str::FromStr;
@@ -30,10 +31,24 @@ pub struct KindFacts {
 
 /// Declares [`AgentKind`] with one variant per entry, [`AgentKind::ALL`] in the
 /// entries' order (the role-file precedence: when a member folder holds several role
-/// files, the first kind wins) and each variant's [`KindFacts`]. An entry may carry
-/// attributes (`#[cfg(test)]` for a kind compiled only in unit tests).
+/// files, the first kind wins) and each variant's [`KindFacts`]; and
+/// `declare_kind_folders!`, which `agents/` expands into a module per entry's folder
+/// (`Claude in claude`: `agents/claude.rs`, which gives the kind's `SPEC`) and their
+/// specs in the same order. An entry may carry attributes (`#[cfg(test)]` for a kind
+/// compiled only in unit tests).
 macro_rules! built_in_kinds {
-    ($($(#[$attr:meta])* $variant:ident => $facts:expr,)+) => {
+    ($($(#[$attr:meta])* $variant:ident in $folder:ident => $facts:expr,)+) => {
+        /// Declares each built-in kind's folder under `agents/` as a module, and
+        /// `KIND_SPECS`: their specs, in [`AgentKind::ALL`]'s order.
+        macro_rules! declare_kind_folders {
+            () => {
+                $($(#[$attr])* mod $folder;)+
+                /// Every built-in kind's spec, in `AgentKind::ALL`'s order.
+                const KIND_SPECS: &[&kinds::KindSpec] = &[$($(#[$attr])* &$folder::SPEC,)+];
+            };
+        }
+        pub(crate) use declare_kind_folders;
+
         /// A coding-agent CLI that chatmd knows by name.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub enum AgentKind {
@@ -58,21 +73,21 @@ macro_rules! built_in_kinds {
 }
 
 built_in_kinds! {
-    Claude => KindFacts {
+    Claude in claude => KindFacts {
         name: "claude",
         role_file: "CLAUDE.md",
         loads: &["CLAUDE.md", "CLAUDE.local.md"],
         loads_instead: None,
         walks_to_filesystem_root: true,
     },
-    Codex => KindFacts {
+    Codex in codex => KindFacts {
         name: "codex",
         role_file: "AGENTS.md",
         loads: &["AGENTS.md"],
         loads_instead: Some("AGENTS.override.md"),
         walks_to_filesystem_root: false,
     },
-    Gemini => KindFacts {
+    Gemini in gemini => KindFacts {
         name: "gemini",
         role_file: "GEMINI.md",
         loads: &["GEMINI.md"],
@@ -80,10 +95,10 @@ built_in_kinds! {
         walks_to_filesystem_root: false,
     },
     // A kind that exists only in unit tests, to show that a new kind needs its folder
-    // under `agents/` (`agents/fixture_kind/`), its line in `agents/kinds.rs`'s
-    // `KINDS` and this entry, and nothing else (`agents::kinds`'s tests run it).
+    // under `agents/` (`agents/fixture_kind.rs` and `agents/fixture_kind/`) and this
+    // entry, and nothing else (`agents::kinds`'s tests run it).
     #[cfg(test)]
-    Fixture => KindFacts {
+    Fixture in fixture_kind => KindFacts {
         name: "fixture",
         role_file: "FIXTURE.md",
         loads: &["FIXTURE.md"],

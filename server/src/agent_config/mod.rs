@@ -12,6 +12,7 @@ mod mcp;
 mod presets;
 mod settings;
 
+pub(crate) use kind::declare_kind_folders;
 pub use kind::{AgentKind, KindFacts, UnknownAgentKind, in_words};
 pub use mcp::{McpServer, McpTransport};
 pub use presets::{AcpPreset, PRESETS, preset_named, preset_names, preset_of_program};

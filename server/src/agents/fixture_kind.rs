@@ -1,7 +1,7 @@
 //! A made-up CLI, compiled only in unit tests, that shows what a new agent kind takes:
-//! this folder (its `KindSpec`, command line and output parser), its line in
-//! `kinds.rs`'s `KINDS`, and its entry among `crate::agent_config`'s kinds (the name
-//! and role file `team/` reads). No other code names it; `kinds/tests.rs` runs it
+//! this folder (its `KindSpec`, command line and output parser) and its entry in the
+//! one list of kinds, `crate::agent_config`'s (its folder, and the name and role file
+//! `team/` reads). No other code names it; `kinds/tests.rs` runs it
 //! through the registry, `plan_turn`, `session_for` and the hints the user reads.
 //!
 //! It is no real program, so its format is its own: `fixture --json [--resume ID]
@@ -14,7 +14,7 @@ mod parser;
 use super::Invocation;
 use super::plan::{self, TurnSpec, flag};
 
-/// The fixture in the one list of kinds (`kinds.rs`).
+/// The fixture's spec, which the one list of kinds gives `KINDS` (`kinds.rs`).
 pub(super) const SPEC: super::kinds::KindSpec = super::kinds::KindSpec {
     kind: super::AgentKind::Fixture,
     plan,

@@ -120,14 +120,9 @@ pub struct FurtherPrompts {
     pub session: fn(&str) -> Box<dyn Session>,
 }
 
-/// Every built-in kind, in [`AgentKind::ALL`]'s order.
-pub const KINDS: &[&KindSpec] = &[
-    &super::claude::SPEC,
-    &super::codex::SPEC,
-    &super::gemini::SPEC,
-    #[cfg(test)]
-    &super::fixture_kind::SPEC,
-];
+/// Every built-in kind, in [`AgentKind::ALL`]'s order: each kind's folder, declared
+/// from the one list in `agent_config/kind.rs`.
+pub const KINDS: &[&KindSpec] = super::KIND_SPECS;
 
 /// The spec of `kind`: every kind is listed once in [`KINDS`] (a unit test holds it).
 pub fn spec_of(kind: AgentKind) -> &'static KindSpec {

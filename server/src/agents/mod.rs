@@ -11,14 +11,9 @@ pub mod acp;
 mod activity;
 pub mod ask_mode;
 mod auth;
-pub mod claude;
-pub mod codex;
 pub mod command;
 mod fields;
 mod files;
-#[cfg(test)]
-mod fixture_kind;
-pub mod gemini;
 mod json;
 pub mod kinds;
 mod offers;
@@ -38,6 +33,10 @@ pub mod transcripts;
 pub mod versions;
 
 pub use crate::agent_config::{AgentKind, UnknownAgentKind};
+
+// Each built-in kind's folder (`claude.rs` and `claude/`, …), from the one list of kinds
+// in `agent_config/kind.rs`.
+crate::agent_config::declare_kind_folders!();
 pub use crate::team::{cli_kind, role_files_loaded};
 pub use activity::{
     CallStatus, CallView, ContextUsage, FileDiff, PlanEntry, StepStatus, cost_words,

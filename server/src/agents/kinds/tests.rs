@@ -1,6 +1,6 @@
 //! The one list holds every kind once, and a kind added the way docs/architecture.md
-//! says (the unit tests' `fixture`: its folder, its line in `KINDS`, its entry among
-//! `agent_config`'s kinds) runs through every path a built-in CLI does.
+//! says (the unit tests' `fixture`: its folder and its entry in the one list of kinds,
+//! `agent_config/kind.rs`) runs through every path a built-in CLI does.
 
 use std::path::{Path, PathBuf};
 
