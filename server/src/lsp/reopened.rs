@@ -17,7 +17,7 @@ use super::state::{Document, State, lock};
 use crate::turns::{EditorPort, PortError};
 
 /// Opens `doc` in the server's state. Answers the chat's path when its text is an
-/// older copy of the file, one this server saw there, and no run of this process
+/// older copy of the file, one this server saw there before its latest, and no run of this process
 /// counts in the chat (a run that counts brings it up to date when it ends, see
 /// `LspPort::end_run`): then bring it up to date with [`catch_up_later`]. The run's
 /// count and the document are read under one lock, so exactly one of the two sees it.
@@ -30,8 +30,11 @@ pub fn open(state: &Mutex<State>, doc: Document) -> Option<PathBuf> {
     let mut s = lock(state);
     s.documents.insert(uri.clone(), doc);
     let path = path?;
-    let older = print.is_some_and(|print| s.disk_texts.knows(&path, print))
-        && !s.running.runs_in(uri.as_str());
+    // The file's latest text as this server saw it is no older copy: opened so, the
+    // chat is as any other (its dead turns are marked as usual).
+    let older = print.is_some_and(|print| {
+        s.disk_texts.knows(&path, print) && !s.disk_texts.is_latest(&path, print)
+    }) && !s.running.runs_in(uri.as_str());
     older.then_some(path)
 }
 
