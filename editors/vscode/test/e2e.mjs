@@ -28,7 +28,9 @@
 // sent (queued), a draft before the first words, keys right after Ctrl+Enter on the empty last
 // line, an ACP permission answered in the dialog and with Ctrl+. — each checked byte for byte;
 // and an ACP member working on files through the editor (test/e2e-files.mjs): it reads the unsaved
-// editor, its write lands there, Ctrl+Z and "Undo @x's changes" take it back.
+// editor, its write lands there, Ctrl+Z and "Undo @x's changes" take it back; then
+// chatmd.warm.idleSeconds set in the Settings editor restarts the server, which ends that
+// member's kept agent after that long.
 // Every wait is for a condition, with a timeout; a failed step says what it waited for.
 // The last line is "N passed, N failed".
 
