@@ -43,6 +43,34 @@ A PATH-style string or a list of folders, sent as the initialization
 option agentPath.  nil: the server's own PATH only."
   :type '(choice (const :tag "PATH only" nil) string (repeat directory)))
 
+(defcustom chatmd-warm-idle-seconds nil
+  "How long an ACP member's agent keeps running after its answer, in seconds.
+The member's next turn in the chat is then one prompt on the live session,
+without starting the agent again.  Fractions allowed; 0 keeps none.  Sent
+as the initialization option warmIdleSeconds.  nil: the server's default
+\(300).  Takes effect when the server starts (\[eglot-reconnect])."
+  :type '(choice (const :tag "Server default (300)" nil) number))
+
+(defcustom chatmd-warm-members nil
+  "How many agents a workspace keeps running between turns.
+Past it, the least recently used ends.  Sent as the initialization option
+warmMembers.  nil: the server's default (8)."
+  :type '(choice (const :tag "Server default (8)" nil) natnum))
+
+(defcustom chatmd-warm-memory-mb nil
+  "How much memory (MB, resident) the agents kept between turns may use together.
+Past it, the least recently used end until the rest fit.  Sent as the
+initialization option warmMemoryMB.  nil: the server's default (4096)."
+  :type '(choice (const :tag "Server default (4096)" nil) number))
+
+(defcustom chatmd-warm-headless nil
+  "Whether headless claude members are kept running between turns too.
+t: their `claude -p' reads the next turn's prompt.  Sent as the
+initialization option warmHeadless.  nil: the server's default (not kept)."
+  :type '(choice (const :tag "Server default (not kept)" nil)
+                 (const :tag "Kept" t)
+                 (const :tag "Not kept" :json-false)))
+
 (defcustom chatmd-initialization-options nil
   "More initializationOptions for the server, as a plist (e.g. (:foo t))."
   :type 'plist)
@@ -165,11 +193,44 @@ It calls `eglot-ensure'.  Turn it off if you start eglot from your own hook."
         ((stringp chatmd-agent-path) (expand-file-name chatmd-agent-path))
         (t (mapconcat #'expand-file-name chatmd-agent-path path-separator))))
 
+(defun chatmd--number-at-least-zero-p (value)
+  ;; (= value value): not NaN; infinity is no number JSON can carry.
+  (and (numberp value) (= value value) (>= value 0) (/= value 1.0e+INF)))
+
+(defconst chatmd--warm-options
+  `((chatmd-warm-idle-seconds :warmIdleSeconds ,#'chatmd--number-at-least-zero-p
+                              "a number of seconds, 0 or more")
+    (chatmd-warm-members :warmMembers ,#'natnump "a whole number, 0 or more")
+    (chatmd-warm-memory-mb :warmMemoryMB ,#'chatmd--number-at-least-zero-p
+                           "a number of MB, 0 or more")
+    (chatmd-warm-headless :warmHeadless ,(lambda (v) (memq v '(t :json-false)))
+                          "t or :json-false"))
+  "The warm-session variables: the initialization option each is sent as,
+what the server accepts, and what a wrong value is told it should be.")
+
+(defun chatmd--warm-options ()
+  "The warm variables that are set, as a plist of initialization options.
+One of the wrong type is left out (the server's default applies) and said."
+  (let (options)
+    (pcase-dolist (`(,variable ,option ,valid ,expected) chatmd--warm-options)
+      (let ((value (symbol-value variable)))
+        (cond ((null value))
+              ((funcall valid value)
+               (setq options (plist-put options option value)))
+              (t (display-warning
+                  'chatmd
+                  (format "%s is %S, not %s: not sent, the server's default applies"
+                          variable value expected))))))
+    options))
+
 (defun chatmd--initialization-options (_server)
   (let ((options (copy-sequence chatmd-initialization-options))
         (path (chatmd--agent-path)))
     (when path
       (setq options (plist-put options :agentPath path)))
+    (let ((warm (chatmd--warm-options)))
+      (while warm
+        (setq options (plist-put options (pop warm) (pop warm)))))
     (or options (make-hash-table))))
 
 (defun chatmd--server-contact (&rest _)

@@ -286,3 +286,66 @@ async fn every_command_the_guide_names_is_announced_by_the_server() {
          executeCommandProvider: {missing:?} (announced: {announced:?})"
     );
 }
+
+/// The initialization options the server reads, from `lsp/config.rs` (as the guides test
+/// reads them).
+fn initialization_options() -> BTreeSet<String> {
+    let config = std::fs::read_to_string(helix_dir().join("../../server/src/lsp/config.rs"))
+        .expect("server/src/lsp/config.rs");
+    regex::Regex::new(r#"options\.get\("(\w+)"\)"#)
+        .unwrap()
+        .captures_iter(&config)
+        .map(|c| c[1].to_owned())
+        .collect()
+}
+
+/// The commented `# config = { … }` line of a file, uncommented and read as TOML.
+fn commented_config(rel: &str) -> Table {
+    let text = read(rel);
+    let lines: Vec<&str> = text
+        .lines()
+        .map(str::trim_start)
+        .filter(|l| l.starts_with("# config = {"))
+        .collect();
+    assert_eq!(lines.len(), 1, "{rel}: one commented config line");
+    let table = lines[0][2..]
+        .parse::<Table>()
+        .unwrap_or_else(|e| panic!("{rel}: the config line is not TOML once uncommented: {e}"));
+    table["config"]
+        .as_table()
+        .expect("config is a table")
+        .clone()
+}
+
+#[test]
+fn the_commented_config_shows_every_initialization_option_helix_can_use() {
+    let file = commented_config("languages.toml");
+    assert_eq!(
+        file,
+        commented_config("README.md"),
+        "the guide's config line"
+    );
+    assert_eq!(
+        file,
+        commented_config("../../docs/editors.md"),
+        "docs/editors.md's config line"
+    );
+    // permissionDialog asks with window/showMessageRequest: Helix answers from the block.
+    let mut expected = initialization_options();
+    assert!(expected.remove("permissionDialog"), "{expected:?}");
+    let shown: BTreeSet<String> = file.keys().cloned().collect();
+    assert_eq!(shown, expected, "the keys of `config`");
+    // Each of the type the server reads (anything else it leaves out, with a warning).
+    for (key, value) in &file {
+        let fits = match key.as_str() {
+            "agentPath" => value.is_str(),
+            "warmHeadless" => value.is_bool(),
+            "warmMembers" => value.as_integer().is_some_and(|n| n >= 0),
+            _ => value
+                .as_float()
+                .or(value.as_integer().map(|n| n as f64))
+                .is_some_and(|n| n >= 0.0),
+        };
+        assert!(fits, "{key} = {value} is not what the server reads");
+    }
+}

@@ -706,5 +706,115 @@ of its own (not saved)."
             (should (equal (chatmd-test--text new-buffer) "created by the fake agent\n"))
             (should-not (file-exists-p new))))))))
 
+;; ---------------------------------------------------------------------------
+;; Warm sessions: the chatmd-warm-* variables as initialization options.
+
+(defvar chatmd-test--initialize-params nil
+  "The params of the `initialize' request eglot sent, as it sent them.")
+
+(defun chatmd-test--record-initialize (_connection method params &rest _)
+  (when (memq method '(:initialize initialize))
+    (setq chatmd-test--initialize-params params)))
+
+(defun chatmd-test--sent-options ()
+  "The initializationOptions the server was started with, as JSON text.
+Recorded where eglot hands the request to jsonrpc, which writes it out."
+  (should chatmd-test--initialize-params)
+  (json-serialize (plist-get chatmd-test--initialize-params :initializationOptions)
+                  :false-object :json-false :null-object nil))
+
+(defun chatmd-test--warm-workspace ()
+  "`chatmd-test--workspace' with `@writer' an ACP member (the fake claude-agent-acp),
+which logs each start (`{\"started\": pid}') in acp.jsonl of the scratch folder."
+  (let* ((ws (chatmd-test--workspace))
+         (dir (plist-get ws :dir))
+         (demo (plist-get ws :demo))
+         (log (expand-file-name "acp.jsonl" dir)))
+    (make-symbolic-link (chatmd-test--need "FAKE_AGENT_BIN")
+                        (expand-file-name "claude-agent-acp" (plist-get ws :bin)))
+    (with-temp-file (expand-file-name "chatmd.toml" demo)
+      (insert "[members.writer]\nagent = \"acp\"\npreset = \"claude\"\n[members.writer.env]\n"
+              (format "FAKE_ACP_LOG = \"%s\"\nIS_SANDBOX = \"1\"\nCLAUDE_CONFIG_DIR = \"%s/state\"\n" log dir)))
+    ;; Its `env' applies once the user trusts the file (in a config folder of the test's own).
+    (setenv "XDG_CONFIG_HOME" (expand-file-name "config" dir))
+    (should (equal 0 (call-process (chatmd-test--need "CHATMD_BIN") nil nil nil
+                                   "trust" (expand-file-name "chatmd.toml" demo))))
+    (advice-add 'jsonrpc-async-request :before #'chatmd-test--record-initialize)
+    (plist-put ws :log log)))
+
+(defun chatmd-test--warnings ()
+  (let ((buffer (get-buffer "*Warnings*")))
+    (if buffer (chatmd-test--text buffer) "")))
+
+(ert-deftest chatmd-test-warm-options ()
+  "The four chatmd-warm-* variables reach the server as warmIdleSeconds, warmMembers,
+warmMemoryMB and warmHeadless, beside agentPath; and the server applies the idle time:
+`@writer''s agent, kept running after its answer for the next turn, ends once it has
+waited half a second (the server's default, without the option: 300 s)."
+  (chatmd-test--setup)
+  (let* ((ws (chatmd-test--warm-workspace))
+         (chat (expand-file-name "idle.chat.md" (plist-get ws :demo))))
+    (setq chatmd-warm-idle-seconds 0.5
+          chatmd-warm-members 2
+          chatmd-warm-memory-mb 1536.5
+          chatmd-warm-headless t)
+    (with-temp-file chat (insert "## @me\n@writer hello\n"))
+    (let ((buffer (chatmd-test--open chat)))
+      (should (equal (chatmd-test--sent-options)
+                     (format (concat "{\"agentPath\":%S,\"warmIdleSeconds\":0.5,\"warmMembers\":2,"
+                                     "\"warmMemoryMB\":1536.5,\"warmHeadless\":true}")
+                             (plist-get ws :bin))))
+      (should (equal (chatmd-test--warnings) ""))
+      (chatmd-test--keys "C-c C-c")
+      (chatmd-test--wait "the answer"
+                         (lambda () (let ((text (chatmd-test--text buffer)))
+                                      (and (string-match-p "status=done" text)
+                                           (string-suffix-p "\n## @me\n" text)))))
+      (let ((pids (delq nil (mapcar (lambda (line)
+                                      (plist-get (ignore-errors (json-parse-string line :object-type 'plist))
+                                                 :started))
+                                    (split-string (chatmd-test--file (plist-get ws :log)) "\n" t)))))
+        (should (= (length pids) 1))
+        (chatmd-test--wait "the idle agent to end after chatmd-warm-idle-seconds"
+                           (lambda ()
+                             (let ((stat (ignore-errors
+                                           (chatmd-test--file (format "/proc/%d/stat" (car pids))))))
+                               ;; A zombie not yet reaped has ended too.
+                               (or (null stat) (string-match-p ") Z" stat)))))))))
+
+(ert-deftest chatmd-test-warm-unset ()
+  "With the chatmd-warm-* variables nil (their default), no warm option is sent: the
+server's defaults apply."
+  (chatmd-test--setup)
+  (let* ((ws (chatmd-test--warm-workspace))
+         (chat (expand-file-name "idle.chat.md" (plist-get ws :demo))))
+    (with-temp-file chat (insert "## @me\n@writer hello\n"))
+    (chatmd-test--open chat)
+    (should (equal (chatmd-test--sent-options) (format "{\"agentPath\":%S}" (plist-get ws :bin))))
+    (should (equal (chatmd-test--warnings) ""))))
+
+(ert-deftest chatmd-test-warm-wrong ()
+  "A chatmd-warm-* variable of the wrong type is not sent, and a warning says which and
+why; the others are sent and the server starts."
+  (chatmd-test--setup)
+  (let* ((ws (chatmd-test--warm-workspace))
+         (chat (expand-file-name "idle.chat.md" (plist-get ws :demo))))
+    (setq chatmd-warm-idle-seconds "60"
+          chatmd-warm-members 2.5
+          chatmd-warm-memory-mb 512
+          chatmd-warm-headless 'yes)
+    (with-temp-file chat (insert "## @me\n@writer hello\n"))
+    (chatmd-test--open chat)
+    (should (equal (chatmd-test--sent-options)
+                   (format "{\"agentPath\":%S,\"warmMemoryMB\":512}" (plist-get ws :bin))))
+    (should (equal (chatmd-test--warnings)
+                   (concat
+                    "Warning (chatmd): chatmd-warm-idle-seconds is \"60\", not a number of seconds, 0 or more: "
+                    "not sent, the server's default applies\n"
+                    "Warning (chatmd): chatmd-warm-members is 2.5, not a whole number, 0 or more: "
+                    "not sent, the server's default applies\n"
+                    "Warning (chatmd): chatmd-warm-headless is yes, not t or :json-false: "
+                    "not sent, the server's default applies\n")))))
+
 (provide 'chatmd-test)
 ;;; chatmd-test.el ends here

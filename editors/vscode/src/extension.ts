@@ -17,8 +17,8 @@ import {
 } from 'vscode-languageclient/node';
 import { execute, registerCommands, SERVER_COMMANDS, type Host } from './commands';
 import { CursorKeeper } from './cursor';
+import { initializationOptions } from './options';
 import {
-  initializationOptions,
   readSettings,
   reportMissingServer,
   bundledServer,
@@ -96,6 +96,10 @@ class Extension implements Host, vscode.Disposable {
       return;
     }
     this.output.appendLine(`chatmd: starting ${serverPath} lsp`);
+    for (const problem of settings.warm.problems) {
+      this.output.appendLine(`chatmd: ${problem}`);
+      void vscode.window.showWarningMessage(`chatmd: ${problem}`);
+    }
     const serverOptions: ServerOptions = {
       command: serverPath,
       args: ['lsp'],
@@ -318,7 +322,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         event.affectsConfiguration('chatmd.server.path') ||
         event.affectsConfiguration('chatmd.server.env') ||
         event.affectsConfiguration('chatmd.agentPath') ||
-        event.affectsConfiguration('chatmd.permissionDialog')
+        event.affectsConfiguration('chatmd.permissionDialog') ||
+        // Read once, at initialize: a new idle time or cap applies to a new server.
+        event.affectsConfiguration('chatmd.warm')
       ) {
         void ext.restart();
       }

@@ -4,20 +4,17 @@ import { constants, promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { warmOptions, type OptionSettings } from './options';
 
 export const INSTALL_COMMAND = 'cargo install --path server';
 export const DOCS_URL = 'https://github.com/chatmd/chatmd/blob/main/docs/editors.md';
 
 /** What the chatmd settings say about the server. */
-export interface ServerSettings {
+export interface ServerSettings extends OptionSettings {
   /** `chatmd.server.path` as written: a command name or a path. */
   configuredPath: string;
   /** `chatmd.server.env`: added to the server's environment. */
   env: Record<string, string>;
-  /** `chatmd.agentPath`: sent as initializationOptions.agentPath when not empty. */
-  agentPath: string;
-  /** `chatmd.permissionDialog`: sent as initializationOptions.permissionDialog. */
-  permissionDialog: boolean;
 }
 
 export function readSettings(): ServerSettings {
@@ -37,16 +34,8 @@ export function readSettings(): ServerSettings {
     env,
     agentPath: (config.get<string>('agentPath') ?? '').trim(),
     permissionDialog: config.get<boolean>('permissionDialog') ?? true,
+    warm: warmOptions((setting) => config.inspect(setting)),
   };
-}
-
-/** What the server reads from `initializationOptions`. */
-export function initializationOptions(settings: ServerSettings): Record<string, unknown> {
-  const options: Record<string, unknown> = { permissionDialog: settings.permissionDialog };
-  if (settings.agentPath !== '') {
-    options.agentPath = settings.agentPath;
-  }
-  return options;
 }
 
 /** The server's environment: the extension host's, with `chatmd.server.env` on top. */

@@ -28,7 +28,9 @@
 // sent (queued), a draft before the first words, keys right after Ctrl+Enter on the empty last
 // line, an ACP permission answered in the dialog and with Ctrl+. — each checked byte for byte;
 // and an ACP member working on files through the editor (test/e2e-files.mjs): it reads the unsaved
-// editor, its write lands there, Ctrl+Z and "Undo @x's changes" take it back.
+// editor, its write lands there, Ctrl+Z and "Undo @x's changes" take it back; then
+// chatmd.warm.idleSeconds set in the Settings editor restarts the server, which ends that
+// member's kept agent after that long.
 // Every wait is for a condition, with a timeout; a failed step says what it waited for.
 // The last line is "N passed, N failed".
 
@@ -103,6 +105,9 @@ writeFileSync(
 const drafts = setUpDrafts(repo, ws, root);
 const streaming = setUpStreaming(repo, ws);
 const files = setUpFiles(ws, root);
+// The warm settings' step: the files' ACP member (@writer), asked in a chat of its own.
+const warmChatPath = join(ws, 'files', 'warm.chat.md');
+writeFileSync(warmChatPath, '## @me\n@writer hello\n');
 // The drafts' chatmd.toml sets `env`, which applies once the user trusts the file: trusted
 // with `chatmd trust`, in a config folder of this run's own (the server gets it below).
 const xdgConfig = join(root, 'xdg-config');
@@ -754,6 +759,63 @@ try {
   await draftSteps({ page, step, waitFor, saveUntil, openFile, clearNotifications, waitForTurnOrError, log }, drafts);
   await streamingSteps({ page, step, waitFor, saveUntil, openFile, clearNotifications, waitForTurnOrError, log }, streaming);
   await filesSteps({ page, step, waitFor, saveUntil, openFile, clearNotifications, waitForTurnOrError, log }, files);
+
+  await step('chatmd.warm.idleSeconds, set in the Settings editor, restarts the server, which applies it: @writer\'s agent, kept after its answer, ends after that long', async () => {
+    await openFile('warm.chat.md');
+    const before = await waitFor('a `chatmd lsp` process', async () => serverPids().length > 0 && serverPids(), 30_000, 200);
+    // Set in the Settings editor, on its Remote tab. Set on the User tab instead, the server
+    // restarted without chatmd.server.env's variables (seen in code-server 4.100.3), and so
+    // without this run's trust store: the server settings belong on the Remote tab there.
+    await runPaletteCommand('Preferences: Open User Settings');
+    await page.locator('.settings-editor').waitFor({ timeout: 15_000 });
+    await page.keyboard.type('chatmd.warm.idleSeconds');
+    await page.locator('.settings-editor .settings-tabs-widget .action-label', { hasText: 'Remote' }).click();
+    const setting = page.locator('.settings-editor .setting-item-contents', { hasText: 'Idle Seconds' }).first();
+    await setting.waitFor({ timeout: 15_000 });
+    await setting.locator('input').fill('0.5');
+    await waitFor(
+      'a new `chatmd lsp` process, and the old one gone',
+      async () => {
+        const now = serverPids();
+        return now.length > 0 && now.every((pid) => !before.includes(pid));
+      },
+      30_000,
+      200,
+    );
+    // The fake ACP agent logs `{"started": pid}` when it starts.
+    const startedPids = () =>
+      readFileSync(files.log, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line).started)
+        .filter((pid) => pid !== undefined);
+    const earlier = existsSync(files.log) ? startedPids().length : 0;
+    await page.keyboard.press('Control+W');
+    await page.locator('.settings-editor').waitFor({ state: 'detached', timeout: 10_000 });
+    await openFile('warm.chat.md');
+    await clearNotifications();
+    await page.locator('.monaco-editor .view-lines').first().click();
+    await page.keyboard.press('Control+End');
+    await page.keyboard.press('ArrowUp');
+    await page.keyboard.press('End');
+    await page.keyboard.press('Control+Enter');
+    const writerTurn = page.locator('.statusbar-item', { hasText: /@writer \d+s/ });
+    await waitForTurnOrError(writerTurn);
+    await saveUntil('@writer\'s answer', (text) => text.includes('status=done') && text.endsWith('\n## @me\n'), warmChatPath, 60_000);
+    const started = startedPids().slice(earlier);
+    if (started.length !== 1) {
+      throw new Error(`agents started for the turn: ${JSON.stringify(started)}`);
+    }
+    // Without the setting, the server keeps it for 300 s.
+    const running = (pid) => {
+      try {
+        return !readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z');
+      } catch {
+        return false;
+      }
+    };
+    await waitFor(`@writer's agent (${started[0]}) to end after chatmd.warm.idleSeconds`, async () => !running(started[0]), 15_000, 100);
+  });
 
   await step('a missing server is reported with the install command and a button to the setting', async () => {
     // Set chatmd.server.path to a path where there is no server, in the Settings editor.

@@ -21,9 +21,16 @@ local has_011 = vim.fn.has('nvim-0.11') == 1
 ---@field cancel? string|false
 ---@field codelens? string|false
 
+---@class chatmd.Warm
+---@field idle_seconds? number seconds an ACP member's agent waits for its next turn (initializationOptions.warmIdleSeconds; 0 keeps none; 300)
+---@field members? integer how many agents a workspace keeps waiting (initializationOptions.warmMembers; 8)
+---@field memory_mb? number how much memory (MB) they may use together (initializationOptions.warmMemoryMB; 4096)
+---@field headless? boolean also keep headless claude members waiting (initializationOptions.warmHeadless; false)
+
 ---@class chatmd.Config
 ---@field cmd string[] how to start the server
 ---@field agent_path? string|string[] folders searched first for agent CLIs (initializationOptions.agentPath)
+---@field warm? chatmd.Warm warm sessions, sent for the keys set only (else the server's default, last in each field)
 ---@field root_markers string[] files or folders that mark a workspace root (the server's rule: `.git`)
 ---@field keymaps boolean|chatmd.Keymaps buffer-local mappings in chat buffers (false: none)
 ---@field progress boolean|fun(msg: chatmd.Progress) show running turns (true: echo in the command line)
@@ -43,6 +50,7 @@ local has_011 = vim.fn.has('nvim-0.11') == 1
 M.defaults = {
   cmd = { 'chatmd', 'lsp' },
   agent_path = nil,
+  warm = nil,
   -- The server's rule for the workspace root (and `chatmd send`'s): the repository first.
   -- Not `chatmd.toml`: `chatmd init team` puts one in the team folder, which is not the
   -- project whose files the chats name.
@@ -127,11 +135,78 @@ function M.root_dir(bufnr)
   return vim.fs.dirname(path)
 end
 
+local function number_at_least_zero(value)
+  -- value == value: not NaN; math.huge is no number the server reads either.
+  return type(value) == 'number' and value == value and value >= 0 and value ~= math.huge
+end
+
+--- The `warm` keys, as the server's initializationOptions (server/src/lsp/config.rs).
+local warm_keys = {
+  {
+    key = 'idle_seconds',
+    option = 'warmIdleSeconds',
+    valid = number_at_least_zero,
+    expected = 'a number of seconds, 0 or more',
+  },
+  {
+    key = 'members',
+    option = 'warmMembers',
+    valid = function(value)
+      return number_at_least_zero(value) and value % 1 == 0
+    end,
+    expected = 'a whole number, 0 or more',
+  },
+  { key = 'memory_mb', option = 'warmMemoryMB', valid = number_at_least_zero, expected = 'a number of MB, 0 or more' },
+  {
+    key = 'headless',
+    option = 'warmHeadless',
+    valid = function(value)
+      return type(value) == 'boolean'
+    end,
+    expected = 'true or false',
+  },
+}
+
+--- The `warm` options the user set, as initializationOptions, and what is wrong with the
+--- others (left out: the server's default applies, as when not set).
+local function warm_options(warm)
+  local options, problems = {}, {}
+  if warm == nil then
+    return options, problems
+  end
+  if type(warm) ~= 'table' then
+    return options, { 'warm is ' .. vim.inspect(warm) .. ', not a table' }
+  end
+  local known = {}
+  for _, w in ipairs(warm_keys) do
+    known[w.key] = true
+    local value = warm[w.key]
+    if value ~= nil then
+      if w.valid(value) then
+        options[w.option] = value
+      else
+        problems[#problems + 1] = ('warm.%s is %s, not %s'):format(w.key, vim.inspect(value), w.expected)
+      end
+    end
+  end
+  for key in pairs(warm) do
+    if not known[key] then
+      local what = 'warm.%s is not a setting (idle_seconds, members, memory_mb, headless)'
+      problems[#problems + 1] = what:format(tostring(key))
+    end
+  end
+  table.sort(problems)
+  return options, problems
+end
+
 local function init_options()
   local opts = vim.deepcopy(M.config.init_options or {})
   local path = agent_path_string(M.config.agent_path)
   if path then
     opts.agentPath = path
+  end
+  for option, value in pairs((warm_options(M.config.warm))) do
+    opts[option] = value
   end
   return opts
 end
@@ -715,6 +790,11 @@ function M.setup(opts)
     M.config.root_markers = opts.root_markers
   end
   did_setup = true
+  local _, warm_problems = warm_options(M.config.warm)
+  if #warm_problems > 0 then
+    -- Said once, here, rather than when each client starts; the rest of the setup goes on.
+    notify(table.concat(warm_problems, '; ') .. " (not sent: the server's defaults apply)", vim.log.levels.ERROR)
+  end
 
   pcall(vim.treesitter.language.register, 'markdown', M.filetype)
 
