@@ -31,18 +31,14 @@ fn a_command_runs_its_output_is_capped_and_its_exit_answers_the_wait() {
         "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"terminalId\":\"term-1\"}}\n"
     );
     let of = json!({"terminalId": "term-1"});
-    assert!(
-        terminals
-            .request(
-                RequestId::Number(2),
-                "terminal/wait_for_exit",
-                &of,
-                dir.path()
-            )
-            .is_empty(),
-        "the wait is answered at the exit"
+    // Answered at the exit, or at once when the command ended already (a loaded
+    // machine may run it before the wait comes).
+    let mut answered = terminals.request(
+        RequestId::Number(2),
+        "terminal/wait_for_exit",
+        &of,
+        dir.path(),
     );
-    let mut answered = Vec::new();
     while answered.is_empty() {
         wakeups.recv().expect("news");
         answered = terminals.news().1;
