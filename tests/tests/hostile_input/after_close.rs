@@ -1,7 +1,13 @@
 //! What a large chat leaves in the server once it is closed: the server's resident
-//! memory, read from outside (`/proc/<pid>/status`), comes back to within 5 MB of what
-//! it was before the chat was opened, after the chat was opened, edited and asked for
+//! memory, read from outside (`/proc/<pid>/status`), comes back to near what it was
+//! before the chat was opened, after the chat was opened, edited and asked for
 //! everything an editor asks after a key.
+//!
+//! The bound is 8 MB over idle: what this catches is an allocator keeping a closed
+//! chat's freed memory (glibc's kept 56-76 MB of this 10 MB chat). The debug server
+//! keeps 3.5-4.5 MB here, steadily (seen in repeated runs, and for 14 s after the
+//! close), and once 5.2 MB in a loaded CI run, so the target of 5 MB is the
+//! benchmark's row (`memory`, after the close), measured on the release build.
 
 use serde_json::{Value, json};
 
@@ -101,7 +107,7 @@ fn closing_a_large_edited_chat_gives_its_memory_back() {
         "the chat was held: idle {idle_kb} kB, open {open_kb} kB"
     );
     assert!(
-        closed_kb <= idle_kb + 5 * 1024,
+        closed_kb <= idle_kb + 8 * 1024,
         "after the close the server holds {} kB over its idle {idle_kb} kB (open and edited: {open_kb} kB)",
         closed_kb - idle_kb
     );
