@@ -38,11 +38,13 @@ pub struct KindFacts {
 /// compiled only in unit tests).
 macro_rules! built_in_kinds {
     ($($(#[$attr:meta])* $variant:ident in $folder:ident => $facts:expr,)+) => {
-        /// Declares each built-in kind's folder under `agents/` as a module, and
+        /// Declares each built-in kind's folder under `agents/` as a module (public: the
+        /// fuzz targets drive each kind's parser; inside the crate tidy keeps code
+        /// outside `agents/` from reaching into them), and
         /// `KIND_SPECS`: their specs, in [`AgentKind::ALL`]'s order.
         macro_rules! declare_kind_folders {
             () => {
-                $($(#[$attr])* mod $folder;)+
+                $($(#[$attr])* pub mod $folder;)+
                 /// Every built-in kind's spec, in `AgentKind::ALL`'s order.
                 const KIND_SPECS: &[&kinds::KindSpec] = &[$($(#[$attr])* &$folder::SPEC,)+];
             };
