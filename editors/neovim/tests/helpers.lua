@@ -73,6 +73,32 @@ function H.workspace()
   return { dir = dir, demo = demo, chat = demo .. '/release-review.chat.md', bin = bin, chatmd = chatmd }
 end
 
+--- The workspace's `writer` made an ACP member: the fake ACP agent as claude-agent-acp
+--- (it logs `{"started": pid}` and the messages to the returned log), with `more` lines
+--- added to its `env` table, in a chatmd.toml the user trusted (in a config folder of the
+--- test's own, which the server started later inherits). Returns the log's path.
+function H.acp_writer(ws, more)
+  vim.uv.fs_symlink(vim.env.FAKE_AGENT_BIN, ws.bin .. '/claude-agent-acp')
+  local log = ws.dir .. '/acp.jsonl'
+  local config = {
+    '[members.writer]',
+    'agent = "acp"',
+    'preset = "claude"',
+    '[members.writer.env]',
+    'FAKE_ACP_LOG = "' .. log .. '"',
+    'IS_SANDBOX = "1"',
+    'CLAUDE_CONFIG_DIR = "' .. ws.dir .. '/state"',
+  }
+  vim.list_extend(config, more or {})
+  vim.fn.writefile(config, ws.demo .. '/chatmd.toml')
+  vim.env.XDG_CONFIG_HOME = ws.dir .. '/config'
+  local trusted = vim.fn.system({ ws.chatmd, 'trust', ws.demo .. '/chatmd.toml' })
+  if vim.v.shell_error ~= 0 then
+    H.fail('chatmd trust: ' .. trusted)
+  end
+  return log
+end
+
 --- Loads the plugin as a user would (runtimepath, filetype detection, plugin/), then setup().
 function H.setup(ws, opts)
   vim.o.showmode = false -- no "-- INSERT --" in the test output

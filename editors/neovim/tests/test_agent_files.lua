@@ -7,26 +7,8 @@
 -- a new file's text (the file is made when the buffer is saved).
 local H = dofile(vim.fs.dirname(debug.getinfo(1, 'S').source:sub(2)) .. '/helpers.lua')
 local ws = H.workspace()
--- The fake ACP agent answers as claude-agent-acp when started under that name.
-vim.uv.fs_symlink(vim.env.FAKE_AGENT_BIN, ws.bin .. '/claude-agent-acp')
-local log = ws.dir .. '/acp.jsonl'
-vim.fn.writefile({
-  '[members.writer]',
-  'agent = "acp"',
-  'preset = "claude"',
-  '[members.writer.env]',
-  'FAKE_ACP_LOG = "' .. log .. '"',
-  'IS_SANDBOX = "1"',
-  'CLAUDE_CONFIG_DIR = "' .. ws.dir .. '/state"',
-  'FAKE_ACP_CLAUDE_START_MODE = "bypassPermissions"',
-}, ws.demo .. '/chatmd.toml')
--- Its `env` applies once the user trusts the file: trusted here, in a config folder of
--- the test's own (the server started below inherits it).
-vim.env.XDG_CONFIG_HOME = ws.dir .. '/config'
-local trusted = vim.fn.system({ ws.chatmd, 'trust', ws.demo .. '/chatmd.toml' })
-if vim.v.shell_error ~= 0 then
-  H.fail('chatmd trust: ' .. trusted)
-end
+-- The fake ACP agent as the writer.
+local log = H.acp_writer(ws, { 'FAKE_ACP_CLAUDE_START_MODE = "bypassPermissions"' })
 local pay = ws.demo .. '/pay.rs'
 vim.fn.writefile({ 'fn pay() {}', '// total' }, pay)
 local notes_path = ws.demo .. '/notes.txt'

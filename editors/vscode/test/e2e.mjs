@@ -293,6 +293,19 @@ async function runEditorContextMenuItem(title) {
   }
 }
 
+/** Waits until a new `chatmd lsp` runs and none of the `before` processes does. */
+async function newServerInPlaceOf(before) {
+  await waitFor(
+    'a new `chatmd lsp` process, and the old one gone',
+    async () => {
+      const now = serverPids();
+      return now.length > 0 && now.every((pid) => !before.includes(pid));
+    },
+    30_000,
+    200,
+  );
+}
+
 async function openFile(name) {
   await page.keyboard.press('Control+P');
   await page.locator(paletteInput).waitFor({ state: 'visible' });
@@ -754,15 +767,7 @@ try {
       throw new Error('no server runs before the restart');
     }
     await runPaletteCommand('chatmd: Restart Language Server');
-    await waitFor(
-      'a new `chatmd lsp` process, and the old one gone',
-      async () => {
-        const now = serverPids();
-        return now.length > 0 && now.every((pid) => !before.includes(pid));
-      },
-      30_000,
-      200,
-    );
+    await newServerInPlaceOf(before);
   });
 
   await draftSteps({ page, step, waitFor, saveUntil, openFile, clearNotifications, waitForTurnOrError, log }, drafts);
@@ -782,15 +787,7 @@ try {
     const setting = page.locator('.settings-editor .setting-item-contents', { hasText: 'Idle Seconds' }).first();
     await setting.waitFor({ timeout: 15_000 });
     await setting.locator('input').fill('0.5');
-    await waitFor(
-      'a new `chatmd lsp` process, and the old one gone',
-      async () => {
-        const now = serverPids();
-        return now.length > 0 && now.every((pid) => !before.includes(pid));
-      },
-      30_000,
-      200,
-    );
+    await newServerInPlaceOf(before);
     // The fake ACP agent logs `{"started": pid}` when it starts.
     const startedPids = () =>
       readFileSync(files.log, 'utf8')

@@ -3,7 +3,7 @@
 //! a document closed unsaved mid-turn (a turn left by a killed server and a document
 //! closed, renamed or deleted mid-turn are rows of `reliability.rs`).
 
-use chatmd_tests::sim_editor::Behaviour;
+use chatmd_tests::sim_editor::{Behaviour, SimEditor};
 use pretty_assertions::assert_eq;
 use serde_json::json;
 
@@ -252,6 +252,24 @@ async fn a_document_saved_mid_turn_then_closed_unsaved_keeps_one_copy_of_the_sec
     assert_eq!(redact(&text), ANSWERED);
 }
 
+/// A chat the editor has not opened, sent to a reviewer answering a word every
+/// `delay_ms`: its answer goes into the file, which is read once it holds the first
+/// words (the copy an editor opening it then reads). The setup (kept alive), the editor,
+/// the chat's URI and path, and that copy.
+async fn read_while_answered(
+    behaviour: Behaviour,
+    delay_ms: &str,
+) -> (Setup, SimEditor, (String, std::path::PathBuf), String) {
+    let s = reviewer_answering_slowly(delay_ms);
+    s.write("team/o.chat.md", "## @me\n@reviewer go\n");
+    let uri = s.uri("team/o.chat.md");
+    let path = s.path("team/o.chat.md");
+    let mut editor = s.editor(behaviour).await;
+    send(&mut editor, &uri).await;
+    let older = file_until(&path, "the first words", |t| t.contains("first")).await;
+    (s, editor, (uri, path), older)
+}
+
 /// The editor opens a chat whose turn writes into the file, and reads the file just
 /// before chatmd writes the next words: its `didOpen` carries the older text. That text
 /// is not the user undoing the answer: the buffer gets the missing words, and the
@@ -259,13 +277,7 @@ async fn a_document_saved_mid_turn_then_closed_unsaved_keeps_one_copy_of_the_sec
 #[tokio::test]
 async fn a_chat_opened_with_an_older_text_of_its_file_mid_turn_is_brought_up_to_date() {
     for behaviour in [Behaviour::VsCode, Behaviour::Neovim] {
-        let s = reviewer_answering_slowly("300");
-        s.write("team/o.chat.md", "## @me\n@reviewer go\n");
-        let uri = s.uri("team/o.chat.md");
-        let path = s.path("team/o.chat.md");
-        let mut editor = s.editor(behaviour).await;
-        send(&mut editor, &uri).await;
-        let older = file_until(&path, "the first words", |t| t.contains("first")).await;
+        let (_s, mut editor, (uri, path), older) = read_while_answered(behaviour, "300").await;
         file_until(&path, "the next words", |t| t.contains("second")).await;
         editor.open(&uri, &older).await;
         editor
@@ -283,13 +295,7 @@ async fn a_chat_opened_with_an_older_text_of_its_file_mid_turn_is_brought_up_to_
 #[tokio::test]
 async fn a_chat_opened_with_an_older_text_of_its_file_after_its_run_ended_is_brought_up_to_date() {
     for behaviour in [Behaviour::VsCode, Behaviour::Neovim] {
-        let s = reviewer_answering_slowly("50");
-        s.write("team/o.chat.md", "## @me\n@reviewer go\n");
-        let uri = s.uri("team/o.chat.md");
-        let path = s.path("team/o.chat.md");
-        let mut editor = s.editor(behaviour).await;
-        send(&mut editor, &uri).await;
-        let older = file_until(&path, "the first words", |t| t.contains("first")).await;
+        let (_s, mut editor, (uri, path), older) = read_while_answered(behaviour, "50").await;
         turns_ended(&mut editor).await;
         let latest = file_until(&path, "the answer", finished).await;
         editor.open(&uri, &older).await;
