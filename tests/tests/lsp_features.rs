@@ -735,3 +735,109 @@ async fn large_document_syncs_land_in_order_with_small_ones() {
     );
     client.shutdown().await;
 }
+
+/// A chat of 12,000 messages lists its latest messages one by one and the earlier
+/// ones in groups of 1000: 5000 outline entries (VS Code's own limit for a JSON file's
+/// symbols), and no more folds than the editor's `rangeLimit`, the latest messages'
+/// among them. What the user types in the last message shows at once.
+#[tokio::test]
+async fn a_long_chat_lists_its_latest_messages_and_groups_the_earlier_ones() {
+    let ws = Workspace::new();
+    let mut capabilities = vscode_like();
+    capabilities["textDocument"]["foldingRange"] = json!({"rangeLimit": 3000});
+    let mut client = ws.start(capabilities).await;
+    let uri = ws.uri("team/long.chat.md");
+    let chat: String = (0..12_000)
+        .map(|i| format!("## @me\nm{i}\nline two\n\n"))
+        .collect();
+    client.open(&uri, &chat).await;
+    let outline = |symbols: &Value| -> Vec<(String, u64)> {
+        symbols
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| {
+                let name = s["name"].as_str().unwrap();
+                let name = name.split(' ').take(2).collect::<Vec<_>>().join(" ");
+                (name, s["range"]["start"]["line"].as_u64().unwrap())
+            })
+            .collect()
+    };
+    let symbols = client
+        .request(
+            "textDocument/documentSymbol",
+            json!({"textDocument": {"uri": uri}}),
+        )
+        .await
+        .expect("symbols");
+    let listed = outline(&symbols);
+    assert_eq!(listed.len(), 5000);
+    // 7008 messages in 8 groups, then the latest 4992 one by one.
+    assert_eq!(listed[0], ("messages 1–1000".to_owned(), 0));
+    assert_eq!(listed[1], ("messages 1001–2000".to_owned(), 4000));
+    assert_eq!(listed[7], ("messages 7001–7008".to_owned(), 28_000));
+    assert_eq!(listed[8], ("@me: m7008".to_owned(), 28_032));
+    assert_eq!(listed[4999], ("@me: m11999".to_owned(), 47_996));
+    assert_eq!(
+        symbols[0]["range"]["end"],
+        json!({"line": 4000, "character": 0})
+    );
+    let folds = client
+        .request(
+            "textDocument/foldingRange",
+            json!({"textDocument": {"uri": uri}}),
+        )
+        .await
+        .expect("folds");
+    let folds = folds.as_array().unwrap();
+    assert_eq!(folds.len(), 3000);
+    // A group folds up to its last message's last line that is not blank.
+    assert_eq!(
+        folds[0],
+        json!({"startLine": 0, "endLine": 3998, "kind": "region"})
+    );
+    assert_eq!(
+        folds[2999],
+        json!({"startLine": 47_996, "endLine": 47_998, "kind": "region"})
+    );
+
+    // The user types in the last message, then starts a new one.
+    client
+        .change(
+            &uri,
+            2,
+            json!({"range": {"start": {"line": 47_997, "character": 0}, "end": {"line": 47_997, "character": 0}}, "text": "edited "}),
+        )
+        .await;
+    let symbols = client
+        .request(
+            "textDocument/documentSymbol",
+            json!({"textDocument": {"uri": uri}}),
+        )
+        .await
+        .expect("symbols");
+    let listed = outline(&symbols);
+    assert_eq!(listed.len(), 5000);
+    assert_eq!(listed[4999], ("@me: edited".to_owned(), 47_996));
+    client
+        .change(
+            &uri,
+            3,
+            json!({"range": {"start": {"line": 48_000, "character": 0}, "end": {"line": 48_000, "character": 0}}, "text": "## @me\nnew\n"}),
+        )
+        .await;
+    let symbols = client
+        .request(
+            "textDocument/documentSymbol",
+            json!({"textDocument": {"uri": uri}}),
+        )
+        .await
+        .expect("symbols");
+    let listed = outline(&symbols);
+    assert_eq!(listed.len(), 5000);
+    assert_eq!(listed[7], ("messages 7001–7009".to_owned(), 28_000));
+    assert_eq!(listed[8], ("@me: m7009".to_owned(), 28_036));
+    assert_eq!(listed[4998], ("@me: edited".to_owned(), 47_996));
+    assert_eq!(listed[4999], ("@me: new".to_owned(), 48_000));
+    client.shutdown().await;
+}

@@ -11,6 +11,7 @@ use tower_lsp_server::ls_types::*;
 use tower_lsp_server::{Client, LanguageServer};
 
 use super::journal::Entry;
+use super::outline_window::Shown;
 use super::state::{Document, State, lock};
 use super::{
     capabilities, code_actions, code_lens, commands, completion, config, convert, definition,
@@ -131,6 +132,21 @@ impl LanguageServer for Backend {
             state.agent_path = settings.agent_path;
             state.permission_dialog = settings.permission_dialog;
             state.running.configure_warm(settings.warm);
+            state.outline = Shown::at_most(settings.outline_items);
+            // An editor that keeps fewer folds would drop the latest messages' ones.
+            let range_limit = params
+                .capabilities
+                .text_document
+                .as_ref()
+                .and_then(|t| t.folding_range.as_ref())
+                .and_then(|f| f.range_limit)
+                .and_then(|limit| usize::try_from(limit).ok());
+            state.folds = Shown::at_most(
+                [settings.outline_items, range_limit]
+                    .into_iter()
+                    .flatten()
+                    .min(),
+            );
             // Notifications after this one are handled (tower-lsp-server holds them
             // until `initialize` is answered): large syncs may be staged for them.
             state.bypass.staged.serving(true);
@@ -283,8 +299,9 @@ impl LanguageServer for Backend {
         let Some((doc, enc)) = self.snapshot(&params.text_document.uri) else {
             return Ok(None);
         };
+        let shown = lock(&self.state).outline;
         Ok(Some(DocumentSymbolResponse::Nested(
-            symbols::document_symbols(&doc, enc),
+            symbols::document_symbols(&doc, enc, shown),
         )))
     }
 
@@ -304,7 +321,8 @@ impl LanguageServer for Backend {
         let Some((doc, enc)) = self.snapshot(&params.text_document.uri) else {
             return Ok(None);
         };
-        Ok(Some(folding::folding_ranges(&doc, enc)))
+        let shown = lock(&self.state).folds;
+        Ok(Some(folding::folding_ranges(&doc, enc, shown)))
     }
 
     async fn completion(&self, params: CompletionParams) -> Result<Option<CompletionResponse>> {

@@ -21,6 +21,9 @@ pub struct Settings {
     /// (how much memory they may use) and `warmHeadless` (headless claude members kept
     /// too): `turns/runs/kept`.
     pub warm: crate::turns::runs::kept::WarmSettings,
+    /// `outlineItems`: at most how many entries list a chat's messages in its outline
+    /// and folds (see `outline_window`); VS Code's own limit when unset.
+    pub outline_items: Option<usize>,
 }
 
 impl Settings {
@@ -74,6 +77,18 @@ impl Settings {
                 None => tracing::warn!(%value, "warmMembers is not a whole number; ignored"),
             }
         }
+        if let Some(value) = options.get("outlineItems") {
+            match value
+                .as_u64()
+                .and_then(|n| usize::try_from(n).ok())
+                .filter(|&n| n > 0)
+            {
+                Some(items) => settings.outline_items = Some(items),
+                None => {
+                    tracing::warn!(%value, "outlineItems is not a whole number over 0; ignored")
+                }
+            }
+        }
         settings
     }
 }
@@ -109,6 +124,17 @@ mod tests {
         assert_eq!(warm(json!({"warmMemoryMB": 1.5})).memory, 3 << 19);
         assert_eq!(warm(json!({"warmMemoryMB": -1})), default);
         assert_eq!(warm(json!({"warmMemoryMB": "a lot"})), default);
+    }
+
+    #[test]
+    fn the_outline_lists_a_number_of_items_the_user_may_set() {
+        let items = |o: Value| Settings::from_initialization_options(Some(&o)).outline_items;
+        assert_eq!(items(json!({})), None);
+        assert_eq!(items(json!({"outlineItems": 20000})), Some(20000));
+        // None at all, a negative or fractional number, or text: left out.
+        for wrong in [json!(0), json!(-5), json!(2.5), json!("many")] {
+            assert_eq!(items(json!({ "outlineItems": wrong })), None);
+        }
     }
 
     #[test]

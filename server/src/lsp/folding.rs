@@ -2,17 +2,33 @@
 
 use tower_lsp_server::ls_types::*;
 
+use super::outline_window::{Shown, group_fold};
 use super::state::Document;
 use crate::document::ByteRange;
 use crate::document::line_starts::LineStarts;
 use crate::document::text::{PositionEncoding, breaks_before, saturate};
 
-pub fn folding_ranges(doc: &Document, enc: PositionEncoding) -> Vec<FoldingRange> {
+/// The folds of `doc`: its preamble's code blocks, one for each group of its earlier
+/// messages, and those of the messages `shown` one by one (see `outline_window`).
+pub fn folding_ranges(doc: &Document, enc: PositionEncoding, shown: Shown) -> Vec<FoldingRange> {
     let text = doc.flat();
+    let chat = &doc.chat;
+    let first = shown.first_alone(chat.messages.len());
     // One pass over the lines, not a rope lookup per offset (a long chat has many).
     let starts = LineStarts::new(&text);
     let line = |offset: usize| starts.position(offset, enc).line;
     let mut out = Vec::new();
+    let mut buf = String::new();
+    for group in shown.groups(first) {
+        for (start_line, end_line, _) in group_fold(&doc.text, chat, group, &mut buf).0 {
+            out.push(FoldingRange {
+                start_line,
+                end_line,
+                kind: Some(FoldingRangeKind::Region),
+                ..Default::default()
+            });
+        }
+    }
     let mut push = |start: usize, end: usize, kind: Option<FoldingRangeKind>| {
         let (a, b) = (line(start), line(end));
         if b > a {
@@ -24,14 +40,20 @@ pub fn folding_ranges(doc: &Document, enc: PositionEncoding) -> Vec<FoldingRange
             });
         }
     };
-    for m in &doc.chat.messages {
+    for m in &chat.messages[first..] {
         // Fold up to the last non-blank line, so the blank line before the next
         // heading stays visible.
         let range = m.range();
         let end = range.start + text[range.clone()].trim_end().len();
         push(range.start, end, Some(FoldingRangeKind::Region));
     }
-    for block in doc.chat.code_blocks() {
+    // Code blocks of the messages in groups are not listed, those of the preamble are.
+    let alone_from = chat
+        .messages
+        .get(first)
+        .map_or(usize::MAX, |m| m.range().start);
+    let listed = |at: usize| first == 0 || at < chat.preamble.end || at >= alone_from;
+    for block in chat.code_blocks().filter(|b| listed(b.range.start)) {
         let end = block.range.start + text[block.range.clone()].trim_end().len();
         push(block.range.start, end, None);
     }
@@ -44,7 +66,7 @@ pub fn folding_ranges(doc: &Document, enc: PositionEncoding) -> Vec<FoldingRange
 /// A copy of its own (the server sends the kept one: `pieces::folding_json`).
 #[cfg(test)]
 pub fn folding_ranges_json(doc: &Document, enc: PositionEncoding) -> Vec<u8> {
-    super::pieces::folding_json(doc, enc).to_vec()
+    super::pieces::folding_json(doc, enc, Shown::DEFAULT).to_vec()
 }
 
 /// `folds` as the JSON of a `foldingRange` result.

@@ -35,13 +35,23 @@ fn one_pass_json_is_the_json_of_the_results() {
     for text in texts {
         let doc = document(&text);
         for enc in [PositionEncoding::Utf16, PositionEncoding::Utf8] {
-            let want = serde_json::to_vec(&folding_ranges(&doc, enc)).unwrap();
+            let want = serde_json::to_vec(&folding_ranges(
+                &doc,
+                enc,
+                crate::lsp::outline_window::Shown::DEFAULT,
+            ))
+            .unwrap();
             assert_eq!(
                 String::from_utf8(folding_ranges_json(&doc, enc)).unwrap(),
                 String::from_utf8(want).unwrap(),
                 "{text:?}"
             );
-            let want = serde_json::to_vec(&symbols::document_symbols(&doc, enc)).unwrap();
+            let want = serde_json::to_vec(&symbols::document_symbols(
+                &doc,
+                enc,
+                crate::lsp::outline_window::Shown::DEFAULT,
+            ))
+            .unwrap();
             assert_eq!(
                 String::from_utf8(symbols_json::document_symbols_json(&doc, enc)).unwrap(),
                 String::from_utf8(want).unwrap(),

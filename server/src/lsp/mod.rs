@@ -25,6 +25,7 @@ mod journal;
 mod kept;
 mod login;
 mod message_problems;
+mod outline_window;
 mod pieces;
 mod pipes;
 mod port;

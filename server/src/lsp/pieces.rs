@@ -16,6 +16,7 @@ use std::sync::Arc;
 use tower_lsp_server::ls_types::{Position, SymbolKind};
 
 use super::folding::{Folds, write_fold, write_folds};
+use super::outline_window::{Shown, group_fold, group_symbol};
 use super::state::Document;
 use super::symbols::{preamble_entry, symbol, unreachable_json};
 use super::symbols_json::{write_head, write_tail};
@@ -38,13 +39,16 @@ pub struct Piece {
     written: [Option<Span>; 2],
 }
 
-/// Where a piece's entries are in an answer (without the commas around them), and the
-/// line the message started on when it was written.
+/// Where a piece's entries are in an answer (without the commas around them), which
+/// answer that was, and the line the message started on when it was written.
 #[derive(Clone, Copy, Debug)]
 struct Span {
     start: u32,
     len: u32,
     line: u32,
+    /// The answer's number ([`Written`]): a message left out of the last answer (a long
+    /// chat lists its earliest in groups) keeps a span into an older one.
+    answer: u32,
 }
 
 /// The two answers made from the pieces.
@@ -55,25 +59,27 @@ enum Answer {
 }
 
 /// The answers last written from a document's pieces, which the pieces' spans point
-/// into.
+/// into, each with its number.
 #[derive(Debug, Default)]
-pub struct Written([Option<Arc<Vec<u8>>>; 2]);
+pub struct Written([Option<(u32, Arc<Vec<u8>>)>; 2]);
 
 /// The pieces of one document's messages, kept across edits, for one position encoding.
 pub type SharedPieces = super::kept::Kept<Piece, PositionEncoding, Written>;
 
-/// `answer` of `doc`: `out` (its `[` and the preamble's entries) followed by each
-/// message's entries, which `write` writes from its piece and the line it starts on,
-/// or which are copied from the answer last written when the message was on the same
-/// line then.
+/// `answer` of `doc`: `out` (its `[` and the entries before the messages') followed
+/// by the entries of each message from `from` on, which `write` writes from its piece
+/// and the line it starts on, or which are copied from the answer last written when
+/// the message was on the same line then.
 fn assemble(
     doc: &Document,
     enc: PositionEncoding,
     answer: Answer,
+    from: usize,
     out: Vec<u8>,
     write: impl Fn(&Piece, u32, &mut Vec<u8>),
 ) -> Arc<Vec<u8>> {
-    let messages = &doc.chat.messages;
+    let all = &doc.chat.messages;
+    let messages = &all[from.min(all.len())..];
     let mut line = messages.first().map_or(0, |first| {
         saturate(doc.text.line_of_byte(first.range().start))
     });
@@ -81,45 +87,50 @@ fn assemble(
     let kind = serde_json::to_vec(&SymbolKind::EVENT).unwrap_or_default();
     let mut make = |m: &Message| piece(&doc.text, m, enc, &kind, &mut buf);
     let which = answer as usize;
-    doc.pieces
-        .with_whole(enc, messages.len(), |kept| match kept {
-            Some((slots, written)) => {
-                let last = written.0[which].take();
-                let mut splice = Splice::new(last.as_deref().map_or(&[][..], Vec::as_slice), out);
-                for (m, slot) in messages.iter().zip(slots.iter_mut()) {
-                    let piece = slot.get_or_insert_with(|| make(m));
-                    let span = match piece.written[which] {
-                        Some(span) if last.is_some() && span.line == line => splice.reuse(span),
-                        _ => splice.write(line, |out| write(piece, line, out)),
-                    };
-                    piece.written[which] = span;
-                    line = line.saturating_add(piece.at[1].line);
-                }
-                #[cfg(test)]
-                WRITTEN_ANEW.set(splice.anew);
-                let json = Arc::new(splice.finish());
-                written.0[which] = Some(json.clone());
-                json
-            }
-            None => {
-                let mut out = out;
-                for m in messages {
-                    let piece = make(m);
-                    if out.len() > 1 {
-                        out.push(b',');
+    doc.pieces.with_whole(enc, all.len(), |kept| match kept {
+        Some((slots, written)) => {
+            let last = written.0[which].take();
+            let number = last.as_ref().map_or(0, |(n, _)| n.wrapping_add(1));
+            let last_bytes = last.as_ref().map_or(&[][..], |(_, json)| json.as_slice());
+            let mut splice = Splice::new(last_bytes, out, number);
+            let last_number = last.as_ref().map(|(n, _)| *n);
+            let slots = &mut slots[all.len() - messages.len()..];
+            for (m, slot) in messages.iter().zip(slots.iter_mut()) {
+                let piece = slot.get_or_insert_with(|| make(m));
+                let span = match piece.written[which] {
+                    Some(span) if Some(span.answer) == last_number && span.line == line => {
+                        splice.reuse(span)
                     }
-                    let before = out.len();
-                    write(&piece, line, &mut out);
-                    if out.len() == before {
-                        out.pop_if(|&mut b| b == b',');
-                    }
-                    line = line.saturating_add(piece.at[1].line);
-                }
-                out.push(b']');
-                out.shrink_to_fit();
-                Arc::new(out)
+                    _ => splice.write(line, |out| write(piece, line, out)),
+                };
+                piece.written[which] = span;
+                line = line.saturating_add(piece.at[1].line);
             }
-        })
+            #[cfg(test)]
+            WRITTEN_ANEW.set(splice.anew);
+            let json = Arc::new(splice.finish());
+            written.0[which] = Some((number, json.clone()));
+            json
+        }
+        None => {
+            let mut out = out;
+            for m in messages {
+                let piece = make(m);
+                if out.len() > 1 {
+                    out.push(b',');
+                }
+                let before = out.len();
+                write(&piece, line, &mut out);
+                if out.len() == before {
+                    out.pop_if(|&mut b| b == b',');
+                }
+                line = line.saturating_add(piece.at[1].line);
+            }
+            out.push(b']');
+            out.shrink_to_fit();
+            Arc::new(out)
+        }
+    })
 }
 
 #[cfg(test)]
@@ -138,16 +149,19 @@ struct Splice<'a> {
     pending: Option<std::ops::Range<usize>>,
     /// How many messages' entries were written anew (for tests).
     anew: usize,
+    /// This answer's number, kept in the spans it gives.
+    number: u32,
 }
 
 impl<'a> Splice<'a> {
-    fn new(last: &'a [u8], mut out: Vec<u8>) -> Splice<'a> {
+    fn new(last: &'a [u8], mut out: Vec<u8>, number: u32) -> Splice<'a> {
         out.reserve(last.len().saturating_sub(out.len()) + 64);
         Splice {
             last,
             out,
             pending: None,
             anew: 0,
+            number,
         }
     }
 
@@ -160,7 +174,10 @@ impl<'a> Splice<'a> {
     /// Copies the entries at `span` of the last answer; where they are now.
     fn reuse(&mut self, span: Span) -> Option<Span> {
         if span.len == 0 {
-            return Some(span);
+            return Some(Span {
+                answer: self.number,
+                ..span
+            });
         }
         let (start, end) = (span.start as usize, span.start as usize + span.len as usize);
         // Right after the run before it, past the comma between them: one run.
@@ -169,7 +186,7 @@ impl<'a> Splice<'a> {
         {
             let at = self.out.len() + run.len() + 1;
             run.end = end;
-            return at_span(at, span);
+            return self.at_span(at, span);
         }
         self.flush();
         if self.out.len() > 1 {
@@ -177,7 +194,7 @@ impl<'a> Splice<'a> {
         }
         let at = self.out.len();
         self.pending = Some(start..end);
-        at_span(at, span)
+        self.at_span(at, span)
     }
 
     /// Writes entries anew with `write`, for a message starting on `line`; where they
@@ -196,14 +213,25 @@ impl<'a> Splice<'a> {
             // No entry: no comma either.
             self.out.truncate(before);
         }
-        at_span(
+        self.at_span(
             at,
             Span {
                 start: 0,
                 len,
                 line,
+                answer: self.number,
             },
         )
+    }
+
+    /// `span` moved to byte `at` of this answer; `None` past what a span counts (the
+    /// entries are then written anew next time).
+    fn at_span(&self, at: usize, span: Span) -> Option<Span> {
+        Some(Span {
+            start: u32::try_from(at).ok()?,
+            answer: self.number,
+            ..span
+        })
     }
 
     fn finish(mut self) -> Vec<u8> {
@@ -212,15 +240,6 @@ impl<'a> Splice<'a> {
         self.out.shrink_to_fit();
         self.out
     }
-}
-
-/// `span` moved to byte `at`; `None` past what a span counts (the entries are then
-/// written anew next time).
-fn at_span(at: usize, span: Span) -> Option<Span> {
-    Some(Span {
-        start: u32::try_from(at).ok()?,
-        ..span
-    })
 }
 
 /// The piece of message `m`, read out of `text` (into `buf` when it is a rope).
@@ -253,8 +272,9 @@ fn piece(text: &Text, m: &Message, enc: PositionEncoding, kind: &[u8], buf: &mut
 }
 
 /// The outline of `doc` as the JSON of a `documentSymbol` result, byte for byte what
-/// `symbols::document_symbols` serializes to.
-pub fn outline_json(doc: &Document, enc: PositionEncoding) -> Arc<Vec<u8>> {
+/// `symbols::document_symbols` serializes to: the messages `shown` one by one, the
+/// earlier ones in groups.
+pub fn outline_json(doc: &Document, enc: PositionEncoding, shown: Shown) -> Arc<Vec<u8>> {
     let chat = &doc.chat;
     let mut out = vec![b'['];
     let mut buf = String::new();
@@ -270,7 +290,17 @@ pub fn outline_json(doc: &Document, enc: PositionEncoding) -> Arc<Vec<u8>> {
             return Arc::new(unreachable_json(e));
         }
     }
-    assemble(doc, enc, Answer::Outline, out, |piece, line, out| {
+    let first = shown.first_alone(chat.messages.len());
+    for group in shown.groups(first) {
+        if out.len() > 1 {
+            out.push(b',');
+        }
+        let symbol = group_symbol(&doc.text, chat, group, enc);
+        if let Err(e) = serde_json::to_writer(&mut out, &symbol) {
+            return Arc::new(unreachable_json(e));
+        }
+    }
+    assemble(doc, enc, Answer::Outline, first, out, |piece, line, out| {
         out.extend_from_slice(&piece.head);
         let moved = piece
             .at
@@ -280,8 +310,9 @@ pub fn outline_json(doc: &Document, enc: PositionEncoding) -> Arc<Vec<u8>> {
 }
 
 /// The folds of `doc` as the JSON of a `foldingRange` result, byte for byte what
-/// `folding::folding_ranges` serializes to.
-pub fn folding_json(doc: &Document, enc: PositionEncoding) -> Arc<Vec<u8>> {
+/// `folding::folding_ranges` serializes to: those of the messages `shown` one by one,
+/// one for each group of the earlier ones.
+pub fn folding_json(doc: &Document, enc: PositionEncoding, shown: Shown) -> Arc<Vec<u8>> {
     let (text, chat) = (&doc.text, &doc.chat);
     let mut folds = Folds::default();
     let mut part = String::new();
@@ -293,11 +324,15 @@ pub fn folding_json(doc: &Document, enc: PositionEncoding) -> Arc<Vec<u8>> {
         line,
         chat.preamble_code_blocks.iter().map(|b| b.range.clone()),
     );
+    let first = shown.first_alone(chat.messages.len());
+    for group in shown.groups(first) {
+        folds.0.extend(group_fold(text, chat, group, &mut part).0);
+    }
     let mut out = write_folds(folds);
     // Every fold of a message lies within its lines, and its own are in order: the
     // messages' folds after the preamble's are all in order.
     out.pop();
-    assemble(doc, enc, Answer::Folding, out, |piece, line, out| {
+    assemble(doc, enc, Answer::Folding, first, out, |piece, line, out| {
         for (n, &(start, end, region)) in piece.folds.iter().enumerate() {
             if n > 0 {
                 out.push(b',');

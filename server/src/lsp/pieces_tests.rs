@@ -2,6 +2,7 @@ use proptest::prelude::*;
 
 use super::*;
 use crate::lsp::edit_model_tests::{edit, edit_both};
+use crate::lsp::outline_window::Shown;
 use crate::lsp::{folding, symbols};
 
 /// What a user's chat is made of, cut so that random edits make and break headings,
@@ -45,18 +46,30 @@ fn document(text: &str) -> Document {
     Document::new("file:///ws/a.chat.md".parse().unwrap(), 1, text.to_owned())
 }
 
+/// A limit a chat of a few dozen parts goes over, so that its earlier messages are
+/// grouped and the groups move as edits add and remove messages.
+const FEW: Shown = Shown { items: 3, group: 2 };
+
 /// The outline and the folds as a fresh server computes them from the whole text.
 fn from_scratch(text: &str, enc: PositionEncoding) -> (String, String) {
+    from_scratch_showing(text, enc, Shown::DEFAULT)
+}
+
+fn from_scratch_showing(text: &str, enc: PositionEncoding, shown: Shown) -> (String, String) {
     let fresh = document(text);
-    let outline = serde_json::to_string(&symbols::document_symbols(&fresh, enc)).unwrap();
-    let folds = serde_json::to_string(&folding::folding_ranges(&fresh, enc)).unwrap();
+    let outline = serde_json::to_string(&symbols::document_symbols(&fresh, enc, shown)).unwrap();
+    let folds = serde_json::to_string(&folding::folding_ranges(&fresh, enc, shown)).unwrap();
     (outline, folds)
 }
 
 fn answers(doc: &Document, enc: PositionEncoding) -> (String, String) {
+    answers_showing(doc, enc, Shown::DEFAULT)
+}
+
+fn answers_showing(doc: &Document, enc: PositionEncoding, shown: Shown) -> (String, String) {
     (
-        String::from_utf8(outline_json(doc, enc).to_vec()).unwrap(),
-        String::from_utf8(folding_json(doc, enc).to_vec()).unwrap(),
+        String::from_utf8(outline_json(doc, enc, shown).to_vec()).unwrap(),
+        String::from_utf8(folding_json(doc, enc, shown).to_vec()).unwrap(),
     )
 }
 
@@ -70,16 +83,23 @@ proptest! {
         text in chat_text(),
         edits in edits(),
         utf8 in any::<bool>(),
+        few in any::<bool>(),
     ) {
         let enc = if utf8 { PositionEncoding::Utf8 } else { PositionEncoding::Utf16 };
+        let shown = if few { FEW } else { Shown::DEFAULT };
         let mut doc = document(&text);
         let mut model = text;
-        prop_assert_eq!(answers(&doc, enc), from_scratch(&model, enc));
+        prop_assert_eq!(answers_showing(&doc, enc, shown), from_scratch_showing(&model, enc, shown));
         for (at, len, part) in edits {
             let insert = PARTS.get(part).copied().unwrap_or("");
             edit_both(&mut doc, &mut model, (at, len), insert, enc);
             prop_assert_eq!(doc.text.to_string(), model.clone());
-            prop_assert_eq!(answers(&doc, enc), from_scratch(&model, enc), "{:?}", model);
+            prop_assert_eq!(
+                answers_showing(&doc, enc, shown),
+                from_scratch_showing(&model, enc, shown),
+                "{:?}",
+                model
+            );
         }
     }
 }
@@ -97,25 +117,32 @@ proptest! {
             (0usize..4000, 0usize..60, 0..PARTS.len() + 1, 0u8..4),
             1..12,
         ),
+        few in any::<bool>(),
     ) {
         let enc = PositionEncoding::Utf16;
+        let shown = if few { FEW } else { Shown::DEFAULT };
         let mut doc = document(&text);
         let mut model = text;
-        prop_assert_eq!(answers(&doc, enc), from_scratch(&model, enc));
+        prop_assert_eq!(answers_showing(&doc, enc, shown), from_scratch_showing(&model, enc, shown));
         for (at, len, part, asked) in edits {
             let insert = PARTS.get(part).copied().unwrap_or("");
             edit_both(&mut doc, &mut model, (at, len), insert, enc);
-            let (outline, folds) = from_scratch(&model, enc);
+            let (outline, folds) = from_scratch_showing(&model, enc, shown);
             if asked & 1 != 0 {
-                let kept = String::from_utf8(outline_json(&doc, enc).to_vec()).unwrap();
+                let kept = String::from_utf8(outline_json(&doc, enc, shown).to_vec()).unwrap();
                 prop_assert_eq!(kept, outline, "{:?}", model);
             }
             if asked & 2 != 0 {
-                let kept = String::from_utf8(folding_json(&doc, enc).to_vec()).unwrap();
+                let kept = String::from_utf8(folding_json(&doc, enc, shown).to_vec()).unwrap();
                 prop_assert_eq!(kept, folds, "{:?}", model);
             }
         }
-        prop_assert_eq!(answers(&doc, enc), from_scratch(&model, enc), "{:?}", model);
+        prop_assert_eq!(
+            answers_showing(&doc, enc, shown),
+            from_scratch_showing(&model, enc, shown),
+            "{:?}",
+            model
+        );
     }
 }
 
@@ -143,13 +170,13 @@ code
     edit(&mut doc, at, at, "x", enc);
     let edited = text.replacen("answer 150", "xanswer 150", 1);
     let anew = || WRITTEN_ANEW.get();
-    let outline = String::from_utf8(outline_json(&doc, enc).to_vec()).unwrap();
+    let outline = String::from_utf8(outline_json(&doc, enc, Shown::DEFAULT).to_vec()).unwrap();
     assert!(
         (1..=3).contains(&anew()),
         "{} outline entries written",
         anew()
     );
-    let folds = String::from_utf8(folding_json(&doc, enc).to_vec()).unwrap();
+    let folds = String::from_utf8(folding_json(&doc, enc, Shown::DEFAULT).to_vec()).unwrap();
     assert!(
         (1..=3).contains(&anew()),
         "{} messages' folds written",
@@ -209,4 +236,27 @@ fn an_edit_remakes_only_the_pieces_of_the_messages_it_touched() {
     assert!((1..=3).contains(&remade), "{remade} pieces made again");
     answers(&doc, enc);
     assert_eq!(missing(&doc), 0);
+}
+
+/// Messages that leave the listed ones (a new message pushes them into a group) and
+/// come back (it is deleted) are written anew, not copied from where they were in an
+/// older answer.
+#[test]
+fn messages_listed_again_after_being_grouped_are_written_anew() {
+    let enc = PositionEncoding::Utf16;
+    let text: String = (0..4)
+        .map(|i| format!("## @m{i}\nanswer {i}\n\n"))
+        .collect();
+    let mut doc = document(&text);
+    let first = answers_showing(&doc, enc, FEW);
+    assert_eq!(first, from_scratch_showing(&text, enc, FEW));
+    assert!(first.0.contains("messages 1–2") && first.0.contains("@m2: answer 2"));
+    let end = text.len();
+    edit(&mut doc, end, end, "## @m4\nanswer 4\n", enc);
+    let longer = format!("{text}## @m4\nanswer 4\n");
+    let grouped = answers_showing(&doc, enc, FEW);
+    assert_eq!(grouped, from_scratch_showing(&longer, enc, FEW));
+    assert!(grouped.0.contains("messages 3–4") && !grouped.0.contains("@m2: answer 2"));
+    edit(&mut doc, end, longer.len(), "", enc);
+    assert_eq!(answers_showing(&doc, enc, FEW), first);
 }

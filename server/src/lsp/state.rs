@@ -140,6 +140,10 @@ pub struct ClientFlags {
 #[derive(Default)]
 pub struct State {
     pub encoding: PositionEncoding,
+    /// How much of a long chat the outline lists one by one, and its folds (the
+    /// client's `rangeLimit` too).
+    pub outline: super::outline_window::Shown,
+    pub folds: super::outline_window::Shown,
     pub root: Option<PathBuf>,
     /// What the client said it can do.
     pub client_flags: ClientFlags,

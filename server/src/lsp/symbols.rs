@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex};
 use tower_lsp_server::ls_types::*;
 
 use super::convert;
+use super::outline_window::{Shown, group_symbol};
 use super::state::{Document, State, lock};
 use crate::document::ByteRange;
 use crate::document::chat::{Chat, Message, summary_of};
@@ -108,16 +109,34 @@ pub(super) fn symbol(e: Entry, position: impl Fn(usize) -> Position) -> Document
     }
 }
 
-pub fn document_symbols(doc: &Document, enc: PositionEncoding) -> Vec<DocumentSymbol> {
+/// The outline of `doc`: its preamble, the groups of its earlier messages and the
+/// messages `shown` one by one (see `outline_window`).
+pub fn document_symbols(
+    doc: &Document,
+    enc: PositionEncoding,
+    shown: Shown,
+) -> Vec<DocumentSymbol> {
     let text = doc.flat();
+    let chat = &doc.chat;
     // 20k messages ask for 80k positions: one pass over the lines, not a rope lookup each.
     let starts = LineStarts::new(&text);
     let position = |byte| {
         let at = starts.position(byte, enc);
         Position::new(at.line, at.col)
     };
-    entries(&text, &doc.chat)
+    let first = shown.first_alone(chat.messages.len());
+    let preamble = preamble_entry(&text[chat.preamble.clone()], chat);
+    let groups = shown
+        .groups(first)
+        .map(|group| group_symbol(&doc.text, chat, group, enc));
+    let messages = chat.messages[first..]
+        .iter()
+        .map(|m| message_entry(m, &text, 0));
+    preamble
         .map(|e| symbol(e, position))
+        .into_iter()
+        .chain(groups)
+        .chain(messages.map(|e| symbol(e, position)))
         .collect()
 }
 

@@ -17,7 +17,7 @@ pub fn document_symbols_json(
     doc: &super::state::Document,
     enc: crate::document::text::PositionEncoding,
 ) -> Vec<u8> {
-    super::pieces::outline_json(doc, enc).to_vec()
+    super::pieces::outline_json(doc, enc, super::outline_window::Shown::DEFAULT).to_vec()
 }
 
 /// The end of a message's symbol: its range and selection range from the positions

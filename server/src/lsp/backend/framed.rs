@@ -32,9 +32,10 @@ impl Backend {
         &self,
         params: DocumentSymbolParams,
     ) -> Result<Option<framing::RawToken>> {
+        let shown = lock(&self.state).outline;
         Ok(self
             .raw_result(&params.text_document.uri, |doc, enc| {
-                doc.outline_json(|| pieces::outline_json(doc, enc))
+                doc.outline_json(|| pieces::outline_json(doc, enc, shown))
             })
             .await)
     }
@@ -44,9 +45,10 @@ impl Backend {
         &self,
         params: FoldingRangeParams,
     ) -> Result<Option<framing::RawToken>> {
+        let shown = lock(&self.state).folds;
         Ok(self
             .raw_result(&params.text_document.uri, |doc, enc| {
-                pieces::folding_json(doc, enc)
+                pieces::folding_json(doc, enc, shown)
             })
             .await)
     }

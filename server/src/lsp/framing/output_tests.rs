@@ -49,8 +49,12 @@ async fn a_token_becomes_exactly_the_frame_of_its_result() {
     let doc = Document::new(uri, 1, chat.to_owned());
     let raw = RawResults::default();
     for enc in [PositionEncoding::Utf16, PositionEncoding::Utf8] {
-        let outline = DocumentSymbolResponse::Nested(symbols::document_symbols(&doc, enc));
-        let folds = folding::folding_ranges(&doc, enc);
+        let outline = DocumentSymbolResponse::Nested(symbols::document_symbols(
+            &doc,
+            enc,
+            crate::lsp::outline_window::Shown::DEFAULT,
+        ));
+        let folds = folding::folding_ranges(&doc, enc, crate::lsp::outline_window::Shown::DEFAULT);
         let cases = [
             (
                 serde_json::to_value(&outline).unwrap(),
