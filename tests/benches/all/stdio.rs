@@ -113,10 +113,16 @@ impl Server {
 
     /// `initialize` (UTF-16, as VS Code asks) and `initialized`, in the folder `root`.
     pub fn initialize(&mut self, root: &std::path::Path) {
+        self.initialize_with(root, json!({}));
+    }
+
+    /// [`Server::initialize`] with the server's `initializationOptions`.
+    pub fn initialize_with(&mut self, root: &std::path::Path, options: Value) {
         let root = format!("file://{}", root.display());
         self.request(
             "initialize",
-            json!({"processId": null, "rootUri": root, "capabilities": {}}),
+            json!({"processId": null, "rootUri": root, "capabilities": {},
+                   "initializationOptions": options}),
         );
         self.notify("initialized", json!({}));
     }

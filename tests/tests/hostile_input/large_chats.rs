@@ -55,16 +55,36 @@ fn a_chat_opens_with_its_outline(mb: usize) {
     let shown: String = answer.to_string().chars().take(300).collect();
     assert_eq!(answer["id"], 50, "{shown}");
     let symbols = answer["result"].as_array().expect("an outline");
-    assert_eq!(symbols.len(), messages);
+    // Over 5000 messages: the earlier ones in groups of 1000, then the latest one by
+    // one, 5000 entries in all.
+    assert!(messages > 5000, "{messages}");
+    assert_eq!(symbols.len(), 5000);
+    let groups = symbols
+        .iter()
+        .take_while(|s| {
+            s["name"]
+                .as_str()
+                .is_some_and(|n| n.starts_with("messages "))
+        })
+        .count();
+    let first_alone = messages - (5000 - groups);
+    assert_eq!(groups, first_alone.div_ceil(1000));
     let lines_per_message = 50;
-    for at in [0, 1, messages / 2, messages - 1] {
+    for (n, group) in symbols[..groups].iter().enumerate() {
+        let (from, to) = (n * 1000, ((n + 1) * 1000).min(first_alone));
+        assert_eq!(group["name"], format!("messages {}–{to}", from + 1));
+        let heading = json!({"line": from * lines_per_message, "character": 0});
+        assert_eq!(group["selectionRange"]["start"], heading);
+    }
+    for at in [first_alone, first_alone + 1, messages - 2, messages - 1] {
         let author = if at % 2 == 0 { "me" } else { "claude" };
+        let symbol = &symbols[groups + at - first_alone];
         assert_eq!(
-            symbols[at]["name"],
+            symbol["name"],
             format!("@{author}: Message {at} of a long project.")
         );
         let heading = json!({"line": at * lines_per_message, "character": 0});
-        assert_eq!(symbols[at]["selectionRange"]["start"], heading);
+        assert_eq!(symbol["selectionRange"]["start"], heading);
     }
     // The target is twice the chat and 20 MB over a release build's idle of about
     // 10 MB; a debug build's own pages are larger, so its idle is counted instead.
