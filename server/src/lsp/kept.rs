@@ -15,6 +15,14 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use crate::document::chat::Reparsed;
 
+/// The whole document's value kept beside the slots, told how each edit moved them.
+pub trait Whole: Default {
+    /// The slots `at..at + removed` were replaced by `inserted` empty ones.
+    fn spliced(&mut self, _at: usize, _removed: usize, _inserted: usize) {}
+}
+
+impl Whole for () {}
+
 #[derive(Debug)]
 struct Slots<T, K, W> {
     /// Bumped by each edit; a snapshot of another generation (a request still on an
@@ -30,7 +38,7 @@ struct Slots<T, K, W> {
     whole: W,
 }
 
-impl<T, K, W: Default> Default for Slots<T, K, W> {
+impl<T, K, W: Whole> Default for Slots<T, K, W> {
     fn default() -> Self {
         Slots {
             generation: 0,
@@ -49,7 +57,7 @@ pub struct Kept<T, K, W = ()> {
     generation: u64,
 }
 
-impl<T, K, W: Default> Default for Kept<T, K, W> {
+impl<T, K, W: Whole> Default for Kept<T, K, W> {
     fn default() -> Self {
         Kept {
             slots: Arc::default(),
@@ -67,7 +75,7 @@ impl<T, K, W> Clone for Kept<T, K, W> {
     }
 }
 
-impl<T, K: PartialEq, W: Default> Kept<T, K, W> {
+impl<T, K: PartialEq, W: Whole> Kept<T, K, W> {
     /// Carries the slots over an edit that re-parsed as `reparsed` says: the slots of
     /// the messages kept stay.
     pub fn edited(&mut self, reparsed: Reparsed) {
@@ -95,6 +103,7 @@ impl<T, K: PartialEq, W: Default> Kept<T, K, W> {
                     at..at + removed,
                     std::iter::repeat_with(|| None).take(inserted),
                 );
+                kept.whole.spliced(at, removed, inserted);
             }
         }
     }

@@ -15,7 +15,6 @@ use crate::conversation::problems::{
 };
 use crate::conversation::roster::Roster;
 use crate::conversation::seen::SEEN_KEY;
-use crate::document::chat::Message;
 use crate::document::foreign;
 use crate::document::status::TurnStatus;
 use crate::document::text::Text;
@@ -60,8 +59,9 @@ impl PartialEq for TeamKey {
     }
 }
 
-/// The checks of one document's messages, kept across edits, for one team.
-pub type SharedChecks = Kept<MessageChecks, TeamKey>;
+/// The checks of one document's messages, kept across edits, for one team, and what
+/// each block of them adds up to.
+pub type SharedChecks = Kept<MessageChecks, TeamKey, blocks::Blocks>;
 
 /// The first `limit` problems of `doc`'s chat read with `roster` (of `team`), and how
 /// many more: what `problems::check_capped` finds on the whole text.
@@ -85,42 +85,78 @@ pub fn chat_problems(
         whole.as_str()
     };
     let mut out = Collector::new(chat, roster, clis, foreign_text, limit);
-    let mut fences = Vec::new();
-    each_message(doc, team, roster, |_, m, made| {
-        let delta = m.range().start as isize - made.base as isize;
-        for check in made.checks.iter() {
-            out.add_moved(check, made.base, delta);
+    let moved = |i: usize, made: &MessageChecks| {
+        (
+            made.base,
+            chat.messages[i].range().start as isize - made.base as isize,
+        )
+    };
+    with_walk(doc, team, roster, |walk| {
+        for b in 0..walk.block_count() {
+            let block = walk.block(b);
+            if !block.has_checks() {
+                continue;
+            }
+            if out.only_counts() {
+                // Where they are no longer matters: the block's sums say it all.
+                out.count_more(block.found, block.worst_found);
+                for handle in &block.named {
+                    out.names_member(handle, || 0..0);
+                }
+                for handle in &block.imported {
+                    out.imported_handle(handle, || 0..0);
+                }
+                continue;
+            }
+            for i in walk.messages_of(b) {
+                let made = walk.message(i);
+                let (base, delta) = moved(i, made);
+                for check in made.checks.iter() {
+                    out.add_moved(check, base, delta);
+                }
+            }
         }
-        let moved = made
-            .fences
-            .iter()
-            .map(|f| shifted_problem(f, made.base, delta));
-        fences.extend(moved);
+        // Unclosed fences come after every message's checks, the preamble's first.
+        let preamble_open = chat.preamble_code_blocks.iter().filter(|b| !b.closed);
+        let mut preamble = String::new();
+        for block in preamble_open {
+            let part = part_of(text, chat.preamble.clone(), &mut preamble);
+            out.push(unclosed_fence(part, chat.preamble.start, block));
+        }
+        for b in 0..walk.block_count() {
+            let block = walk.block(b);
+            if block.fences == 0 {
+                continue;
+            }
+            if out.only_counts() {
+                out.count_more(block.fences, block.worst_fence);
+                continue;
+            }
+            for i in walk.messages_of(b) {
+                let made = walk.message(i);
+                let (base, delta) = moved(i, made);
+                for fence in made.fences.iter() {
+                    out.push(shifted_problem(fence, base, delta));
+                }
+            }
+        }
     });
-    let preamble_open = chat.preamble_code_blocks.iter().filter(|b| !b.closed);
-    let mut preamble = String::new();
-    for block in preamble_open {
-        let part = part_of(text, chat.preamble.clone(), &mut preamble);
-        out.push(unclosed_fence(part, chat.preamble.start, block));
-    }
-    for fence in fences {
-        out.push(fence);
-    }
     out.finish()
 }
 
-/// Hands `each` the checks of every message of `doc`, in order, made where they were not
-/// kept.
-fn each_message(
+/// Runs `work` on the checks of every message of `doc` and their blocks, made where
+/// they were not kept.
+fn with_walk<R>(
     doc: &Document,
     team: &Arc<Team>,
     roster: &Roster,
-    mut each: impl FnMut(usize, &Message, &MessageChecks),
-) {
+    work: impl FnOnce(&mut blocks::Walk) -> R,
+) -> R {
     let (text, chat) = (&doc.text, &*doc.chat);
     let mut front = None;
     let mut buf = String::new();
-    let mut make = |m: &Message| {
+    let mut make = |i: usize| {
+        let m = &chat.messages[i];
         let range = m.range();
         let part = part_of(text, range.clone(), &mut buf);
         let base = range.start;
@@ -155,53 +191,51 @@ fn each_message(
         }
     };
     let key = TeamKey(team.clone());
-    doc.checks
-        .with(key, chat.messages.len(), |slots| match slots {
-            Some(slots) => {
-                for (i, (m, slot)) in chat.messages.iter().zip(slots.iter_mut()).enumerate() {
-                    each(i, m, slot.get_or_insert_with(|| make(m)));
-                }
-            }
-            None => {
-                for (i, m) in chat.messages.iter().enumerate() {
-                    each(i, m, &make(m));
-                }
-            }
-        });
+    let count = chat.messages.len();
+    doc.checks.with_whole(key, count, |kept| match kept {
+        Some((slots, blocks)) => work(&mut blocks::Walk {
+            slots,
+            blocks,
+            make: &mut make,
+        }),
+        None => {
+            // A snapshot of an older version: nothing it makes is kept.
+            let mut slots: Vec<Option<MessageChecks>> = (0..count).map(|_| None).collect();
+            work(&mut blocks::Walk {
+                slots: &mut slots,
+                blocks: &mut blocks::Blocks::default(),
+                make: &mut make,
+            })
+        }
+    })
 }
 
 /// The first message the code lenses read: the lenses of the chat's messages from it on
 /// are those of the whole chat. They read the message queued last, the last message
 /// routing counts and, when that is the human's, the messages back to the AI member's
 /// before it (round robin hands on from there), and the last section of each member
-/// in `running`. Found from the kept facts, without reading the text.
+/// in `running`. Found from the kept facts, from the end, without reading the text.
 pub fn lens_tail(doc: &Document, team: &Arc<Team>, roster: &Roster, running: &[String]) -> usize {
-    let mut first = doc.chat.messages.len();
-    let (mut queued, mut counting, mut ai_before) = (None, None, None);
-    let mut last_ai = None;
-    let mut sections = vec![None; running.len()];
-    each_message(doc, team, roster, |i, _, made| {
-        let facts = &made.facts;
-        if facts.queued {
-            queued = Some(i);
+    with_walk(doc, team, roster, |walk| {
+        let end = walk.len();
+        let queued = walk.last_before(end, |b| b.last_queued.is_some(), |m| m.facts.queued);
+        let counting = walk.last_before(end, |b| b.last_counting.is_some(), |m| m.facts.counts);
+        let ai_before =
+            counting.and_then(|c| walk.last_before(c, |b| b.last_ai.is_some(), |m| m.facts.ai));
+        let mut first = end;
+        for read in [queued, counting, ai_before] {
+            first = first.min(read.unwrap_or(usize::MAX));
         }
-        if facts.counts {
-            counting = Some(i);
-            ai_before = last_ai;
+        for member in running {
+            let section = walk.last_before(
+                end,
+                |b| b.handles.iter().any(|(h, _)| **h == **member),
+                |m| *m.facts.handle == **member,
+            );
+            first = first.min(section.unwrap_or(usize::MAX));
         }
-        if facts.ai {
-            last_ai = Some(i);
-        }
-        for (member, section) in running.iter().zip(sections.iter_mut()) {
-            if *facts.handle == **member {
-                *section = Some(i);
-            }
-        }
-    });
-    for read in [queued, counting, ai_before].into_iter().chain(sections) {
-        first = first.min(read.unwrap_or(usize::MAX));
-    }
-    first
+        first
+    })
 }
 
 /// Whether a member of `roster` that resumes its sessions may have seen a message that
@@ -211,20 +245,28 @@ pub fn lens_tail(doc: &Document, team: &Arc<Team>, roster: &Roster, running: &[S
 /// say so.
 pub fn may_have_seen_changes(doc: &Document, team: &Arc<Team>, roster: &Roster) -> bool {
     let resuming: Vec<_> = roster.members.iter().filter(|m| m.resume).collect();
-    // Per resuming member: whether its latest answer with a session records `seen=`.
-    let mut latest = vec![false; resuming.len()];
-    each_message(doc, team, roster, |_, _, made| {
-        let facts = &made.facts;
-        let Some(agent) = facts.session_agent.as_deref() else {
-            return;
-        };
-        for (member, records) in resuming.iter().zip(latest.iter_mut()) {
-            if member.agent == agent && member.handle.eq_ignore_ascii_case(&facts.handle) {
-                *records = facts.records_seen;
-            }
-        }
-    });
-    latest.contains(&true)
+    if resuming.is_empty() {
+        return false;
+    }
+    with_walk(doc, team, roster, |walk| {
+        let end = walk.len();
+        resuming.iter().any(|member| {
+            let (agent, handle) = (member.agent.as_str(), member.handle.as_str());
+            let latest = walk.last_before(
+                end,
+                |b| {
+                    b.sessions
+                        .iter()
+                        .any(|(h, a, _)| &**a == agent && h.eq_ignore_ascii_case(handle))
+                },
+                |m| {
+                    m.facts.session_agent.as_deref() == Some(agent)
+                        && m.facts.handle.eq_ignore_ascii_case(handle)
+                },
+            );
+            latest.is_some_and(|i| walk.message(i).facts.records_seen)
+        })
+    })
 }
 
 /// The bytes `range` of `text`, read into `buf` when the text is a rope.
@@ -237,6 +279,9 @@ fn part_of<'a>(text: &'a Text, range: std::ops::Range<usize>, buf: &'a mut Strin
         }
     }
 }
+
+#[path = "check_blocks.rs"]
+mod blocks;
 
 #[cfg(test)]
 #[path = "message_problems_tests.rs"]

@@ -130,6 +130,110 @@ proptest! {
     }
 }
 
+/// `lens_tail` as it walked every message in order before blocks.
+fn lens_tail_in_order(
+    doc: &Document,
+    team: &Arc<Team>,
+    roster: &Roster,
+    running: &[String],
+) -> usize {
+    with_walk(doc, team, roster, |walk| {
+        let (mut queued, mut counting, mut ai_before, mut last_ai) = (None, None, None, None);
+        let mut sections = vec![None; running.len()];
+        for i in 0..walk.len() {
+            let facts = &walk.message(i).facts;
+            if facts.queued {
+                queued = Some(i);
+            }
+            if facts.counts {
+                counting = Some(i);
+                ai_before = last_ai;
+            }
+            if facts.ai {
+                last_ai = Some(i);
+            }
+            for (member, section) in running.iter().zip(sections.iter_mut()) {
+                if *facts.handle == **member {
+                    *section = Some(i);
+                }
+            }
+        }
+        [queued, counting, ai_before]
+            .into_iter()
+            .chain(sections)
+            .map(|read| read.unwrap_or(usize::MAX))
+            .fold(walk.len(), usize::min)
+    })
+}
+
+/// `may_have_seen_changes` as it walked every message in order before blocks.
+fn seen_changes_in_order(doc: &Document, team: &Arc<Team>, roster: &Roster) -> bool {
+    let resuming: Vec<_> = roster.members.iter().filter(|m| m.resume).collect();
+    let mut latest = vec![false; resuming.len()];
+    with_walk(doc, team, roster, |walk| {
+        for i in 0..walk.len() {
+            let facts = &walk.message(i).facts;
+            let Some(agent) = facts.session_agent.as_deref() else {
+                continue;
+            };
+            for (member, records) in resuming.iter().zip(latest.iter_mut()) {
+                if member.agent == agent && member.handle.eq_ignore_ascii_case(&facts.handle) {
+                    *records = facts.records_seen;
+                }
+            }
+        }
+    });
+    latest.contains(&true)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// With the blocks kept across edits (three messages each in tests): past a small
+    /// limit the problems are counted as the whole-text check counts them, and the
+    /// lenses' first message and the `seen=` question are those of a walk over every
+    /// message.
+    #[test]
+    fn blocks_kept_across_edits_answer_as_every_message_does(
+        text in chat_text(),
+        edits in edits(),
+        limit in 0usize..4,
+    ) {
+        let (dir, uri) = workspace();
+        let state = state(dir.path());
+        let enc = PositionEncoding::Utf16;
+        let mut doc = Document::new(uri.clone(), 1, text.clone());
+        let mut model = text;
+        let team = team_of(&state, doc.path.as_deref(), &doc.chat).team;
+        let clis = crate::lsp::diagnostics::Installed::of(&state);
+        let running = ["a".to_owned(), "bot".to_owned(), "me".to_owned()];
+        for (at, len, part) in edits {
+            let roster = Roster::new(&team, doc.chat.front_matter.as_ref());
+            chat_problems(&doc, &team, &roster, &clis, limit);
+            let insert = PARTS.get(part).copied().unwrap_or("");
+            edit_both(&mut doc, &mut model, (at, len), insert, enc);
+            let roster = Roster::new(&team, doc.chat.front_matter.as_ref());
+            let kept = chat_problems(&doc, &team, &roster, &clis, limit);
+            let whole = problems::check_capped(&model, &doc.chat, &roster, &clis, limit);
+            prop_assert!(same(&kept, &whole), "{:?}\n{:?}\n{:?}", model, kept, whole);
+            for members in [&running[..0], &running[..1], &running[..]] {
+                prop_assert_eq!(
+                    lens_tail(&doc, &team, &roster, members),
+                    lens_tail_in_order(&doc, &team, &roster, members),
+                    "{:?}",
+                    model
+                );
+            }
+            prop_assert_eq!(
+                may_have_seen_changes(&doc, &team, &roster),
+                seen_changes_in_order(&doc, &team, &roster),
+                "{:?}",
+                model
+            );
+        }
+    }
+}
+
 /// Past the limit, problems are counted as the whole-text check counts them.
 #[test]
 fn a_chat_over_the_limit_counts_the_rest_alike() {

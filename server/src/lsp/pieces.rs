@@ -63,6 +63,9 @@ enum Answer {
 #[derive(Debug, Default)]
 pub struct Written([Option<(u32, Arc<Vec<u8>>)>; 2]);
 
+/// The edited messages' slots are empty: their entries are written anew.
+impl super::kept::Whole for Written {}
+
 /// The pieces of one document's messages, kept across edits, for one position encoding.
 pub type SharedPieces = super::kept::Kept<Piece, PositionEncoding, Written>;
 

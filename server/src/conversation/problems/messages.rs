@@ -233,40 +233,65 @@ impl<'a> Collector<'a> {
                 .count(moved(&problem.range, from, delta), problem.severity),
             Check::Found(problem) => self.found.push(shifted_problem(problem, from, delta)),
             Check::NamesMember { handle, range } => {
-                // One lookup per member per document: it searches PATH, and a long chat
-                // names the same members thousands of times. One warning per member
-                // keeps the file readable too.
-                if self
-                    .looked_up
-                    .iter()
-                    .any(|h| h.eq_ignore_ascii_case(handle))
-                {
-                    return;
-                }
-                self.looked_up.push(handle.clone());
-                let Some(member) = self.roster.member(handle) else {
-                    return;
-                };
-                if let Some((error, install)) = self.clis.missing(member) {
-                    self.found.push(Problem {
-                        range: moved(range, from, delta),
-                        severity: Severity::Warning,
-                        code: "cli-missing",
-                        message: super::missing_message(member, &error, install.as_deref()),
-                        fixes: Vec::new(),
-                    });
-                }
+                self.names_member(handle, || moved(range, from, delta));
             }
             Check::ImportedHandle { handle, range } => {
-                if self.reported.iter().any(|h| h.eq_ignore_ascii_case(handle)) {
-                    return;
-                }
-                self.reported.push(handle.clone());
-                let range = moved(range, from, delta);
-                let problem = foreign_format::imported_handle(handle, range, self.roster);
-                self.found.push(problem);
+                self.imported_handle(handle, || moved(range, from, delta));
             }
         }
+    }
+
+    /// Whether what is added now is only counted, and the first of those counted is
+    /// known: where a problem is, or which of several comes first, no longer matters.
+    pub fn only_counts(&self) -> bool {
+        self.found.is_full() && self.found.first_more.is_some()
+    }
+
+    /// Counts `n` problems, the worst `worst`, once [`Collector::only_counts`].
+    pub fn count_more(&mut self, n: usize, worst: Option<Severity>) {
+        debug_assert!(self.only_counts());
+        if let Some(worst) = worst.filter(|_| n > 0) {
+            self.found.more += n;
+            self.found.worst_more = Some(self.found.worst_more.map_or(worst, |w| w.min(worst)));
+        }
+    }
+
+    /// The member `handle` is named at `range`: the first place of each member carries
+    /// the warning that its CLI is missing.
+    pub fn names_member(&mut self, handle: &str, range: impl FnOnce() -> ByteRange) {
+        // One lookup per member per document: it searches PATH, and a long chat
+        // names the same members thousands of times. One warning per member
+        // keeps the file readable too.
+        if self
+            .looked_up
+            .iter()
+            .any(|h| h.eq_ignore_ascii_case(handle))
+        {
+            return;
+        }
+        self.looked_up.push(handle.to_owned());
+        let Some(member) = self.roster.member(handle) else {
+            return;
+        };
+        if let Some((error, install)) = self.clis.missing(member) {
+            self.found.push(Problem {
+                range: range(),
+                severity: Severity::Warning,
+                code: "cli-missing",
+                message: super::missing_message(member, &error, install.as_deref()),
+                fixes: Vec::new(),
+            });
+        }
+    }
+
+    /// An imported answer under `handle` at `range`: reported at the first of each.
+    pub fn imported_handle(&mut self, handle: &str, range: impl FnOnce() -> ByteRange) {
+        if self.reported.iter().any(|h| h.eq_ignore_ascii_case(handle)) {
+            return;
+        }
+        self.reported.push(handle.to_owned());
+        let problem = foreign_format::imported_handle(handle, range(), self.roster);
+        self.found.push(problem);
     }
 
     pub fn finish(self) -> Found {

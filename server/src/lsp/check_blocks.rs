@@ -1,0 +1,183 @@
+//! What a block of consecutive messages' checks add up to, kept beside the checks: a
+//! chat of 500k messages is walked block by block after a keystroke, and only the
+//! block the edit touched is added up again. The diagnostics skip blocks that have
+//! nothing to report (or only count them once the shown problems are full), and the
+//! code lenses and the `seen=` question look for the latest messages of a kind from
+//! the end.
+
+use super::MessageChecks;
+use crate::conversation::problems::Check;
+use crate::team::Severity;
+
+/// Messages per block. Small in tests, so that random chats span several.
+pub const BLOCK: usize = if cfg!(test) { 3 } else { 128 };
+
+/// What the messages of one block add up to. Message indices are the chat's.
+#[derive(Debug, Default)]
+pub struct Block {
+    /// Problems of the messages alone, and the worst of them.
+    pub found: usize,
+    pub worst_found: Option<Severity>,
+    /// Members named and imported answers' handles (each once, ignoring case).
+    pub named: Vec<Box<str>>,
+    pub imported: Vec<Box<str>>,
+    /// Unclosed code blocks, and the worst of their warnings.
+    pub fences: usize,
+    pub worst_fence: Option<Severity>,
+    /// The last message marked queued, routing counts, an AI member wrote.
+    pub last_queued: Option<usize>,
+    pub last_counting: Option<usize>,
+    pub last_ai: Option<usize>,
+    /// Each heading's handle as written, and its last message.
+    pub handles: Vec<(Box<str>, usize)>,
+    /// Each (handle, agent) of a message naming a session, and whether its last such
+    /// message records what the turn saw (`seen=`).
+    pub sessions: Vec<(Box<str>, Box<str>, bool)>,
+}
+
+impl Block {
+    /// Adds message `i` up into the block.
+    fn add(&mut self, i: usize, made: &MessageChecks) {
+        for check in made.checks.iter() {
+            match check {
+                Check::Found(problem) => {
+                    self.found += 1;
+                    self.worst_found = worst(self.worst_found, problem.severity);
+                }
+                Check::NamesMember { handle, .. } => once(&mut self.named, handle),
+                Check::ImportedHandle { handle, .. } => once(&mut self.imported, handle),
+            }
+        }
+        for fence in made.fences.iter() {
+            self.fences += 1;
+            self.worst_fence = worst(self.worst_fence, fence.severity);
+        }
+        let facts = &made.facts;
+        if facts.queued {
+            self.last_queued = Some(i);
+        }
+        if facts.counts {
+            self.last_counting = Some(i);
+        }
+        if facts.ai {
+            self.last_ai = Some(i);
+        }
+        match self.handles.iter_mut().find(|(h, _)| *h == facts.handle) {
+            Some((_, last)) => *last = i,
+            None => self.handles.push((facts.handle.clone(), i)),
+        }
+        if let Some(agent) = &facts.session_agent {
+            let same = |(h, a, _): &&mut (Box<str>, Box<str>, bool)| {
+                h.eq_ignore_ascii_case(&facts.handle) && a == agent
+            };
+            match self.sessions.iter_mut().find(same) {
+                Some((_, _, records)) => *records = facts.records_seen,
+                None => {
+                    let entry = (facts.handle.clone(), agent.clone(), facts.records_seen);
+                    self.sessions.push(entry);
+                }
+            }
+        }
+    }
+
+    /// Whether the block adds anything to the chat's problems but its fences.
+    pub fn has_checks(&self) -> bool {
+        self.found > 0 || !self.named.is_empty() || !self.imported.is_empty()
+    }
+}
+
+fn worst(so_far: Option<Severity>, severity: Severity) -> Option<Severity> {
+    Some(so_far.map_or(severity, |w| w.min(severity)))
+}
+
+fn once(handles: &mut Vec<Box<str>>, handle: &str) {
+    if !handles.iter().any(|h| h.eq_ignore_ascii_case(handle)) {
+        handles.push(handle.into());
+    }
+}
+
+/// The blocks of one document's checks, each added up when first asked for; an edit
+/// empties the blocks whose messages it moved.
+#[derive(Debug, Default)]
+pub struct Blocks(Vec<Option<Block>>);
+
+impl super::super::kept::Whole for Blocks {
+    fn spliced(&mut self, at: usize, removed: usize, inserted: usize) {
+        let first = at / BLOCK;
+        if removed == inserted {
+            // The messages after kept their places: only the blocks of those replaced.
+            let end = (at + removed).div_ceil(BLOCK).max(first + 1);
+            for block in self.0.iter_mut().take(end).skip(first) {
+                *block = None;
+            }
+        } else {
+            self.0.truncate(first);
+        }
+    }
+}
+
+/// The checks of every message and the blocks they add up to, for one walk.
+pub struct Walk<'a> {
+    pub slots: &'a mut [Option<MessageChecks>],
+    pub blocks: &'a mut Blocks,
+    pub make: &'a mut dyn FnMut(usize) -> MessageChecks,
+}
+
+impl Walk<'_> {
+    pub fn len(&self) -> usize {
+        self.slots.len()
+    }
+
+    pub fn block_count(&self) -> usize {
+        self.slots.len().div_ceil(BLOCK)
+    }
+
+    /// The messages of block `b`.
+    pub fn messages_of(&self, b: usize) -> std::ops::Range<usize> {
+        b * BLOCK..((b + 1) * BLOCK).min(self.slots.len())
+    }
+
+    /// The checks of message `i`, made when they were not kept.
+    pub fn message(&mut self, i: usize) -> &MessageChecks {
+        let make = &mut *self.make;
+        self.slots[i].get_or_insert_with(|| make(i))
+    }
+
+    /// Block `b`, added up when it was not kept.
+    pub fn block(&mut self, b: usize) -> &Block {
+        if self.blocks.0.len() <= b {
+            self.blocks.0.resize_with(b + 1, || None);
+        }
+        if self.blocks.0[b].is_none() {
+            let mut block = Block::default();
+            for i in self.messages_of(b) {
+                block.add(i, self.message(i));
+            }
+            self.blocks.0[b] = Some(block);
+        }
+        self.blocks.0[b].as_ref().expect("added up above")
+    }
+
+    /// The last message before `end` for which `pick` says yes of its block, and
+    /// `test` of the message itself: blocks from the end, messages only in a block
+    /// `pick` says may hold one.
+    pub fn last_before(
+        &mut self,
+        end: usize,
+        pick: impl Fn(&Block) -> bool,
+        test: impl Fn(&MessageChecks) -> bool,
+    ) -> Option<usize> {
+        let end = end.min(self.len());
+        for b in (0..end.div_ceil(BLOCK)).rev() {
+            if !pick(self.block(b)) {
+                continue;
+            }
+            for i in self.messages_of(b).rev().filter(|&i| i < end) {
+                if test(self.message(i)) {
+                    return Some(i);
+                }
+            }
+        }
+        None
+    }
+}
