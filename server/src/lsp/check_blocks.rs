@@ -79,11 +79,6 @@ impl Block {
             }
         }
     }
-
-    /// Whether the block adds anything to the chat's problems but its fences.
-    pub fn has_checks(&self) -> bool {
-        self.found > 0 || !self.named.is_empty() || !self.imported.is_empty()
-    }
 }
 
 fn worst(so_far: Option<Severity>, severity: Severity) -> Option<Severity> {

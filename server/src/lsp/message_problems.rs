@@ -94,7 +94,9 @@ pub fn chat_problems(
     with_walk(doc, team, roster, |walk| {
         for b in 0..walk.block_count() {
             let block = walk.block(b);
-            if !block.has_checks() {
+            // Members named before are not looked up again: a chat's every heading
+            // names one.
+            if block.found == 0 && out.adds_nothing(&block.named, &block.imported) {
                 continue;
             }
             if out.only_counts() {

@@ -256,6 +256,15 @@ impl<'a> Collector<'a> {
         }
     }
 
+    /// Whether naming these members and importing answers under these handles adds
+    /// nothing: each was named or imported before.
+    pub fn adds_nothing(&self, named: &[Box<str>], imported: &[Box<str>]) -> bool {
+        let known =
+            |seen: &[String], handle: &str| seen.iter().any(|h| h.eq_ignore_ascii_case(handle));
+        named.iter().all(|h| known(&self.looked_up, h))
+            && imported.iter().all(|h| known(&self.reported, h))
+    }
+
     /// The member `handle` is named at `range`: the first place of each member carries
     /// the warning that its CLI is missing.
     pub fn names_member(&mut self, handle: &str, range: impl FnOnce() -> ByteRange) {
