@@ -19,7 +19,7 @@ pub fn folding_ranges(doc: &Document, enc: PositionEncoding, shown: Shown) -> Ve
     let line = |offset: usize| starts.position(offset, enc).line;
     let mut out = Vec::new();
     let mut buf = String::new();
-    for group in shown.groups(first) {
+    for group in shown.groups(first, chat.messages.len()) {
         for (start_line, end_line, _) in group_fold(&doc.text, chat, group, &mut buf).0 {
             out.push(FoldingRange {
                 start_line,

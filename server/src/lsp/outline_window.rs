@@ -19,7 +19,8 @@ use crate::document::text::{LineCol, PositionEncoding, Text, saturate};
 pub struct Shown {
     /// Entries at most: the latest messages, after the groups of the earlier ones.
     pub items: usize,
-    /// Messages per group (at least 2, so that groups take fewer entries).
+    /// Messages per group at least (at least 2, so that groups take fewer entries);
+    /// more in a chat so long that it would make over [`Shown::GROUPS`] groups.
     pub group: usize,
 }
 
@@ -32,6 +33,9 @@ impl Default for Shown {
 impl Shown {
     /// VS Code's own limits for a document's folds and a JSON file's symbols.
     pub const ITEMS: usize = 5000;
+    /// Groups at most, about: each costs a few lookups in the text at every keystroke,
+    /// and a hundred still lead to any part of a history.
+    pub const GROUPS: usize = 100;
     pub const DEFAULT: Shown = Shown {
         items: Shown::ITEMS,
         group: 1000,
@@ -52,7 +56,7 @@ impl Shown {
         if count <= self.items {
             return 0;
         }
-        let group = self.group.max(2);
+        let group = self.group_size(count);
         // The least `first` with `first >= count - items + ceil(first / group)`: the
         // right side grows slower than `first`, so going up from below reaches it.
         let mut first = count - self.items;
@@ -68,10 +72,17 @@ impl Shown {
         }
     }
 
-    /// The groups of the messages before `first` (see [`Shown::first_alone`]), as
-    /// ranges of message indices.
-    pub fn groups(self, first: usize) -> impl Iterator<Item = Range<usize>> {
+    /// Messages per group in a chat of `count`: [`Shown::group`], or a multiple of it
+    /// that makes no more than about [`Shown::GROUPS`] groups.
+    fn group_size(self, count: usize) -> usize {
         let group = self.group.max(2);
+        count.div_ceil(Shown::GROUPS).div_ceil(group).max(1) * group
+    }
+
+    /// The groups of the messages before `first` (see [`Shown::first_alone`]) of
+    /// `count`, as ranges of message indices.
+    pub fn groups(self, first: usize, count: usize) -> impl Iterator<Item = Range<usize>> {
+        let group = self.group_size(count);
         (0..first)
             .step_by(group)
             .map(move |start| start..(start + group).min(first))
@@ -151,9 +162,10 @@ mod tests {
                 let shown = Shown { items, group };
                 for count in 0..200 {
                     let first = shown.first_alone(count);
-                    let entries = shown.groups(first).count() + (count - first);
-                    let fits =
-                        |first: usize| shown.groups(first).count() + (count - first) <= items;
+                    let entries = shown.groups(first, count).count() + (count - first);
+                    let fits = |first: usize| {
+                        shown.groups(first, count).count() + (count - first) <= items
+                    };
                     if fits(count) {
                         assert!(entries <= items, "{items} {group} {count}: {entries}");
                         // The fewest messages in groups: one fewer would not fit.
@@ -162,7 +174,7 @@ mod tests {
                         // More groups than entries: all of them are grouped.
                         assert_eq!(first, count);
                     }
-                    let grouped: usize = shown.groups(first).map(|g| g.len()).sum();
+                    let grouped: usize = shown.groups(first, count).map(|g| g.len()).sum();
                     assert_eq!(grouped, first);
                 }
             }
@@ -171,10 +183,19 @@ mod tests {
 
     #[test]
     fn the_default_lists_the_latest_messages_of_a_long_chat() {
-        let first = Shown::DEFAULT.first_alone(500_000);
-        let groups = Shown::DEFAULT.groups(first).count();
-        assert_eq!(groups + (500_000 - first), Shown::ITEMS);
-        // 495,496 messages in 496 groups, then the latest 4504.
-        assert_eq!((first, groups), (495_496, 496));
+        let shown = Shown::DEFAULT;
+        let first = shown.first_alone(12_000);
+        assert_eq!(
+            shown.groups(first, 12_000).count() + (12_000 - first),
+            Shown::ITEMS
+        );
+        // 7008 messages in 8 groups of 1000 (the last of 8), then the latest 4992.
+        assert_eq!((first, shown.groups(first, 12_000).count()), (7008, 8));
+        // Half a million: about a hundred groups of 5000, then the latest messages.
+        let first = shown.first_alone(500_000);
+        let groups: Vec<_> = shown.groups(first, 500_000).collect();
+        assert_eq!(groups.len() + (500_000 - first), Shown::ITEMS);
+        assert_eq!(groups[0], 0..5000);
+        assert_eq!((first, groups.len()), (495_100, 100));
     }
 }

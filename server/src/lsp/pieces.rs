@@ -294,7 +294,7 @@ pub fn outline_json(doc: &Document, enc: PositionEncoding, shown: Shown) -> Arc<
         }
     }
     let first = shown.first_alone(chat.messages.len());
-    for group in shown.groups(first) {
+    for group in shown.groups(first, chat.messages.len()) {
         if out.len() > 1 {
             out.push(b',');
         }
@@ -328,7 +328,7 @@ pub fn folding_json(doc: &Document, enc: PositionEncoding, shown: Shown) -> Arc<
         chat.preamble_code_blocks.iter().map(|b| b.range.clone()),
     );
     let first = shown.first_alone(chat.messages.len());
-    for group in shown.groups(first) {
+    for group in shown.groups(first, chat.messages.len()) {
         folds.0.extend(group_fold(text, chat, group, &mut part).0);
     }
     let mut out = write_folds(folds);

@@ -127,7 +127,7 @@ pub fn document_symbols(
     let first = shown.first_alone(chat.messages.len());
     let preamble = preamble_entry(&text[chat.preamble.clone()], chat);
     let groups = shown
-        .groups(first)
+        .groups(first, chat.messages.len())
         .map(|group| group_symbol(&doc.text, chat, group, enc));
     let messages = chat.messages[first..]
         .iter()
