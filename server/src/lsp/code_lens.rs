@@ -34,7 +34,7 @@ pub fn code_lenses(state: &Mutex<State>, doc: &Document, enc: PositionEncoding) 
     let from = message_problems::lens_tail(doc, &team, &roster, &members);
     let chat = doc.chat.tail(from);
     let base = doc.chat.len - chat.len;
-    let text = doc.text.slice(base..doc.chat.len);
+    let text = doc.text_from(base);
     let scope = Scope {
         text: &text,
         chat: &chat,

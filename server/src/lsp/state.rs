@@ -37,6 +37,25 @@ pub struct Document {
     pub(super) checks: super::message_problems::SharedChecks,
     /// What the `seen=` check needs of each message, kept across edits.
     pub(super) seen: super::seen_kept::SharedSeen,
+    /// The text from a message on to the end, as last read ([`Document::text_from`]),
+    /// carried over edits before it.
+    tail: Arc<std::sync::Mutex<KeptTail>>,
+}
+
+/// Where the text read last started, and the text from there to the end.
+type KeptTail = Option<(usize, Arc<String>)>;
+
+/// The text of a document from a byte on, shared: `&str` of it.
+pub struct TextFrom {
+    text: Arc<String>,
+    skip: usize,
+}
+
+impl std::ops::Deref for TextFrom {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.text[self.skip..]
+    }
 }
 
 impl Document {
@@ -62,7 +81,37 @@ impl Document {
             pieces: Default::default(),
             checks: Default::default(),
             seen: Default::default(),
+            tail: Arc::default(),
         }
+    }
+
+    /// The text from byte `base` to the end. The code lenses and the waits read the
+    /// latest messages after every keystroke; a keystroke before them (in a long chat,
+    /// mostly) leaves them as they were, and a large answer is not copied again.
+    pub fn text_from(&self, base: usize) -> TextFrom {
+        if let Some(flat) = self.text.as_flat() {
+            let skip = base.min(flat.len());
+            if flat.is_char_boundary(skip) {
+                return TextFrom {
+                    text: flat.clone(),
+                    skip,
+                };
+            }
+        }
+        let mut kept = self.tail.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((from, text)) = kept.as_ref()
+            && let Some(skip) = base.checked_sub(*from)
+            && text.is_char_boundary(skip.min(text.len()))
+            && skip <= text.len()
+        {
+            return TextFrom {
+                text: text.clone(),
+                skip,
+            };
+        }
+        let text = Arc::new(self.text.slice(base..self.text.len_bytes()));
+        *kept = Some((base, text.clone()));
+        TextFrom { text, skip: 0 }
     }
 
     /// The serialized outline of this version, made by `make` on first use.
@@ -99,6 +148,14 @@ impl Document {
         self.seen.edited(reparsed);
         self.flat = Arc::default();
         self.outline_json = Arc::default();
+        // The tail read last is this version's too when the edit was before it (older
+        // snapshots keep theirs).
+        let tail = self.tail.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        let moved = tail.filter(|(from, _)| edit.old_end <= *from);
+        self.tail =
+            Arc::new(std::sync::Mutex::new(moved.map(|(from, text)| {
+                (from.wrapping_add_signed(edit.delta()), text)
+            })));
         edit
     }
 }
@@ -277,4 +334,46 @@ pub fn lock(state: &Mutex<State>) -> std::sync::MutexGuard<'_, State> {
     state
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::Document;
+    use crate::document::text::PositionEncoding;
+    use crate::lsp::edit_model_tests::edit_both;
+
+    proptest! {
+        /// The text from a byte on is the text's, whatever was read before and
+        /// wherever the edits since were (before it, in it, after it), and a
+        /// snapshot taken before an edit keeps its own.
+        #[test]
+        fn the_text_from_a_byte_on_follows_every_edit(
+            text in "(## @a\n|é😀|x|\n|\r\n){0,30}",
+            steps in proptest::collection::vec(
+                (0usize..200, 0usize..20, "(## @b\n|y|é|\n){0,3}", 0usize..200),
+                1..12,
+            ),
+        ) {
+            let enc = PositionEncoding::Utf16;
+            let mut doc = Document::new("file:///ws/a.chat.md".parse().unwrap(), 1, text.clone());
+            let mut model = text;
+            for (at, len, insert, from) in steps {
+                let read = |doc: &Document, model: &str| {
+                    let from = from.min(model.len());
+                    let from = (0..=from).rev().find(|&b| model.is_char_boundary(b)).unwrap();
+                    (doc.text_from(from).to_string(), model[from..].to_owned())
+                };
+                let (got, want) = read(&doc, &model);
+                prop_assert_eq!(got, want);
+                let snapshot = (doc.clone(), model.clone());
+                edit_both(&mut doc, &mut model, (at, len), &insert, enc);
+                let (got, want) = read(&doc, &model);
+                prop_assert_eq!(got, want);
+                let (got, want) = read(&snapshot.0, &snapshot.1);
+                prop_assert_eq!(got, want);
+            }
+        }
+    }
 }

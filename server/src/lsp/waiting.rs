@@ -44,14 +44,14 @@ pub fn problems(text: &str, chat: &Chat) -> Vec<Problem> {
 /// from the last human one sent on are read (a tail of the chat growing until it holds
 /// that message), not the whole text of a long chat.
 pub fn open_problems(doc: &Document) -> Vec<Problem> {
-    let (text, chat) = (&doc.text, &doc.chat);
+    let chat = &doc.chat;
     let count = chat.messages.len();
     let mut last = 2;
     loop {
         let from = count.saturating_sub(last);
         let tail = chat.tail(from);
         let base = chat.len - tail.len;
-        let part = text.slice(base..chat.len);
+        let part = doc.text_from(base);
         if from == 0 || latest_sent(&part, &tail).is_some() {
             let mut found = problems(&part, &tail);
             for p in &mut found {

@@ -53,8 +53,15 @@ impl Chat {
             .messages
             .partition_point(|m| m.range().start < edit.old_end);
         let later = &self.messages[resume..];
-        // Most edits rejoin at the next heading; start small and double when not.
-        let mut window = (edit.new_end - restart).max(1 << 13) * 2;
+        // Most edits rejoin at the next heading: read up to it and a little past (a
+        // heading line), or double from a small window when there is none after.
+        let next_heading = later
+            .first()
+            .map(|m| m.range().start.wrapping_add_signed(delta));
+        let mut window = match next_heading {
+            Some(at) if at >= edit.new_end => at - restart + (1 << 13),
+            _ => (edit.new_end - restart).max(1 << 13) * 2,
+        };
         loop {
             let end = (restart + window).min(new_len);
             let text = fetch(restart..end);
