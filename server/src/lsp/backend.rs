@@ -11,7 +11,6 @@ use tower_lsp_server::ls_types::*;
 use tower_lsp_server::{Client, LanguageServer};
 
 use super::journal::Entry;
-use super::outline_window::Shown;
 use super::state::{Document, State, lock};
 use super::{
     capabilities, code_actions, code_lens, commands, completion, config, convert, definition,
@@ -126,27 +125,8 @@ impl LanguageServer for Backend {
             state.client_flags.pull_diagnostics = pull_diagnostics;
             state.client_flags.skips_stale_edits = neovim;
             state.client_flags.adds_final_line_break = neovim;
-            let settings = config::Settings::from_initialization_options(
-                params.initialization_options.as_ref(),
-            );
-            state.agent_path = settings.agent_path;
-            state.permission_dialog = settings.permission_dialog;
-            state.running.configure_warm(settings.warm);
-            state.outline = Shown::at_most(settings.outline_items);
-            // An editor that keeps fewer folds would drop the latest messages' ones.
-            let range_limit = params
-                .capabilities
-                .text_document
-                .as_ref()
-                .and_then(|t| t.folding_range.as_ref())
-                .and_then(|f| f.range_limit)
-                .and_then(|limit| usize::try_from(limit).ok());
-            state.folds = Shown::at_most(
-                [settings.outline_items, range_limit]
-                    .into_iter()
-                    .flatten()
-                    .min(),
-            );
+            config::Settings::from_initialization_options(params.initialization_options.as_ref())
+                .apply(&mut state, &params.capabilities);
             // Notifications after this one are handled (tower-lsp-server holds them
             // until `initialize` is answered): large syncs may be staged for them.
             state.bypass.staged.serving(true);

@@ -91,6 +91,20 @@ impl Settings {
         }
         settings
     }
+
+    /// Puts the settings in force in the server's `state`, for a client with
+    /// `capabilities`.
+    pub fn apply(
+        self,
+        state: &mut super::state::State,
+        capabilities: &tower_lsp_server::ls_types::ClientCapabilities,
+    ) {
+        state.agent_path = self.agent_path;
+        state.permission_dialog = self.permission_dialog;
+        state.running.configure_warm(self.warm);
+        (state.outline, state.folds) =
+            super::outline_window::Shown::for_client(self.outline_items, capabilities);
+    }
 }
 
 #[cfg(test)]

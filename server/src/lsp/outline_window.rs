@@ -49,6 +49,23 @@ impl Shown {
         }
     }
 
+    /// What the outline and the folds list for a client with `capabilities`, when the
+    /// user set `items` (`outlineItems`). An editor that keeps fewer folds than that
+    /// (`rangeLimit`) would drop the latest messages' ones: the folds keep to it.
+    pub fn for_client(
+        items: Option<usize>,
+        capabilities: &tower_lsp_server::ls_types::ClientCapabilities,
+    ) -> (Shown, Shown) {
+        let range_limit = capabilities
+            .text_document
+            .as_ref()
+            .and_then(|t| t.folding_range.as_ref())
+            .and_then(|f| f.range_limit)
+            .and_then(|limit| usize::try_from(limit).ok());
+        let folds = [items, range_limit].into_iter().flatten().min();
+        (Shown::at_most(items), Shown::at_most(folds))
+    }
+
     /// The first of `count` messages listed on its own: the fewest messages go into
     /// groups such that the groups and the messages after them are `items` at most
     /// (all of them, should their groups alone be more).
