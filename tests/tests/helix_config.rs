@@ -341,6 +341,7 @@ fn the_commented_config_shows_every_initialization_option_helix_can_use() {
             "agentPath" => value.is_str(),
             "warmHeadless" => value.is_bool(),
             "warmMembers" => value.as_integer().is_some_and(|n| n >= 0),
+            "outlineItems" => value.as_integer().is_some_and(|n| n > 0),
             _ => value
                 .as_float()
                 .or(value.as_integer().map(|n| n as f64))
