@@ -94,3 +94,64 @@ async fn an_edited_long_chat_publishes_what_a_fresh_open_of_its_text_does() {
         "{carol}"
     );
 }
+
+/// What a server opening `text` afresh publishes for it.
+async fn fresh_diagnostics(ws: &Workspace, uri: &str, text: &str) -> String {
+    let mut fresh = ws.start(vscode_like()).await;
+    fresh.open(uri, text).await;
+    let published = diagnostics_of(&mut fresh, uri, 1).await;
+    fresh.shutdown().await;
+    published
+}
+
+/// Keys typed after the shown problems leave them as they were (the server publishes
+/// its last ones again), and a line added before them moves every one: after each,
+/// what is published is what a fresh open of the text publishes.
+#[tokio::test]
+async fn problems_published_again_after_keys_past_them_and_moved_by_a_line_before_them() {
+    let ws = Workspace::new();
+    let text = long_chat();
+    ws.write("team/long.chat.md", &text);
+    let uri = ws.uri("team/long.chat.md");
+    let mut client = ws.start(vscode_like()).await;
+    client.open(&uri, &text).await;
+    let opened = diagnostics_of(&mut client, &uri, 1).await;
+
+    let mut edited = text.clone();
+    let mut steps = Vec::new();
+    // (version, the bytes replaced (the end of the chat when none), the text put there).
+    // The third turns a space before every problem into a line break: the problems
+    // stay at the same bytes, on other lines.
+    let space = edited.find(" step 0;").unwrap();
+    for (version, at, insert) in [
+        (2, None, "x"),
+        (3, None, "y"),
+        (4, Some(space..space + 1), "\n"),
+        (5, None, "z"),
+        (
+            6,
+            Some(edited.find("look at step 1;").unwrap()..edited.find("look at step 1;").unwrap()),
+            "@carol ",
+        ),
+    ] {
+        let at = at.unwrap_or(edited.len()..edited.len());
+        let change = json!({"range": {"start": position(&edited, at.start), "end": position(&edited, at.end)}, "text": insert});
+        edited.replace_range(at, insert);
+        client.change(&uri, version, change).await;
+        steps.push((
+            diagnostics_of(&mut client, &uri, version).await,
+            edited.clone(),
+        ));
+    }
+    client.shutdown().await;
+    for (published, text) in &steps {
+        assert_eq!(*published, fresh_diagnostics(&ws, &uri, text).await);
+    }
+    // Keys at the end change nothing shown; a line break before them moves them; the
+    // new mention is one more problem.
+    assert_eq!(steps[0].0, opened);
+    assert_eq!(steps[1].0, opened);
+    assert_ne!(steps[2].0, steps[1].0);
+    assert_eq!(steps[3].0, steps[2].0);
+    assert_ne!(steps[4].0, steps[3].0);
+}

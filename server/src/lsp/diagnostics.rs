@@ -238,17 +238,24 @@ pub async fn publish(
     };
     tracing::debug!(uri = uri.as_str(), version, "diagnostics: computing");
     let is_config = doc.path.as_deref().is_some_and(super::trust::is_config);
+    let (published, edits) = (doc.published.clone(), doc.edits);
     let task_state = state.clone();
     let computed = tokio::task::spawn_blocking(move || {
         let (found, team) = problems_of(&task_state, &doc);
-        let diagnostics: Vec<Diagnostic> = found
-            .iter()
-            .map(|p| to_diagnostic(&doc.text, p, enc))
-            .collect();
-        (diagnostics, team)
+        let json = doc.published.json(doc.edits, &found, || {
+            let diagnostics: Vec<Diagnostic> = found
+                .iter()
+                .map(|p| to_diagnostic(&doc.text, p, enc))
+                .collect();
+            serde_json::to_vec(&diagnostics).unwrap_or_else(|e| {
+                tracing::error!("serializing diagnostics failed: {e}");
+                b"[]".to_vec()
+            })
+        });
+        (found, json, team)
     })
     .await;
-    let Ok((diagnostics, team)) = computed else {
+    let Ok((found, json, team)) = computed else {
         tracing::error!(uri = uri.as_str(), "computing diagnostics failed");
         return;
     };
@@ -261,23 +268,34 @@ pub async fn publish(
         return;
     }
     tracing::debug!(uri = uri.as_str(), version, "diagnostics: publishing");
+    published.keep(edits, found, json.clone());
     // An open `chatmd.toml` is not a chat: its problems are the team's, published on it
     // just below. Publishing its chat problems too (none, or a warning at its top) would
     // make the editor show one list, then replace it with the other.
     if !is_config {
-        let params = PublishDiagnosticsParams::new(uri, diagnostics, Some(version));
         let raw = lock(&state).bypass.raw.clone();
-        match serde_json::to_vec(&params) {
-            Ok(json) => {
-                raw.send(Arc::new(json), |token| {
-                    client.send_notification::<super::ext::RawPublishDiagnostics>(token)
-                })
-                .await;
-            }
-            Err(e) => tracing::error!("serializing diagnostics failed: {e}"),
-        }
+        let params = publish_params(&uri, &json, version);
+        raw.send(Arc::new(params), |token| {
+            client.send_notification::<super::ext::RawPublishDiagnostics>(token)
+        })
+        .await;
     }
     publish_team_problems(&client, &state, &team, enc).await;
+}
+
+/// The JSON of `PublishDiagnosticsParams` with `diagnostics`, the JSON of their array.
+fn publish_params(uri: &Uri, diagnostics: &[u8], version: i32) -> Vec<u8> {
+    let mut out = Vec::with_capacity(diagnostics.len() + uri.as_str().len() + 64);
+    out.extend_from_slice(b"{\"uri\":");
+    if serde_json::to_writer(&mut out, uri).is_err() {
+        out.extend_from_slice(b"\"\"");
+    }
+    out.extend_from_slice(b",\"diagnostics\":");
+    out.extend_from_slice(diagnostics);
+    out.extend_from_slice(b",\"version\":");
+    out.extend_from_slice(itoa::Buffer::new().format(version).as_bytes());
+    out.push(b'}');
+    out
 }
 
 /// Publishes the team's problems on the files they name (`chatmd.toml`, role files),

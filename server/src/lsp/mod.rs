@@ -30,6 +30,7 @@ mod pieces;
 mod pipes;
 mod port;
 mod progress;
+mod published;
 mod references;
 mod reopened;
 mod routing_help;

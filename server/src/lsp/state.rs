@@ -40,6 +40,10 @@ pub struct Document {
     /// The text from a message on to the end, as last read ([`Document::text_from`]),
     /// carried over edits before it.
     tail: Arc<std::sync::Mutex<KeptTail>>,
+    /// The diagnostics last published for this document's versions, and the edits
+    /// since; this version's place among those edits.
+    pub(super) published: Arc<super::published::Published>,
+    pub(super) edits: u64,
 }
 
 /// Where the text read last started, and the text from there to the end.
@@ -82,6 +86,8 @@ impl Document {
             checks: Default::default(),
             seen: Default::default(),
             tail: Arc::default(),
+            published: Arc::default(),
+            edits: 0,
         }
     }
 
@@ -140,6 +146,11 @@ impl Document {
         encoding: PositionEncoding,
     ) -> crate::document::text::Edit {
         let edit = self.text.apply_change(range, new_text, encoding);
+        match self.published.edited(self.edits, edit.start) {
+            Some(edits) => self.edits = edits,
+            // Another copy of the document was edited: its publications are not ours.
+            None => (self.published, self.edits) = (Arc::default(), 0),
+        }
         let text = &self.text;
         let reparsed =
             Arc::make_mut(&mut self.chat).reparse(&edit, text.len_bytes(), |r| text.slice(r));
