@@ -138,7 +138,10 @@ mod tests {
         assert!(reused(&memo, at, &problems), "a key after them");
         assert!(!reused(&memo, at, &[problem(10)]), "other problems");
         let at = memo.edited(at, 23).expect("the latest copy");
-        assert!(!reused(&memo, at, &problems), "an edit at the end of the last");
+        assert!(
+            !reused(&memo, at, &problems),
+            "an edit at the end of the last"
+        );
         memo.keep(at, problems.clone(), Arc::new(b"last".to_vec()));
         // More edits than the log keeps: those forgotten may have been anywhere.
         let mut at = at;

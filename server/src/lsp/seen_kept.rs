@@ -85,31 +85,56 @@ pub fn problems(doc: &Document, roster: &Roster) -> Vec<Problem> {
             for (m, slot) in chat.messages.iter().zip(slots.iter_mut()) {
                 slot.get_or_insert_with(|| make(m));
             }
-            warnings(doc, roster, slots.iter().flatten())
+            warnings(doc, roster, Made(slots))
         }
         None => {
-            let made: Vec<SeenFacts> = chat.messages.iter().map(&mut make).collect();
-            warnings(doc, roster, made.iter())
+            let made: Vec<_> = chat.messages.iter().map(|m| Some(make(m))).collect();
+            warnings(doc, roster, Made(&made))
         }
     })
 }
 
-fn warnings<'a>(
-    doc: &Document,
-    roster: &Roster,
-    facts: impl Iterator<Item = &'a SeenFacts>,
-) -> Vec<Problem> {
-    let facts: Vec<&SeenFacts> = facts.collect();
+/// The facts of every message, all made (read in place: a long chat has 40k).
+#[derive(Clone, Copy)]
+struct Made<'a>(&'a [Option<SeenFacts>]);
+
+impl<'a> Made<'a> {
+    fn len(self) -> usize {
+        self.0.len()
+    }
+
+    fn get(self, index: usize) -> &'a SeenFacts {
+        self.0[index]
+            .as_ref()
+            .expect("every message's facts are made first")
+    }
+
+    /// The facts of the messages up to `last`, from it back to the first, with their
+    /// indices.
+    fn back_from(self, last: usize) -> impl Iterator<Item = (usize, &'a SeenFacts)> {
+        let upto = self.0.len().min(last.saturating_add(1));
+        self.0[..upto]
+            .iter()
+            .enumerate()
+            .rev()
+            .filter_map(|(i, f)| Some((i, f.as_ref()?)))
+    }
+}
+
+fn warnings(doc: &Document, roster: &Roster, facts: Made) -> Vec<Problem> {
     let chat = &*doc.chat;
     let mut out = Vec::new();
     for member in roster.members.iter().filter(|m| m.resume) {
         let handle = member.handle.as_str();
         // The session its next turn would continue: its latest answer naming a session
         // of its agent (`seen::resumed_session`).
-        let since = facts.iter().rposition(|f| {
-            f.handle.eq_ignore_ascii_case(handle)
-                && f.session_agent.as_deref() == Some(member.agent.as_str())
-        });
+        let since = facts
+            .back_from(usize::MAX)
+            .find(|(_, f)| {
+                f.handle.eq_ignore_ascii_case(handle)
+                    && f.session_agent.as_deref() == Some(member.agent.as_str())
+            })
+            .map(|(i, _)| i);
         let Some(since) = since else {
             continue;
         };
@@ -124,7 +149,7 @@ fn warnings<'a>(
         if NextTurn::of(status).is_some() {
             continue;
         }
-        let Some(index) = first_changed(&facts, handle, since) else {
+        let Some(index) = first_changed(facts, handle, since) else {
             continue;
         };
         let header = chat.messages[index].header();
@@ -138,11 +163,11 @@ fn warnings<'a>(
 /// member's records latest first: a later record's hash of a message replaces an
 /// earlier one's, so each index is compared once, with the latest hash recorded for
 /// it; the walk ends at an answer without a record or one that began a session.
-fn first_changed(facts: &[&SeenFacts], handle: &str, since: usize) -> Option<usize> {
+fn first_changed(facts: Made, handle: &str, since: usize) -> Option<usize> {
     let last = facts.len().checked_sub(1)?;
     let mut decided = Covered::default();
     let mut first: Option<usize> = None;
-    for f in facts[..=since.min(last)].iter().rev() {
+    for (_, f) in facts.back_from(since.min(last)) {
         if !f.handle.eq_ignore_ascii_case(handle) {
             continue;
         }
@@ -166,7 +191,7 @@ fn first_changed(facts: &[&SeenFacts], handle: &str, since: usize) -> Option<usi
             for gap in decided.gaps(run.clone()) {
                 let found = gap.clone().find(|&index| {
                     let hash = record.hashes[index - record.first];
-                    facts[index].hash != hash
+                    facts.get(index).hash != hash
                 });
                 if let Some(index) = found {
                     first = least(first, index);
