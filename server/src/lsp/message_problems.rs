@@ -160,7 +160,8 @@ fn with_walk<R>(
     let mut make = |i: usize| {
         let m = &chat.messages[i];
         let range = m.range();
-        let part = part_of(text, range.clone(), &mut buf);
+        let part = doc.part(range.clone(), &mut buf);
+        let part: &str = &part;
         let base = range.start;
         let front = front.get_or_insert_with(|| text.slice(0..chat.body_start()));
         let handle = m.handle_range();

@@ -22,7 +22,7 @@ use super::symbols::{preamble_entry, symbol, unreachable_json};
 use super::symbols_json::{write_head, write_tail};
 use crate::document::chat::Message;
 use crate::document::line_starts::PartPositions;
-use crate::document::text::{LineCol, PositionEncoding, Text, saturate};
+use crate::document::text::{LineCol, PositionEncoding, saturate};
 
 /// What the outline and the folds need of one message, wherever it is.
 #[derive(Debug)]
@@ -88,7 +88,7 @@ fn assemble(
     });
     let mut buf = String::new();
     let kind = serde_json::to_vec(&SymbolKind::EVENT).unwrap_or_default();
-    let mut make = |m: &Message| piece(&doc.text, m, enc, &kind, &mut buf);
+    let mut make = |m: &Message| piece(doc, m, enc, &kind, &mut buf);
     let which = answer as usize;
     doc.pieces.with_whole(enc, all.len(), |kept| match kept {
         Some((slots, written)) => {
@@ -245,16 +245,17 @@ impl<'a> Splice<'a> {
     }
 }
 
-/// The piece of message `m`, read out of `text` (into `buf` when it is a rope).
-fn piece(text: &Text, m: &Message, enc: PositionEncoding, kind: &[u8], buf: &mut String) -> Piece {
+/// The piece of message `m`, read out of `doc` (see [`Document::part`]).
+fn piece(
+    doc: &Document,
+    m: &Message,
+    enc: PositionEncoding,
+    kind: &[u8],
+    buf: &mut String,
+) -> Piece {
     let range = m.range();
-    let part = match text.as_flat().and_then(|flat| flat.get(range.clone())) {
-        Some(part) => part,
-        None => {
-            text.slice_into(range.clone(), buf);
-            buf.as_str()
-        }
-    };
+    let part = doc.part(range.clone(), buf);
+    let part: &str = &part;
     let base = range.start;
     // A message starts at the start of a line (its heading's), so its positions from
     // there are those in the document less its first line.

@@ -67,18 +67,12 @@ fn facts(part: &str, base: usize, m: &Message) -> SeenFacts {
 /// order, from the kept facts (made where missing) and the status comments of the
 /// answers warned about.
 pub fn problems(doc: &Document, roster: &Roster) -> Vec<Problem> {
-    let (text, chat) = (&doc.text, &*doc.chat);
+    let chat = &*doc.chat;
     let mut buf = String::new();
     let mut make = |m: &Message| {
         let range = m.range();
-        let part = match text.as_flat().and_then(|flat| flat.get(range.clone())) {
-            Some(part) => part,
-            None => {
-                text.slice_into(range.clone(), &mut buf);
-                buf.as_str()
-            }
-        };
-        facts(part, range.start, m)
+        let part = doc.part(range.clone(), &mut buf);
+        facts(&part, range.start, m)
     };
     doc.seen.with((), chat.messages.len(), |slots| match slots {
         Some(slots) => {

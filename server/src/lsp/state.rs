@@ -15,6 +15,8 @@ use crate::document::chat::Chat;
 use crate::document::text::{PositionEncoding, Text};
 use crate::team::{self, Member, Team};
 
+pub use super::shared_text::{Part, TextFrom};
+
 /// An open document.
 #[derive(Clone)]
 pub struct Document {
@@ -44,23 +46,19 @@ pub struct Document {
     /// since; this version's place among those edits.
     pub(super) published: Arc<super::published::Published>,
     pub(super) edits: u64,
+    /// The text of the last large message read ([`Document::part`]) in this version.
+    large_part: Arc<std::sync::Mutex<KeptPart>>,
 }
+
+/// A message from this size on is read once per version however many requests read
+/// it (the outline's piece, its checks, its `seen=` facts).
+const LARGE_PART: usize = 64 << 10;
+
+/// The bytes of the large message read last, and its text.
+type KeptPart = Option<(std::ops::Range<usize>, Arc<String>)>;
 
 /// Where the text read last started, and the text from there to the end.
 type KeptTail = Option<(usize, Arc<String>)>;
-
-/// The text of a document from a byte on, shared: `&str` of it.
-pub struct TextFrom {
-    text: Arc<String>,
-    skip: usize,
-}
-
-impl std::ops::Deref for TextFrom {
-    type Target = str;
-    fn deref(&self) -> &str {
-        &self.text[self.skip..]
-    }
-}
 
 impl Document {
     pub fn new(uri: Uri, version: i32, text: String) -> Document {
@@ -88,7 +86,30 @@ impl Document {
             tail: Arc::default(),
             published: Arc::default(),
             edits: 0,
+            large_part: Arc::default(),
         }
+    }
+
+    /// The text of bytes `range` (a message's): in place as opened, else read into
+    /// `buf`, or, for a large message, shared by the requests of this version (a key in
+    /// a 1 MB answer had each request copy it out of the rope).
+    pub fn part<'a>(&'a self, range: std::ops::Range<usize>, buf: &'a mut String) -> Part<'a> {
+        if let Some(part) = self.text.as_flat().and_then(|flat| flat.get(range.clone())) {
+            return Part::Borrowed(part);
+        }
+        if range.len() < LARGE_PART {
+            self.text.slice_into(range, buf);
+            return Part::Borrowed(buf.as_str());
+        }
+        let mut kept = self.large_part.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((at, part)) = kept.as_ref()
+            && *at == range
+        {
+            return Part::Shared(part.clone());
+        }
+        let part = Arc::new(self.text.slice(range.clone()));
+        *kept = Some((range, part.clone()));
+        Part::Shared(part)
     }
 
     /// The text from byte `base` to the end. The code lenses and the waits read the
@@ -159,6 +180,7 @@ impl Document {
         self.seen.edited(reparsed);
         self.flat = Arc::default();
         self.outline_json = Arc::default();
+        self.large_part = Arc::default();
         // The tail read last is this version's too when the edit was before it (older
         // snapshots keep theirs).
         let tail = self.tail.lock().unwrap_or_else(|p| p.into_inner()).clone();
@@ -348,43 +370,5 @@ pub fn lock(state: &Mutex<State>) -> std::sync::MutexGuard<'_, State> {
 }
 
 #[cfg(test)]
-mod tests {
-    use proptest::prelude::*;
-
-    use super::Document;
-    use crate::document::text::PositionEncoding;
-    use crate::lsp::edit_model_tests::edit_both;
-
-    proptest! {
-        /// The text from a byte on is the text's, whatever was read before and
-        /// wherever the edits since were (before it, in it, after it), and a
-        /// snapshot taken before an edit keeps its own.
-        #[test]
-        fn the_text_from_a_byte_on_follows_every_edit(
-            text in "(## @a\n|é😀|x|\n|\r\n){0,30}",
-            steps in proptest::collection::vec(
-                (0usize..200, 0usize..20, "(## @b\n|y|é|\n){0,3}", 0usize..200),
-                1..12,
-            ),
-        ) {
-            let enc = PositionEncoding::Utf16;
-            let mut doc = Document::new("file:///ws/a.chat.md".parse().unwrap(), 1, text.clone());
-            let mut model = text;
-            for (at, len, insert, from) in steps {
-                let read = |doc: &Document, model: &str| {
-                    let from = from.min(model.len());
-                    let from = (0..=from).rev().find(|&b| model.is_char_boundary(b)).unwrap();
-                    (doc.text_from(from).to_string(), model[from..].to_owned())
-                };
-                let (got, want) = read(&doc, &model);
-                prop_assert_eq!(got, want);
-                let snapshot = (doc.clone(), model.clone());
-                edit_both(&mut doc, &mut model, (at, len), &insert, enc);
-                let (got, want) = read(&doc, &model);
-                prop_assert_eq!(got, want);
-                let (got, want) = read(&snapshot.0, &snapshot.1);
-                prop_assert_eq!(got, want);
-            }
-        }
-    }
-}
+#[path = "state_tests.rs"]
+mod tests;
