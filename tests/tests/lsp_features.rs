@@ -736,6 +736,45 @@ async fn large_document_syncs_land_in_order_with_small_ones() {
     client.shutdown().await;
 }
 
+/// The outline of `uri`, and each entry as its name's first two words and its first
+/// line.
+async fn listed_outline(
+    client: &mut chatmd_tests::TestClient,
+    uri: &str,
+) -> (Value, Vec<(String, u64)>) {
+    let symbols = client
+        .request(
+            "textDocument/documentSymbol",
+            json!({"textDocument": {"uri": uri}}),
+        )
+        .await
+        .expect("symbols");
+    let listed = symbols
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            let name = s["name"].as_str().unwrap();
+            let name = name.split(' ').take(2).collect::<Vec<_>>().join(" ");
+            (name, s["range"]["start"]["line"].as_u64().unwrap())
+        })
+        .collect();
+    (symbols, listed)
+}
+
+/// Inserts `text` at the start of `line` as `version` of `uri`, then its outline.
+async fn insert_then_outline(
+    client: &mut chatmd_tests::TestClient,
+    uri: &str,
+    (version, line): (i32, u32),
+    text: &str,
+) -> Vec<(String, u64)> {
+    let at = json!({"line": line, "character": 0});
+    let change = json!({"range": {"start": at, "end": at}, "text": text});
+    client.change(uri, version, change).await;
+    listed_outline(client, uri).await.1
+}
+
 /// A chat of 12,000 messages lists its latest messages one by one and the earlier
 /// ones in groups of 1000: 5000 outline entries (VS Code's own limit for a JSON file's
 /// symbols), and no more folds than the editor's `rangeLimit`, the latest messages'
@@ -751,26 +790,7 @@ async fn a_long_chat_lists_its_latest_messages_and_groups_the_earlier_ones() {
         .map(|i| format!("## @me\nm{i}\nline two\n\n"))
         .collect();
     client.open(&uri, &chat).await;
-    let outline = |symbols: &Value| -> Vec<(String, u64)> {
-        symbols
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|s| {
-                let name = s["name"].as_str().unwrap();
-                let name = name.split(' ').take(2).collect::<Vec<_>>().join(" ");
-                (name, s["range"]["start"]["line"].as_u64().unwrap())
-            })
-            .collect()
-    };
-    let symbols = client
-        .request(
-            "textDocument/documentSymbol",
-            json!({"textDocument": {"uri": uri}}),
-        )
-        .await
-        .expect("symbols");
-    let listed = outline(&symbols);
+    let (symbols, listed) = listed_outline(&mut client, &uri).await;
     assert_eq!(listed.len(), 5000);
     // 7008 messages in 8 groups, then the latest 4992 one by one.
     assert_eq!(listed[0], ("messages 1–1000".to_owned(), 0));
@@ -802,38 +822,10 @@ async fn a_long_chat_lists_its_latest_messages_and_groups_the_earlier_ones() {
     );
 
     // The user types in the last message, then starts a new one.
-    client
-        .change(
-            &uri,
-            2,
-            json!({"range": {"start": {"line": 47_997, "character": 0}, "end": {"line": 47_997, "character": 0}}, "text": "edited "}),
-        )
-        .await;
-    let symbols = client
-        .request(
-            "textDocument/documentSymbol",
-            json!({"textDocument": {"uri": uri}}),
-        )
-        .await
-        .expect("symbols");
-    let listed = outline(&symbols);
+    let listed = insert_then_outline(&mut client, &uri, (2, 47_997), "edited ").await;
     assert_eq!(listed.len(), 5000);
     assert_eq!(listed[4999], ("@me: edited".to_owned(), 47_996));
-    client
-        .change(
-            &uri,
-            3,
-            json!({"range": {"start": {"line": 48_000, "character": 0}, "end": {"line": 48_000, "character": 0}}, "text": "## @me\nnew\n"}),
-        )
-        .await;
-    let symbols = client
-        .request(
-            "textDocument/documentSymbol",
-            json!({"textDocument": {"uri": uri}}),
-        )
-        .await
-        .expect("symbols");
-    let listed = outline(&symbols);
+    let listed = insert_then_outline(&mut client, &uri, (3, 48_000), "## @me\nnew\n").await;
     assert_eq!(listed.len(), 5000);
     assert_eq!(listed[7], ("messages 7001–7009".to_owned(), 28_000));
     assert_eq!(listed[8], ("@me: m7009".to_owned(), 28_036));

@@ -47,8 +47,9 @@ fn position(text: &str, at: usize) -> Value {
     json!({"line": line, "character": text[line_start..at].encode_utf16().count()})
 }
 
-#[tokio::test]
-async fn an_edited_long_chat_publishes_what_a_fresh_open_of_its_text_does() {
+/// A workspace with [`long_chat`] written and opened: its URI, its text, the client
+/// and what it published for the opened version.
+async fn opened_long_chat() -> (Workspace, String, String, chatmd_tests::TestClient, String) {
     let ws = Workspace::new();
     let text = long_chat();
     ws.write("team/long.chat.md", &text);
@@ -56,6 +57,12 @@ async fn an_edited_long_chat_publishes_what_a_fresh_open_of_its_text_does() {
     let mut client = ws.start(vscode_like()).await;
     client.open(&uri, &text).await;
     let opened = diagnostics_of(&mut client, &uri, 1).await;
+    (ws, uri, text, client, opened)
+}
+
+#[tokio::test]
+async fn an_edited_long_chat_publishes_what_a_fresh_open_of_its_text_does() {
+    let (ws, uri, text, mut client, opened) = opened_long_chat().await;
     assert!(opened.contains("too-many-problems"), "{opened}");
 
     // One message in the middle gets a new unknown mention, a line break and a fence
@@ -109,13 +116,7 @@ async fn fresh_diagnostics(ws: &Workspace, uri: &str, text: &str) -> String {
 /// what is published is what a fresh open of the text publishes.
 #[tokio::test]
 async fn problems_published_again_after_keys_past_them_and_moved_by_a_line_before_them() {
-    let ws = Workspace::new();
-    let text = long_chat();
-    ws.write("team/long.chat.md", &text);
-    let uri = ws.uri("team/long.chat.md");
-    let mut client = ws.start(vscode_like()).await;
-    client.open(&uri, &text).await;
-    let opened = diagnostics_of(&mut client, &uri, 1).await;
+    let (ws, uri, text, mut client, opened) = opened_long_chat().await;
 
     let mut edited = text.clone();
     let mut steps = Vec::new();
