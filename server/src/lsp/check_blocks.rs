@@ -12,7 +12,7 @@ use crate::team::Severity;
 /// Messages per block. Small in tests, so that random chats span several.
 pub const BLOCK: usize = if cfg!(test) { 3 } else { 128 };
 
-/// What the messages of one block add up to. Message indices are the chat's.
+/// What the messages of one block add up to.
 #[derive(Debug, Default)]
 pub struct Block {
     /// Problems of the messages alone, and the worst of them.
@@ -24,20 +24,20 @@ pub struct Block {
     /// Unclosed code blocks, and the worst of their warnings.
     pub fences: usize,
     pub worst_fence: Option<Severity>,
-    /// The last message marked queued, routing counts, an AI member wrote.
-    pub last_queued: Option<usize>,
-    pub last_counting: Option<usize>,
-    pub last_ai: Option<usize>,
-    /// Each heading's handle as written, and its last message.
-    pub handles: Vec<(Box<str>, usize)>,
-    /// Each (handle, agent) of a message naming a session, and whether its last such
-    /// message records what the turn saw (`seen=`).
-    pub sessions: Vec<(Box<str>, Box<str>, bool)>,
+    /// Whether a message is marked queued, counts for routing, is an AI member's.
+    pub queued: bool,
+    pub counting: bool,
+    pub ai: bool,
+    /// Each heading's handle as written, once.
+    pub handles: Vec<Box<str>>,
+    /// Each (handle, agent) of a message naming a session, once (handles ignoring
+    /// case).
+    pub sessions: Vec<(Box<str>, Box<str>)>,
 }
 
 impl Block {
-    /// Adds message `i` up into the block.
-    fn add(&mut self, i: usize, made: &MessageChecks) {
+    /// Adds a message's checks up into the block.
+    fn add(&mut self, made: &MessageChecks) {
         for check in made.checks.iter() {
             match check {
                 Check::Found(problem) => {
@@ -53,29 +53,17 @@ impl Block {
             self.worst_fence = worst(self.worst_fence, fence.severity);
         }
         let facts = &made.facts;
-        if facts.queued {
-            self.last_queued = Some(i);
-        }
-        if facts.counts {
-            self.last_counting = Some(i);
-        }
-        if facts.ai {
-            self.last_ai = Some(i);
-        }
-        match self.handles.iter_mut().find(|(h, _)| *h == facts.handle) {
-            Some((_, last)) => *last = i,
-            None => self.handles.push((facts.handle.clone(), i)),
+        self.queued |= facts.queued;
+        self.counting |= facts.counts;
+        self.ai |= facts.ai;
+        if !self.handles.contains(&facts.handle) {
+            self.handles.push(facts.handle.clone());
         }
         if let Some(agent) = &facts.session_agent {
-            let same = |(h, a, _): &&mut (Box<str>, Box<str>, bool)| {
-                h.eq_ignore_ascii_case(&facts.handle) && a == agent
-            };
-            match self.sessions.iter_mut().find(same) {
-                Some((_, _, records)) => *records = facts.records_seen,
-                None => {
-                    let entry = (facts.handle.clone(), agent.clone(), facts.records_seen);
-                    self.sessions.push(entry);
-                }
+            let same =
+                |(h, a): &(Box<str>, Box<str>)| h.eq_ignore_ascii_case(&facts.handle) && a == agent;
+            if !self.sessions.iter().any(same) {
+                self.sessions.push((facts.handle.clone(), agent.clone()));
             }
         }
     }
@@ -146,7 +134,7 @@ impl Walk<'_> {
         if self.blocks.0[b].is_none() {
             let mut block = Block::default();
             for i in self.messages_of(b) {
-                block.add(i, self.message(i));
+                block.add(self.message(i));
             }
             self.blocks.0[b] = Some(block);
         }

@@ -20,7 +20,7 @@ pub fn folding_ranges(doc: &Document, enc: PositionEncoding, shown: Shown) -> Ve
     let mut out = Vec::new();
     let mut buf = String::new();
     for group in shown.groups(first, chat.messages.len()) {
-        for (start_line, end_line, _) in group_fold(&doc.text, chat, group, &mut buf).0 {
+        if let Some((start_line, end_line)) = group_fold(&doc.text, chat, group, &mut buf) {
             out.push(FoldingRange {
                 start_line,
                 end_line,
@@ -52,7 +52,7 @@ pub fn folding_ranges(doc: &Document, enc: PositionEncoding, shown: Shown) -> Ve
         .messages
         .get(first)
         .map_or(usize::MAX, |m| m.range().start);
-    let listed = |at: usize| first == 0 || at < chat.preamble.end || at >= alone_from;
+    let listed = |at: usize| at < chat.preamble.end || at >= alone_from;
     for block in chat.code_blocks().filter(|b| listed(b.range.start)) {
         let end = block.range.start + text[block.range.clone()].trim_end().len();
         push(block.range.start, end, None);

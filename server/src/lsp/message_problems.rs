@@ -17,7 +17,6 @@ use crate::conversation::roster::Roster;
 use crate::conversation::seen::SEEN_KEY;
 use crate::document::foreign;
 use crate::document::status::TurnStatus;
-use crate::document::text::Text;
 use crate::team::Team;
 
 /// What one message contributes to its chat's problems, as made when it started at
@@ -119,11 +118,13 @@ pub fn chat_problems(
             }
         }
         // Unclosed fences come after every message's checks, the preamble's first.
-        let preamble_open = chat.preamble_code_blocks.iter().filter(|b| !b.closed);
-        let mut preamble = String::new();
-        for block in preamble_open {
-            let part = part_of(text, chat.preamble.clone(), &mut preamble);
-            out.push(unclosed_fence(part, chat.preamble.start, block));
+        let mut preamble_open = chat.preamble_code_blocks.iter().filter(|b| !b.closed);
+        if let Some(first) = preamble_open.next() {
+            let mut buf = String::new();
+            let part = doc.part(chat.preamble.clone(), &mut buf);
+            for block in std::iter::once(first).chain(preamble_open) {
+                out.push(unclosed_fence(&part, chat.preamble.start, block));
+            }
         }
         for b in 0..walk.block_count() {
             let block = walk.block(b);
@@ -221,10 +222,9 @@ fn with_walk<R>(
 pub fn lens_tail(doc: &Document, team: &Arc<Team>, roster: &Roster, running: &[String]) -> usize {
     with_walk(doc, team, roster, |walk| {
         let end = walk.len();
-        let queued = walk.last_before(end, |b| b.last_queued.is_some(), |m| m.facts.queued);
-        let counting = walk.last_before(end, |b| b.last_counting.is_some(), |m| m.facts.counts);
-        let ai_before =
-            counting.and_then(|c| walk.last_before(c, |b| b.last_ai.is_some(), |m| m.facts.ai));
+        let queued = walk.last_before(end, |b| b.queued, |m| m.facts.queued);
+        let counting = walk.last_before(end, |b| b.counting, |m| m.facts.counts);
+        let ai_before = counting.and_then(|c| walk.last_before(c, |b| b.ai, |m| m.facts.ai));
         let mut first = end;
         for read in [queued, counting, ai_before] {
             first = first.min(read.unwrap_or(usize::MAX));
@@ -232,7 +232,7 @@ pub fn lens_tail(doc: &Document, team: &Arc<Team>, roster: &Roster, running: &[S
         for member in running {
             let section = walk.last_before(
                 end,
-                |b| b.handles.iter().any(|(h, _)| **h == **member),
+                |b| b.handles.iter().any(|h| **h == **member),
                 |m| *m.facts.handle == **member,
             );
             first = first.min(section.unwrap_or(usize::MAX));
@@ -260,7 +260,7 @@ pub fn may_have_seen_changes(doc: &Document, team: &Arc<Team>, roster: &Roster) 
                 |b| {
                     b.sessions
                         .iter()
-                        .any(|(h, a, _)| &**a == agent && h.eq_ignore_ascii_case(handle))
+                        .any(|(h, a)| &**a == agent && h.eq_ignore_ascii_case(handle))
                 },
                 |m| {
                     m.facts.session_agent.as_deref() == Some(agent)
@@ -270,17 +270,6 @@ pub fn may_have_seen_changes(doc: &Document, team: &Arc<Team>, roster: &Roster) 
             latest.is_some_and(|i| walk.message(i).facts.records_seen)
         })
     })
-}
-
-/// The bytes `range` of `text`, read into `buf` when the text is a rope.
-fn part_of<'a>(text: &'a Text, range: std::ops::Range<usize>, buf: &'a mut String) -> &'a str {
-    match text.as_flat().and_then(|flat| flat.get(range.clone())) {
-        Some(part) => part,
-        None => {
-            text.slice_into(range, buf);
-            buf.as_str()
-        }
-    }
 }
 
 #[path = "check_blocks.rs"]

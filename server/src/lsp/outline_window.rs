@@ -10,9 +10,8 @@ use std::ops::Range;
 
 use tower_lsp_server::ls_types::{DocumentSymbol, Position, SymbolKind};
 
-use super::folding::Folds;
 use crate::document::chat::Chat;
-use crate::document::text::{LineCol, PositionEncoding, Text, saturate};
+use crate::document::text::{LineCol, PositionEncoding, Text, breaks_before, saturate};
 
 /// At most how many entries (groups and messages) list a chat's messages.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -140,22 +139,20 @@ pub fn group_symbol(
 }
 
 /// The fold of a group of messages, as a message's own: from its first heading to the
-/// last line of its last message that is not blank. `buf` holds the last message.
-pub fn group_fold(text: &Text, chat: &Chat, group: Range<usize>, buf: &mut String) -> Folds {
+/// last line of its last message that is not blank (none when that is the same line).
+/// `buf` holds the last message.
+pub fn group_fold(
+    text: &Text,
+    chat: &Chat,
+    group: Range<usize>,
+    buf: &mut String,
+) -> Option<(u32, u32)> {
     let (first, last) = (&chat.messages[group.start], &chat.messages[group.end - 1]);
-    let start = first.range().start;
-    let line = saturate(text.line_of_byte(start));
-    let last_line = saturate(text.line_of_byte(last.range().start));
+    let line = saturate(text.line_of_byte(first.range().start));
     text.slice_into(last.range(), buf);
-    // The lines of the group up to its last message, then that message's own.
-    let mut folds = Folds::default();
-    folds.add(buf, last_line, true);
-    let end = folds.0.first().map_or(last_line, |&(_, end, _)| end);
-    Folds(if end > line {
-        vec![(line, end, true)]
-    } else {
-        Vec::new()
-    })
+    let last_line = saturate(text.line_of_byte(last.range().start));
+    let end = last_line.saturating_add(saturate(breaks_before(buf, buf.trim_end().len())));
+    (end > line).then_some((line, end))
 }
 
 #[cfg(test)]

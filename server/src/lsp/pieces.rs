@@ -330,7 +330,9 @@ pub fn folding_json(doc: &Document, enc: PositionEncoding, shown: Shown) -> Arc<
     );
     let first = shown.first_alone(chat.messages.len());
     for group in shown.groups(first, chat.messages.len()) {
-        folds.0.extend(group_fold(text, chat, group, &mut part).0);
+        if let Some((start, end)) = group_fold(text, chat, group, &mut part) {
+            folds.0.push((start, end, true));
+        }
     }
     let mut out = write_folds(folds);
     // Every fold of a message lies within its lines, and its own are in order: the

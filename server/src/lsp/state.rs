@@ -128,8 +128,7 @@ impl Document {
         let mut kept = self.tail.lock().unwrap_or_else(|p| p.into_inner());
         if let Some((from, text)) = kept.as_ref()
             && let Some(skip) = base.checked_sub(*from)
-            && text.is_char_boundary(skip.min(text.len()))
-            && skip <= text.len()
+            && text.is_char_boundary(skip)
         {
             return TextFrom {
                 text: text.clone(),
