@@ -87,7 +87,8 @@ pub fn check_capped(
 ) -> Found {
     let mut out = Collector::new(chat, roster, clis, text, limit);
     for m in &chat.messages {
-        for check in message_checks(text, 0, m, chat, roster, text) {
+        let status = m.status_read_in(text, 0);
+        for check in message_checks(text, 0, m, chat, roster, text, status.as_deref()) {
             out.add(&check);
         }
     }

@@ -167,7 +167,8 @@ fn with_walk<R>(
         let front = front.get_or_insert_with(|| text.slice(0..chat.body_start()));
         let handle = m.handle_range();
         let handle = &part[handle.start - base..handle.end - base];
-        let comment = m.status_comment_in(part, base);
+        let parsed = m.status_read_in(part, base);
+        let comment = parsed.as_deref().and_then(|s| s.as_ref().ok());
         let status = comment.and_then(|c| c.status());
         let session_agent = comment
             .filter(|c| c.session().is_some_and(|s| !s.is_empty()))
@@ -177,7 +178,7 @@ fn with_walk<R>(
         let ai = roster.is_ai(handle);
         MessageChecks {
             base,
-            checks: message_checks(part, base, m, chat, roster, front).into(),
+            checks: message_checks(part, base, m, chat, roster, front, parsed.as_deref()).into(),
             fences: m
                 .code_blocks()
                 .filter(|b| !b.closed)

@@ -39,7 +39,8 @@ pub type SharedSeen = Kept<SeenFacts, ()>;
 /// The facts of message `m`, whose text `part` starts at byte `base`.
 fn facts(part: &str, base: usize, m: &Message) -> SeenFacts {
     let local = m.in_part(base);
-    let comment = local.status_comment(part);
+    let parsed = local.status_read_in(part, 0);
+    let comment = parsed.as_deref().and_then(|s| s.as_ref().ok());
     let record = comment
         .and_then(|c| c.get(SEEN_KEY))
         .and_then(SeenRecord::parse)

@@ -13,7 +13,9 @@ use super::report::{Report, Row, Samples, ms};
 
 /// A chat of about `target` bytes, with the mix real chats have: status comments,
 /// mentions, markers, code fences, lists, quotes, and a paragraph of explanation in
-/// every answer: 10 MB hold about 20k messages.
+/// every answer: 10 MB hold about 20k messages. Sessions are in claude's own shape (a
+/// UUID), as chatmd records them: in another shape every answer would carry a warning,
+/// and a chat full of problems is a row of its own (every mention unknown).
 pub fn generate_chat(target: usize) -> (String, usize) {
     let mut s = String::with_capacity(target + 4096);
     s.push_str("---\ntitle: Benchmark chat\nmembers: [reviewer, tester, writer]\nmax_chain: 3\n---\n\nWe are hardening the payment module before the release.\n\n");
@@ -25,7 +27,7 @@ pub fn generate_chat(target: usize) -> (String, usize) {
         s.push_str(h);
         s.push('\n');
         if h != "me" {
-            s.push_str(&format!("<!-- chatmd id=t{n} agent=claude status=done session=6f1c0e2a-{n:08} took=12.4s tokens=1200/340 -->\n"));
+            s.push_str(&format!("<!-- chatmd id=t{n} agent=claude status=done session=6f1c0e2a-0000-4000-8000-{n:012} took=12.4s tokens=1200/340 -->\n"));
             s.push_str("The change keeps the public API as it was: callers of `refund()` get the same signature, and the rounding now happens once, after the conversion, so three-decimal amounts come out right. I ran the whole suite twice; the one failure left is the flaky network test, which is unrelated to this change and already tracked as its own issue.\n\n");
         }
         match n % 5 {

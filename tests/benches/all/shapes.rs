@@ -70,6 +70,7 @@ fn tiny(target: usize) -> String {
     s
 }
 
+/// Sessions in claude's own shape (a UUID), as in [`generate_chat`](super::parse::generate_chat).
 fn seen(target: usize) -> String {
     let mut s = String::with_capacity(target + 4096);
     let mut n = 0usize;
@@ -82,7 +83,7 @@ fn seen(target: usize) -> String {
                 .map(|m| format!("{:06x}", (m * 2_654_435_761) & 0xff_ffff))
                 .collect();
             s.push_str(&format!(
-                "## @reviewer\n<!-- chatmd id=t{n} agent=claude status=done session=5e55{n:08} \
+                "## @reviewer\n<!-- chatmd id=t{n} agent=claude status=done session=5e55a000-0000-4000-8000-{n:012} \
                  seen=+{first}:{} took=3.0s tokens=1200/340 -->\nStep {n} looks right.\n\n",
                 hashes.join(".")
             ));

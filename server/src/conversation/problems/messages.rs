@@ -11,19 +11,28 @@ use super::{Found, Problem, foreign_format, not_listed, session_id, unknown_memb
 use crate::conversation::roster::Roster;
 use crate::document::ByteRange;
 use crate::document::chat::{Chat, CodeBlock, Message};
+use crate::document::status::{StatusComment, StatusError};
 use crate::team::Severity;
 
 /// One thing a message contributes to its chat's problems.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Check {
-    /// A problem of this message alone.
-    Found(Problem),
+    /// A problem of this message alone. Boxed: most messages have none, and every
+    /// message names its member, so a check is kept small (40 bytes, not 88: the
+    /// checks of a chat of 500,000 messages are kept between keystrokes).
+    Found(Box<Problem>),
     /// The member with this handle is named at `range` (its heading or a mention): the
     /// first such place of each member carries the warning that its CLI is missing.
-    NamesMember { handle: String, range: ByteRange },
+    NamesMember { handle: Box<str>, range: ByteRange },
     /// An imported chat's answer under `handle`, which is no member: reported at the
     /// first message of each such handle.
-    ImportedHandle { handle: String, range: ByteRange },
+    ImportedHandle { handle: Box<str>, range: ByteRange },
+}
+
+impl Check {
+    fn found(problem: Problem) -> Check {
+        Check::Found(Box::new(problem))
+    }
 }
 
 /// `r` moved `delta` bytes when it starts at `from` or later (a range of the moved
@@ -51,7 +60,8 @@ pub fn shifted_problem(p: &Problem, from: usize, delta: isize) -> Problem {
 /// The checks of message `m`, in the order its problems are reported. `part` is the
 /// document's text from byte `base` on and holds at least the message; `front` is the
 /// document's text from its start up to at least the end of its front matter (a quick
-/// fix adds a member to `members:` there).
+/// fix adds a member to `members:` there). `status` is the message's status comment
+/// as parsed (see [`Message::status_read_in`]).
 pub fn message_checks(
     part: &str,
     base: usize,
@@ -59,6 +69,7 @@ pub fn message_checks(
     chat: &Chat,
     roster: &Roster,
     front: &str,
+    status: Option<&Result<StatusComment, StatusError>>,
 ) -> Vec<Check> {
     let at = |r: &ByteRange| &part[r.start - base..r.end - base];
     let mut out = Vec::new();
@@ -76,7 +87,7 @@ pub fn message_checks(
     match roster.member(handle) {
         Some(member) if !is_human => {
             if !roster.takes_part(handle) && listed {
-                out.push(Check::Found(not_listed(
+                out.push(Check::found(not_listed(
                     handle,
                     handle_range.clone(),
                     chat.front_matter.as_ref(),
@@ -84,17 +95,17 @@ pub fn message_checks(
                 )));
             }
             out.push(Check::NamesMember {
-                handle: member.handle.clone(),
+                handle: member.handle.as_str().into(),
                 range: handle_range,
             });
         }
         Some(_) => {}
         None if is_human => {}
         None if imported => out.push(Check::ImportedHandle {
-            handle: handle.to_owned(),
+            handle: handle.into(),
             range: handle_range,
         }),
-        None => out.push(Check::Found(unknown_member(
+        None => out.push(Check::found(unknown_member(
             handle,
             handle_range,
             roster,
@@ -105,15 +116,15 @@ pub fn message_checks(
             ),
         ))),
     }
-    if let (Some(range), Some(status)) = (m.status_range(), m.status_in(part, base)) {
+    if let (Some(range), Some(status)) = (m.status_range(), status) {
         match status {
             Ok(status) => {
                 let found = session_id::problem(at(&range), &range, status);
-                out.extend(found.map(Check::Found));
+                out.extend(found.map(Check::found));
             }
             Err(e) => {
                 let within = e.range().unwrap_or(0..range.len());
-                out.push(Check::Found(Problem {
+                out.push(Check::found(Problem {
                     range: range.start + within.start..range.start + within.end,
                     severity: Severity::Warning,
                     code: "bad-status-comment",
@@ -135,10 +146,10 @@ pub fn message_checks(
         }
         out.push(match roster.member(name) {
             Some(member) => Check::NamesMember {
-                handle: member.handle.clone(),
+                handle: member.handle.as_str().into(),
                 range: mention.handle,
             },
-            None => Check::Found(unknown_member(
+            None => Check::found(unknown_member(
                 name,
                 mention.handle,
                 roster,

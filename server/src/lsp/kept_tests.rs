@@ -1,0 +1,147 @@
+//! Tests of the slots kept across edits ([`super`]).
+
+use std::sync::mpsc;
+use std::time::Duration;
+
+use super::*;
+
+#[test]
+fn an_edit_goes_on_while_work_runs_and_the_work_of_the_old_version_is_not_kept() {
+    let mut doc: Kept<u32, u8> = Kept::default();
+    let snapshot = doc.clone();
+    let (edited_tx, edited_rx) = mpsc::channel();
+    let (started_tx, started_rx) = mpsc::channel();
+    let editor = std::thread::spawn(move || {
+        started_rx.recv().expect("the work started");
+        doc.edited(Reparsed::All);
+        edited_tx.send(()).expect("tell the work");
+        doc
+    });
+    let edited_meanwhile = snapshot.with(1, 3, |slots| {
+        let slots = slots.expect("the snapshot is of the current version");
+        started_tx.send(()).expect("tell the editor");
+        // The edit waits for no work: before, it waited on the slots' lock for ever
+        // when the work in turn waited on what the edit held.
+        let edited = edited_rx.recv_timeout(Duration::from_secs(20)).is_ok();
+        slots.fill(Some(7));
+        edited
+    });
+    let doc = editor.join().expect("the edit");
+    assert!(edited_meanwhile, "the edit waited for the work to end");
+    // The work was of the version before the edit: nothing of it is kept.
+    assert!(snapshot.with(1, 3, |slots| slots.is_none()));
+    assert_eq!(
+        doc.with(1, 3, |slots| slots.map(|s| s.to_vec())),
+        Some(vec![None; 3])
+    );
+}
+
+#[test]
+fn work_on_the_current_version_is_kept_for_the_next() {
+    let doc: Kept<u32, u8> = Kept::default();
+    doc.with(1, 2, |slots| slots.expect("current")[1] = Some(5));
+    assert_eq!(
+        doc.with(1, 2, |slots| slots.map(|s| s.to_vec())),
+        Some(vec![None, Some(5)])
+    );
+    // Another key empties them.
+    assert_eq!(
+        doc.with(2, 2, |slots| slots.map(|s| s.to_vec())),
+        Some(vec![None, None])
+    );
+}
+
+#[test]
+fn work_on_slots_out_with_other_work_waits_for_them_and_finds_what_that_work_kept() {
+    let doc: Kept<u32, u8> = Kept::default();
+    let other = doc.clone();
+    let (taken_tx, taken_rx) = mpsc::channel();
+    let (go_tx, go_rx) = mpsc::channel::<()>();
+    let first = std::thread::spawn(move || {
+        other.with(1, 3, |slots| {
+            let slots = slots.expect("current");
+            taken_tx.send(()).expect("tell the second");
+            go_rx.recv().expect("the second is on its way");
+            slots.fill(Some(4));
+        })
+    });
+    taken_rx.recv().expect("the first took the slots");
+    let (seen_tx, seen_rx) = mpsc::channel();
+    let second = {
+        let doc = doc.clone();
+        std::thread::spawn(move || {
+            let seen = doc.with(1, 3, |slots| slots.map(|s| s.to_vec()));
+            seen_tx.send(seen).expect("report");
+        })
+    };
+    // (Before, the second did not wait: it ended without.)
+    while doc.waiting() == 0 && !second.is_finished() {
+        std::thread::yield_now();
+    }
+    go_tx.send(()).expect("let the first end");
+    first.join().expect("the first");
+    second.join().expect("the second");
+    // Before, the second made three empty slots of its own and its own work.
+    assert_eq!(seen_rx.recv().expect("seen"), Some(vec![Some(4); 3]));
+}
+
+#[test]
+fn an_edit_wakes_work_waiting_for_the_slots_of_the_version_before_it() {
+    let mut doc: Kept<u32, u8> = Kept::default();
+    let holder = doc.clone();
+    let waiter = doc.clone();
+    let (taken_tx, taken_rx) = mpsc::channel();
+    let (done_tx, done_rx) = mpsc::channel::<()>();
+    let first = std::thread::spawn(move || {
+        holder.with(1, 2, |slots| {
+            assert!(slots.is_some());
+            taken_tx.send(()).expect("tell the test");
+            done_rx.recv().expect("the test is done");
+        })
+    });
+    taken_rx.recv().expect("the first took the slots");
+    let (seen_tx, seen_rx) = mpsc::channel();
+    let second = std::thread::spawn(move || {
+        seen_tx
+            .send(waiter.with(1, 2, |slots| slots.is_none()))
+            .expect("report");
+    });
+    // (Before, the second did not wait: it ended without.)
+    while doc.waiting() == 0 && !second.is_finished() {
+        std::thread::yield_now();
+    }
+    doc.edited(Reparsed::All);
+    // The waiter is of the version before the edit: it works without slots,
+    // while the first still has its (now old) slots out.
+    let without = seen_rx
+        .recv_timeout(Duration::from_secs(20))
+        .expect("the edit woke the waiter");
+    assert!(without);
+    // The new version's work does not wait for the old one's either.
+    assert!(doc.with(1, 2, |slots| slots.is_some()));
+    done_tx.send(()).expect("let the first end");
+    first.join().expect("the first");
+    second.join().expect("the second");
+}
+
+#[test]
+fn work_within_work_on_the_same_slots_goes_without_them_and_a_panic_gives_them_back() {
+    let doc: Kept<u32, u8> = Kept::default();
+    let inner = doc.with(1, 1, |outer| {
+        outer.expect("current")[0] = Some(1);
+        doc.with(1, 1, |slots| slots.is_none())
+    });
+    assert!(inner, "the inner work would wait for itself");
+    let panicked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        doc.with(1, 1, |slots| {
+            slots.expect("current")[0] = Some(2);
+            panic!("work failed");
+        })
+    }));
+    assert!(panicked.is_err());
+    // The slots are free again; what the panicking work half made is not kept.
+    assert_eq!(
+        doc.with(1, 1, |slots| slots.map(|s| s.to_vec())),
+        Some(vec![None])
+    );
+}
