@@ -82,7 +82,7 @@ pub(super) fn scan_from(
     b: &[u8],
     first: usize,
     base: usize,
-    mentions: &mut Vec<Mention>,
+    mentions: &mut impl Extend<Mention>,
     markers: &mut Vec<Marker>,
 ) {
     let mut at = first;
@@ -106,10 +106,10 @@ pub(super) fn scan_from(
                     0
                 };
                 if len > 0 {
-                    mentions.push(Mention {
+                    mentions.extend(Some(Mention {
                         range: base + at..base + at + 1 + len,
                         handle: base + at + 1..base + at + 1 + len,
-                    });
+                    }));
                 }
                 i = at + 1 + len;
             }

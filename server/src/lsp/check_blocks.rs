@@ -38,7 +38,7 @@ pub struct Block {
 impl Block {
     /// Adds a message's checks up into the block.
     fn add(&mut self, made: &MessageChecks) {
-        for check in made.checks.iter() {
+        for check in made.checks() {
             match check {
                 Check::Found(problem) => {
                     self.found += 1;
@@ -48,7 +48,7 @@ impl Block {
                 Check::ImportedHandle { handle, .. } => once(&mut self.imported, handle),
             }
         }
-        for fence in made.fences.iter() {
+        for fence in made.fences() {
             self.fences += 1;
             self.worst_fence = worst(self.worst_fence, fence.severity);
         }

@@ -24,10 +24,31 @@ use crate::team::Team;
 #[derive(Debug)]
 pub struct MessageChecks {
     base: usize,
-    checks: Box<[Check]>,
-    /// The warnings on its unclosed code blocks (reported after every message's checks).
-    fences: Box<[Problem]>,
+    /// Its checks, then from `fences_from` on the warnings on its unclosed code blocks
+    /// (reported after every message's checks): one list, as a long chat keeps one of
+    /// these per message.
+    all: Box<[Check]>,
+    fences_from: u32,
     facts: Facts,
+}
+
+impl MessageChecks {
+    fn checks(&self) -> &[Check] {
+        &self.all[..self.split()]
+    }
+
+    fn fences(&self) -> impl Iterator<Item = &Problem> {
+        self.all[self.split()..]
+            .iter()
+            .filter_map(|check| match check {
+                Check::Found(problem) => Some(&**problem),
+                _ => None,
+            })
+    }
+
+    fn split(&self) -> usize {
+        (self.fences_from as usize).min(self.all.len())
+    }
 }
 
 /// What the code lenses look for in a message (see [`lens_tail`]).
@@ -112,7 +133,7 @@ pub fn chat_problems(
             for i in walk.messages_of(b) {
                 let made = walk.message(i);
                 let (base, delta) = moved(i, made);
-                for check in made.checks.iter() {
+                for check in made.checks() {
                     out.add_moved(check, base, delta);
                 }
             }
@@ -138,7 +159,7 @@ pub fn chat_problems(
             for i in walk.messages_of(b) {
                 let made = walk.message(i);
                 let (base, delta) = moved(i, made);
-                for fence in made.fences.iter() {
+                for fence in made.fences() {
                     out.push(shifted_problem(fence, base, delta));
                 }
             }
@@ -176,14 +197,17 @@ fn with_walk<R>(
             .map(Box::from);
         let body = m.body_range();
         let ai = roster.is_ai(handle);
+        let mut all = message_checks(part, base, m, chat, roster, front, parsed.as_deref());
+        let fences_from = u32::try_from(all.len()).unwrap_or(u32::MAX);
+        all.extend(
+            m.code_blocks()
+                .filter(|b| !b.closed)
+                .map(|b| Check::Found(Box::new(unclosed_fence(part, base, &b)))),
+        );
         MessageChecks {
             base,
-            checks: message_checks(part, base, m, chat, roster, front, parsed.as_deref()).into(),
-            fences: m
-                .code_blocks()
-                .filter(|b| !b.closed)
-                .map(|b| unclosed_fence(part, base, &b))
-                .collect(),
+            all: all.into(),
+            fences_from,
             facts: Facts {
                 handle: handle.into(),
                 ai,

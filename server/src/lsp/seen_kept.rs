@@ -138,7 +138,9 @@ fn warnings(doc: &Document, roster: &Roster, facts: Made) -> Vec<Problem> {
             continue;
         };
         let line = doc.text.slice(status_range.clone());
-        let Some(status) = answer.status_comment_in(&line, status_range.start) else {
+        // Read once, not kept in the scan's store (which keeps a slot per message).
+        let parsed = answer.status_read_in(&line, status_range.start);
+        let Some(Ok(status)) = parsed.as_deref() else {
             continue;
         };
         if NextTurn::of(status).is_some() {

@@ -133,7 +133,11 @@ pub fn start_up(report: &mut Report) {
 /// typed at the end of the middle line, the `nth` time.
 fn one_character(uri: &str, text: &str, version: i32, nth: usize) -> Value {
     let lines: Vec<&str> = text.split('\n').collect();
-    let line = lines.len() / 2;
+    // A line of a message's text in the middle: the end of a heading or of a status
+    // comment would change who wrote the message or what its turn recorded.
+    let line = (lines.len() / 2..lines.len())
+        .find(|&l| !lines[l].starts_with("## ") && !lines[l].starts_with("<!--"))
+        .expect("a line of text after the middle");
     let character = lines[line].encode_utf16().count() + nth;
     let at = json!({"line": line, "character": character});
     json!({"textDocument": {"uri": uri, "version": version},

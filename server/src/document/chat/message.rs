@@ -87,7 +87,7 @@ impl Message {
         store
             .records
             .get(self.index + 1)
-            .map_or(store.end, |next| next.header.start)
+            .map_or(store.end, |next| next.start)
     }
 
     /// Moves the message by `delta` bytes (text was inserted or removed before it).
@@ -105,29 +105,34 @@ impl Message {
 
     /// From the heading's first byte to the next message's heading (or the end).
     pub fn range(&self) -> ByteRange {
-        shifted(&(self.record().header.start..self.end()), self.delta)
+        shifted(&(self.record().start..self.end()), self.delta)
     }
 
     /// The heading line, without its line break.
     pub fn header(&self) -> ByteRange {
-        shifted(&self.record().header, self.delta)
+        let r = self.record();
+        shifted(&(r.start..r.start + r.header_len as usize), self.delta)
     }
 
     /// The handle on the heading, without the `@`.
     pub fn handle_range(&self) -> ByteRange {
-        shifted(&self.record().handle, self.delta)
+        let r = self.record();
+        let start = r.start + r.handle_at as usize;
+        shifted(&(start..start + r.handle_len as usize), self.delta)
     }
 
     /// Everything after the heading line and the status line.
     pub fn body_range(&self) -> ByteRange {
-        let start = self.record().body_start;
+        let r = self.record();
+        let start = r.start + r.body_at as usize;
         shifted(&(start..self.end().max(start)), self.delta)
     }
 
     /// The status comment line (without its line break), if the message has one.
     pub fn status_range(&self) -> Option<ByteRange> {
-        let status = &self.record().status;
-        (!status.is_empty()).then(|| shifted(status, self.delta))
+        let r = self.record();
+        let start = r.start + r.status_at as usize;
+        (r.status_len > 0).then(|| shifted(&(start..start + r.status_len as usize), self.delta))
     }
 
     /// The status comment as parsed (`Err` when the line is malformed). `text` is the
@@ -148,10 +153,11 @@ impl Message {
         let slots = store
             .parsed
             .get_or_init(|| store.records.iter().map(|_| ParsedStatus::new()).collect());
-        Some(
-            slots[self.index]
-                .get_or_init(|| StatusComment::parse(&part[range.start - base..range.end - base])),
-        )
+        Some(slots[self.index].get_or_init(|| {
+            Box::new(StatusComment::parse(
+                &part[range.start - base..range.end - base],
+            ))
+        }))
     }
 
     /// [`Message::status_in`] for work that keeps what it needs of the comment itself
@@ -165,7 +171,12 @@ impl Message {
         base: usize,
     ) -> Option<std::borrow::Cow<'_, Result<StatusComment, StatusError>>> {
         let range = self.status_range()?;
-        let kept = self.store.parsed.get().and_then(|s| s[self.index].get());
+        let kept = self
+            .store
+            .parsed
+            .get()
+            .and_then(|s| s[self.index].get())
+            .map(|parsed| &**parsed);
         Some(match kept {
             Some(parsed) => std::borrow::Cow::Borrowed(parsed),
             None => std::borrow::Cow::Owned(StatusComment::parse(
@@ -175,7 +186,7 @@ impl Message {
     }
 
     /// This message's run of one of its store's lists (see [`Store::run`]).
-    fn run<T>(&self, list: fn(&Store) -> &[T], start: fn(&Starts) -> usize) -> &[T] {
+    fn run<T>(&self, list: fn(&Store) -> &[T], start: fn(&Starts) -> u32) -> &[T] {
         self.store.run(self.index, list, start)
     }
 
@@ -184,11 +195,8 @@ impl Message {
     }
 
     pub fn mentions(&self) -> impl Iterator<Item = Mention> + '_ {
-        let mentions = self.run(|s| &s.mentions, |s| s.mentions);
-        mentions.iter().map(|m| Mention {
-            range: shifted(&m.range, self.delta),
-            handle: shifted(&m.handle, self.delta),
-        })
+        let mentions = self.run(|s| &s.mentions.0, |s| s.mentions);
+        mentions.iter().map(|m| m.mention(self.delta))
     }
 
     pub fn markers(&self) -> impl Iterator<Item = Marker> + '_ {
@@ -220,11 +228,7 @@ impl Message {
 
     pub fn code_blocks(&self) -> impl Iterator<Item = CodeBlock> + '_ {
         let blocks = self.run(|s| &s.code_blocks, |s| s.code_blocks);
-        blocks.iter().map(|c| CodeBlock {
-            range: shifted(&c.range, self.delta),
-            opening: shifted(&c.opening, self.delta),
-            closed: c.closed,
-        })
+        blocks.iter().map(|c| c.block(self.delta))
     }
 
     pub fn handle<'t>(&self, text: &'t str) -> &'t str {

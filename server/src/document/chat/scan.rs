@@ -9,7 +9,9 @@
 
 use std::sync::Arc;
 
-use super::store::{Record, Store, StoredPermission};
+use super::store::{
+    LONGEST_RECORDED_LINE, Mentions, Record, Store, StoredCodeBlock, StoredPermission,
+};
 use super::{CodeBlock, Message};
 use crate::document::permission::{self, PermissionBlock};
 use crate::document::scanner::{LineKind, Scanner, message_at};
@@ -68,7 +70,9 @@ pub(super) fn scan_with_room(
     // looked at for mentions (or after `from`): lines before it have none.
     let mut next_special = find_special(bytes, from);
     for line in Scanner::new(text, from) {
-        if let Some(content) = message_at(&bytes[line.range()], line.kind) {
+        if let Some(content) = message_at(&bytes[line.range()], line.kind)
+            && line.next - line.start < LONGEST_RECORDED_LINE
+        {
             let at = line.start + content;
             let handle_len = inline::handle_len(&bytes[at + 1..line.end]);
             if stop(base + line.start) {
@@ -77,11 +81,16 @@ pub(super) fn scan_with_room(
             }
             out.finish_message(base + line.start);
             let store = &mut out.store;
+            // Each fits in 32 bits: the line is shorter than LONGEST_RECORDED_LINE.
+            let from_start = |offset: usize| (offset - line.start) as u32;
             store.records.push(Record {
-                header: base + line.start..base + line.end,
-                handle: base + at + 1..base + at + 1 + handle_len,
-                status: 0..0,
-                body_start: base + line.next,
+                start: base + line.start,
+                header_len: from_start(line.end),
+                handle_at: from_start(at + 1),
+                handle_len: handle_len as u32,
+                status_at: 0,
+                status_len: 0,
+                body_at: from_start(line.next),
                 starts: store.starts(),
             });
             expect_status = true;
@@ -90,11 +99,16 @@ pub(super) fn scan_with_room(
         let line_bytes = &bytes[line.start..line.end];
         if expect_status {
             expect_status = false;
-            if line_bytes.starts_with(STATUS_PREFIX) {
-                let store = &mut out.store;
-                let record = store.records.last_mut().expect("in a message");
-                record.status = base + line.start..base + line.end;
-                record.body_start = base + line.next;
+            let store = &mut out.store;
+            let record = store.records.last_mut().expect("in a message");
+            let at = record.body_at as usize;
+            if line_bytes.starts_with(STATUS_PREFIX)
+                && at + (line.next - line.start) < LONGEST_RECORDED_LINE
+            {
+                // Both under 2 GiB: the status line right after the heading line.
+                record.status_at = at as u32;
+                record.status_len = (line.end - line.start) as u32;
+                record.body_at = (at + line.next - line.start) as u32;
                 continue;
             }
         }
@@ -185,7 +199,7 @@ pub(super) fn scan_with_room(
         .map(|i| Message::new(Arc::clone(&store), i))
         .collect();
     Scan {
-        first_header: store.records.first().map(|r| r.header.start),
+        first_header: store.records.first().map(|r| r.start),
         preamble_code_blocks: out.preamble_code_blocks,
         messages,
     }
@@ -233,7 +247,7 @@ impl Store {
         let items = len / BYTES_PER_ITEM;
         Store {
             records: Vec::with_capacity(items),
-            mentions: Vec::with_capacity(items),
+            mentions: Mentions(Vec::with_capacity(items)),
             markers: Vec::with_capacity(items),
             code_blocks: Vec::with_capacity(items),
             permissions: Vec::with_capacity(items / 4),
@@ -244,7 +258,7 @@ impl Store {
 
     fn shrink_to_fit(&mut self) {
         self.records.shrink_to_fit();
-        self.mentions.shrink_to_fit();
+        self.mentions.0.shrink_to_fit();
         self.markers.shrink_to_fit();
         self.code_blocks.shrink_to_fit();
         self.permissions.shrink_to_fit();
@@ -278,7 +292,7 @@ impl Building {
         if self.store.records.is_empty() {
             self.preamble_code_blocks.push(block);
         } else {
-            self.store.code_blocks.push(block);
+            self.store.code_blocks.push(StoredCodeBlock::new(&block));
         }
     }
 

@@ -5,6 +5,78 @@
 use super::CodeBlock;
 use crate::document::ByteRange;
 use crate::document::inline::{Marker, Mention};
+
+/// A mention as a scan stores it (16 bytes; a [`Mention`]'s two ranges are 32): where
+/// its `@` is and how long the handle after it is.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct StoredMention {
+    pub(super) at: usize,
+    pub(super) handle_len: u32,
+}
+
+impl StoredMention {
+    pub(super) fn mention(self, delta: isize) -> Mention {
+        let at = self.at.wrapping_add_signed(delta);
+        let end = at + 1 + self.handle_len as usize;
+        Mention {
+            range: at..end,
+            handle: at + 1..end,
+        }
+    }
+}
+
+/// A store's mentions, taken as a line's scan finds them.
+#[derive(Debug, Default)]
+pub(super) struct Mentions(pub(super) Vec<StoredMention>);
+
+impl Extend<Mention> for Mentions {
+    fn extend<I: IntoIterator<Item = Mention>>(&mut self, mentions: I) {
+        for m in mentions {
+            // A handle of 4 GiB is no member's: it is left out.
+            if let Ok(handle_len) = u32::try_from(m.handle.len()) {
+                self.0.push(StoredMention {
+                    at: m.range.start,
+                    handle_len,
+                });
+            }
+        }
+    }
+}
+
+/// A code block as a scan stores it (24 bytes, not 40): its opening line's length
+/// instead of its range. An opening line of 4 GiB or more is taken as the whole block.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct StoredCodeBlock {
+    pub(super) start: usize,
+    pub(super) end: usize,
+    pub(super) opening_len: u32,
+    pub(super) closed: bool,
+}
+
+impl StoredCodeBlock {
+    pub(super) fn new(block: &CodeBlock) -> StoredCodeBlock {
+        StoredCodeBlock {
+            start: block.range.start,
+            end: block.range.end,
+            opening_len: u32::try_from(block.opening.len()).unwrap_or(u32::MAX),
+            closed: block.closed,
+        }
+    }
+
+    pub(super) fn block(self, delta: isize) -> CodeBlock {
+        let start = self.start.wrapping_add_signed(delta);
+        let end = self.end.wrapping_add_signed(delta);
+        let opening_end = match self.opening_len {
+            u32::MAX => end,
+            len => start + len as usize,
+        };
+        CodeBlock {
+            range: start..end,
+            opening: start..opening_end,
+            closed: self.closed,
+        }
+    }
+}
 use crate::document::permission::PermissionOption;
 use crate::document::status::{StatusComment, StatusError};
 
@@ -18,34 +90,52 @@ pub(super) struct StoredPermission {
     pub(super) options: std::ops::Range<usize>,
 }
 
-/// Where one message's parts are in its scan's [`Store`], with byte ranges as they
+/// Where one message's parts are in its scan's [`Store`], with byte offsets as they
 /// were when it was scanned. A message's items in each list run from its record's
 /// first index to the next record's (or the end of the list), and the message itself
 /// from its heading to the next record's heading (or the end of the scan).
+///
+/// Kept small (48 bytes; it was 88 with a range per part): a chat of 500,000 short
+/// messages has a record for each. Its parts lie in its heading and status lines, so
+/// they are counted from the heading's start in 32 bits: the scan takes no line of
+/// 2 GiB or more for a heading or a status comment.
 #[derive(Clone, Debug)]
 pub(super) struct Record {
-    /// The heading line, without its line break; the message starts where it starts.
-    pub(super) header: ByteRange,
-    pub(super) handle: ByteRange,
-    /// The status comment line (without its line break); empty when there is none.
-    pub(super) status: ByteRange,
-    pub(super) body_start: usize,
+    /// Where the heading line starts; the message starts there.
+    pub(super) start: usize,
+    /// The heading line's length, without its line break.
+    pub(super) header_len: u32,
+    /// Where the handle (without its `@`) starts, from `start`, and its length.
+    pub(super) handle_at: u32,
+    pub(super) handle_len: u32,
+    /// Where the status comment line starts, from `start`, and its length without its
+    /// line break; 0 when there is none.
+    pub(super) status_at: u32,
+    pub(super) status_len: u32,
+    /// Where the body starts, from `start`.
+    pub(super) body_at: u32,
     /// Where the message's items start in each of the store's lists.
     pub(super) starts: Starts,
 }
 
+/// The longest heading or status line a scan takes as one (see [`Record`]).
+pub(super) const LONGEST_RECORDED_LINE: usize = 1 << 31;
+
 /// Where one message's items start in each list of its [`Store`]; they run to the
-/// next message's starts (or the end of the list).
+/// next message's starts (or the end of the list). In 32 bits: an item takes at least
+/// two bytes of text, and the lists of a text of 8 GiB or more are cut short.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Starts {
-    pub(super) mentions: usize,
-    pub(super) markers: usize,
-    pub(super) permissions: usize,
-    pub(super) code_blocks: usize,
+    pub(super) mentions: u32,
+    pub(super) markers: u32,
+    pub(super) permissions: u32,
+    pub(super) code_blocks: u32,
 }
 
-/// A status comment as parsed, cached for the messages that share a store.
-pub(super) type ParsedStatus = std::sync::OnceLock<Result<StatusComment, StatusError>>;
+/// A status comment as parsed, cached for the messages that share a store. Boxed: the
+/// slots are made for every message of the store as soon as one comment is asked for
+/// (the latest answer's, for the lenses), and an empty slot is 16 bytes, not 128.
+pub(super) type ParsedStatus = std::sync::OnceLock<Box<Result<StatusComment, StatusError>>>;
 
 /// What one scan found, in flat lists shared by the messages it made (and by copies
 /// of them): one allocation per list and scan instead of several per message. Never
@@ -58,11 +148,11 @@ pub(super) type ParsedStatus = std::sync::OnceLock<Result<StatusComment, StatusE
 #[derive(Debug, Default)]
 pub(super) struct Store {
     pub(super) records: Vec<Record>,
-    pub(super) mentions: Vec<Mention>,
+    pub(super) mentions: Mentions,
     pub(super) markers: Vec<Marker>,
     pub(super) permissions: Vec<StoredPermission>,
     pub(super) options: Vec<PermissionOption>,
-    pub(super) code_blocks: Vec<CodeBlock>,
+    pub(super) code_blocks: Vec<StoredCodeBlock>,
     /// Where the last message ends.
     pub(super) end: usize,
     /// One slot per record, made when the first status comment is asked for.
@@ -72,11 +162,12 @@ pub(super) struct Store {
 impl Store {
     /// Where the items of a message that starts now would start: at the end of each list.
     pub(super) fn starts(&self) -> Starts {
+        let at = |len: usize| u32::try_from(len).unwrap_or(u32::MAX);
         Starts {
-            mentions: self.mentions.len(),
-            markers: self.markers.len(),
-            permissions: self.permissions.len(),
-            code_blocks: self.code_blocks.len(),
+            mentions: at(self.mentions.0.len()),
+            markers: at(self.markers.len()),
+            permissions: at(self.permissions.len()),
+            code_blocks: at(self.code_blocks.len()),
         }
     }
 
@@ -86,13 +177,15 @@ impl Store {
         &self,
         i: usize,
         list: fn(&Store) -> &[T],
-        start: fn(&Starts) -> usize,
+        start: fn(&Starts) -> u32,
     ) -> &[T] {
         let items = list(self);
+        let index = |starts: &Starts| (start(starts) as usize).min(items.len());
         let end = self
             .records
             .get(i + 1)
-            .map_or(items.len(), |next| start(&next.starts));
-        &items[start(&self.records[i].starts)..end]
+            .map_or(items.len(), |next| index(&next.starts));
+        let from = index(&self.records[i].starts).min(end);
+        &items[from..end]
     }
 }

@@ -53,9 +53,11 @@ for (let i = 0; i < 7; i++) {
 warm.sort((a, b) => a - b);
 // The warm calls above ask again for the same version, which the service answers from
 // its cache. After a keystroke the version is new: one character typed at the end of
-// the middle line (the chatmd rows make the same edits), then the outline.
+// the first line of message text from the middle on (the chatmd rows make the same
+// edits), then the outline.
 const lines = text.split(/\r\n|\r|\n/);
-const line = Math.floor(lines.length / 2);
+let line = Math.floor(lines.length / 2);
+while (lines[line].startsWith('## ') || lines[line].startsWith('<!--')) line++;
 const edited = [];
 for (let i = 0; i < 7; i++) {
   const at = { line, character: lines[line].length + i };
