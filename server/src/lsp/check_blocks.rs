@@ -6,7 +6,7 @@
 //! the end.
 
 use super::MessageChecks;
-use crate::conversation::problems::Check;
+use crate::conversation::problems::{Check, UNKNOWN_SEVERITY};
 use crate::team::Severity;
 
 /// Messages per block. Small in tests, so that random chats span several.
@@ -43,6 +43,10 @@ impl Block {
                 Check::Found(problem) => {
                     self.found += 1;
                     self.worst_found = worst(self.worst_found, problem.severity);
+                }
+                Check::Unknown { .. } => {
+                    self.found += 1;
+                    self.worst_found = worst(self.worst_found, UNKNOWN_SEVERITY);
                 }
                 Check::NamesMember { handle, .. } => once(&mut self.named, handle),
                 Check::ImportedHandle { handle, .. } => once(&mut self.imported, handle),

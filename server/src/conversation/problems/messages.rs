@@ -27,6 +27,44 @@ pub enum Check {
     /// An imported chat's answer under `handle`, which is no member: reported at the
     /// first message of each such handle.
     ImportedHandle { handle: Box<str>, range: ByteRange },
+    /// A handle at `range` that names no member, in a `mention` or a heading. Made into
+    /// its problem (with the nearest handles and a fix for each) only when reported: a
+    /// chat full of them reports 1000 and counts the rest, and an open chat keeps a
+    /// check per message.
+    Unknown {
+        name: Box<str>,
+        range: ByteRange,
+        mention: bool,
+    },
+}
+
+/// The severity of an unknown handle's problem ([`Check::Unknown`]).
+pub const UNKNOWN_SEVERITY: Severity = Severity::Warning;
+
+/// The problem of the unknown handle `name` at `range` ([`Check::Unknown`]).
+fn unknown_problem(name: &str, range: ByteRange, roster: &Roster, mention: bool) -> Problem {
+    let problem = if mention {
+        unknown_member(
+            name,
+            range,
+            roster,
+            "unknown-mention",
+            format!("@{name} is not a member of this team; nobody will answer this mention."),
+        )
+    } else {
+        unknown_member(
+            name,
+            range,
+            roster,
+            "unknown-member",
+            format!(
+                "@{name} is not a member of this team, so this message counts as the human's (@{}).",
+                roster.human
+            ),
+        )
+    };
+    debug_assert_eq!(problem.severity, UNKNOWN_SEVERITY);
+    problem
 }
 
 impl Check {
@@ -105,16 +143,11 @@ pub fn message_checks(
             handle: handle.into(),
             range: handle_range,
         }),
-        None => out.push(Check::found(unknown_member(
-            handle,
-            handle_range,
-            roster,
-            "unknown-member",
-            format!(
-                "@{handle} is not a member of this team, so this message counts as the human's (@{}).",
-                roster.human
-            ),
-        ))),
+        None => out.push(Check::Unknown {
+            name: handle.into(),
+            range: handle_range,
+            mention: false,
+        }),
     }
     if let (Some(range), Some(status)) = (m.status_range(), status) {
         match status {
@@ -149,13 +182,11 @@ pub fn message_checks(
                 handle: member.handle.as_str().into(),
                 range: mention.handle,
             },
-            None => Check::found(unknown_member(
-                name,
-                mention.handle,
-                roster,
-                "unknown-mention",
-                format!("@{name} is not a member of this team; nobody will answer this mention."),
-            )),
+            None => Check::Unknown {
+                name: name.into(),
+                range: mention.handle,
+                mention: true,
+            },
         });
     }
     out
@@ -248,6 +279,18 @@ impl<'a> Collector<'a> {
             }
             Check::ImportedHandle { handle, range } => {
                 self.imported_handle(handle, || moved(range, from, delta));
+            }
+            Check::Unknown { range, .. } if self.found.is_full() => self
+                .found
+                .count(moved(range, from, delta), UNKNOWN_SEVERITY),
+            Check::Unknown {
+                name,
+                range,
+                mention,
+            } => {
+                let problem =
+                    unknown_problem(name, moved(range, from, delta), self.roster, *mention);
+                self.found.push(problem);
             }
         }
     }
