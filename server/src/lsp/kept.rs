@@ -145,6 +145,7 @@ impl<T, K: PartialEq, W: Whole> Kept<T, K, W> {
     /// is a snapshot of an older version: it must then work without keeping anything.
     /// The slots are out of the shared place while `work` runs (an edit meanwhile
     /// finds none to move, and what `work` kept is dropped: it is of an older version).
+    #[cfg(test)]
     pub fn with<R>(
         &self,
         key: K,

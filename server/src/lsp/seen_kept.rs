@@ -32,9 +32,59 @@ struct Record {
     hashes: Box<[u32]>,
 }
 
-/// The facts of one document's messages, kept across edits. They depend on the text
-/// alone: no key.
-pub type SharedSeen = Kept<SeenFacts, ()>;
+/// The facts of one document's messages, kept across edits, and the walks made over
+/// them. They depend on the text alone: no key.
+pub type SharedSeen = Kept<SeenFacts, (), Walked>;
+
+/// The walks of the last warnings, each kept while no edit emptied a slot at or before
+/// the answer it started at: typing after a member's latest answer changes nothing it
+/// read, and its walk back over every record (a fifth of a keystroke's work in a long
+/// chat whose answers all record what they saw) is not made again.
+#[derive(Debug, Default)]
+pub struct Walked {
+    /// The first slot an edit emptied since the walks were made.
+    emptied_from: Option<usize>,
+    /// How many messages the chat had then (a record of more messages than the chat
+    /// holds is read up to its end).
+    messages: usize,
+    /// Per resuming member (its handle and agent): the answer its walk started at and
+    /// the first changed message the walk found.
+    walks: Vec<Walk>,
+}
+
+#[derive(Debug)]
+struct Walk {
+    handle: String,
+    agent: String,
+    since: usize,
+    first_changed: Option<usize>,
+}
+
+impl super::kept::Whole for Walked {
+    fn spliced(&mut self, at: usize, _removed: usize, _inserted: usize) {
+        self.emptied_from = Some(self.emptied_from.map_or(at, |from| from.min(at)));
+    }
+}
+
+impl Walked {
+    /// The first changed message of the walk from `since` for `handle` and `agent`,
+    /// as kept when nothing it read changed.
+    fn kept(
+        &self,
+        handle: &str,
+        agent: &str,
+        since: usize,
+        messages: usize,
+    ) -> Option<Option<usize>> {
+        if self.messages != messages || self.emptied_from.is_some_and(|from| from <= since) {
+            return None;
+        }
+        self.walks
+            .iter()
+            .find(|w| w.handle == handle && w.agent == agent && w.since == since)
+            .map(|w| w.first_changed)
+    }
+}
 
 /// The facts of message `m`, whose text `part` starts at byte `base`.
 fn facts(part: &str, base: usize, m: &Message) -> SeenFacts {
@@ -75,18 +125,19 @@ pub fn problems(doc: &Document, roster: &Roster) -> Vec<Problem> {
         let part = doc.part(range.clone(), &mut buf);
         facts(&part, range.start, m)
     };
-    doc.seen.with((), chat.messages.len(), |slots| match slots {
-        Some(slots) => {
-            for (m, slot) in chat.messages.iter().zip(slots.iter_mut()) {
-                slot.get_or_insert_with(|| make(m));
+    doc.seen
+        .with_whole((), chat.messages.len(), |kept| match kept {
+            Some((slots, walked)) => {
+                for (m, slot) in chat.messages.iter().zip(slots.iter_mut()) {
+                    slot.get_or_insert_with(|| make(m));
+                }
+                warnings(doc, roster, Made(slots), walked)
             }
-            warnings(doc, roster, Made(slots))
-        }
-        None => {
-            let made: Vec<_> = chat.messages.iter().map(|m| Some(make(m))).collect();
-            warnings(doc, roster, Made(&made))
-        }
-    })
+            None => {
+                let made: Vec<_> = chat.messages.iter().map(|m| Some(make(m))).collect();
+                warnings(doc, roster, Made(&made), &mut Walked::default())
+            }
+        })
 }
 
 /// The facts of every message, all made (read in place: a long chat has 40k).
@@ -116,9 +167,10 @@ impl<'a> Made<'a> {
     }
 }
 
-fn warnings(doc: &Document, roster: &Roster, facts: Made) -> Vec<Problem> {
+fn warnings(doc: &Document, roster: &Roster, facts: Made, walked: &mut Walked) -> Vec<Problem> {
     let chat = &*doc.chat;
     let mut out = Vec::new();
+    let mut walks = Vec::new();
     for member in roster.members.iter().filter(|m| m.resume) {
         let handle = member.handle.as_str();
         // The session its next turn would continue: its latest answer naming a session
@@ -146,12 +198,27 @@ fn warnings(doc: &Document, roster: &Roster, facts: Made) -> Vec<Problem> {
         if NextTurn::of(status).is_some() {
             continue;
         }
-        let Some(index) = first_changed(facts, handle, since) else {
+        let agent = member.agent.as_str();
+        let found = walked
+            .kept(handle, agent, since, facts.len())
+            .unwrap_or_else(|| first_changed(facts, handle, since));
+        walks.push(Walk {
+            handle: handle.to_string(),
+            agent: agent.to_string(),
+            since,
+            first_changed: found,
+        });
+        let Some(index) = found else {
             continue;
         };
         let header = chat.messages[index].header();
         out.push(seen::warning(handle, header, status_range, status));
     }
+    *walked = Walked {
+        emptied_from: None,
+        messages: facts.len(),
+        walks,
+    };
     out
 }
 
