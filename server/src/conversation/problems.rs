@@ -133,6 +133,9 @@ fn front_matter_problems(fm: &FrontMatter, roster: &Roster, out: &mut Found) {
     }
 }
 
+/// The severity of an unknown handle's problem.
+const UNKNOWN_SEVERITY: Severity = Severity::Warning;
+
 fn unknown_member(
     name: &str,
     range: ByteRange,
@@ -162,7 +165,7 @@ fn unknown_member(
         .collect();
     Problem {
         range,
-        severity: Severity::Warning,
+        severity: UNKNOWN_SEVERITY,
         code,
         message,
         fixes,
@@ -235,9 +238,7 @@ mod foreign_format;
 mod messages;
 mod session_id;
 pub use foreign_format::convert_fix;
-pub use messages::{
-    Check, Collector, UNKNOWN_SEVERITY, message_checks, shifted_problem, unclosed_fence,
-};
+pub use messages::{Check, Collector, message_checks, shifted_problem, unclosed_fence};
 
 #[cfg(test)]
 mod tests;

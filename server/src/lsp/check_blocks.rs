@@ -6,7 +6,7 @@
 //! the end.
 
 use super::MessageChecks;
-use crate::conversation::problems::{Check, UNKNOWN_SEVERITY};
+use crate::conversation::problems::Check;
 use crate::team::Severity;
 
 /// Messages per block. Small in tests, so that random chats span several.
@@ -39,17 +39,13 @@ impl Block {
     /// Adds a message's checks up into the block.
     fn add(&mut self, made: &MessageChecks) {
         for check in made.checks() {
-            match check {
-                Check::Found(problem) => {
-                    self.found += 1;
-                    self.worst_found = worst(self.worst_found, problem.severity);
-                }
-                Check::Unknown { .. } => {
-                    self.found += 1;
-                    self.worst_found = worst(self.worst_found, UNKNOWN_SEVERITY);
-                }
-                Check::NamesMember { handle, .. } => once(&mut self.named, handle),
-                Check::ImportedHandle { handle, .. } => once(&mut self.imported, handle),
+            if let Some(severity) = check.severity() {
+                self.found += 1;
+                self.worst_found = worst(self.worst_found, severity);
+            } else if let Check::NamesMember { handle, .. } = check {
+                once(&mut self.named, handle);
+            } else if let Check::ImportedHandle { handle, .. } = check {
+                once(&mut self.imported, handle);
             }
         }
         for fence in made.fences() {

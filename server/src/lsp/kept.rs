@@ -34,9 +34,6 @@ struct Slots<T, K, W> {
     /// Bumped by each edit; a snapshot of another generation (a request still on an
     /// older version) works without them.
     generation: u64,
-    /// Bumped each time work takes the slots out: work puts them back only when no
-    /// other work took them since.
-    lease: u64,
     /// The thread whose work has this generation's slots out; others wait for them.
     /// An edit clears it: what that work kept is of an older version.
     out_with: Option<ThreadId>,
@@ -53,7 +50,6 @@ impl<T, K, W: Whole> Default for Slots<T, K, W> {
     fn default() -> Self {
         Slots {
             generation: 0,
-            lease: 0,
             out_with: None,
             waiting: 0,
             key: None,
@@ -163,7 +159,7 @@ impl<T, K: PartialEq, W: Whole> Kept<T, K, W> {
         work: impl FnOnce(Option<(&mut [Option<T>], &mut W)>) -> R,
     ) -> R {
         let me = std::thread::current().id();
-        let (mut slots, mut whole, lease) = {
+        let (mut slots, mut whole) = {
             let mut guard = lock(&self.slots.slots);
             loop {
                 if guard.generation != self.generation || guard.out_with == Some(me) {
@@ -187,10 +183,9 @@ impl<T, K: PartialEq, W: Whole> Kept<T, K, W> {
                 guard.key = Some(key);
                 guard.slots.clear();
             }
-            guard.lease += 1;
             let slots = std::mem::take(&mut guard.slots);
             let whole = std::mem::take(&mut guard.whole);
-            (slots, whole, guard.lease)
+            (slots, whole)
         };
         if slots.len() != count {
             slots.clear();
@@ -201,7 +196,6 @@ impl<T, K: PartialEq, W: Whole> Kept<T, K, W> {
         let mut out = Out {
             shared: &self.slots,
             generation: self.generation,
-            lease,
             slots,
             whole,
         };
@@ -230,7 +224,6 @@ impl<T, K: PartialEq, W: Whole> Kept<T, K, W> {
 struct Out<'a, T, K, W: Whole> {
     shared: &'a Shared<T, K, W>,
     generation: u64,
-    lease: u64,
     slots: Vec<Option<T>>,
     whole: W,
 }
@@ -238,7 +231,8 @@ struct Out<'a, T, K, W: Whole> {
 impl<T, K, W: Whole> Drop for Out<'_, T, K, W> {
     fn drop(&mut self) {
         let mut guard = lock(&self.shared.slots);
-        if guard.generation == self.generation && guard.lease == self.lease {
+        // Of the same generation, no other work had them meanwhile: others waited.
+        if guard.generation == self.generation {
             if !std::thread::panicking() {
                 guard.slots = std::mem::take(&mut self.slots);
                 guard.whole = std::mem::take(&mut self.whole);

@@ -202,7 +202,7 @@ fn with_walk<R>(
         all.extend(
             m.code_blocks()
                 .filter(|b| !b.closed)
-                .map(|b| Check::Found(Box::new(unclosed_fence(part, base, &b)))),
+                .map(|b| Check::found(unclosed_fence(part, base, &b))),
         );
         MessageChecks {
             base,

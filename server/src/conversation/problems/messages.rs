@@ -7,7 +7,9 @@
 //! So the editor can keep each message's checks across edits and redo only those of
 //! the messages an edit touched.
 
-use super::{Found, Problem, foreign_format, not_listed, session_id, unknown_member};
+use super::{
+    Found, Problem, UNKNOWN_SEVERITY, foreign_format, not_listed, session_id, unknown_member,
+};
 use crate::conversation::roster::Roster;
 use crate::document::ByteRange;
 use crate::document::chat::{Chat, CodeBlock, Message};
@@ -38,12 +40,9 @@ pub enum Check {
     },
 }
 
-/// The severity of an unknown handle's problem ([`Check::Unknown`]).
-pub const UNKNOWN_SEVERITY: Severity = Severity::Warning;
-
 /// The problem of the unknown handle `name` at `range` ([`Check::Unknown`]).
 fn unknown_problem(name: &str, range: ByteRange, roster: &Roster, mention: bool) -> Problem {
-    let problem = if mention {
+    if mention {
         unknown_member(
             name,
             range,
@@ -62,14 +61,21 @@ fn unknown_problem(name: &str, range: ByteRange, roster: &Roster, mention: bool)
                 roster.human
             ),
         )
-    };
-    debug_assert_eq!(problem.severity, UNKNOWN_SEVERITY);
-    problem
+    }
 }
 
 impl Check {
-    fn found(problem: Problem) -> Check {
+    pub fn found(problem: Problem) -> Check {
         Check::Found(Box::new(problem))
+    }
+
+    /// The severity of the problem this check reports, when it reports one of its own.
+    pub fn severity(&self) -> Option<Severity> {
+        match self {
+            Check::Found(problem) => Some(problem.severity),
+            Check::Unknown { .. } => Some(UNKNOWN_SEVERITY),
+            Check::NamesMember { .. } | Check::ImportedHandle { .. } => None,
+        }
     }
 }
 

@@ -111,14 +111,13 @@ impl Message {
     /// The heading line, without its line break.
     pub fn header(&self) -> ByteRange {
         let r = self.record();
-        shifted(&(r.start..r.start + r.header_len as usize), self.delta)
+        shifted(&r.part(0, r.header_len), self.delta)
     }
 
     /// The handle on the heading, without the `@`.
     pub fn handle_range(&self) -> ByteRange {
         let r = self.record();
-        let start = r.start + r.handle_at as usize;
-        shifted(&(start..start + r.handle_len as usize), self.delta)
+        shifted(&r.part(r.handle_at, r.handle_len), self.delta)
     }
 
     /// Everything after the heading line and the status line.
@@ -131,8 +130,7 @@ impl Message {
     /// The status comment line (without its line break), if the message has one.
     pub fn status_range(&self) -> Option<ByteRange> {
         let r = self.record();
-        let start = r.start + r.status_at as usize;
-        (r.status_len > 0).then(|| shifted(&(start..start + r.status_len as usize), self.delta))
+        (r.status_len > 0).then(|| shifted(&r.part(r.status_at, r.status_len), self.delta))
     }
 
     /// The status comment as parsed (`Err` when the line is malformed). `text` is the

@@ -5,6 +5,8 @@
 use super::CodeBlock;
 use crate::document::ByteRange;
 use crate::document::inline::{Marker, Mention};
+use crate::document::permission::PermissionOption;
+use crate::document::status::{StatusComment, StatusError};
 
 /// A mention as a scan stores it (16 bytes; a [`Mention`]'s two ranges are 32): where
 /// its `@` is and how long the handle after it is.
@@ -77,8 +79,6 @@ impl StoredCodeBlock {
         }
     }
 }
-use crate::document::permission::PermissionOption;
-use crate::document::status::{StatusComment, StatusError};
 
 /// A permission block as a scan stores it: its options are a run of the store's
 /// flat list of options.
@@ -116,6 +116,14 @@ pub(super) struct Record {
     pub(super) body_at: u32,
     /// Where the message's items start in each of the store's lists.
     pub(super) starts: Starts,
+}
+
+impl Record {
+    /// The part of the message `len` bytes long that starts `at` bytes after its start.
+    pub(super) fn part(&self, at: u32, len: u32) -> ByteRange {
+        let start = self.start + at as usize;
+        start..start + len as usize
+    }
 }
 
 /// The longest heading or status line a scan takes as one (see [`Record`]).
