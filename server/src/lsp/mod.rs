@@ -35,6 +35,7 @@ mod references;
 mod reopened;
 mod routing_help;
 mod seen_kept;
+mod seen_walk;
 mod shared_text;
 mod state;
 mod symbols;

@@ -3,10 +3,14 @@
 
 use std::sync::Arc;
 
-/// A message's text: in the document's own string, in a caller's buffer, or shared.
+/// A message's text: in the document's own string, in a caller's buffer, or bytes `at`
+/// of a text shared by the requests of one version.
 pub enum Part<'a> {
     Borrowed(&'a str),
-    Shared(Arc<String>),
+    Shared {
+        text: Arc<String>,
+        at: std::ops::Range<usize>,
+    },
 }
 
 impl std::ops::Deref for Part<'_> {
@@ -14,7 +18,7 @@ impl std::ops::Deref for Part<'_> {
     fn deref(&self) -> &str {
         match self {
             Part::Borrowed(part) => part,
-            Part::Shared(part) => part,
+            Part::Shared { text, at } => &text[at.clone()],
         }
     }
 }

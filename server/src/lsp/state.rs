@@ -46,16 +46,18 @@ pub struct Document {
     /// since; this version's place among those edits.
     pub(super) published: Arc<super::published::Published>,
     pub(super) edits: u64,
-    /// The text of the last large message read ([`Document::part`]) in this version.
+    /// The text of the last large message read ([`Document::part`]) in this version, or
+    /// what the edit's re-parse read around it.
     large_part: Arc<std::sync::Mutex<KeptPart>>,
 }
 
 /// A message from this size on is read once per version however many requests read
-/// it (the outline's piece, its checks, its `seen=` facts).
-const LARGE_PART: usize = 64 << 10;
+/// it (the outline's piece, its checks, its `seen=` facts). Small in unit tests, so
+/// that their short chats take the same path.
+const LARGE_PART: usize = if cfg!(test) { 8 } else { 64 << 10 };
 
-/// The bytes of the large message read last, and its text.
-type KeptPart = Option<(std::ops::Range<usize>, Arc<String>)>;
+/// Where a kept text starts in the document, and the text.
+type KeptPart = Option<(usize, Arc<String>)>;
 
 /// Where the text read last started, and the text from there to the end.
 type KeptTail = Option<(usize, Arc<String>)>;
@@ -102,14 +104,21 @@ impl Document {
             return Part::Borrowed(buf.as_str());
         }
         let mut kept = self.large_part.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some((at, part)) = kept.as_ref()
-            && *at == range
+        if let Some((from, text)) = kept.as_ref()
+            && let Some(at) = range.start.checked_sub(*from)
+            && at + range.len() <= text.len()
         {
-            return Part::Shared(part.clone());
+            return Part::Shared {
+                text: text.clone(),
+                at: at..at + range.len(),
+            };
         }
-        let part = Arc::new(self.text.slice(range.clone()));
-        *kept = Some((range, part.clone()));
-        Part::Shared(part)
+        let text = Arc::new(self.text.slice(range.clone()));
+        *kept = Some((range.start, text.clone()));
+        Part::Shared {
+            at: 0..text.len(),
+            text,
+        }
     }
 
     /// The text from byte `base` to the end. The code lenses and the waits read the
@@ -172,14 +181,24 @@ impl Document {
             None => (self.published, self.edits) = (Arc::default(), 0),
         }
         let text = &self.text;
-        let reparsed =
-            Arc::make_mut(&mut self.chat).reparse(&edit, text.len_bytes(), |r| text.slice(r));
+        // The re-parse reads the edited message out of the rope; its readers in this
+        // version (the outline's piece, the checks, the `seen=` facts) read that text
+        // instead of copying a large message once more.
+        let read = std::cell::RefCell::new(None);
+        let reparsed = Arc::make_mut(&mut self.chat).reparse(&edit, text.len_bytes(), |r| {
+            let part = Arc::new(text.slice(r.clone()));
+            *read.borrow_mut() = Some((r.start, part.clone()));
+            part
+        });
+        let read = read
+            .into_inner()
+            .filter(|(_, part)| part.len() >= LARGE_PART && part.len() < text.len_bytes());
         self.pieces.edited(reparsed);
         self.checks.edited(reparsed);
         self.seen.edited(reparsed);
         self.flat = Arc::default();
         self.outline_json = Arc::default();
-        self.large_part = Arc::default();
+        self.large_part = Arc::new(std::sync::Mutex::new(read));
         // The tail read last is this version's too when the edit was before it (older
         // snapshots keep theirs).
         let tail = self.tail.lock().unwrap_or_else(|p| p.into_inner()).clone();

@@ -21,13 +21,54 @@ fn a_large_message_is_read_once_per_version() {
     let first = doc.part(range.clone(), &mut a);
     let second = doc.part(range.clone(), &mut b);
     assert_eq!(&*first, &model[range.clone()]);
-    let same = matches!((&first, &second), (super::Part::Shared(x), super::Part::Shared(y)) if std::sync::Arc::ptr_eq(x, y));
-    assert!(same, "read twice");
+    assert!(shared_alike(&first, &second), "read twice");
     drop((first, second));
     let at = model.find("answer line").unwrap();
     edit_both(&mut doc, &mut model, (at, 0), "new ", enc);
     let range = doc.chat.messages[1].range();
     assert_eq!(&*doc.part(range.clone(), &mut a), &model[range]);
+}
+
+/// Whether two parts are the same bytes of one shared text.
+fn shared_alike(a: &super::Part, b: &super::Part) -> bool {
+    use super::Part::Shared;
+    matches!((a, b), (Shared { text: x, at: i }, Shared { text: y, at: j })
+        if std::sync::Arc::ptr_eq(x, y) && i == j)
+}
+
+/// After a key in a large message, its readers share the text the re-parse read: the
+/// message is not copied out of the rope again. What they read is the new text, for the
+/// edited message and for the others.
+#[test]
+fn a_key_in_a_large_message_is_read_by_the_reparse_alone() {
+    let enc = PositionEncoding::Utf16;
+    let answer = "é answer line\n".repeat(10_000);
+    let text = format!("## @me\nhi\n\n## @a\n{answer}\n## @me\nlast\n\n## @a\n{answer}");
+    let mut doc = Document::new("file:///ws/a.chat.md".parse().unwrap(), 1, text.clone());
+    let mut model = text;
+    let end = model.len();
+    edit_both(&mut doc, &mut model, (end, 0), "x", enc);
+    let at = model.find("answer line").unwrap();
+    edit_both(&mut doc, &mut model, (at, 0), "new ", enc);
+    let kept = doc.large_part.lock().unwrap().clone();
+    let (from, read) = kept.expect("the re-parse's text is kept");
+    let range = doc.chat.messages[1].range();
+    assert!(from <= range.start && range.end <= from + read.len());
+    let (mut a, mut b) = (String::new(), String::new());
+    let first = doc.part(range.clone(), &mut a);
+    assert_eq!(&*first, &model[range.clone()]);
+    match &first {
+        super::Part::Shared { text, .. } => assert!(std::sync::Arc::ptr_eq(text, &read)),
+        super::Part::Borrowed(_) => panic!("copied out of the rope again"),
+    }
+    assert!(shared_alike(&first, &doc.part(range, &mut b)));
+    drop(first);
+    // Another large message is read anew, and then kept.
+    let last = doc.chat.messages[3].range();
+    assert_eq!(&*doc.part(last.clone(), &mut a), &model[last]);
+    for m in &doc.chat.messages {
+        assert_eq!(&*doc.part(m.range(), &mut a), &model[m.range()]);
+    }
 }
 
 proptest! {
@@ -59,6 +100,31 @@ proptest! {
             prop_assert_eq!(got, want);
             let (got, want) = read(&snapshot.0, &snapshot.1);
             prop_assert_eq!(got, want);
+        }
+    }
+
+    /// Each message's text is the text's after every edit, whatever the re-parse read
+    /// and which messages were read before (in tests every message is a large one).
+    #[test]
+    fn each_message_reads_its_own_text_after_every_edit(
+        text in "(## @a\n|é😀|x|\n|\r\n){0,30}",
+        steps in proptest::collection::vec(
+            (0usize..200, 0usize..20, "(## @b\n|y|é|\n){0,3}", 0usize..8),
+            1..12,
+        ),
+    ) {
+        let enc = PositionEncoding::Utf16;
+        let mut doc = Document::new("file:///ws/a.chat.md".parse().unwrap(), 1, text.clone());
+        let mut model = text;
+        let mut buf = String::new();
+        for (at, len, insert, first) in steps {
+            edit_both(&mut doc, &mut model, (at, len), &insert, enc);
+            let messages = &doc.chat.messages;
+            let order = messages.iter().skip(first).chain(messages.iter().take(first));
+            for m in order {
+                let range = m.range();
+                prop_assert_eq!(&*doc.part(range.clone(), &mut buf), &model[range]);
+            }
         }
     }
 }

@@ -24,17 +24,22 @@ impl Chat {
     /// before the edit to the first unchanged message heading after it. `fetch`
     /// returns a slice of the NEW text; `new_len` is its length. The result equals
     /// `Chat::parse` of the new text; what it says is which messages are new, so that
-    /// what was worked out for the others can be kept.
-    pub fn reparse(
+    /// what was worked out for the others can be kept. The last text `fetch` returned
+    /// covers the new messages (the language server keeps it for their readers).
+    pub fn reparse<S>(
         &mut self,
         edit: &Edit,
         new_len: usize,
-        fetch: impl Fn(ByteRange) -> String,
-    ) -> Reparsed {
+        fetch: impl Fn(ByteRange) -> S,
+    ) -> Reparsed
+    where
+        S: std::ops::Deref<Target: AsRef<str>>,
+    {
         let delta = edit.delta();
         // Edits that can change the front matter (or create one) re-parse everything.
         if edit.start <= self.full_reparse_before {
-            *self = Chat::parse(&fetch(0..new_len));
+            let all = fetch(0..new_len);
+            *self = Chat::parse((*all).as_ref());
             return Reparsed::All;
         }
         // Restart at the last message whose heading line lies wholly before the edit:
@@ -64,7 +69,8 @@ impl Chat {
         };
         loop {
             let end = (restart + window).min(new_len);
-            let text = fetch(restart..end);
+            let fetched = fetch(restart..end);
+            let text: &str = (*fetched).as_ref();
             // A window that does not reach the end may cut the last line; scan whole lines.
             let usable = if end == new_len {
                 text.len()
