@@ -21,6 +21,12 @@ pub struct Block {
     /// Members named and imported answers' handles (each once, ignoring case).
     pub named: Vec<Box<str>>,
     pub imported: Vec<Box<str>>,
+    /// The same as bits of the handles' numbers ([`Handles`]), read without a string
+    /// (a chat of 190k messages has 1500 blocks to skip after each key); `spilled`
+    /// when a handle has no number.
+    named_bits: u64,
+    imported_bits: u64,
+    spilled: bool,
     /// Unclosed code blocks, and the worst of their warnings.
     pub fences: usize,
     pub worst_fence: Option<Severity>,
@@ -36,16 +42,35 @@ pub struct Block {
 }
 
 impl Block {
+    /// Whether every handle it names or imports is among the handles of `named` and
+    /// `imported` (bits of [`Handles`] numbers).
+    pub fn handles_within(&self, named: u64, imported: u64) -> bool {
+        !self.spilled && self.named_bits & !named == 0 && self.imported_bits & !imported == 0
+    }
+
+    /// The bits of the handles it names and imports.
+    pub fn handle_bits(&self) -> (u64, u64) {
+        (self.named_bits, self.imported_bits)
+    }
+
     /// Adds a message's checks up into the block.
-    fn add(&mut self, made: &MessageChecks) {
+    fn add(&mut self, made: &MessageChecks, numbers: &mut Handles) {
         for check in made.checks() {
             if let Some(severity) = check.severity() {
                 self.found += 1;
                 self.worst_found = worst(self.worst_found, severity);
             } else if let Check::NamesMember { handle, .. } = check {
                 once(&mut self.named, handle);
+                match numbers.bit(handle) {
+                    Some(bit) => self.named_bits |= bit,
+                    None => self.spilled = true,
+                }
             } else if let Check::ImportedHandle { handle, .. } = check {
                 once(&mut self.imported, handle);
+                match numbers.bit(handle) {
+                    Some(bit) => self.imported_bits |= bit,
+                    None => self.spilled = true,
+                }
             }
         }
         for fence in made.fences() {
@@ -79,10 +104,34 @@ fn once(handles: &mut Vec<Box<str>>, handle: &str) {
     }
 }
 
+/// A number for each handle the blocks name (ignoring case), the first 64 only: a
+/// block keeps its handles as bits of them. Numbers are never given again to another
+/// handle, so bits from any block of the document mean the same handles.
+#[derive(Debug, Default)]
+pub struct Handles(Vec<Box<str>>);
+
+impl Handles {
+    /// The bit of `handle`'s number, numbered now when it had none; `None` past 64.
+    fn bit(&mut self, handle: &str) -> Option<u64> {
+        let number = match self.0.iter().position(|h| h.eq_ignore_ascii_case(handle)) {
+            Some(number) => number,
+            None if self.0.len() < 64 => {
+                self.0.push(handle.into());
+                self.0.len() - 1
+            }
+            None => return None,
+        };
+        Some(1 << number)
+    }
+}
+
 /// The blocks of one document's checks, each added up when first asked for; an edit
 /// empties the blocks whose messages it moved.
 #[derive(Debug, Default)]
-pub struct Blocks(Vec<Option<Block>>);
+pub struct Blocks {
+    blocks: Vec<Option<Block>>,
+    numbers: Handles,
+}
 
 impl super::super::kept::Whole for Blocks {
     fn spliced(&mut self, at: usize, removed: usize, inserted: usize) {
@@ -90,11 +139,11 @@ impl super::super::kept::Whole for Blocks {
         if removed == inserted {
             // The messages after kept their places: only the blocks of those replaced.
             let end = (at + removed).div_ceil(BLOCK).max(first + 1);
-            for block in self.0.iter_mut().take(end).skip(first) {
+            for block in self.blocks.iter_mut().take(end).skip(first) {
                 *block = None;
             }
         } else {
-            self.0.truncate(first);
+            self.blocks.truncate(first);
         }
     }
 }
@@ -128,17 +177,20 @@ impl Walk<'_> {
 
     /// Block `b`, added up when it was not kept.
     pub fn block(&mut self, b: usize) -> &Block {
-        if self.blocks.0.len() <= b {
-            self.blocks.0.resize_with(b + 1, || None);
+        let blocks = &mut self.blocks.blocks;
+        if blocks.len() <= b {
+            blocks.resize_with(b + 1, || None);
         }
-        if self.blocks.0[b].is_none() {
+        if blocks[b].is_none() {
             let mut block = Block::default();
-            for i in self.messages_of(b) {
-                block.add(self.message(i));
+            for i in b * BLOCK..((b + 1) * BLOCK).min(self.slots.len()) {
+                let make = &mut *self.make;
+                let made = self.slots[i].get_or_insert_with(|| make(i));
+                block.add(made, &mut self.blocks.numbers);
             }
-            self.blocks.0[b] = Some(block);
+            self.blocks.blocks[b] = Some(block);
         }
-        self.blocks.0[b].as_ref().expect("added up above")
+        self.blocks.blocks[b].as_ref().expect("added up above")
     }
 
     /// The last message before `end` for which `pick` says yes of its block, and

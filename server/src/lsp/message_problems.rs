@@ -112,11 +112,18 @@ pub fn chat_problems(
         )
     };
     with_walk(doc, team, roster, |walk| {
+        // The handles of the blocks added so far, as bits: each is known to `out`.
+        let (mut named, mut imported) = (0u64, 0u64);
         for b in 0..walk.block_count() {
             let block = walk.block(b);
+            let (block_named, block_imported) = block.handle_bits();
             // Members named before are not looked up again: a chat's every heading
-            // names one.
-            if block.found == 0 && out.adds_nothing(&block.named, &block.imported) {
+            // names one. The bits say so without reading the handles, mostly.
+            let known = block.handles_within(named, imported)
+                || out.adds_nothing(&block.named, &block.imported);
+            named |= block_named;
+            imported |= block_imported;
+            if block.found == 0 && known {
                 continue;
             }
             if out.only_counts() {
