@@ -4,17 +4,24 @@ use super::Document;
 use crate::document::text::PositionEncoding;
 use crate::lsp::edit_model_tests::edit_both;
 
+/// A chat with `answers` long answers (after a human message each), edited once at
+/// its end (a rope, no longer the opened string), and its model.
+fn long_answer_edited(answers: usize) -> (Document, String) {
+    let answer = "é answer line\n".repeat(10_000);
+    let text = (0..answers)
+        .map(|n| format!("## @me\nquestion {n}\n\n## @a\n{answer}\n"))
+        .collect::<String>();
+    let (mut doc, mut model) = opened(text);
+    let end = model.len();
+    edit_both(&mut doc, &mut model, (end, 0), "x", PositionEncoding::Utf16);
+    (doc, model)
+}
+
 /// A large message is read once per version and shared; an edit reads it anew.
 #[test]
 fn a_large_message_is_read_once_per_version() {
     let enc = PositionEncoding::Utf16;
-    let answer = "é answer line\n".repeat(10_000);
-    let text = format!("## @me\nhi\n\n## @a\n{answer}\n## @me\nlast\n");
-    let mut doc = Document::new("file:///ws/a.chat.md".parse().unwrap(), 1, text.clone());
-    let mut model = text;
-    // Edited once: a rope, no longer the opened string.
-    let end = model.len();
-    edit_both(&mut doc, &mut model, (end, 0), "x", enc);
+    let (mut doc, mut model) = long_answer_edited(1);
     let range = doc.chat.messages[1].range();
     assert!(range.len() > super::LARGE_PART);
     let (mut a, mut b) = (String::new(), String::new());
@@ -42,12 +49,7 @@ fn shared_alike(a: &super::Part, b: &super::Part) -> bool {
 #[test]
 fn a_key_in_a_large_message_is_read_by_the_reparse_alone() {
     let enc = PositionEncoding::Utf16;
-    let answer = "é answer line\n".repeat(10_000);
-    let text = format!("## @me\nhi\n\n## @a\n{answer}\n## @me\nlast\n\n## @a\n{answer}");
-    let mut doc = Document::new("file:///ws/a.chat.md".parse().unwrap(), 1, text.clone());
-    let mut model = text;
-    let end = model.len();
-    edit_both(&mut doc, &mut model, (end, 0), "x", enc);
+    let (mut doc, mut model) = long_answer_edited(2);
     let at = model.find("answer line").unwrap();
     edit_both(&mut doc, &mut model, (at, 0), "new ", enc);
     let kept = doc.large_part.lock().unwrap().clone();
@@ -71,21 +73,30 @@ fn a_key_in_a_large_message_is_read_by_the_reparse_alone() {
     }
 }
 
+/// A chat of a few messages, and edits of it: (at, length, what is inserted, a number
+/// below `pick` for the test to use).
+fn edited(pick: usize) -> impl Strategy<Value = (String, Vec<(usize, usize, String, usize)>)> {
+    let text = "(## @a\n|é😀|x|\n|\r\n){0,30}";
+    let step = (0usize..200, 0usize..20, "(## @b\n|y|é|\n){0,3}", 0..pick);
+    (text, proptest::collection::vec(step, 1..12))
+}
+
+/// The document opened with `text`, and its model.
+fn opened(text: String) -> (Document, String) {
+    let doc = Document::new("file:///ws/a.chat.md".parse().unwrap(), 1, text.clone());
+    (doc, text)
+}
+
 proptest! {
     /// The text from a byte on is the text's, whatever was read before and
     /// wherever the edits since were (before it, in it, after it), and a
     /// snapshot taken before an edit keeps its own.
     #[test]
     fn the_text_from_a_byte_on_follows_every_edit(
-        text in "(## @a\n|é😀|x|\n|\r\n){0,30}",
-        steps in proptest::collection::vec(
-            (0usize..200, 0usize..20, "(## @b\n|y|é|\n){0,3}", 0usize..200),
-            1..12,
-        ),
+        (text, steps) in edited(200),
     ) {
         let enc = PositionEncoding::Utf16;
-        let mut doc = Document::new("file:///ws/a.chat.md".parse().unwrap(), 1, text.clone());
-        let mut model = text;
+        let (mut doc, mut model) = opened(text);
         for (at, len, insert, from) in steps {
             let read = |doc: &Document, model: &str| {
                 let from = from.min(model.len());
@@ -107,15 +118,10 @@ proptest! {
     /// and which messages were read before (in tests every message is a large one).
     #[test]
     fn each_message_reads_its_own_text_after_every_edit(
-        text in "(## @a\n|é😀|x|\n|\r\n){0,30}",
-        steps in proptest::collection::vec(
-            (0usize..200, 0usize..20, "(## @b\n|y|é|\n){0,3}", 0usize..8),
-            1..12,
-        ),
+        (text, steps) in edited(8),
     ) {
         let enc = PositionEncoding::Utf16;
-        let mut doc = Document::new("file:///ws/a.chat.md".parse().unwrap(), 1, text.clone());
-        let mut model = text;
+        let (mut doc, mut model) = opened(text);
         let mut buf = String::new();
         for (at, len, insert, first) in steps {
             edit_both(&mut doc, &mut model, (at, len), &insert, enc);
