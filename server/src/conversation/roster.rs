@@ -1,6 +1,8 @@
 //! The roster of one chat: the team's members in the chat's order, filtered by the
 //! front matter's `members:`, and the human's handle.
 
+use std::sync::Arc;
+
 use crate::document::front_matter::FrontMatter;
 use crate::team::{Member, Team};
 
@@ -11,6 +13,9 @@ pub struct Roster<'t> {
     pub members: Vec<&'t Member>,
     /// The human's handle.
     pub human: String,
+    /// Each team member's handle, in the team's order, shared by the checks that name
+    /// it (a long chat names a member at every heading and mention).
+    shared_handles: Vec<Arc<str>>,
 }
 
 impl<'t> Roster<'t> {
@@ -29,6 +34,11 @@ impl<'t> Roster<'t> {
             team,
             members,
             human,
+            shared_handles: team
+                .members
+                .iter()
+                .map(|m| m.handle.as_str().into())
+                .collect(),
         }
     }
 
@@ -40,6 +50,19 @@ impl<'t> Roster<'t> {
     /// The team member with this handle (taking part in the chat or not).
     pub fn member(&self, handle: &str) -> Option<&'t Member> {
         self.team.member(handle)
+    }
+
+    /// The handle of `member` (one of the team's), one allocation for all who ask.
+    pub fn shared_handle(&self, member: &Member) -> Arc<str> {
+        let at = self
+            .team
+            .members
+            .iter()
+            .position(|m| std::ptr::eq(m, member));
+        match at {
+            Some(at) => self.shared_handles[at].clone(),
+            None => member.handle.as_str().into(),
+        }
     }
 
     /// Whether `handle` names an AI member of the team.

@@ -5,6 +5,8 @@
 //! code lenses and the `seen=` question look for the latest messages of a kind from
 //! the end.
 
+use std::sync::Arc;
+
 use super::MessageChecks;
 use crate::conversation::problems::Check;
 use crate::team::Severity;
@@ -35,10 +37,10 @@ pub struct Block {
     pub counting: bool,
     pub ai: bool,
     /// Each heading's handle as written, once.
-    pub handles: Vec<Box<str>>,
+    pub handles: Vec<Arc<str>>,
     /// Each (handle, agent) of a message naming a session, once (handles ignoring
     /// case).
-    pub sessions: Vec<(Box<str>, Box<str>)>,
+    pub sessions: Vec<(Arc<str>, Box<str>)>,
 }
 
 impl Block {
@@ -86,7 +88,7 @@ impl Block {
         }
         if let Some(agent) = &facts.session_agent {
             let same =
-                |(h, a): &(Box<str>, Box<str>)| h.eq_ignore_ascii_case(&facts.handle) && a == agent;
+                |(h, a): &(Arc<str>, Box<str>)| h.eq_ignore_ascii_case(&facts.handle) && a == agent;
             if !self.sessions.iter().any(same) {
                 self.sessions.push((facts.handle.clone(), agent.clone()));
             }

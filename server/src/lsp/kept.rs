@@ -22,6 +22,27 @@ use std::thread::ThreadId;
 use crate::document::chat::Reparsed;
 
 /// The whole document's value kept beside the slots, told how each edit moved them.
+/// The handles of the messages made in one piece of work, one allocation each: a slot
+/// per message keeps its heading's handle, and a long chat has a few handles over
+/// tens of thousands of headings.
+#[derive(Default)]
+pub struct SameHandles(Vec<Arc<str>>);
+
+impl SameHandles {
+    /// `handle` as written, shared with the earlier messages that wrote it so (the
+    /// first 64 such handles; after that each is its own).
+    pub fn get(&mut self, handle: &str) -> Arc<str> {
+        if let Some(same) = self.0.iter().find(|h| ***h == *handle) {
+            return same.clone();
+        }
+        let new: Arc<str> = handle.into();
+        if self.0.len() < 64 {
+            self.0.push(new.clone());
+        }
+        new
+    }
+}
+
 pub trait Whole: Default {
     /// The slots `at..at + removed` were replaced by `inserted` empty ones.
     fn spliced(&mut self, _at: usize, _removed: usize, _inserted: usize) {}

@@ -55,7 +55,7 @@ impl MessageChecks {
 #[derive(Debug)]
 struct Facts {
     /// The heading's handle as written.
-    handle: Box<str>,
+    handle: Arc<str>,
     /// Written by an AI member of the team.
     ai: bool,
     /// Not an AI member's, and marked queued.
@@ -186,6 +186,7 @@ fn with_walk<R>(
     let (text, chat) = (&doc.text, &*doc.chat);
     let mut front = None;
     let mut buf = String::new();
+    let mut handles = super::kept::SameHandles::default();
     let mut make = |i: usize| {
         let m = &chat.messages[i];
         let range = m.range();
@@ -216,7 +217,7 @@ fn with_walk<R>(
             all: all.into(),
             fences_from,
             facts: Facts {
-                handle: handle.into(),
+                handle: handles.get(handle),
                 ai,
                 queued: !ai && status == Some(TurnStatus::Queued),
                 counts: !part[body.start - base..body.end - base].trim().is_empty()

@@ -4,7 +4,7 @@
 //! whose answers all record what their turns saw, a keystroke then hashes only the
 //! edited message, where `seen::problems` copied and hashed the whole text.
 
-use super::kept::Kept;
+use super::kept::{Kept, SameHandles};
 use super::seen_walk::{Made, Walk, Walked, walk};
 use super::state::Document;
 use crate::conversation::problems::Problem;
@@ -16,13 +16,33 @@ use crate::document::chat::Message;
 #[derive(Debug)]
 pub struct SeenFacts {
     /// The heading's handle as written.
-    pub(super) handle: Box<str>,
+    pub(super) handle: std::sync::Arc<str>,
     /// Its hash as agents get it ([`seen::message_hash_value`]).
     pub(super) hash: u32,
+    /// What its status comment says of its session, when it says anything: boxed, as
+    /// most messages (the human's) have none, and a long chat keeps these for each.
+    status: Option<Box<SessionFacts>>,
+}
+
+/// What a status comment says of its session.
+#[derive(Debug)]
+struct SessionFacts {
+    /// The agent of the session it names, when it names one.
+    agent: Option<Box<str>>,
+    /// What it records (`seen=`), when that parses.
+    record: Option<Record>,
+}
+
+impl SeenFacts {
     /// The agent of the session its status comment names, when it names one.
-    session_agent: Option<Box<str>>,
+    fn session_agent(&self) -> Option<&str> {
+        self.status.as_ref()?.agent.as_deref()
+    }
+
     /// What its status comment records (`seen=`), when it parses.
-    pub(super) record: Option<Record>,
+    pub(super) fn record(&self) -> Option<&Record> {
+        self.status.as_ref()?.record.as_ref()
+    }
 }
 
 /// A `seen=` record with each hash as a number ([`seen::record_hash_value`]).
@@ -38,7 +58,7 @@ pub(super) struct Record {
 pub type SharedSeen = Kept<SeenFacts, (), Walked>;
 
 /// The facts of message `m`, whose text `part` starts at byte `base`.
-fn facts(part: &str, base: usize, m: &Message) -> SeenFacts {
+fn facts(part: &str, base: usize, m: &Message, handles: &mut SameHandles) -> SeenFacts {
     let local = m.in_part(base);
     let parsed = local.status_read_in(part, 0);
     let comment = parsed.as_deref().and_then(|s| s.as_ref().ok());
@@ -54,14 +74,15 @@ fn facts(part: &str, base: usize, m: &Message) -> SeenFacts {
                 .map(|h| seen::record_hash_value(h))
                 .collect(),
         });
+    let agent = comment
+        .filter(|c| c.session().is_some_and(|s| !s.is_empty()))
+        .and_then(|c| c.agent())
+        .map(Box::from);
     SeenFacts {
-        handle: local.handle(part).into(),
+        handle: handles.get(local.handle(part)),
         hash: seen::message_hash_value(part, &local),
-        session_agent: comment
-            .filter(|c| c.session().is_some_and(|s| !s.is_empty()))
-            .and_then(|c| c.agent())
-            .map(Box::from),
-        record,
+        status: (agent.is_some() || record.is_some())
+            .then(|| Box::new(SessionFacts { agent, record })),
     }
 }
 
@@ -71,10 +92,11 @@ fn facts(part: &str, base: usize, m: &Message) -> SeenFacts {
 pub fn problems(doc: &Document, roster: &Roster) -> Vec<Problem> {
     let chat = &*doc.chat;
     let mut buf = String::new();
+    let mut handles = SameHandles::default();
     let mut make = |m: &Message| {
         let range = m.range();
         let part = doc.part(range.clone(), &mut buf);
-        facts(&part, range.start, m)
+        facts(&part, range.start, m, &mut handles)
     };
     doc.seen
         .with_whole((), chat.messages.len(), |kept| match kept {
@@ -103,7 +125,7 @@ fn warnings(doc: &Document, roster: &Roster, facts: Made, walked: &mut Walked) -
             .back_from(usize::MAX)
             .find(|(_, f)| {
                 f.handle.eq_ignore_ascii_case(handle)
-                    && f.session_agent.as_deref() == Some(member.agent.as_str())
+                    && f.session_agent() == Some(member.agent.as_str())
             })
             .map(|(i, _)| i);
         let Some(since) = since else {

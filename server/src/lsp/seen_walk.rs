@@ -109,7 +109,7 @@ impl Walked {
                     .map(|i| read[i].1);
                 let is_member = now.handle.eq_ignore_ascii_case(handle);
                 let same = match was {
-                    Some(print) => is_member && fingerprint(&now.record) == print,
+                    Some(print) => is_member && fingerprint(now.record()) == print,
                     // A message of the member's the walk would now read.
                     None => !(is_member && reached <= index && index <= since),
                 };
@@ -125,7 +125,7 @@ impl Walked {
     }
 }
 
-fn fingerprint(record: &Option<Record>) -> u64 {
+fn fingerprint(record: Option<&Record>) -> u64 {
     use std::hash::{Hash, Hasher};
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
     record.hash(&mut hasher);
@@ -176,8 +176,8 @@ pub(super) fn walk(facts: Made, handle: &str, since: usize) -> Memory {
         if !f.handle.eq_ignore_ascii_case(handle) {
             continue;
         }
-        read.push((i, fingerprint(&f.record)));
-        let Some(record) = &f.record else {
+        read.push((i, fingerprint(f.record())));
+        let Some(record) = f.record() else {
             reached = i;
             break;
         };

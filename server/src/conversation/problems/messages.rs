@@ -25,7 +25,10 @@ pub enum Check {
     Found(Box<Problem>),
     /// The member with this handle is named at `range` (its heading or a mention): the
     /// first such place of each member carries the warning that its CLI is missing.
-    NamesMember { handle: Box<str>, range: ByteRange },
+    NamesMember {
+        handle: std::sync::Arc<str>,
+        range: ByteRange,
+    },
     /// An imported chat's answer under `handle`, which is no member: reported at the
     /// first message of each such handle.
     ImportedHandle { handle: Box<str>, range: ByteRange },
@@ -139,7 +142,7 @@ pub fn message_checks(
                 )));
             }
             out.push(Check::NamesMember {
-                handle: member.handle.as_str().into(),
+                handle: roster.shared_handle(member),
                 range: handle_range,
             });
         }
@@ -185,7 +188,7 @@ pub fn message_checks(
         }
         out.push(match roster.member(name) {
             Some(member) => Check::NamesMember {
-                handle: member.handle.as_str().into(),
+                handle: roster.shared_handle(member),
                 range: mention.handle,
             },
             None => Check::Unknown {
