@@ -258,6 +258,25 @@ as it does in any other buffer (a new file is made when you save it)."
               (find-file-noselect (chatmd--path uri)))))
         (plist-get edit :documentChanges)))
 
+(defun chatmd--own-chats-on-disk (edit)
+  "Takes the files of the unmodified chats EDIT changes as they are on disk now.
+A chat opened while its turn still wrote the file (the new chat of
+`chatmd-ask-about') can be newer on disk than its buffer until the server's
+edit brings the buffer up to date.  eglot, finding the buffer for that edit,
+would ask whether to reread the file, and the edit, and the answer behind
+it, would wait for a yes or no (in batch mode it fails).  The disk's text is
+the server's own there: its edit is what catches the buffer up.  A buffer
+with your unsaved changes is left as it is, and Emacs asks as usual."
+  (mapc (lambda (change)
+          (let* ((uri (plist-get (plist-get change :textDocument) :uri))
+                 (buffer (and uri (find-buffer-visiting (chatmd--path uri)))))
+            (when (and buffer
+                       (not (buffer-modified-p buffer))
+                       (not (verify-visited-file-modtime buffer))
+                       (with-current-buffer buffer (derived-mode-p 'chatmd-mode)))
+              (with-current-buffer buffer (set-visited-file-modtime)))))
+        (plist-get edit :documentChanges)))
+
 (cl-defmethod eglot-handle-request :around
   ((_server chatmd-eglot-server) (_method (eql workspace/applyEdit)) &rest params)
   "Apply the server's edits (the answers streaming in) without asking or echoing.
@@ -267,6 +286,7 @@ buffer has left (you typed meanwhile) is refused with `applied: false',
 which the server re-bases and sends again; eglot answers it with an
 error, which ends the turn."
   (chatmd--visit-edited-files (plist-get params :edit))
+  (chatmd--own-chats-on-disk (plist-get params :edit))
   (let ((eglot-confirm-server-initiated-edits nil)
         (eglot-confirm-server-edits nil)
         (inhibit-message t))

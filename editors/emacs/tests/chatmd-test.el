@@ -136,9 +136,10 @@ CHATMD_TEST_EVENTS names, if set: what the observations in the README come from.
               (lambda (&rest args) (push (apply #'format args) chatmd-test--messages))
               '((name . chatmd-test)))
   ;; Nothing may ask yes or no: a question would block a real user's typing.
-  (advice-add 'y-or-n-p :override
-              (lambda (prompt &rest _) (ert-fail (format "asked: %s" prompt)))
-              '((name . chatmd-test))))
+  (dolist (ask '(y-or-n-p yes-or-no-p))
+    (advice-add ask :override
+                (lambda (prompt &rest _) (ert-fail (format "asked: %s" prompt)))
+                '((name . chatmd-test)))))
 
 (defvar chatmd-test--typed nil "Whether the typist typed its last key.")
 
@@ -396,6 +397,36 @@ one, shown in another window, and @reviewer answers there."
       (message "new chat %s:\n%s" (buffer-file-name chat) (chatmd-test--text chat))
       (should (string-match-p "^@reviewer about #file:calc.rs:1-2:$" (chatmd-test--text chat)))
       (should (equal original (chatmd-test--file (plist-get ws :chat)))))))
+
+(ert-deftest chatmd-test-chat-newer-on-disk ()
+  "A chat the server wrote on disk after its buffer read it (a new chat opened
+while its first turn streams): the server's edit finds the buffer without
+asking whether to reread the file.  A buffer with unsaved changes still asks."
+  (chatmd-test--setup)
+  (let* ((dir (make-temp-file "chatmd-disk" t))
+         (file (expand-file-name "new.chat.md" dir))
+         (edit (list :documentChanges
+                     (vector (list :textDocument (list :uri (concat "file://" file))))))
+         (chatmd-eglot-ensure nil))
+    (with-temp-file file (insert "## @me\nhi\n"))
+    (let ((buffer (find-file-noselect file)))
+      (should (eq (buffer-local-value 'major-mode buffer) 'chatmd-mode))
+      ;; The turn writes on: the file is newer than what the buffer read.
+      (with-temp-file file (insert "## @me\nhi\n\n## @reviewer\nIt adds\n"))
+      (set-file-times file (time-add (current-time) 2))
+      (should-not (verify-visited-file-modtime buffer))
+      (chatmd--own-chats-on-disk edit)
+      (should (verify-visited-file-modtime buffer))
+      ;; What eglot does with each edit's file: no question, the same buffer.
+      (should (eq (find-file-noselect file) buffer))
+      ;; Unsaved changes of the user's: left for Emacs to ask about.
+      (with-current-buffer buffer (insert "typed "))
+      (set-file-times file (time-add (current-time) 4))
+      (chatmd--own-chats-on-disk edit)
+      (should-not (verify-visited-file-modtime buffer))
+      (with-current-buffer buffer (set-buffer-modified-p nil))
+      (kill-buffer buffer))
+    (delete-directory dir t)))
 
 (ert-deftest chatmd-test-ask ()
   "C-c C-a tester: only @tester answers, though the message mentions @reviewer too."
