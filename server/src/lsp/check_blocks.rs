@@ -185,11 +185,12 @@ impl Walk<'_> {
         }
         if blocks[b].is_none() {
             let mut block = Block::default();
-            for i in b * BLOCK..((b + 1) * BLOCK).min(self.slots.len()) {
-                let make = &mut *self.make;
-                let made = self.slots[i].get_or_insert_with(|| make(i));
-                block.add(made, &mut self.blocks.numbers);
+            // Out of `self` while the messages are made through it.
+            let mut numbers = std::mem::take(&mut self.blocks.numbers);
+            for i in self.messages_of(b) {
+                block.add(self.message(i), &mut numbers);
             }
+            self.blocks.numbers = numbers;
             self.blocks.blocks[b] = Some(block);
         }
         self.blocks.blocks[b].as_ref().expect("added up above")
