@@ -333,6 +333,11 @@ impl EditorPort for LspPort {
         )
     }
 
+    /// A chat not open in the editor is written on disk.
+    fn writes_are_costly(&self) -> bool {
+        self.disk.is_some()
+    }
+
     fn round_starting(&mut self, members: &[String]) {
         if let Some(started) = self.started.take() {
             let _ = started.send(members.to_vec());

@@ -79,40 +79,16 @@ pub(crate) fn program() -> Option<&'static Path> {
         return None;
     }
     let own = GUARD.get()?;
-    let (chosen, _) =
-        CHOSEN.get_or_init(
-            || match SMALL.get().and_then(|small| pinned_if_ours(small)) {
-                Some((pinned, file)) => (pinned, Some(file)),
-                None => (own.clone(), None),
-            },
-        );
+    let (chosen, _) = CHOSEN.get_or_init(|| {
+        match SMALL
+            .get()
+            .and_then(|small| super::guard_probe::pinned_if_ours(small, PROTOCOL_ARG, PROTOCOL))
+        {
+            Some((pinned, file)) => (pinned, Some(file)),
+            None => (own.clone(), None),
+        }
+    });
     Some(chosen)
-}
-
-/// The guard program at `path` as a path that stays this very file (its open file
-/// under `/proc/self/fd`, which a started process inherits until its own program runs)
-/// with the file kept open, when it answers [`PROTOCOL_ARG`] with [`PROTOCOL`].
-fn pinned_if_ours(path: &Path) -> Option<(PathBuf, std::fs::File)> {
-    use std::os::fd::AsRawFd;
-    let file = std::fs::File::open(path).ok()?;
-    let pinned = PathBuf::from(format!("/proc/self/fd/{}", file.as_raw_fd()));
-    let answer = std::process::Command::new(&pinned)
-        .arg(PROTOCOL_ARG)
-        .stdin(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .output();
-    match answer {
-        Ok(out) if out.status.success() && out.stdout == PROTOCOL.as_bytes() => {
-            Some((pinned, file))
-        }
-        _ => {
-            tracing::info!(
-                guard = %path.display(),
-                "the agent guard beside chatmd is of another build: chatmd guards its agents itself"
-            );
-            None
-        }
-    }
 }
 
 /// When this process was started as a guard (`args` are its arguments after the

@@ -8,10 +8,12 @@ mod ending;
 mod error;
 mod group;
 mod guard;
+mod guard_probe;
 mod input;
 mod kept;
 pub mod lines;
 mod memory;
+mod private_folder;
 mod record;
 mod redact;
 mod resolve;
@@ -35,6 +37,7 @@ pub use error::RunError;
 pub use guard::{GUARD_ARG, guard_agents_with, prefer_small_guard, run_if_guard};
 pub use kept::{Kept, run_kept};
 pub use memory::groups_memory;
+pub use private_folder::{fnv1a, private_folder};
 pub use turn::{Caller, run_session, run_session_keeping};
 
 /// How a turn ended and what it cost.

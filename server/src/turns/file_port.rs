@@ -193,6 +193,10 @@ impl EditorPort for FilePort {
         Some(&self.text)
     }
 
+    fn writes_are_costly(&self) -> bool {
+        true
+    }
+
     async fn changes(&mut self) -> Result<Vec<Change>, PortError> {
         let mut changes = std::mem::take(&mut self.ours);
         if let Some(on_disk) = self.look()? {

@@ -16,7 +16,7 @@
 use std::collections::HashMap;
 use std::fs::{File, OpenOptions, TryLockError};
 use std::io::Write;
-use std::os::unix::fs::{DirBuilderExt, FileExt, MetadataExt, OpenOptionsExt};
+use std::os::unix::fs::{FileExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::{Duration, Instant};
@@ -283,54 +283,15 @@ fn lock_path(chat: &Path) -> Result<PathBuf, LockError> {
         })
         .take(64)
         .collect();
-    let hash = fnv1a(chat.as_os_str().as_encoded_bytes());
+    let hash = crate::runner::fnv1a(chat.as_os_str().as_encoded_bytes());
     Ok(dir.join(format!("{hash:016x}-{name}.lock")))
 }
 
 fn lock_dir() -> Result<PathBuf, LockError> {
-    let uid = nix::unistd::getuid().as_raw();
-    let runtime = PathBuf::from(format!("/run/user/{uid}"));
-    let base = if runtime.is_dir() {
-        runtime.join("chatmd")
-    } else {
-        PathBuf::from(format!("/tmp/chatmd-{uid}"))
-    };
-    let locks = base.join("locks");
-    for dir in [&base, &locks] {
-        private_dir(dir, uid).map_err(|source| LockError::Folder {
-            dir: dir.display().to_string(),
-            source,
-        })?;
-    }
-    Ok(locks)
-}
-
-/// Makes `dir` (mode 0700) or checks that the one there is the user's own and private:
-/// in `/tmp`, another user could have made it first.
-fn private_dir(dir: &Path, uid: u32) -> std::io::Result<()> {
-    match std::fs::DirBuilder::new().mode(0o700).create(dir) {
-        Ok(()) => return Ok(()),
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
-        Err(e) => return Err(e),
-    }
-    let meta = std::fs::symlink_metadata(dir)?;
-    if !meta.is_dir() || meta.uid() != uid || meta.mode() & 0o077 != 0 {
-        return Err(std::io::Error::other(
-            "it is not a private folder of this user (owned by another user, shared, or a link)",
-        ));
-    }
-    Ok(())
-}
-
-/// FNV-1a: a stable hash (the lock file names must be the same in every process and
-/// every version of chatmd).
-fn fnv1a(bytes: &[u8]) -> u64 {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for &byte in bytes {
-        hash ^= u64::from(byte);
-        hash = hash.wrapping_mul(0x0100_0000_01b3);
-    }
-    hash
+    crate::runner::private_folder("locks").map_err(|(dir, source)| LockError::Folder {
+        dir: dir.display().to_string(),
+        source,
+    })
 }
 
 #[cfg(test)]

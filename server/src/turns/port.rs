@@ -156,6 +156,14 @@ pub trait EditorPort: Send {
     /// (or `snapshot`), the port's own edits included (a permission rule is computed
     /// from it). `None` only for a port that keeps no copy: then no rule is written.
     fn current_text(&self) -> Option<&str>;
+    /// Whether each write costs more than a short wait: a file on disk, where each
+    /// write replaces the whole file and syncs it, rather than an editor's buffer. Such
+    /// a port gets a turn's first state (`streaming`) with its first text, or after
+    /// [`FIRST_STATE_WAIT`](super::round::FIRST_STATE_WAIT), so an agent that answers at
+    /// once costs one write, not three.
+    fn writes_are_costly(&self) -> bool {
+        false
+    }
     /// The problems the editor reports for the file at `path` (one line each, `line:column
     /// severity: message (source)`), for a `#diagnostics:` reference; `None` when there
     /// is no editor to ask, or it does not tell.

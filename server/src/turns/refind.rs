@@ -40,6 +40,11 @@ fn holds(text: &str, places: &Places, id: &str) -> bool {
         && places.end <= text.len()
         && text
             .get(places.status.clone())
+            // The comment and nothing around it: a range that took in the line break
+            // after it (another program's rewrite of the comment's line, read as one
+            // change with the answer's first words) would drop that break when the
+            // comment is written again, and the answer would go on on the comment's line.
+            .filter(|line| line.starts_with("<!--") && line.ends_with("-->"))
             .and_then(|line| StatusComment::parse(line).ok())
             .is_some_and(|comment| comment.id() == Some(id))
 }
@@ -127,5 +132,24 @@ mod tests {
         moved.status.start += 1;
         assert_eq!(check(&copied, &moved, "t1", true), Found::Gone);
         assert_eq!(check(CHAT, &places, "t2", true), Found::Gone);
+    }
+
+    #[test]
+    fn a_status_range_that_took_in_the_line_break_after_it_is_found_again() {
+        // Another program wrote back an older comment line without the answer's first
+        // words: read as one change from inside the comment to the end, it moved the
+        // comment's end past the line break.
+        let places = places_of(CHAT);
+        let wide = Places {
+            status: places.status.start..places.status.end + 1,
+            body_start: places.body_start,
+            end: places.end,
+        };
+        assert_eq!(check(CHAT, &wide, "t1", true), Found::Moved(places.clone()));
+        let early = Places {
+            status: places.status.start - 1..places.status.end,
+            ..places.clone()
+        };
+        assert_eq!(check(CHAT, &early, "t1", true), Found::Moved(places));
     }
 }

@@ -26,6 +26,9 @@ use crate::team::Member;
 
 /// How often buffered answer text is written into the document.
 const FLUSH_EVERY: Duration = Duration::from_millis(50);
+/// How long a port whose writes are costly (a file) waits to write that a turn started
+/// when nothing else is to be written with it.
+pub(super) const FIRST_STATE_WAIT: Duration = Duration::from_secs(1);
 
 enum Msg {
     Event(usize, AgentEvent),
@@ -246,7 +249,13 @@ async fn stream<P: EditorPort>(
         port.steerable(&t.member, &steers);
     }
     let mut last_flush = Instant::now();
-    let mut next_flush = Some(tokio::time::Instant::now());
+    // An editor shows at once that the turns started; a file waits for more to write.
+    let first = if port.writes_are_costly() {
+        FIRST_STATE_WAIT
+    } else {
+        Duration::ZERO
+    };
+    let mut next_flush = Some(tokio::time::Instant::now() + first);
     while live.iter().any(|t| !t.reported) {
         tokio::select! {
             Some(answer) = answered.recv() => {
@@ -301,10 +310,12 @@ async fn stream<P: EditorPort>(
                 }
                 Some(Msg::Event(i, event)) => {
                     live[i].on_event(port, event, &answers);
-                    if next_flush.is_none() && live[i].dirty() {
+                    if live[i].dirty() {
                         // Write at once when the last write is long enough ago, so the
-                        // first words show without waiting for a tick.
-                        next_flush = Some((last_flush + FLUSH_EVERY).max(Instant::now()).into());
+                        // first words show without waiting for a tick (nor for a later
+                        // write already planned).
+                        let at = (last_flush + FLUSH_EVERY).max(Instant::now()).into();
+                        next_flush = Some(next_flush.map_or(at, |planned| planned.min(at)));
                     }
                 }
                 Some(Msg::Ended(i, outcome)) => {

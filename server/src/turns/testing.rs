@@ -37,6 +37,8 @@ pub struct RecordingPort {
     /// Turns and rounds as the port was told: `begin a`, `round a b`, `end a done`,
     /// `end a error: <why>`.
     pub turns: Vec<String>,
+    /// Whether the port says its writes are costly (as a file does).
+    pub costly_writes: bool,
 }
 
 impl RecordingPort {
@@ -80,6 +82,10 @@ impl RecordingPort {
 impl EditorPort for RecordingPort {
     fn current_text(&self) -> Option<&str> {
         Some(&self.text)
+    }
+
+    fn writes_are_costly(&self) -> bool {
+        self.costly_writes
     }
 
     async fn snapshot(&mut self) -> Result<Snapshot, PortError> {

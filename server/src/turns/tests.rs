@@ -216,3 +216,43 @@ async fn an_edit_is_computed_again_until_it_lands_or_the_tries_run_out() {
     assert_eq!(edited.unwrap(), Edited::Unneeded);
     assert_eq!(port.text(), "xabc!");
 }
+
+/// The edits of a run, each as the statuses it writes (`queued`, `streaming`, `done`) or
+/// `other` (the reply stub).
+fn written_states(port: &RecordingPort) -> Vec<&'static str> {
+    port.edits
+        .iter()
+        .map(|edits| {
+            let text: String = edits.iter().map(|(_, new)| new.as_str()).collect();
+            ["queued", "streaming", "done"]
+                .into_iter()
+                .find(|state| text.contains(&format!("status={state}")))
+                .unwrap_or("other")
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_file_gets_a_quick_turn_in_one_write_and_an_editor_sees_it_start() {
+    // An agent that thinks a moment and ends with nothing to say: nothing but its
+    // states to write. (The editor is shown the start before the end: 0.3 s apart.)
+    let ws = Workspace::new(&[("a", "cat >/dev/null; sleep 0.3")]);
+    let mut editor = RecordingPort::new("## @me\n@a hi\n");
+    ws.run(&mut editor).await;
+    assert_eq!(
+        written_states(&editor),
+        ["queued", "streaming", "done", "other"]
+    );
+
+    // A file pays for each write (the whole file, synced): the turn's start goes with
+    // its end when that comes within the first second (FIRST_STATE_WAIT).
+    let mut file = RecordingPort::new("## @me\n@a hi\n");
+    file.costly_writes = true;
+    ws.run(&mut file).await;
+    assert_eq!(written_states(&file), ["queued", "done", "other"]);
+    assert_eq!(
+        masked(file.text()),
+        masked(editor.text()),
+        "the same chat in the end"
+    );
+}

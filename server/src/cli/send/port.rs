@@ -88,6 +88,10 @@ impl EditorPort for SendPort {
         self.file.current_text()
     }
 
+    fn writes_are_costly(&self) -> bool {
+        true
+    }
+
     fn begin_turn(&mut self, member: &str, cancel: &CancellationToken) -> Result<(), TurnError> {
         let (runs, run) = &self.run;
         runs.claim(*run, member, cancel)

@@ -2,9 +2,12 @@
 //! program writes it at the same time:
 //!
 //! - only a regular file is read (a FIFO would block for ever, `/dev/zero` never ends);
-//! - a text that changed is read again until it stays the same: a program that saves
-//!   in place truncates the file and then writes it, and the empty or half-written
-//!   file in between is not the truth (an empty file must stay empty for a while);
+//! - a file that no program has open for writing is read at once, under a read lease
+//!   (Linux grants one only then, and holds back a writer's open while it is held);
+//! - otherwise (a writer has it open, or the file system has no leases) a text that
+//!   changed is read again until it stays the same: a program that saves in place
+//!   truncates the file and then writes it, and the empty or half-written file in
+//!   between is not the truth (an empty file must stay empty for a while);
 //! - a write goes to a temporary file that is renamed over the chat only if the chat
 //!   is still the text the edit was made for, compared right before the rename; a
 //!   program that wrote into the old file just as it was replaced is noticed after the
@@ -117,8 +120,11 @@ fn read_error(path: &Path, source: std::io::Error) -> PortError {
     }
 }
 
+/// A file's bytes and its stamp as read.
+type Contents = (Vec<u8>, Option<Stamp>);
+
 /// Reads an open file from its start.
-fn read_from(file: &mut File, path: &Path) -> Result<(Vec<u8>, Option<Stamp>), PortError> {
+fn read_from(mut file: &File, path: &Path) -> Result<Contents, PortError> {
     use std::io::Seek;
     file.rewind().map_err(|e| read_error(path, e))?;
     let mut bytes = Vec::new();
@@ -128,8 +134,8 @@ fn read_from(file: &mut File, path: &Path) -> Result<(Vec<u8>, Option<Stamp>), P
     Ok((bytes, stamp))
 }
 
-fn read_once(path: &Path) -> Result<(Vec<u8>, Option<Stamp>), PortError> {
-    read_from(&mut open_regular(path)?, path)
+fn read_once(path: &Path) -> Result<Contents, PortError> {
+    read_from(&open_regular(path)?, path)
 }
 
 /// The file's text once it stays the same, and its stamp. `known` is the text chatmd
@@ -139,7 +145,38 @@ pub fn read_settled(
     path: &Path,
     known: Option<&str>,
 ) -> Result<(String, Option<Stamp>), PortError> {
+    if let Some((bytes, stamp)) = read_unwritten(path)? {
+        if let Some(known) = known.filter(|k| k.as_bytes() == bytes) {
+            return Ok((known.to_string(), stamp));
+        }
+        // Empty or cut short, yet closed: a program that truncates and writes in two
+        // opens may not be done. The settle below tells.
+        if !looks_cut(known, &bytes) {
+            return Ok((decode(path, bytes)?, stamp));
+        }
+    }
     settle(known, path, || read_once(path))
+}
+
+/// The file as read while no program has it open for writing, or `None` when that
+/// cannot be known: a program has it open for writing, or the file system or kernel
+/// has no leases (NFS, some FUSE file systems), or the file is another user's. A
+/// `chatmd send` right after a script wrote the chat no longer waits 20 ms for it.
+fn read_unwritten(path: &Path) -> Result<Option<Contents>, PortError> {
+    let file = open_regular(path)?;
+    let Ok(_lease) = chatmd_os::read_lease(&file) else {
+        return Ok(None);
+    };
+    read_from(&file, path).map(Some)
+}
+
+/// Whether `bytes` look like a file caught between a truncate and its write: empty
+/// (without a text to compare with), or the start of the text chatmd had.
+fn looks_cut(known: Option<&str>, bytes: &[u8]) -> bool {
+    match known {
+        Some(k) => k.len() > bytes.len() && k.as_bytes().starts_with(bytes),
+        None => bytes.is_empty(),
+    }
 }
 
 /// The same for a file chatmd holds open (the one it just replaced).
@@ -154,7 +191,7 @@ fn read_settled_from(
 fn settle(
     known: Option<&str>,
     path: &Path,
-    mut read: impl FnMut() -> Result<(Vec<u8>, Option<Stamp>), PortError>,
+    mut read: impl FnMut() -> Result<Contents, PortError>,
 ) -> Result<(String, Option<Stamp>), PortError> {
     let (mut bytes, mut stamp) = read()?;
     if known.is_some_and(|k| k.as_bytes() == bytes) {
@@ -174,10 +211,7 @@ fn settle(
         }
     }
     // Empty, or the start of what chatmd had: maybe a save in place half done.
-    let suspect = |bytes: &[u8]| match known {
-        Some(k) => k.len() > bytes.len() && k.as_bytes().starts_with(bytes),
-        None => bytes.is_empty(),
-    };
+    let suspect = |bytes: &[u8]| looks_cut(known, bytes);
     let started = Instant::now();
     let mut same_since = Instant::now();
     // Without a text to compare with, the longest one seen is the likeliest whole.
@@ -262,7 +296,7 @@ pub fn write(path: &Path, base: &str, new: &str) -> Result<Written, PortError> {
     let new_stamp = out.metadata().ok().and_then(|m| Stamp::from_meta(&m));
     // Right before the rename: is the chat still the text the edit was made for?
     let mut current = open_regular(path)?;
-    let (bytes, before) = read_from(&mut current, path)?;
+    let (bytes, before) = read_from(&current, path)?;
     if bytes != base.as_bytes() {
         return Ok(Written::Changed);
     }

@@ -175,3 +175,39 @@ fn the_wait_is_only_what_is_left_of_the_settle_time() {
     };
     assert_eq!(future.unsettled_for(), SETTLE);
 }
+
+#[test]
+fn a_file_no_program_writes_is_read_at_once_and_one_held_for_writing_is_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("d.chat.md");
+    // Written just now, by a program that is done with it (a script before `chatmd send`).
+    std::fs::write(&path, "## @me\nhi\n").unwrap();
+    let Some((bytes, stamp)) = read_unwritten(&path).unwrap() else {
+        // A file system without leases: every read settles as before.
+        assert!(
+            chatmd_os::read_lease(&std::fs::File::open(&path).unwrap()).is_err(),
+            "a lease could be taken, yet the file was not read under one"
+        );
+        return;
+    };
+    assert_eq!(
+        (bytes.as_slice(), stamp),
+        (&b"## @me\nhi\n"[..], Stamp::of(&path))
+    );
+    // A program between its truncate and its last write still holds the file open.
+    let mut writer = std::fs::File::create(&path).unwrap();
+    writer.write_all(b"## @me\n").unwrap();
+    assert!(read_unwritten(&path).unwrap().is_none(), "read mid-save");
+    writer.write_all(b"hello\n").unwrap();
+    drop(writer);
+    let (text, _) = read_settled(&path, None).unwrap();
+    assert_eq!(text, "## @me\nhello\n");
+    // The same text chatmd knows, or a new one, is taken as it is; a cut one is not.
+    assert_eq!(
+        read_settled(&path, Some("## @me\nhello\n")).unwrap().0,
+        "## @me\nhello\n"
+    );
+    assert!(looks_cut(Some("## @me\nhello\nmore\n"), b"## @me\nhello\n"));
+    assert!(!looks_cut(Some("## @me\nhi\n"), b"## @me\nhello\n"));
+    assert!(looks_cut(None, b"") && !looks_cut(None, b"x"));
+}
