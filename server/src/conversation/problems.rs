@@ -238,7 +238,9 @@ mod foreign_format;
 mod messages;
 mod session_id;
 pub use foreign_format::convert_fix;
-pub use messages::{Check, Collector, message_checks, shifted_problem, unclosed_fence};
+pub use messages::{
+    Check, Collector, message_checks, moved as moved_range, shifted_problem, unclosed_fence,
+};
 
 #[cfg(test)]
 mod tests;

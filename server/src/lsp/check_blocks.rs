@@ -55,18 +55,26 @@ impl Block {
         (self.named_bits, self.imported_bits)
     }
 
+    /// Adds that the block names the member `handle`.
+    fn names(&mut self, handle: &str, numbers: &mut Handles) {
+        once(&mut self.named, handle);
+        match numbers.bit(handle) {
+            Some(bit) => self.named_bits |= bit,
+            None => self.spilled = true,
+        }
+    }
+
     /// Adds a message's checks up into the block.
     fn add(&mut self, made: &MessageChecks, numbers: &mut Handles) {
+        if let Some((handle, _)) = made.heading_names() {
+            self.names(handle, numbers);
+        }
         for check in made.checks() {
             if let Some(severity) = check.severity() {
                 self.found += 1;
                 self.worst_found = worst(self.worst_found, severity);
             } else if let Check::NamesMember { handle, .. } = check {
-                once(&mut self.named, handle);
-                match numbers.bit(handle) {
-                    Some(bit) => self.named_bits |= bit,
-                    None => self.spilled = true,
-                }
+                self.names(handle, numbers);
             } else if let Check::ImportedHandle { handle, .. } = check {
                 once(&mut self.imported, handle);
                 match numbers.bit(handle) {

@@ -6,15 +6,18 @@
 //! makes them all again. What is reported once per chat (a member's missing CLI, an
 //! imported answer's handle) is decided as the checks are put together, in order.
 
+use std::num::NonZeroU32;
 use std::sync::Arc;
 
 use super::kept::Kept;
 use super::state::Document;
 use crate::conversation::problems::{
-    Check, CliLookup, Collector, Found, Problem, message_checks, shifted_problem, unclosed_fence,
+    Check, CliLookup, Collector, Found, Problem, message_checks, moved_range, shifted_problem,
+    unclosed_fence,
 };
 use crate::conversation::roster::Roster;
 use crate::conversation::seen::SEEN_KEY;
+use crate::document::ByteRange;
 use crate::document::foreign;
 use crate::document::status::TurnStatus;
 use crate::team::Team;
@@ -33,6 +36,13 @@ pub struct MessageChecks {
 }
 
 impl MessageChecks {
+    /// The member its heading names and where, when that is its first check (kept
+    /// apart from [`checks`](Self::checks), which follow it).
+    fn heading_names(&self) -> Option<(&str, ByteRange)> {
+        let at = self.base + self.facts.heading_names_at?.get() as usize;
+        Some((&self.facts.handle, at..at + self.facts.handle.len()))
+    }
+
     fn checks(&self) -> &[Check] {
         &self.all[..self.split()]
     }
@@ -66,6 +76,10 @@ struct Facts {
     session_agent: Option<Box<str>>,
     /// Its status comment records what the turn saw (`seen=`).
     records_seen: bool,
+    /// Where the heading's handle starts in the message, when it names a member of the
+    /// team as written: the message's first check, kept here rather than in the list
+    /// (an AI member's answer then keeps no list at all: 48 bytes a message).
+    heading_names_at: Option<NonZeroU32>,
 }
 
 /// The team a document's checks were made with: the same team, or one equal to it (a
@@ -140,6 +154,9 @@ pub fn chat_problems(
             for i in walk.messages_of(b) {
                 let made = walk.message(i);
                 let (base, delta) = moved(i, made);
+                if let Some((handle, range)) = made.heading_names() {
+                    out.names_member(handle, || moved_range(&range, base, delta));
+                }
                 for check in made.checks() {
                     out.add_moved(check, base, delta);
                 }
@@ -175,6 +192,28 @@ pub fn chat_problems(
     out.finish()
 }
 
+/// Takes the check that the heading names a member out of `all` when it is the first
+/// and names the member as written (`handle` at `range`, in a message from `base`):
+/// where it was, for [`MessageChecks::heading_names`].
+fn heading_first(
+    all: &mut Vec<Check>,
+    handle: &str,
+    range: ByteRange,
+    base: usize,
+) -> Option<NonZeroU32> {
+    let at = NonZeroU32::new(u32::try_from(range.start - base).ok()?)?;
+    match all.first() {
+        Some(Check::NamesMember {
+            handle: named,
+            range: r,
+        }) if *r == range && **named == *handle => {
+            all.remove(0);
+            Some(at)
+        }
+        _ => None,
+    }
+}
+
 /// Runs `work` on the checks of every message of `doc` and their blocks, made where
 /// they were not kept.
 fn with_walk<R>(
@@ -206,6 +245,7 @@ fn with_walk<R>(
         let body = m.body_range();
         let ai = roster.is_ai(handle);
         let mut all = message_checks(part, base, m, chat, roster, front, parsed.as_deref());
+        let heading_names_at = heading_first(&mut all, handle, m.handle_range(), base);
         let fences_from = u32::try_from(all.len()).unwrap_or(u32::MAX);
         all.extend(
             m.code_blocks()
@@ -224,6 +264,7 @@ fn with_walk<R>(
                     || matches!(status, Some(TurnStatus::Done | TurnStatus::Skipped)),
                 session_agent,
                 records_seen: comment.is_some_and(|c| c.get(SEEN_KEY).is_some()),
+                heading_names_at,
             },
         }
     };

@@ -84,7 +84,7 @@ impl Check {
 
 /// `r` moved `delta` bytes when it starts at `from` or later (a range of the moved
 /// message), else as it is (a quick fix's edit of the front matter).
-fn moved(r: &ByteRange, from: usize, delta: isize) -> ByteRange {
+pub fn moved(r: &ByteRange, from: usize, delta: isize) -> ByteRange {
     if r.start >= from {
         r.start.wrapping_add_signed(delta)..r.end.wrapping_add_signed(delta)
     } else {
