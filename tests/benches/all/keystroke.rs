@@ -174,7 +174,7 @@ pub fn rows(report: &mut Report) {
 
 /// The first outline's target: 50 ms a 10 MB chat (the target for every 10 MB
 /// shape), as much again a 10 MB for a larger chat.
-fn outline_allowed(chat_bytes: usize) -> f64 {
+pub(super) fn outline_allowed(chat_bytes: usize) -> f64 {
     50.0 * (chat_bytes as f64 / 10.5e6).max(1.0)
 }
 

@@ -327,8 +327,7 @@ pub fn rows(report: &mut Report) {
                 ms(s.per_key)
             )
         };
-        // 50 ms for a 10 MB chat, as much a MB for larger ones.
-        let outline_allowed = 50.0 * (mb / 10.5).max(1.0);
+        let outline_allowed = super::keystroke::outline_allowed(shape.text.len());
         report.add(
             Row::new(
                 format!("didOpen → first outline, {}", shape.name),

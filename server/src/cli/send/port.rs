@@ -89,7 +89,7 @@ impl EditorPort for SendPort {
     }
 
     fn writes_are_costly(&self) -> bool {
-        true
+        self.file.writes_are_costly()
     }
 
     fn begin_turn(&mut self, member: &str, cancel: &CancellationToken) -> Result<(), TurnError> {

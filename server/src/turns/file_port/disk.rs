@@ -145,29 +145,38 @@ pub fn read_settled(
     path: &Path,
     known: Option<&str>,
 ) -> Result<(String, Option<Stamp>), PortError> {
-    if let Some((bytes, stamp)) = read_unwritten(path)? {
-        if let Some(known) = known.filter(|k| k.as_bytes() == bytes) {
-            return Ok((known.to_string(), stamp));
+    let file = open_regular(path)?;
+    let mut first = Some(match read_unwritten(&file, path)? {
+        Some((bytes, stamp)) => {
+            if let Some(known) = known.filter(|k| k.as_bytes() == bytes) {
+                return Ok((known.to_string(), stamp));
+            }
+            // Empty or cut short, yet closed: a program that truncates and writes in
+            // two opens may not be done. The settle below tells.
+            if !looks_cut(known, &bytes) {
+                return Ok((decode(path, bytes)?, stamp));
+            }
+            (bytes, stamp)
         }
-        // Empty or cut short, yet closed: a program that truncates and writes in two
-        // opens may not be done. The settle below tells.
-        if !looks_cut(known, &bytes) {
-            return Ok((decode(path, bytes)?, stamp));
-        }
-    }
-    settle(known, path, || read_once(path))
+        // Someone writes it (or no lease can tell): the settle's first read is of the
+        // file already open, later ones open the path again.
+        None => read_from(&file, path)?,
+    });
+    settle(known, path, || match first.take() {
+        Some(read) => Ok(read),
+        None => read_once(path),
+    })
 }
 
-/// The file as read while no program has it open for writing, or `None` when that
-/// cannot be known: a program has it open for writing, or the file system or kernel
-/// has no leases (NFS, some FUSE file systems), or the file is another user's. A
-/// `chatmd send` right after a script wrote the chat no longer waits 20 ms for it.
-fn read_unwritten(path: &Path) -> Result<Option<Contents>, PortError> {
-    let file = open_regular(path)?;
-    let Ok(_lease) = chatmd_os::read_lease(&file) else {
+/// The open `file` as read while no program has it open for writing, or `None` when
+/// that cannot be known: a program has it open for writing, or the file system or
+/// kernel has no leases (NFS, some FUSE file systems), or the file is another user's.
+/// A `chatmd send` right after a script wrote the chat no longer waits 20 ms for it.
+fn read_unwritten(file: &File, path: &Path) -> Result<Option<Contents>, PortError> {
+    let Ok(_lease) = chatmd_os::read_lease(file) else {
         return Ok(None);
     };
-    read_from(&file, path).map(Some)
+    read_from(file, path).map(Some)
 }
 
 /// Whether `bytes` look like a file caught between a truncate and its write: empty

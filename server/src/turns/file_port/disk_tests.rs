@@ -182,7 +182,7 @@ fn a_file_no_program_writes_is_read_at_once_and_one_held_for_writing_is_not() {
     let path = dir.path().join("d.chat.md");
     // Written just now, by a program that is done with it (a script before `chatmd send`).
     std::fs::write(&path, "## @me\nhi\n").unwrap();
-    let Some((bytes, stamp)) = read_unwritten(&path).unwrap() else {
+    let Some((bytes, stamp)) = read_unwritten(&open_regular(&path).unwrap(), &path).unwrap() else {
         // A file system without leases: every read settles as before.
         assert!(
             chatmd_os::read_lease(&std::fs::File::open(&path).unwrap()).is_err(),
@@ -197,7 +197,12 @@ fn a_file_no_program_writes_is_read_at_once_and_one_held_for_writing_is_not() {
     // A program between its truncate and its last write still holds the file open.
     let mut writer = std::fs::File::create(&path).unwrap();
     writer.write_all(b"## @me\n").unwrap();
-    assert!(read_unwritten(&path).unwrap().is_none(), "read mid-save");
+    assert!(
+        read_unwritten(&open_regular(&path).unwrap(), &path)
+            .unwrap()
+            .is_none(),
+        "read mid-save"
+    );
     writer.write_all(b"hello\n").unwrap();
     drop(writer);
     let (text, _) = read_settled(&path, None).unwrap();
