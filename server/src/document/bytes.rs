@@ -53,6 +53,28 @@ pub fn find_inline_start(text: &[u8], from: usize) -> Option<usize> {
     })
 }
 
+/// The offset of the first byte at or after `from` that ends a run of a JSON string's
+/// plain characters, if any: a quote, a backslash, or a control character (which JSON
+/// refuses raw in a string).
+#[inline]
+pub fn find_string_stop(text: &[u8], from: usize) -> Option<usize> {
+    find(text, from, string_stops)
+}
+
+/// Bit `i` set: byte `i` of `chunk` ends a run of a JSON string's plain characters
+/// (see [`find_string_stop`]).
+#[inline(always)]
+pub fn string_stop_mask(chunk: [u8; 16]) -> u32 {
+    string_stops(u8x16::new(chunk)).to_bitmask()
+}
+
+#[inline(always)]
+fn string_stops(v: u8x16) -> u8x16 {
+    v.simd_eq(u8x16::splat(b'"'))
+        | v.simd_eq(u8x16::splat(b'\\'))
+        | v.min(u8x16::splat(0x1f)).simd_eq(v)
+}
+
 /// The offset of the first `byte` at or after `from`, if any: memchr for the short
 /// stretches of a line, where memchr's set-up costs more than its search.
 #[inline]
@@ -98,6 +120,25 @@ mod tests {
         assert_eq!(line_breaks(&text, 0), (1 << b'\n') | (1 << b'\r'));
         for block in [64, 128, 192] {
             assert_eq!(line_breaks(&text, block), 0);
+        }
+    }
+
+    #[test]
+    fn string_stops_are_quotes_backslashes_and_control_characters() {
+        let stops: Vec<u8> = (0..=255u8)
+            .filter(|&b| b == b'"' || b == b'\\' || b < 0x20)
+            .collect();
+        for len in 0..40 {
+            for at in 0..len {
+                for byte in 0..=255u8 {
+                    let mut text = vec![b'a'; len];
+                    text[at] = byte;
+                    for from in [0, at, at + 1] {
+                        let want = (from <= at && stops.contains(&byte)).then_some(at);
+                        assert_eq!(find_string_stop(&text, from), want, "{len} {at} {byte}");
+                    }
+                }
+            }
         }
     }
 

@@ -2,7 +2,7 @@
 //! and set of fence rules, the fence-aware line scanner and the chat model. No I/O, no
 //! async, no LSP types.
 
-mod bytes;
+pub(crate) mod bytes;
 pub mod chat;
 mod columns;
 mod edit;

@@ -12,6 +12,7 @@
 
 mod json_string;
 mod message;
+mod open_text;
 mod output;
 mod reader;
 mod staged;

@@ -57,7 +57,7 @@ pub(super) fn scan_with_room(
 ) -> Scan {
     let bytes = text.as_bytes();
     let mut out = Building {
-        store: Store::with_room_for(expected),
+        store: Store::with_room_for(&bytes[from..(from + expected).min(bytes.len())]),
         preamble_code_blocks: Vec::new(),
         open_code: None,
         permission: None,
@@ -234,19 +234,27 @@ fn find_special(bytes: &[u8], from: usize) -> usize {
 }
 
 impl Store {
-    /// An empty store with room for what `len` bytes of a chat usually hold.
+    /// An empty store with room for what `part` (the text to scan) usually holds.
     ///
     /// Growing the lists from nothing copies them again and again, and on a long chat
     /// those copies (and the fresh pages they land in) cost more than the scan itself.
-    /// Room for an item per `BYTES_PER_ITEM` bytes holds the lists of most chats, and
-    /// a chat of short messages grows them once or twice. (Reserving much more was
-    /// slower in the benchmark: larger blocks come fresh from the system each time.)
-    /// What stays unused is never touched, and is given back at the end.
-    fn with_room_for(len: usize) -> Store {
+    /// Room for an item per `BYTES_PER_ITEM` bytes holds the lists of most chats.
+    /// (Reserving much more was slower in the benchmark: larger blocks come fresh from
+    /// the system each time.) The records are reckoned instead from the headings in the
+    /// part's first 64 KB: a chat of 500,000 short messages grew them five times,
+    /// copying 15 MB (counting every heading of 10 MB of them took 5 ms). What stays
+    /// unused is never touched, and is given back at the end.
+    fn with_room_for(part: &[u8]) -> Store {
         const BYTES_PER_ITEM: usize = 512;
-        let items = len / BYTES_PER_ITEM;
+        const SAMPLE: usize = 64 << 10;
+        let items = part.len() / BYTES_PER_ITEM;
+        let sample = &part[..part.len().min(SAMPLE)];
+        let sampled = usize::from(sample.starts_with(b"## @"))
+            + memchr::memmem::find_iter(sample, b"\n## @").count();
+        // A quarter more than the sample's rate, for a part that goes on denser.
+        let headings = (sampled * part.len() / sample.len().max(1)) * 5 / 4;
         Store {
-            records: Vec::with_capacity(items),
+            records: Vec::with_capacity(headings.max(items)),
             mentions: Mentions(Vec::with_capacity(items)),
             markers: Vec::with_capacity(items),
             code_blocks: Vec::with_capacity(items),

@@ -7,6 +7,8 @@ use std::ops::Range;
 
 use serde_json::value::RawValue;
 
+use crate::document::bytes::{find_string_stop, string_stop_mask};
+
 /// A JSON string literal (quotes included) decoded; `None` if it is not a string or
 /// not one serde_json would accept (a lone surrogate, a bad escape).
 pub(super) fn decode(raw: &RawValue) -> Option<String> {
@@ -26,24 +28,42 @@ pub(super) fn decode_in(
     literal: Range<usize>,
     lines: &mut Vec<u32>,
 ) -> Result<String, ()> {
-    let (open, close) = (literal.start, literal.end.checked_sub(1).ok_or(())?);
-    if literal.len() < 2 || buf[open] != b'"' || buf[close] != b'"' {
+    if literal.len() < 2 || buf[literal.start] != b'"' || buf[literal.end - 1] != b'"' {
         return Err(());
     }
-    // Every escape is longer than what it stands for, so `write` never passes `read`.
+    match decode_found(&mut buf[..literal.end], literal.start, lines) {
+        Ok((len, end)) if end == literal.end => {
+            buf.truncate(len);
+            String::from_utf8(std::mem::take(buf)).map_err(|_| ())
+        }
+        _ => Err(()),
+    }
+}
+
+/// Decodes the string literal whose opening quote is at `open` into the start of
+/// `buf`, up to its closing quote, wherever that is: the decoded text's length and
+/// where the literal ends (after its quote). What follows the literal is left as it
+/// was. A literal serde_json refuses (a bad escape, a lone surrogate, a raw control
+/// character) is `Err`, with where it ends when it does. The text is not checked for
+/// UTF-8 here: its bytes are the literal's, and the escapes' are whole characters.
+pub(super) fn decode_found(
+    buf: &mut [u8],
+    open: usize,
+    lines: &mut Vec<u32>,
+) -> Result<(usize, usize), Option<usize>> {
+    // Every escape is longer than what it stands for, so `write` never passes `read`:
+    // what follows the literal is not written over.
     let (mut read, mut write) = (open + 1, 0);
     loop {
-        let run_end = memchr::memchr(b'\\', &buf[read..close]).map_or(close, |at| read + at);
-        buf.copy_within(read..run_end, write);
-        write += run_end - read;
-        if run_end == close {
-            break;
+        let stop = plain_run(buf, &mut read, &mut write).ok_or(None)?;
+        match buf[stop] {
+            b'"' => return Ok((write, stop + 1)),
+            b'\\' => {}
+            // A raw control character: serde_json refuses it.
+            _ => return Err(literal_end(buf, stop + 1)),
         }
-        let escape = *buf
-            .get(run_end + 1)
-            .filter(|_| run_end + 1 < close)
-            .ok_or(())?;
-        read = run_end + 2;
+        let escape = *buf.get(stop + 1).ok_or(None)?;
+        read = stop + 2;
         let plain = match escape {
             b'"' => b'"',
             b'\\' => b'\\',
@@ -54,7 +74,8 @@ pub(super) fn decode_in(
             b'r' => b'\r',
             b't' => b'\t',
             b'u' => {
-                let (c, used) = unicode_escape(&buf[read..close]).ok_or(())?;
+                let (c, used) =
+                    unicode_escape(&buf[read..]).ok_or_else(|| literal_end(buf, read))?;
                 read += used;
                 let len = c.len_utf8();
                 c.encode_utf8(&mut buf[write..write + len]);
@@ -64,7 +85,7 @@ pub(super) fn decode_in(
                 }
                 continue;
             }
-            _ => return Err(()),
+            _ => return Err(literal_end(buf, read)),
         };
         buf[write] = plain;
         write += 1;
@@ -72,8 +93,59 @@ pub(super) fn decode_in(
             line_break(buf, write, lines);
         }
     }
-    buf.truncate(write);
-    String::from_utf8(std::mem::take(buf)).map_err(|_| ())
+}
+
+/// Moves the plain characters from `read` on to `write`, up to the next quote,
+/// backslash or control character: where that is (`read` and `write` moved on to it),
+/// or `None` when there is none.
+///
+/// Escapes come every few bytes in a chat (each line break is one), where a search
+/// then a copy per run would cost more than the runs: once the text has shrunk by 16
+/// bytes, 16 are read, stored where they go and searched at once, and a store runs
+/// past the run only over bytes already read.
+#[inline(always)]
+fn plain_run(buf: &mut [u8], read: &mut usize, write: &mut usize) -> Option<usize> {
+    while *write + 16 <= *read {
+        let Some(chunk) = buf.get(*read..*read + 16) else {
+            break;
+        };
+        let chunk: [u8; 16] = chunk.try_into().expect("16 bytes");
+        buf[*write..*write + 16].copy_from_slice(&chunk);
+        let stops = string_stop_mask(chunk);
+        if stops != 0 {
+            let run = stops.trailing_zeros() as usize;
+            *read += run;
+            *write += run;
+            return Some(*read);
+        }
+        *read += 16;
+        *write += 16;
+    }
+    let stop = find_string_stop(buf, *read)?;
+    buf.copy_within(*read..stop, *write);
+    *write += stop - *read;
+    *read = stop;
+    Some(stop)
+}
+
+/// Where a string literal ends (after its closing quote), read from `at` (inside it,
+/// not within an escape), if it does.
+fn literal_end(buf: &[u8], mut at: usize) -> Option<usize> {
+    loop {
+        let stop = find_byte_of(buf, at)?;
+        if buf[stop] == b'"' {
+            return Some(stop + 1);
+        }
+        at = stop + 2;
+    }
+}
+
+/// The first quote or backslash at or after `from`.
+fn find_byte_of(buf: &[u8], from: usize) -> Option<usize> {
+    buf.get(from..)?
+        .iter()
+        .position(|&b| b == b'"' || b == b'\\')
+        .map(|i| from + i)
 }
 
 /// Notes the line break just written before `end`: a line starts at `end`, unless the
@@ -122,6 +194,48 @@ mod tests {
     /// Where the lines start, as the table of a text as opened finds them.
     fn line_starts(text: &str) -> Vec<u32> {
         crate::document::text::Text::from_string(text.to_owned()).line_starts()
+    }
+
+    /// Long texts, with runs of every length between their escapes: the runs are
+    /// moved 16 bytes at a time once the text has shrunk (as in a 10 MB chat).
+    #[test]
+    fn long_texts_decode_as_serde_json_decodes_them() {
+        let escapes = [
+            r"\n",
+            r"\r\n",
+            r#"\""#,
+            r"\\",
+            r"\u00e9",
+            r"\ud83d\ude00",
+            r"\t",
+        ];
+        for run in 0..40 {
+            let plain: String = "ab漢😀c".chars().cycle().take(run).collect();
+            let mut literal = String::from("\"");
+            for n in 0..60 {
+                literal.push_str(&plain);
+                literal.push_str(escapes[n % escapes.len()]);
+            }
+            literal.push_str(&plain);
+            literal.push('"');
+            let theirs = serde_json::from_str::<String>(&literal).expect("JSON");
+            let mut buf = format!(r#"{{"text":{literal}}}"#).into_bytes();
+            let mut lines = Vec::new();
+            let ours = decode_in(&mut buf, 8..8 + literal.len(), &mut lines);
+            assert_eq!(ours.as_ref(), Ok(&theirs), "{literal}");
+            assert_eq!(lines, line_starts(&theirs)[1..], "{literal}");
+            // A control character or a bad escape late in it is refused.
+            for bad in ["\u{1}", r"\x"] {
+                let mut refused = literal.clone();
+                let last = refused.rfind(escapes[3]).expect("the last escape");
+                refused.replace_range(last..last + 2, bad);
+                let mut buf = refused.clone().into_bytes();
+                assert_eq!(
+                    decode_in(&mut buf, 0..refused.len(), &mut Vec::new()),
+                    Err(())
+                );
+            }
+        }
     }
 
     /// Decoded here as serde_json decodes it, or refused where serde_json refuses it;

@@ -150,7 +150,11 @@ pub(super) enum Decoded {
 /// large sync decoded here needs no inspection: it never reaches tower-lsp-server,
 /// and the inspection would decode its text once more. The text of a `didOpen` is
 /// decoded in `body`'s own bytes (see [`json_string::decode_in`]).
-pub(super) fn sync(mut body: Vec<u8>) -> Decoded {
+pub(super) fn sync(body: Vec<u8>) -> Decoded {
+    let mut body = match super::open_text::decode(body) {
+        Ok(decoded) => return decoded,
+        Err(body) => body,
+    };
     let (item, text) = match sync_in(&body) {
         Some(Found::Sync(sync)) => return Decoded::Sync(sync),
         Some(Found::Open(item, text)) => (item, text),
@@ -184,7 +188,7 @@ pub(super) fn sync(mut body: Vec<u8>) -> Decoded {
 }
 
 /// What [`sync_in`] found.
-enum Found {
+pub(super) enum Found {
     Sync(DocSync),
     /// A `didOpen`: its item with an empty text, and where the text's literal is.
     Open(TextDocumentItem, std::ops::Range<usize>),
@@ -193,7 +197,7 @@ enum Found {
 }
 
 /// [`sync`] but for the text of a `didOpen`.
-fn sync_in(body: &[u8]) -> Option<Found> {
+pub(super) fn sync_in(body: &[u8]) -> Option<Found> {
     let whole: Whole = serde_json::from_slice(body).ok()?;
     if whole.jsonrpc != "2.0" || whole.has_id {
         return None;
