@@ -18,9 +18,14 @@ use crate::turns::{EditorPort, PortError};
 
 /// Marks the document's dead turns, in a task of its own (the edit waits for the
 /// editor).
+///
+/// Which turns are dead is decided as the editor opened the chat, while the turns that
+/// run are still registered (one that ends a moment later has written its last words):
+/// the text and who answers where are taken now, and read apart, off the path of the
+/// open (reading every message of a chat of 500k held up its first outline by 4 ms).
 pub fn mark_later(client: Client, state: Arc<Mutex<State>>, uri: Uri) {
     let path = uri.to_file_path().map(|p| p.into_owned());
-    let needed = {
+    let opened = {
         let s = lock(&state);
         let Some(doc) = s.documents.get(&uri) else {
             return;
@@ -31,17 +36,27 @@ pub fn mark_later(client: Client, state: Arc<Mutex<State>>, uri: Uri) {
         if runs_here(&s, &uri) {
             return;
         }
-        let text = doc.flat();
-        !interrupted_edits(&text, &doc.chat, |m, c| {
-            still_runs(&s.running, uri.as_str(), m, c, path.as_deref())
-        })
-        .is_empty()
-            && !finished_on_disk(path.as_deref(), &text)
+        (
+            doc.flat(),
+            doc.chat.clone(),
+            AsOpened(s.running.answering()),
+        )
     };
-    if !needed {
-        return;
-    }
     tokio::spawn(async move {
+        let check = {
+            let (key, path) = (uri.as_str().to_string(), path.clone());
+            move || {
+                let (text, chat, answering) = opened;
+                !interrupted_edits(&text, &chat, |m, c| {
+                    still_runs(&answering, &key, m, c, path.as_deref())
+                })
+                .is_empty()
+                    && !finished_on_disk(path.as_deref(), &text)
+            }
+        };
+        if !tokio::task::spawn_blocking(check).await.unwrap_or(false) {
+            return;
+        }
         let running = {
             let s = lock(&state);
             if runs_here(&s, &uri) {
@@ -114,7 +129,7 @@ fn runs_here(state: &State, uri: &Uri) -> bool {
 /// once it sees the old document closed. So a turn stamped with this process counts as
 /// running while the member answers in any document here.
 fn still_runs(
-    running: &Runs,
+    running: &impl WhoRuns,
     uri: &str,
     member: &str,
     comment: &StatusComment,
@@ -124,6 +139,35 @@ fn still_runs(
         || (Owner::of(comment).is_some_and(|owner| owner.is_this_process())
             && running.runs_anywhere(member))
         || runs_elsewhere(comment, chat)
+}
+
+/// Who answers where: the registry itself, or what it held as a chat opened.
+trait WhoRuns {
+    fn is_running(&self, document: &str, member: &str) -> bool;
+    fn runs_anywhere(&self, member: &str) -> bool;
+}
+
+impl WhoRuns for Runs {
+    fn is_running(&self, document: &str, member: &str) -> bool {
+        Runs::is_running(self, document, member)
+    }
+
+    fn runs_anywhere(&self, member: &str) -> bool {
+        Runs::runs_anywhere(self, member)
+    }
+}
+
+/// The turns that ran as a chat opened, as (document, member) ([`Runs::answering`]).
+struct AsOpened(Vec<(String, String)>);
+
+impl WhoRuns for AsOpened {
+    fn is_running(&self, document: &str, member: &str) -> bool {
+        self.0.iter().any(|(d, m)| d == document && m == member)
+    }
+
+    fn runs_anywhere(&self, member: &str) -> bool {
+        self.0.iter().any(|(_, m)| m == member)
+    }
 }
 
 #[cfg(test)]

@@ -43,16 +43,17 @@ const STATUS_PREFIX: &[u8] = b"<!-- chatmd";
 /// `from`. `stop` is asked at every message heading (absolute offset) and ends the
 /// scan before that heading when it returns true.
 pub(super) fn scan(text: &str, base: usize, from: usize, stop: impl FnMut(usize) -> bool) -> Scan {
-    scan_with_room(text, base, from, text.len() - from, stop)
+    scan_with_room(text, base, from, (text.len() - from, 0), stop)
 }
 
 /// [`scan`], with room made for what `expected` bytes of text usually hold (the part
-/// of the text the scan is expected to cover before `stop` ends it).
+/// of the text the scan is expected to cover before `stop` ends it), and in its list of
+/// messages for `messages` of them (the parts after it join it there).
 pub(super) fn scan_with_room(
     text: &str,
     base: usize,
     from: usize,
-    expected: usize,
+    (expected, messages): (usize, usize),
     mut stop: impl FnMut(usize) -> bool,
 ) -> Scan {
     let bytes = text.as_bytes();
@@ -195,13 +196,12 @@ pub(super) fn scan_with_room(
     out.store.shrink_to_fit();
     out.store.end = base + end_of_scan;
     let store = Arc::new(out.store);
-    let messages = (0..store.records.len())
-        .map(|i| Message::new(Arc::clone(&store), i))
-        .collect();
+    let mut list = Vec::with_capacity(messages.max(store.records.len()));
+    list.extend((0..store.records.len()).map(|i| Message::new(Arc::clone(&store), i)));
     Scan {
         first_header: store.records.first().map(|r| r.start),
         preamble_code_blocks: out.preamble_code_blocks,
-        messages,
+        messages: list,
     }
 }
 
@@ -233,6 +233,16 @@ fn find_special(bytes: &[u8], from: usize) -> usize {
     bytes::find_inline_start(bytes, from).unwrap_or(bytes.len())
 }
 
+/// About how many message headings `text` holds, reckoned from those in its first
+/// 64 KB, with a quarter more for a text that goes on denser.
+pub(super) fn reckon_headings(text: &[u8]) -> usize {
+    const SAMPLE: usize = 64 << 10;
+    let sample = &text[..text.len().min(SAMPLE)];
+    let sampled = usize::from(sample.starts_with(b"## @"))
+        + memchr::memmem::find_iter(sample, b"\n## @").count();
+    (sampled * text.len() / sample.len().max(1)) * 5 / 4
+}
+
 impl Store {
     /// An empty store with room for what `part` (the text to scan) usually holds.
     ///
@@ -246,13 +256,8 @@ impl Store {
     /// unused is never touched, and is given back at the end.
     fn with_room_for(part: &[u8]) -> Store {
         const BYTES_PER_ITEM: usize = 512;
-        const SAMPLE: usize = 64 << 10;
         let items = part.len() / BYTES_PER_ITEM;
-        let sample = &part[..part.len().min(SAMPLE)];
-        let sampled = usize::from(sample.starts_with(b"## @"))
-            + memchr::memmem::find_iter(sample, b"\n## @").count();
-        // A quarter more than the sample's rate, for a part that goes on denser.
-        let headings = (sampled * part.len() / sample.len().max(1)) * 5 / 4;
+        let headings = reckon_headings(part);
         Store {
             records: Vec::with_capacity(headings.max(items)),
             mentions: Mentions(Vec::with_capacity(items)),

@@ -64,6 +64,21 @@ impl Runs {
             .any(|members| members.contains_key(member))
     }
 
+    /// Every turn running now, as (document, member): what a check made apart from
+    /// the registry reads.
+    pub fn answering(&self) -> Vec<(String, String)> {
+        let registry = self.lock();
+        registry
+            .turns
+            .iter()
+            .flat_map(|(document, members)| {
+                members
+                    .keys()
+                    .map(move |member| (document.clone(), member.clone()))
+            })
+            .collect()
+    }
+
     /// Whether members answer in `document` now.
     pub fn answering_in(&self, document: &str) -> bool {
         self.lock().turns.contains_key(document)
