@@ -33,7 +33,7 @@ pub fn shapes() -> Vec<Shape> {
             text: generate_chat(10 << 20).0,
         },
         Shape {
-            name: "190k tiny messages",
+            name: "500k tiny messages",
             text: tiny(10 << 20),
         },
         Shape {
