@@ -129,23 +129,15 @@ fn plain_run(buf: &mut [u8], read: &mut usize, write: &mut usize) -> Option<usiz
 }
 
 /// Where a string literal ends (after its closing quote), read from `at` (inside it,
-/// not within an escape), if it does.
-fn literal_end(buf: &[u8], mut at: usize) -> Option<usize> {
+/// not within an escape), if it does. Its contents are not checked.
+pub(super) fn literal_end(buf: &[u8], mut at: usize) -> Option<usize> {
     loop {
-        let stop = find_byte_of(buf, at)?;
+        let stop = at + memchr::memchr2(b'"', b'\\', buf.get(at..)?)?;
         if buf[stop] == b'"' {
             return Some(stop + 1);
         }
         at = stop + 2;
     }
-}
-
-/// The first quote or backslash at or after `from`.
-fn find_byte_of(buf: &[u8], from: usize) -> Option<usize> {
-    buf.get(from..)?
-        .iter()
-        .position(|&b| b == b'"' || b == b'\\')
-        .map(|i| from + i)
 }
 
 /// Notes the line break just written before `end`: a line starts at `end`, unless the
