@@ -29,3 +29,15 @@ pub fn wait_or_kill(
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
 }
+
+/// Whether process `pid` is a chatmd's agent guard (`<guard> __agent-guard <pid>`): the
+/// one child a server or `chatmd send` keeps for as long as it runs, which starts its
+/// agents. Tests that look for processes left behind look below it.
+pub fn is_agent_guard(pid: u32) -> bool {
+    let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+    cmdline
+        .split(|&b| b == 0)
+        .nth(1)
+        // `chatmd::runner::GUARD_ARG` (this library does not link chatmd).
+        .is_some_and(|arg| arg == b"__agent-guard")
+}

@@ -2,7 +2,8 @@
 //! `chatmd send` and `chatmd lsp` the same way: the running turn is cancelled (partial
 //! answer kept, open fence closed, `status=cancelled`), its whole process group is
 //! gone, and the exit code is 128 + the signal. SIGKILL gives chatmd no chance to
-//! clean up: the agent guard still takes the agent and its child with it.
+//! clean up: the agent guard (one per chatmd, the parent of every agent) still takes
+//! the agent and its child with it, and ends too.
 //!
 //! The agent is the fake `claude`: three lines of preamble, then the answer in three
 //! deltas 200 ms apart, then it hangs with a child process of its own in its group.
@@ -67,8 +68,8 @@ impl Setup {
         });
     }
 
-    /// Every process of the agent's group (the guard, the agent and its child), found
-    /// from the child's pid file.
+    /// Every process of the agent's group (the agent and its child), found from the
+    /// child's pid file, and the agent guard that started the agent (last).
     fn agent_processes(&self) -> Processes {
         let pid_file = self.path("grandchild.pid");
         let mut grandchild = None;
@@ -80,13 +81,14 @@ impl Setup {
         });
         let grandchild = grandchild.unwrap();
         let group = stat(grandchild).expect("the agent's child runs").1;
-        let members = Processes(live_in_group(group));
+        let mut members = live_in_group(group);
         assert!(
-            members.0.contains(&grandchild) && members.0.len() >= 3,
-            "the guard, the agent and its child: {:?}",
-            members.0
+            members.contains(&grandchild) && members.len() >= 2,
+            "the agent and its child: {members:?}"
         );
-        members
+        // The guard that started the agent ends with chatmd too.
+        members.push(parent(group).expect("the agent runs"));
+        Processes(members)
     }
 }
 
@@ -229,8 +231,11 @@ fn sigkill_of_send_leaves_no_agent_running() {
     let mut child = s.chatmd(&["send", "team/c.chat.md"]).spawn().unwrap();
     s.wait_for_partial_answer();
     let agent = s.agent_processes();
-    // The small guard built beside chatmd leads the group (not a second chatmd).
-    assert_eq!(guard_program(&agent), "chatmd-agent-guard");
+    // The small guard built beside chatmd started the agent (not a second chatmd),
+    // and is chatmd's child.
+    let guard = *agent.0.last().unwrap();
+    assert_eq!(program_of(guard), "chatmd-agent-guard");
+    assert_eq!(parent(guard), Some(child.id() as i32));
     signal(&child, Signal::SIGKILL);
     let status = wait_exit(&mut child);
     assert_eq!(
@@ -270,17 +275,26 @@ fn a_guard_of_another_build_beside_chatmd_is_not_used() {
     let mut child = command.spawn().unwrap();
     s.wait_for_partial_answer();
     let agent = s.agent_processes();
-    assert_eq!(guard_program(&agent), "chatmd");
+    assert_eq!(program_of(*agent.0.last().unwrap()), "chatmd");
     signal(&child, Signal::SIGKILL);
     wait_exit(&mut child);
     agent.assert_all_gone();
 }
 
-/// The file name of the program leading the agent's process group: its guard.
-fn guard_program(agent: &Processes) -> String {
-    let group = stat(agent.0[0]).expect("the agent runs").1;
-    let exe = std::fs::read_link(format!("/proc/{group}/exe")).expect("the guard runs");
+/// The file name of a process's program.
+fn program_of(pid: i32) -> String {
+    let exe = std::fs::read_link(format!("/proc/{pid}/exe")).expect("the process runs");
     exe.file_name().unwrap().to_string_lossy().into_owned()
+}
+
+/// A process's parent, `None` when it is gone.
+fn parent(pid: i32) -> Option<i32> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    stat[stat.rfind(')')? + 1..]
+        .split_ascii_whitespace()
+        .nth(1)?
+        .parse()
+        .ok()
 }
 
 // ----- chatmd lsp ---------------------------------------------------------------
@@ -553,4 +567,65 @@ fn sigkill_after_the_agent_ended_leaves_no_process_it_started() {
     signal(&child, Signal::SIGKILL);
     wait_exit(&mut child);
     left.assert_all_gone();
+}
+
+/// The children of a process.
+fn children(pid: i32) -> Vec<i32> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|&p| alive(p) && parent(p) == Some(pid))
+        .collect()
+}
+
+#[test]
+fn one_guard_starts_every_agent_and_a_sigkill_ends_them_all() {
+    // Two members answer at once: one guard (chatmd's only child) started both, each
+    // leading a group of its own; chatmd killed outright takes the guard, both agents
+    // and what they started with it.
+    let s = Setup::new();
+    s.write("team/c.chat.md", "## @me\n@reviewer @tester show me\n");
+    let mut child = s.chatmd(&["send", "team/c.chat.md"]).spawn().unwrap();
+    let chatmd = child.id() as i32;
+    let mut guard = Vec::new();
+    let mut agents = Vec::new();
+    wait_until("both agents", || {
+        guard = children(chatmd);
+        agents = guard.iter().flat_map(|&g| children(g)).collect();
+        agents.len() == 2
+    });
+    assert_eq!(guard.len(), 1, "one guard: {guard:?}");
+    assert_eq!(program_of(guard[0]), "chatmd-agent-guard");
+    let mut every = guard.clone();
+    for &agent in &agents {
+        assert_eq!(stat(agent).unwrap().1, agent, "each agent leads its group");
+        every.extend(live_in_group(agent));
+    }
+    let every = Processes(every);
+    signal(&child, Signal::SIGKILL);
+    wait_exit(&mut child);
+    every.assert_all_gone();
+}
+
+#[test]
+fn a_killed_guard_takes_its_agents_and_the_turn_says_so() {
+    // Something kills the agent guard mid-turn: its agents would run on unguarded, so
+    // chatmd ends them, the turn fails saying why, and chatmd itself goes on to exit.
+    let s = Setup::new();
+    let mut child = s.chatmd(&["send", "team/c.chat.md"]).spawn().unwrap();
+    s.wait_for_partial_answer();
+    let agent = s.agent_processes();
+    let guard = *agent.0.last().unwrap();
+    kill(Pid::from_raw(guard), Signal::SIGKILL).unwrap();
+    let status = wait_exit(&mut child);
+    let stderr = read_all(child.stderr.take());
+    assert_eq!(status.code(), Some(1), "{status} {stderr}");
+    assert!(
+        stderr.contains("the agent guard ended before chatmd (was it killed?); its running agents were ended with it")
+            && stderr.ends_with("chatmd send: error: @reviewer: claude was killed by a signal\n@reviewer: error\n"),
+        "{stderr}"
+    );
+    assert!(s.read("team/c.chat.md").contains("status=error"));
+    agent.assert_all_gone();
 }

@@ -1,6 +1,8 @@
 //! The agent's process group: spawned as its leader (process-wrap), signalled as a
 //! whole, and watched until empty, so no grandchild outlives its turn.
 
+use std::ffi::OsString;
+use std::os::fd::OwnedFd;
 use std::path::Path;
 use std::process::Stdio;
 
@@ -13,12 +15,15 @@ use tokio::time::Instant;
 
 use crate::agents::{Invocation, Stdin};
 
+use super::guard_client::{self, ChildStdio, GuardedChild};
+use super::guard_wire::Start;
+
 /// How often an emptying group is looked at.
 const POLL: std::time::Duration = std::time::Duration::from_millis(5);
 
 /// A started child with its pipes taken out.
 pub(crate) struct Spawned {
-    pub child: Box<dyn ChildWrapper>,
+    pub child: AgentChild,
     pub group: Group,
     /// Present when the invocation has a prompt to write.
     pub stdin: Option<ChildStdin>,
@@ -26,13 +31,30 @@ pub(crate) struct Spawned {
     pub stderr: ChildStderr,
 }
 
-/// Starts `program` as the leader of a new process group, killed on drop.
+/// The agent's process, started by chatmd itself or by its agent guard.
+pub(crate) enum AgentChild {
+    /// chatmd's own child (no guard: the runner inside a test process).
+    Direct(Box<dyn ChildWrapper>),
+    /// The guard's child; the guard reports its end.
+    Guarded(GuardedChild),
+}
+
+impl AgentChild {
+    /// Waits for the agent's exit. Cancel-safe.
+    pub(crate) async fn wait(&mut self) -> std::io::Result<std::process::ExitStatus> {
+        match self {
+            AgentChild::Direct(child) => child.wait().await,
+            AgentChild::Guarded(child) => child.wait().await,
+        }
+    }
+}
+
+/// Starts `program` as the leader of a new process group.
 ///
-/// With guarding on (the `chatmd` binary), the leader is the agent guard (see
-/// `guard`), which starts `program` in the same group and kills the group if chatmd
-/// dies without cleaning up. Without it (the runner inside a test process) the agent
-/// leads the group itself: a normal exit kills it (drop), a SIGKILL of the process
-/// does not.
+/// With guarding on (the `chatmd` binary), the agent guard (see `guard`) starts it,
+/// and kills its group if chatmd dies without cleaning up. Without it (the runner
+/// inside a test process) chatmd starts it itself: a normal exit kills it (drop), a
+/// SIGKILL of the process does not.
 /// `settle` is how long what the agent started may go on by itself once the agent
 /// exited (an agent that saves its session as it exits: [`Session::exit_grace`]).
 ///
@@ -42,17 +64,66 @@ pub(crate) fn spawn(
     invocation: &Invocation,
     settle: std::time::Duration,
 ) -> std::io::Result<Spawned> {
-    let guard = super::guard::program();
-    let started = guard.unwrap_or(program);
-    let mut command = CommandWrap::with_new(started, |command| {
-        if guard.is_some() {
-            command
-                .arg0("chatmd")
-                .arg(super::guard::GUARD_ARG)
-                .arg(std::process::id().to_string())
-                .arg(settle.as_millis().to_string())
-                .arg(program);
+    match super::guard::program() {
+        Some(guard) => spawn_guarded(guard, program, invocation, settle),
+        None => spawn_direct(program, invocation),
+    }
+}
+
+fn spawn_guarded(
+    guard: &Path,
+    program: &Path,
+    invocation: &Invocation,
+    settle: std::time::Duration,
+) -> std::io::Result<Spawned> {
+    let (stdin_theirs, stdin_ours) = match invocation.stdin {
+        Stdin::Null => (std::fs::File::open("/dev/null")?.into(), None),
+        Stdin::Prompt(_) => {
+            let (read, write) = std::io::pipe()?;
+            (OwnedFd::from(read), Some(write))
         }
+    };
+    let (stdout_ours, stdout_theirs) = std::io::pipe()?;
+    let (stderr_ours, stderr_theirs) = std::io::pipe()?;
+    let start = Start {
+        settle_ms: u64::try_from(settle.as_millis()).unwrap_or(u64::MAX),
+        program: program.as_os_str().to_owned(),
+        folder: invocation.cwd.clone(),
+        args: invocation.args.iter().map(OsString::from).collect(),
+        env: guard_client::agent_environment(&invocation.env),
+    };
+    let child = guard_client::start(
+        guard,
+        &start,
+        ChildStdio {
+            stdin: stdin_theirs,
+            stdout: stdout_theirs.into(),
+            stderr: stderr_theirs.into(),
+        },
+    )?;
+    // The group exists before anything else can fail, so it dies on every path.
+    let group = Group {
+        pgid: Pid::from_raw(child.id()),
+        armed: true,
+    };
+    let stdin = stdin_ours
+        .map(|write| ChildStdin::from_std(std::process::ChildStdin::from(OwnedFd::from(write))))
+        .transpose()?;
+    let stdout =
+        ChildStdout::from_std(std::process::ChildStdout::from(OwnedFd::from(stdout_ours)))?;
+    let stderr =
+        ChildStderr::from_std(std::process::ChildStderr::from(OwnedFd::from(stderr_ours)))?;
+    Ok(Spawned {
+        child: AgentChild::Guarded(child),
+        group,
+        stdin,
+        stdout,
+        stderr,
+    })
+}
+
+fn spawn_direct(program: &Path, invocation: &Invocation) -> std::io::Result<Spawned> {
+    let mut command = CommandWrap::with_new(program, |command| {
         for own in crate::malloc::own_variables() {
             command.env_remove(own);
         }
@@ -73,7 +144,6 @@ pub(crate) fn spawn(
         .id()
         .and_then(|id| i32::try_from(id).ok())
         .ok_or_else(|| std::io::Error::other("the child has no process id"))?;
-    // The guard exists before anything else can fail, so the group dies on every path.
     let group = Group {
         pgid: Pid::from_raw(pid),
         armed: true,
@@ -83,7 +153,7 @@ pub(crate) fn spawn(
     let stdout = child.stdout().take().ok_or_else(missing)?;
     let stderr = child.stderr().take().ok_or_else(missing)?;
     Ok(Spawned {
-        child,
+        child: AgentChild::Direct(child),
         group,
         stdin,
         stdout,

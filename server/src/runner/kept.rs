@@ -8,7 +8,6 @@ use std::process::ExitStatus;
 use std::sync::{Arc, Mutex};
 
 use nix::sys::signal::Signal;
-use process_wrap::tokio::ChildWrapper;
 use tokio::process::ChildStdout;
 use tokio::task::JoinHandle;
 use tokio::time::{Instant, sleep_until};
@@ -16,7 +15,7 @@ use tokio::time::{Instant, sleep_until};
 use crate::agents::{Invocation, Outbox, Session};
 
 use super::ending::EndPlan;
-use super::group::Group;
+use super::group::{AgentChild, Group};
 use super::input::Input;
 use super::lines::LineReader;
 use super::redact::Secrets;
@@ -27,7 +26,7 @@ use super::{Ended, RunOutcome, Settings};
 /// A live agent process between two turns.
 pub struct Kept {
     program: String,
-    child: Box<dyn ChildWrapper>,
+    child: AgentChild,
     group: Group,
     stdout: LineReader<ChildStdout>,
     input: Input,

@@ -8,7 +8,11 @@ mod ending;
 mod error;
 mod group;
 mod guard;
+mod guard_client;
+#[cfg(target_os = "linux")]
+mod guard_loop;
 mod guard_probe;
+mod guard_wire;
 mod input;
 mod kept;
 pub mod lines;

@@ -7,7 +7,6 @@ use std::process::ExitStatus;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use process_wrap::tokio::ChildWrapper;
 use tokio::process::ChildStdout;
 use tokio::sync::mpsc::{Receiver, Sender};
 use tokio::task::JoinHandle;
@@ -19,7 +18,7 @@ use crate::agents::{
 };
 
 use super::error::RunError;
-use super::group::{self, Group, Spawned};
+use super::group::{self, AgentChild, Group, Spawned};
 use super::input::Input;
 use super::lines::LineReader;
 use super::redact::Secrets;
@@ -56,7 +55,7 @@ pub(super) enum Stop {
 
 pub(super) struct Turn<'a> {
     pub(super) program: String,
-    pub(super) child: Box<dyn ChildWrapper>,
+    pub(super) child: AgentChild,
     pub(super) group: Group,
     pub(super) stdout: LineReader<ChildStdout>,
     pub(super) stdout_open: bool,

@@ -1,9 +1,11 @@
 //! The memory of 8 warm members: `chatmd lsp` (the built binary, as an editor runs it,
-//! each agent under its agent guard) after an ACP member answered in 8 chats, its 8
-//! agents kept; against the same 8 fake agents alone after one prompt each. What
-//! keeping them costs beyond the agents' own memory: the server's growth over a server
-//! that answered the same 8 chats with nothing kept (`warmIdleSeconds: 0`), plus every
-//! process in the agents' process groups (the guards too), minus the agents alone.
+//! its agents started by its one agent guard) after an ACP member answered in 8
+//! chats, its 8 agents kept; against the same 8 fake agents alone after one prompt
+//! each. What keeping them costs beyond the agents' own memory: the server's growth
+//! over a server that answered the same 8 chats with nothing kept
+//! (`warmIdleSeconds: 0`), plus the agent guard (counted whole, though the server
+//! with nothing kept runs one too), plus every process in the agents' process groups,
+//! minus the agents alone.
 //! Read as RSS (shared pages count in each process) and as PSS (shared pages split
 //! between the processes sharing them: what the machine pays).
 
@@ -54,11 +56,7 @@ pub fn rows(report: &mut Report) {
     for n in 0..SAMPLES {
         let warm = runtime.block_on(answered(&bench, n, json!({})));
         let cold = runtime.block_on(answered(&bench, n, json!({"warmIdleSeconds": 0})));
-        assert_eq!(
-            (cold.guards + cold.agents).rss,
-            0.0,
-            "nothing kept with warmIdleSeconds 0"
-        );
+        assert_eq!(cold.agents.rss, 0.0, "nothing kept with warmIdleSeconds 0");
         let alone = agents_alone(&bench, &knobs);
         let part = [warm.server - cold.server, warm.guards, warm.agents - alone];
         costs.push(part[0] + part[1] + part[2]);
@@ -85,7 +83,7 @@ pub fn rows(report: &mut Report) {
                 (alone + cost) / alone,
             )
             .note(format!(
-                "the server's growth {:.1} MB, the 8 agent guards {:.1} MB, the agents under chatmd over alone {:.1} MB; median of {SAMPLES}, each: {}",
+                "the server's growth {:.1} MB, the agent guard {:.1} MB, the agents under chatmd over alone {:.1} MB; median of {SAMPLES}, each: {}",
                 part(0),
                 part(1),
                 part(2),
@@ -102,7 +100,7 @@ pub fn rows(report: &mut Report) {
 /// What a server's processes use.
 struct Measured {
     server: Memory,
-    /// The agent guards: the leaders of the groups the server started.
+    /// The agent guard: the server's child that starts its agents.
     guards: Memory,
     /// The rest of those groups: the agents.
     agents: Memory,
@@ -124,11 +122,8 @@ async fn answered(bench: &Bench, n: usize, options: Value) -> Measured {
     // The kept agents idle, or with nothing kept every agent gone.
     let kept = options_keep(&options);
     settle(server, kept).await;
-    let guards = leaders(server);
-    let agents: Vec<u32> = group_members(server)
-        .into_iter()
-        .filter(|pid| !guards.contains(pid))
-        .collect();
+    let guards = children(server);
+    let agents = group_members(server);
     let measured = Measured {
         server: memory_of(&[server]),
         guards: memory_of(&guards),
@@ -142,12 +137,13 @@ fn options_keep(options: &Value) -> bool {
     options["warmIdleSeconds"] != json!(0)
 }
 
-/// Waits (bounded) until `server` leads the groups of [`MEMBERS`] kept agents, or with
-/// nothing `kept`, until every agent it started has ended.
+/// Waits (bounded) until the groups of [`MEMBERS`] kept agents run for `server`, or
+/// with nothing `kept`, until every agent it started has ended.
 async fn settle(server: u32, kept: bool) {
     for _ in 0..200 {
         let members = group_members(server);
         let leaders = leaders(server).len();
+        assert!(children(server).len() <= 1, "one agent guard per server");
         if (kept && leaders == MEMBERS) || (!kept && members.is_empty()) {
             return;
         }
@@ -193,17 +189,26 @@ fn processes() -> Vec<(u32, u32, u32)> {
         .collect()
 }
 
-/// The children of `server` that lead a process group: each runs an agent.
-fn leaders(server: u32) -> Vec<u32> {
+/// The children of `server`: its agent guard.
+fn children(server: u32) -> Vec<u32> {
     processes()
         .into_iter()
-        .filter(|&(pid, parent, group)| parent == server && group == pid)
+        .filter(|&(_, parent, _)| parent == server)
         .map(|(pid, _, _)| pid)
         .collect()
 }
 
-/// Every process in the process groups that `server`'s children lead (an agent guard,
-/// the agent, what the agent started).
+/// The agents `server`'s guard started: its children that lead a process group.
+fn leaders(server: u32) -> Vec<u32> {
+    let guards = children(server);
+    processes()
+        .into_iter()
+        .filter(|&(pid, parent, group)| guards.contains(&parent) && group == pid)
+        .map(|(pid, _, _)| pid)
+        .collect()
+}
+
+/// Every process in the agents' process groups (the agent, what the agent started).
 fn group_members(server: u32) -> Vec<u32> {
     let groups = leaders(server);
     processes()

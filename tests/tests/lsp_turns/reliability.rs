@@ -20,7 +20,8 @@ async fn shown(editor: &mut SimEditor) -> Vec<Value> {
 }
 
 /// The processes below `pid` (children, theirs, …, zombies included), each with its
-/// command name.
+/// command name; the server's agent guard is not listed (it runs as long as the
+/// server does), the agents it started are.
 fn descendants(pid: u32) -> Vec<(u32, String)> {
     let mut parents = Vec::new();
     for entry in std::fs::read_dir("/proc").expect("/proc").flatten() {
@@ -50,7 +51,9 @@ fn descendants(pid: u32) -> Vec<(u32, String)> {
     while let Some(parent) = frontier.pop() {
         for (child, ppid, name) in &parents {
             if *ppid == parent {
-                found.push((*child, name.clone()));
+                if !chatmd_tests::is_agent_guard(*child) {
+                    found.push((*child, name.clone()));
+                }
                 frontier.push(*child);
             }
         }

@@ -26,7 +26,7 @@ pub fn alive(pid: u32) -> bool {
     stat(pid).is_some_and(|(state, _)| !matches!(state, 'Z' | 'X'))
 }
 
-/// The running descendants of `root`, each with its command line.
+/// The running descendants of `root` but its agent guard, each with its command line.
 pub fn descendants(root: u32) -> Vec<(u32, String)> {
     let all: Vec<(u32, u32)> = std::fs::read_dir("/proc")
         .expect("/proc")
@@ -51,6 +51,9 @@ pub fn descendants(root: u32) -> Vec<(u32, String)> {
     }
     found[1..]
         .iter()
+        // The server's agent guard runs as long as the server does; the agents it
+        // started are listed.
+        .filter(|&&pid| !chatmd_tests::is_agent_guard(pid))
         .map(|&pid| {
             let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
             (pid, String::from_utf8_lossy(&cmdline).replace('\0', " "))
