@@ -105,6 +105,8 @@ pub fn run(args: &SendArgs) -> ExitCode {
             None
         }
     };
+    // Loading the guard overlaps reading the team and the chat.
+    crate::runner::start_guard_early();
     // The user's own agents.toml, when there is one.
     let (registry, problems) = Registry::load(None);
     for problem in problems {

@@ -142,6 +142,19 @@ pub(crate) fn start(
     })
 }
 
+/// Starts the agent guard now, when guarding is on and none runs, so that its own
+/// start (about a millisecond and a half of loading) overlaps chatmd's work before
+/// the first agent instead of coming before it. `chatmd send` calls it once it knows
+/// it will run turns; a guard that then starts no agent ends with chatmd.
+pub fn start_early() {
+    if let Some(guard) = super::guard::program()
+        && let Err(error) = connection(guard)
+    {
+        // The first agent tries again, and reports what fails.
+        tracing::debug!(%error, "the agent guard could not start early");
+    }
+}
+
 fn gone() -> std::io::Error {
     std::io::Error::other("the agent guard ended; it starts again with the next agent")
 }

@@ -39,6 +39,7 @@ use crate::document::units;
 
 pub use error::RunError;
 pub use guard::{GUARD_ARG, guard_agents_with, prefer_small_guard, run_if_guard};
+pub use guard_client::start_early as start_guard_early;
 pub use kept::{Kept, run_kept};
 pub use memory::groups_memory;
 pub use private_folder::{fnv1a, private_folder};
