@@ -561,6 +561,28 @@ fn sigkill_after_the_agent_ended_leaves_no_process_it_started() {
         grandchild.is_some()
     });
     let agent: Value = serde_json::from_str(&std::fs::read_to_string(&record).unwrap()).unwrap();
+    // The guard blocks the signals it watches; the agent it started must not inherit
+    // that (it would ignore the SIGTERM of a cancel), nor a signal the guard ignores:
+    // it ignores what chatmd was started ignoring, no more. chatmd and the fake are
+    // Rust programs, whose runtime ignores SIGPIPE itself.
+    assert_eq!(agent["signals"]["blocked"], "0000000000000000");
+    let mask = |text: &str| u64::from_str_radix(text, 16).unwrap();
+    let chatmd = std::fs::read_to_string(format!("/proc/{}/status", child.id())).unwrap();
+    let chatmd = mask(
+        chatmd
+            .lines()
+            .find_map(|line| line.strip_prefix("SigIgn:"))
+            .unwrap()
+            .trim(),
+    );
+    let ignored = mask(agent["signals"]["ignored"].as_str().unwrap());
+    // glibc's own signals (32, 33) are glibc's to set up as each program needs them.
+    let glibc = 0b11 << 31;
+    assert_eq!(
+        ignored & !glibc,
+        chatmd & !glibc,
+        "ignored: {ignored:x}, by chatmd: {chatmd:x}"
+    );
     let agent = agent["pid"].as_i64().unwrap() as i32;
     let left = Processes(vec![grandchild.unwrap()]);
     wait_until("the agent's crash", || !alive(agent));

@@ -16,6 +16,7 @@ use std::sync::mpsc::RecvTimeoutError;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
+use process_wrap::std::{ChildWrapper, CommandWrap, ResetSigmask};
 use rustix::net::{AddressFamily, SocketFlags, SocketType};
 use tokio::sync::oneshot;
 
@@ -187,7 +188,11 @@ fn connection(guard: &Path) -> std::io::Result<Arc<Connection>> {
     for own in crate::malloc::own_variables() {
         command.env_remove(own);
     }
-    let process = command.spawn()?;
+    // Started by a fork (`ResetSigmask` is a `pre_exec`), not `posix_spawn`: glibc's
+    // `posix_spawn` leaves its own internal signals (32 and 33) ignored in the child,
+    // and the guard's agents would inherit that; through a fork they start as clean
+    // as chatmd's own children.
+    let process = CommandWrap::from(command).wrap(ResetSigmask).spawn()?;
     let reader = ours.try_clone()?;
     let connection = Arc::new(Connection {
         socket: ours,
@@ -205,7 +210,7 @@ fn connection(guard: &Path) -> std::io::Result<Arc<Connection>> {
 
 /// Reads the guard's answers until it is gone, then fails whatever still waits and
 /// reaps the guard.
-fn read_answers(socket: OwnedFd, connection: Arc<Connection>, mut process: std::process::Child) {
+fn read_answers(socket: OwnedFd, connection: Arc<Connection>, mut process: Box<dyn ChildWrapper>) {
     loop {
         let packet = match guard_wire::receive(&socket) {
             Ok(Some(packet)) => packet,

@@ -133,8 +133,9 @@ pub fn rows(report: &mut Report) {
         .baseline("the same bytes piped to /dev/null", theirs, ours / theirs),
     );
 
-    // The same turns with every agent started through the guard that kills its group
-    // when the process dies (what the `chatmd` binary does): one exec more per turn.
+    // The same turns with every agent started by the agent guard, which kills their
+    // groups when this process dies (what the `chatmd` binary does): one guard for
+    // all the turns, asked over its socket to start each agent.
     runner::guard_agents_with(chatmd_binary());
     turn_rows(report, &rt, runs, " through the agent guard");
 }

@@ -211,12 +211,26 @@ pub fn record(
         "prompt": prompt,
         "resume": resume,
         "refused": refused,
+        "signals": signal_state(),
     });
     let mut record = record;
     if let (Cli::Claude, Decision::Run(run)) = (cli, decision) {
         record["system"] = Value::from(super::sessions::model_system(knobs, run));
     }
     write_record(path, &record)
+}
+
+/// The signals this process started with blocked and ignored (`SigBlk`, `SigIgn` of
+/// `/proc/self/status`, as hex masks): what whoever started it left it with.
+fn signal_state() -> Value {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let field = |name: &str| {
+        status
+            .lines()
+            .find_map(|line| line.strip_prefix(name))
+            .map(|mask| mask.trim().to_string())
+    };
+    json!({ "blocked": field("SigBlk:"), "ignored": field("SigIgn:") })
 }
 
 /// Writes `record` to `path`: one line appended to a `.jsonl` file, else the whole file.
