@@ -28,8 +28,14 @@ use rustix::event::{PollFd, PollFlags};
 
 use super::guard_wire::{self, Incoming, Received, Reply, Start};
 
-/// How often a group that is being emptied is looked at.
+/// How often a group that is being SIGKILLed is looked at.
 const TICK: Duration = Duration::from_millis(1);
+
+/// How often a group left to end by itself is looked at.
+const SETTLE_TICK: Duration = Duration::from_millis(5);
+
+/// The longest a group is left to end by itself (chatmd asks 10 s at most).
+const MAX_SETTLE: Duration = Duration::from_secs(60);
 
 /// How long SIGKILLs are sent to a group before its agent's end is reported anyway
 /// (a process stuck in the kernel, or one that left the group, is chatmd's to report).
@@ -107,10 +113,9 @@ impl Guard {
     /// Serves chatmd until it is gone; returns the exit code.
     fn serve(&mut self, signals: &SignalFd) -> i32 {
         loop {
-            let ending = self.agents.values().any(|agent| agent.ended.is_some());
-            let timeout = ending.then(|| rustix::event::Timespec {
+            let timeout = self.next_look().map(|tick| rustix::event::Timespec {
                 tv_sec: 0,
-                tv_nsec: TICK.as_nanos() as _,
+                tv_nsec: tick.as_nanos() as _,
             });
             let mut fds = [
                 PollFd::new(&self.socket, PollFlags::IN),
@@ -164,7 +169,7 @@ impl Guard {
                 stdio,
             } => {
                 let started = start.map(|start| {
-                    let settle = Duration::from_millis(start.settle_ms);
+                    let settle = Duration::from_millis(start.settle_ms).min(MAX_SETTLE);
                     start_agent(&start, stdio).map(|pid| (pid, settle))
                 });
                 let reply = match started {
@@ -210,6 +215,22 @@ impl Guard {
                 agent.ended = Some((status, Instant::now()));
             }
         }
+    }
+
+    /// How soon a group must be looked at again: none while every agent runs.
+    fn next_look(&self) -> Option<Duration> {
+        let now = Instant::now();
+        self.agents
+            .values()
+            .filter_map(|agent| {
+                let (_, ended_at) = agent.ended?;
+                Some(if now >= ended_at + agent.settle {
+                    TICK
+                } else {
+                    SETTLE_TICK
+                })
+            })
+            .min()
     }
 
     /// Reports the end of each exited agent whose group is empty (or was SIGKILLed
