@@ -228,9 +228,15 @@ fn read_answers(socket: OwnedFd, connection: Arc<Connection>, mut process: Box<d
         match reply {
             Reply::Started { request, pid } => {
                 let (ended, end) = oneshot::channel();
-                waiting.ends.insert(pid, ended);
-                if let Some(answer) = waiting.starts.remove(&request) {
-                    let _ = answer.send(Ok((pid, end)));
+                let taken = waiting
+                    .starts
+                    .remove(&request)
+                    .is_some_and(|answer| answer.send(Ok((pid, end))).is_ok());
+                if taken {
+                    waiting.ends.insert(pid, ended);
+                } else {
+                    // Started after its turn gave up waiting: nothing reads it.
+                    kill_group(pid);
                 }
             }
             Reply::Failed { request, errno } => {
@@ -261,11 +267,7 @@ fn read_answers(socket: OwnedFd, connection: Arc<Connection>, mut process: Box<d
         },
     );
     for &pid in orphans.ends.keys() {
-        let group = nix::unistd::Pid::from_raw(pid);
-        // Probed first: a group that emptied meanwhile is never signalled by its id.
-        if nix::sys::signal::killpg(group, None).is_ok() {
-            let _ = nix::sys::signal::killpg(group, nix::sys::signal::Signal::SIGKILL);
-        }
+        kill_group(pid);
     }
     let _ = process.kill();
     let status = process.wait();
@@ -275,6 +277,15 @@ fn read_answers(socket: OwnedFd, connection: Arc<Connection>, mut process: Box<d
         "the agent guard ended before chatmd (was it killed?); its running agents were \
          ended with it, and the next agent starts a new guard"
     );
+}
+
+/// SIGKILLs the process group an agent leads. Probed first: a group that emptied
+/// meanwhile is never signalled by its id.
+fn kill_group(pid: i32) {
+    let group = nix::unistd::Pid::from_raw(pid);
+    if nix::sys::signal::killpg(group, None).is_ok() {
+        let _ = nix::sys::signal::killpg(group, nix::sys::signal::Signal::SIGKILL);
+    }
 }
 
 /// The whole environment an agent gets: chatmd's own, less its allocator settings,
