@@ -11,7 +11,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
 fn main() -> std::process::ExitCode {
-    // `chatmd __agent-guard ...`: this process stands between chatmd and one agent.
+    // `chatmd __agent-guard <pid>`: this process starts and guards a chatmd's agents.
     if let Some(code) = chatmd::runner::run_if_guard(std::env::args_os().skip(1)) {
         std::process::exit(code);
     }
