@@ -68,6 +68,14 @@ impl Setup {
         });
     }
 
+    /// `chatmd send` of the chat, once the agent's partial answer is in the file: the
+    /// running chatmd and the agent's processes.
+    fn send_mid_answer(&self) -> (Child, Processes) {
+        let child = self.chatmd(&["send", "team/c.chat.md"]).spawn().unwrap();
+        self.wait_for_partial_answer();
+        (child, self.agent_processes())
+    }
+
     /// Every process of the agent's group (the agent and its child), found from the
     /// child's pid file, and the agent guard that started the agent (last).
     fn agent_processes(&self) -> Processes {
@@ -80,7 +88,7 @@ impl Setup {
             grandchild.is_some()
         });
         let grandchild = grandchild.unwrap();
-        let group = stat(grandchild).expect("the agent's child runs").1;
+        let group = stat(grandchild).expect("the agent's child runs").2;
         let mut members = live_in_group(group);
         assert!(
             members.contains(&grandchild) && members.len() >= 2,
@@ -129,18 +137,19 @@ fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
     }
 }
 
-/// The state and process group of a process, `None` when it is gone.
-fn stat(pid: i32) -> Option<(char, i32)> {
+/// The state, parent and process group of a process, `None` when it is gone.
+fn stat(pid: i32) -> Option<(char, i32, i32)> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     let mut fields = stat[stat.rfind(')')? + 1..].split_ascii_whitespace();
     let state = fields.next()?.chars().next()?;
-    let group = fields.nth(1)?.parse().ok()?;
-    Some((state, group))
+    let parent = fields.next()?.parse().ok()?;
+    let group = fields.next()?.parse().ok()?;
+    Some((state, parent, group))
 }
 
 /// Whether a process runs (a zombie does not: it only waits for its reaper).
 fn alive(pid: i32) -> bool {
-    stat(pid).is_some_and(|(state, _)| !matches!(state, 'Z' | 'X'))
+    stat(pid).is_some_and(|(state, _, _)| !matches!(state, 'Z' | 'X'))
 }
 
 /// The running processes of a process group.
@@ -149,7 +158,7 @@ fn live_in_group(group: i32) -> Vec<i32> {
         .unwrap()
         .flatten()
         .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
-        .filter(|&pid| stat(pid).is_some_and(|(s, g)| g == group && !matches!(s, 'Z' | 'X')))
+        .filter(|&pid| stat(pid).is_some_and(|(s, _, g)| g == group && !matches!(s, 'Z' | 'X')))
         .collect()
 }
 
@@ -198,9 +207,7 @@ fn redacted(text: &str) -> String {
 
 fn send_ends_cleanly_on(sig: Signal, code: i32) {
     let s = Setup::new();
-    let mut child = s.chatmd(&["send", "team/c.chat.md"]).spawn().unwrap();
-    s.wait_for_partial_answer();
-    let agent = s.agent_processes();
+    let (mut child, agent) = s.send_mid_answer();
     signal(&child, sig);
     let status = wait_exit(&mut child);
     let stderr = read_all(child.stderr.take());
@@ -228,9 +235,7 @@ fn sighup_cancels_send_writes_cancelled_and_leaves_no_process() {
 #[test]
 fn sigkill_of_send_leaves_no_agent_running() {
     let s = Setup::new();
-    let mut child = s.chatmd(&["send", "team/c.chat.md"]).spawn().unwrap();
-    s.wait_for_partial_answer();
-    let agent = s.agent_processes();
+    let (mut child, agent) = s.send_mid_answer();
     // The small guard built beside chatmd started the agent (not a second chatmd),
     // and is chatmd's child.
     let guard = *agent.0.last().unwrap();
@@ -289,12 +294,7 @@ fn program_of(pid: i32) -> String {
 
 /// A process's parent, `None` when it is gone.
 fn parent(pid: i32) -> Option<i32> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    stat[stat.rfind(')')? + 1..]
-        .split_ascii_whitespace()
-        .nth(1)?
-        .parse()
-        .ok()
+    stat(pid).map(|(_, parent, _)| parent)
 }
 
 // ----- chatmd lsp ---------------------------------------------------------------
@@ -621,7 +621,7 @@ fn one_guard_starts_every_agent_and_a_sigkill_ends_them_all() {
     assert_eq!(program_of(guard[0]), "chatmd-agent-guard");
     let mut every = guard.clone();
     for &agent in &agents {
-        assert_eq!(stat(agent).unwrap().1, agent, "each agent leads its group");
+        assert_eq!(stat(agent).unwrap().2, agent, "each agent leads its group");
         every.extend(live_in_group(agent));
     }
     let every = Processes(every);
@@ -635,9 +635,7 @@ fn a_killed_guard_takes_its_agents_and_the_turn_says_so() {
     // Something kills the agent guard mid-turn: its agents would run on unguarded, so
     // chatmd ends them, the turn fails saying why, and chatmd itself goes on to exit.
     let s = Setup::new();
-    let mut child = s.chatmd(&["send", "team/c.chat.md"]).spawn().unwrap();
-    s.wait_for_partial_answer();
-    let agent = s.agent_processes();
+    let (mut child, agent) = s.send_mid_answer();
     let guard = *agent.0.last().unwrap();
     kill(Pid::from_raw(guard), Signal::SIGKILL).unwrap();
     let status = wait_exit(&mut child);

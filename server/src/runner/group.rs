@@ -179,10 +179,7 @@ impl Group {
     /// leader is reaped its id is only held while the group has members, so the group
     /// is probed first: a signal never goes to a reused id of an emptied group.
     pub(crate) fn signal(&self, signal: Signal) {
-        match killpg(self.pgid, None).and_then(|()| killpg(self.pgid, signal)) {
-            Ok(()) | Err(Errno::ESRCH) => {}
-            Err(error) => tracing::debug!(pgid = self.pgid.as_raw(), %error, "killpg failed"),
-        }
+        signal_group(self.pgid.as_raw(), signal);
     }
 
     /// Whether a process of the group is still running (zombies do not count: they
@@ -236,6 +233,16 @@ impl Drop for Group {
         if self.armed {
             self.signal(Signal::SIGKILL);
         }
+    }
+}
+
+/// Signals every process of group `pgid`, probed first (see [`Group::signal`]); an
+/// empty group is not an error.
+pub(super) fn signal_group(pgid: i32, signal: Signal) {
+    let pgid = Pid::from_raw(pgid);
+    match killpg(pgid, None).and_then(|()| killpg(pgid, signal)) {
+        Ok(()) | Err(Errno::ESRCH) => {}
+        Err(error) => tracing::debug!(pgid = pgid.as_raw(), %error, "killpg failed"),
     }
 }
 

@@ -236,7 +236,7 @@ fn read_answers(socket: OwnedFd, connection: Arc<Connection>, mut process: Box<d
                     waiting.ends.insert(pid, ended);
                 } else {
                     // Started after its turn gave up waiting: nothing reads it.
-                    kill_group(pid);
+                    super::group::signal_group(pid, nix::sys::signal::Signal::SIGKILL);
                 }
             }
             Reply::Failed { request, errno } => {
@@ -267,7 +267,7 @@ fn read_answers(socket: OwnedFd, connection: Arc<Connection>, mut process: Box<d
         },
     );
     for &pid in orphans.ends.keys() {
-        kill_group(pid);
+        super::group::signal_group(pid, nix::sys::signal::Signal::SIGKILL);
     }
     let _ = process.kill();
     let status = process.wait();
@@ -277,15 +277,6 @@ fn read_answers(socket: OwnedFd, connection: Arc<Connection>, mut process: Box<d
         "the agent guard ended before chatmd (was it killed?); its running agents were \
          ended with it, and the next agent starts a new guard"
     );
-}
-
-/// SIGKILLs the process group an agent leads. Probed first: a group that emptied
-/// meanwhile is never signalled by its id.
-fn kill_group(pid: i32) {
-    let group = nix::unistd::Pid::from_raw(pid);
-    if nix::sys::signal::killpg(group, None).is_ok() {
-        let _ = nix::sys::signal::killpg(group, nix::sys::signal::Signal::SIGKILL);
-    }
 }
 
 /// The whole environment an agent gets: chatmd's own, less its allocator settings,
