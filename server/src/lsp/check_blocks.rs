@@ -5,10 +5,9 @@
 //! code lenses and the `seen=` question look for the latest messages of a kind from
 //! the end.
 
-use std::sync::Arc;
-
 use super::MessageChecks;
 use crate::conversation::problems::Check;
+use crate::lsp::kept::Handle;
 use crate::team::Severity;
 
 /// Messages per block. Small in tests, so that random chats span several.
@@ -37,10 +36,10 @@ pub struct Block {
     pub counting: bool,
     pub ai: bool,
     /// Each heading's handle as written, once.
-    pub handles: Vec<Arc<str>>,
+    pub handles: Vec<Handle>,
     /// Each (handle, agent) of a message naming a session, once (handles ignoring
     /// case).
-    pub sessions: Vec<(Arc<str>, Box<str>)>,
+    pub sessions: Vec<(Handle, Box<str>)>,
 }
 
 impl Block {
@@ -94,11 +93,12 @@ impl Block {
         if !self.handles.contains(&facts.handle) {
             self.handles.push(facts.handle.clone());
         }
-        if let Some(agent) = &facts.session_agent {
-            let same =
-                |(h, a): &(Arc<str>, Box<str>)| h.eq_ignore_ascii_case(&facts.handle) && a == agent;
+        if let Some(agent) = made.session_agent() {
+            let same = |(h, a): &(Handle, Box<str>)| {
+                h.eq_ignore_ascii_case(&facts.handle) && **a == *agent
+            };
             if !self.sessions.iter().any(same) {
-                self.sessions.push((facts.handle.clone(), agent.clone()));
+                self.sessions.push((facts.handle.clone(), agent.into()));
             }
         }
     }

@@ -22,20 +22,42 @@ use std::thread::ThreadId;
 use crate::document::chat::Reparsed;
 
 /// The whole document's value kept beside the slots, told how each edit moved them.
+/// A heading's handle as written, shared by the messages that wrote it so: one pointer
+/// wide (an `Arc<str>` is two), as a slot per message keeps one and a long chat has
+/// 500k slots.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Handle(Arc<Box<str>>);
+
+impl Handle {
+    /// Whether `self` and `other` are one allocation (for tests).
+    #[cfg(test)]
+    pub fn same(&self, other: &Handle) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl std::ops::Deref for Handle {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
 /// The handles of the messages made in one piece of work, one allocation each: a slot
 /// per message keeps its heading's handle, and a long chat has a few handles over
 /// tens of thousands of headings.
 #[derive(Default)]
-pub struct SameHandles(Vec<Arc<str>>);
+pub struct SameHandles(Vec<Handle>);
 
 impl SameHandles {
     /// `handle` as written, shared with the earlier messages that wrote it so (the
     /// first 64 such handles; after that each is its own).
-    pub fn get(&mut self, handle: &str) -> Arc<str> {
+    pub fn get(&mut self, handle: &str) -> Handle {
         if let Some(same) = self.0.iter().find(|h| ***h == *handle) {
             return same.clone();
         }
-        let new: Arc<str> = handle.into();
+        let new = Handle(Arc::new(handle.into()));
         if self.0.len() < 64 {
             self.0.push(new.clone());
         }

@@ -150,15 +150,15 @@ fn work_within_work_on_the_same_slots_goes_without_them_and_a_panic_gives_them_b
 fn the_same_handle_is_one_allocation_and_a_different_one_is_its_own() {
     let mut handles = SameHandles::default();
     let first = handles.get("reviewer");
-    assert!(Arc::ptr_eq(&first, &handles.get("reviewer")));
+    assert!(first.same(&handles.get("reviewer")));
     // As written: another case is another handle.
     let other = handles.get("Reviewer");
     assert_eq!((&*first, &*other), ("reviewer", "Reviewer"));
-    assert!(!Arc::ptr_eq(&first, &other));
+    assert!(!first.same(&other));
     // Past 64 handles each new one is its own, and the first ones are still shared.
     for n in 0..70 {
         assert_eq!(&*handles.get(&format!("m{n}")), format!("m{n}"));
     }
-    assert!(!Arc::ptr_eq(&handles.get("m69"), &handles.get("m69")));
-    assert!(Arc::ptr_eq(&first, &handles.get("reviewer")));
+    assert!(!handles.get("m69").same(&handles.get("m69")));
+    assert!(first.same(&handles.get("reviewer")));
 }

@@ -6,10 +6,10 @@
 //! makes them all again. What is reported once per chat (a member's missing CLI, an
 //! imported answer's handle) is decided as the checks are put together, in order.
 
-use std::num::NonZeroU32;
+use std::num::NonZeroU16;
 use std::sync::Arc;
 
-use super::kept::Kept;
+use super::kept::{Handle, Kept};
 use super::state::Document;
 use crate::conversation::problems::{
     Check, CliLookup, Collector, Found, Problem, message_checks, moved_range, shifted_problem,
@@ -23,32 +23,46 @@ use crate::document::status::TurnStatus;
 use crate::team::Team;
 
 /// What one message contributes to its chat's problems, as made when it started at
-/// `base`, and what the code lenses look for in it.
+/// `base`, and what the code lenses look for in it. 32 bytes, as a long chat keeps one
+/// per message (500k in a chat of tiny messages): what most messages lack is boxed.
 #[derive(Debug)]
 pub struct MessageChecks {
     base: usize,
+    /// Its checks and unclosed fences, and the agent of a session it names: `None`
+    /// when it has none of them.
+    more: Option<Box<More>>,
+    facts: Facts,
+}
+
+/// What only some messages have (see [`MessageChecks`]).
+#[derive(Debug)]
+struct More {
     /// Its checks, then from `fences_from` on the warnings on its unclosed code blocks
-    /// (reported after every message's checks): one list, as a long chat keeps one of
-    /// these per message.
+    /// (reported after every message's checks): one list.
     all: Box<[Check]>,
     fences_from: u32,
-    facts: Facts,
+    /// The agent of the session its status comment names, when it names one.
+    session_agent: Option<Box<str>>,
 }
 
 impl MessageChecks {
     /// The member its heading names and where, when that is its first check (kept
     /// apart from [`checks`](Self::checks), which follow it).
     fn heading_names(&self) -> Option<(&str, ByteRange)> {
-        let at = self.base + self.facts.heading_names_at?.get() as usize;
+        let at = self.base + usize::from(self.facts.heading_names_at?.get());
         Some((&self.facts.handle, at..at + self.facts.handle.len()))
     }
 
+    fn all(&self) -> &[Check] {
+        self.more.as_deref().map_or(&[], |more| &more.all)
+    }
+
     fn checks(&self) -> &[Check] {
-        &self.all[..self.split()]
+        &self.all()[..self.split()]
     }
 
     fn fences(&self) -> impl Iterator<Item = &Problem> {
-        self.all[self.split()..]
+        self.all()[self.split()..]
             .iter()
             .filter_map(|check| match check {
                 Check::Found(problem) => Some(&**problem),
@@ -57,7 +71,14 @@ impl MessageChecks {
     }
 
     fn split(&self) -> usize {
-        (self.fences_from as usize).min(self.all.len())
+        self.more
+            .as_deref()
+            .map_or(0, |more| (more.fences_from as usize).min(more.all.len()))
+    }
+
+    /// The agent of the session its status comment names, when it names one.
+    fn session_agent(&self) -> Option<&str> {
+        self.more.as_deref()?.session_agent.as_deref()
     }
 }
 
@@ -65,21 +86,20 @@ impl MessageChecks {
 #[derive(Debug)]
 struct Facts {
     /// The heading's handle as written.
-    handle: Arc<str>,
+    handle: Handle,
     /// Written by an AI member of the team.
     ai: bool,
     /// Not an AI member's, and marked queued.
     queued: bool,
     /// Has text, or ended as done or skipped: routing counts it.
     counts: bool,
-    /// The agent of the session its status comment names, when it names one.
-    session_agent: Option<Box<str>>,
     /// Its status comment records what the turn saw (`seen=`).
     records_seen: bool,
     /// Where the heading's handle starts in the message, when it names a member of the
     /// team as written: the message's first check, kept here rather than in the list
-    /// (an AI member's answer then keeps no list at all: 48 bytes a message).
-    heading_names_at: Option<NonZeroU32>,
+    /// (most messages then keep no list at all). In 16 bits: a heading's handle lies
+    /// a few bytes in; one further in stays in the list.
+    heading_names_at: Option<NonZeroU16>,
 }
 
 /// The team a document's checks were made with: the same team, or one equal to it (a
@@ -200,8 +220,8 @@ fn heading_first(
     handle: &str,
     range: ByteRange,
     base: usize,
-) -> Option<NonZeroU32> {
-    let at = NonZeroU32::new(u32::try_from(range.start - base).ok()?)?;
+) -> Option<NonZeroU16> {
+    let at = NonZeroU16::new(u16::try_from(range.start - base).ok()?)?;
     match all.first() {
         Some(Check::NamesMember {
             handle: named,
@@ -252,17 +272,22 @@ fn with_walk<R>(
                 .filter(|b| !b.closed)
                 .map(|b| Check::found(unclosed_fence(part, base, &b))),
         );
+        let more = (!all.is_empty() || session_agent.is_some()).then(|| {
+            Box::new(More {
+                all: all.into(),
+                fences_from,
+                session_agent,
+            })
+        });
         MessageChecks {
             base,
-            all: all.into(),
-            fences_from,
+            more,
             facts: Facts {
                 handle: handles.get(handle),
                 ai,
                 queued: !ai && status == Some(TurnStatus::Queued),
                 counts: !part[body.start - base..body.end - base].trim().is_empty()
                     || matches!(status, Some(TurnStatus::Done | TurnStatus::Skipped)),
-                session_agent,
                 records_seen: comment.is_some_and(|c| c.get(SEEN_KEY).is_some()),
                 heading_names_at,
             },
@@ -336,10 +361,7 @@ pub fn may_have_seen_changes(doc: &Document, team: &Arc<Team>, roster: &Roster) 
                         .iter()
                         .any(|(h, a)| &**a == agent && h.eq_ignore_ascii_case(handle))
                 },
-                |m| {
-                    m.facts.session_agent.as_deref() == Some(agent)
-                        && m.facts.handle.eq_ignore_ascii_case(handle)
-                },
+                |m| m.session_agent() == Some(agent) && m.facts.handle.eq_ignore_ascii_case(handle),
             );
             latest.is_some_and(|i| walk.message(i).facts.records_seen)
         })

@@ -172,8 +172,9 @@ fn seen_changes_in_order(doc: &Document, team: &Arc<Team>, roster: &Roster) -> b
     let mut latest = vec![false; resuming.len()];
     with_walk(doc, team, roster, |walk| {
         for i in 0..walk.len() {
-            let facts = &walk.message(i).facts;
-            let Some(agent) = facts.session_agent.as_deref() else {
+            let made = walk.message(i);
+            let facts = &made.facts;
+            let Some(agent) = made.session_agent() else {
                 continue;
             };
             for (member, records) in resuming.iter().zip(latest.iter_mut()) {
@@ -345,4 +346,11 @@ fn the_chats_problems_are_checked_while_the_server_state_is_held() {
         drop(held);
         assert!(checked.is_ok(), "the checks waited for the server's state");
     });
+}
+
+/// A long chat keeps one of these per message: 500k of them in a chat of tiny
+/// messages. A field added unboxed shows here.
+#[test]
+fn a_message_s_kept_checks_stay_32_bytes() {
+    assert_eq!(std::mem::size_of::<Option<MessageChecks>>(), 32);
 }

@@ -16,7 +16,7 @@ use crate::document::chat::Message;
 #[derive(Debug)]
 pub struct SeenFacts {
     /// The heading's handle as written.
-    pub(super) handle: std::sync::Arc<str>,
+    pub(super) handle: super::kept::Handle,
     /// Its hash as agents get it ([`seen::message_hash_value`]).
     pub(super) hash: u32,
     /// What its status comment says of its session, when it says anything: boxed, as

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use super::CodeBlock;
-use super::store::{ParsedStatus, Record, Starts, Store};
+use super::store::{ParsedStatus, Record, Store};
 use crate::document::ByteRange;
 use crate::document::inline::{Marker, MarkerKind, Mention};
 use crate::document::lines::Lines;
@@ -184,16 +184,16 @@ impl Message {
     }
 
     /// This message's run of one of its store's lists (see [`Store::run`]).
-    fn run<T>(&self, list: fn(&Store) -> &[T], start: fn(&Starts) -> u32) -> &[T] {
-        self.store.run(self.index, list, start)
+    fn run<T>(&self, list: fn(&Store) -> &[T], at: fn(&T) -> usize) -> &[T] {
+        self.store.run(self.index, list, at)
     }
 
     fn marker_slice(&self) -> &[Marker] {
-        self.run(|s| &s.markers, |s| s.markers)
+        self.run(|s| &s.markers, |m| m.range.start)
     }
 
     pub fn mentions(&self) -> impl Iterator<Item = Mention> + '_ {
-        let mentions = self.run(|s| &s.mentions.0, |s| s.mentions);
+        let mentions = self.run(|s| &s.mentions.0, |m| m.at);
         mentions.iter().map(|m| m.mention(self.delta))
     }
 
@@ -209,7 +209,7 @@ impl Message {
 
     pub fn permissions(&self) -> impl Iterator<Item = PermissionBlock> + '_ {
         let options = &self.store.options;
-        let permissions = self.run(|s| &s.permissions, |s| s.permissions);
+        let permissions = self.run(|s| &s.permissions, |p| p.range.start);
         permissions.iter().map(|p| PermissionBlock {
             range: shifted(&p.range, self.delta),
             id: shifted(&p.id, self.delta),
@@ -225,7 +225,7 @@ impl Message {
     }
 
     pub fn code_blocks(&self) -> impl Iterator<Item = CodeBlock> + '_ {
-        let blocks = self.run(|s| &s.code_blocks, |s| s.code_blocks);
+        let blocks = self.run(|s| &s.code_blocks, |c| c.start);
         blocks.iter().map(|c| c.block(self.delta))
     }
 

@@ -92,7 +92,6 @@ pub(super) fn scan_with_room(
                 status_at: 0,
                 status_len: 0,
                 body_at: from_start(line.next),
-                starts: store.starts(),
             });
             expect_status = true;
             continue;

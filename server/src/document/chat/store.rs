@@ -91,12 +91,12 @@ pub(super) struct StoredPermission {
 }
 
 /// Where one message's parts are in its scan's [`Store`], with byte offsets as they
-/// were when it was scanned. A message's items in each list run from its record's
-/// first index to the next record's (or the end of the list), and the message itself
-/// from its heading to the next record's heading (or the end of the scan).
+/// were when it was scanned. The message runs from its heading to the next record's
+/// heading (or the end of the scan), and its items in each list are those that start
+/// there (the lists are in the text's order).
 ///
-/// Kept small (48 bytes; it was 88 with a range per part): a chat of 500,000 short
-/// messages has a record for each. Its parts lie in its heading and status lines, so
+/// Kept small (32 bytes; it was 88 with a range per part, 48 with where its items
+/// start in each list): a chat of 500,000 short messages has a record for each. Its parts lie in its heading and status lines, so
 /// they are counted from the heading's start in 32 bits: the scan takes no line of
 /// 2 GiB or more for a heading or a status comment.
 #[derive(Clone, Debug)]
@@ -114,8 +114,6 @@ pub(super) struct Record {
     pub(super) status_len: u32,
     /// Where the body starts, from `start`.
     pub(super) body_at: u32,
-    /// Where the message's items start in each of the store's lists.
-    pub(super) starts: Starts,
 }
 
 impl Record {
@@ -128,17 +126,6 @@ impl Record {
 
 /// The longest heading or status line a scan takes as one (see [`Record`]).
 pub(super) const LONGEST_RECORDED_LINE: usize = 1 << 31;
-
-/// Where one message's items start in each list of its [`Store`]; they run to the
-/// next message's starts (or the end of the list). In 32 bits: an item takes at least
-/// two bytes of text, and the lists of a text of 8 GiB or more are cut short.
-#[derive(Clone, Copy, Debug)]
-pub(super) struct Starts {
-    pub(super) mentions: u32,
-    pub(super) markers: u32,
-    pub(super) permissions: u32,
-    pub(super) code_blocks: u32,
-}
 
 /// A status comment as parsed, cached for the messages that share a store. Boxed: the
 /// slots are made for every message of the store as soon as one comment is asked for
@@ -168,32 +155,20 @@ pub(super) struct Store {
 }
 
 impl Store {
-    /// Where the items of a message that starts now would start: at the end of each list.
-    pub(super) fn starts(&self) -> Starts {
-        let at = |len: usize| u32::try_from(len).unwrap_or(u32::MAX);
-        Starts {
-            mentions: at(self.mentions.0.len()),
-            markers: at(self.markers.len()),
-            permissions: at(self.permissions.len()),
-            code_blocks: at(self.code_blocks.len()),
-        }
-    }
-
-    /// The `i`th message's run of one of the lists: `list` picks the list, `start`
-    /// where a message's items start in it.
-    pub(super) fn run<T>(
-        &self,
-        i: usize,
-        list: fn(&Store) -> &[T],
-        start: fn(&Starts) -> u32,
-    ) -> &[T] {
+    /// The `i`th message's run of one of the lists: `list` picks the list, `at` where
+    /// an item starts. A binary search for the first, then the message's few items.
+    pub(super) fn run<T>(&self, i: usize, list: fn(&Store) -> &[T], at: fn(&T) -> usize) -> &[T] {
         let items = list(self);
-        let index = |starts: &Starts| (start(starts) as usize).min(items.len());
-        let end = self
-            .records
-            .get(i + 1)
-            .map_or(items.len(), |next| index(&next.starts));
-        let from = index(&self.records[i].starts).min(end);
-        &items[from..end]
+        if items.is_empty() {
+            return items;
+        }
+        let start = self.records[i].start;
+        let end = self.records.get(i + 1).map_or(self.end, |next| next.start);
+        let from = items.partition_point(|item| at(item) < start);
+        let count = items[from..]
+            .iter()
+            .take_while(|item| at(item) < end)
+            .count();
+        &items[from..from + count]
     }
 }

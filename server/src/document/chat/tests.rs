@@ -326,3 +326,11 @@ proptest! {
         assert_incremental(&text, start, end, PIECES[insert]);
     }
 }
+
+/// A chat of 500,000 short messages keeps one record and one message each: a field
+/// added to either shows here.
+#[test]
+fn a_message_s_record_and_view_stay_small() {
+    assert_eq!(std::mem::size_of::<super::store::Record>(), 32);
+    assert_eq!(std::mem::size_of::<Message>(), 24);
+}
