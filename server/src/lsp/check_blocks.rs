@@ -86,19 +86,19 @@ impl Block {
             self.fences += 1;
             self.worst_fence = worst(self.worst_fence, fence.severity);
         }
-        let facts = &made.facts;
+        let facts = made.facts();
+        let handle = made.handle();
         self.queued |= facts.queued;
         self.counting |= facts.counts;
         self.ai |= facts.ai;
-        if !self.handles.contains(&facts.handle) {
-            self.handles.push(facts.handle.clone());
+        if !self.handles.contains(handle) {
+            self.handles.push(handle.clone());
         }
         if let Some(agent) = made.session_agent() {
-            let same = |(h, a): &(Handle, Box<str>)| {
-                h.eq_ignore_ascii_case(&facts.handle) && **a == *agent
-            };
+            let same =
+                |(h, a): &(Handle, Box<str>)| h.eq_ignore_ascii_case(handle) && **a == *agent;
             if !self.sessions.iter().any(same) {
-                self.sessions.push((facts.handle.clone(), agent.into()));
+                self.sessions.push((handle.clone(), agent.into()));
             }
         }
     }

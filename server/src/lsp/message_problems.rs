@@ -9,10 +9,10 @@
 use std::num::NonZeroU16;
 use std::sync::Arc;
 
-use super::kept::{Handle, Kept};
+use super::kept::Kept;
 use super::state::Document;
 use crate::conversation::problems::{
-    Check, CliLookup, Collector, Found, Problem, message_checks, moved_range, shifted_problem,
+    Check, CliLookup, Collector, Found, message_checks, moved_range, shifted_problem,
     unclosed_fence,
 };
 use crate::conversation::roster::Roster;
@@ -21,86 +21,6 @@ use crate::document::ByteRange;
 use crate::document::foreign;
 use crate::document::status::TurnStatus;
 use crate::team::Team;
-
-/// What one message contributes to its chat's problems, as made when it started at
-/// `base`, and what the code lenses look for in it. 32 bytes, as a long chat keeps one
-/// per message (500k in a chat of tiny messages): what most messages lack is boxed.
-#[derive(Debug)]
-pub struct MessageChecks {
-    base: usize,
-    /// Its checks and unclosed fences, and the agent of a session it names: `None`
-    /// when it has none of them.
-    more: Option<Box<More>>,
-    facts: Facts,
-}
-
-/// What only some messages have (see [`MessageChecks`]).
-#[derive(Debug)]
-struct More {
-    /// Its checks, then from `fences_from` on the warnings on its unclosed code blocks
-    /// (reported after every message's checks): one list.
-    all: Box<[Check]>,
-    fences_from: u32,
-    /// The agent of the session its status comment names, when it names one.
-    session_agent: Option<Box<str>>,
-}
-
-impl MessageChecks {
-    /// The member its heading names and where, when that is its first check (kept
-    /// apart from [`checks`](Self::checks), which follow it).
-    fn heading_names(&self) -> Option<(&str, ByteRange)> {
-        let at = self.base + usize::from(self.facts.heading_names_at?.get());
-        Some((&self.facts.handle, at..at + self.facts.handle.len()))
-    }
-
-    fn all(&self) -> &[Check] {
-        self.more.as_deref().map_or(&[], |more| &more.all)
-    }
-
-    fn checks(&self) -> &[Check] {
-        &self.all()[..self.split()]
-    }
-
-    fn fences(&self) -> impl Iterator<Item = &Problem> {
-        self.all()[self.split()..]
-            .iter()
-            .filter_map(|check| match check {
-                Check::Found(problem) => Some(&**problem),
-                _ => None,
-            })
-    }
-
-    fn split(&self) -> usize {
-        self.more
-            .as_deref()
-            .map_or(0, |more| (more.fences_from as usize).min(more.all.len()))
-    }
-
-    /// The agent of the session its status comment names, when it names one.
-    fn session_agent(&self) -> Option<&str> {
-        self.more.as_deref()?.session_agent.as_deref()
-    }
-}
-
-/// What the code lenses look for in a message (see [`lens_tail`]).
-#[derive(Debug)]
-struct Facts {
-    /// The heading's handle as written.
-    handle: Handle,
-    /// Written by an AI member of the team.
-    ai: bool,
-    /// Not an AI member's, and marked queued.
-    queued: bool,
-    /// Has text, or ended as done or skipped: routing counts it.
-    counts: bool,
-    /// Its status comment records what the turn saw (`seen=`).
-    records_seen: bool,
-    /// Where the heading's handle starts in the message, when it names a member of the
-    /// team as written: the message's first check, kept here rather than in the list
-    /// (most messages then keep no list at all). In 16 bits: a heading's handle lies
-    /// a few bytes in; one further in stays in the list.
-    heading_names_at: Option<NonZeroU16>,
-}
 
 /// The team a document's checks were made with: the same team, or one equal to it (a
 /// client that does not watch files gets the team read afresh for each request).
@@ -141,8 +61,8 @@ pub fn chat_problems(
     let mut out = Collector::new(chat, roster, clis, foreign_text, limit);
     let moved = |i: usize, made: &MessageChecks| {
         (
-            made.base,
-            chat.messages[i].range().start as isize - made.base as isize,
+            made.base(),
+            chat.messages[i].range().start as isize - made.base() as isize,
         )
     };
     with_walk(doc, team, roster, |walk| {
@@ -272,26 +192,21 @@ fn with_walk<R>(
                 .filter(|b| !b.closed)
                 .map(|b| Check::found(unclosed_fence(part, base, &b))),
         );
-        let more = (!all.is_empty() || session_agent.is_some()).then(|| {
-            Box::new(More {
-                all: all.into(),
-                fences_from,
-                session_agent,
-            })
-        });
-        MessageChecks {
+        MessageChecks::new(
             base,
-            more,
-            facts: Facts {
-                handle: handles.get(handle),
+            all.into(),
+            fences_from,
+            session_agent,
+            handles.get(handle),
+            Facts {
                 ai,
                 queued: !ai && status == Some(TurnStatus::Queued),
                 counts: !part[body.start - base..body.end - base].trim().is_empty()
                     || matches!(status, Some(TurnStatus::Done | TurnStatus::Skipped)),
                 records_seen: comment.is_some_and(|c| c.get(SEEN_KEY).is_some()),
-                heading_names_at,
             },
-        }
+            heading_names_at,
+        )
     };
     let key = TeamKey(team.clone());
     let count = chat.messages.len();
@@ -321,9 +236,9 @@ fn with_walk<R>(
 pub fn lens_tail(doc: &Document, team: &Arc<Team>, roster: &Roster, running: &[String]) -> usize {
     with_walk(doc, team, roster, |walk| {
         let end = walk.len();
-        let queued = walk.last_before(end, |b| b.queued, |m| m.facts.queued);
-        let counting = walk.last_before(end, |b| b.counting, |m| m.facts.counts);
-        let ai_before = counting.and_then(|c| walk.last_before(c, |b| b.ai, |m| m.facts.ai));
+        let queued = walk.last_before(end, |b| b.queued, |m| m.facts().queued);
+        let counting = walk.last_before(end, |b| b.counting, |m| m.facts().counts);
+        let ai_before = counting.and_then(|c| walk.last_before(c, |b| b.ai, |m| m.facts().ai));
         let mut first = end;
         for read in [queued, counting, ai_before] {
             first = first.min(read.unwrap_or(usize::MAX));
@@ -332,7 +247,7 @@ pub fn lens_tail(doc: &Document, team: &Arc<Team>, roster: &Roster, running: &[S
             let section = walk.last_before(
                 end,
                 |b| b.handles.iter().any(|h| **h == **member),
-                |m| *m.facts.handle == **member,
+                |m| **m.handle() == **member,
             );
             first = first.min(section.unwrap_or(usize::MAX));
         }
@@ -361,15 +276,20 @@ pub fn may_have_seen_changes(doc: &Document, team: &Arc<Team>, roster: &Roster) 
                         .iter()
                         .any(|(h, a)| &**a == agent && h.eq_ignore_ascii_case(handle))
                 },
-                |m| m.session_agent() == Some(agent) && m.facts.handle.eq_ignore_ascii_case(handle),
+                |m| m.session_agent() == Some(agent) && m.handle().eq_ignore_ascii_case(handle),
             );
-            latest.is_some_and(|i| walk.message(i).facts.records_seen)
+            latest.is_some_and(|i| walk.message(i).facts().records_seen)
         })
     })
 }
 
 #[path = "check_blocks.rs"]
 mod blocks;
+#[path = "kept_checks.rs"]
+mod kept_checks;
+
+use kept_checks::Facts;
+pub use kept_checks::MessageChecks;
 
 #[cfg(test)]
 #[path = "message_problems_tests.rs"]

@@ -4,7 +4,7 @@ use proptest::prelude::*;
 use tower_lsp_server::ls_types::Uri;
 
 use super::*;
-use crate::conversation::problems;
+use crate::conversation::problems::{self, Problem};
 use crate::document::text::PositionEncoding;
 use crate::lsp::code_lens::code_lenses;
 use crate::lsp::diagnostics::{MAX_PROBLEMS, problems_of};
@@ -141,7 +141,8 @@ fn lens_tail_in_order(
         let (mut queued, mut counting, mut ai_before, mut last_ai) = (None, None, None, None);
         let mut sections = vec![None; running.len()];
         for i in 0..walk.len() {
-            let facts = &walk.message(i).facts;
+            let made = walk.message(i);
+            let facts = made.facts();
             if facts.queued {
                 queued = Some(i);
             }
@@ -153,7 +154,7 @@ fn lens_tail_in_order(
                 last_ai = Some(i);
             }
             for (member, section) in running.iter().zip(sections.iter_mut()) {
-                if *facts.handle == **member {
+                if **made.handle() == **member {
                     *section = Some(i);
                 }
             }
@@ -173,13 +174,12 @@ fn seen_changes_in_order(doc: &Document, team: &Arc<Team>, roster: &Roster) -> b
     with_walk(doc, team, roster, |walk| {
         for i in 0..walk.len() {
             let made = walk.message(i);
-            let facts = &made.facts;
             let Some(agent) = made.session_agent() else {
                 continue;
             };
             for (member, records) in resuming.iter().zip(latest.iter_mut()) {
-                if member.agent == agent && member.handle.eq_ignore_ascii_case(&facts.handle) {
-                    *records = facts.records_seen;
+                if member.agent == agent && member.handle.eq_ignore_ascii_case(made.handle()) {
+                    *records = made.facts().records_seen;
                 }
             }
         }
@@ -346,11 +346,4 @@ fn the_chats_problems_are_checked_while_the_server_state_is_held() {
         drop(held);
         assert!(checked.is_ok(), "the checks waited for the server's state");
     });
-}
-
-/// A long chat keeps one of these per message: 500k of them in a chat of tiny
-/// messages. A field added unboxed shows here.
-#[test]
-fn a_message_s_kept_checks_stay_32_bytes() {
-    assert_eq!(std::mem::size_of::<Option<MessageChecks>>(), 32);
 }
