@@ -21,7 +21,6 @@ use std::thread::ThreadId;
 
 use crate::document::chat::Reparsed;
 
-/// The whole document's value kept beside the slots, told how each edit moved them.
 /// A heading's handle as written, shared by the messages that wrote it so: one pointer
 /// wide (an `Arc<str>` is two), as a slot per message keeps one and a long chat has
 /// 500k slots.
@@ -65,6 +64,7 @@ impl SameHandles {
     }
 }
 
+/// The whole document's value kept beside the slots, told how each edit moved them.
 pub trait Whole: Default {
     /// The slots `at..at + removed` were replaced by `inserted` empty ones.
     fn spliced(&mut self, _at: usize, _removed: usize, _inserted: usize) {}

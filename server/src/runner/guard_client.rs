@@ -16,10 +16,12 @@ use std::sync::mpsc::RecvTimeoutError;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
+use nix::sys::signal::Signal;
 use process_wrap::std::{ChildWrapper, CommandWrap, ResetSigmask};
 use rustix::net::{AddressFamily, SocketFlags, SocketType};
 use tokio::sync::oneshot;
 
+use super::group::signal_group;
 use super::guard_wire::{self, Reply, Start};
 
 /// How long a start may take the guard before chatmd gives up on it.
@@ -236,7 +238,7 @@ fn read_answers(socket: OwnedFd, connection: Arc<Connection>, mut process: Box<d
                     waiting.ends.insert(pid, ended);
                 } else {
                     // Started after its turn gave up waiting: nothing reads it.
-                    super::group::signal_group(pid, nix::sys::signal::Signal::SIGKILL);
+                    signal_group(pid, Signal::SIGKILL);
                 }
             }
             Reply::Failed { request, errno } => {
@@ -267,7 +269,7 @@ fn read_answers(socket: OwnedFd, connection: Arc<Connection>, mut process: Box<d
         },
     );
     for &pid in orphans.ends.keys() {
-        super::group::signal_group(pid, nix::sys::signal::Signal::SIGKILL);
+        signal_group(pid, Signal::SIGKILL);
     }
     let _ = process.kill();
     let status = process.wait();

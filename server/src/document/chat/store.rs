@@ -96,9 +96,10 @@ pub(super) struct StoredPermission {
 /// there (the lists are in the text's order).
 ///
 /// Kept small (32 bytes; it was 88 with a range per part, 48 with where its items
-/// start in each list): a chat of 500,000 short messages has a record for each. Its parts lie in its heading and status lines, so
-/// they are counted from the heading's start in 32 bits: the scan takes no line of
-/// 2 GiB or more for a heading or a status comment.
+/// start in each list): a chat of 500,000 short messages has a record for each. Its
+/// parts lie in its heading and status lines, so they are counted from the heading's
+/// start in 32 bits: the scan takes no line of 2 GiB or more for a heading or a status
+/// comment.
 #[derive(Clone, Debug)]
 pub(super) struct Record {
     /// Where the heading line starts; the message starts there.
