@@ -83,8 +83,12 @@ struct Slots<T, K, W> {
     /// How much work waits for them (for tests).
     waiting: usize,
     key: Option<K>,
-    /// One per message, or none at all until a request fills them.
+    /// One per message from `first` on, or none at all until a request fills them.
     slots: Vec<Option<T>>,
+    /// The message the first slot is for: work that only lists a chat's latest
+    /// messages one by one keeps none for the earlier (8 bytes each, 4 MB for a chat
+    /// of 500,000 messages).
+    first: usize,
     /// The whole document's value, emptied with all the slots.
     whole: W,
 }
@@ -97,6 +101,7 @@ impl<T, K, W: Whole> Default for Slots<T, K, W> {
             waiting: 0,
             key: None,
             slots: Vec::new(),
+            first: 0,
             whole: W::default(),
         }
     }
@@ -162,6 +167,7 @@ impl<T, K: PartialEq, W: Whole> Kept<T, K, W> {
         match reparsed {
             Reparsed::All => {
                 kept.slots = Vec::new();
+                kept.first = 0;
                 kept.whole = W::default();
             }
             Reparsed::Spliced { .. } if kept.slots.is_empty() => {}
@@ -170,10 +176,22 @@ impl<T, K: PartialEq, W: Whole> Kept<T, K, W> {
                 removed,
                 inserted,
             } => {
-                kept.slots.splice(
-                    at..at + removed,
-                    std::iter::repeat_with(|| None).take(inserted),
-                );
+                let (first, len) = (kept.first, kept.slots.len());
+                let end = (at + removed).saturating_sub(first).min(len);
+                if at + removed <= first {
+                    // All before the first slot: the slots stay, for messages moved on.
+                    kept.first = first - removed + inserted;
+                } else if at >= first {
+                    kept.slots.splice(
+                        (at - first).min(end)..end,
+                        std::iter::repeat_with(|| None).take(inserted),
+                    );
+                } else {
+                    // From before the first slot into them: those slots go, and the new
+                    // messages get none, as those before them.
+                    kept.slots.drain(..end);
+                    kept.first = at + inserted;
+                }
                 kept.whole.spliced(at, removed, inserted);
             }
         }
@@ -201,8 +219,21 @@ impl<T, K: PartialEq, W: Whole> Kept<T, K, W> {
         count: usize,
         work: impl FnOnce(Option<(&mut [Option<T>], &mut W)>) -> R,
     ) -> R {
+        self.with_whole_from(key, count, 0, work)
+    }
+
+    /// [`Kept::with_whole`] for the messages from `from` on only: `work` gets their
+    /// slots, and none is kept for those before the first it was ever given (until
+    /// work asks for them).
+    pub fn with_whole_from<R>(
+        &self,
+        key: K,
+        count: usize,
+        from: usize,
+        work: impl FnOnce(Option<(&mut [Option<T>], &mut W)>) -> R,
+    ) -> R {
         let me = std::thread::current().id();
-        let (mut slots, mut whole) = {
+        let (mut slots, mut first, mut whole) = {
             let mut guard = lock(&self.slots.slots);
             loop {
                 if guard.generation != self.generation || guard.out_with == Some(me) {
@@ -225,24 +256,32 @@ impl<T, K: PartialEq, W: Whole> Kept<T, K, W> {
             if guard.key.as_ref() != Some(&key) {
                 guard.key = Some(key);
                 guard.slots.clear();
+                guard.first = 0;
             }
             let slots = std::mem::take(&mut guard.slots);
             let whole = std::mem::take(&mut guard.whole);
-            (slots, whole)
+            (slots, guard.first, whole)
         };
-        if slots.len() != count {
+        let from = from.min(count);
+        if first + slots.len() != count {
             slots.clear();
-            slots.resize_with(count, || None);
+            slots.resize_with(count - from, || None);
+            first = from;
             // No slot points into it any more.
             whole = W::default();
+        } else if from < first {
+            slots.splice(0..0, std::iter::repeat_with(|| None).take(first - from));
+            first = from;
         }
         let mut out = Out {
             shared: &self.slots,
             generation: self.generation,
             slots,
+            first,
             whole,
         };
-        work(Some((&mut out.slots, &mut out.whole)))
+        let asked = from - out.first;
+        work(Some((&mut out.slots[asked..], &mut out.whole)))
     }
 
     /// How much work waits for the slots (for tests).
@@ -268,6 +307,7 @@ struct Out<'a, T, K, W: Whole> {
     shared: &'a Shared<T, K, W>,
     generation: u64,
     slots: Vec<Option<T>>,
+    first: usize,
     whole: W,
 }
 
@@ -278,6 +318,7 @@ impl<T, K, W: Whole> Drop for Out<'_, T, K, W> {
         if guard.generation == self.generation {
             if !std::thread::panicking() {
                 guard.slots = std::mem::take(&mut self.slots);
+                guard.first = self.first;
                 guard.whole = std::mem::take(&mut self.whole);
             }
             guard.out_with = None;

@@ -162,3 +162,90 @@ fn the_same_handle_is_one_allocation_and_a_different_one_is_its_own() {
     assert!(!handles.get("m69").same(&handles.get("m69")));
     assert!(first.same(&handles.get("reviewer")));
 }
+
+/// The slots of `doc` for the messages from `from` on.
+fn slots_from(doc: &Kept<u32, u8>, count: usize, from: usize) -> Option<Vec<Option<u32>>> {
+    doc.with_whole_from(1, count, from, |kept| {
+        kept.map(|(slots, ())| slots.to_vec())
+    })
+}
+
+#[test]
+fn work_on_the_latest_messages_keeps_slots_for_them_only_and_edits_move_them() {
+    let mut doc: Kept<u32, u8> = Kept::default();
+    doc.with_whole_from(1, 10, 7, |kept| {
+        let (slots, ()) = kept.expect("current");
+        assert_eq!(slots.len(), 3);
+        slots.copy_from_slice(&[Some(7), Some(8), Some(9)]);
+    });
+    assert_eq!(lock(&doc.slots.slots).slots.len(), 3, "none for the others");
+    // Two messages replaced by three before them: they moved on by one.
+    doc.edited(Reparsed::Spliced {
+        at: 2,
+        removed: 2,
+        inserted: 3,
+    });
+    assert_eq!(
+        slots_from(&doc, 11, 8),
+        Some(vec![Some(7), Some(8), Some(9)])
+    );
+    // One of them replaced: its slot is emptied, the others stay.
+    doc.edited(Reparsed::Spliced {
+        at: 9,
+        removed: 1,
+        inserted: 1,
+    });
+    assert_eq!(slots_from(&doc, 11, 8), Some(vec![Some(7), None, Some(9)]));
+    // Asked from earlier: empty slots before them.
+    assert_eq!(
+        slots_from(&doc, 11, 6),
+        Some(vec![None, None, Some(7), None, Some(9)])
+    );
+    // An edit from before the first slot into them: those slots go, the others stay
+    // with their messages (moved back by two).
+    doc.edited(Reparsed::Spliced {
+        at: 5,
+        removed: 3,
+        inserted: 1,
+    });
+    assert_eq!(slots_from(&doc, 9, 6), Some(vec![Some(7), None, Some(9)]));
+    // Another count than the slots are for: all empty again.
+    assert_eq!(slots_from(&doc, 4, 1), Some(vec![None; 3]));
+}
+
+proptest::proptest! {
+    /// Whatever the edits and where work starts, a slot holds what work kept for the
+    /// message it is for now, or nothing: never another message's.
+    #[test]
+    fn slots_kept_from_anywhere_stay_with_their_messages(
+        steps in proptest::collection::vec((0usize..12, 0usize..4, 0usize..4, proptest::bool::ANY), 1..30),
+    ) {
+        let mut doc: Kept<u32, u8> = Kept::default();
+        // What each message was given last, as a list of every message would keep it.
+        let mut model: Vec<Option<u32>> = vec![None; 8];
+        for (n, (at, removed, inserted, work)) in steps.into_iter().enumerate() {
+            if work {
+                let from = at.min(model.len());
+                let seen = slots_from(&doc, model.len(), from).expect("current");
+                for (kept, given) in seen.iter().zip(&model[from..]) {
+                    proptest::prop_assert!(kept.is_none() || kept == given, "{seen:?} {model:?}");
+                }
+                // A value of its own for each message and step.
+                let value = |i: usize| u32::try_from(n * 100 + i).ok();
+                doc.with_whole_from(1, model.len(), from, |kept| {
+                    for (i, slot) in kept.expect("current").0.iter_mut().enumerate() {
+                        *slot = value(from + i);
+                    }
+                });
+                for (i, slot) in model.iter_mut().enumerate().skip(from) {
+                    *slot = value(i);
+                }
+            } else {
+                let at = at.min(model.len());
+                let removed = removed.min(model.len() - at);
+                doc.edited(Reparsed::Spliced { at, removed, inserted });
+                model.splice(at..at + removed, std::iter::repeat_n(None, inserted));
+            }
+        }
+    }
+}

@@ -67,9 +67,9 @@ pub struct Written([Option<(u32, Arc<Vec<u8>>)>; 2]);
 impl super::kept::Whole for Written {}
 
 /// The pieces of one document's messages, kept across edits, for one position encoding.
-/// Each is boxed: a long chat's outline lists only its latest messages one by one, and
-/// an empty slot of an earlier one takes 8 bytes, not a piece's 104 (50 MB for a chat
-/// of 500,000 short messages).
+/// Each is boxed, and only the messages listed one by one have a slot: a long chat's
+/// outline lists its earliest in groups (a piece is 104 bytes, an empty slot 8: 50 MB
+/// and 4 MB for a chat of 500,000 short messages).
 pub type SharedPieces = super::kept::Kept<Box<Piece>, PositionEncoding, Written>;
 
 /// `answer` of `doc`: `out` (its `[` and the entries before the messages') followed
@@ -93,50 +93,53 @@ fn assemble(
     let kind = serde_json::to_vec(&SymbolKind::EVENT).unwrap_or_default();
     let mut make = |m: &Message| piece(doc, m, enc, &kind, &mut buf);
     let which = answer as usize;
-    doc.pieces.with_whole(enc, all.len(), |kept| match kept {
-        Some((slots, written)) => {
-            let last = written.0[which].take();
-            let number = last.as_ref().map_or(0, |(n, _)| n.wrapping_add(1));
-            let last_bytes = last.as_ref().map_or(&[][..], |(_, json)| json.as_slice());
-            let mut splice = Splice::new(last_bytes, out, number);
-            let last_number = last.as_ref().map(|(n, _)| *n);
-            let slots = &mut slots[all.len() - messages.len()..];
-            for (m, slot) in messages.iter().zip(slots.iter_mut()) {
-                let piece = slot.get_or_insert_with(|| Box::new(make(m)));
-                let span = match piece.written[which] {
-                    Some(span) if Some(span.answer) == last_number && span.line == line => {
-                        splice.reuse(span)
+    let from = from.min(all.len());
+    // Slots only for the messages listed one by one: a long chat lists its earliest
+    // in groups.
+    doc.pieces
+        .with_whole_from(enc, all.len(), from, |kept| match kept {
+            Some((slots, written)) => {
+                let last = written.0[which].take();
+                let number = last.as_ref().map_or(0, |(n, _)| n.wrapping_add(1));
+                let last_bytes = last.as_ref().map_or(&[][..], |(_, json)| json.as_slice());
+                let mut splice = Splice::new(last_bytes, out, number);
+                let last_number = last.as_ref().map(|(n, _)| *n);
+                for (m, slot) in messages.iter().zip(slots.iter_mut()) {
+                    let piece = slot.get_or_insert_with(|| Box::new(make(m)));
+                    let span = match piece.written[which] {
+                        Some(span) if Some(span.answer) == last_number && span.line == line => {
+                            splice.reuse(span)
+                        }
+                        _ => splice.write(line, |out| write(piece, line, out)),
+                    };
+                    piece.written[which] = span;
+                    line = line.saturating_add(piece.at[1].line);
+                }
+                #[cfg(test)]
+                WRITTEN_ANEW.set(splice.anew);
+                let json = Arc::new(splice.finish());
+                written.0[which] = Some((number, json.clone()));
+                json
+            }
+            None => {
+                let mut out = out;
+                for m in messages {
+                    let piece = make(m);
+                    if out.len() > 1 {
+                        out.push(b',');
                     }
-                    _ => splice.write(line, |out| write(piece, line, out)),
-                };
-                piece.written[which] = span;
-                line = line.saturating_add(piece.at[1].line);
-            }
-            #[cfg(test)]
-            WRITTEN_ANEW.set(splice.anew);
-            let json = Arc::new(splice.finish());
-            written.0[which] = Some((number, json.clone()));
-            json
-        }
-        None => {
-            let mut out = out;
-            for m in messages {
-                let piece = make(m);
-                if out.len() > 1 {
-                    out.push(b',');
+                    let before = out.len();
+                    write(&piece, line, &mut out);
+                    if out.len() == before {
+                        out.pop_if(|&mut b| b == b',');
+                    }
+                    line = line.saturating_add(piece.at[1].line);
                 }
-                let before = out.len();
-                write(&piece, line, &mut out);
-                if out.len() == before {
-                    out.pop_if(|&mut b| b == b',');
-                }
-                line = line.saturating_add(piece.at[1].line);
+                out.push(b']');
+                out.shrink_to_fit();
+                Arc::new(out)
             }
-            out.push(b']');
-            out.shrink_to_fit();
-            Arc::new(out)
-        }
-    })
+        })
 }
 
 #[cfg(test)]
