@@ -5,11 +5,11 @@
 use std::sync::Arc;
 
 use super::CodeBlock;
-use super::store::{ParsedStatus, Record, Store};
+use super::store::{ParsedStatus, Record, Store, moved, moved_marker, moved_option};
 use crate::document::ByteRange;
 use crate::document::inline::{Marker, MarkerKind, Mention};
 use crate::document::lines::Lines;
-use crate::document::permission::{PermissionBlock, PermissionOption};
+use crate::document::permission::PermissionBlock;
 use crate::document::status::{StatusComment, StatusError};
 
 /// One message: a `## @handle` heading and everything up to the next one.
@@ -18,15 +18,19 @@ use crate::document::status::{StatusComment, StatusError};
 /// messages. A message records only which of them it is and how far it moved since it
 /// was scanned, so an edit early in a long chat shifts every later message in O(1)
 /// and copying a chat for a request costs one reference count per message.
+///
+/// Both in 32 bits (16 bytes a message, not 24: a chat of 500,000 short messages keeps
+/// 500,000): a message moved 2 GiB or more, or past its store's 4 billionth record,
+/// gets a store of its own.
 #[derive(Clone)]
 pub struct Message {
-    delta: isize,
-    index: usize,
     store: Arc<Store>,
+    index: u32,
+    delta: i32,
 }
 
-fn shifted(r: &ByteRange, delta: isize) -> ByteRange {
-    r.start.wrapping_add_signed(delta)..r.end.wrapping_add_signed(delta)
+fn shifted(r: &ByteRange, delta: i32) -> ByteRange {
+    moved(r, delta as isize)
 }
 
 impl PartialEq for Message {
@@ -70,15 +74,31 @@ impl std::fmt::Debug for Message {
 impl Message {
     /// The `index`th message of `store`.
     pub(super) fn new(store: Arc<Store>, index: usize) -> Message {
-        Message {
-            delta: 0,
-            index,
-            store,
+        match u32::try_from(index) {
+            Ok(index) => Message {
+                store,
+                index,
+                delta: 0,
+            },
+            Err(_) => Message::alone(&store, index, 0),
         }
     }
 
+    /// The `index`th message of `store` moved by `delta`, in a store of its own.
+    fn alone(store: &Store, index: usize, delta: isize) -> Message {
+        Message {
+            store: Arc::new(store.one(index, delta)),
+            index: 0,
+            delta: 0,
+        }
+    }
+
+    fn index(&self) -> usize {
+        self.index as usize
+    }
+
     fn record(&self) -> &Record {
-        &self.store.records[self.index]
+        &self.store.records[self.index()]
     }
 
     /// Where the message ends, as scanned.
@@ -86,13 +106,17 @@ impl Message {
         let store = &*self.store;
         store
             .records
-            .get(self.index + 1)
+            .get(self.index() + 1)
             .map_or(store.end, |next| next.start)
     }
 
     /// Moves the message by `delta` bytes (text was inserted or removed before it).
     pub(super) fn shift(&mut self, delta: isize) {
-        self.delta += delta;
+        let total = (self.delta as isize).saturating_add(delta);
+        match i32::try_from(total) {
+            Ok(total) => self.delta = total,
+            Err(_) => *self = Message::alone(&self.store, self.index(), total),
+        }
     }
 
     /// The message as read in a part of the text that starts at byte `base` and holds
@@ -151,7 +175,7 @@ impl Message {
         let slots = store
             .parsed
             .get_or_init(|| store.records.iter().map(|_| ParsedStatus::new()).collect());
-        Some(slots[self.index].get_or_init(|| {
+        Some(slots[self.index()].get_or_init(|| {
             Box::new(StatusComment::parse(
                 &part[range.start - base..range.end - base],
             ))
@@ -173,7 +197,7 @@ impl Message {
             .store
             .parsed
             .get()
-            .and_then(|s| s[self.index].get())
+            .and_then(|s| s[self.index()].get())
             .map(|parsed| &**parsed);
         Some(match kept {
             Some(parsed) => std::borrow::Cow::Borrowed(parsed),
@@ -185,7 +209,7 @@ impl Message {
 
     /// This message's run of one of its store's lists (see [`Store::run`]).
     fn run<T>(&self, list: fn(&Store) -> &[T], at: fn(&T) -> usize) -> &[T] {
-        self.store.run(self.index, list, at)
+        self.store.run(self.index(), list, at)
     }
 
     fn marker_slice(&self) -> &[Marker] {
@@ -194,17 +218,14 @@ impl Message {
 
     pub fn mentions(&self) -> impl Iterator<Item = Mention> + '_ {
         let mentions = self.run(|s| &s.mentions.0, |m| m.at);
-        mentions.iter().map(|m| m.mention(self.delta))
+        mentions.iter().map(|m| m.mention(self.delta as isize))
     }
 
     pub fn markers(&self) -> impl Iterator<Item = Marker> + '_ {
-        self.marker_slice().iter().map(|m| Marker {
-            range: shifted(&m.range, self.delta),
-            kind: match &m.kind {
-                MarkerKind::Next(h) => MarkerKind::Next(shifted(h, self.delta)),
-                MarkerKind::Done => MarkerKind::Done,
-            },
-        })
+        let delta = self.delta as isize;
+        self.marker_slice()
+            .iter()
+            .map(move |m| moved_marker(m, delta))
     }
 
     pub fn permissions(&self) -> impl Iterator<Item = PermissionBlock> + '_ {
@@ -216,17 +237,14 @@ impl Message {
             text: shifted(&p.text, self.delta),
             options: options[p.options.clone()]
                 .iter()
-                .map(|o| PermissionOption {
-                    label: shifted(&o.label, self.delta),
-                    checked: o.checked,
-                })
+                .map(|o| moved_option(o, self.delta as isize))
                 .collect(),
         })
     }
 
     pub fn code_blocks(&self) -> impl Iterator<Item = CodeBlock> + '_ {
         let blocks = self.run(|s| &s.code_blocks, |c| c.start);
-        blocks.iter().map(|c| c.block(self.delta))
+        blocks.iter().map(|c| c.block(self.delta as isize))
     }
 
     pub fn handle<'t>(&self, text: &'t str) -> &'t str {

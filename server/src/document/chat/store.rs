@@ -4,7 +4,7 @@
 
 use super::CodeBlock;
 use crate::document::ByteRange;
-use crate::document::inline::{Marker, Mention};
+use crate::document::inline::{Marker, MarkerKind, Mention};
 use crate::document::permission::PermissionOption;
 use crate::document::status::{StatusComment, StatusError};
 
@@ -171,5 +171,82 @@ impl Store {
             .take_while(|item| at(item) < end)
             .count();
         &items[from..from + count]
+    }
+}
+
+/// `range` moved by `delta` bytes.
+pub(super) fn moved(range: &ByteRange, delta: isize) -> ByteRange {
+    range.start.wrapping_add_signed(delta)..range.end.wrapping_add_signed(delta)
+}
+
+/// A marker moved by `delta` bytes.
+pub(super) fn moved_marker(marker: &Marker, delta: isize) -> Marker {
+    Marker {
+        range: moved(&marker.range, delta),
+        kind: match &marker.kind {
+            MarkerKind::Next(handle) => MarkerKind::Next(moved(handle, delta)),
+            MarkerKind::Done => MarkerKind::Done,
+        },
+    }
+}
+
+/// A permission option moved by `delta` bytes.
+pub(super) fn moved_option(option: &PermissionOption, delta: isize) -> PermissionOption {
+    PermissionOption {
+        label: moved(&option.label, delta),
+        checked: option.checked,
+    }
+}
+
+impl Store {
+    /// The `i`th message's parts moved by `delta` bytes, in a store of their own: for
+    /// a message moved farther than a message's 32-bit shift reaches, or past a
+    /// store's 4,294,967,295th record.
+    pub(super) fn one(&self, i: usize, delta: isize) -> Store {
+        let at = |at: usize| at.wrapping_add_signed(delta);
+        let mut options = Vec::new();
+        let permissions = self.run(i, |s| &s.permissions, |p| p.range.start);
+        let permissions = permissions
+            .iter()
+            .map(|p| {
+                let first = options.len();
+                let own = &self.options[p.options.clone()];
+                options.extend(own.iter().map(|o| moved_option(o, delta)));
+                StoredPermission {
+                    range: moved(&p.range, delta),
+                    id: moved(&p.id, delta),
+                    text: moved(&p.text, delta),
+                    options: first..options.len(),
+                }
+            })
+            .collect();
+        let mentions = self.run(i, |s| &s.mentions.0, |m| m.at);
+        let markers = self.run(i, |s| &s.markers, |m| m.range.start);
+        let code_blocks = self.run(i, |s| &s.code_blocks, |c| c.start);
+        Store {
+            records: vec![Record {
+                start: at(self.records[i].start),
+                ..self.records[i].clone()
+            }],
+            mentions: Mentions(
+                mentions
+                    .iter()
+                    .map(|m| StoredMention { at: at(m.at), ..*m })
+                    .collect(),
+            ),
+            markers: markers.iter().map(|m| moved_marker(m, delta)).collect(),
+            permissions,
+            options,
+            code_blocks: code_blocks
+                .iter()
+                .map(|c| StoredCodeBlock {
+                    start: at(c.start),
+                    end: at(c.end),
+                    ..*c
+                })
+                .collect(),
+            end: at(self.records.get(i + 1).map_or(self.end, |next| next.start)),
+            parsed: std::sync::OnceLock::new(),
+        }
     }
 }

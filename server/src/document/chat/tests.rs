@@ -332,5 +332,45 @@ proptest! {
 #[test]
 fn a_message_s_record_and_view_stay_small() {
     assert_eq!(std::mem::size_of::<super::store::Record>(), 32);
-    assert_eq!(std::mem::size_of::<Message>(), 24);
+    assert_eq!(std::mem::size_of::<Message>(), 16);
+}
+
+/// A message moved 2 GiB or more (past its 32-bit shift) has every part where it is
+/// now, and moved back it is the message it was.
+#[test]
+fn a_message_moved_past_its_32_bit_shift_keeps_its_parts() {
+    let text = "## @me\nhi @bob\n\n## @bob\n<!-- chatmd id=t1 agent=bob status=done -->\n\
+                > **Permission** `p1` — bob wants to run `ls` (Execute)\n\
+                > - [ ] allow once · - [x] reject\n\n```sh\nls\n```\n[NEXT: me] [DONE]\n";
+    let chat = Chat::parse(text);
+    let far = 3isize << 30;
+    let moved = |r: crate::document::ByteRange| r.start + far as usize..r.end + far as usize;
+    for original in &chat.messages {
+        let mut message = original.clone();
+        // In two steps, the second past what 32 bits reach.
+        message.shift(far / 2);
+        message.shift(far - far / 2);
+        assert_eq!(message.range(), moved(original.range()));
+        assert_eq!(message.header(), moved(original.header()));
+        assert_eq!(message.handle_range(), moved(original.handle_range()));
+        assert_eq!(message.body_range(), moved(original.body_range()));
+        assert_eq!(message.status_range(), original.status_range().map(moved));
+        let mentions = |m: &Message| m.mentions().map(|m| m.range).collect::<Vec<_>>();
+        let original_mentions: Vec<_> = mentions(original).into_iter().map(moved).collect();
+        assert_eq!(mentions(&message), original_mentions);
+        assert_eq!(message.markers().count(), original.markers().count());
+        assert_eq!(
+            message.permissions().count(),
+            original.permissions().count()
+        );
+        assert_eq!(
+            message.code_blocks().count(),
+            original.code_blocks().count()
+        );
+        message.shift(-far);
+        assert_eq!(&message, original);
+    }
+    assert!(chat.messages[1].permissions().count() == 1);
+    assert!(chat.messages[1].code_blocks().count() == 1);
+    assert!(chat.messages[1].markers().count() == 2);
 }
