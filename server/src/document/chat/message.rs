@@ -141,20 +141,20 @@ impl Message {
     /// The handle on the heading, without the `@`.
     pub fn handle_range(&self) -> ByteRange {
         let r = self.record();
-        shifted(&r.part(r.handle_at, r.handle_len), self.delta)
+        shifted(&r.part(r.handle_at, r.handle_len()), self.delta)
     }
 
     /// Everything after the heading line and the status line.
     pub fn body_range(&self) -> ByteRange {
         let r = self.record();
-        let start = r.start + r.body_at as usize;
+        let start = r.start + r.body_at() as usize;
         shifted(&(start..self.end().max(start)), self.delta)
     }
 
     /// The status comment line (without its line break), if the message has one.
     pub fn status_range(&self) -> Option<ByteRange> {
         let r = self.record();
-        (r.status_len > 0).then(|| shifted(&r.part(r.status_at, r.status_len), self.delta))
+        (r.status_len > 0).then(|| shifted(&r.part(r.status_at(), r.status_len), self.delta))
     }
 
     /// The status comment as parsed (`Err` when the line is malformed). `text` is the

@@ -82,17 +82,13 @@ pub(super) fn scan_with_room(
             }
             out.finish_message(base + line.start);
             let store = &mut out.store;
-            // Each fits in 32 bits: the line is shorter than LONGEST_RECORDED_LINE.
-            let from_start = |offset: usize| (offset - line.start) as u32;
-            store.records.push(Record {
-                start: base + line.start,
-                header_len: from_start(line.end),
-                handle_at: from_start(at + 1),
-                handle_len: handle_len as u32,
-                status_at: 0,
-                status_len: 0,
-                body_at: from_start(line.next),
-            });
+            // Each fits: the line is shorter than LONGEST_RECORDED_LINE.
+            store.records.push(Record::heading(
+                base + line.start,
+                line.end - line.start,
+                line.next - line.end,
+                (at + 1 - line.start, handle_len),
+            ));
             expect_status = true;
             continue;
         }
@@ -101,14 +97,12 @@ pub(super) fn scan_with_room(
             expect_status = false;
             let store = &mut out.store;
             let record = store.records.last_mut().expect("in a message");
-            let at = record.body_at as usize;
+            let at = record.body_at() as usize;
             if line_bytes.starts_with(STATUS_PREFIX)
                 && at + (line.next - line.start) < LONGEST_RECORDED_LINE
             {
-                // Both under 2 GiB: the status line right after the heading line.
-                record.status_at = at as u32;
-                record.status_len = (line.end - line.start) as u32;
-                record.body_at = (at + line.next - line.start) as u32;
+                // Both under 256 MiB: the status line right after the heading line.
+                record.set_status(line.end - line.start, line.next - line.end);
                 continue;
             }
         }

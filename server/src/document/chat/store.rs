@@ -95,29 +95,73 @@ pub(super) struct StoredPermission {
 /// heading (or the end of the scan), and its items in each list are those that start
 /// there (the lists are in the text's order).
 ///
-/// Kept small (32 bytes; it was 88 with a range per part, 48 with where its items
-/// start in each list): a chat of 500,000 short messages has a record for each. Its
-/// parts lie in its heading and status lines, so they are counted from the heading's
-/// start in 32 bits: the scan takes no line of 2 GiB or more for a heading or a status
-/// comment.
+/// Kept small (24 bytes; it was 88 with a range per part, 48 with where its items
+/// start in each list, 32 with where the status line and the body start): a chat of
+/// 500,000 short messages has a record for each. Its parts lie in its heading and
+/// status lines, so they are counted from the heading's start in 32 bits (the scan
+/// takes no line of 256 MiB or more for a heading or a status comment), and the status
+/// line and the body start after the line breaks, whose lengths are kept in 2 bits.
 #[derive(Clone, Debug)]
 pub(super) struct Record {
     /// Where the heading line starts; the message starts there.
     pub(super) start: usize,
     /// The heading line's length, without its line break.
     pub(super) header_len: u32,
-    /// Where the handle (without its `@`) starts, from `start`, and its length.
+    /// Where the handle (without its `@`) starts, from `start`.
     pub(super) handle_at: u32,
-    pub(super) handle_len: u32,
-    /// Where the status comment line starts, from `start`, and its length without its
-    /// line break; 0 when there is none.
-    pub(super) status_at: u32,
+    /// The status comment line's length without its line break; 0 when there is none
+    /// (it is the line right after the heading).
     pub(super) status_len: u32,
-    /// Where the body starts, from `start`.
-    pub(super) body_at: u32,
+    /// The handle's length (the low 28 bits), the heading line's break's length (2
+    /// bits) and the status line's (2 bits).
+    packed: u32,
 }
 
+const LENGTH_BITS: u32 = 28;
+
 impl Record {
+    /// A heading's record: `header_len` bytes long, then a line break of `break_len`
+    /// bytes (0 to 2), its handle `handle_len` bytes long from `handle_at`. The
+    /// lengths are under [`LONGEST_RECORDED_LINE`].
+    pub(super) fn heading(
+        start: usize,
+        header_len: usize,
+        break_len: usize,
+        (handle_at, handle_len): (usize, usize),
+    ) -> Record {
+        Record {
+            start,
+            header_len: header_len as u32,
+            handle_at: handle_at as u32,
+            status_len: 0,
+            packed: handle_len as u32 | (break_len as u32) << LENGTH_BITS,
+        }
+    }
+
+    /// The status line after the heading: `len` bytes long, then a line break of
+    /// `break_len` bytes.
+    pub(super) fn set_status(&mut self, len: usize, break_len: usize) {
+        self.status_len = len as u32;
+        self.packed |= (break_len as u32) << (LENGTH_BITS + 2);
+    }
+
+    pub(super) fn handle_len(&self) -> u32 {
+        self.packed & ((1 << LENGTH_BITS) - 1)
+    }
+
+    /// Where the status line starts (or would), from `start`.
+    pub(super) fn status_at(&self) -> u32 {
+        self.header_len + (self.packed >> LENGTH_BITS & 3)
+    }
+
+    /// Where the body starts, from `start`.
+    pub(super) fn body_at(&self) -> u32 {
+        match self.status_len {
+            0 => self.status_at(),
+            len => self.status_at() + len + (self.packed >> (LENGTH_BITS + 2)),
+        }
+    }
+
     /// The part of the message `len` bytes long that starts `at` bytes after its start.
     pub(super) fn part(&self, at: u32, len: u32) -> ByteRange {
         let start = self.start + at as usize;
@@ -126,7 +170,7 @@ impl Record {
 }
 
 /// The longest heading or status line a scan takes as one (see [`Record`]).
-pub(super) const LONGEST_RECORDED_LINE: usize = 1 << 31;
+pub(super) const LONGEST_RECORDED_LINE: usize = 1 << LENGTH_BITS;
 
 /// A status comment as parsed, cached for the messages that share a store. Boxed: the
 /// slots are made for every message of the store as soon as one comment is asked for

@@ -331,7 +331,7 @@ proptest! {
 /// added to either shows here.
 #[test]
 fn a_message_s_record_and_view_stay_small() {
-    assert_eq!(std::mem::size_of::<super::store::Record>(), 32);
+    assert_eq!(std::mem::size_of::<super::store::Record>(), 24);
     assert_eq!(std::mem::size_of::<Message>(), 16);
 }
 
@@ -373,4 +373,40 @@ fn a_message_moved_past_its_32_bit_shift_keeps_its_parts() {
     assert!(chat.messages[1].permissions().count() == 1);
     assert!(chat.messages[1].code_blocks().count() == 1);
     assert!(chat.messages[1].markers().count() == 2);
+}
+
+/// Where a message's heading, status line and body are, after line breaks of each
+/// kind (and none, at the end of the text).
+#[test]
+fn heading_status_and_body_lie_after_each_kind_of_line_break() {
+    let text = "## @me\r\nhi\r\n## @bob\n<!-- chatmd id=t1 status=done -->\r\nanswer\n\
+                ## @ann\r\n<!-- chatmd id=t2 -->\n## @me\n<!-- chatmd id=t3 -->\n## @end";
+    let chat = Chat::parse(text);
+    let parts: Vec<_> = chat
+        .messages
+        .iter()
+        .map(|m| {
+            (
+                &text[m.header()],
+                m.handle(text),
+                m.status_range().map(|r| &text[r]),
+                m.body(text),
+            )
+        })
+        .collect();
+    assert_eq!(
+        parts,
+        [
+            ("## @me", "me", None, "hi\r\n"),
+            (
+                "## @bob",
+                "bob",
+                Some("<!-- chatmd id=t1 status=done -->"),
+                "answer\n"
+            ),
+            ("## @ann", "ann", Some("<!-- chatmd id=t2 -->"), ""),
+            ("## @me", "me", Some("<!-- chatmd id=t3 -->"), ""),
+            ("## @end", "end", None, ""),
+        ]
+    );
 }
