@@ -294,3 +294,7 @@ impl Store {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "store_tests.rs"]
+mod tests;
