@@ -5,7 +5,7 @@
 //! code lenses and the `seen=` question look for the latest messages of a kind from
 //! the end.
 
-use super::MessageChecks;
+use super::{HeadingHandles, MessageChecks};
 use crate::conversation::problems::Check;
 use crate::lsp::kept::Handle;
 use crate::team::Severity;
@@ -64,8 +64,8 @@ impl Block {
     }
 
     /// Adds a message's checks up into the block.
-    fn add(&mut self, made: &MessageChecks, numbers: &mut Handles) {
-        if let Some((handle, _)) = made.heading_names() {
+    fn add(&mut self, made: &MessageChecks, headings: &HeadingHandles, numbers: &mut Handles) {
+        if let Some((handle, _)) = made.heading_names(headings) {
             self.names(handle, numbers);
         }
         for check in made.checks() {
@@ -87,7 +87,7 @@ impl Block {
             self.worst_fence = worst(self.worst_fence, fence.severity);
         }
         let facts = made.facts();
-        let handle = made.handle();
+        let handle = made.handle(headings);
         self.queued |= facts.queued;
         self.counting |= facts.counts;
         self.ai |= facts.ai;
@@ -141,6 +141,8 @@ impl Handles {
 pub struct Blocks {
     blocks: Vec<Option<Block>>,
     numbers: Handles,
+    /// The numbers of the kept checks' handles: kept and emptied with them.
+    headings: HeadingHandles,
 }
 
 impl super::super::kept::Whole for Blocks {
@@ -162,7 +164,7 @@ impl super::super::kept::Whole for Blocks {
 pub struct Walk<'a> {
     pub slots: &'a mut [Option<MessageChecks>],
     pub blocks: &'a mut Blocks,
-    pub make: &'a mut dyn FnMut(usize) -> MessageChecks,
+    pub make: &'a mut dyn FnMut(usize, &mut HeadingHandles) -> MessageChecks,
 }
 
 impl Walk<'_> {
@@ -181,8 +183,15 @@ impl Walk<'_> {
 
     /// The checks of message `i`, made when they were not kept.
     pub fn message(&mut self, i: usize) -> &MessageChecks {
+        self.with_handles(i).0
+    }
+
+    /// [`Walk::message`], and the handles its handle is numbered in.
+    pub fn with_handles(&mut self, i: usize) -> (&MessageChecks, &HeadingHandles) {
         let make = &mut *self.make;
-        self.slots[i].get_or_insert_with(|| make(i))
+        let headings = &mut self.blocks.headings;
+        let made = self.slots[i].get_or_insert_with(|| make(i, headings));
+        (made, &self.blocks.headings)
     }
 
     /// Block `b`, added up when it was not kept.
@@ -196,7 +205,8 @@ impl Walk<'_> {
             // Out of `self` while the messages are made through it.
             let mut numbers = std::mem::take(&mut self.blocks.numbers);
             for i in self.messages_of(b) {
-                block.add(self.message(i), &mut numbers);
+                let (made, headings) = self.with_handles(i);
+                block.add(made, headings, &mut numbers);
             }
             self.blocks.numbers = numbers;
             self.blocks.blocks[b] = Some(block);
@@ -211,7 +221,7 @@ impl Walk<'_> {
         &mut self,
         end: usize,
         pick: impl Fn(&Block) -> bool,
-        test: impl Fn(&MessageChecks) -> bool,
+        test: impl Fn(&MessageChecks, &HeadingHandles) -> bool,
     ) -> Option<usize> {
         let end = end.min(self.len());
         for b in (0..end.div_ceil(BLOCK)).rev() {
@@ -219,7 +229,8 @@ impl Walk<'_> {
                 continue;
             }
             for i in self.messages_of(b).rev().filter(|&i| i < end) {
-                if test(self.message(i)) {
+                let (made, headings) = self.with_handles(i);
+                if test(made, headings) {
                     return Some(i);
                 }
             }

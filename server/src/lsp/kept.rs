@@ -28,6 +28,10 @@ use crate::document::chat::Reparsed;
 pub struct Handle(Arc<Box<str>>);
 
 impl Handle {
+    pub fn new(handle: &str) -> Handle {
+        Handle(Arc::new(handle.into()))
+    }
+
     /// Whether `self` and `other` are one allocation (for tests).
     #[cfg(test)]
     pub fn same(&self, other: &Handle) -> bool {

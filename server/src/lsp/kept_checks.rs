@@ -1,8 +1,9 @@
-//! What one message contributes to its chat's problems, kept across edits: 24 bytes,
+//! What one message contributes to its chat's problems, kept across edits: 16 bytes,
 //! as a long chat keeps one per message (500k in a chat of tiny messages). What most
-//! messages lack is boxed; the rest is packed.
+//! messages lack is boxed; the rest is packed, and the heading's handle is a number
+//! among the document's ([`HeadingHandles`]).
 
-use std::num::NonZeroU16;
+use std::num::{NonZeroU8, NonZeroU16};
 
 use crate::conversation::problems::{Check, Problem};
 use crate::document::ByteRange;
@@ -15,8 +16,6 @@ pub struct MessageChecks {
     /// Its checks and unclosed fences, the agent of a session it names, and where it
     /// started past 4 GiB: `None` when it has none of them.
     more: Option<Box<More>>,
-    /// The heading's handle as written.
-    handle: Handle,
     /// Where it started, its low 32 bits.
     base_low: u32,
     /// Where the heading's handle starts in the message, when it names a member of the
@@ -24,8 +23,35 @@ pub struct MessageChecks {
     /// (most messages then keep no list at all). In 16 bits: a heading's handle lies
     /// a few bytes in; one further in stays in the list.
     heading_names_at: Option<NonZeroU16>,
+    /// The heading's handle as written: its number in the document's
+    /// [`HeadingHandles`] plus one, or [`IN_MORE`] when it has none (then it is in
+    /// `more`). Never 0: an empty slot (`None`) takes no more room than a kept one.
+    handle: NonZeroU8,
     /// [`Facts`], a bit each.
     facts: u8,
+}
+
+/// The heading's handle is in [`More`]: it has no number.
+const IN_MORE: NonZeroU8 = NonZeroU8::MAX;
+
+/// The handles a document's headings are written with, numbered as first met (the
+/// first 64: a chat has a few members, and a message whose handle has no number keeps
+/// it boxed). Kept as long as the checks that hold their numbers.
+#[derive(Debug, Default)]
+pub struct HeadingHandles(Vec<Handle>);
+
+impl HeadingHandles {
+    /// `handle`'s number, numbered now when it had none; past 64, the handle itself.
+    pub(super) fn number(&mut self, handle: &str) -> Result<u8, Handle> {
+        if let Some(number) = self.0.iter().position(|h| **h == *handle) {
+            return Ok(number as u8);
+        }
+        if self.0.len() >= 64 {
+            return Err(Handle::new(handle));
+        }
+        self.0.push(Handle::new(handle));
+        Ok((self.0.len() - 1) as u8)
+    }
 }
 
 /// What only some messages have (see [`MessageChecks`]).
@@ -39,6 +65,8 @@ struct More {
     session_agent: Option<Box<str>>,
     /// Where it started, above the low 32 bits.
     base_high: u32,
+    /// The heading's handle, when it has no number.
+    handle: Option<Handle>,
 }
 
 /// What the code lenses look for in a message (see `lens_tail`).
@@ -87,24 +115,30 @@ impl MessageChecks {
         all: Box<[Check]>,
         fences_from: u32,
         session_agent: Option<Box<str>>,
-        handle: Handle,
+        handle: Result<u8, Handle>,
         facts: Facts,
         heading_names_at: Option<NonZeroU16>,
     ) -> MessageChecks {
         let (base_low, base_high) = split_base(base);
-        let more = (!all.is_empty() || session_agent.is_some() || base_high != 0).then(|| {
+        let (number, unnumbered) = match handle {
+            Ok(number) => (NonZeroU8::MIN.saturating_add(number), None),
+            Err(handle) => (IN_MORE, Some(handle)),
+        };
+        let needed = !all.is_empty() || session_agent.is_some() || base_high != 0;
+        let more = (needed || unnumbered.is_some()).then(|| {
             Box::new(More {
                 all,
                 fences_from,
                 session_agent,
                 base_high,
+                handle: unnumbered,
             })
         });
         MessageChecks {
             more,
-            handle,
             base_low,
             heading_names_at,
+            handle: number,
             facts: facts.bits(),
         }
     }
@@ -115,9 +149,12 @@ impl MessageChecks {
         (u64::from(high) << 32 | u64::from(self.base_low)) as usize
     }
 
-    /// The heading's handle as written.
-    pub(super) fn handle(&self) -> &Handle {
-        &self.handle
+    /// The heading's handle as written, numbered in `handles`.
+    pub(super) fn handle<'h>(&'h self, handles: &'h HeadingHandles) -> &'h Handle {
+        match self.more.as_deref().and_then(|more| more.handle.as_ref()) {
+            Some(handle) => handle,
+            None => &handles.0[usize::from(self.handle.get() - 1)],
+        }
     }
 
     pub(super) fn facts(&self) -> Facts {
@@ -126,9 +163,13 @@ impl MessageChecks {
 
     /// The member its heading names and where, when that is its first check (kept
     /// apart from [`checks`](Self::checks), which follow it).
-    pub(super) fn heading_names(&self) -> Option<(&str, ByteRange)> {
+    pub(super) fn heading_names<'h>(
+        &'h self,
+        handles: &'h HeadingHandles,
+    ) -> Option<(&'h str, ByteRange)> {
         let at = self.base() + usize::from(self.heading_names_at?.get());
-        Some((&self.handle, at..at + self.handle.len()))
+        let handle = self.handle(handles);
+        Some((handle, at..at + handle.len()))
     }
 
     fn all(&self) -> &[Check] {
@@ -163,22 +204,44 @@ impl MessageChecks {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lsp::kept::SameHandles;
 
     /// A long chat keeps one of these per message: a field added unboxed shows here.
     #[test]
-    fn a_message_s_kept_checks_stay_24_bytes() {
-        assert_eq!(std::mem::size_of::<Option<MessageChecks>>(), 24);
+    fn a_message_s_kept_checks_stay_16_bytes() {
+        assert_eq!(std::mem::size_of::<Option<MessageChecks>>(), 16);
+    }
+
+    /// The first 64 handles get numbers, each its own, written as they are; the others
+    /// are kept boxed with their message, and every message gives its handle back.
+    #[test]
+    fn headings_handles_come_back_numbered_or_boxed() {
+        let mut handles = HeadingHandles::default();
+        let made: Vec<_> = (0..70)
+            .chain([3, 0, 69])
+            .map(|n| {
+                let handle = handles.number(&format!("m{n}"));
+                let facts = Facts::default();
+                MessageChecks::new(0, Box::new([]), 0, None, handle, facts, None)
+            })
+            .collect();
+        let numbered = made.iter().filter(|m| m.handle != IN_MORE).count();
+        assert_eq!(numbered, 64 + 2);
+        let names: Vec<_> = made.iter().map(|m| &**m.handle(&handles)).collect();
+        let expected: Vec<_> = (0..70).chain([3, 0, 69]).map(|n| format!("m{n}")).collect();
+        assert_eq!(names, expected);
+        // As written: another case is another handle.
+        let mut fresh = HeadingHandles::default();
+        assert_eq!((fresh.number("ann"), fresh.number("Ann")), (Ok(0), Ok(1)));
     }
 
     /// Every fact comes back as it was given, and a start past 4 GiB whole.
     #[test]
     fn facts_and_starts_come_back_as_they_were_given() {
-        let mut handles = SameHandles::default();
+        let mut handles = HeadingHandles::default();
         for bits in 0..16u8 {
             let facts = Facts::from_bits(bits);
             for base in [0, 7, u32::MAX as usize, (5usize << 32) + 3] {
-                let reviewer = handles.get("reviewer");
+                let reviewer = handles.number("reviewer");
                 let made = MessageChecks::new(
                     base,
                     Box::new([]),
@@ -190,7 +253,7 @@ mod tests {
                 );
                 assert_eq!((made.facts(), made.base()), (facts, base));
                 assert_eq!(made.more.is_some(), base > u32::MAX as usize);
-                let (handle, range) = made.heading_names().expect("names");
+                let (handle, range) = made.heading_names(&handles).expect("names");
                 assert_eq!((handle, range), ("reviewer", base + 4..base + 12));
             }
         }

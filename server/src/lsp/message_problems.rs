@@ -92,9 +92,9 @@ pub fn chat_problems(
                 continue;
             }
             for i in walk.messages_of(b) {
-                let made = walk.message(i);
+                let (made, headings) = walk.with_handles(i);
                 let (base, delta) = moved(i, made);
-                if let Some((handle, range)) = made.heading_names() {
+                if let Some((handle, range)) = made.heading_names(headings) {
                     out.names_member(handle, || moved_range(&range, base, delta));
                 }
                 for check in made.checks() {
@@ -165,8 +165,7 @@ fn with_walk<R>(
     let (text, chat) = (&doc.text, &*doc.chat);
     let mut front = None;
     let mut buf = String::new();
-    let mut handles = super::kept::SameHandles::default();
-    let mut make = |i: usize| {
+    let mut make = |i: usize, handles: &mut HeadingHandles| {
         let m = &chat.messages[i];
         let range = m.range();
         let part = doc.part(range.clone(), &mut buf);
@@ -197,7 +196,7 @@ fn with_walk<R>(
             all.into(),
             fences_from,
             session_agent,
-            handles.get(handle),
+            handles.number(handle),
             Facts {
                 ai,
                 queued: !ai && status == Some(TurnStatus::Queued),
@@ -236,9 +235,9 @@ fn with_walk<R>(
 pub fn lens_tail(doc: &Document, team: &Arc<Team>, roster: &Roster, running: &[String]) -> usize {
     with_walk(doc, team, roster, |walk| {
         let end = walk.len();
-        let queued = walk.last_before(end, |b| b.queued, |m| m.facts().queued);
-        let counting = walk.last_before(end, |b| b.counting, |m| m.facts().counts);
-        let ai_before = counting.and_then(|c| walk.last_before(c, |b| b.ai, |m| m.facts().ai));
+        let queued = walk.last_before(end, |b| b.queued, |m, _| m.facts().queued);
+        let counting = walk.last_before(end, |b| b.counting, |m, _| m.facts().counts);
+        let ai_before = counting.and_then(|c| walk.last_before(c, |b| b.ai, |m, _| m.facts().ai));
         let mut first = end;
         for read in [queued, counting, ai_before] {
             first = first.min(read.unwrap_or(usize::MAX));
@@ -247,7 +246,7 @@ pub fn lens_tail(doc: &Document, team: &Arc<Team>, roster: &Roster, running: &[S
             let section = walk.last_before(
                 end,
                 |b| b.handles.iter().any(|h| **h == **member),
-                |m| **m.handle() == **member,
+                |m, handles| **m.handle(handles) == **member,
             );
             first = first.min(section.unwrap_or(usize::MAX));
         }
@@ -276,7 +275,10 @@ pub fn may_have_seen_changes(doc: &Document, team: &Arc<Team>, roster: &Roster) 
                         .iter()
                         .any(|(h, a)| &**a == agent && h.eq_ignore_ascii_case(handle))
                 },
-                |m| m.session_agent() == Some(agent) && m.handle().eq_ignore_ascii_case(handle),
+                |m, handles| {
+                    m.session_agent() == Some(agent)
+                        && m.handle(handles).eq_ignore_ascii_case(handle)
+                },
             );
             latest.is_some_and(|i| walk.message(i).facts().records_seen)
         })
@@ -289,7 +291,7 @@ mod blocks;
 mod kept_checks;
 
 use kept_checks::Facts;
-pub use kept_checks::MessageChecks;
+pub use kept_checks::{HeadingHandles, MessageChecks};
 
 #[cfg(test)]
 #[path = "message_problems_tests.rs"]

@@ -141,7 +141,7 @@ fn lens_tail_in_order(
         let (mut queued, mut counting, mut ai_before, mut last_ai) = (None, None, None, None);
         let mut sections = vec![None; running.len()];
         for i in 0..walk.len() {
-            let made = walk.message(i);
+            let (made, handles) = walk.with_handles(i);
             let facts = made.facts();
             if facts.queued {
                 queued = Some(i);
@@ -154,7 +154,7 @@ fn lens_tail_in_order(
                 last_ai = Some(i);
             }
             for (member, section) in running.iter().zip(sections.iter_mut()) {
-                if **made.handle() == **member {
+                if **made.handle(handles) == **member {
                     *section = Some(i);
                 }
             }
@@ -173,12 +173,13 @@ fn seen_changes_in_order(doc: &Document, team: &Arc<Team>, roster: &Roster) -> b
     let mut latest = vec![false; resuming.len()];
     with_walk(doc, team, roster, |walk| {
         for i in 0..walk.len() {
-            let made = walk.message(i);
+            let (made, handles) = walk.with_handles(i);
             let Some(agent) = made.session_agent() else {
                 continue;
             };
             for (member, records) in resuming.iter().zip(latest.iter_mut()) {
-                if member.agent == agent && member.handle.eq_ignore_ascii_case(made.handle()) {
+                if member.agent == agent && member.handle.eq_ignore_ascii_case(made.handle(handles))
+                {
                     *records = made.facts().records_seen;
                 }
             }
