@@ -47,24 +47,36 @@ impl std::ops::Deref for Handle {
     }
 }
 
-/// The handles of the messages made in one piece of work, one allocation each: a slot
-/// per message keeps its heading's handle, and a long chat has a few handles over
-/// tens of thousands of headings.
-#[derive(Default)]
+/// The handles of the messages made in one piece of work, one allocation each and
+/// numbered as first met: a slot per message keeps its heading's handle (or its
+/// number), and a long chat has a few handles over tens of thousands of headings.
+#[derive(Debug, Default)]
 pub struct SameHandles(Vec<Handle>);
 
 impl SameHandles {
-    /// `handle` as written, shared with the earlier messages that wrote it so (the
-    /// first 64 such handles; after that each is its own).
+    /// The number of `handle` as written, numbered now when it had none (the first 64
+    /// such handles, so a number is under 64); after that the handle, its own.
+    pub fn number(&mut self, handle: &str) -> Result<usize, Handle> {
+        if let Some(number) = self.0.iter().position(|h| **h == *handle) {
+            return Ok(number);
+        }
+        let new = Handle::new(handle);
+        if self.0.len() >= 64 {
+            return Err(new);
+        }
+        self.0.push(new);
+        Ok(self.0.len() - 1)
+    }
+
+    /// `handle` as written, shared with the earlier messages that wrote it so.
     pub fn get(&mut self, handle: &str) -> Handle {
-        if let Some(same) = self.0.iter().find(|h| ***h == *handle) {
-            return same.clone();
-        }
-        let new = Handle(Arc::new(handle.into()));
-        if self.0.len() < 64 {
-            self.0.push(new.clone());
-        }
-        new
+        self.number(handle)
+            .map_or_else(|own| own, |n| self.0[n].clone())
+    }
+
+    /// The handle numbered `number`.
+    pub fn numbered(&self, number: usize) -> &Handle {
+        &self.0[number]
     }
 }
 

@@ -37,22 +37,7 @@ const IN_MORE: NonZeroU8 = NonZeroU8::MAX;
 /// The handles a document's headings are written with, numbered as first met (the
 /// first 64: a chat has a few members, and a message whose handle has no number keeps
 /// it boxed). Kept as long as the checks that hold their numbers.
-#[derive(Debug, Default)]
-pub struct HeadingHandles(Vec<Handle>);
-
-impl HeadingHandles {
-    /// `handle`'s number, numbered now when it had none; past 64, the handle itself.
-    pub(super) fn number(&mut self, handle: &str) -> Result<u8, Handle> {
-        if let Some(number) = self.0.iter().position(|h| **h == *handle) {
-            return Ok(number as u8);
-        }
-        if self.0.len() >= 64 {
-            return Err(Handle::new(handle));
-        }
-        self.0.push(Handle::new(handle));
-        Ok((self.0.len() - 1) as u8)
-    }
-}
+pub use crate::lsp::kept::SameHandles as HeadingHandles;
 
 /// What only some messages have (see [`MessageChecks`]).
 #[derive(Debug)]
@@ -115,13 +100,14 @@ impl MessageChecks {
         all: Box<[Check]>,
         fences_from: u32,
         session_agent: Option<Box<str>>,
-        handle: Result<u8, Handle>,
+        handle: Result<usize, Handle>,
         facts: Facts,
         heading_names_at: Option<NonZeroU16>,
     ) -> MessageChecks {
         let (base_low, base_high) = split_base(base);
         let (number, unnumbered) = match handle {
-            Ok(number) => (NonZeroU8::MIN.saturating_add(number), None),
+            // Under 64 (see `SameHandles::number`): no number meets `IN_MORE`.
+            Ok(number) => (NonZeroU8::MIN.saturating_add(number as u8), None),
             Err(handle) => (IN_MORE, Some(handle)),
         };
         let needed = !all.is_empty() || session_agent.is_some() || base_high != 0;
@@ -153,7 +139,7 @@ impl MessageChecks {
     pub(super) fn handle<'h>(&'h self, handles: &'h HeadingHandles) -> &'h Handle {
         match self.more.as_deref().and_then(|more| more.handle.as_ref()) {
             Some(handle) => handle,
-            None => &handles.0[usize::from(self.handle.get() - 1)],
+            None => handles.numbered(usize::from(self.handle.get() - 1)),
         }
     }
 

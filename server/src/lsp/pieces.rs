@@ -85,7 +85,8 @@ fn assemble(
     write: impl Fn(&Piece, u32, &mut Vec<u8>),
 ) -> Arc<Vec<u8>> {
     let all = &doc.chat.messages;
-    let messages = &all[from.min(all.len())..];
+    let from = from.min(all.len());
+    let messages = &all[from..];
     let mut line = messages.first().map_or(0, |first| {
         saturate(doc.text.line_of_byte(first.range().start))
     });
@@ -93,7 +94,6 @@ fn assemble(
     let kind = serde_json::to_vec(&SymbolKind::EVENT).unwrap_or_default();
     let mut make = |m: &Message| piece(doc, m, enc, &kind, &mut buf);
     let which = answer as usize;
-    let from = from.min(all.len());
     // Slots only for the messages listed one by one: a long chat lists its earliest
     // in groups.
     doc.pieces
