@@ -71,10 +71,8 @@ async fn cancel_kills_a_command_that_still_runs() {
     editor
         .run_until("the end", |e| e.text(&uri).contains("status=cancelled"))
         .await;
-    // Killed with its turn: gone, or dead and not yet reaped.
+    // Killed with its turn, and reaped before the turn's end was written: on a busy
+    // machine a `SIGKILL`ed process can still be running when its signal was sent.
     let state = std::fs::read_to_string(proc.join("stat")).unwrap_or_default();
-    let dead = state
-        .rsplit_once(')')
-        .is_none_or(|(_, rest)| rest.trim_start().starts_with('Z'));
-    assert!(dead, "the command still runs: {state}");
+    assert_eq!(state, "", "the command is still there");
 }

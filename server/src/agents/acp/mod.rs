@@ -75,6 +75,9 @@ use updates::Stream;
 /// closed, before it is asked to stop; gemini and claude-agent-acp exit at once.
 pub const ACP_LINGER: std::time::Duration = std::time::Duration::from_millis(300);
 /// How long an adapter that saves as it exits may take to exit after an answer.
+/// How long a turn's end waits for the commands it killed to be gone: a `SIGKILL`
+/// takes when the process next runs, well within this even on a loaded machine.
+const REAP_WITHIN: std::time::Duration = std::time::Duration::from_secs(2);
 const SAVING_EXIT_GRACE: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// Which of our requests the agent has yet to answer.
@@ -243,6 +246,8 @@ impl AcpSession {
 
     /// Ends the turn with `event` (its `Done` or `Failed`) and closes stdin.
     fn end(&mut self, event: AgentEvent, out: &mut Outbox) {
+        // What the turn's end says (cancelled, a kill asked) holds once it is written.
+        self.terminals.reap_killed(REAP_WITHIN);
         self.waiting = Waiting::Nothing;
         self.turn.finished = true;
         out.close_input = self.warm.closes_after(&event);
@@ -371,6 +376,9 @@ impl Session for AcpSession {
     }
 
     fn finish(&mut self, exit: &ExitInfo, out: &mut Outbox) {
+        // The agent is gone: nothing can release its commands any more.
+        self.terminals.kill_all();
+        self.terminals.reap_killed(REAP_WITHIN);
         if self.turn.exited() {
             ending::exited(&self.turn, exit, &self.login, out);
         }

@@ -17,7 +17,9 @@ use std::io::Read;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
 
 use agent_client_protocol::v1::schema::{Error, RequestId};
 use nix::sys::signal::{Signal, killpg};
@@ -54,6 +56,10 @@ struct Terminal {
     /// The agent released it: its id answers no more requests, but the output it
     /// printed before is still shown.
     released: bool,
+    /// Told once the leader was reaped (the sender drops then too).
+    reaped: Receiver<()>,
+    /// A kill was sent; [`Terminals::reap_killed`] waits for it to take.
+    killed: bool,
 }
 
 /// The terminals of a turn, and the waits for their exits.
@@ -213,8 +219,10 @@ impl Terminals {
         .collect();
         let group = child.id() as i32;
         let (waiter, wake) = (Arc::clone(&shared), Arc::clone(&self.waker));
+        let (reaped_tx, reaped) = channel();
         std::thread::spawn(move || {
             let status = child.wait();
+            let _ = reaped_tx.send(());
             // The output is whole once both pipes ended (or the group is gone).
             for reader in readers {
                 let _ = reader.join();
@@ -234,6 +242,8 @@ impl Terminals {
             group,
             shared,
             released: false,
+            reaped,
+            killed: false,
         });
         Ok(id)
     }
@@ -270,8 +280,25 @@ impl Terminals {
 
     /// Stops every command still running (the turn is cancelled or over).
     pub fn kill_all(&mut self) {
-        for terminal in &self.running {
+        for terminal in &mut self.running {
             terminal.kill();
+        }
+    }
+
+    /// Waits, up to `within` in all, until every command sent a kill is reaped.
+    /// A signal is delivered when its process next runs: on a busy machine a killed
+    /// command could still show as running when the turn's end is written, and the
+    /// user would read `cancelled` while it is still there.
+    pub fn reap_killed(&mut self, within: Duration) {
+        let deadline = Instant::now() + within;
+        for terminal in self.running.iter_mut().filter(|t| t.killed) {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match terminal.reaped.recv_timeout(left) {
+                Ok(()) | Err(RecvTimeoutError::Disconnected) => terminal.killed = false,
+                Err(RecvTimeoutError::Timeout) => {
+                    tracing::warn!(terminal = %terminal.id, "a killed command was not reaped in {within:?}");
+                }
+            }
         }
     }
 }
@@ -284,9 +311,10 @@ impl Drop for Terminals {
 
 impl Terminal {
     /// Kills the whole group, unless it has exited (its id may be another's by now).
-    fn kill(&self) {
+    fn kill(&mut self) {
         if lock(&self.shared).exit.is_none() {
             let _ = killpg(Pid::from_raw(self.group), Signal::SIGKILL);
+            self.killed = true;
         }
     }
 }

@@ -101,3 +101,28 @@ fn a_kill_stops_the_whole_group() {
         "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"exitCode\":null,\"signal\":\"SIGKILL\"}}\n"
     );
 }
+
+#[test]
+fn a_cancelled_turns_commands_are_gone_once_it_ends() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (mut terminals, _wakeups) = woken_terminals();
+    for (n, command) in ["sleep 60", "sleep 60 & wait"].into_iter().enumerate() {
+        terminals.request(
+            RequestId::Number(n as i64),
+            "terminal/create",
+            &json!({"command": "sh", "args": ["-c", command]}),
+            dir.path(),
+        );
+    }
+    let procs: Vec<_> = terminals
+        .running
+        .iter()
+        .map(|t| std::path::PathBuf::from(format!("/proc/{}", t.group)))
+        .collect();
+    assert!(procs.iter().all(|p| p.exists()), "the commands run");
+    terminals.kill_all();
+    terminals.reap_killed(std::time::Duration::from_secs(10));
+    // Reaped, not only signalled: not even a zombie is left.
+    let left: Vec<_> = procs.iter().filter(|p| p.exists()).collect();
+    assert!(left.is_empty(), "still there: {left:?}");
+}
