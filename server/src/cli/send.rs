@@ -141,7 +141,11 @@ pub fn run(args: &SendArgs) -> ExitCode {
         runs: runs.clone(),
     });
     let cancel = ctx.cancel.clone();
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
+    // One thread: a send waits on its agents, and what it computes between their
+    // chunks is small; worker threads cost their start and their join (about a
+    // millisecond of a short send). Blocking reads (the terminal's questions, an
+    // agent's commands) have threads of their own.
+    let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
     {
