@@ -10,10 +10,12 @@ use std::path::{Path, PathBuf};
 use clap::ValueEnum;
 
 use super::Refused;
+use super::port::SendPort;
 use crate::conversation::actions;
 use crate::conversation::problems::Problem;
 use crate::conversation::roster::Roster;
 use crate::conversation::seen::{self, NextTurn};
+use crate::team::Team;
 use crate::turns::engine::load_team;
 use crate::turns::file_port::create::create_unique;
 use crate::turns::{Context, Edited, EditorPort, Snapshot};
@@ -43,13 +45,14 @@ pub struct Settled {
 
 /// Names each member whose session saw a changed message and, with `choice`, writes
 /// it on that member's answer.
-pub(super) async fn settle<P: EditorPort>(
-    port: &mut P,
+pub(super) async fn settle(
+    port: &mut SendPort,
     ctx: &Context,
     choice: Option<OnEdit>,
 ) -> Result<Settled, Refused> {
     let snapshot = port.snapshot().await?;
-    let warnings = changed(ctx, &snapshot).0;
+    let team = port.team_before_the_round(ctx, &snapshot.chat);
+    let warnings = changed_in(&team, &snapshot).0;
     if warnings.is_empty() {
         return Ok(Settled::default());
     }
@@ -115,9 +118,13 @@ fn fork(ctx: &Context, snapshot: &Snapshot) -> Result<PathBuf, Refused> {
 
 /// A line for each member whose session saw a changed message, and the warnings.
 fn changed(ctx: &Context, snapshot: &Snapshot) -> (Vec<String>, Vec<Problem>) {
+    changed_in(&load_team(ctx, &snapshot.chat), snapshot)
+}
+
+/// [`changed`] with the chat's team already read.
+fn changed_in(team: &Team, snapshot: &Snapshot) -> (Vec<String>, Vec<Problem>) {
     let (text, chat) = (&*snapshot.text, &*snapshot.chat);
-    let team = load_team(ctx, chat);
-    let roster = Roster::new(&team, chat.front_matter.as_ref());
+    let roster = Roster::new(team, chat.front_matter.as_ref());
     let found = seen::problems(text, chat, &roster);
     let lines = found
         .iter()

@@ -5,14 +5,20 @@
 
 use std::io::Write;
 use std::path::Path;
+use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
 
 use super::asking::Asking;
+use crate::document::chat::Chat;
 use crate::document::status::TurnStatus;
+use crate::team::Team;
+use crate::turns::engine::load_team;
 use crate::turns::file_port::FilePort;
 use crate::turns::runs::{RunId, Runs};
-use crate::turns::{Applied, Change, EditorPort, Edits, Level, PortError, Snapshot, TurnError};
+use crate::turns::{
+    Applied, Change, Context, EditorPort, Edits, Level, PortError, Snapshot, TurnError,
+};
 
 pub(super) struct SendPort {
     file: FilePort,
@@ -28,6 +34,11 @@ pub(super) struct SendPort {
     pub messages: Vec<(Level, String)>,
     /// How permission requests are answered.
     asking: Asking,
+    /// The team read before the first round (the `--on-edit` check), with the
+    /// front matter's `team:` it was read for: the first round runs with it rather
+    /// than reading the same files again a millisecond later. Later rounds read the
+    /// team anew, as an edit to it between rounds is theirs to see.
+    read_before: Option<(Option<String>, Arc<Team>)>,
 }
 
 impl SendPort {
@@ -46,7 +57,15 @@ impl SendPort {
             notes,
             messages: Vec::new(),
             asking,
+            read_before: None,
         }
+    }
+
+    /// The chat's team, read now and kept for the first round.
+    pub fn team_before_the_round(&mut self, ctx: &Context, chat: &Chat) -> Arc<Team> {
+        let team = Arc::new(load_team(ctx, chat));
+        self.read_before = Some((team_named(chat), Arc::clone(&team)));
+        team
     }
 
     /// Whether any answer text was teed to the terminal.
@@ -57,6 +76,12 @@ impl SendPort {
     pub fn path(&self) -> &Path {
         self.file.path()
     }
+}
+
+/// The front matter's `team:`, the one part of the chat the team's place depends on.
+fn team_named(chat: &Chat) -> Option<String> {
+    let fm = chat.front_matter.as_ref()?;
+    fm.team.as_ref().map(|team| team.value.clone())
 }
 
 impl Drop for SendPort {
@@ -86,6 +111,13 @@ impl EditorPort for SendPort {
 
     fn current_text(&self) -> Option<&str> {
         self.file.current_text()
+    }
+
+    fn chat_team(&mut self, ctx: &Context, chat: &Chat) -> Arc<Team> {
+        match self.read_before.take() {
+            Some((named, team)) if named == team_named(chat) => team,
+            _ => Arc::new(load_team(ctx, chat)),
+        }
     }
 
     fn writes_are_costly(&self) -> bool {
