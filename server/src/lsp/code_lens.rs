@@ -6,7 +6,7 @@ use std::sync::Mutex;
 use serde_json::json;
 use tower_lsp_server::ls_types::*;
 
-use super::state::{Document, State, lock, team_of};
+use super::state::{Document, State, lock};
 use super::turn_actions::{Scope, command, handles};
 use super::{convert, ext, message_problems};
 use crate::conversation::queue;
@@ -18,10 +18,10 @@ use crate::document::text::PositionEncoding;
 /// [`message_problems::lens_tail`]): a keystroke in a long chat does not copy or scan
 /// its whole text for them.
 pub fn code_lenses(state: &Mutex<State>, doc: &Document, enc: PositionEncoding) -> Vec<CodeLens> {
-    let Some(path) = doc.path.as_deref() else {
+    if doc.path.is_none() {
         return Vec::new();
-    };
-    let team = team_of(state, Some(path), &doc.chat).team;
+    }
+    let team = doc.team(state).team;
     let running = lock(state).running.clone();
     let roster = Roster::new(&team, doc.chat.front_matter.as_ref());
     let uri = doc.uri.as_str();

@@ -13,7 +13,7 @@ use std::sync::Mutex;
 use tower_lsp_server::ls_types::*;
 
 use super::convert;
-use super::state::{Document, State, team_of};
+use super::state::{Document, State};
 use crate::conversation::roster::Roster;
 use crate::document::inline::is_handle_byte;
 use crate::document::text::PositionEncoding;
@@ -105,7 +105,7 @@ pub fn complete(
     if doc.chat.in_code(offset) {
         return None;
     }
-    let team = team_of(state, doc.path.as_deref(), &doc.chat).team;
+    let team = doc.team(state).team;
     let roster = Roster::new(&team, doc.chat.front_matter.as_ref());
     let range = convert::range(&doc.text, &(start..offset), enc);
     let items = team

@@ -5,7 +5,7 @@ use std::sync::Mutex;
 use tower_lsp_server::ls_types::*;
 
 use super::convert;
-use super::state::{Document, State, team_of};
+use super::state::{Document, State};
 use crate::document::text::PositionEncoding;
 
 pub fn definition(
@@ -18,7 +18,7 @@ pub fn definition(
     let offset = convert::offset(&doc.text, position, enc);
     let range = doc.chat.handle_at(offset)?;
     let handle = text[range].trim_start_matches('@').to_string();
-    let team = team_of(state, doc.path.as_deref(), &doc.chat).team;
+    let team = doc.team(state).team;
     let role = team.member(&handle)?.role_file.clone()?;
     let uri = Uri::from_file_path(role)?;
     Some(GotoDefinitionResponse::Scalar(Location::new(

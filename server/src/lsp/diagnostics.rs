@@ -8,7 +8,7 @@ use tower_lsp_server::Client;
 use tower_lsp_server::ls_types::*;
 
 use super::convert;
-use super::state::{ChatTeam, Document, State, agent_kinds, lock, team_of};
+use super::state::{ChatTeam, Document, State, agent_kinds, lock};
 use crate::agents::Registry;
 use crate::agents::program::{self, ProgramError};
 use crate::conversation::problems::{CliLookup, Problem};
@@ -63,7 +63,7 @@ pub fn problems_of(state: &Mutex<State>, doc: &Document) -> (Vec<Problem>, Arc<T
         team,
         refused: team_error,
         root,
-    } = team_of(state, doc.path.as_deref(), &doc.chat);
+    } = doc.team(state);
     let roster = Roster::new(&team, doc.chat.front_matter.as_ref());
     let checked = super::message_problems::chat_problems(
         doc,

@@ -10,7 +10,7 @@ use std::sync::Mutex;
 use tower_lsp_server::ls_types::*;
 
 use super::convert;
-use super::state::{ChatTeam, Document, State, agent_kinds, find_cli, lock, team_of};
+use super::state::{ChatTeam, Document, State, agent_kinds, find_cli, lock};
 use crate::agents::{self, probe};
 use crate::conversation::roster::Roster;
 use crate::document::text::PositionEncoding;
@@ -27,7 +27,7 @@ pub fn hover(
         if let Some(usage) = super::usage::hover(doc, &text, enc, offset) {
             return Some(usage);
         }
-        let ChatTeam { team, root, .. } = team_of(state, doc.path.as_deref(), &doc.chat);
+        let ChatTeam { team, root, .. } = doc.team(state);
         let roster = Roster::new(&team, doc.chat.front_matter.as_ref());
         if let Some(mode) = super::routing_help::hover(doc, &text, &roster, offset, enc) {
             return Some(mode);
@@ -35,7 +35,7 @@ pub fn hover(
         return super::references::hover(doc, &text, &roster, &root, enc, offset);
     };
     let handle = text[range.clone()].trim_start_matches('@');
-    let ChatTeam { team, root, .. } = team_of(state, doc.path.as_deref(), &doc.chat);
+    let ChatTeam { team, root, .. } = doc.team(state);
     let roster = Roster::new(&team, doc.chat.front_matter.as_ref());
     let mut md = String::new();
     if roster.is_human(handle) {

@@ -4,6 +4,7 @@
 mod backend;
 mod capabilities;
 mod changes;
+mod chat_team;
 mod code_actions;
 mod code_lens;
 mod commands;

@@ -7,7 +7,7 @@ use tower_lsp_server::ls_types::*;
 use std::sync::Mutex;
 
 use super::convert;
-use super::state::{Document, State, team_of};
+use super::state::{Document, State};
 use crate::conversation::roster::Roster;
 use crate::conversation::routing::{self, council};
 use crate::document::ByteRange;
@@ -64,7 +64,7 @@ pub fn complete(
             .map(|m| item(m.routing().as_str(), "routing", m.help()))
             .collect(),
         _ => {
-            let team = team_of(state, doc.path.as_deref(), &doc.chat).team;
+            let team = doc.team(state).team;
             let roster = Roster::new(&team, doc.chat.front_matter.as_ref());
             roster
                 .members

@@ -15,6 +15,7 @@ use crate::document::chat::Chat;
 use crate::document::text::{PositionEncoding, Text};
 use crate::team::{self, Member, Team};
 
+pub use super::chat_team::{ChatTeam, team_of};
 pub use super::shared_text::{Part, TextFrom};
 
 /// An open document.
@@ -49,6 +50,8 @@ pub struct Document {
     /// The text of the last large message read ([`Document::part`]) in this version, or
     /// what the edit's re-parse read around it.
     large_part: Arc<std::sync::Mutex<KeptPart>>,
+    /// The chat's team as this version's features found it ([`Document::team`]).
+    team: Arc<OnceLock<ChatTeam>>,
 }
 
 /// A message from this size on is read once per version however many requests read
@@ -89,7 +92,16 @@ impl Document {
             published: Arc::default(),
             edits: 0,
             large_part: Arc::default(),
+            team: Arc::default(),
         }
+    }
+
+    /// The chat's team for this version's features, found once: after a keystroke the
+    /// diagnostics and the code lenses each need it, and finding it reads the team's
+    /// files (for a client that watches none, every member's role and settings files).
+    pub fn team(&self, state: &Mutex<State>) -> ChatTeam {
+        let find = || team_of(state, self.path.as_deref(), &self.chat);
+        self.team.get_or_init(find).clone()
     }
 
     /// The text of bytes `range` (a message's): in place as opened, else read into
@@ -198,6 +210,7 @@ impl Document {
         self.seen.edited(reparsed);
         self.flat = Arc::default();
         self.outline_json = Arc::default();
+        self.team = Arc::default();
         self.large_part = Arc::new(std::sync::Mutex::new(read));
         // The tail read last is this version's too when the edit was before it (older
         // snapshots keep theirs).
@@ -302,55 +315,21 @@ pub struct State {
 }
 
 impl State {
+    /// The team files changed (or what the user trusts did): every team is found and
+    /// read again, the open documents' too.
+    pub fn forget_teams(&mut self) {
+        self.teams.clear();
+        for doc in self.documents.values_mut() {
+            doc.team = Arc::default();
+        }
+    }
+
     /// The workspace root used for a file: [`team::workspace_root`] with the editor's
     /// workspace folder.
     pub fn root_for(&self, path: &Path) -> PathBuf {
         let folder = path.parent().unwrap_or(Path::new(""));
         team::workspace_root(self.root.as_deref(), folder)
     }
-}
-
-/// The team of a chat, as the editor features see it.
-pub struct ChatTeam {
-    pub team: Arc<Team>,
-    /// The workspace root of the chat (empty for a document that is not a file).
-    pub root: PathBuf,
-    /// Why the front matter's `team:` was refused, when it was.
-    pub refused: Option<String>,
-}
-
-/// The team of the chat at `path` (`None`: a document that is not a file, which has an
-/// empty team), found by [`team::locate`] and loaded through the cache in `state`.
-/// Reading role files and config happens outside the lock.
-pub fn team_of(state: &Mutex<State>, path: Option<&Path>, chat: &Chat) -> ChatTeam {
-    let Some(path) = path else {
-        return ChatTeam {
-            team: Arc::new(Team::empty(PathBuf::new())),
-            root: PathBuf::new(),
-            refused: None,
-        };
-    };
-    let editor_root = lock(state).root.clone();
-    let place = team::locate(editor_root.as_deref(), path, chat);
-    let refused = place.refused.as_ref().map(ToString::to_string);
-    let chat_team = |team| ChatTeam {
-        team,
-        root: place.root.clone(),
-        refused: refused.clone(),
-    };
-    // The cache is only as good as the file watchers that clear it: a client that
-    // cannot watch files gets the team read afresh (a few small files) every time.
-    let watched = lock(state).client_flags.dynamic_watchers;
-    super::trust::forget_teams_if_trust_changed(state);
-    if watched && let Some(team) = lock(state).teams.get(&place.folder) {
-        return chat_team(team.clone());
-    }
-    let trust = lock(state).user_config.load_trust();
-    let team = Arc::new(place.load(&trust));
-    if watched {
-        lock(state).teams.insert(place.folder.clone(), team.clone());
-    }
-    chat_team(team)
 }
 
 /// The agent kinds: the built-ins and the user's `agents.toml`, read once.

@@ -134,3 +134,41 @@ proptest! {
         }
     }
 }
+
+/// The features of one version find the chat's team once (a keystroke's diagnostics
+/// and code lenses share it); the next version finds it again and sees a member added
+/// meanwhile, and so does this version once the team's files are known to have changed.
+#[test]
+fn a_versions_features_find_the_team_once_and_an_edit_finds_it_again() {
+    use std::sync::{Arc, Mutex};
+    let dir = tempfile::tempdir().unwrap();
+    let uri = tower_lsp_server::ls_types::Uri::from_file_path(dir.path().join("c.chat.md"));
+    let state = Mutex::new(super::State {
+        root: Some(dir.path().to_owned()),
+        ..super::State::default()
+    });
+    let mut doc = Document::new(uri.unwrap(), 1, "## @me\n@ops hi\n".to_owned());
+    let members = |team: &crate::team::Team| -> Vec<String> {
+        team.members.iter().map(|m| m.handle.clone()).collect()
+    };
+    let first = doc.team(&state).team;
+    assert!(members(&first).is_empty());
+    std::fs::create_dir(dir.path().join("ops")).unwrap();
+    std::fs::write(dir.path().join("ops/CLAUDE.md"), "You deploy.\n").unwrap();
+    assert!(Arc::ptr_eq(&first, &doc.team(&state).team), "read once");
+    let end = doc
+        .text
+        .byte_to_position(doc.text.len_bytes(), PositionEncoding::Utf16);
+    doc.apply_change(Some((end, end)), "!", PositionEncoding::Utf16);
+    assert_eq!(members(&doc.team(&state).team), ["ops"]);
+
+    // A change the watchers report reaches the open documents' versions too.
+    std::fs::create_dir(dir.path().join("qa")).unwrap();
+    std::fs::write(dir.path().join("qa/AGENTS.md"), "You test.\n").unwrap();
+    let mut s = state.lock().unwrap();
+    s.documents.insert(doc.uri.clone(), doc.clone());
+    s.forget_teams();
+    let open = s.documents[&doc.uri].clone();
+    drop(s);
+    assert_eq!(members(&open.team(&state).team), ["ops", "qa"]);
+}

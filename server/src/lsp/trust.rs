@@ -255,7 +255,7 @@ fn summary(items: &[TrustItem]) -> String {
 pub(super) async fn refresh(client: &Client, state: &Arc<Mutex<State>>) {
     let open: Vec<(Uri, i32)> = {
         let mut s = lock(state);
-        s.teams.clear();
+        s.forget_teams();
         s.documents
             .values()
             .map(|d| (d.uri.clone(), d.version))
@@ -276,6 +276,6 @@ pub fn forget_teams_if_trust_changed(state: &Mutex<State>) {
     let mut s = lock(state);
     if s.trust_stamp != stamp {
         s.trust_stamp = stamp;
-        s.teams.clear();
+        s.forget_teams();
     }
 }

@@ -8,7 +8,7 @@ use std::sync::Mutex;
 use serde_json::{Value, json};
 use tower_lsp_server::ls_types::*;
 
-use super::state::{Document, State, lock, team_of};
+use super::state::{Document, State, lock};
 use super::{convert, ext};
 use crate::conversation::actions;
 use crate::conversation::roster::Roster;
@@ -62,10 +62,10 @@ pub fn offered<T>(
     doc: &Document,
     offer: impl FnOnce(Scope<'_>) -> Vec<T>,
 ) -> Vec<T> {
-    let Some(path) = doc.path.as_deref() else {
+    if doc.path.is_none() {
         return Vec::new();
-    };
-    let team = team_of(state, Some(path), &doc.chat).team;
+    }
+    let team = doc.team(state).team;
     let running = lock(state).running.clone();
     let text = doc.flat();
     offer(Scope {

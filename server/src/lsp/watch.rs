@@ -163,7 +163,7 @@ pub fn files_changed(state: &Mutex<State>, changes: Vec<FileEvent>) -> Vec<(Uri,
         }
     }
     if team_changed {
-        s.teams.clear();
+        s.forget_teams();
     }
     if !team_changed {
         return Vec::new();

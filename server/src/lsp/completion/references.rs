@@ -9,7 +9,7 @@ use std::sync::Mutex;
 use tower_lsp_server::ls_types::*;
 
 use super::super::convert;
-use super::super::state::{Document, State, team_of};
+use super::super::state::{Document, State};
 use crate::document::text::PositionEncoding;
 
 /// The most files offered; a larger workspace offers the first ones by path.
@@ -77,7 +77,7 @@ pub(super) fn complete(
             .collect();
         return Some(items);
     };
-    let root = team_of(state, doc.path.as_deref(), &doc.chat).root;
+    let root = doc.team(state).root;
     if root.as_os_str().is_empty() {
         return None;
     }

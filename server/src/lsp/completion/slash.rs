@@ -8,7 +8,7 @@ use std::sync::Mutex;
 use tower_lsp_server::ls_types::*;
 
 use super::super::convert;
-use super::super::state::{Document, State, lock, team_of};
+use super::super::state::{Document, State, lock};
 use crate::agents::AgentCommand;
 use crate::conversation::roster::Roster;
 use crate::document::text::PositionEncoding;
@@ -45,7 +45,7 @@ pub(super) fn complete(
     if doc.chat.in_code(offset) {
         return None;
     }
-    let team = team_of(state, doc.path.as_deref(), &doc.chat).team;
+    let team = doc.team(state).team;
     let roster = Roster::new(&team, doc.chat.front_matter.as_ref());
     if roster.is_ai(message.handle(text)) {
         return None;
