@@ -149,12 +149,24 @@ pub(crate) fn start(
 /// start (about a millisecond and a half of loading) overlaps chatmd's work before
 /// the first agent instead of coming before it. `chatmd send` calls it once it knows
 /// it will run turns; a guard that then starts no agent ends with chatmd.
+///
+/// On a thread of its own: the guard is forked (see [`connection`]), and the thread
+/// that forks waits for its exec (half a millisecond, copying the page tables of a
+/// large binary), while chatmd could read the team and the chat. The first agent's
+/// start waits for this one to end (both take [`CURRENT`]), so there is one guard.
 pub fn start_early() {
-    if let Some(guard) = super::guard::program()
-        && let Err(error) = connection(guard)
-    {
-        // The first agent tries again, and reports what fails.
-        tracing::debug!(%error, "the agent guard could not start early");
+    let started = std::thread::Builder::new()
+        .name("agent-guard-start".into())
+        .spawn(|| {
+            if let Some(guard) = super::guard::program()
+                && let Err(error) = connection(guard)
+            {
+                // The first agent tries again, and reports what fails.
+                tracing::debug!(%error, "the agent guard could not start early");
+            }
+        });
+    if let Err(error) = started {
+        tracing::debug!(%error, "the agent guard is started with the first agent");
     }
 }
 
