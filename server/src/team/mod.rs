@@ -28,7 +28,7 @@ pub use model::{Member, Team, Thoughts, is_valid_handle};
 pub(crate) use paths::contain;
 pub use paths::resolve_team_folder;
 pub(crate) use paths::{normalize, resolve_existing};
-pub use place::{TeamPlace, current_folder, locate, workspace_root};
+pub use place::{TeamPlace, current_folder, locate, team_named, workspace_root};
 pub use problem::{ConfigProblem, Location, Severity, UNTRUSTED_CODE};
 pub use scan::{is_chat_file, is_team_relevant, scan_chats};
 pub use trust::{UserConfig, UserTrust};

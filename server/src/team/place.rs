@@ -66,6 +66,12 @@ pub fn current_folder() -> Option<PathBuf> {
     std::env::current_dir().ok()
 }
 
+/// The front matter's `team:`: the one part of a chat its team's place depends on.
+pub fn team_named(chat: &Chat) -> Option<&str> {
+    let fm = chat.front_matter.as_ref()?;
+    fm.team.as_ref().map(|team| team.value.as_str())
+}
+
 /// Where the team of the chat file `chat_path` (parsed as `chat`) is: the workspace
 /// root (see [`workspace_root`]; `editor_root` is the editor's workspace folder, `None`
 /// on the command line) and the team folder, its front matter's `team:` when that is
@@ -73,12 +79,7 @@ pub fn current_folder() -> Option<PathBuf> {
 pub fn locate(editor_root: Option<&Path>, chat_path: &Path, chat: &Chat) -> TeamPlace {
     let chat_folder = chat_path.parent().unwrap_or(Path::new(""));
     let root = workspace_root(editor_root, chat_folder);
-    let team = chat
-        .front_matter
-        .as_ref()
-        .and_then(|fm| fm.team.as_ref())
-        .map(|team| team.value.as_str());
-    let (folder, refused) = match resolve_team_folder(&root, chat_path, team) {
+    let (folder, refused) = match resolve_team_folder(&root, chat_path, team_named(chat)) {
         Ok(folder) => (folder, None),
         Err(error) => (chat_folder.to_path_buf(), Some(error)),
     };

@@ -74,10 +74,10 @@ use updates::Stream;
 /// How long an ACP agent may take to exit once its prompt is answered and its stdin
 /// closed, before it is asked to stop; gemini and claude-agent-acp exit at once.
 pub const ACP_LINGER: std::time::Duration = std::time::Duration::from_millis(300);
-/// How long an adapter that saves as it exits may take to exit after an answer.
 /// How long a turn's end waits for the commands it killed to be gone: a `SIGKILL`
 /// takes when the process next runs, well within this even on a loaded machine.
 const REAP_WITHIN: std::time::Duration = std::time::Duration::from_secs(2);
+/// How long an adapter that saves as it exits may take to exit after an answer.
 const SAVING_EXIT_GRACE: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// Which of our requests the agent has yet to answer.

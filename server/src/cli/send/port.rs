@@ -12,7 +12,7 @@ use tokio_util::sync::CancellationToken;
 use super::asking::Asking;
 use crate::document::chat::Chat;
 use crate::document::status::TurnStatus;
-use crate::team::Team;
+use crate::team::{Team, team_named};
 use crate::turns::engine::load_team;
 use crate::turns::file_port::FilePort;
 use crate::turns::runs::{RunId, Runs};
@@ -64,7 +64,8 @@ impl SendPort {
     /// The chat's team, read now and kept for the first round.
     pub fn team_before_the_round(&mut self, ctx: &Context, chat: &Chat) -> Arc<Team> {
         let team = Arc::new(load_team(ctx, chat));
-        self.read_before = Some((team_named(chat), Arc::clone(&team)));
+        let named = team_named(chat).map(str::to_owned);
+        self.read_before = Some((named, Arc::clone(&team)));
         team
     }
 
@@ -76,12 +77,6 @@ impl SendPort {
     pub fn path(&self) -> &Path {
         self.file.path()
     }
-}
-
-/// The front matter's `team:`, the one part of the chat the team's place depends on.
-fn team_named(chat: &Chat) -> Option<String> {
-    let fm = chat.front_matter.as_ref()?;
-    fm.team.as_ref().map(|team| team.value.clone())
 }
 
 impl Drop for SendPort {
@@ -115,7 +110,7 @@ impl EditorPort for SendPort {
 
     fn chat_team(&mut self, ctx: &Context, chat: &Chat) -> Arc<Team> {
         match self.read_before.take() {
-            Some((named, team)) if named == team_named(chat) => team,
+            Some((named, team)) if named.as_deref() == team_named(chat) => team,
             _ => Arc::new(load_team(ctx, chat)),
         }
     }
